@@ -1,0 +1,24 @@
+//===- Passes.h - Tessel conversion passes ----------------------*- C++ -*-===//
+#ifndef TESSEL_CONVERSION_PASSES_H
+#define TESSEL_CONVERSION_PASSES_H
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::tessel {
+
+#define GEN_PASS_DECL
+#include "tessel/Conversion/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "tessel/Conversion/Passes.h.inc"
+
+/// Name of the module attribute written by tessel-record-signature.
+inline constexpr llvm::StringLiteral kFunctionsAttrName = "tessel.functions";
+/// Argument/result attribute naming a tensor in the artifact signature.
+inline constexpr llvm::StringLiteral kNameAttrName = "tessel.name";
+
+} // namespace mlir::tessel
+
+#endif // TESSEL_CONVERSION_PASSES_H

@@ -1,0 +1,41 @@
+//===- Passes.td - Tessel conversion passes ---------------*- tablegen -*-===//
+#ifndef TESSEL_CONVERSION_PASSES
+#define TESSEL_CONVERSION_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def TesselRecordSignature : Pass<"tessel-record-signature", "::mlir::ModuleOp"> {
+  let summary = "Record each public function's tensor signature for the artifact ABI";
+  let description = [{
+    Runs on the model-level IR, while functions still take and return
+    tensors. For every public `func.func` with a body it records the names
+    (from the `tessel.name` argument/result attribute, else `input<i>` /
+    `output<i>`), element types and static shapes of inputs and outputs in
+    the module attribute `tessel.functions`. `tessel-emit-artifact-abi` turns
+    that record into the manifest and entry points after lowering to LLVM.
+
+    Rejects, with a diagnostic on the function: non-tensor arguments or
+    results, dynamic dimensions, and element types outside the ABI
+    (f32 f16 bf16 f64 i64 i32 i16 i8 ui8 i1).
+  }];
+}
+
+def TesselEmitArtifactABI : Pass<"tessel-emit-artifact-abi", "::mlir::ModuleOp"> {
+  let summary = "Emit the artifact manifest and entry points (LLVM dialect)";
+  let description = [{
+    Runs on the LLVM dialect, after every memref has become a descriptor.
+    For each function in `tessel.functions` it adds
+    `llvm.func @tessel_entry_<name>(!llvm.ptr buffers, !llvm.ptr context) -> i32`
+    which loads one data pointer per input and output from `buffers` and
+    calls the lowered function with static descriptors; the lowered function
+    becomes internal. It also adds the NUL-terminated constant
+    `tessel_artifact_manifest`. See docs/artifact-abi.md.
+  }];
+  let options = [
+    Option<"targetTriple", "target-triple", "std::string", /*default=*/"\"\"",
+           "Triple written to the manifest (default: the host's)">,
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+#endif // TESSEL_CONVERSION_PASSES

@@ -1,0 +1,200 @@
+//===- TesselOps.td - Tessel graph ops --------------------*- tablegen -*-===//
+#ifndef TESSEL_OPS_TD
+#define TESSEL_OPS_TD
+
+include "tessel/Dialect/Tessel/IR/TesselDialect.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+def Tessel_FloatTensor : RankedTensorOf<[F16, BF16, F32, F64]>;
+def Tessel_Float1DTensor : 1DTensorOf<[F16, BF16, F32, F64]>;
+def Tessel_Float4DTensor : 4DTensorOf<[F16, BF16, F32, F64]>;
+
+def Tessel_GeluApproximation : I32EnumAttr<"GeluApproximation",
+    "how GELU is evaluated", [
+      I32EnumAttrCase<"None", 0, "none">,
+      I32EnumAttrCase<"Tanh", 1, "tanh">]> {
+  let cppNamespace = "::mlir::tessel";
+  let genSpecializedAttr = 0;
+}
+def Tessel_GeluApproximationAttr
+    : EnumAttr<Tessel_Dialect, Tessel_GeluApproximation, "gelu_approximation">;
+
+//===----------------------------------------------------------------------===//
+// Softmax / LogSoftmax
+//===----------------------------------------------------------------------===//
+
+class Tessel_SoftmaxLikeOp<string mnemonic, string what>
+    : Tessel_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+  let summary = what # " along one axis";
+  let arguments = (ins Tessel_FloatTensor:$input, I64Attr:$axis);
+  let results = (outs Tessel_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($output)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The axis normalized into [0, rank).
+    int64_t getNormalizedAxis() {
+      int64_t rank = getInput().getType().getRank();
+      return getAxis() < 0 ? getAxis() + rank : getAxis();
+    }
+  }];
+}
+
+def Tessel_SoftmaxOp : Tessel_SoftmaxLikeOp<"softmax", "Softmax"> {
+  let description = [{
+    `exp(x - max(x)) / sum(exp(x - max(x)))` along `axis` (negative counts
+    from the back), numerically stable. Example:
+
+    ```mlir
+    %y = tessel.softmax %x {axis = -1 : i64} : tensor<2x8xf32>
+    ```
+  }];
+}
+
+def Tessel_LogSoftmaxOp : Tessel_SoftmaxLikeOp<"log_softmax", "LogSoftmax"> {
+  let description = [{
+    `x - max(x) - log(sum(exp(x - max(x))))` along `axis`.
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization
+//===----------------------------------------------------------------------===//
+
+def Tessel_LayerNormOp : Tessel_Op<"layer_norm",
+    [Pure, AttrSizedOperandSegments, AllTypesMatch<["input", "output"]>]> {
+  let summary = "Layer normalization over the trailing dimensions";
+  let description = [{
+    Normalizes `input` over dimensions `[axis, rank)`:
+    `(x - mean) / sqrt(var + epsilon) * scale + bias` with the biased
+    variance, like ONNX LayerNormalization and `torch.nn.LayerNorm`. `scale`
+    and `bias`, when present, have the shape of the normalized dimensions.
+
+    ```mlir
+    %y = tessel.layer_norm %x scale %g bias %b {axis = -1 : i64, epsilon = 1.0e-5 : f32}
+        : tensor<4x16xf32>, tensor<16xf32>, tensor<16xf32> -> tensor<4x16xf32>
+    ```
+  }];
+  let arguments = (ins Tessel_FloatTensor:$input,
+                       Optional<Tessel_FloatTensor>:$scale,
+                       Optional<Tessel_FloatTensor>:$bias,
+                       I64Attr:$axis,
+                       DefaultValuedAttr<F32Attr, "1.0e-5">:$epsilon);
+  let results = (outs Tessel_FloatTensor:$output);
+  let assemblyFormat = [{
+    $input (`scale` $scale^)? (`bias` $bias^)? attr-dict `:` type($input)
+    (`,` type($scale)^)? (`,` type($bias)^)? `->` type($output)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    int64_t getNormalizedAxis() {
+      int64_t rank = getInput().getType().getRank();
+      return getAxis() < 0 ? getAxis() + rank : getAxis();
+    }
+  }];
+}
+
+def Tessel_BatchNormOp : Tessel_Op<"batch_norm",
+    [Pure, AllTypesMatch<["input", "output"]>,
+     AllTypesMatch<["scale", "bias", "mean", "variance"]>]> {
+  let summary = "Batch normalization in inference mode";
+  let description = [{
+    `(x - mean[c]) / sqrt(variance[c] + epsilon) * scale[c] + bias[c]` where
+    `c` indexes `channel_axis` (3 for NHWC, Tessel's layout; 1 for NCHW).
+
+    ```mlir
+    %y = tessel.batch_norm %x, %s, %b, %m, %v {channel_axis = 3 : i64, epsilon = 1.0e-5 : f32}
+        : tensor<1x8x8x4xf32>, tensor<4xf32> -> tensor<1x8x8x4xf32>
+    ```
+  }];
+  let arguments = (ins Tessel_FloatTensor:$input,
+                       Tessel_Float1DTensor:$scale,
+                       Tessel_Float1DTensor:$bias,
+                       Tessel_Float1DTensor:$mean,
+                       Tessel_Float1DTensor:$variance,
+                       I64Attr:$channel_axis,
+                       DefaultValuedAttr<F32Attr, "1.0e-5">:$epsilon);
+  let results = (outs Tessel_FloatTensor:$output);
+  let assemblyFormat = [{
+    $input `,` $scale `,` $bias `,` $mean `,` $variance attr-dict `:`
+    type($input) `,` type($scale) `->` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Activations
+//===----------------------------------------------------------------------===//
+
+def Tessel_GeluOp : Tessel_Op<"gelu", [Pure, SameOperandsAndResultType]> {
+  let summary = "Gaussian error linear unit";
+  let description = [{
+    `approximate = none`: `0.5 * x * (1 + erf(x / sqrt(2)))`;
+    `approximate = tanh`: `0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3)))`,
+    as ONNX Gelu-20 and `torch.nn.GELU(approximate=...)`.
+
+    ```mlir
+    %y = tessel.gelu %x {approximate = #tessel.gelu_approximation<tanh>} : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Tessel_FloatTensor:$input,
+      DefaultValuedAttr<Tessel_GeluApproximationAttr,
+                        "GeluApproximation::None">:$approximate);
+  let results = (outs Tessel_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($output)";
+}
+
+//===----------------------------------------------------------------------===//
+// Grouped 2-D convolution
+//===----------------------------------------------------------------------===//
+
+def Tessel_Conv2DOp : Tessel_Op<"conv2d", [Pure]> {
+  let summary = "2-D convolution with groups (NHWC input, OHWI weights)";
+  let description = [{
+    TOSA's `conv2d` has no groups and `depthwise_conv2d` only covers
+    `groups == C`. This op covers every group count: `input` is
+    `N x H x W x C`, `weight` is `F x KH x KW x (C / groups)`, `bias` is `F`
+    and `F` is a multiple of `groups`. `pad` is `[top, bottom, left, right]`.
+    Output size per spatial dim:
+    `(in + pad_lo + pad_hi - dilation * (k - 1) - 1) / stride + 1`.
+
+    ```mlir
+    %y = tessel.conv2d %x, %w, %b {groups = 2 : i64, pad = array<i64: 1, 1, 1, 1>,
+        stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>}
+        : (tensor<1x8x8x4xf32>, tensor<6x3x3x2xf32>, tensor<6xf32>) -> tensor<1x8x8x6xf32>
+    ```
+  }];
+  let arguments = (ins Tessel_Float4DTensor:$input,
+                       Tessel_Float4DTensor:$weight,
+                       Tessel_Float1DTensor:$bias,
+                       DenseI64ArrayAttr:$pad,
+                       DenseI64ArrayAttr:$stride,
+                       DenseI64ArrayAttr:$dilation,
+                       I64Attr:$groups);
+  let results = (outs Tessel_Float4DTensor:$output);
+  let assemblyFormat = [{
+    $input `,` $weight `,` $bias attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+def Tessel_ReduceMeanOp : Tessel_Op<"reduce_mean", [Pure]> {
+  let summary = "Arithmetic mean along one axis, keeping it with size 1";
+  let description = [{
+    Same convention as `tosa.reduce_sum`: the reduced axis stays with size 1.
+
+    ```mlir
+    %m = tessel.reduce_mean %x {axis = 1 : i64} : (tensor<2x8xf32>) -> tensor<2x1xf32>
+    ```
+  }];
+  let arguments = (ins Tessel_FloatTensor:$input, I64Attr:$axis);
+  let results = (outs Tessel_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+#endif // TESSEL_OPS_TD

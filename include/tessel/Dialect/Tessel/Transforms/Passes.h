@@ -1,0 +1,23 @@
+//===- Passes.h - Tessel graph-dialect passes -------------------*- C++ -*-===//
+#ifndef TESSEL_DIALECT_TESSEL_TRANSFORMS_PASSES_H
+#define TESSEL_DIALECT_TESSEL_TRANSFORMS_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::tessel {
+
+#define GEN_PASS_DECL
+#include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
+
+/// Adds the rewrite patterns of tessel-decompose-graph-ops to `patterns`.
+void populateDecomposeGraphOpsPatterns(RewritePatternSet &patterns);
+
+#define GEN_PASS_REGISTRATION
+#include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
+
+} // namespace mlir::tessel
+
+#endif // TESSEL_DIALECT_TESSEL_TRANSFORMS_PASSES_H

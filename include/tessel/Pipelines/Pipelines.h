@@ -1,0 +1,59 @@
+//===- Pipelines.h - Tessel's named pass pipelines --------------*- C++ -*-===//
+//
+// The compilation is split into phases; each phase is a named pipeline that
+// tessel-opt exposes and tessel-compile strings together (see
+// docs/pipeline.md):
+//
+//   input ──tessel-model-to-linalg──▶ linalg
+//         ──tessel-linalg-to-buffers──▶ bufferized
+//         ──tessel-buffers-to-llvm──▶ llvm (LLVM dialect + artifact ABI)
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_PIPELINES_PIPELINES_H
+#define TESSEL_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir::tessel {
+
+struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
+  Option<unsigned> optLevel{*this, "opt-level",
+                            llvm::cl::desc("Optimization level 0..3"),
+                            llvm::cl::init(2)};
+  Option<std::string> targetTriple{
+      *this, "target-triple",
+      llvm::cl::desc("Triple recorded in the artifact manifest"),
+      llvm::cl::init("")};
+};
+
+/// The phases of the CPU pipeline, in order.
+enum class Phase { Input, Linalg, Bufferized, LLVM };
+
+/// Parses a phase name (input|linalg|bufferized|llvm).
+std::optional<Phase> parsePhase(llvm::StringRef name);
+llvm::StringRef phaseName(Phase phase);
+
+/// Model-level IR (tosa + tessel + elementwise math/arith on tensors) to
+/// linalg on tensors; records the entry-point signature first.
+void buildModelToLinalgPipeline(OpPassManager &pm,
+                                const PipelineOptions &options);
+/// linalg on tensors to loops-ready memrefs with out-param results.
+void buildLinalgToBuffersPipeline(OpPassManager &pm,
+                                  const PipelineOptions &options);
+/// memrefs to the LLVM dialect, then the artifact ABI (entries, manifest).
+void buildBuffersToLLVMPipeline(OpPassManager &pm,
+                                const PipelineOptions &options);
+/// Adds every phase after `from` up to and including `to`.
+void buildPipeline(OpPassManager &pm, const PipelineOptions &options,
+                   Phase from, Phase to);
+
+/// Registers the named pipelines with the global pass registry.
+void registerTesselPipelines();
+
+} // namespace mlir::tessel
+
+#endif // TESSEL_PIPELINES_PIPELINES_H

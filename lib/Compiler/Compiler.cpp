@@ -1,0 +1,101 @@
+//===- Compiler.cpp - Model IR to a runnable artifact ----------------------===//
+#include "tessel/Compiler/Compiler.h"
+
+#include "Linker.h"
+#include "NativeCodegen.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+static LogicalResult writeText(ModuleOp module, StringRef path,
+                               llvm::function_ref<void(raw_ostream &)> print) {
+  std::string err;
+  std::unique_ptr<llvm::ToolOutputFile> out = openOutputFile(path, &err);
+  if (!out)
+    return module.emitError() << err;
+  print(out->os());
+  out->keep();
+  return success();
+}
+
+LogicalResult mlir::tessel::compileModule(ModuleOp module,
+                                          const CompileOptions &options,
+                                          StringRef outputPath,
+                                          TimingScope &timing) {
+  if (options.optLevel > 3)
+    return module.emitError() << "optimization level must be 0..3, got "
+                              << options.optLevel;
+  // Check the target first: an unknown --mcpu must fail before any work.
+  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> tm =
+      createTargetMachine(options.targetTriple, options.mcpu,
+                          options.optLevel);
+  if (!tm)
+    return module.emitError() << llvm::toString(tm.takeError());
+
+  PipelineOptions pipelineOptions;
+  pipelineOptions.optLevel = options.optLevel;
+  pipelineOptions.targetTriple = (*tm)->getTargetTriple().str();
+  Phase last = options.compileTo.value_or(Phase::LLVM);
+  {
+    PassManager pm(module.getContext());
+    if (failed(applyPassManagerCLOptions(pm)))
+      return failure();
+    TimingScope mlirTiming = timing.nest("MLIR pipeline");
+    pm.enableTiming(mlirTiming);
+    buildPipeline(pm, pipelineOptions, Phase::Input, last);
+    if (failed(pm.run(module)))
+      return failure();
+  }
+  if (options.compileTo || options.emit == EmitKind::MLIR)
+    return writeText(module, outputPath,
+                     [&](raw_ostream &os) { module.print(os); });
+
+  llvm::LLVMContext llvmContext;
+  TimingScope translateTiming = timing.nest("Translate to LLVM IR");
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext, "tessel_model");
+  translateTiming.stop();
+  if (!llvmModule)
+    return module.emitError() << "translation to LLVM IR failed";
+  llvmModule->setTargetTriple((*tm)->getTargetTriple());
+  llvmModule->setDataLayout((*tm)->createDataLayout());
+
+  TimingScope optTiming = timing.nest("LLVM optimization");
+  optimizeModule(*llvmModule, **tm, options.optLevel);
+  optTiming.stop();
+  if (options.emit == EmitKind::LLVM)
+    return writeText(module, outputPath,
+                     [&](raw_ostream &os) { llvmModule->print(os, nullptr); });
+
+  TimingScope codegenTiming = timing.nest("Code generation");
+  if (options.emit == EmitKind::Object) {
+    if (llvm::Error e = writeObjectFile(*llvmModule, **tm, outputPath))
+      return module.emitError() << llvm::toString(std::move(e));
+    return success();
+  }
+  llvm::SmallString<128> objectPath;
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+          "tessel-model", "o", objectPath))
+    return module.emitError() << "cannot create a temporary file: "
+                              << ec.message();
+  auto removeObject =
+      llvm::make_scope_exit([&] { llvm::sys::fs::remove(objectPath); });
+  if (llvm::Error e = writeObjectFile(*llvmModule, **tm, objectPath))
+    return module.emitError() << llvm::toString(std::move(e));
+  codegenTiming.stop();
+  TimingScope linkTiming = timing.nest("Link");
+  if (llvm::Error e = linkSharedLibrary(objectPath, outputPath))
+    return module.emitError() << llvm::toString(std::move(e));
+  return success();
+}

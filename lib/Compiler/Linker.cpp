@@ -1,0 +1,61 @@
+//===- Linker.cpp - Link an object into the shared-library artifact --------===//
+//
+// There is no lld in Debian's LLVM packages that Tessel depends on, so the
+// artifact is linked by the system compiler driver, which knows the host's
+// crt files and library paths.
+//
+//===----------------------------------------------------------------------===//
+#include "Linker.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+
+using namespace llvm;
+
+static Expected<std::string> findLinker() {
+  if (std::optional<std::string> env = sys::Process::GetEnv("TESSEL_LINKER")) {
+    if (ErrorOr<std::string> p = sys::findProgramByName(*env))
+      return *p;
+    return createStringError(inconvertibleErrorCode(),
+                             "TESSEL_LINKER='" + *env + "' was not found");
+  }
+  for (const char *name : {"cc", "clang-22", "clang", "gcc"})
+    if (ErrorOr<std::string> p = sys::findProgramByName(name))
+      return *p;
+  return createStringError(inconvertibleErrorCode(),
+                           "no linker found: install a C compiler (cc) or "
+                           "set TESSEL_LINKER");
+}
+
+Error mlir::tessel::linkSharedLibrary(StringRef objectPath,
+                                      StringRef outputPath) {
+  Expected<std::string> linker = findLinker();
+  if (!linker)
+    return linker.takeError();
+  SmallString<128> logPath;
+  if (std::error_code ec =
+          sys::fs::createTemporaryFile("tessel-link", "log", logPath))
+    return createStringError(ec, "cannot create a temporary file");
+  std::string obj = objectPath.str(), out = outputPath.str();
+  SmallVector<StringRef> args = {*linker, "-shared", "-o", out, obj,
+                                 "-lm", "-Wl,-z,noexecstack"};
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(logPath),
+                                          StringRef(logPath)};
+  std::string errMsg;
+  int rc = sys::ExecuteAndWait(*linker, args, std::nullopt, redirects, 0, 0,
+                               &errMsg);
+  std::string log;
+  if (auto buf = MemoryBuffer::getFile(logPath))
+    log = (*buf)->getBuffer().str();
+  sys::fs::remove(logPath);
+  if (rc != 0)
+    return createStringError(inconvertibleErrorCode(),
+                             "linking '" + out + "' with " + *linker +
+                                 " failed" +
+                                 (errMsg.empty() ? "" : ": " + errMsg) +
+                                 (log.empty() ? "" : "\n" + log));
+  return Error::success();
+}

@@ -1,0 +1,108 @@
+//===- NativeCodegen.cpp - LLVM IR to optimized object code ----------------===//
+#include "NativeCodegen.h"
+
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+
+using namespace llvm;
+
+Expected<std::unique_ptr<TargetMachine>>
+mlir::tessel::createTargetMachine(const std::string &tripleName,
+                                  const std::string &cpu, unsigned optLevel) {
+  static bool initialized = [] {
+    InitializeAllTargetInfos();
+    InitializeAllTargets();
+    InitializeAllTargetMCs();
+    InitializeAllAsmPrinters();
+    return true;
+  }();
+  (void)initialized;
+  Triple triple(tripleName.empty() ? sys::getDefaultTargetTriple()
+                                   : tripleName);
+  std::string error;
+  const Target *target = TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return createStringError(inconvertibleErrorCode(),
+                             "unknown target triple '" + triple.str() +
+                                 "': " + error);
+  std::string cpuName = cpu, features;
+  if (cpu == "native") {
+    cpuName = sys::getHostCPUName().str();
+    SubtargetFeatures f;
+    for (auto &feature : sys::getHostCPUFeatures())
+      f.AddFeature(feature.first(), feature.second);
+    features = f.getString();
+  } else {
+    // LLVM only warns on an unknown CPU and silently falls back to a
+    // generic one; a user asking for a CPU must get it or an error.
+    std::unique_ptr<MCSubtargetInfo> sti(
+        target->createMCSubtargetInfo(triple, cpuName, ""));
+    if (!sti || !sti->isCPUStringValid(cpuName))
+      return createStringError(inconvertibleErrorCode(),
+                               "unknown CPU '" + cpuName + "' for target '" +
+                                   triple.str() +
+                                   "' (use --mcpu=native or an LLVM CPU "
+                                   "name such as x86-64-v3, skylake-avx512)");
+  }
+  TargetOptions options;
+  CodeGenOptLevel level = optLevel == 0   ? CodeGenOptLevel::None
+                          : optLevel == 1 ? CodeGenOptLevel::Less
+                          : optLevel == 2 ? CodeGenOptLevel::Default
+                                          : CodeGenOptLevel::Aggressive;
+  std::unique_ptr<TargetMachine> tm(target->createTargetMachine(
+      triple, cpuName, features, options, Reloc::PIC_, std::nullopt, level));
+  if (!tm)
+    return createStringError(inconvertibleErrorCode(),
+                             "cannot create a target machine for '" +
+                                 triple.str() + "'");
+  return tm;
+}
+
+void mlir::tessel::optimizeModule(Module &module, TargetMachine &tm,
+                                  unsigned optLevel) {
+  LoopAnalysisManager lam;
+  FunctionAnalysisManager fam;
+  CGSCCAnalysisManager cgam;
+  ModuleAnalysisManager mam;
+  PipelineTuningOptions tuning;
+  tuning.LoopVectorization = optLevel >= 2;
+  tuning.SLPVectorization = optLevel >= 2;
+  PassBuilder pb(&tm, tuning);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  OptimizationLevel level = optLevel == 0   ? OptimizationLevel::O0
+                            : optLevel == 1 ? OptimizationLevel::O1
+                            : optLevel == 2 ? OptimizationLevel::O2
+                                            : OptimizationLevel::O3;
+  ModulePassManager mpm = optLevel == 0
+                              ? pb.buildO0DefaultPipeline(level)
+                              : pb.buildPerModuleDefaultPipeline(level);
+  mpm.run(module, mam);
+}
+
+Error mlir::tessel::writeObjectFile(Module &module, TargetMachine &tm,
+                                    StringRef path) {
+  std::error_code ec;
+  ToolOutputFile out(path, ec, sys::fs::OF_None);
+  if (ec)
+    return createStringError(ec, "cannot open '" + path + "': " +
+                                     ec.message());
+  legacy::PassManager pm;
+  if (tm.addPassesToEmitFile(pm, out.os(), nullptr,
+                             CodeGenFileType::ObjectFile))
+    return createStringError(inconvertibleErrorCode(),
+                             "the target cannot emit object files");
+  pm.run(module);
+  out.keep();
+  return Error::success();
+}

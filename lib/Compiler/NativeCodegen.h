@@ -1,0 +1,30 @@
+//===- NativeCodegen.h - LLVM IR to optimized object code -------*- C++ -*-===//
+#ifndef TESSEL_LIB_COMPILER_NATIVECODEGEN_H
+#define TESSEL_LIB_COMPILER_NATIVECODEGEN_H
+
+#include "llvm/IR/Module.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Target/TargetMachine.h"
+
+#include <memory>
+#include <string>
+
+namespace mlir::tessel {
+
+/// A target machine for `triple` (empty: host) and `cpu` ("native": the
+/// host CPU with its detected features). Errors on unknown targets/CPUs.
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createTargetMachine(const std::string &triple, const std::string &cpu,
+                    unsigned optLevel);
+
+/// Runs LLVM's standard -O<optLevel> pipeline on `module`.
+void optimizeModule(llvm::Module &module, llvm::TargetMachine &tm,
+                    unsigned optLevel);
+
+/// Writes `module` as an object file to `path`.
+llvm::Error writeObjectFile(llvm::Module &module, llvm::TargetMachine &tm,
+                            llvm::StringRef path);
+
+} // namespace mlir::tessel
+
+#endif

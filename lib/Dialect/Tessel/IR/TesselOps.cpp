@@ -1,0 +1,173 @@
+//===- TesselOps.cpp - Tessel graph op verifiers ---------------------------===//
+//
+// Verifiers reject every malformed op with a diagnostic naming the attribute
+// or operand at fault; later passes rely on these invariants.
+//
+//===----------------------------------------------------------------------===//
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+/// Checks that `axis` indexes a tensor of rank `rank` (negative counts from
+/// the back).
+static LogicalResult verifyAxis(Operation *op, int64_t axis, int64_t rank,
+                                StringRef attrName = "axis") {
+  if (axis < -rank || axis >= rank || rank == 0)
+    return op->emitOpError() << "attribute '" << attrName << "' = " << axis
+                             << " is out of range for an input of rank "
+                             << rank;
+  return success();
+}
+
+/// Static-size equality that lets dynamic sizes through (checked at run time).
+static bool compatibleDim(int64_t a, int64_t b) {
+  return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+}
+
+LogicalResult SoftmaxOp::verify() {
+  return verifyAxis(*this, getAxis(), getInput().getType().getRank());
+}
+
+LogicalResult LogSoftmaxOp::verify() {
+  return verifyAxis(*this, getAxis(), getInput().getType().getRank());
+}
+
+LogicalResult LayerNormOp::verify() {
+  RankedTensorType inTy = getInput().getType();
+  if (failed(verifyAxis(*this, getAxis(), inTy.getRank())))
+    return failure();
+  ArrayRef<int64_t> normShape = inTy.getShape().drop_front(getNormalizedAxis());
+  for (auto [name, v] : {std::pair<StringRef, Value>{"scale", getScale()},
+                         {"bias", getBias()}}) {
+    if (!v)
+      continue;
+    auto ty = cast<RankedTensorType>(v.getType());
+    if (ty.getElementType() != inTy.getElementType())
+      return emitOpError() << "'" << name
+                           << "' element type must match the input's";
+    if (ty.getRank() != static_cast<int64_t>(normShape.size()) ||
+        !llvm::all_of(llvm::zip(ty.getShape(), normShape), [](auto p) {
+          return compatibleDim(std::get<0>(p), std::get<1>(p));
+        }))
+      return emitOpError() << "'" << name << "' has type " << ty
+                           << " but the normalized dimensions are ["
+                           << normShape << "]";
+  }
+  if (getEpsilon().convertToDouble() < 0)
+    return emitOpError() << "attribute 'epsilon' must be non-negative";
+  return success();
+}
+
+LogicalResult BatchNormOp::verify() {
+  RankedTensorType inTy = getInput().getType();
+  if (failed(verifyAxis(*this, getChannelAxis(), inTy.getRank(),
+                        "channel_axis")))
+    return failure();
+  int64_t axis = getChannelAxis() < 0 ? getChannelAxis() + inTy.getRank()
+                                      : getChannelAxis();
+  auto paramTy = cast<RankedTensorType>(getScale().getType());
+  if (paramTy.getElementType() != inTy.getElementType())
+    return emitOpError() << "parameter element type must match the input's";
+  if (!compatibleDim(paramTy.getDimSize(0), inTy.getDimSize(axis)))
+    return emitOpError() << "parameters have " << paramTy.getDimSize(0)
+                         << " elements but the input has "
+                         << inTy.getDimSize(axis) << " channels on axis "
+                         << axis;
+  if (getEpsilon().convertToDouble() < 0)
+    return emitOpError() << "attribute 'epsilon' must be non-negative";
+  return success();
+}
+
+LogicalResult Conv2DOp::verify() {
+  auto inTy = cast<RankedTensorType>(getInput().getType());
+  auto wTy = cast<RankedTensorType>(getWeight().getType());
+  auto bTy = cast<RankedTensorType>(getBias().getType());
+  auto outTy = cast<RankedTensorType>(getOutput().getType());
+  if (getPad().size() != 4)
+    return emitOpError() << "attribute 'pad' must have 4 values [top, bottom, "
+                            "left, right], got "
+                         << getPad().size();
+  if (getStride().size() != 2 || getDilation().size() != 2)
+    return emitOpError()
+           << "attributes 'stride' and 'dilation' must have 2 values each";
+  if (llvm::any_of(getPad(), [](int64_t p) { return p < 0; }))
+    return emitOpError() << "attribute 'pad' must be non-negative";
+  if (llvm::any_of(getStride(), [](int64_t s) { return s < 1; }))
+    return emitOpError() << "attribute 'stride' must be positive";
+  if (llvm::any_of(getDilation(), [](int64_t d) { return d < 1; }))
+    return emitOpError() << "attribute 'dilation' must be positive";
+  int64_t groups = getGroups();
+  if (groups < 1)
+    return emitOpError() << "attribute 'groups' must be positive, got "
+                         << groups;
+  if (inTy.getElementType() != wTy.getElementType() ||
+      inTy.getElementType() != bTy.getElementType() ||
+      inTy.getElementType() != outTy.getElementType())
+    return emitOpError() << "input, weight, bias and result element types "
+                            "must match";
+  int64_t c = inTy.getDimSize(3), f = wTy.getDimSize(0);
+  if (!ShapedType::isDynamic(c) && c % groups != 0)
+    return emitOpError() << "input channels (" << c
+                         << ") are not divisible by 'groups' (" << groups
+                         << ")";
+  if (!ShapedType::isDynamic(f) && f % groups != 0)
+    return emitOpError() << "output channels (" << f
+                         << ") are not divisible by 'groups' (" << groups
+                         << ")";
+  if (!ShapedType::isDynamic(c) &&
+      !compatibleDim(wTy.getDimSize(3), c / groups))
+    return emitOpError() << "weight input-channel dim is "
+                         << wTy.getDimSize(3) << ", expected C/groups = "
+                         << c / groups;
+  if (!compatibleDim(bTy.getDimSize(0), f))
+    return emitOpError() << "bias has " << bTy.getDimSize(0)
+                         << " elements, expected " << f;
+  // Result shape.
+  SmallVector<int64_t> expected = {inTy.getDimSize(0), 0, 0, f};
+  for (int i = 0; i < 2; ++i) {
+    int64_t in = inTy.getDimSize(1 + i), k = wTy.getDimSize(1 + i);
+    if (ShapedType::isDynamic(in) || ShapedType::isDynamic(k)) {
+      expected[1 + i] = ShapedType::kDynamic;
+      continue;
+    }
+    int64_t span = in + getPad()[2 * i] + getPad()[2 * i + 1] -
+                   getDilation()[i] * (k - 1) - 1;
+    if (span < 0)
+      return emitOpError() << "kernel (with dilation) is larger than the "
+                              "padded input on spatial dim "
+                           << i;
+    expected[1 + i] = span / getStride()[i] + 1;
+  }
+  for (int i = 0; i < 4; ++i)
+    if (!compatibleDim(expected[i], outTy.getDimSize(i)))
+      return emitOpError() << "result type " << outTy
+                           << " does not match the inferred shape ["
+                           << ArrayRef<int64_t>(expected) << "]";
+  return success();
+}
+
+LogicalResult ReduceMeanOp::verify() {
+  auto inTy = cast<RankedTensorType>(getInput().getType());
+  auto outTy = cast<RankedTensorType>(getOutput().getType());
+  if (failed(verifyAxis(*this, getAxis(), inTy.getRank())))
+    return failure();
+  int64_t axis = getAxis() < 0 ? getAxis() + inTy.getRank() : getAxis();
+  if (outTy.getRank() != inTy.getRank() ||
+      outTy.getElementType() != inTy.getElementType())
+    return emitOpError() << "result must keep the input's rank and element "
+                            "type";
+  for (int64_t i = 0; i < inTy.getRank(); ++i) {
+    int64_t want = i == axis ? 1 : inTy.getDimSize(i);
+    if (!compatibleDim(want, outTy.getDimSize(i)))
+      return emitOpError() << "result dim " << i << " is "
+                           << outTy.getDimSize(i) << ", expected " << want;
+  }
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "tessel/Dialect/Tessel/IR/TesselOps.cpp.inc"

@@ -1,0 +1,246 @@
+//===- DecomposeGraphOps.cpp - tessel ops -> TOSA ---------------------------===//
+//
+// Each pattern expands one tessel graph op into TOSA (and math.sqrt on
+// tensors). The expansions follow the numerically stable textbook forms, the
+// same ones ONNX's function bodies and PyTorch's reference kernels use.
+//
+//===----------------------------------------------------------------------===//
+#include "TosaBuilder.h"
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
+
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELDECOMPOSEGRAPHOPS
+#include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+namespace {
+
+int64_t rankOf(Value v) { return cast<RankedTensorType>(v.getType()).getRank(); }
+Type elemOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getElementType();
+}
+ArrayRef<int64_t> shapeOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getShape();
+}
+
+/// softmax / log_softmax: y = exp(x - max) / sum(exp(x - max)).
+template <typename OpT, bool isLog>
+struct DecomposeSoftmax : OpRewritePattern<OpT> {
+  using OpRewritePattern<OpT>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpT op,
+                                PatternRewriter &rewriter) const override {
+    TosaBuilder tb(rewriter, op.getLoc());
+    int64_t axis = op.getNormalizedAxis();
+    Value x = op.getInput();
+    Value shifted = tb.sub(x, tb.reduceMax(x, axis));
+    Value e = tb.exp(shifted);
+    Value sum = tb.reduceSum(e, axis);
+    Value y = isLog ? tb.sub(shifted, tb.log(sum))
+                    : tb.mul(e, tb.reciprocal(sum));
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+/// Mean over axes [first, rank), keeping them with size 1.
+Value meanOverTrailing(TosaBuilder &tb, Value x, int64_t first) {
+  int64_t count = 1;
+  for (int64_t d : shapeOf(x).drop_front(first))
+    count *= d;
+  Value sum = x;
+  for (int64_t a = first; a < rankOf(x); ++a)
+    sum = tb.reduceSum(sum, a);
+  return tb.mul(sum, tb.scalar(elemOf(x), 1.0 / count, rankOf(x)));
+}
+
+struct DecomposeLayerNorm : OpRewritePattern<LayerNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LayerNormOp op,
+                                PatternRewriter &rewriter) const override {
+    Value x = op.getInput();
+    if (!cast<RankedTensorType>(x.getType()).hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "needs a static shape");
+    TosaBuilder tb(rewriter, op.getLoc());
+    int64_t axis = op.getNormalizedAxis(), rank = rankOf(x);
+    Value centered = tb.sub(x, meanOverTrailing(tb, x, axis));
+    Value var = meanOverTrailing(tb, tb.mul(centered, centered), axis);
+    Value eps = tb.scalar(elemOf(x), op.getEpsilon().convertToDouble(), rank);
+    Value y = tb.mul(centered, tb.rsqrt(tb.add(var, eps)));
+    // scale/bias have the normalized shape: left-pad with 1s to full rank.
+    auto lift = [&](Value p) {
+      SmallVector<int64_t> dims(axis, 1);
+      llvm::append_range(dims, shapeOf(p));
+      return tb.reshape(p, dims);
+    };
+    if (Value scale = op.getScale())
+      y = tb.mul(y, lift(scale));
+    if (Value bias = op.getBias())
+      y = tb.add(y, lift(bias));
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+struct DecomposeBatchNorm : OpRewritePattern<BatchNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BatchNormOp op,
+                                PatternRewriter &rewriter) const override {
+    TosaBuilder tb(rewriter, op.getLoc());
+    Value x = op.getInput();
+    int64_t rank = rankOf(x);
+    int64_t axis = op.getChannelAxis() < 0 ? op.getChannelAxis() + rank
+                                           : op.getChannelAxis();
+    // Per-channel parameters become [1,..,C,..,1] so they broadcast on axis.
+    auto lift = [&](Value p) {
+      SmallVector<int64_t> dims(rank, 1);
+      dims[axis] = shapeOf(p)[0];
+      return tb.reshape(p, dims);
+    };
+    Value eps = tb.scalar(elemOf(x), op.getEpsilon().convertToDouble(), 1);
+    // factor = scale / sqrt(var + eps) is computed on [C] (folded when the
+    // parameters are constants), then y = (x - mean) * factor + bias.
+    Value factor =
+        tb.mul(op.getScale(), tb.rsqrt(tb.add(op.getVariance(), eps)));
+    Value y = tb.mul(tb.sub(x, lift(op.getMean())), lift(factor));
+    rewriter.replaceOp(op, tb.add(y, lift(op.getBias())));
+    return success();
+  }
+};
+
+struct DecomposeGelu : OpRewritePattern<GeluOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GeluOp op,
+                                PatternRewriter &rewriter) const override {
+    TosaBuilder tb(rewriter, op.getLoc());
+    Value x = op.getInput();
+    Type et = elemOf(x);
+    int64_t rank = rankOf(x);
+    auto c = [&](double v) { return tb.scalar(et, v, rank); };
+    Value inner;
+    if (op.getApproximate() == GeluApproximation::None) {
+      inner = tb.erf(tb.mul(x, c(0.70710678118654752440))); // x / sqrt(2)
+    } else {
+      Value x3 = tb.mul(tb.mul(x, x), x);
+      Value poly = tb.add(x, tb.mul(x3, c(0.044715)));
+      inner = tb.tanh(tb.mul(poly, c(0.79788456080286535588))); // sqrt(2/pi)
+    }
+    Value y = tb.mul(tb.mul(x, c(0.5)), tb.add(inner, c(1.0)));
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+struct DecomposeConv2D : OpRewritePattern<Conv2DOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(Conv2DOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inTy = cast<RankedTensorType>(op.getInput().getType());
+    auto wTy = cast<RankedTensorType>(op.getWeight().getType());
+    if (!inTy.hasStaticShape() || !wTy.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    TosaBuilder tb(rewriter, op.getLoc());
+    Location loc = op.getLoc();
+    Type et = inTy.getElementType();
+    // f16/bf16 accumulate in f32, as TOSA's FP profile allows.
+    TypeAttr acc = TypeAttr::get(et.isF64() ? et : rewriter.getF32Type());
+    auto outTy = cast<RankedTensorType>(op.getType());
+    int64_t groups = op.getGroups();
+    int64_t n = inTy.getDimSize(0), h = inTy.getDimSize(1),
+            w = inTy.getDimSize(2), c = inTy.getDimSize(3);
+    int64_t f = wTy.getDimSize(0), kh = wTy.getDimSize(1),
+            kw = wTy.getDimSize(2);
+    auto conv = [&](Value in, Value wt, Value bias, RankedTensorType ty) {
+      return tosa::Conv2DOp::create(rewriter, loc, ty, in, wt, bias,
+                                    tb.zeroPoint(et), tb.zeroPoint(et),
+                                    op.getPadAttr(), op.getStrideAttr(),
+                                    op.getDilationAttr(), acc)
+          .getResult();
+    };
+    if (groups == 1) {
+      rewriter.replaceOp(op, conv(op.getInput(), op.getWeight(), op.getBias(),
+                                  outTy));
+      return success();
+    }
+    if (groups == c) {
+      // Depthwise: output channel o = ci * M + m, the order of
+      // tosa.depthwise_conv2d's [KH, KW, C, M] weights.
+      int64_t m = f / c;
+      Value wt = tb.reshape(op.getWeight(), {c, m, kh, kw});
+      wt = tb.transpose(wt, {2, 3, 0, 1});
+      Value y = tosa::DepthwiseConv2DOp::create(
+          rewriter, loc, outTy, op.getInput(), wt, op.getBias(),
+          tb.zeroPoint(et), tb.zeroPoint(et), op.getPadAttr(),
+          op.getStrideAttr(), op.getDilationAttr(), acc);
+      rewriter.replaceOp(op, y);
+      return success();
+    }
+    // General groups: one conv per group on channel slices, then concat.
+    int64_t cg = c / groups, fg = f / groups;
+    auto groupTy = RankedTensorType::get(
+        {outTy.getDimSize(0), outTy.getDimSize(1), outTy.getDimSize(2), fg},
+        et);
+    SmallVector<Value> parts;
+    for (int64_t g = 0; g < groups; ++g) {
+      Value in = tb.slice(op.getInput(), {0, 0, 0, g * cg}, {n, h, w, cg});
+      Value wt = tb.slice(op.getWeight(), {g * fg, 0, 0, 0}, {fg, kh, kw, cg});
+      Value bias = tb.slice(op.getBias(), {g * fg}, {fg});
+      parts.push_back(conv(in, wt, bias, groupTy));
+    }
+    rewriter.replaceOp(op, tb.concat(parts, 3));
+    return success();
+  }
+};
+
+struct DecomposeReduceMean : OpRewritePattern<ReduceMeanOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReduceMeanOp op,
+                                PatternRewriter &rewriter) const override {
+    Value x = op.getInput();
+    int64_t rank = rankOf(x);
+    int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+    int64_t count = shapeOf(x)[axis];
+    if (ShapedType::isDynamic(count))
+      return rewriter.notifyMatchFailure(op, "needs a static reduced dim");
+    TosaBuilder tb(rewriter, op.getLoc());
+    Value sum = tb.reduceSum(x, axis);
+    rewriter.replaceOp(op, tb.mul(sum, tb.scalar(elemOf(x), 1.0 / count, rank)));
+    return success();
+  }
+};
+
+struct TesselDecomposeGraphOpsPass
+    : tessel::impl::TesselDecomposeGraphOpsBase<TesselDecomposeGraphOpsPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populateDecomposeGraphOpsPatterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+    // Anything left could not be expanded (e.g. dynamic shapes): say which.
+    WalkResult r = getOperation()->walk([](Operation *op) {
+      if (isa_and_nonnull<TesselDialect>(op->getDialect())) {
+        op->emitError() << "cannot decompose '" << op->getName()
+                        << "': dynamic shapes are not supported yet";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (r.wasInterrupted())
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void mlir::tessel::populateDecomposeGraphOpsPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<DecomposeSoftmax<SoftmaxOp, false>,
+               DecomposeSoftmax<LogSoftmaxOp, true>, DecomposeLayerNorm,
+               DecomposeBatchNorm, DecomposeGelu, DecomposeConv2D,
+               DecomposeReduceMean>(patterns.getContext());
+}

@@ -1,0 +1,65 @@
+//===- TosaBuilder.h - Terse construction of TOSA 1.0 ops -------*- C++ -*-===//
+//
+// TOSA 1.0 ops need zero-point and shift operands and !tosa.shape values;
+// decompositions build many of them, so this wraps the boilerplate and
+// computes broadcast result types.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_LIB_DIALECT_TESSEL_TRANSFORMS_TOSABUILDER_H
+#define TESSEL_LIB_DIALECT_TESSEL_TRANSFORMS_TOSABUILDER_H
+
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::tessel {
+
+class TosaBuilder {
+public:
+  TosaBuilder(PatternRewriter &rewriter, Location loc)
+      : b(rewriter), loc(loc) {}
+
+  /// A rank-`rank` constant of all-ones shape holding `value`.
+  Value scalar(Type elemTy, double value, int64_t rank);
+  /// A constant with the given shape and values.
+  Value constant(RankedTensorType type, ArrayRef<float> values);
+  Value shape(ArrayRef<int64_t> dims);
+
+  Value add(Value x, Value y);
+  Value sub(Value x, Value y);
+  Value mul(Value x, Value y);
+  Value maximum(Value x, Value y);
+
+  Value exp(Value x);
+  Value log(Value x);
+  Value tanh(Value x);
+  Value erf(Value x);
+  Value rsqrt(Value x);
+  Value reciprocal(Value x);
+
+  Value reduceSum(Value x, int64_t axis);
+  Value reduceMax(Value x, int64_t axis);
+
+  Value reshape(Value x, ArrayRef<int64_t> dims);
+  Value transpose(Value x, ArrayRef<int32_t> perms);
+  Value slice(Value x, ArrayRef<int64_t> start, ArrayRef<int64_t> size);
+  Value concat(ValueRange xs, int64_t axis);
+  /// A zero point for conv/matmul inputs of `elemTy`.
+  Value zeroPoint(Type elemTy);
+
+private:
+  /// The numpy-style broadcast of two equal-rank tensor types.
+  RankedTensorType broadcastType(Value x, Value y);
+  template <typename OpT> Value binary(Value x, Value y) {
+    return OpT::create(b, loc, broadcastType(x, y), x, y);
+  }
+  template <typename OpT> Value unary(Value x) {
+    return OpT::create(b, loc, x.getType(), x);
+  }
+
+  PatternRewriter &b;
+  Location loc;
+};
+
+} // namespace mlir::tessel
+
+#endif // TESSEL_LIB_DIALECT_TESSEL_TRANSFORMS_TOSABUILDER_H

@@ -1,0 +1,29 @@
+//===- InitAll.cpp - Register everything Tessel's tools use ----------------===//
+#include "tessel/InitAll.h"
+
+#include "tessel/Conversion/Passes.h"
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
+#include "tessel/Pipelines/Pipelines.h"
+
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+
+void mlir::tessel::registerAllDialects(DialectRegistry &registry) {
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  registry.insert<TesselDialect>();
+}
+
+void mlir::tessel::registerAllPasses() {
+  mlir::registerAllPasses();
+  registerTesselTransformsPasses();
+  registerTesselConversionPasses();
+  registerTesselPipelines();
+}
+
+void mlir::tessel::registerAllTranslations(DialectRegistry &registry) {
+  mlir::registerAllToLLVMIRTranslations(registry);
+}

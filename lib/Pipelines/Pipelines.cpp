@@ -1,0 +1,134 @@
+//===- Pipelines.cpp - Tessel's named pass pipelines ------------------------===//
+#include "tessel/Pipelines/Pipelines.h"
+
+#include "tessel/Conversion/Passes.h"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/Tosa/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+std::optional<Phase> mlir::tessel::parsePhase(StringRef name) {
+  return llvm::StringSwitch<std::optional<Phase>>(name)
+      .Case("input", Phase::Input)
+      .Case("linalg", Phase::Linalg)
+      .Case("bufferized", Phase::Bufferized)
+      .Case("llvm", Phase::LLVM)
+      .Default(std::nullopt);
+}
+
+StringRef mlir::tessel::phaseName(Phase phase) {
+  switch (phase) {
+  case Phase::Input: return "input";
+  case Phase::Linalg: return "linalg";
+  case Phase::Bufferized: return "bufferized";
+  case Phase::LLVM: return "llvm";
+  }
+  llvm_unreachable("unknown phase");
+}
+
+void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
+                                              const PipelineOptions &options) {
+  pm.addPass(createTesselRecordSignature());
+  pm.addNestedPass<func::FuncOp>(createTesselDecomposeGraphOps());
+  // Upstream TOSA lowering: named ops (conv, matmul, pooling) to linalg
+  // named ops, elementwise/reductions to linalg.generic, the rest to
+  // arith/tensor/scf.
+  TosaToLinalgOptions tosaToLinalg;
+  TosaToLinalgNamedOptions tosaToNamed;
+  tosaToNamed.preferConv2DKernelLayoutHWCF = false;
+  tosa::addTosaToLinalgPasses(pm, tosaToLinalg, tosaToNamed,
+                              /*validationOptions=*/std::nullopt);
+  pm.addNestedPass<func::FuncOp>(createTosaToArithPass());
+  pm.addNestedPass<func::FuncOp>(createTosaToTensorPass());
+  pm.addNestedPass<func::FuncOp>(createTosaToSCFPass());
+  // math/arith ops applied directly to tensors in the model.
+  pm.addPass(createConvertElementwiseToLinalgPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  if (options.optLevel > 0) {
+    pm.addPass(createLinalgElementwiseOpFusionPass());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
+}
+
+void mlir::tessel::buildLinalgToBuffersPipeline(
+    OpPassManager &pm, const PipelineOptions &options) {
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // The runtime allocates outputs: results become trailing out-params.
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  pm.addPass(createCanonicalizerPass());
+  bufferization::BufferDeallocationPipelineOptions dealloc;
+  bufferization::buildBufferDeallocationPipeline(pm, dealloc);
+}
+
+void mlir::tessel::buildBuffersToLLVMPipeline(OpPassManager &pm,
+                                              const PipelineOptions &options) {
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertMathToLLVMPass());
+  // What LLVM has no intrinsic for (erf, tanh, ...) becomes a libm call.
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+  TesselEmitArtifactABIOptions abi;
+  abi.targetTriple = options.targetTriple;
+  pm.addPass(createTesselEmitArtifactABI(abi));
+}
+
+void mlir::tessel::buildPipeline(OpPassManager &pm,
+                                 const PipelineOptions &options, Phase from,
+                                 Phase to) {
+  if (from < Phase::Linalg && to >= Phase::Linalg)
+    buildModelToLinalgPipeline(pm, options);
+  if (from < Phase::Bufferized && to >= Phase::Bufferized)
+    buildLinalgToBuffersPipeline(pm, options);
+  if (from < Phase::LLVM && to >= Phase::LLVM)
+    buildBuffersToLLVMPipeline(pm, options);
+}
+
+void mlir::tessel::registerTesselPipelines() {
+  PassPipelineRegistration<PipelineOptions>(
+      "tessel-model-to-linalg",
+      "Model-level IR (tosa/tessel/math on tensors) to linalg on tensors",
+      buildModelToLinalgPipeline);
+  PassPipelineRegistration<PipelineOptions>(
+      "tessel-linalg-to-buffers",
+      "linalg on tensors to memrefs with out-param results",
+      buildLinalgToBuffersPipeline);
+  PassPipelineRegistration<PipelineOptions>(
+      "tessel-buffers-to-llvm",
+      "memrefs to the LLVM dialect plus the artifact ABI",
+      buildBuffersToLLVMPipeline);
+  PassPipelineRegistration<PipelineOptions>(
+      "tessel-model-to-llvm", "The whole CPU pipeline: model IR to LLVM",
+      [](OpPassManager &pm, const PipelineOptions &options) {
+        buildPipeline(pm, options, Phase::Input, Phase::LLVM);
+      });
+}

@@ -1,0 +1,25 @@
+# -*- Python -*-
+# lit configuration for Tessel: FileCheck tests of dialects, verifiers and
+# passes (tessel-opt), driver tests (tessel-compile / tessel-run), and
+# end-to-end tests that compile models and compare with numpy.
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "Tessel"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "lit.cfg.py", "CMakeLists.txt", "unit"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.tessel_obj_root, "test")
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.tessel_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%tessel_src", config.tessel_src_root))
+config.substitutions.append(
+    ("%e2e", os.path.join(config.tessel_src_root, "test", "e2e", "run_e2e.py")))
+llvm_config.add_tool_substitutions(
+    ["tessel-opt", "tessel-compile", "tessel-run"], config.tessel_tools_dir)
