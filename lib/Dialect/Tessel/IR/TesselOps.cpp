@@ -40,7 +40,8 @@ LogicalResult LayerNormOp::verify() {
   RankedTensorType inTy = getInput().getType();
   if (failed(verifyAxis(*this, getAxis(), inTy.getRank())))
     return failure();
-  ArrayRef<int64_t> normShape = inTy.getShape().drop_front(getNormalizedAxis());
+  SmallVector<int64_t> normShape(
+      inTy.getShape().drop_front(getNormalizedAxis()));
   for (auto [name, v] : {std::pair<StringRef, Value>{"scale", getScale()},
                          {"bias", getBias()}}) {
     if (!v)
@@ -55,7 +56,7 @@ LogicalResult LayerNormOp::verify() {
         }))
       return emitOpError() << "'" << name << "' has type " << ty
                            << " but the normalized dimensions are ["
-                           << normShape << "]";
+                           << ArrayRef<int64_t>(normShape) << "]";
   }
   if (getEpsilon().convertToDouble() < 0)
     return emitOpError() << "attribute 'epsilon' must be non-negative";
@@ -67,8 +68,7 @@ LogicalResult BatchNormOp::verify() {
   if (failed(verifyAxis(*this, getChannelAxis(), inTy.getRank(),
                         "channel_axis")))
     return failure();
-  int64_t axis = getChannelAxis() < 0 ? getChannelAxis() + inTy.getRank()
-                                      : getChannelAxis();
+  int64_t axis = normalizeAxis(getChannelAxis(), inTy.getRank());
   auto paramTy = cast<RankedTensorType>(getScale().getType());
   if (paramTy.getElementType() != inTy.getElementType())
     return emitOpError() << "parameter element type must match the input's";
@@ -100,7 +100,7 @@ LogicalResult Conv2DOp::verify() {
     return emitOpError() << "attribute 'stride' must be positive";
   if (llvm::any_of(getDilation(), [](int64_t d) { return d < 1; }))
     return emitOpError() << "attribute 'dilation' must be positive";
-  int64_t groups = getGroups();
+  int64_t groups = static_cast<int64_t>(getGroups());
   if (groups < 1)
     return emitOpError() << "attribute 'groups' must be positive, got "
                          << groups;
@@ -155,7 +155,7 @@ LogicalResult ReduceMeanOp::verify() {
   auto outTy = cast<RankedTensorType>(getOutput().getType());
   if (failed(verifyAxis(*this, getAxis(), inTy.getRank())))
     return failure();
-  int64_t axis = getAxis() < 0 ? getAxis() + inTy.getRank() : getAxis();
+  int64_t axis = normalizeAxis(getAxis(), inTy.getRank());
   if (outTy.getRank() != inTy.getRank() ||
       outTy.getElementType() != inTy.getElementType())
     return emitOpError() << "result must keep the input's rank and element "

@@ -94,8 +94,7 @@ struct DecomposeBatchNorm : OpRewritePattern<BatchNormOp> {
     TosaBuilder tb(rewriter, op.getLoc());
     Value x = op.getInput();
     int64_t rank = rankOf(x);
-    int64_t axis = op.getChannelAxis() < 0 ? op.getChannelAxis() + rank
-                                           : op.getChannelAxis();
+    int64_t axis = normalizeAxis(op.getChannelAxis(), rank);
     // Per-channel parameters become [1,..,C,..,1] so they broadcast on axis.
     auto lift = [&](Value p) {
       SmallVector<int64_t> dims(rank, 1);
@@ -150,21 +149,43 @@ struct DecomposeConv2D : OpRewritePattern<Conv2DOp> {
     // f16/bf16 accumulate in f32, as TOSA's FP profile allows.
     TypeAttr acc = TypeAttr::get(et.isF64() ? et : rewriter.getF32Type());
     auto outTy = cast<RankedTensorType>(op.getType());
-    int64_t groups = op.getGroups();
+    int64_t groups = static_cast<int64_t>(op.getGroups());
     int64_t n = inTy.getDimSize(0), h = inTy.getDimSize(1),
             w = inTy.getDimSize(2), c = inTy.getDimSize(3);
     int64_t f = wTy.getDimSize(0), kh = wTy.getDimSize(1),
             kw = wTy.getDimSize(2);
+    // TOSA wants (in + pads - effective kernel) divisible by the stride;
+    // framework convs floor instead. The rows/cols past the last window are
+    // never read, so trim them from the high padding, or crop the input when
+    // the padding is too small.
+    SmallVector<int64_t> pad(op.getPad());
+    int64_t spatial[2] = {h, w}, kernel[2] = {kh, kw};
+    for (int i = 0; i < 2; ++i) {
+      int64_t span = spatial[i] + pad[2 * i] + pad[2 * i + 1] -
+                     op.getDilation()[i] * (kernel[i] - 1) - 1;
+      int64_t excess = span % op.getStride()[i];
+      pad[2 * i + 1] -= excess;
+      if (pad[2 * i + 1] < 0) {
+        spatial[i] += pad[2 * i + 1];
+        pad[2 * i + 1] = 0;
+      }
+    }
+    Value input = op.getInput();
+    if (spatial[0] != h || spatial[1] != w) {
+      h = spatial[0];
+      w = spatial[1];
+      input = tb.slice(input, {0, 0, 0, 0}, {n, h, w, c});
+    }
+    DenseI64ArrayAttr padAttr = rewriter.getDenseI64ArrayAttr(pad);
     auto conv = [&](Value in, Value wt, Value bias, RankedTensorType ty) {
       return tosa::Conv2DOp::create(rewriter, loc, ty, in, wt, bias,
                                     tb.zeroPoint(et), tb.zeroPoint(et),
-                                    op.getPadAttr(), op.getStrideAttr(),
+                                    padAttr, op.getStrideAttr(),
                                     op.getDilationAttr(), acc)
           .getResult();
     };
     if (groups == 1) {
-      rewriter.replaceOp(op, conv(op.getInput(), op.getWeight(), op.getBias(),
-                                  outTy));
+      rewriter.replaceOp(op, conv(input, op.getWeight(), op.getBias(), outTy));
       return success();
     }
     if (groups == c) {
@@ -174,8 +195,8 @@ struct DecomposeConv2D : OpRewritePattern<Conv2DOp> {
       Value wt = tb.reshape(op.getWeight(), {c, m, kh, kw});
       wt = tb.transpose(wt, {2, 3, 0, 1});
       Value y = tosa::DepthwiseConv2DOp::create(
-          rewriter, loc, outTy, op.getInput(), wt, op.getBias(),
-          tb.zeroPoint(et), tb.zeroPoint(et), op.getPadAttr(),
+          rewriter, loc, outTy, input, wt, op.getBias(),
+          tb.zeroPoint(et), tb.zeroPoint(et), padAttr,
           op.getStrideAttr(), op.getDilationAttr(), acc);
       rewriter.replaceOp(op, y);
       return success();
@@ -187,7 +208,7 @@ struct DecomposeConv2D : OpRewritePattern<Conv2DOp> {
         et);
     SmallVector<Value> parts;
     for (int64_t g = 0; g < groups; ++g) {
-      Value in = tb.slice(op.getInput(), {0, 0, 0, g * cg}, {n, h, w, cg});
+      Value in = tb.slice(input, {0, 0, 0, g * cg}, {n, h, w, cg});
       Value wt = tb.slice(op.getWeight(), {g * fg, 0, 0, 0}, {fg, kh, kw, cg});
       Value bias = tb.slice(op.getBias(), {g * fg}, {fg});
       parts.push_back(conv(in, wt, bias, groupTy));
@@ -203,7 +224,7 @@ struct DecomposeReduceMean : OpRewritePattern<ReduceMeanOp> {
                                 PatternRewriter &rewriter) const override {
     Value x = op.getInput();
     int64_t rank = rankOf(x);
-    int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+    int64_t axis = normalizeAxis(op.getAxis(), rank);
     int64_t count = shapeOf(x)[axis];
     if (ShapedType::isDynamic(count))
       return rewriter.notifyMatchFailure(op, "needs a static reduced dim");

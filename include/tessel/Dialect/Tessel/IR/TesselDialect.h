@@ -9,6 +9,16 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+namespace mlir::tessel {
+/// ODS I64Attr accessors return the attribute's bits as uint64_t, but axes
+/// may be negative (counting from the back): this reads them as signed and
+/// normalizes into [0, rank).
+inline int64_t normalizeAxis(uint64_t axisBits, int64_t rank) {
+  int64_t axis = static_cast<int64_t>(axisBits);
+  return axis < 0 ? axis + rank : axis;
+}
+} // namespace mlir::tessel
+
 #include "tessel/Dialect/Tessel/IR/TesselOpsDialect.h.inc"
 #include "tessel/Dialect/Tessel/IR/TesselEnums.h.inc"
 

@@ -18,7 +18,9 @@ def Tessel_GeluApproximation : I32EnumAttr<"GeluApproximation",
   let genSpecializedAttr = 0;
 }
 def Tessel_GeluApproximationAttr
-    : EnumAttr<Tessel_Dialect, Tessel_GeluApproximation, "gelu_approximation">;
+    : EnumAttr<Tessel_Dialect, Tessel_GeluApproximation, "gelu_approximation"> {
+  let assemblyFormat = "`<` $value `>`";
+}
 
 //===----------------------------------------------------------------------===//
 // Softmax / LogSoftmax
@@ -35,7 +37,7 @@ class Tessel_SoftmaxLikeOp<string mnemonic, string what>
     /// The axis normalized into [0, rank).
     int64_t getNormalizedAxis() {
       int64_t rank = getInput().getType().getRank();
-      return getAxis() < 0 ? getAxis() + rank : getAxis();
+      return normalizeAxis(getAxis(), rank);
     }
   }];
 }
@@ -89,7 +91,7 @@ def Tessel_LayerNormOp : Tessel_Op<"layer_norm",
   let extraClassDeclaration = [{
     int64_t getNormalizedAxis() {
       int64_t rank = getInput().getType().getRank();
-      return getAxis() < 0 ? getAxis() + rank : getAxis();
+      return normalizeAxis(getAxis(), rank);
     }
   }];
 }

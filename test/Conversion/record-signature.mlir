@@ -1,0 +1,66 @@
+// RUN: tessel-opt %s -split-input-file -tessel-record-signature -verify-diagnostics | FileCheck %s
+
+// Names come from tessel.name, else input<i>/output<i>; private functions
+// are not entry points.
+// CHECK: module attributes {tessel.functions = [{inputs = [{dtype = "f32", name = "x", shape = array<i64: 2, 3>}, {dtype = "i64", name = "input1", shape = array<i64: 4>}], name = "main", outputs = [{dtype = "f32", name = "output0", shape = array<i64: 2, 3>}, {dtype = "i1", name = "mask", shape = array<i64>}]}]}
+module {
+  func.func @main(%x: tensor<2x3xf32> {tessel.name = "x"}, %i: tensor<4xi64>) -> (tensor<2x3xf32>, tensor<i1> {tessel.name = "mask"}) {
+    %c = arith.constant dense<true> : tensor<i1>
+    return %x, %c : tensor<2x3xf32>, tensor<i1>
+  }
+  func.func private @helper(%x: tensor<?xf32>) -> tensor<?xf32> {
+    return %x : tensor<?xf32>
+  }
+}
+
+// -----
+
+// Whitespace in names would break the line-oriented manifest.
+// CHECK: name = "my_input"
+func.func @f(%x: tensor<2xf32> {tessel.name = "my input"}) -> tensor<2xf32> {
+  return %x : tensor<2xf32>
+}
+
+// -----
+
+// expected-error @+1 {{input #0 has dynamic shape 'tensor<?x3xf32>'; artifact ABI v1 needs static shapes (pin them)}}
+func.func @dynamic(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  return %x : tensor<?x3xf32>
+}
+
+// -----
+
+// expected-error @+1 {{input #0 has type 'f32'; entry points take and return ranked tensors}}
+func.func @scalar(%x: f32) -> f32 {
+  return %x : f32
+}
+
+// -----
+
+// expected-error @+1 {{input #0 has element type 'complex<f32>', which the artifact ABI cannot carry}}
+func.func @complex(%x: tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>> {
+  return %x : tensor<2xcomplex<f32>>
+}
+
+// -----
+
+// expected-error @+1 {{input name 'a' is empty or used twice}}
+func.func @dup(%x: tensor<2xf32> {tessel.name = "a"}, %y: tensor<2xf32> {tessel.name = "a"}) -> tensor<2xf32> {
+  return %x : tensor<2xf32>
+}
+
+// -----
+
+// expected-error @+1 {{entry point 'nothing' returns nothing}}
+func.func @nothing(%x: tensor<2xf32>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{the model has no public function with a body to export as an entry point}}
+module {
+  func.func private @only_private(%x: tensor<2xf32>) -> tensor<2xf32> {
+    return %x : tensor<2xf32>
+  }
+}

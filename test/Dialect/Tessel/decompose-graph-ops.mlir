@@ -1,0 +1,141 @@
+// RUN: tessel-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(tessel-decompose-graph-ops))" | FileCheck %s
+
+// Softmax is the numerically stable form: subtract the max before exp.
+// CHECK-LABEL: func @softmax
+// CHECK-SAME: %[[X:.*]]: tensor<2x8xf32>
+// CHECK: %[[MAX:.*]] = tosa.reduce_max %[[X]] {axis = 1 : i32} : (tensor<2x8xf32>) -> tensor<2x1xf32>
+// CHECK: %[[SH:.*]] = tosa.sub %[[X]], %[[MAX]] : (tensor<2x8xf32>, tensor<2x1xf32>) -> tensor<2x8xf32>
+// CHECK: %[[E:.*]] = tosa.exp %[[SH]]
+// CHECK: %[[SUM:.*]] = tosa.reduce_sum %[[E]] {axis = 1 : i32}
+// CHECK: %[[R:.*]] = tosa.reciprocal %[[SUM]]
+// CHECK: %[[Y:.*]] = tosa.mul %[[E]], %[[R]], %{{.*}} : (tensor<2x8xf32>, tensor<2x1xf32>, tensor<1xi8>) -> tensor<2x8xf32>
+// CHECK: return %[[Y]]
+func.func @softmax(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %0 = tessel.softmax %x {axis = -1 : i64} : tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @log_softmax
+// CHECK: %[[MAX:.*]] = tosa.reduce_max %{{.*}} {axis = 0 : i32}
+// CHECK: %[[SH:.*]] = tosa.sub %{{.*}}, %[[MAX]]
+// CHECK: %[[SUM:.*]] = tosa.reduce_sum
+// CHECK: %[[LOG:.*]] = tosa.log %[[SUM]]
+// CHECK: tosa.sub %[[SH]], %[[LOG]]
+// CHECK-NOT: tessel.
+func.func @log_softmax(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %0 = tessel.log_softmax %x {axis = 0 : i64} : tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+// Layer norm over the last two dims: two reduce_sums per moment, biased
+// variance, rsqrt(var + eps), then scale/bias lifted to full rank.
+// CHECK-LABEL: func @layer_norm
+// CHECK-DAG: "tosa.const"() <{values = dense<0.0833333358> : tensor<1x1x1xf32>}>
+// CHECK-DAG: "tosa.const"() <{values = dense<9.99999974E-6> : tensor<1x1x1xf32>}>
+// CHECK: tosa.reduce_sum %{{.*}} {axis = 1 : i32} : (tensor<2x3x4xf32>) -> tensor<2x1x4xf32>
+// CHECK: tosa.reduce_sum %{{.*}} {axis = 2 : i32} : (tensor<2x1x4xf32>) -> tensor<2x1x1xf32>
+// CHECK: tosa.rsqrt
+// CHECK: tosa.reshape %{{.*}}, %{{.*}} : (tensor<3x4xf32>, !tosa.shape<3>) -> tensor<1x3x4xf32>
+// CHECK: tosa.mul
+// CHECK: tosa.add
+// CHECK-NOT: tessel.
+func.func @layer_norm(%x: tensor<2x3x4xf32>, %g: tensor<3x4xf32>, %b: tensor<3x4xf32>) -> tensor<2x3x4xf32> {
+  %0 = tessel.layer_norm %x scale %g bias %b {axis = 1 : i64} : tensor<2x3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32> -> tensor<2x3x4xf32>
+  return %0 : tensor<2x3x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @batch_norm_nchw
+// CHECK: tosa.rsqrt %{{.*}} : (tensor<3xf32>) -> tensor<3xf32>
+// CHECK: tosa.reshape %{{.*}}, %{{.*}} : (tensor<3xf32>, !tosa.shape<4>) -> tensor<1x3x1x1xf32>
+// CHECK: tosa.sub %{{.*}}, %{{.*}} : (tensor<1x3x4x4xf32>, tensor<1x3x1x1xf32>) -> tensor<1x3x4x4xf32>
+// CHECK-NOT: tessel.
+func.func @batch_norm_nchw(%x: tensor<1x3x4x4xf32>, %p: tensor<3xf32>) -> tensor<1x3x4x4xf32> {
+  %0 = tessel.batch_norm %x, %p, %p, %p, %p {channel_axis = 1 : i64, epsilon = 1.0e-3 : f32} : tensor<1x3x4x4xf32>, tensor<3xf32> -> tensor<1x3x4x4xf32>
+  return %0 : tensor<1x3x4x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @gelu_erf
+// CHECK: "tosa.const"() <{values = dense<0.707106769> : tensor<1x1xf32>}>
+// CHECK: tosa.erf
+// CHECK-NOT: tosa.tanh
+func.func @gelu_erf(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %0 = tessel.gelu %x : tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @gelu_tanh
+// CHECK-DAG: "tosa.const"() <{values = dense<4.471500e-02> : tensor<1xf32>}>
+// CHECK-DAG: "tosa.const"() <{values = dense<0.797884583> : tensor<1xf32>}>
+// CHECK: tosa.tanh
+// CHECK-NOT: tosa.erf
+func.func @gelu_tanh(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tessel.gelu %x {approximate = #tessel.gelu_approximation<tanh>} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// groups == 1 is a plain tosa.conv2d.
+// CHECK-LABEL: func @conv_dense
+// CHECK: tosa.conv2d %{{.*}} {acc_type = f32, dilation = array<i64: 2, 2>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x8x8x4xf32>, tensor<6x3x3x4xf32>, tensor<6xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x6x6x6xf32>
+func.func @conv_dense(%x: tensor<1x8x8x4xf32>, %w: tensor<6x3x3x4xf32>, %b: tensor<6xf32>) -> tensor<1x6x6x6xf32> {
+  %0 = tessel.conv2d %x, %w, %b {groups = 1 : i64, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>, dilation = array<i64: 2, 2>} : (tensor<1x8x8x4xf32>, tensor<6x3x3x4xf32>, tensor<6xf32>) -> tensor<1x6x6x6xf32>
+  return %0 : tensor<1x6x6x6xf32>
+}
+
+// -----
+
+// groups == C with channel multiplier 2: weights [C*M,KH,KW,1] become
+// depthwise [KH,KW,C,M].
+// CHECK-LABEL: func @conv_depthwise
+// CHECK: tosa.reshape %{{.*}} : (tensor<8x3x3x1xf32>, !tosa.shape<4>) -> tensor<4x2x3x3xf32>
+// CHECK: tosa.transpose %{{.*}} {perms = array<i32: 2, 3, 0, 1>} : (tensor<4x2x3x3xf32>) -> tensor<3x3x4x2xf32>
+// (8 + 1 + 1 - 3) % 2 = 1: the bottom/right padding shrinks to 0.
+// CHECK: tosa.depthwise_conv2d {{.*}}pad = array<i64: 1, 0, 1, 0>{{.*}} -> tensor<1x4x4x8xf32>
+func.func @conv_depthwise(%x: tensor<1x8x8x4xf32>, %w: tensor<8x3x3x1xf32>, %b: tensor<8xf32>) -> tensor<1x4x4x8xf32> {
+  %0 = tessel.conv2d %x, %w, %b {groups = 4 : i64, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 2, 2>, dilation = array<i64: 1, 1>} : (tensor<1x8x8x4xf32>, tensor<8x3x3x1xf32>, tensor<8xf32>) -> tensor<1x4x4x8xf32>
+  return %0 : tensor<1x4x4x8xf32>
+}
+
+// -----
+
+// 1 < groups < C: per-group slices, convs and a channel concat.
+// CHECK-LABEL: func @conv_grouped
+// CHECK-COUNT-2: tosa.conv2d {{.*}} -> tensor<1x8x8x3xf32>
+// CHECK: tosa.concat %{{.*}}, %{{.*}} {axis = 3 : i32} : (tensor<1x8x8x3xf32>, tensor<1x8x8x3xf32>) -> tensor<1x8x8x6xf32>
+func.func @conv_grouped(%x: tensor<1x8x8x4xf32>, %w: tensor<6x3x3x2xf32>, %b: tensor<6xf32>) -> tensor<1x8x8x6xf32> {
+  %0 = tessel.conv2d %x, %w, %b {groups = 2 : i64, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x8x8x4xf32>, tensor<6x3x3x2xf32>, tensor<6xf32>) -> tensor<1x8x8x6xf32>
+  return %0 : tensor<1x8x8x6xf32>
+}
+
+// -----
+
+// Stride 3 with no padding: (7 - 3) % 3 = 1 extra row/col is cropped.
+// CHECK-LABEL: func @conv_crop
+// CHECK: tosa.slice %{{.*}} : (tensor<1x7x7x2xf32>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x6x6x2xf32>
+// CHECK: tosa.conv2d {{.*}}pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 3, 3>{{.*}} -> tensor<1x2x2x4xf32>
+func.func @conv_crop(%x: tensor<1x7x7x2xf32>, %w: tensor<4x3x3x2xf32>, %b: tensor<4xf32>) -> tensor<1x2x2x4xf32> {
+  %0 = tessel.conv2d %x, %w, %b {groups = 1 : i64, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 3, 3>, dilation = array<i64: 1, 1>} : (tensor<1x7x7x2xf32>, tensor<4x3x3x2xf32>, tensor<4xf32>) -> tensor<1x2x2x4xf32>
+  return %0 : tensor<1x2x2x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @reduce_mean
+// CHECK-DAG: %[[C:.*]] = "tosa.const"() <{values = dense<2.000000e-01> : tensor<1x1xf32>}>
+// CHECK-DAG: %[[S:.*]] = tosa.reduce_sum %{{.*}} {axis = 0 : i32} : (tensor<5x3xf32>) -> tensor<1x3xf32>
+// CHECK: tosa.mul %[[S]], %[[C]]
+func.func @reduce_mean(%x: tensor<5x3xf32>) -> tensor<1x3xf32> {
+  %0 = tessel.reduce_mean %x {axis = 0 : i64} : (tensor<5x3xf32>) -> tensor<1x3xf32>
+  return %0 : tensor<1x3xf32>
+}

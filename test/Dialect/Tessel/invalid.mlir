@@ -1,0 +1,120 @@
+// RUN: tessel-opt %s -split-input-file -verify-diagnostics
+
+func.func @softmax_axis(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{attribute 'axis' = 2 is out of range for an input of rank 2}}
+  %0 = tessel.softmax %x {axis = 2 : i64} : tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @log_softmax_axis(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{attribute 'axis' = -3 is out of range for an input of rank 2}}
+  %0 = tessel.log_softmax %x {axis = -3 : i64} : tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @softmax_int(%x: tensor<2x8xi32>) -> tensor<2x8xi32> {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values}}
+  %0 = tessel.softmax %x {axis = 0 : i64} : tensor<2x8xi32>
+  return %0 : tensor<2x8xi32>
+}
+
+// -----
+
+func.func @layer_norm_scale_shape(%x: tensor<4x16xf32>, %g: tensor<8xf32>) -> tensor<4x16xf32> {
+  // expected-error @+1 {{'scale' has type 'tensor<8xf32>' but the normalized dimensions are [16]}}
+  %0 = tessel.layer_norm %x scale %g {axis = -1 : i64} : tensor<4x16xf32>, tensor<8xf32> -> tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @layer_norm_eps(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  // expected-error @+1 {{attribute 'epsilon' must be non-negative}}
+  %0 = tessel.layer_norm %x {axis = -1 : i64, epsilon = -1.0 : f32} : tensor<4x16xf32> -> tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @batch_norm_channels(%x: tensor<1x4x4x3xf32>, %p: tensor<4xf32>) -> tensor<1x4x4x3xf32> {
+  // expected-error @+1 {{parameters have 4 elements but the input has 3 channels on axis 3}}
+  %0 = tessel.batch_norm %x, %p, %p, %p, %p {channel_axis = 3 : i64} : tensor<1x4x4x3xf32>, tensor<4xf32> -> tensor<1x4x4x3xf32>
+  return %0 : tensor<1x4x4x3xf32>
+}
+
+// -----
+
+func.func @batch_norm_axis(%x: tensor<1x4x4x3xf32>, %p: tensor<3xf32>) -> tensor<1x4x4x3xf32> {
+  // expected-error @+1 {{attribute 'channel_axis' = 4 is out of range for an input of rank 4}}
+  %0 = tessel.batch_norm %x, %p, %p, %p, %p {channel_axis = 4 : i64} : tensor<1x4x4x3xf32>, tensor<3xf32> -> tensor<1x4x4x3xf32>
+  return %0 : tensor<1x4x4x3xf32>
+}
+
+// -----
+
+func.func @gelu_bad_approx(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+2 {{expected ::mlir::tessel::GeluApproximation to be one of: none, tanh}}
+  // expected-error @+1 {{failed to parse Tessel_GeluApproximationAttr parameter 'value'}}
+  %0 = tessel.gelu %x {approximate = #tessel.gelu_approximation<sigmoid>} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @conv_groups_divide(%x: tensor<1x8x8x4xf32>, %w: tensor<6x3x3x1xf32>, %b: tensor<6xf32>) -> tensor<1x8x8x6xf32> {
+  // expected-error @+1 {{input channels (4) are not divisible by 'groups' (3)}}
+  %0 = tessel.conv2d %x, %w, %b {groups = 3 : i64, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x8x8x4xf32>, tensor<6x3x3x1xf32>, tensor<6xf32>) -> tensor<1x8x8x6xf32>
+  return %0 : tensor<1x8x8x6xf32>
+}
+
+// -----
+
+func.func @conv_weight_channels(%x: tensor<1x8x8x4xf32>, %w: tensor<6x3x3x4xf32>, %b: tensor<6xf32>) -> tensor<1x8x8x6xf32> {
+  // expected-error @+1 {{weight input-channel dim is 4, expected C/groups = 2}}
+  %0 = tessel.conv2d %x, %w, %b {groups = 2 : i64, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x8x8x4xf32>, tensor<6x3x3x4xf32>, tensor<6xf32>) -> tensor<1x8x8x6xf32>
+  return %0 : tensor<1x8x8x6xf32>
+}
+
+// -----
+
+func.func @conv_pad_arity(%x: tensor<1x8x8x4xf32>, %w: tensor<6x3x3x4xf32>, %b: tensor<6xf32>) -> tensor<1x8x8x6xf32> {
+  // expected-error @+1 {{attribute 'pad' must have 4 values [top, bottom, left, right], got 2}}
+  %0 = tessel.conv2d %x, %w, %b {groups = 1 : i64, pad = array<i64: 1, 1>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x8x8x4xf32>, tensor<6x3x3x4xf32>, tensor<6xf32>) -> tensor<1x8x8x6xf32>
+  return %0 : tensor<1x8x8x6xf32>
+}
+
+// -----
+
+func.func @conv_stride(%x: tensor<1x8x8x4xf32>, %w: tensor<6x3x3x4xf32>, %b: tensor<6xf32>) -> tensor<1x8x8x6xf32> {
+  // expected-error @+1 {{attribute 'stride' must be positive}}
+  %0 = tessel.conv2d %x, %w, %b {groups = 1 : i64, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 0, 1>, dilation = array<i64: 1, 1>} : (tensor<1x8x8x4xf32>, tensor<6x3x3x4xf32>, tensor<6xf32>) -> tensor<1x8x8x6xf32>
+  return %0 : tensor<1x8x8x6xf32>
+}
+
+// -----
+
+func.func @conv_result_shape(%x: tensor<1x8x8x4xf32>, %w: tensor<6x3x3x4xf32>, %b: tensor<6xf32>) -> tensor<1x8x8x6xf32> {
+  // expected-error @+1 {{result type 'tensor<1x8x8x6xf32>' does not match the inferred shape [1, 6, 6, 6]}}
+  %0 = tessel.conv2d %x, %w, %b {groups = 1 : i64, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x8x8x4xf32>, tensor<6x3x3x4xf32>, tensor<6xf32>) -> tensor<1x8x8x6xf32>
+  return %0 : tensor<1x8x8x6xf32>
+}
+
+// -----
+
+func.func @conv_bias(%x: tensor<1x8x8x4xf32>, %w: tensor<6x3x3x4xf32>, %b: tensor<5xf32>) -> tensor<1x6x6x6xf32> {
+  // expected-error @+1 {{bias has 5 elements, expected 6}}
+  %0 = tessel.conv2d %x, %w, %b {groups = 1 : i64, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x8x8x4xf32>, tensor<6x3x3x4xf32>, tensor<5xf32>) -> tensor<1x6x6x6xf32>
+  return %0 : tensor<1x6x6x6xf32>
+}
+
+// -----
+
+func.func @reduce_mean_shape(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{result dim 1 is 8, expected 1}}
+  %0 = tessel.reduce_mean %x {axis = 1 : i64} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}

@@ -1,0 +1,62 @@
+// RUN: tessel-opt %s -split-input-file | FileCheck %s
+// Round trip: every tessel op parses, verifies and prints in its declarative
+// assembly format.
+// RUN: tessel-opt %s -split-input-file | tessel-opt -split-input-file | FileCheck %s
+
+// CHECK-LABEL: func @softmax
+// CHECK: tessel.softmax %{{.*}} {axis = -1 : i64} : tensor<2x8xf32>
+// CHECK: tessel.log_softmax %{{.*}} {axis = 0 : i64} : tensor<2x8xf32>
+func.func @softmax(%x: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>) {
+  %0 = tessel.softmax %x {axis = -1 : i64} : tensor<2x8xf32>
+  %1 = tessel.log_softmax %x {axis = 0 : i64} : tensor<2x8xf32>
+  return %0, %1 : tensor<2x8xf32>, tensor<2x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @layer_norm
+// CHECK: tessel.layer_norm %{{.*}} scale %{{.*}} bias %{{.*}} {axis = -1 : i64, epsilon = 9.99999974E-6 : f32} : tensor<4x16xf32>, tensor<16xf32>, tensor<16xf32> -> tensor<4x16xf32>
+// CHECK: tessel.layer_norm %{{.*}} {axis = 1 : i64, epsilon = 1.000000e-03 : f32} : tensor<4x16xf32> -> tensor<4x16xf32>
+func.func @layer_norm(%x: tensor<4x16xf32>, %g: tensor<16xf32>, %b: tensor<16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>) {
+  %0 = tessel.layer_norm %x scale %g bias %b {axis = -1 : i64} : tensor<4x16xf32>, tensor<16xf32>, tensor<16xf32> -> tensor<4x16xf32>
+  %1 = tessel.layer_norm %x {axis = 1 : i64, epsilon = 1.0e-3 : f32} : tensor<4x16xf32> -> tensor<4x16xf32>
+  return %0, %1 : tensor<4x16xf32>, tensor<4x16xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @batch_norm
+// CHECK: tessel.batch_norm %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {channel_axis = 3 : i64, epsilon = 9.99999974E-6 : f32} : tensor<1x4x4x3xf32>, tensor<3xf32> -> tensor<1x4x4x3xf32>
+func.func @batch_norm(%x: tensor<1x4x4x3xf32>, %s: tensor<3xf32>, %b: tensor<3xf32>, %m: tensor<3xf32>, %v: tensor<3xf32>) -> tensor<1x4x4x3xf32> {
+  %0 = tessel.batch_norm %x, %s, %b, %m, %v {channel_axis = 3 : i64} : tensor<1x4x4x3xf32>, tensor<3xf32> -> tensor<1x4x4x3xf32>
+  return %0 : tensor<1x4x4x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @gelu
+// CHECK: tessel.gelu %{{.*}} : tensor<4xf32>
+// CHECK: tessel.gelu %{{.*}} {approximate = #tessel.gelu_approximation<tanh>} : tensor<4xf32>
+func.func @gelu(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %0 = tessel.gelu %x : tensor<4xf32>
+  %1 = tessel.gelu %x {approximate = #tessel.gelu_approximation<tanh>} : tensor<4xf32>
+  return %0, %1 : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @conv2d
+// CHECK: tessel.conv2d %{{.*}}, %{{.*}}, %{{.*}} {dilation = array<i64: 1, 1>, groups = 2 : i64, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 2, 2>} : (tensor<1x8x8x4xf32>, tensor<6x3x3x2xf32>, tensor<6xf32>) -> tensor<1x4x4x6xf32>
+func.func @conv2d(%x: tensor<1x8x8x4xf32>, %w: tensor<6x3x3x2xf32>, %b: tensor<6xf32>) -> tensor<1x4x4x6xf32> {
+  %0 = tessel.conv2d %x, %w, %b {groups = 2 : i64, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 2, 2>, dilation = array<i64: 1, 1>} : (tensor<1x8x8x4xf32>, tensor<6x3x3x2xf32>, tensor<6xf32>) -> tensor<1x4x4x6xf32>
+  return %0 : tensor<1x4x4x6xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @reduce_mean
+// CHECK: tessel.reduce_mean %{{.*}} {axis = 1 : i64} : (tensor<2x8xf32>) -> tensor<2x1xf32>
+func.func @reduce_mean(%x: tensor<2x8xf32>) -> tensor<2x1xf32> {
+  %0 = tessel.reduce_mean %x {axis = 1 : i64} : (tensor<2x8xf32>) -> tensor<2x1xf32>
+  return %0 : tensor<2x1xf32>
+}
