@@ -10,7 +10,7 @@ from lit.llvm import llvm_config
 config.name = "Tessel"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
-config.excludes = ["Inputs", "lit.cfg.py", "CMakeLists.txt", "unit"]
+config.excludes = ["Inputs", "lit.cfg.py", "CMakeLists.txt", "unit", "gen_models.py", "run_e2e.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tessel_obj_root, "test")
 
