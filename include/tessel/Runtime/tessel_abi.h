@@ -1,0 +1,36 @@
+/*
+ * tessel_abi.h - the artifact side of the contract in docs/artifact-abi.md.
+ *
+ * Kept apart from tessel_runtime.h so that anything implementing an artifact
+ * (tessel-compile's output, hand-written test artifacts) can include it
+ * without seeing the runtime API.
+ */
+#ifndef TESSEL_RUNTIME_TESSEL_ABI_H
+#define TESSEL_RUNTIME_TESSEL_ABI_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Name of the NUL-terminated `const char[]` holding the manifest text. */
+#define TESSEL_MANIFEST_SYMBOL "tessel_artifact_manifest"
+/* First token of the manifest's first line, followed by the ABI version. */
+#define TESSEL_MANIFEST_MAGIC "tessel-artifact"
+
+/* What the runtime passes as an entry's `context` argument. struct_size lets
+ * later runtimes append fields without breaking version-1 entries. */
+typedef struct tessel_invoke_context {
+  uint32_t struct_size;
+  uint32_t num_threads;
+} tessel_invoke_context_t;
+
+/* buffers: inputs then outputs, manifest order. Returns 0 on success. */
+typedef int32_t (*tessel_entry_fn)(void **buffers, void *context);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TESSEL_RUNTIME_TESSEL_ABI_H */

@@ -1,0 +1,190 @@
+/*
+ * tessel_runtime.h - C API of the Tessel runtime (libTesselRuntime).
+ *
+ * The runtime loads artifacts written by tessel-compile (see
+ * docs/artifact-abi.md), checks arguments against the artifact's manifest and
+ * calls its entry points. It depends on nothing but libc/libdl, so it can be
+ * embedded anywhere the compiler (LLVM/MLIR) is not available.
+ *
+ * Error model: every fallible call returns a tessel_status_t*. NULL means
+ * success; otherwise the caller owns the status and must release it with
+ * tessel_status_free(). Out-parameters are only written on success.
+ */
+#ifndef TESSEL_RUNTIME_TESSEL_RUNTIME_H
+#define TESSEL_RUNTIME_TESSEL_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TESSEL_RUNTIME_VERSION "0.1.0"
+/* Newest artifact ABI version this runtime can load. */
+#define TESSEL_ABI_VERSION 1
+
+/* Version string of the loaded library (may differ from the header's). */
+const char *tessel_runtime_version(void);
+
+/* ---- Status ------------------------------------------------------------ */
+
+typedef enum tessel_status_code {
+  TESSEL_OK = 0,
+  TESSEL_INVALID_ARGUMENT = 1,  /* caller passed something wrong */
+  TESSEL_NOT_FOUND = 2,         /* file / function / symbol does not exist */
+  TESSEL_IO_ERROR = 3,          /* file unreadable, truncated, write failed */
+  TESSEL_INVALID_ARTIFACT = 4,  /* not a (valid) Tessel artifact */
+  TESSEL_UNSUPPORTED = 5,       /* valid input this runtime cannot handle */
+  TESSEL_EXECUTION_FAILED = 6,  /* an entry point returned non-zero */
+  TESSEL_OUT_OF_MEMORY = 7,
+  TESSEL_INTERNAL = 8
+} tessel_status_code_t;
+
+typedef struct tessel_status tessel_status_t;
+
+/* Both accept NULL (== OK): code TESSEL_OK, message "OK". */
+tessel_status_code_t tessel_status_code(const tessel_status_t *status);
+const char *tessel_status_message(const tessel_status_t *status);
+void tessel_status_free(tessel_status_t *status);
+/* "OK", "INVALID_ARGUMENT", ... */
+const char *tessel_status_code_name(tessel_status_code_t code);
+
+/* ---- Element types ----------------------------------------------------- */
+
+typedef enum tessel_dtype {
+  TESSEL_DTYPE_INVALID = 0,
+  TESSEL_DTYPE_F32,
+  TESSEL_DTYPE_F16,
+  TESSEL_DTYPE_BF16,
+  TESSEL_DTYPE_F64,
+  TESSEL_DTYPE_I64,
+  TESSEL_DTYPE_I32,
+  TESSEL_DTYPE_I16,
+  TESSEL_DTYPE_I8,
+  TESSEL_DTYPE_U8,
+  TESSEL_DTYPE_I1 /* bool, one byte per element holding 0 or 1 */
+} tessel_dtype_t;
+
+/* Manifest spelling ("f32", "i1", ...); "invalid" for unknown values. */
+const char *tessel_dtype_name(tessel_dtype_t dtype);
+/* Bytes per element; 0 for TESSEL_DTYPE_INVALID. */
+size_t tessel_dtype_size(tessel_dtype_t dtype);
+/* Inverse of tessel_dtype_name; also accepts "bool" for i1. Returns
+ * TESSEL_DTYPE_INVALID for unknown names. */
+tessel_dtype_t tessel_dtype_from_name(const char *name);
+
+/* ---- Tensors ----------------------------------------------------------- */
+
+/* A dense row-major tensor. Owning tensors hold 64-byte aligned storage;
+ * views describe memory the caller owns and must keep alive. */
+typedef struct tessel_tensor tessel_tensor_t;
+
+/* New zero-filled owning tensor. dims may be NULL when rank == 0. */
+tessel_status_t *tessel_tensor_allocate(tessel_dtype_t dtype, size_t rank,
+                                        const int64_t *dims,
+                                        tessel_tensor_t **out);
+/* New view of caller memory; byte_size must equal the tensor's byte size.
+ * Freeing the view never frees data. */
+tessel_status_t *tessel_tensor_wrap(tessel_dtype_t dtype, size_t rank,
+                                    const int64_t *dims, void *data,
+                                    size_t byte_size, tessel_tensor_t **out);
+void tessel_tensor_free(tessel_tensor_t *tensor); /* NULL is fine */
+
+tessel_dtype_t tessel_tensor_dtype(const tessel_tensor_t *tensor);
+size_t tessel_tensor_rank(const tessel_tensor_t *tensor);
+const int64_t *tessel_tensor_dims(const tessel_tensor_t *tensor);
+size_t tessel_tensor_num_elements(const tessel_tensor_t *tensor);
+size_t tessel_tensor_byte_size(const tessel_tensor_t *tensor);
+void *tessel_tensor_data(tessel_tensor_t *tensor);
+const void *tessel_tensor_const_data(const tessel_tensor_t *tensor);
+int tessel_tensor_is_view(const tessel_tensor_t *tensor);
+/* Element `index` (row-major flat index) converted to double; used for
+ * printing and tolerance comparison. NaN when index is out of range. */
+double tessel_tensor_element_as_double(const tessel_tensor_t *tensor,
+                                       size_t index);
+
+/* .npy files (NPY 1.0/2.0/3.0 read, 1.0 written; little-endian, C order). */
+tessel_status_t *tessel_npy_read(const char *path, tessel_tensor_t **out);
+tessel_status_t *tessel_npy_write(const char *path,
+                                  const tessel_tensor_t *tensor);
+
+/* Inline text tensors, IREE style: "2x3xf32=1 2 3 4 5 6", "f32=5". */
+tessel_status_t *tessel_tensor_parse(const char *text, tessel_tensor_t **out);
+/* "2x3xf32=[1 2 3][4 5 6]"; NULL on out-of-memory. Release with free(). */
+char *tessel_tensor_format(const tessel_tensor_t *tensor);
+
+/* ---- Artifacts and functions ------------------------------------------- */
+
+typedef struct tessel_artifact tessel_artifact_t;
+typedef struct tessel_function tessel_function_t;
+
+/* dlopen()s `path` (RTLD_NOW | RTLD_LOCAL), parses its manifest and resolves
+ * every entry symbol. */
+tessel_status_t *tessel_artifact_load(const char *path,
+                                      tessel_artifact_t **out);
+/* Unloads the library; every function/pointer obtained from it dies too. */
+void tessel_artifact_free(tessel_artifact_t *artifact);
+
+const char *tessel_artifact_path(const tessel_artifact_t *artifact);
+/* The manifest's `target` triple. */
+const char *tessel_artifact_target(const tessel_artifact_t *artifact);
+uint32_t tessel_artifact_abi_version(const tessel_artifact_t *artifact);
+size_t tessel_artifact_num_functions(const tessel_artifact_t *artifact);
+/* NULL when index is out of range. Owned by the artifact. */
+const tessel_function_t *
+tessel_artifact_function_at(const tessel_artifact_t *artifact, size_t index);
+/* TESSEL_NOT_FOUND (listing the available names) when absent. */
+tessel_status_t *tessel_artifact_lookup_function(
+    const tessel_artifact_t *artifact, const char *name,
+    const tessel_function_t **out);
+
+/* One input or output of a function; all pointers are owned by the
+ * artifact. */
+typedef struct tessel_value_info {
+  const char *name;
+  tessel_dtype_t dtype;
+  size_t rank;
+  const int64_t *dims; /* `rank` entries */
+} tessel_value_info_t;
+
+const char *tessel_function_name(const tessel_function_t *function);
+const char *tessel_function_symbol(const tessel_function_t *function);
+size_t tessel_function_num_inputs(const tessel_function_t *function);
+size_t tessel_function_num_outputs(const tessel_function_t *function);
+/* TESSEL_INVALID_ARGUMENT when index is out of range. */
+tessel_status_t *tessel_function_input(const tessel_function_t *function,
+                                       size_t index, tessel_value_info_t *out);
+tessel_status_t *tessel_function_output(const tessel_function_t *function,
+                                        size_t index,
+                                        tessel_value_info_t *out);
+
+/* ---- Invocation -------------------------------------------------------- */
+
+typedef struct tessel_invoke_options {
+  uint32_t struct_size; /* sizeof(tessel_invoke_options_t); for evolution */
+  uint32_t num_threads; /* 0 means the default, 1 */
+} tessel_invoke_options_t;
+
+void tessel_invoke_options_init(tessel_invoke_options_t *options);
+
+/* Runs `function`.
+ * - inputs: n_inputs tensors in manifest order; count, dtype and shape are
+ *   checked against the manifest before anything runs.
+ * - outputs: an array of n_outputs slots (n_outputs must equal the function's
+ *   output count). A NULL slot receives a newly allocated tensor the caller
+ *   then owns; a non-NULL slot is checked like an input and written in place.
+ *   On error the slots are left exactly as the caller passed them.
+ * - options: may be NULL (defaults). */
+tessel_status_t *tessel_function_invoke(const tessel_function_t *function,
+                                        tessel_tensor_t *const *inputs,
+                                        size_t n_inputs,
+                                        tessel_tensor_t **outputs,
+                                        size_t n_outputs,
+                                        const tessel_invoke_options_t *options);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TESSEL_RUNTIME_TESSEL_RUNTIME_H */

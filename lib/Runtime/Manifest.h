@@ -1,0 +1,43 @@
+//===- Manifest.h - the artifact manifest (docs/artifact-abi.md) -*- C++ -*-===//
+//
+// Parsed separately from dlopen so the grammar can be unit-tested on strings.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_LIB_RUNTIME_MANIFEST_H
+#define TESSEL_LIB_RUNTIME_MANIFEST_H
+
+#include "tessel/Runtime/tessel_runtime.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tessel::rt::detail {
+
+struct ManifestValue {
+  std::string name;
+  tessel_dtype_t dtype = TESSEL_DTYPE_INVALID;
+  std::vector<int64_t> dims;
+};
+
+struct ManifestFunction {
+  std::string name;
+  std::string symbol;
+  std::vector<ManifestValue> inputs;
+  std::vector<ManifestValue> outputs;
+};
+
+struct Manifest {
+  uint32_t version = 0;
+  std::string target;
+  std::vector<ManifestFunction> functions;
+};
+
+/// Parses manifest text; throws Error (TESSEL_INVALID_ARTIFACT, or
+/// TESSEL_UNSUPPORTED for a newer version / dynamic dimensions) whose message
+/// starts with "<source>: " and names the 1-based line.
+Manifest parseManifest(const std::string &text, const std::string &source);
+
+} // namespace tessel::rt::detail
+
+#endif // TESSEL_LIB_RUNTIME_MANIFEST_H

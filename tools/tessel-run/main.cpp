@@ -1,0 +1,163 @@
+//===- main.cpp - tessel-run: run a Tessel artifact -----------------------===//
+//
+//   tessel-run model.so --input=@x.npy --input="2xf32=1 2" --output=@y.npy
+//
+// Every failure is reported as "tessel-run: error: ..." with a non-zero exit
+// status (2 for command-line mistakes, 1 otherwise); nothing here aborts.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Compare.h"
+#include "Options.h"
+#include "tessel/Runtime/Npy.h"
+#include "tessel/Runtime/Runtime.h"
+#include "tessel/Runtime/TensorText.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+using namespace tessel;
+using namespace tessel::run;
+
+namespace {
+
+/// "@file.npy" or an inline tensor.
+rt::Tensor loadTensor(const std::string &spec) {
+  if (!spec.empty() && spec[0] == '@')
+    return rt::readNpy(spec.substr(1));
+  return rt::parseTensorText(spec);
+}
+
+rt::Function selectFunction(const rt::Artifact &artifact,
+                            const std::string &name) {
+  if (!name.empty())
+    return artifact.function(name);
+  std::vector<rt::Function> fns = artifact.functions();
+  if (fns.size() == 1)
+    return fns[0];
+  std::string names;
+  for (const rt::Function &f : fns) {
+    if (f.name() == "main")
+      return f;
+    names += (names.empty() ? "" : ", ") + f.name();
+  }
+  throw rt::Error(TESSEL_INVALID_ARGUMENT,
+                  "artifact '" + artifact.path() + "' has " +
+                      std::to_string(fns.size()) + " functions and none is "
+                      "'main' (" + names + "); choose one with --function=NAME");
+}
+
+void runBenchmark(const rt::Function &fn, const std::vector<rt::Tensor> &inputs,
+                  std::vector<rt::Tensor> &outputs, const Options &opts) {
+  rt::InvokeOptions invokeOpts{opts.threads};
+  std::vector<double> ms;
+  ms.reserve(size_t(opts.benchmark));
+  for (int64_t i = 0; i < opts.benchmark; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    fn.invoke(inputs, outputs, invokeOpts);
+    auto end = std::chrono::steady_clock::now();
+    ms.push_back(std::chrono::duration<double, std::milli>(end - start).count());
+  }
+  std::vector<double> sorted = ms;
+  std::sort(sorted.begin(), sorted.end());
+  size_t n = sorted.size();
+  double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  double mean = 0;
+  for (double v : ms)
+    mean += v / double(n);
+  std::printf("benchmark: function=%s iterations=%lld median_ms=%.6f "
+              "min_ms=%.6f max_ms=%.6f mean_ms=%.6f\n",
+              fn.name().c_str(), static_cast<long long>(n), median, sorted[0],
+              sorted[n - 1], mean);
+}
+
+/// Returns false when some output did not match.
+bool checkExpected(const rt::Function &fn,
+                   const std::vector<rt::Tensor> &outputs, const Options &opts) {
+  std::vector<rt::ValueInfo> infos = fn.outputs();
+  bool all = true;
+  for (size_t i = 0; i < opts.expected.size(); ++i) {
+    rt::Tensor exp = loadTensor(opts.expected[i]);
+    Comparison c = compareTensors(
+        outputs[i], exp, opts.atol, opts.rtol,
+        "output " + std::to_string(i) + " ('" + infos[i].name + "')");
+    if (!c.match) {
+      std::printf("[FAILED] %s\n", c.report.c_str());
+      all = false;
+    }
+  }
+  if (all && !opts.expected.empty())
+    std::printf("[SUCCESS] all outputs match\n");
+  return all;
+}
+
+int runTool(const Options &opts) {
+  rt::Artifact artifact = rt::Artifact::load(opts.model);
+  if (opts.printSignature) {
+    if (!opts.function.empty())
+      std::printf("func %s\n", artifact.function(opts.function).signature().c_str());
+    else
+      for (const rt::Function &f : artifact.functions())
+        std::printf("func %s\n", f.signature().c_str());
+    return 0;
+  }
+  rt::Function fn = selectFunction(artifact, opts.function);
+  size_t numOutputs = fn.outputs().size();
+  if (opts.outputs.size() > numOutputs || opts.expected.size() > numOutputs)
+    throw rt::Error(TESSEL_INVALID_ARGUMENT,
+                    "function '" + fn.name() + "' has " +
+                        std::to_string(numOutputs) + " output(s), but " +
+                        std::to_string(std::max(opts.outputs.size(),
+                                                opts.expected.size())) +
+                        " --output/--expected_output flags were given");
+
+  std::vector<rt::Tensor> inputs;
+  for (const std::string &spec : opts.inputs)
+    inputs.push_back(loadTensor(spec));
+  std::vector<rt::Tensor> outputs;
+  fn.invoke(inputs, outputs, rt::InvokeOptions{opts.threads}); // also warm-up
+  if (opts.benchmark > 0)
+    runBenchmark(fn, inputs, outputs, opts);
+
+  // Outputs without an explicit --output are printed, unless the run is a
+  // benchmark or a check, whose own summary is the interesting output.
+  bool printRest = opts.outputs.size() > 0 ||
+                   (opts.benchmark == 0 && opts.expected.empty());
+  for (size_t i = 0; i < numOutputs; ++i) {
+    const std::string spec = i < opts.outputs.size() ? opts.outputs[i] : "-";
+    if (spec[0] == '@')
+      rt::writeNpy(spec.substr(1), outputs[i]);
+    else if (i < opts.outputs.size() || printRest)
+      std::printf("%s\n", rt::formatTensorText(outputs[i]).c_str());
+  }
+  return checkExpected(fn, outputs, opts) ? 0 : 1;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  try {
+    Options opts = parseOptions(argc, argv);
+    if (opts.help) {
+      std::fputs(usageText().c_str(), stdout);
+      return 0;
+    }
+    if (opts.version) {
+      std::printf("tessel-run %s (runtime %s, artifact ABI %d)\n",
+                  TESSEL_RUNTIME_VERSION, tessel_runtime_version(),
+                  TESSEL_ABI_VERSION);
+      return 0;
+    }
+    return runTool(opts);
+  } catch (const UsageError &e) {
+    std::fprintf(stderr, "tessel-run: error: %s\n(see tessel-run --help)\n",
+                 e.what());
+    return 2;
+  } catch (const std::exception &e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "tessel-run: error: %s\n", e.what());
+    return 1;
+  }
+}
