@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Configures and builds Tessel (compiler, runtime, tools, unit tests) into
+# ${TESSEL_BUILD_DIR:-build} with clang-22 + ninja, linking the shared
+# libMLIR/libLLVM so links take seconds.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${TESSEL_BUILD_DIR:-$root/build}"
+if [ ! -f "$build/build.ninja" ]; then
+  cmake -G Ninja -S "$root" -B "$build" \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+    -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit
+fi
+ninja -C "$build"

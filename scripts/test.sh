@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The whole test suite from a fresh machine: installs dependencies, builds,
+# then runs the GoogleTest/CLI suite (ctest) and the lit suite (FileCheck
+# tests of dialects and passes, driver tests, end-to-end model tests against
+# numpy). Ends with one summary line: "N passed, N failed".
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${TESSEL_BUILD_DIR:-$root/build}"
+"$root/scripts/setup.sh" || exit 1
+"$root/scripts/build.sh" || { echo "build failed"; exit 1; }
+
+log="$build/test-logs"
+mkdir -p "$log"
+jobs="$(nproc)"
+
+echo "== ctest (runtime, npy, tessel-run CLI)"
+ctest --test-dir "$build" -j "$jobs" --output-on-failure 2>&1 | tee "$log/ctest.txt"
+ctest_rc=${PIPESTATUS[0]}
+
+echo "== lit (dialects, passes, drivers, end-to-end)"
+/usr/lib/llvm-22/bin/lit -sv -j "$jobs" "$build/test" 2>&1 | tee "$log/lit.txt"
+lit_rc=${PIPESTATUS[0]}
+
+# Counts from both runners' own summaries.
+ct_total=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\2/p' "$log/ctest.txt" | tail -1)
+ct_failed=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\1/p' "$log/ctest.txt" | tail -1)
+ct_total=${ct_total:-0}; ct_failed=${ct_failed:-0}
+lit_passed=$(sed -n 's/^ *Passed *: *\([0-9]*\).*/\1/p' "$log/lit.txt" | tail -1)
+lit_xfail=$(sed -n 's/^ *Expectedly Failed *: *\([0-9]*\).*/\1/p' "$log/lit.txt" | tail -1)
+lit_failed=$(awk -F: '/^ *(Failed|Unresolved|Unexpectedly Passed|Timed Out) *:/ {split($2, a, " "); n += a[1]} END {print n + 0}' "$log/lit.txt")
+lit_passed=${lit_passed:-0}; lit_xfail=${lit_xfail:-0}; lit_failed=${lit_failed:-0}
+
+passed=$(( ct_total - ct_failed + lit_passed + lit_xfail ))
+failed=$(( ct_failed + lit_failed ))
+if [ "$ctest_rc" -ne 0 ] && [ "$ct_failed" -eq 0 ]; then failed=$((failed + 1)); fi
+if [ "$lit_rc" -ne 0 ] && [ "$lit_failed" -eq 0 ]; then failed=$((failed + 1)); fi
+echo "ctest: $((ct_total - ct_failed)) passed, $ct_failed failed; lit: $lit_passed passed, $lit_xfail expectedly failed, $lit_failed failed"
+echo "tessel: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
