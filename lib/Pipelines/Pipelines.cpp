@@ -84,6 +84,7 @@ void mlir::tessel::buildLinalgToBuffersPipeline(
 
 void mlir::tessel::buildBuffersToLLVMPipeline(OpPassManager &pm,
                                               const PipelineOptions &options) {
+  pm.addNestedPass<func::FuncOp>(createTesselStridedCopyToLinalg());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addPass(createLowerAffinePass());

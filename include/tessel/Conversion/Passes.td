@@ -38,4 +38,17 @@ def TesselEmitArtifactABI : Pass<"tessel-emit-artifact-abi", "::mlir::ModuleOp">
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def TesselStridedCopyToLinalg
+    : Pass<"tessel-strided-copy-to-linalg", "::mlir::func::FuncOp"> {
+  let summary = "Rewrite memref.copy between strided buffers as linalg.copy";
+  let description = [{
+    `finalize-memref-to-llvm` lowers a `memref.copy` whose operands are not
+    both contiguous to a call to `memrefCopy` from MLIR's C runner-utils
+    library. Artifacts must depend on nothing but libc/libm, so such copies
+    become `linalg.copy`, which later lowers to plain loops. Copies between
+    identity-layout buffers stay `memref.copy` (an `llvm.memcpy`).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 #endif // TESSEL_CONVERSION_PASSES

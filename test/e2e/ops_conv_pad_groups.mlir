@@ -1,0 +1,50 @@
+// Convolutions with padding: tosa.conv2d (asymmetric padding, stride,
+// dilation), tosa.depthwise_conv2d (multiplier 2), tessel.conv2d with
+// groups = 2 and depthwise groups = C (multiplier 1 and 2); and tessel.conv2d
+// with groups = 2 without padding (lowered to per-group slices + concat).
+// Layouts: NHWC input, OHWI weights (tosa.depthwise_conv2d: KH x KW x C x M).
+// The unpadded, ungrouped variants are in ops_conv.mlir.
+// References: e2e_refs.py (explicit-window numpy convolution).
+//
+// RUN: %python %e2e %s --work-dir %t -O 0,3
+
+// pad = [top 1, bottom 2, left 0, right 1], stride (1, 2), dilation (2, 1).
+func.func @conv2d_pad_dilation(%x: tensor<2x8x8x2xf32>, %w: tensor<3x3x3x2xf32>, %b: tensor<3xf32>) -> tensor<2x7x4x3xf32> {
+  %zp = "tosa.const"() {values = dense<0.0> : tensor<1xf32>} : () -> tensor<1xf32>
+  %y = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = f32, pad = array<i64: 1, 2, 0, 1>, stride = array<i64: 1, 2>, dilation = array<i64: 2, 1>}
+      : (tensor<2x8x8x2xf32>, tensor<3x3x3x2xf32>, tensor<3xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x7x4x3xf32>
+  return %y : tensor<2x7x4x3xf32>
+}
+
+func.func @depthwise_tosa_m2(%x: tensor<1x6x6x3xf32>, %w: tensor<3x3x3x2xf32>, %b: tensor<6xf32>) -> tensor<1x6x6x6xf32> {
+  %zp = "tosa.const"() {values = dense<0.0> : tensor<1xf32>} : () -> tensor<1xf32>
+  %y = tosa.depthwise_conv2d %x, %w, %b, %zp, %zp {acc_type = f32, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>}
+      : (tensor<1x6x6x3xf32>, tensor<3x3x3x2xf32>, tensor<6xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x6x6x6xf32>
+  return %y : tensor<1x6x6x6xf32>
+}
+
+func.func @grouped_conv_g2(%x: tensor<1x6x6x4xf32>, %w: tensor<6x3x3x2xf32>, %b: tensor<6xf32>) -> tensor<1x6x6x6xf32> {
+  %y = tessel.conv2d %x, %w, %b {groups = 2 : i64, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>}
+      : (tensor<1x6x6x4xf32>, tensor<6x3x3x2xf32>, tensor<6xf32>) -> tensor<1x6x6x6xf32>
+  return %y : tensor<1x6x6x6xf32>
+}
+
+// Depthwise: groups = C = 4, multiplier 1, stride 2.
+func.func @depthwise_m1(%x: tensor<1x7x7x4xf32>, %w: tensor<4x3x3x1xf32>, %b: tensor<4xf32>) -> tensor<1x4x4x4xf32> {
+  %y = tessel.conv2d %x, %w, %b {groups = 4 : i64, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 2, 2>, dilation = array<i64: 1, 1>}
+      : (tensor<1x7x7x4xf32>, tensor<4x3x3x1xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
+  return %y : tensor<1x4x4x4xf32>
+}
+
+// Depthwise: groups = C = 3, multiplier 2, dilation 2, batch 2.
+func.func @depthwise_m2_dilated(%x: tensor<2x6x6x3xf32>, %w: tensor<6x3x3x1xf32>, %b: tensor<6xf32>) -> tensor<2x6x6x6xf32> {
+  %y = tessel.conv2d %x, %w, %b {groups = 3 : i64, pad = array<i64: 2, 2, 2, 2>, stride = array<i64: 1, 1>, dilation = array<i64: 2, 2>}
+      : (tensor<2x6x6x3xf32>, tensor<6x3x3x1xf32>, tensor<6xf32>) -> tensor<2x6x6x6xf32>
+  return %y : tensor<2x6x6x6xf32>
+}
+
+func.func @grouped_conv_g2_valid(%x: tensor<1x6x6x4xf32>, %w: tensor<6x3x3x2xf32>, %b: tensor<6xf32>) -> tensor<1x4x4x6xf32> {
+  %y = tessel.conv2d %x, %w, %b {groups = 2 : i64, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>}
+      : (tensor<1x6x6x4xf32>, tensor<6x3x3x2xf32>, tensor<6xf32>) -> tensor<1x4x4x6xf32>
+  return %y : tensor<1x4x4x6xf32>
+}
