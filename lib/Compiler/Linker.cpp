@@ -41,7 +41,10 @@ Error mlir::tessel::linkSharedLibrary(StringRef objectPath,
     return createStringError(ec, "cannot create a temporary file");
   std::string obj = objectPath.str(), out = outputPath.str();
   SmallVector<StringRef> args = {*linker, "-shared", "-o", out, obj,
-                                 "-lm", "-Wl,-z,noexecstack"};
+                                 "-lm", "-Wl,-z,noexecstack",
+                                 // An unresolved symbol is a compiler bug:
+                                 // fail here, not at dlopen.
+                                 "-Wl,-z,defs"};
   std::optional<StringRef> redirects[] = {std::nullopt, StringRef(logPath),
                                           StringRef(logPath)};
   std::string errMsg;

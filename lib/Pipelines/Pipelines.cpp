@@ -49,11 +49,13 @@ void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
   TosaToLinalgOptions tosaToLinalg;
   TosaToLinalgNamedOptions tosaToNamed;
   tosaToNamed.preferConv2DKernelLayoutHWCF = false;
+  // Control flow first: tosa-to-linalg is a full conversion and would
+  // reject tosa.cond_if / tosa.while_loop bodies.
+  pm.addNestedPass<func::FuncOp>(createTosaToSCFPass());
   tosa::addTosaToLinalgPasses(pm, tosaToLinalg, tosaToNamed,
                               /*validationOptions=*/std::nullopt);
   pm.addNestedPass<func::FuncOp>(createTosaToArithPass());
   pm.addNestedPass<func::FuncOp>(createTosaToTensorPass());
-  pm.addNestedPass<func::FuncOp>(createTosaToSCFPass());
   // math/arith ops applied directly to tensors in the model.
   pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());
@@ -71,6 +73,9 @@ void mlir::tessel::buildLinalgToBuffersPipeline(
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
+  // Loop-carried tensors (tosa.while_loop) may yield fresh buffers; the
+  // deallocation pipeline frees them.
+  bufferize.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   // The runtime allocates outputs: results become trailing out-params.
   bufferization::BufferResultsToOutParamsPassOptions outParams;

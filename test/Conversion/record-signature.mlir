@@ -1,8 +1,12 @@
 // RUN: tessel-opt %s -split-input-file -tessel-record-signature -verify-diagnostics | FileCheck %s
 
 // Names come from tessel.name, else input<i>/output<i>; private functions
-// are not entry points.
-// CHECK: module attributes {tessel.functions = [{inputs = [{dtype = "f32", name = "x", shape = array<i64: 2, 3>}, {dtype = "i64", name = "input1", shape = array<i64: 4>}], name = "main", outputs = [{dtype = "f32", name = "output0", shape = array<i64: 2, 3>}, {dtype = "i1", name = "mask", shape = array<i64>}]}]}
+// are not entry points. Every function gets a reserved internal symbol (so
+// no model name clashes with malloc, libm or the ABI's symbols), and entry
+// arguments become read-only for bufferization (the ABI's inputs are).
+// CHECK: module attributes {tessel.functions = [{entry = "tessel_entry_main", inputs = [{dtype = "f32", name = "x", shape = array<i64: 2, 3>}, {dtype = "i64", name = "input1", shape = array<i64: 4>}], name = "main", outputs = [{dtype = "f32", name = "output0", shape = array<i64: 2, 3>}, {dtype = "i1", name = "mask", shape = array<i64>}], symbol = "__tessel_fn_main"}]}
+// CHECK: func.func @__tessel_fn_main(%{{.*}}: tensor<2x3xf32> {bufferization.writable = false, tessel.name = "x"}, %{{.*}}: tensor<4xi64> {bufferization.writable = false})
+// CHECK: func.func private @__tessel_fn_helper(
 module {
   func.func @main(%x: tensor<2x3xf32> {tessel.name = "x"}, %i: tensor<4xi64>) -> (tensor<2x3xf32>, tensor<i1> {tessel.name = "mask"}) {
     %c = arith.constant dense<true> : tensor<i1>
@@ -15,9 +19,36 @@ module {
 
 // -----
 
-// Whitespace in names would break the line-oriented manifest.
-// CHECK: name = "my_input"
-func.func @f(%x: tensor<2xf32> {tessel.name = "my input"}) -> tensor<2xf32> {
+// Whitespace and control characters in names would break the line-oriented
+// manifest; entry symbols are C identifiers.
+// CHECK: entry = "tessel_entry_my_model_v1", inputs = [{dtype = "f32", name = "my_input", shape = array<i64: 2>}], name = "my_model.v1", outputs = [{dtype = "f32", name = "a_b"
+func.func @"my model.v1"(%x: tensor<2xf32> {tessel.name = "my input"}) -> (tensor<2xf32> {tessel.name = "a\00b"}) {
+  return %x : tensor<2xf32>
+}
+
+// -----
+
+// User names that lowering or the ABI also use are harmless: they are
+// renamed, and calls follow.
+// CHECK: symbol = "__tessel_fn_malloc"
+// CHECK: func.func @__tessel_fn_malloc(
+// CHECK: call @__tessel_fn_tessel_entry_x(
+// CHECK: func.func private @__tessel_fn_tessel_entry_x(
+func.func @malloc(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = call @tessel_entry_x(%x) : (tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+func.func private @tessel_entry_x(%x: tensor<2xf32>) -> tensor<2xf32> {
+  return %x : tensor<2xf32>
+}
+
+// -----
+
+func.func @"a-b"(%x: tensor<2xf32>) -> tensor<2xf32> {
+  return %x : tensor<2xf32>
+}
+// expected-error @+1 {{entry point 'a.b' maps to the symbol 'tessel_entry_a_b' of another entry point; rename one}}
+func.func @"a.b"(%x: tensor<2xf32>) -> tensor<2xf32> {
   return %x : tensor<2xf32>
 }
 

@@ -6,7 +6,7 @@
 // At -O0 the elementwise producers are not fused into their consumers.
 // RUN: tessel-opt %s --pass-pipeline="builtin.module(tessel-model-to-linalg{opt-level=0})" | FileCheck %s --check-prefix=O0
 
-// LINALG: module attributes {tessel.functions = [{inputs = [{dtype = "f32", name = "x", shape = array<i64: 2, 4>}], name = "main", outputs = [{dtype = "f32", name = "output0", shape = array<i64: 2, 4>}]}]}
+// LINALG: module attributes {tessel.functions = [{entry = "tessel_entry_main", inputs = [{dtype = "f32", name = "x", shape = array<i64: 2, 4>}], name = "main", outputs = [{dtype = "f32", name = "output0", shape = array<i64: 2, 4>}], symbol = "__tessel_fn_main"}]}
 // LINALG: linalg.batch_matmul
 // LINALG: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
 // LINALG: arith.maximumf
@@ -17,13 +17,13 @@
 
 // Weights become a constant global; the result is an out-param.
 // BUF: memref.global "private" constant @__constant_1x4x4xf32 : memref<1x4x4xf32>
-// BUF: func.func @main(%{{.*}}: memref<2x4xf32> {tessel.name = "x"}, %{{.*}}: memref<2x4xf32>) {
+// BUF: func.func @__tessel_fn_main(%{{.*}}: memref<2x4xf32> {tessel.name = "x"}, %{{.*}}: memref<2x4xf32>)
 // BUF: linalg.batch_matmul
 // BUF: memref.dealloc
 
 // Weights live in a constant (read-only) global; entry + manifest are added.
 // LLVM: llvm.mlir.global private constant @__constant_1x4x4xf32(dense<{{.*}}> : tensor<1x4x4xf32>)
-// LLVM: llvm.func internal @main(
+// LLVM: llvm.func internal @__tessel_fn_main(
 // LLVM: llvm.intr.exp
 // LLVM: llvm.func @tessel_entry_main(
 // LLVM: llvm.mlir.global external constant @tessel_artifact_manifest("tessel-artifact 1\0Atarget x86_64-unknown-linux-gnu\0Afunction main tessel_entry_main\0Ainput x f32 [2,4]\0Aoutput output0 f32 [2,4]\0Aend\0A\00")

@@ -22,7 +22,7 @@
 // INPUT: tosa.add
 // LINALG: linalg.generic
 // LINALG-NOT: tosa.add
-// BUF: func.func @main(%{{.*}}: memref<4xf32>, %{{.*}}: memref<4xf32>, %{{.*}}: memref<4xf32>)
+// BUF: func.func @__tessel_fn_main(%{{.*}}: memref<4xf32>, %{{.*}}: memref<4xf32>, %{{.*}}: memref<4xf32>)
 // TIMING: Execution time report
 // TIMING: Parse input
 // TIMING: MLIR pipeline

@@ -7,9 +7,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tessel/Conversion/Passes.h"
+// The ABI's names come from the one header both sides share.
+#include "tessel/Runtime/tessel_abi.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
 
@@ -27,15 +30,48 @@ struct TensorSig {
   ArrayRef<int64_t> shape;
 };
 
-SmallVector<TensorSig> readTensors(DictionaryAttr fn, StringRef key) {
-  SmallVector<TensorSig> out;
-  for (Attribute a : fn.getAs<ArrayAttr>(key)) {
-    auto d = cast<DictionaryAttr>(a);
-    out.push_back({d.getAs<StringAttr>("name").getValue(),
-                   d.getAs<StringAttr>("dtype").getValue(),
-                   d.getAs<DenseI64ArrayAttr>("shape").asArrayRef()});
+struct FunctionSig {
+  StringRef name, symbol, entry;
+  SmallVector<TensorSig> inputs, outputs;
+};
+
+/// Reads one record of `tessel.functions`; the attribute may come from
+/// hand-written IR, so every field is checked.
+FailureOr<FunctionSig> readFunction(ModuleOp module, Attribute attr) {
+  auto bad = [&](StringRef what) {
+    module.emitError() << "malformed '" << tessel::kFunctionsAttrName
+                       << "' record (" << what << "): " << attr;
+    return failure();
+  };
+  auto fn = dyn_cast<DictionaryAttr>(attr);
+  if (!fn)
+    return bad("not a dictionary");
+  FunctionSig sig;
+  for (auto [key, field] : {std::pair<StringRef, StringRef *>{"name", &sig.name},
+                            {"symbol", &sig.symbol},
+                            {"entry", &sig.entry}}) {
+    auto str = fn.getAs<StringAttr>(key);
+    if (!str || str.getValue().empty())
+      return bad(("missing string '" + key + "'").str());
+    *field = str.getValue();
   }
-  return out;
+  for (auto [key, list] : {std::pair<StringRef, SmallVector<TensorSig> *>{
+                               "inputs", &sig.inputs},
+                           {"outputs", &sig.outputs}}) {
+    auto array = fn.getAs<ArrayAttr>(key);
+    if (!array)
+      return bad(("missing array '" + key + "'").str());
+    for (Attribute a : array) {
+      auto d = dyn_cast<DictionaryAttr>(a);
+      auto name = d ? d.getAs<StringAttr>("name") : StringAttr();
+      auto dtype = d ? d.getAs<StringAttr>("dtype") : StringAttr();
+      auto shape = d ? d.getAs<DenseI64ArrayAttr>("shape") : DenseI64ArrayAttr();
+      if (!name || !dtype || !shape)
+        return bad(("an entry of '" + key + "' lacks name/dtype/shape").str());
+      list->push_back({name.getValue(), dtype.getValue(), shape.asArrayRef()});
+    }
+  }
+  return sig;
 }
 
 void printTensorLine(llvm::raw_ostream &os, StringRef kind,
@@ -63,39 +99,51 @@ struct TesselEmitArtifactABIPass
                              : targetTriple;
     std::string manifest;
     llvm::raw_string_ostream os(manifest);
-    os << "tessel-artifact 1\n" << "target " << triple << "\n";
+    os << TESSEL_MANIFEST_MAGIC " 1\n" << "target " << triple << "\n";
+    if (module.lookupSymbol(TESSEL_MANIFEST_SYMBOL)) {
+      module.emitError() << "the symbol '" TESSEL_MANIFEST_SYMBOL
+                            "' is reserved for the artifact manifest";
+      return signalPassFailure();
+    }
+    llvm::StringSet<> entries;
     for (Attribute a : functions) {
-      auto fn = cast<DictionaryAttr>(a);
-      StringRef name = fn.getAs<StringAttr>("name").getValue();
-      SmallVector<TensorSig> inputs = readTensors(fn, "inputs");
-      SmallVector<TensorSig> outputs = readTensors(fn, "outputs");
-      std::string entry = ("tessel_entry_" + name).str();
-      if (failed(emitEntry(module, name, entry, inputs, outputs)))
+      FailureOr<FunctionSig> sig = readFunction(module, a);
+      if (failed(sig) || failed(emitEntry(module, *sig)))
         return signalPassFailure();
-      os << "function " << name << ' ' << entry << "\n";
-      for (const TensorSig &t : inputs)
+      entries.insert(sig->entry);
+      os << "function " << sig->name << ' ' << sig->entry << "\n";
+      for (const TensorSig &t : sig->inputs)
         printTensorLine(os, "input", t);
-      for (const TensorSig &t : outputs)
+      for (const TensorSig &t : sig->outputs)
         printTensorLine(os, "output", t);
       os << "end\n";
     }
     emitManifest(module, manifest);
     module->removeAttr(tessel::kFunctionsAttrName);
+    // Only entries and the manifest are the artifact's interface; every
+    // other function defined here (the model's, helpers) is internal.
+    for (auto fn : module.getOps<LLVM::LLVMFuncOp>())
+      if (!fn.isExternal() && !entries.contains(fn.getName()))
+        fn.setLinkage(LLVM::Linkage::Internal);
   }
 
-  LogicalResult emitEntry(ModuleOp module, StringRef name, StringRef entry,
-                          ArrayRef<TensorSig> inputs,
-                          ArrayRef<TensorSig> outputs) {
-    auto target = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
+  LogicalResult emitEntry(ModuleOp module, const FunctionSig &sig) {
+    StringRef name = sig.name, entry = sig.entry;
+    auto target = module.lookupSymbol<LLVM::LLVMFuncOp>(sig.symbol);
     if (!target)
-      return module.emitError() << "function '" << name
-                                << "' was not lowered to llvm.func";
+      return module.emitError() << "function '" << name << "' (symbol '"
+                                << sig.symbol
+                                << "') was not lowered to llvm.func";
+    if (module.lookupSymbol(entry))
+      return module.emitError() << "the entry symbol '" << entry
+                                << "' of function '" << name
+                                << "' is already defined";
     if (!isa<LLVM::LLVMVoidType>(target.getFunctionType().getReturnType()))
       return target.emitError()
              << "lowered function still returns values; results must have "
                 "become out-params (buffer-results-to-out-params)";
-    SmallVector<TensorSig> buffers(inputs);
-    llvm::append_range(buffers, outputs);
+    SmallVector<TensorSig> buffers(sig.inputs);
+    llvm::append_range(buffers, sig.outputs);
     unsigned expectedArgs = 0;
     for (const TensorSig &t : buffers)
       expectedArgs += 3 + 2 * t.shape.size();
@@ -136,8 +184,6 @@ struct TesselEmitArtifactABIPass
     LLVM::CallOp::create(b, loc, target, args);
     LLVM::ReturnOp::create(
         b, loc, LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(0)));
-    // Only entries and the manifest are the artifact's interface.
-    target.setLinkage(LLVM::Linkage::Internal);
     return success();
   }
 
@@ -147,7 +193,7 @@ struct TesselEmitArtifactABIPass
     withNul.push_back('\0');
     auto arrTy = LLVM::LLVMArrayType::get(b.getI8Type(), withNul.size());
     LLVM::GlobalOp::create(b, module.getLoc(), arrTy, /*isConstant=*/true,
-                           LLVM::Linkage::External, "tessel_artifact_manifest",
+                           LLVM::Linkage::External, TESSEL_MANIFEST_SYMBOL,
                            b.getStringAttr(withNul));
   }
 };

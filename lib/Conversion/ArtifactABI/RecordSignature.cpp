@@ -36,43 +36,92 @@ StringRef abiDType(Type t) {
   return "";
 }
 
-/// Whitespace would break the line-oriented manifest.
+/// Whitespace, control characters and NUL would break the line-oriented,
+/// NUL-terminated manifest.
 std::string sanitize(StringRef name) {
   std::string s = name.str();
   for (char &c : s)
-    if (isspace(static_cast<unsigned char>(c)))
+    if (isspace(static_cast<unsigned char>(c)) ||
+        iscntrl(static_cast<unsigned char>(c)))
       c = '_';
   return s;
 }
+
+/// The C symbol of an entry point: every character outside [A-Za-z0-9_]
+/// becomes '_'.
+std::string entrySymbol(StringRef name) {
+  std::string s = "tessel_entry_";
+  for (char c : name)
+    s.push_back(isalnum(static_cast<unsigned char>(c)) ? c : '_');
+  return s;
+}
+
+/// Prefix of every model function's symbol once recorded, so no user name
+/// can clash with the ABI's symbols or with what lowering adds (malloc,
+/// free, libm functions).
+constexpr llvm::StringLiteral kInternalPrefix = "__tessel_fn_";
 
 struct TesselRecordSignaturePass
     : tessel::impl::TesselRecordSignatureBase<TesselRecordSignaturePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     Builder b(module.getContext());
-    SmallVector<Attribute> functions;
-    bool ok = true;
-    for (auto fn : module.getOps<func::FuncOp>()) {
-      if (fn.isDeclaration() || !fn.isPublic())
+    SmallVector<func::FuncOp> entries;
+    for (auto fn : module.getOps<func::FuncOp>())
+      if (!fn.isDeclaration() && fn.isPublic())
+        entries.push_back(fn);
+    if (entries.empty()) {
+      module.emitError() << "the model has no public function with a body to "
+                            "export as an entry point";
+      return signalPassFailure();
+    }
+    // Give every function with a body a reserved internal symbol first; the
+    // record keeps both the user's name and that symbol.
+    SymbolTable symbols(module);
+    for (auto fn : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
+      if (fn.isDeclaration() || fn.getName().starts_with(kInternalPrefix))
         continue;
-      FailureOr<DictionaryAttr> sig = recordFunction(fn, b);
+      fn->setAttr("tessel.source_name", b.getStringAttr(fn.getName()));
+      StringAttr internal =
+          b.getStringAttr(kInternalPrefix + fn.getName().str());
+      if (symbols.lookup(internal) ||
+          failed(symbols.rename(fn.getOperation(), internal))) {
+        fn.emitError() << "cannot rename function '" << fn.getName()
+                       << "' to its internal symbol '" << internal.getValue()
+                       << "': the name is taken";
+        return signalPassFailure();
+      }
+    }
+    SmallVector<Attribute> functions;
+    llvm::StringSet<> entryNames;
+    bool ok = true;
+    for (func::FuncOp fn : entries) {
+      FailureOr<DictionaryAttr> sig = recordFunction(fn, b, entryNames);
       if (failed(sig)) {
         ok = false;
         continue;
       }
       functions.push_back(*sig);
+      // The ABI makes inputs read-only: bufferization must copy before
+      // writing into an argument's buffer instead of writing in place.
+      for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+        fn.setArgAttr(i, "bufferization.writable", b.getBoolAttr(false));
     }
     if (!ok)
       return signalPassFailure();
-    if (functions.empty()) {
-      module.emitError() << "the model has no public function with a body to "
-                            "export as an entry point";
-      return signalPassFailure();
-    }
     module->setAttr(tessel::kFunctionsAttrName, b.getArrayAttr(functions));
   }
 
-  FailureOr<DictionaryAttr> recordFunction(func::FuncOp fn, Builder &b) {
+  FailureOr<DictionaryAttr> recordFunction(func::FuncOp fn, Builder &b,
+                                           llvm::StringSet<> &entryNames) {
+    std::string name =
+        sanitize(fn->getAttrOfType<StringAttr>("tessel.source_name").getValue());
+    std::string entry = entrySymbol(name);
+    if (!entryNames.insert(entry).second) {
+      fn.emitError() << "entry point '" << name << "' maps to the symbol '"
+                     << entry << "' of another entry point; rename one";
+      return failure();
+    }
     auto describe = [&](Type type, StringAttr nameAttr, StringRef kind,
                         unsigned index,
                         llvm::StringSet<> &seen) -> FailureOr<Attribute> {
@@ -128,12 +177,13 @@ struct TesselRecordSignaturePass
       outputs.push_back(*r);
     }
     if (outputs.empty()) {
-      fn.emitError() << "entry point '" << fn.getName()
-                     << "' returns nothing";
+      fn.emitError() << "entry point '" << name << "' returns nothing";
       return failure();
     }
     return b.getDictionaryAttr({
-        b.getNamedAttr("name", b.getStringAttr(fn.getName())),
+        b.getNamedAttr("name", b.getStringAttr(name)),
+        b.getNamedAttr("symbol", b.getStringAttr(fn.getName())),
+        b.getNamedAttr("entry", b.getStringAttr(entry)),
         b.getNamedAttr("inputs", b.getArrayAttr(inputs)),
         b.getNamedAttr("outputs", b.getArrayAttr(outputs)),
     });

@@ -1,4 +1,4 @@
-// RUN: tessel-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(tessel-decompose-graph-ops))" | FileCheck %s
+// RUN: tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline="builtin.module(func.func(tessel-decompose-graph-ops))" | FileCheck %s
 
 // Softmax is the numerically stable form: subtract the max before exp.
 // CHECK-LABEL: func @softmax
@@ -138,4 +138,49 @@ func.func @conv_crop(%x: tensor<1x7x7x2xf32>, %w: tensor<4x3x3x2xf32>, %b: tenso
 func.func @reduce_mean(%x: tensor<5x3xf32>) -> tensor<1x3xf32> {
   %0 = tessel.reduce_mean %x {axis = 0 : i64} : (tensor<5x3xf32>) -> tensor<1x3xf32>
   return %0 : tensor<1x3xf32>
+}
+
+// -----
+
+// f16/bf16 reductions accumulate in f32 and cast back, as PyTorch and ONNX
+// Runtime do.
+// CHECK-LABEL: func @layer_norm_f16
+// CHECK: %[[W:.*]] = tosa.cast %{{.*}} : (tensor<2x4096xf16>) -> tensor<2x4096xf32>
+// CHECK: tosa.reduce_sum %[[W]] {axis = 1 : i32} : (tensor<2x4096xf32>) -> tensor<2x1xf32>
+// CHECK: %[[Y:.*]] = tosa.cast %{{.*}} : (tensor<2x4096xf32>) -> tensor<2x4096xf16>
+// CHECK: return %[[Y]]
+func.func @layer_norm_f16(%x: tensor<2x4096xf16>) -> tensor<2x4096xf16> {
+  %0 = tessel.layer_norm %x {axis = -1 : i64} : tensor<2x4096xf16> -> tensor<2x4096xf16>
+  return %0 : tensor<2x4096xf16>
+}
+
+// -----
+
+// CHECK-LABEL: func @softmax_bf16
+// CHECK: tosa.cast %{{.*}} : (tensor<8xbf16>) -> tensor<8xf32>
+// CHECK: tosa.reduce_sum %{{.*}} : (tensor<8xf32>) -> tensor<1xf32>
+// CHECK: tosa.cast %{{.*}} : (tensor<8xf32>) -> tensor<8xbf16>
+func.func @softmax_bf16(%x: tensor<8xbf16>) -> tensor<8xbf16> {
+  %0 = tessel.softmax %x {axis = 0 : i64} : tensor<8xbf16>
+  return %0 : tensor<8xbf16>
+}
+
+// -----
+
+// CHECK-LABEL: func @reduce_mean_f16
+// CHECK: tosa.cast %{{.*}} : (tensor<4x8xf16>) -> tensor<4x8xf32>
+// CHECK: tosa.cast %{{.*}} : (tensor<4x1xf32>) -> tensor<4x1xf16>
+func.func @reduce_mean_f16(%x: tensor<4x8xf16>) -> tensor<4x1xf16> {
+  %0 = tessel.reduce_mean %x {axis = 1 : i64} : (tensor<4x8xf16>) -> tensor<4x1xf16>
+  return %0 : tensor<4x1xf16>
+}
+
+// -----
+
+// A convolution whose windows only ever see padding is reported, not
+// mis-compiled.
+func.func @conv_padding_only(%x: tensor<1x1x1x1xf32>, %w: tensor<1x1x1x1xf32>, %b: tensor<1xf32>) -> tensor<1x2x1x1xf32> {
+  // expected-error @+1 {{cannot decompose 'tessel.conv2d': dynamic shapes, and convolutions whose windows see only padding, are not supported yet}}
+  %0 = tessel.conv2d %x, %w, %b {groups = 1 : i64, pad = array<i64: 5, 0, 0, 0>, stride = array<i64: 4, 1>, dilation = array<i64: 1, 1>} : (tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1xf32>) -> tensor<1x2x1x1xf32>
+  return %0 : tensor<1x2x1x1xf32>
 }

@@ -118,3 +118,43 @@ func.func @reduce_mean_shape(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
   %0 = tessel.reduce_mean %x {axis = 1 : i64} : (tensor<2x8xf32>) -> tensor<2x8xf32>
   return %0 : tensor<2x8xf32>
 }
+
+// -----
+
+func.func @conv_dilation_overflow(%x: tensor<1x8x8x4xf32>, %w: tensor<6x5x1x4xf32>, %b: tensor<6xf32>) -> tensor<1x4x8x6xf32> {
+  // expected-error @+1 {{padding or dilation on spatial dim 0 overflows 64-bit arithmetic}}
+  %0 = tessel.conv2d %x, %w, %b {groups = 1 : i64, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, dilation = array<i64: 4611686018427387904, 1>} : (tensor<1x8x8x4xf32>, tensor<6x5x1x4xf32>, tensor<6xf32>) -> tensor<1x4x8x6xf32>
+  return %0 : tensor<1x4x8x6xf32>
+}
+
+// -----
+
+func.func @conv_f64(%x: tensor<1x8x8x4xf64>, %w: tensor<6x3x3x4xf64>, %b: tensor<6xf64>) -> tensor<1x6x6x6xf64> {
+  // expected-error @+1 {{operand #0 must be 4D tensor of 16-bit float or bfloat16 type or 32-bit float values}}
+  %0 = tessel.conv2d %x, %w, %b {groups = 1 : i64, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x8x8x4xf64>, tensor<6x3x3x4xf64>, tensor<6xf64>) -> tensor<1x6x6x6xf64>
+  return %0 : tensor<1x6x6x6xf64>
+}
+
+// -----
+
+func.func @softmax_empty(%x: tensor<0x4xf32>) -> tensor<0x4xf32> {
+  // expected-error @+1 {{operand of type 'tensor<0x4xf32>' has a zero-sized dimension}}
+  %0 = tessel.softmax %x {axis = 1 : i64} : tensor<0x4xf32>
+  return %0 : tensor<0x4xf32>
+}
+
+// -----
+
+func.func @reduce_mean_empty(%x: tensor<0xf32>) -> tensor<1xf32> {
+  // expected-error @+1 {{operand of type 'tensor<0xf32>' has a zero-sized dimension}}
+  %0 = tessel.reduce_mean %x {axis = 0 : i64} : (tensor<0xf32>) -> tensor<1xf32>
+  return %0 : tensor<1xf32>
+}
+
+// -----
+
+func.func @gelu_empty(%x: tensor<3x0xf32>) -> tensor<3x0xf32> {
+  // expected-error @+1 {{operand of type 'tensor<3x0xf32>' has a zero-sized dimension}}
+  %0 = tessel.gelu %x : tensor<3x0xf32>
+  return %0 : tensor<3x0xf32>
+}

@@ -8,6 +8,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 using namespace mlir;
 using namespace mlir::tessel;
@@ -23,20 +24,39 @@ static LogicalResult verifyAxis(Operation *op, int64_t axis, int64_t rank,
   return success();
 }
 
+/// TOSA, which these ops decompose into, rejects zero-sized tensors; say so
+/// here, at the op the user wrote.
+static LogicalResult verifyNonEmpty(Operation *op) {
+  for (Type t : op->getOperandTypes())
+    if (auto shaped = dyn_cast<ShapedType>(t);
+        shaped && shaped.hasRank() && llvm::is_contained(shaped.getShape(), 0))
+      return op->emitOpError() << "operand of type " << t
+                               << " has a zero-sized dimension";
+  return success();
+}
+
 /// Static-size equality that lets dynamic sizes through (checked at run time).
 static bool compatibleDim(int64_t a, int64_t b) {
   return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
 }
 
 LogicalResult SoftmaxOp::verify() {
+  if (failed(verifyNonEmpty(*this)))
+    return failure();
   return verifyAxis(*this, getAxis(), getInput().getType().getRank());
 }
 
 LogicalResult LogSoftmaxOp::verify() {
+  if (failed(verifyNonEmpty(*this)))
+    return failure();
   return verifyAxis(*this, getAxis(), getInput().getType().getRank());
 }
 
+LogicalResult GeluOp::verify() { return verifyNonEmpty(*this); }
+
 LogicalResult LayerNormOp::verify() {
+  if (failed(verifyNonEmpty(*this)))
+    return failure();
   RankedTensorType inTy = getInput().getType();
   if (failed(verifyAxis(*this, getAxis(), inTy.getRank())))
     return failure();
@@ -64,6 +84,8 @@ LogicalResult LayerNormOp::verify() {
 }
 
 LogicalResult BatchNormOp::verify() {
+  if (failed(verifyNonEmpty(*this)))
+    return failure();
   RankedTensorType inTy = getInput().getType();
   if (failed(verifyAxis(*this, getChannelAxis(), inTy.getRank(),
                         "channel_axis")))
@@ -83,6 +105,8 @@ LogicalResult BatchNormOp::verify() {
 }
 
 LogicalResult Conv2DOp::verify() {
+  if (failed(verifyNonEmpty(*this)))
+    return failure();
   auto inTy = cast<RankedTensorType>(getInput().getType());
   auto wTy = cast<RankedTensorType>(getWeight().getType());
   auto bTy = cast<RankedTensorType>(getBias().getType());
@@ -134,8 +158,15 @@ LogicalResult Conv2DOp::verify() {
       expected[1 + i] = ShapedType::kDynamic;
       continue;
     }
-    int64_t span = in + getPad()[2 * i] + getPad()[2 * i + 1] -
-                   getDilation()[i] * (k - 1) - 1;
+    // Attributes are user input: compute in checked arithmetic.
+    std::optional<int64_t> reach = llvm::checkedMul(getDilation()[i], k - 1);
+    std::optional<int64_t> padded = llvm::checkedAdd(in, getPad()[2 * i]);
+    if (padded)
+      padded = llvm::checkedAdd(*padded, getPad()[2 * i + 1]);
+    if (!reach || !padded)
+      return emitOpError() << "padding or dilation on spatial dim " << i
+                           << " overflows 64-bit arithmetic";
+    int64_t span = *padded - *reach - 1;
     if (span < 0)
       return emitOpError() << "kernel (with dilation) is larger than the "
                               "padded input on spatial dim "
@@ -151,6 +182,8 @@ LogicalResult Conv2DOp::verify() {
 }
 
 LogicalResult ReduceMeanOp::verify() {
+  if (failed(verifyNonEmpty(*this)))
+    return failure();
   auto inTy = cast<RankedTensorType>(getInput().getType());
   auto outTy = cast<RankedTensorType>(getOutput().getType());
   if (failed(verifyAxis(*this, getAxis(), inTy.getRank())))

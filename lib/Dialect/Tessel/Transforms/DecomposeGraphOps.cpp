@@ -37,13 +37,15 @@ struct DecomposeSoftmax : OpRewritePattern<OpT> {
                                 PatternRewriter &rewriter) const override {
     TosaBuilder tb(rewriter, op.getLoc());
     int64_t axis = op.getNormalizedAxis();
-    Value x = op.getInput();
+    // f16/bf16 are computed in f32, as PyTorch and ONNX Runtime do: a
+    // low-precision running sum loses the small terms.
+    Value x = tb.widen(op.getInput());
     Value shifted = tb.sub(x, tb.reduceMax(x, axis));
     Value e = tb.exp(shifted);
     Value sum = tb.reduceSum(e, axis);
     Value y = isLog ? tb.sub(shifted, tb.log(sum))
                     : tb.mul(e, tb.reciprocal(sum));
-    rewriter.replaceOp(op, y);
+    rewriter.replaceOp(op, tb.narrow(y, elemOf(op.getInput())));
     return success();
   }
 };
@@ -68,6 +70,8 @@ struct DecomposeLayerNorm : OpRewritePattern<LayerNormOp> {
       return rewriter.notifyMatchFailure(op, "needs a static shape");
     TosaBuilder tb(rewriter, op.getLoc());
     int64_t axis = op.getNormalizedAxis(), rank = rankOf(x);
+    Type elemTy = elemOf(x);
+    x = tb.widen(x); // moments of f16/bf16 accumulate in f32
     Value centered = tb.sub(x, meanOverTrailing(tb, x, axis));
     Value var = meanOverTrailing(tb, tb.mul(centered, centered), axis);
     Value eps = tb.scalar(elemOf(x), op.getEpsilon().convertToDouble(), rank);
@@ -76,13 +80,13 @@ struct DecomposeLayerNorm : OpRewritePattern<LayerNormOp> {
     auto lift = [&](Value p) {
       SmallVector<int64_t> dims(axis, 1);
       llvm::append_range(dims, shapeOf(p));
-      return tb.reshape(p, dims);
+      return tb.reshape(tb.widen(p), dims);
     };
     if (Value scale = op.getScale())
       y = tb.mul(y, lift(scale));
     if (Value bias = op.getBias())
       y = tb.add(y, lift(bias));
-    rewriter.replaceOp(op, y);
+    rewriter.replaceOp(op, tb.narrow(y, elemTy));
     return success();
   }
 };
@@ -169,6 +173,8 @@ struct DecomposeConv2D : OpRewritePattern<Conv2DOp> {
         spatial[i] += pad[2 * i + 1];
         pad[2 * i + 1] = 0;
       }
+      if (spatial[i] < 1)
+        return rewriter.notifyMatchFailure(op, "windows see only padding");
     }
     Value input = op.getInput();
     if (spatial[0] != h || spatial[1] != w) {
@@ -229,8 +235,9 @@ struct DecomposeReduceMean : OpRewritePattern<ReduceMeanOp> {
     if (ShapedType::isDynamic(count))
       return rewriter.notifyMatchFailure(op, "needs a static reduced dim");
     TosaBuilder tb(rewriter, op.getLoc());
-    Value sum = tb.reduceSum(x, axis);
-    rewriter.replaceOp(op, tb.mul(sum, tb.scalar(elemOf(x), 1.0 / count, rank)));
+    Value sum = tb.reduceSum(tb.widen(x), axis); // f16/bf16 sum in f32
+    Value mean = tb.mul(sum, tb.scalar(elemOf(sum), 1.0 / count, rank));
+    rewriter.replaceOp(op, tb.narrow(mean, elemOf(x)));
     return success();
   }
 };
@@ -246,7 +253,8 @@ struct TesselDecomposeGraphOpsPass
     WalkResult r = getOperation()->walk([](Operation *op) {
       if (isa_and_nonnull<TesselDialect>(op->getDialect())) {
         op->emitError() << "cannot decompose '" << op->getName()
-                        << "': dynamic shapes are not supported yet";
+                        << "': dynamic shapes, and convolutions whose "
+                           "windows see only padding, are not supported yet";
         return WalkResult::interrupt();
       }
       return WalkResult::advance();

@@ -73,6 +73,20 @@ Value TosaBuilder::reduceMax(Value x, int64_t axis) {
   return tosa::ReduceMaxOp::create(b, loc, x, static_cast<uint32_t>(axis));
 }
 
+Value TosaBuilder::cast(Value x, Type elemTy) {
+  auto type = RankedTensorType::get(rankedType(x).getShape(), elemTy);
+  return tosa::CastOp::create(b, loc, type, x);
+}
+
+Value TosaBuilder::widen(Value x) {
+  Type et = rankedType(x).getElementType();
+  return et.isF16() || et.isBF16() ? cast(x, b.getF32Type()) : x;
+}
+
+Value TosaBuilder::narrow(Value x, Type elemTy) {
+  return rankedType(x).getElementType() == elemTy ? x : cast(x, elemTy);
+}
+
 Value TosaBuilder::reshape(Value x, ArrayRef<int64_t> dims) {
   auto type = RankedTensorType::get(dims, rankedType(x).getElementType());
   return tosa::ReshapeOp::create(b, loc, type, x, shape(dims));

@@ -39,6 +39,13 @@ public:
   Value reduceSum(Value x, int64_t axis);
   Value reduceMax(Value x, int64_t axis);
 
+  /// tosa.cast to another element type, same shape.
+  Value cast(Value x, Type elemTy);
+  /// f16/bf16 widened to f32 (for accumulation); other types unchanged.
+  Value widen(Value x);
+  /// `x` cast back to `elemTy` if widen() changed it.
+  Value narrow(Value x, Type elemTy);
+
   Value reshape(Value x, ArrayRef<int64_t> dims);
   Value transpose(Value x, ArrayRef<int32_t> perms);
   Value slice(Value x, ArrayRef<int64_t> start, ArrayRef<int64_t> size);

@@ -8,7 +8,9 @@ include "mlir/Interfaces/InferTypeOpInterface.td"
 
 def Tessel_FloatTensor : RankedTensorOf<[F16, BF16, F32, F64]>;
 def Tessel_Float1DTensor : 1DTensorOf<[F16, BF16, F32, F64]>;
-def Tessel_Float4DTensor : 4DTensorOf<[F16, BF16, F32, F64]>;
+// TOSA convolutions accumulate in at most f32, so conv2d takes no f64.
+def Tessel_ConvFloat4DTensor : 4DTensorOf<[F16, BF16, F32]>;
+def Tessel_ConvFloat1DTensor : 1DTensorOf<[F16, BF16, F32]>;
 
 def Tessel_GeluApproximation : I32EnumAttr<"GeluApproximation",
     "how GELU is evaluated", [
@@ -144,6 +146,7 @@ def Tessel_GeluOp : Tessel_Op<"gelu", [Pure, SameOperandsAndResultType]> {
                         "GeluApproximation::None">:$approximate);
   let results = (outs Tessel_FloatTensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($output)";
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -166,14 +169,14 @@ def Tessel_Conv2DOp : Tessel_Op<"conv2d", [Pure]> {
         : (tensor<1x8x8x4xf32>, tensor<6x3x3x2xf32>, tensor<6xf32>) -> tensor<1x8x8x6xf32>
     ```
   }];
-  let arguments = (ins Tessel_Float4DTensor:$input,
-                       Tessel_Float4DTensor:$weight,
-                       Tessel_Float1DTensor:$bias,
+  let arguments = (ins Tessel_ConvFloat4DTensor:$input,
+                       Tessel_ConvFloat4DTensor:$weight,
+                       Tessel_ConvFloat1DTensor:$bias,
                        DenseI64ArrayAttr:$pad,
                        DenseI64ArrayAttr:$stride,
                        DenseI64ArrayAttr:$dilation,
                        I64Attr:$groups);
-  let results = (outs Tessel_Float4DTensor:$output);
+  let results = (outs Tessel_ConvFloat4DTensor:$output);
   let assemblyFormat = [{
     $input `,` $weight `,` $bias attr-dict `:` functional-type(operands, results)
   }];
