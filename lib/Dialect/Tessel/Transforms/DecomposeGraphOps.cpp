@@ -5,9 +5,9 @@
 // same ones ONNX's function bodies and PyTorch's reference kernels use.
 //
 //===----------------------------------------------------------------------===//
-#include "TosaBuilder.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
+#include "tessel/Dialect/Tessel/Utils/TosaBuilder.h"
 
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 

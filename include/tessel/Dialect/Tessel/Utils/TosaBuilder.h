@@ -1,22 +1,21 @@
 //===- TosaBuilder.h - Terse construction of TOSA 1.0 ops -------*- C++ -*-===//
 //
 // TOSA 1.0 ops need zero-point and shift operands and !tosa.shape values;
-// decompositions build many of them, so this wraps the boilerplate and
-// computes broadcast result types.
+// decompositions and importers build many of them, so this wraps the
+// boilerplate and computes broadcast result types.
 //
 //===----------------------------------------------------------------------===//
-#ifndef TESSEL_LIB_DIALECT_TESSEL_TRANSFORMS_TOSABUILDER_H
-#define TESSEL_LIB_DIALECT_TESSEL_TRANSFORMS_TOSABUILDER_H
+#ifndef TESSEL_DIALECT_TESSEL_UTILS_TOSABUILDER_H
+#define TESSEL_DIALECT_TESSEL_UTILS_TOSABUILDER_H
 
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
-#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/Builders.h"
 
 namespace mlir::tessel {
 
 class TosaBuilder {
 public:
-  TosaBuilder(PatternRewriter &rewriter, Location loc)
-      : b(rewriter), loc(loc) {}
+  TosaBuilder(OpBuilder &builder, Location loc) : b(builder), loc(loc) {}
 
   /// A rank-`rank` constant of all-ones shape holding `value`.
   Value scalar(Type elemTy, double value, int64_t rank);
@@ -63,10 +62,10 @@ private:
     return OpT::create(b, loc, x.getType(), x);
   }
 
-  PatternRewriter &b;
+  OpBuilder &b;
   Location loc;
 };
 
 } // namespace mlir::tessel
 
-#endif // TESSEL_LIB_DIALECT_TESSEL_TRANSFORMS_TOSABUILDER_H
+#endif // TESSEL_DIALECT_TESSEL_UTILS_TOSABUILDER_H

@@ -1,8 +1,9 @@
 //===- TosaBuilder.cpp - Terse construction of TOSA 1.0 ops ----------------===//
-#include "TosaBuilder.h"
+#include "tessel/Dialect/Tessel/Utils/TosaBuilder.h"
 
 #include "mlir/Dialect/Tosa/Utils/ConversionUtils.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
 
 using namespace mlir;
 using namespace mlir::tessel;
@@ -26,7 +27,8 @@ Value TosaBuilder::constant(RankedTensorType type, ArrayRef<float> values) {
 }
 
 Value TosaBuilder::shape(ArrayRef<int64_t> dims) {
-  return tosa::getTosaConstShape(b, loc, dims);
+  ImplicitLocOpBuilder ib(loc, b);
+  return tosa::getTosaConstShape(ib, dims);
 }
 
 RankedTensorType TosaBuilder::broadcastType(Value x, Value y) {
