@@ -9,6 +9,7 @@ PACKAGES=(
   cmake ninja-build clang-22
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libgtest-dev
+  libonnx-dev libprotobuf-dev libonnx-testdata python3-onnx
   python3-numpy python3-pytest
 )
 

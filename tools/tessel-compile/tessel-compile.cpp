@@ -1,12 +1,14 @@
 //===- tessel-compile.cpp - Model -> artifact driver -----------------------===//
 //
-//   tessel-compile MODEL.mlir -o model.so [-O0..-O3] [--emit=mlir|llvm|obj|lib]
-//                 [--mcpu=native|NAME] [--compile-to=PHASE] [--mlir-timing]
+//   tessel-compile MODEL.{mlir,onnx} -o model.so [-O0..-O3]
+//                 [--emit=mlir|llvm|obj|lib] [--mcpu=native|NAME]
+//                 [--compile-to=PHASE] [--shape=NAME:DIMS] [--mlir-timing]
 //
 // Flags follow iree-compile / onnx-mlir; see docs/cli.md.
 //
 //===----------------------------------------------------------------------===//
 #include "tessel/Compiler/Compiler.h"
+#include "tessel/Importers/ONNX/ONNXImporter.h"
 #include "tessel/InitAll.h"
 
 #include "mlir/IR/AsmState.h"
@@ -26,7 +28,7 @@ using namespace llvm;
 
 static cl::OptionCategory category("tessel-compile options");
 static cl::opt<std::string> inputPath(cl::Positional, cl::Required,
-                                      cl::desc("<model.mlir>"),
+                                      cl::desc("<model.mlir|model.onnx>"),
                                       cl::cat(category));
 static cl::opt<std::string> outputPath("o", cl::desc("Output file"),
                                        cl::value_desc("path"), cl::Required,
@@ -63,6 +65,49 @@ static cl::opt<std::string> compileTo(
              "bufferized, llvm"),
     cl::value_desc("phase"), cl::init(""), cl::cat(category));
 
+static cl::list<std::string> shapes(
+    "shape",
+    cl::desc("Pin an input's shape (ONNX): NAME:D0xD1x... (repeatable, or "
+             "comma-separated)"),
+    cl::value_desc("name:dims"), cl::cat(category));
+
+/// Reads the model: ONNX by extension, otherwise MLIR (text or bytecode).
+static OwningOpRef<ModuleOp> loadModel(MLIRContext &context,
+                                       SourceMgr &sourceMgr) {
+  if (tessel::onnx_import::isONNXPath(inputPath)) {
+    tessel::onnx_import::ImportOptions options;
+    for (const std::string &s : shapes) {
+      std::string error;
+      if (failed(tessel::onnx_import::parseShapeOption(s, options, error))) {
+        errs() << "tessel-compile: error: " << error << "\n";
+        return {};
+      }
+    }
+    OwningOpRef<ModuleOp> module =
+        tessel::onnx_import::importONNXFile(&context, inputPath, options);
+    if (!module)
+      errs() << "tessel-compile: error: cannot import '" << inputPath
+             << "'\n";
+    return module;
+  }
+  if (!shapes.empty()) {
+    errs() << "tessel-compile: error: --shape applies to ONNX models; MLIR "
+              "models carry their shapes in their types\n";
+    return {};
+  }
+  std::string err;
+  std::unique_ptr<MemoryBuffer> file = openInputFile(inputPath, &err);
+  if (!file) {
+    errs() << "tessel-compile: error: " << err << "\n";
+    return {};
+  }
+  sourceMgr.AddNewSourceBuffer(std::move(file), SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    errs() << "tessel-compile: error: cannot parse '" << inputPath << "'\n";
+  return module;
+}
+
 int main(int argc, char **argv) {
   InitLLVM y(argc, argv);
   registerAsmPrinterCLOptions();
@@ -92,14 +137,7 @@ int main(int argc, char **argv) {
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
 
-  std::string err;
-  std::unique_ptr<MemoryBuffer> file = openInputFile(inputPath, &err);
-  if (!file) {
-    errs() << "tessel-compile: error: " << err << "\n";
-    return 1;
-  }
   SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(file), SMLoc());
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
 
   DefaultTimingManager tm;
@@ -108,13 +146,13 @@ int main(int argc, char **argv) {
 
   OwningOpRef<ModuleOp> module;
   {
-    TimingScope parseTiming = timing.nest("Parse input");
-    module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+    TimingScope parseTiming = timing.nest(
+        tessel::onnx_import::isONNXPath(inputPath) ? "Import ONNX"
+                                                   : "Parse input");
+    module = loadModel(context, sourceMgr);
   }
-  if (!module) {
-    errs() << "tessel-compile: error: cannot parse '" << inputPath << "'\n";
+  if (!module)
     return 1;
-  }
   if (failed(tessel::compileModule(*module, options, outputPath, timing))) {
     errs() << "tessel-compile: error: compilation of '" << inputPath
            << "' failed\n";

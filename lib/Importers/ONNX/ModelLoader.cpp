@@ -1,0 +1,184 @@
+//===- ModelLoader.cpp - Read, check and shape-infer an ONNX model ---------===//
+#include "ModelLoader.h"
+
+#include "onnx/checker.h"
+#include "onnx/defs/schema.h"
+#include "onnx/shape_inference/implementation.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <set>
+
+using namespace mlir::tessel::onnx_import;
+
+namespace {
+
+std::string shapeText(llvm::ArrayRef<int64_t> dims) {
+  std::string s;
+  for (size_t i = 0; i < dims.size(); ++i)
+    s += (i ? "x" : "") + std::to_string(dims[i]);
+  return s.empty() ? "scalar" : s;
+}
+
+/// Moves external tensor data into raw_data so the rest of the importer sees
+/// one self-contained model.
+bool loadExternalData(onnx::TensorProto &t, llvm::StringRef dir,
+                      std::string &error) {
+  std::string location;
+  uint64_t offset = 0, length = 0;
+  bool hasLength = false;
+  for (const auto &kv : t.external_data()) {
+    if (kv.key() == "location")
+      location = kv.value();
+    else if (kv.key() == "offset")
+      offset = std::stoull(kv.value());
+    else if (kv.key() == "length") {
+      length = std::stoull(kv.value());
+      hasLength = true;
+    }
+  }
+  if (location.empty() || llvm::sys::path::is_absolute(location) ||
+      llvm::StringRef(location).contains("..")) {
+    error = "initializer '" + t.name() +
+            "' has an invalid external data location '" + location + "'";
+    return false;
+  }
+  llvm::SmallString<256> file(dir);
+  llvm::sys::path::append(file, location);
+  auto buffer = llvm::MemoryBuffer::getFile(file, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer) {
+    error = "cannot read external data '" + std::string(file) +
+            "' of initializer '" + t.name() +
+            "': " + buffer.getError().message();
+    return false;
+  }
+  uint64_t size = (*buffer)->getBufferSize();
+  if (!hasLength)
+    length = size >= offset ? size - offset : 0;
+  if (offset > size || length > size - offset) {
+    error = "external data '" + std::string(file) + "' is too short for "
+            "initializer '" + t.name() + "' (offset " +
+            std::to_string(offset) + ", length " + std::to_string(length) +
+            ", file size " + std::to_string(size) + ")";
+    return false;
+  }
+  t.set_raw_data((*buffer)->getBufferStart() + offset, length);
+  t.clear_external_data();
+  t.set_data_location(onnx::TensorProto::DEFAULT);
+  return true;
+}
+
+/// Applies --shape pins to the graph's (non-initializer) inputs.
+bool pinShapes(onnx::GraphProto &graph, const ImportOptions &options,
+               std::string &error) {
+  std::set<std::string> initializers;
+  for (const auto &init : graph.initializer())
+    initializers.insert(init.name());
+  std::set<std::string> used;
+  for (auto &input : *graph.mutable_input()) {
+    if (initializers.count(input.name()))
+      continue;
+    auto it = options.shapes.find(input.name());
+    if (it == options.shapes.end())
+      continue;
+    used.insert(input.name());
+    const auto &pin = it->second;
+    if (!input.type().has_tensor_type()) {
+      error = "--shape names input '" + input.name() +
+              "', which is not a tensor";
+      return false;
+    }
+    auto *shape = input.mutable_type()->mutable_tensor_type()->mutable_shape();
+    if (shape->dim_size() != 0 && shape->dim_size() != (int)pin.size()) {
+      error = "--shape gives input '" + input.name() + "' rank " +
+              std::to_string(pin.size()) + " (" + shapeText(pin) +
+              ") but the model declares rank " +
+              std::to_string(shape->dim_size());
+      return false;
+    }
+    for (int i = 0; i < shape->dim_size(); ++i) {
+      const auto &dim = shape->dim(i);
+      if (dim.has_dim_value() && dim.dim_value() != pin[i]) {
+        error = "--shape gives input '" + input.name() + "' dimension " +
+                std::to_string(i) + " = " + std::to_string(pin[i]) +
+                " but the model declares " + std::to_string(dim.dim_value());
+        return false;
+      }
+    }
+    shape->clear_dim();
+    for (int64_t d : pin)
+      shape->add_dim()->set_dim_value(d);
+  }
+  for (const auto &entry : options.shapes)
+    if (!used.count(entry.getKey().str())) {
+      error = "--shape names '" + entry.getKey().str() +
+              "', which is not an input of the model";
+      return false;
+    }
+  return true;
+}
+
+} // namespace
+
+bool mlir::tessel::onnx_import::loadModel(llvm::StringRef path,
+                                          const ImportOptions &options,
+                                          LoadedModel &out,
+                                          std::string &error) {
+  if (llvm::sys::fs::is_directory(path)) {
+    error = "'" + path.str() + "' is a directory, not an ONNX model";
+    return false;
+  }
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer) {
+    error = "cannot open input file '" + path.str() +
+            "': " + buffer.getError().message();
+    return false;
+  }
+  llvm::StringRef bytes = (*buffer)->getBuffer();
+  onnx::ModelProto &model = out.model;
+  if (bytes.size() > static_cast<size_t>(INT32_MAX) ||
+      !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())) ||
+      !model.has_graph() || model.ir_version() <= 0) {
+    error = "'" + path.str() +
+            "' is not a valid ONNX model (protobuf parse failed or the file "
+            "is truncated)";
+    return false;
+  }
+  for (const auto &op : model.opset_import())
+    if (op.domain().empty() || op.domain() == "ai.onnx")
+      out.opset = op.version();
+  if (out.opset == 0) {
+    error = "'" + path.str() + "' imports no opset of the default ONNX domain";
+    return false;
+  }
+  llvm::SmallString<256> dir(path);
+  llvm::sys::path::remove_filename(dir);
+  for (auto &t : *model.mutable_graph()->mutable_initializer())
+    if (t.data_location() == onnx::TensorProto::EXTERNAL &&
+        !loadExternalData(t, dir, error))
+      return false;
+  if (!pinShapes(*model.mutable_graph(), options, error))
+    return false;
+  try {
+    onnx::checker::check_model(model);
+  } catch (const std::exception &e) {
+    error = "ONNX checker rejected '" + path.str() + "': " + e.what();
+    return false;
+  }
+  try {
+    onnx::ShapeInferenceOptions inference(/*check_type=*/true,
+                                          /*error_mode=*/0,
+                                          /*enable_data_propagation=*/true);
+    onnx::shape_inference::InferShapes(model,
+                                       onnx::OpSchemaRegistry::Instance(),
+                                       inference);
+  } catch (const std::exception &e) {
+    error = "ONNX shape inference failed on '" + path.str() + "': " + e.what();
+    return false;
+  }
+  return true;
+}

@@ -1,0 +1,27 @@
+//===- ModelLoader.h - Read, check and shape-infer an ONNX model -*- C++ -*-===//
+#ifndef TESSEL_LIB_IMPORTERS_ONNX_MODELLOADER_H
+#define TESSEL_LIB_IMPORTERS_ONNX_MODELLOADER_H
+
+#include "tessel/Importers/ONNX/ONNXImporter.h"
+
+#include "onnx/onnx_pb.h"
+
+#include <string>
+
+namespace mlir::tessel::onnx_import {
+
+struct LoadedModel {
+  onnx::ModelProto model;
+  /// Opset of the default ("" / "ai.onnx") domain.
+  int64_t opset = 0;
+};
+
+/// Reads `path` (external data relative to its folder), applies --shape
+/// pins, runs the ONNX checker and shape inference (with data propagation).
+/// On failure returns false and sets `error` to a message naming the file.
+bool loadModel(llvm::StringRef path, const ImportOptions &options,
+               LoadedModel &out, std::string &error);
+
+} // namespace mlir::tessel::onnx_import
+
+#endif

@@ -1,0 +1,139 @@
+//===- NodeContext.h - What an ONNX op converter sees -----------*- C++ -*-===//
+//
+// One NodeContext per ONNX node: typed access to inputs (with compile-time
+// constants when known), attributes (every attribute a converter does not
+// read is reported as unsupported, so no attribute is silently ignored),
+// outputs, and diagnostics that name the node, op type and opset.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_LIB_IMPORTERS_ONNX_NODECONTEXT_H
+#define TESSEL_LIB_IMPORTERS_ONNX_NODECONTEXT_H
+
+#include "tessel/Dialect/Tessel/Utils/TosaBuilder.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+
+#include "onnx/onnx_pb.h"
+
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+namespace mlir::tessel::onnx_import {
+
+/// An imported tensor: its SSA value and, when known at compile time (an
+/// initializer, a Constant, or folded shape arithmetic), its contents.
+struct TensorValue {
+  Value value;
+  DenseElementsAttr constant;
+};
+
+using ValueTable = std::unordered_map<std::string, TensorValue>;
+
+class NodeContext {
+public:
+  NodeContext(const onnx::NodeProto &node, int64_t opset, OpBuilder &builder,
+              Location loc, ValueTable &values,
+              const std::unordered_map<std::string, RankedTensorType>
+                  &inferredTypes);
+
+  const onnx::NodeProto &node() const { return node_; }
+  llvm::StringRef opType() const { return node_.op_type(); }
+  int64_t opset() const { return opset_; }
+  OpBuilder &builder() { return builder_; }
+  Location loc() const { return loc_; }
+  MLIRContext *context() const { return builder_.getContext(); }
+  TosaBuilder &tosa() { return tosa_; }
+
+  //===--- Inputs ---------------------------------------------------------===//
+  unsigned numInputs() const { return node_.input_size(); }
+  /// Present and not the empty name ONNX uses for a skipped optional input.
+  bool hasInput(unsigned i) const;
+  Value input(unsigned i) const;
+  RankedTensorType inputType(unsigned i) const;
+  /// Contents of input `i` if known at compile time, else null.
+  DenseElementsAttr constantInput(unsigned i) const;
+  /// Input `i` as int64 values; fails with a diagnostic naming `what` when
+  /// the input is not a compile-time constant.
+  FailureOr<SmallVector<int64_t>> constantInts(unsigned i,
+                                               llvm::StringRef what);
+
+  //===--- Attributes (reading one marks it handled) ----------------------===//
+  bool hasAttr(llvm::StringRef name) const;
+  FailureOr<int64_t> intAttr(llvm::StringRef name,
+                             std::optional<int64_t> dflt = std::nullopt);
+  FailureOr<float> floatAttr(llvm::StringRef name,
+                             std::optional<float> dflt = std::nullopt);
+  FailureOr<std::string>
+  stringAttr(llvm::StringRef name,
+             std::optional<std::string> dflt = std::nullopt);
+  FailureOr<SmallVector<int64_t>>
+  intsAttr(llvm::StringRef name,
+           std::optional<SmallVector<int64_t>> dflt = std::nullopt);
+  FailureOr<SmallVector<float>>
+  floatsAttr(llvm::StringRef name,
+             std::optional<SmallVector<float>> dflt = std::nullopt);
+  FailureOr<DenseElementsAttr> tensorAttr(llvm::StringRef name);
+  /// Marks an attribute handled without reading it (e.g. training-only
+  /// attributes with no effect on inference).
+  void ignoreAttr(llvm::StringRef name) { handled_.insert(name); }
+  /// Attributes present on the node that no accessor read.
+  SmallVector<std::string> unhandledAttributes() const;
+
+  //===--- Outputs --------------------------------------------------------===//
+  unsigned numOutputs() const { return node_.output_size(); }
+  /// Present and not the empty name of a skipped optional output.
+  bool hasOutput(unsigned i) const;
+  /// Type from ONNX shape inference, or null when it is not fully static.
+  RankedTensorType inferredOutputType(unsigned i) const;
+  void setOutput(unsigned i, Value v);
+  /// Materializes `c` as a constant op and records its contents so later
+  /// shape computations can fold.
+  void setConstantOutput(unsigned i, DenseElementsAttr c);
+  Value materializeConstant(DenseElementsAttr c);
+
+  //===--- Diagnostics ----------------------------------------------------===//
+  /// An error prefixed with "node 'NAME' (OP, opset N): ".
+  InFlightDiagnostic emitError();
+  /// An error about one attribute: names it and its value problem.
+  LogicalResult attrError(llvm::StringRef attr, const llvm::Twine &message);
+  /// The node uses a feature Tessel does not implement yet.
+  LogicalResult unsupported(const llvm::Twine &what);
+
+private:
+  const onnx::AttributeProto *findAttr(llvm::StringRef name) const;
+  FailureOr<const onnx::AttributeProto *>
+  typedAttr(llvm::StringRef name, onnx::AttributeProto_AttributeType type);
+
+  const onnx::NodeProto &node_;
+  int64_t opset_;
+  OpBuilder &builder_;
+  Location loc_;
+  TosaBuilder tosa_;
+  ValueTable &values_;
+  const std::unordered_map<std::string, RankedTensorType> &inferredTypes_;
+  llvm::StringSet<> handled_;
+};
+
+/// Converts one ONNX node; on failure it has emitted a diagnostic.
+using Converter = LogicalResult (*)(NodeContext &);
+using ConverterMap = llvm::StringMap<Converter>;
+
+/// The converters, by op type; each Ops/*.cpp file registers its family.
+const ConverterMap &getConverters();
+
+/// MLIR element type of an ONNX TensorProto data type, or null.
+Type convertElementType(int32_t onnxType, MLIRContext *context);
+/// Contents of a TensorProto (raw_data or typed fields) as an attribute.
+FailureOr<DenseElementsAttr> convertTensorProto(const onnx::TensorProto &t,
+                                                MLIRContext *context,
+                                                std::string &error);
+
+} // namespace mlir::tessel::onnx_import
+
+#endif

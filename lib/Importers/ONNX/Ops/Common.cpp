@@ -1,0 +1,162 @@
+//===- Common.cpp - Helpers shared by the ONNX op converters ---------------===//
+#include "Common.h"
+
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+
+using namespace mlir;
+using namespace mlir::tessel::onnx_import;
+
+FailureOr<int64_t> mlir::tessel::onnx_import::normalizeAxis(
+    NodeContext &ctx, int64_t axis, int64_t rank, StringRef attrName) {
+  if (axis < -rank || axis >= rank) {
+    (void)ctx.attrError(attrName, "= " + std::to_string(axis) +
+                                      " is out of range for rank " +
+                                      std::to_string(rank));
+    return failure();
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
+RankedTensorType mlir::tessel::onnx_import::withShape(RankedTensorType t,
+                                                      ArrayRef<int64_t> shape) {
+  return RankedTensorType::get(shape, t.getElementType());
+}
+
+RankedTensorType mlir::tessel::onnx_import::withElementType(RankedTensorType t,
+                                                            Type elem) {
+  return RankedTensorType::get(t.getShape(), elem);
+}
+
+int64_t mlir::tessel::onnx_import::numElements(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+Value mlir::tessel::onnx_import::expandRank(NodeContext &ctx, Value v,
+                                            int64_t rank) {
+  auto t = cast<RankedTensorType>(v.getType());
+  if (t.getRank() >= rank)
+    return v;
+  SmallVector<int64_t> dims(rank - t.getRank(), 1);
+  llvm::append_range(dims, t.getShape());
+  return ctx.tosa().reshape(v, dims);
+}
+
+FailureOr<SmallVector<int64_t>> mlir::tessel::onnx_import::broadcastShape(
+    NodeContext &ctx, ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  size_t rank = std::max(a.size(), b.size());
+  SmallVector<int64_t> out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da != db && da != 1 && db != 1) {
+      ctx.emitError() << "inputs of shapes [" << a << "] and [" << b
+                      << "] cannot be broadcast together";
+      return failure();
+    }
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+FailureOr<std::pair<Value, Value>>
+mlir::tessel::onnx_import::equalizeRanks(NodeContext &ctx, Value a, Value b) {
+  auto ta = cast<RankedTensorType>(a.getType());
+  auto tb = cast<RankedTensorType>(b.getType());
+  if (failed(broadcastShape(ctx, ta.getShape(), tb.getShape())))
+    return failure();
+  int64_t rank = std::max(ta.getRank(), tb.getRank());
+  return std::make_pair(expandRank(ctx, a, rank), expandRank(ctx, b, rank));
+}
+
+Value mlir::tessel::onnx_import::broadcastTo(NodeContext &ctx, Value v,
+                                             ArrayRef<int64_t> shape) {
+  auto t = cast<RankedTensorType>(v.getType());
+  if (t.getShape() == shape)
+    return v;
+  v = expandRank(ctx, v, shape.size());
+  t = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> multiples;
+  for (auto [have, want] : llvm::zip(t.getShape(), shape))
+    multiples.push_back(have == want ? 1 : want);
+  return tosa::TileOp::create(ctx.builder(), ctx.loc(), withShape(t, shape), v,
+                              ctx.tosa().shape(multiples));
+}
+
+Value mlir::tessel::onnx_import::toNHWC(NodeContext &ctx, Value nchw) {
+  return ctx.tosa().transpose(nchw, {0, 2, 3, 1});
+}
+
+Value mlir::tessel::onnx_import::toNCHW(NodeContext &ctx, Value nhwc) {
+  return ctx.tosa().transpose(nhwc, {0, 3, 1, 2});
+}
+
+SmallVector<int64_t> mlir::tessel::onnx_import::toInts(DenseElementsAttr a) {
+  SmallVector<int64_t> out;
+  if (isa<IntegerType>(a.getElementType())) {
+    bool isUnsigned = a.getElementType().isUnsignedInteger();
+    for (const APInt &v : a.getValues<APInt>())
+      out.push_back(isUnsigned || v.getBitWidth() == 1 ? v.getZExtValue()
+                                                       : v.getSExtValue());
+  } else {
+    for (const APFloat &v : a.getValues<APFloat>())
+      out.push_back(static_cast<int64_t>(v.convertToDouble()));
+  }
+  return out;
+}
+
+SmallVector<double> mlir::tessel::onnx_import::toDoubles(DenseElementsAttr a) {
+  SmallVector<double> out;
+  if (isa<FloatType>(a.getElementType())) {
+    for (const APFloat &v : a.getValues<APFloat>())
+      out.push_back(v.convertToDouble());
+  } else {
+    for (int64_t v : toInts(a))
+      out.push_back(static_cast<double>(v));
+  }
+  return out;
+}
+
+DenseElementsAttr mlir::tessel::onnx_import::intsAttr(RankedTensorType type,
+                                                      ArrayRef<int64_t> values) {
+  Type et = type.getElementType();
+  if (isa<FloatType>(et)) {
+    SmallVector<double> d(values.begin(), values.end());
+    return doublesAttr(type, d);
+  }
+  auto it = cast<IntegerType>(et);
+  SmallVector<APInt> apints;
+  for (int64_t v : values)
+    apints.push_back(APInt(it.getWidth(), static_cast<uint64_t>(v),
+                           /*isSigned=*/it.getWidth() > 1 && !it.isUnsigned(),
+                           /*implicitTrunc=*/true));
+  return DenseElementsAttr::get(type, apints);
+}
+
+DenseElementsAttr mlir::tessel::onnx_import::doublesAttr(RankedTensorType type,
+                                                         ArrayRef<double> values) {
+  Type et = type.getElementType();
+  if (auto ft = dyn_cast<FloatType>(et)) {
+    SmallVector<APFloat> apf;
+    for (double v : values) {
+      APFloat f(v);
+      bool lost;
+      f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+      apf.push_back(f);
+    }
+    return DenseElementsAttr::get(type, apf);
+  }
+  SmallVector<int64_t> ints;
+  for (double v : values)
+    ints.push_back(static_cast<int64_t>(v));
+  return intsAttr(type, ints);
+}
+
+Value mlir::tessel::onnx_import::splatConstant(NodeContext &ctx,
+                                               RankedTensorType type,
+                                               double value) {
+  SmallVector<double> values(numElements(type.getShape()), value);
+  return ctx.materializeConstant(doublesAttr(type, values));
+}

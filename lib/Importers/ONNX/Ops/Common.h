@@ -1,0 +1,58 @@
+//===- Common.h - Helpers shared by the ONNX op converters ------*- C++ -*-===//
+#ifndef TESSEL_LIB_IMPORTERS_ONNX_OPS_COMMON_H
+#define TESSEL_LIB_IMPORTERS_ONNX_OPS_COMMON_H
+
+#include "../NodeContext.h"
+
+namespace mlir::tessel::onnx_import {
+
+//===--- Registration (one function per Ops/*.cpp file) -------------------===//
+void registerElementwiseConverters(ConverterMap &map);
+void registerMiscConverters(ConverterMap &map);
+void registerConvPoolConverters(ConverterMap &map);
+void registerMatMulConverters(ConverterMap &map);
+void registerNormalizationConverters(ConverterMap &map);
+void registerShapeConverters(ConverterMap &map);
+void registerReductionConverters(ConverterMap &map);
+
+//===--- Types and axes ----------------------------------------------------===//
+/// `axis` normalized into [0, rank) (ONNX allows [-rank, rank)); emits an
+/// error naming `attrName` when out of range.
+FailureOr<int64_t> normalizeAxis(NodeContext &ctx, int64_t axis, int64_t rank,
+                                 StringRef attrName = "axis");
+RankedTensorType withShape(RankedTensorType t, ArrayRef<int64_t> shape);
+RankedTensorType withElementType(RankedTensorType t, Type elem);
+int64_t numElements(ArrayRef<int64_t> shape);
+
+//===--- Broadcasting (numpy rules, as every ONNX broadcasting op) ---------===//
+/// Reshapes `v` to `rank` by prepending size-1 dims.
+Value expandRank(NodeContext &ctx, Value v, int64_t rank);
+/// The numpy broadcast shape of `a` and `b`, or an error on the node.
+FailureOr<SmallVector<int64_t>> broadcastShape(NodeContext &ctx,
+                                               ArrayRef<int64_t> a,
+                                               ArrayRef<int64_t> b);
+/// Both values expanded to a common rank (TOSA broadcasts size-1 dims of
+/// equal-rank operands itself).
+FailureOr<std::pair<Value, Value>> equalizeRanks(NodeContext &ctx, Value a,
+                                                 Value b);
+/// `v` materialized at `shape` (numpy broadcast), e.g. for Expand.
+Value broadcastTo(NodeContext &ctx, Value v, ArrayRef<int64_t> shape);
+
+//===--- Layout --------------------------------------------------------------===//
+/// NCHW -> NHWC and back (TOSA convolutions and pooling are NHWC).
+Value toNHWC(NodeContext &ctx, Value nchw);
+Value toNCHW(NodeContext &ctx, Value nhwc);
+
+//===--- Constants -----------------------------------------------------------===//
+/// A constant of `type` filled with `value` (float or integer element type).
+Value splatConstant(NodeContext &ctx, RankedTensorType type, double value);
+/// Values of a constant attribute as int64 / double.
+SmallVector<int64_t> toInts(DenseElementsAttr attr);
+SmallVector<double> toDoubles(DenseElementsAttr attr);
+/// An attribute of `type` holding `values` (converted to its element type).
+DenseElementsAttr intsAttr(RankedTensorType type, ArrayRef<int64_t> values);
+DenseElementsAttr doublesAttr(RankedTensorType type, ArrayRef<double> values);
+
+} // namespace mlir::tessel::onnx_import
+
+#endif

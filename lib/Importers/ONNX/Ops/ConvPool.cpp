@@ -1,0 +1,7 @@
+//===- ConvPool.cpp - ONNX ConvPool converters ------------------------------------===//
+#include "Common.h"
+
+using namespace mlir;
+using namespace mlir::tessel::onnx_import;
+
+void mlir::tessel::onnx_import::registerConvPoolConverters(ConverterMap &map) {}

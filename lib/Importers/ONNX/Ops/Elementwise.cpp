@@ -1,0 +1,577 @@
+//===- Elementwise.cpp - ONNX elementwise ops ------------------------------===//
+//
+// Binary ops broadcast with numpy rules (opset >= 7) or the legacy
+// `broadcast`/`axis` attributes (opset < 7). Unary math that TOSA lacks uses
+// `math` ops applied to tensors, which the pipeline turns into linalg.
+//
+//===----------------------------------------------------------------------===//
+#include "Common.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::tessel::onnx_import;
+
+namespace {
+
+bool isFloat(Value v) {
+  return isa<FloatType>(cast<RankedTensorType>(v.getType()).getElementType());
+}
+Type elemOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getElementType();
+}
+RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+/// The two operands of a binary op, broadcast-ready (same rank).
+FailureOr<std::pair<Value, Value>> binaryOperands(NodeContext &ctx) {
+  Value a = ctx.input(0), b = ctx.input(1);
+  if (!a || !b) {
+    ctx.emitError() << "expects two inputs";
+    return failure();
+  }
+  if (elemOf(a) != elemOf(b)) {
+    ctx.emitError() << "input element types differ";
+    return failure();
+  }
+  if (ctx.opset() < 7) {
+    // Legacy broadcasting: B is broadcast onto A, aligned at `axis` (or at
+    // the trailing dims when absent) only when `broadcast` = 1.
+    FailureOr<int64_t> broadcast = ctx.intAttr("broadcast", 0);
+    if (failed(broadcast))
+      return failure();
+    if (ctx.hasAttr("axis")) {
+      FailureOr<int64_t> axis = ctx.intAttr("axis");
+      if (failed(axis))
+        return failure();
+      int64_t rankA = typeOf(a).getRank(), rankB = typeOf(b).getRank();
+      FailureOr<int64_t> ax = normalizeAxis(ctx, *axis, rankA);
+      if (failed(ax))
+        return failure();
+      if (*broadcast && *ax + rankB <= rankA) {
+        SmallVector<int64_t> dims(*ax, 1);
+        llvm::append_range(dims, typeOf(b).getShape());
+        dims.append(rankA - *ax - rankB, 1);
+        b = ctx.tosa().reshape(b, dims);
+      }
+    }
+    if (!*broadcast && typeOf(a).getShape() != typeOf(b).getShape()) {
+      ctx.emitError() << "inputs differ in shape but attribute 'broadcast' "
+                         "is 0";
+      return failure();
+    }
+  }
+  return equalizeRanks(ctx, a, b);
+}
+
+FailureOr<RankedTensorType> broadcastResult(NodeContext &ctx, Value a, Value b,
+                                            Type elem) {
+  auto shape = broadcastShape(ctx, typeOf(a).getShape(), typeOf(b).getShape());
+  if (failed(shape))
+    return failure();
+  return RankedTensorType::get(*shape, elem);
+}
+
+template <typename TosaOp>
+LogicalResult convertBinary(NodeContext &ctx) {
+  auto ops = binaryOperands(ctx);
+  if (failed(ops))
+    return failure();
+  auto [a, b] = *ops;
+  auto type = broadcastResult(ctx, a, b, elemOf(a));
+  if (failed(type))
+    return failure();
+  ctx.setOutput(0, TosaOp::create(ctx.builder(), ctx.loc(), *type, a, b));
+  return success();
+}
+
+Value mulValues(NodeContext &ctx, Value a, Value b, RankedTensorType type) {
+  auto shiftTy = RankedTensorType::get({1}, ctx.builder().getI8Type());
+  Value shift = ctx.materializeConstant(
+      DenseElementsAttr::get(shiftTy, ctx.builder().getI8IntegerAttr(0)));
+  return tosa::MulOp::create(ctx.builder(), ctx.loc(), type, a, b, shift);
+}
+
+LogicalResult convertMul(NodeContext &ctx) {
+  auto ops = binaryOperands(ctx);
+  if (failed(ops))
+    return failure();
+  auto type = broadcastResult(ctx, ops->first, ops->second, elemOf(ops->first));
+  if (failed(type))
+    return failure();
+  ctx.setOutput(0, mulValues(ctx, ops->first, ops->second, *type));
+  return success();
+}
+
+LogicalResult convertDiv(NodeContext &ctx) {
+  auto ops = binaryOperands(ctx);
+  if (failed(ops))
+    return failure();
+  auto [a, b] = *ops;
+  auto type = broadcastResult(ctx, a, b, elemOf(a));
+  if (failed(type))
+    return failure();
+  if (isFloat(a)) {
+    // Broadcast both to the result shape, then divide exactly (arith.divf
+    // on tensors), rather than multiplying by a rounded reciprocal.
+    Value x = broadcastTo(ctx, a, type->getShape());
+    Value y = broadcastTo(ctx, b, type->getShape());
+    ctx.setOutput(0, arith::DivFOp::create(ctx.builder(), ctx.loc(), x, y));
+    return success();
+  }
+  Value x = broadcastTo(ctx, a, type->getShape());
+  Value y = broadcastTo(ctx, b, type->getShape());
+  if (elemOf(a).isUnsignedInteger()) {
+    ctx.emitError() << "unsigned integer division is not supported yet";
+    return failure();
+  }
+  // ONNX integer Div truncates toward zero, like C.
+  ctx.setOutput(0, arith::DivSIOp::create(ctx.builder(), ctx.loc(), x, y));
+  return success();
+}
+
+LogicalResult convertPow(NodeContext &ctx) {
+  Value a = ctx.input(0), b = ctx.input(1);
+  if (!isFloat(a))
+    return ctx.unsupported("Pow with an integer base");
+  auto type = broadcastShape(ctx, typeOf(a).getShape(), typeOf(b).getShape());
+  if (failed(type))
+    return failure();
+  // The exponent may have another type (opset 12+): compute in the base's.
+  if (elemOf(b) != elemOf(a)) {
+    Value bb = broadcastTo(ctx, b, *type);
+    if (isFloat(bb))
+      b = ctx.tosa().cast(bb, elemOf(a));
+    else
+      b = arith::SIToFPOp::create(ctx.builder(), ctx.loc(),
+                                  withElementType(typeOf(bb), elemOf(a)), bb);
+  }
+  Value x = broadcastTo(ctx, a, *type), y = broadcastTo(ctx, b, *type);
+  ctx.setOutput(0, math::PowFOp::create(ctx.builder(), ctx.loc(), x, y));
+  return success();
+}
+
+/// Max, Min, Sum, Mean: variadic with broadcasting.
+template <typename TosaOp, bool isMean = false>
+LogicalResult convertVariadic(NodeContext &ctx) {
+  if (ctx.numInputs() == 0) {
+    ctx.emitError() << "expects at least one input";
+    return failure();
+  }
+  Value acc = ctx.input(0);
+  for (unsigned i = 1; i < ctx.numInputs(); ++i) {
+    auto ops = equalizeRanks(ctx, acc, ctx.input(i));
+    if (failed(ops))
+      return failure();
+    auto type = broadcastResult(ctx, ops->first, ops->second, elemOf(acc));
+    if (failed(type))
+      return failure();
+    acc = TosaOp::create(ctx.builder(), ctx.loc(), *type, ops->first,
+                         ops->second);
+  }
+  if (isMean) {
+    if (!isFloat(acc))
+      return ctx.unsupported("Mean of integer tensors");
+    Value n = splatConstant(
+        ctx, RankedTensorType::get(SmallVector<int64_t>(typeOf(acc).getRank(), 1),
+                                   elemOf(acc)),
+        1.0 / ctx.numInputs());
+    acc = mulValues(ctx, acc, n, typeOf(acc));
+  }
+  ctx.setOutput(0, acc);
+  return success();
+}
+
+/// Comparisons produce i1.
+template <typename TosaOp, bool swap = false, bool negate = false>
+LogicalResult convertCompare(NodeContext &ctx) {
+  auto ops = binaryOperands(ctx);
+  if (failed(ops))
+    return failure();
+  auto [a, b] = *ops;
+  if (swap)
+    std::swap(a, b);
+  auto type = broadcastResult(ctx, a, b, ctx.builder().getI1Type());
+  if (failed(type))
+    return failure();
+  Value r = TosaOp::create(ctx.builder(), ctx.loc(), *type, a, b);
+  if (negate)
+    r = tosa::LogicalNotOp::create(ctx.builder(), ctx.loc(), *type, r);
+  ctx.setOutput(0, r);
+  return success();
+}
+
+LogicalResult convertWhere(NodeContext &ctx) {
+  Value c = ctx.input(0), a = ctx.input(1), b = ctx.input(2);
+  auto ab = broadcastShape(ctx, typeOf(a).getShape(), typeOf(b).getShape());
+  if (failed(ab))
+    return failure();
+  auto shape = broadcastShape(ctx, typeOf(c).getShape(), *ab);
+  if (failed(shape))
+    return failure();
+  int64_t rank = shape->size();
+  c = expandRank(ctx, c, rank);
+  a = expandRank(ctx, a, rank);
+  b = expandRank(ctx, b, rank);
+  ctx.setOutput(0, tosa::SelectOp::create(
+                       ctx.builder(), ctx.loc(),
+                       RankedTensorType::get(*shape, elemOf(a)), c, a, b));
+  return success();
+}
+
+template <typename TosaOp> LogicalResult convertTosaUnary(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  ctx.setOutput(0, TosaOp::create(ctx.builder(), ctx.loc(), x.getType(), x));
+  return success();
+}
+
+/// Unary math that TOSA lacks (sqrt, trigonometry...) on float tensors.
+template <typename MathOp> LogicalResult convertMathUnary(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  if (!isFloat(x)) {
+    ctx.emitError() << "expects a floating-point input";
+    return failure();
+  }
+  ctx.setOutput(0, MathOp::create(ctx.builder(), ctx.loc(), x));
+  return success();
+}
+
+LogicalResult convertNeg(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  Value zp = ctx.tosa().zeroPoint(elemOf(x));
+  if (!isFloat(x)) {
+    // Integer negate: 0 - x (TOSA negate on ints needs matching zero points).
+    Value zero = splatConstant(ctx, typeOf(x), 0);
+    ctx.setOutput(0, tosa::SubOp::create(ctx.builder(), ctx.loc(), typeOf(x),
+                                         zero, x));
+    return success();
+  }
+  ctx.setOutput(0, tosa::NegateOp::create(ctx.builder(), ctx.loc(), typeOf(x),
+                                          x, zp, zp));
+  return success();
+}
+
+/// clamp(x, lo, hi) with scalar bounds, for float or integer x.
+Value clampScalar(NodeContext &ctx, Value x, double lo, double hi) {
+  OpBuilder &b = ctx.builder();
+  Type et = elemOf(x);
+  Attribute loA, hiA;
+  if (auto ft = dyn_cast<FloatType>(et)) {
+    loA = b.getFloatAttr(ft, lo);
+    hiA = b.getFloatAttr(ft, hi);
+  } else {
+    auto it = cast<IntegerType>(et);
+    auto clampToType = [&](double v) {
+      int64_t minV = it.isUnsigned() ? 0
+                                     : -(int64_t(1) << (it.getWidth() - 1));
+      double maxV = it.isUnsigned() ? std::ldexp(1.0, it.getWidth()) - 1
+                                    : std::ldexp(1.0, it.getWidth() - 1) - 1;
+      return static_cast<int64_t>(std::max<double>(minV, std::min(maxV, v)));
+    };
+    loA = b.getIntegerAttr(et, clampToType(lo));
+    hiA = b.getIntegerAttr(et, clampToType(hi));
+  }
+  return tosa::ClampOp::create(b, ctx.loc(), x.getType(), x,
+                               cast<TypedAttr>(loA), cast<TypedAttr>(hiA));
+}
+
+LogicalResult convertRelu(NodeContext &ctx) {
+  ctx.setOutput(0, clampScalar(ctx, ctx.input(0), 0,
+                               std::numeric_limits<float>::max()));
+  return success();
+}
+
+LogicalResult convertClip(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  double lowest = -std::numeric_limits<double>::infinity();
+  double highest = std::numeric_limits<double>::infinity();
+  if (!isFloat(x)) {
+    lowest = -1e300;
+    highest = 1e300;
+  } else if (elemOf(x).isF32() || elemOf(x).isF16() || elemOf(x).isBF16()) {
+    lowest = -std::numeric_limits<float>::max();
+    highest = std::numeric_limits<float>::max();
+  }
+  if (ctx.opset() < 11) {
+    FailureOr<float> lo = ctx.floatAttr("min", -std::numeric_limits<float>::max());
+    FailureOr<float> hi = ctx.floatAttr("max", std::numeric_limits<float>::max());
+    if (failed(lo) || failed(hi))
+      return failure();
+    ctx.setOutput(0, clampScalar(ctx, x, *lo, *hi));
+    return success();
+  }
+  // opset 11+: bounds are optional scalar inputs; constant ones become a
+  // clamp, others maximum/minimum.
+  Value y = x;
+  double lo = lowest, hi = highest;
+  for (unsigned i : {1u, 2u}) {
+    if (!ctx.hasInput(i))
+      continue;
+    if (DenseElementsAttr c = ctx.constantInput(i)) {
+      (i == 1 ? lo : hi) = toDoubles(c).front();
+      continue;
+    }
+    Value bound = expandRank(ctx, ctx.input(i), typeOf(x).getRank());
+    y = i == 1 ? ctx.tosa().maximum(y, bound)
+               : Value(tosa::MinimumOp::create(ctx.builder(), ctx.loc(),
+                                               y.getType(), y, bound));
+  }
+  if (lo != lowest || hi != highest)
+    y = clampScalar(ctx, y, lo, hi);
+  ctx.setOutput(0, y);
+  return success();
+}
+
+Value scalarLike(NodeContext &ctx, Value x, double v) {
+  return splatConstant(
+      ctx,
+      RankedTensorType::get(SmallVector<int64_t>(typeOf(x).getRank(), 1),
+                            elemOf(x)),
+      v);
+}
+
+Value greaterThanZero(NodeContext &ctx, Value x) {
+  Value zero = scalarLike(ctx, x, 0.0);
+  return tosa::GreaterOp::create(
+      ctx.builder(), ctx.loc(),
+      withElementType(typeOf(x), ctx.builder().getI1Type()), x, zero);
+}
+
+Value select(NodeContext &ctx, Value c, Value a, Value b) {
+  return tosa::SelectOp::create(ctx.builder(), ctx.loc(), a.getType(), c, a, b);
+}
+
+LogicalResult convertLeakyRelu(NodeContext &ctx) {
+  FailureOr<float> alpha = ctx.floatAttr("alpha", 0.01f);
+  if (failed(alpha))
+    return failure();
+  Value x = ctx.input(0);
+  Value ax = mulValues(ctx, x, scalarLike(ctx, x, *alpha), typeOf(x));
+  ctx.setOutput(0, select(ctx, greaterThanZero(ctx, x), x, ax));
+  return success();
+}
+
+LogicalResult convertPRelu(NodeContext &ctx) {
+  Value x = ctx.input(0), slope = ctx.input(1);
+  auto ops = equalizeRanks(ctx, x, slope);
+  if (failed(ops))
+    return failure();
+  Value sx = mulValues(ctx, ops->first, ops->second, typeOf(x));
+  ctx.setOutput(0, select(ctx, greaterThanZero(ctx, x), x, sx));
+  return success();
+}
+
+/// alpha * (exp(x) - 1) for x <= 0, else x (scaled by gamma for Selu).
+LogicalResult convertEluLike(NodeContext &ctx, float alpha, float gamma) {
+  Value x = ctx.input(0);
+  Value em1 = ctx.tosa().sub(ctx.tosa().exp(x), scalarLike(ctx, x, 1.0));
+  Value neg = mulValues(ctx, em1, scalarLike(ctx, x, alpha * gamma), typeOf(x));
+  Value pos = gamma == 1.0f
+                  ? x
+                  : mulValues(ctx, x, scalarLike(ctx, x, gamma), typeOf(x));
+  ctx.setOutput(0, select(ctx, greaterThanZero(ctx, x), pos, neg));
+  return success();
+}
+
+LogicalResult convertElu(NodeContext &ctx) {
+  FailureOr<float> alpha = ctx.floatAttr("alpha", 1.0f);
+  return failed(alpha) ? failure() : convertEluLike(ctx, *alpha, 1.0f);
+}
+
+LogicalResult convertSelu(NodeContext &ctx) {
+  FailureOr<float> alpha = ctx.floatAttr("alpha", 1.67326319217681884765625f);
+  FailureOr<float> gamma = ctx.floatAttr("gamma", 1.05070102214813232421875f);
+  if (failed(alpha) || failed(gamma))
+    return failure();
+  return convertEluLike(ctx, *alpha, *gamma);
+}
+
+LogicalResult convertCelu(NodeContext &ctx) {
+  FailureOr<float> alpha = ctx.floatAttr("alpha", 1.0f);
+  if (failed(alpha))
+    return failure();
+  // max(0,x) + min(0, alpha*(exp(x/alpha)-1))
+  Value x = ctx.input(0);
+  Value xa = mulValues(ctx, x, scalarLike(ctx, x, 1.0 / *alpha), typeOf(x));
+  Value em1 = ctx.tosa().sub(ctx.tosa().exp(xa), scalarLike(ctx, x, 1.0));
+  Value neg = mulValues(ctx, em1, scalarLike(ctx, x, *alpha), typeOf(x));
+  ctx.setOutput(0, select(ctx, greaterThanZero(ctx, x), x, neg));
+  return success();
+}
+
+LogicalResult convertHardSigmoid(NodeContext &ctx) {
+  FailureOr<float> alpha = ctx.floatAttr("alpha", 0.2f);
+  FailureOr<float> beta = ctx.floatAttr("beta", 0.5f);
+  if (failed(alpha) || failed(beta))
+    return failure();
+  Value x = ctx.input(0);
+  Value y = ctx.tosa().add(
+      mulValues(ctx, x, scalarLike(ctx, x, *alpha), typeOf(x)),
+      scalarLike(ctx, x, *beta));
+  ctx.setOutput(0, clampScalar(ctx, y, 0.0, 1.0));
+  return success();
+}
+
+LogicalResult convertHardSwish(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  Value y = ctx.tosa().add(
+      mulValues(ctx, x, scalarLike(ctx, x, 1.0 / 6.0), typeOf(x)),
+      scalarLike(ctx, x, 0.5));
+  ctx.setOutput(0, mulValues(ctx, x, clampScalar(ctx, y, 0.0, 1.0), typeOf(x)));
+  return success();
+}
+
+LogicalResult convertSoftplus(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  // log(1 + exp(x)), computed as max(x,0) + log1p(exp(-|x|)) to not overflow.
+  Value absx = tosa::AbsOp::create(ctx.builder(), ctx.loc(), x.getType(), x);
+  Value zp = ctx.tosa().zeroPoint(elemOf(x));
+  Value negAbs = tosa::NegateOp::create(ctx.builder(), ctx.loc(), x.getType(),
+                                        absx, zp, zp);
+  Value l = math::Log1pOp::create(ctx.builder(), ctx.loc(),
+                                  ctx.tosa().exp(negAbs));
+  ctx.setOutput(0, ctx.tosa().add(clampScalar(ctx, x, 0.0, 3.4e38), l));
+  return success();
+}
+
+LogicalResult convertSoftsign(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  Value absx = tosa::AbsOp::create(ctx.builder(), ctx.loc(), x.getType(), x);
+  Value den = ctx.tosa().add(absx, scalarLike(ctx, x, 1.0));
+  ctx.setOutput(0, arith::DivFOp::create(ctx.builder(), ctx.loc(), x, den));
+  return success();
+}
+
+LogicalResult convertThresholdedRelu(NodeContext &ctx) {
+  FailureOr<float> alpha = ctx.floatAttr("alpha", 1.0f);
+  if (failed(alpha))
+    return failure();
+  Value x = ctx.input(0);
+  Value c = tosa::GreaterOp::create(
+      ctx.builder(), ctx.loc(),
+      withElementType(typeOf(x), ctx.builder().getI1Type()), x,
+      scalarLike(ctx, x, *alpha));
+  ctx.setOutput(0, select(ctx, c, x, splatConstant(ctx, typeOf(x), 0.0)));
+  return success();
+}
+
+LogicalResult convertSign(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  Value zero = splatConstant(ctx, typeOf(x), 0.0);
+  Value one = splatConstant(ctx, typeOf(x), 1.0);
+  Value minusOne = splatConstant(ctx, typeOf(x), -1.0);
+  auto boolTy = withElementType(typeOf(x), ctx.builder().getI1Type());
+  Value pos = tosa::GreaterOp::create(ctx.builder(), ctx.loc(), boolTy, x, zero);
+  Value neg = tosa::GreaterOp::create(ctx.builder(), ctx.loc(), boolTy, zero, x);
+  ctx.setOutput(0, select(ctx, pos, one, select(ctx, neg, minusOne, zero)));
+  return success();
+}
+
+LogicalResult convertIsNaN(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  auto boolTy = withElementType(typeOf(x), ctx.builder().getI1Type());
+  Value eq = tosa::EqualOp::create(ctx.builder(), ctx.loc(), boolTy, x, x);
+  ctx.setOutput(0, tosa::LogicalNotOp::create(ctx.builder(), ctx.loc(), boolTy, eq));
+  return success();
+}
+
+LogicalResult convertIsInf(NodeContext &ctx) {
+  FailureOr<int64_t> detectNeg = ctx.intAttr("detect_negative", 1);
+  FailureOr<int64_t> detectPos = ctx.intAttr("detect_positive", 1);
+  if (failed(detectNeg) || failed(detectPos))
+    return failure();
+  Value x = ctx.input(0);
+  auto boolTy = withElementType(typeOf(x), ctx.builder().getI1Type());
+  double inf = std::numeric_limits<double>::infinity();
+  Value r = splatConstant(ctx, boolTy, 0);
+  if (*detectPos)
+    r = tosa::LogicalOrOp::create(
+        ctx.builder(), ctx.loc(), boolTy, r,
+        tosa::EqualOp::create(ctx.builder(), ctx.loc(), boolTy, x,
+                              scalarLike(ctx, x, inf)));
+  if (*detectNeg)
+    r = tosa::LogicalOrOp::create(
+        ctx.builder(), ctx.loc(), boolTy, r,
+        tosa::EqualOp::create(ctx.builder(), ctx.loc(), boolTy, x,
+                              scalarLike(ctx, x, -inf)));
+  ctx.setOutput(0, r);
+  return success();
+}
+
+template <typename TosaOp> LogicalResult convertLogical(NodeContext &ctx) {
+  auto ops = binaryOperands(ctx);
+  if (failed(ops))
+    return failure();
+  auto type = broadcastResult(ctx, ops->first, ops->second,
+                              ctx.builder().getI1Type());
+  if (failed(type))
+    return failure();
+  ctx.setOutput(0, TosaOp::create(ctx.builder(), ctx.loc(), *type, ops->first,
+                                  ops->second));
+  return success();
+}
+
+} // namespace
+
+void mlir::tessel::onnx_import::registerElementwiseConverters(ConverterMap &m) {
+  m["Add"] = convertBinary<tosa::AddOp>;
+  m["Sub"] = convertBinary<tosa::SubOp>;
+  m["Mul"] = convertMul;
+  m["Div"] = convertDiv;
+  m["Pow"] = convertPow;
+  m["Max"] = convertVariadic<tosa::MaximumOp>;
+  m["Min"] = convertVariadic<tosa::MinimumOp>;
+  m["Sum"] = convertVariadic<tosa::AddOp>;
+  m["Mean"] = convertVariadic<tosa::AddOp, true>;
+  m["Equal"] = convertCompare<tosa::EqualOp>;
+  m["Greater"] = convertCompare<tosa::GreaterOp>;
+  m["GreaterOrEqual"] = convertCompare<tosa::GreaterEqualOp>;
+  m["Less"] = convertCompare<tosa::GreaterOp, /*swap=*/true>;
+  m["LessOrEqual"] = convertCompare<tosa::GreaterEqualOp, /*swap=*/true>;
+  m["And"] = convertLogical<tosa::LogicalAndOp>;
+  m["Or"] = convertLogical<tosa::LogicalOrOp>;
+  m["Xor"] = convertLogical<tosa::LogicalXorOp>;
+  m["Not"] = convertTosaUnary<tosa::LogicalNotOp>;
+  m["Where"] = convertWhere;
+  m["Abs"] = convertTosaUnary<tosa::AbsOp>;
+  m["Neg"] = convertNeg;
+  m["Exp"] = convertTosaUnary<tosa::ExpOp>;
+  m["Log"] = convertTosaUnary<tosa::LogOp>;
+  m["Tanh"] = convertTosaUnary<tosa::TanhOp>;
+  m["Sigmoid"] = convertTosaUnary<tosa::SigmoidOp>;
+  m["Erf"] = convertTosaUnary<tosa::ErfOp>;
+  m["Reciprocal"] = convertTosaUnary<tosa::ReciprocalOp>;
+  m["Floor"] = convertTosaUnary<tosa::FloorOp>;
+  m["Ceil"] = convertTosaUnary<tosa::CeilOp>;
+  m["Sin"] = convertTosaUnary<tosa::SinOp>;
+  m["Cos"] = convertTosaUnary<tosa::CosOp>;
+  m["Sqrt"] = convertMathUnary<math::SqrtOp>;
+  m["Tan"] = convertMathUnary<math::TanOp>;
+  m["Asin"] = convertMathUnary<math::AsinOp>;
+  m["Acos"] = convertMathUnary<math::AcosOp>;
+  m["Atan"] = convertMathUnary<math::AtanOp>;
+  m["Sinh"] = convertMathUnary<math::SinhOp>;
+  m["Cosh"] = convertMathUnary<math::CoshOp>;
+  m["Asinh"] = convertMathUnary<math::AsinhOp>;
+  m["Acosh"] = convertMathUnary<math::AcoshOp>;
+  m["Atanh"] = convertMathUnary<math::AtanhOp>;
+  m["Round"] = convertMathUnary<math::RoundEvenOp>;
+  m["Relu"] = convertRelu;
+  m["Clip"] = convertClip;
+  m["LeakyRelu"] = convertLeakyRelu;
+  m["PRelu"] = convertPRelu;
+  m["Elu"] = convertElu;
+  m["Selu"] = convertSelu;
+  m["Celu"] = convertCelu;
+  m["HardSigmoid"] = convertHardSigmoid;
+  m["HardSwish"] = convertHardSwish;
+  m["Softplus"] = convertSoftplus;
+  m["Softsign"] = convertSoftsign;
+  m["ThresholdedRelu"] = convertThresholdedRelu;
+  m["Sign"] = convertSign;
+  m["IsNaN"] = convertIsNaN;
+  m["IsInf"] = convertIsInf;
+}

@@ -1,0 +1,186 @@
+//===- Misc.cpp - Constant, Identity, Cast, Dropout ------------------------===//
+#include "Common.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+
+using namespace mlir;
+using namespace mlir::tessel::onnx_import;
+
+namespace {
+
+LogicalResult convertConstant(NodeContext &ctx) {
+  auto scalarOr1D = [&](Type elem, auto values, bool scalar) {
+    SmallVector<int64_t> shape;
+    if (!scalar)
+      shape.push_back(static_cast<int64_t>(values.size()));
+    return RankedTensorType::get(shape, elem);
+  };
+  OpBuilder &b = ctx.builder();
+  if (ctx.hasAttr("value")) {
+    FailureOr<DenseElementsAttr> v = ctx.tensorAttr("value");
+    if (failed(v))
+      return failure();
+    ctx.setConstantOutput(0, *v);
+  } else if (ctx.hasAttr("value_float")) {
+    FailureOr<float> v = ctx.floatAttr("value_float");
+    if (failed(v))
+      return failure();
+    SmallVector<double> d{*v};
+    ctx.setConstantOutput(0, doublesAttr(scalarOr1D(b.getF32Type(), d, true), d));
+  } else if (ctx.hasAttr("value_floats")) {
+    FailureOr<SmallVector<float>> v = ctx.floatsAttr("value_floats");
+    if (failed(v))
+      return failure();
+    SmallVector<double> d(v->begin(), v->end());
+    ctx.setConstantOutput(0, doublesAttr(scalarOr1D(b.getF32Type(), d, false), d));
+  } else if (ctx.hasAttr("value_int")) {
+    FailureOr<int64_t> v = ctx.intAttr("value_int");
+    if (failed(v))
+      return failure();
+    SmallVector<int64_t> d{*v};
+    ctx.setConstantOutput(0, intsAttr(scalarOr1D(b.getI64Type(), d, true), d));
+  } else if (ctx.hasAttr("value_ints")) {
+    FailureOr<SmallVector<int64_t>> v = ctx.intsAttr("value_ints");
+    if (failed(v))
+      return failure();
+    ctx.setConstantOutput(0, intsAttr(scalarOr1D(b.getI64Type(), *v, false), *v));
+  } else {
+    for (StringRef unsupportedAttr : {"sparse_value", "value_string", "value_strings"})
+      if (ctx.hasAttr(unsupportedAttr))
+        return ctx.attrError(unsupportedAttr, "is not supported yet");
+    ctx.emitError() << "has no value attribute";
+    return failure();
+  }
+  return success();
+}
+
+LogicalResult convertIdentity(NodeContext &ctx) {
+  if (DenseElementsAttr c = ctx.constantInput(0))
+    ctx.setConstantOutput(0, c);
+  else
+    ctx.setOutput(0, ctx.input(0));
+  return success();
+}
+
+/// ONNX Cast semantics: float->int truncates toward zero, ->bool is != 0.
+Value castValue(NodeContext &ctx, Value x, Type to) {
+  OpBuilder &b = ctx.builder();
+  Location loc = ctx.loc();
+  auto inTy = cast<RankedTensorType>(x.getType());
+  Type from = inTy.getElementType();
+  auto outTy = withElementType(inTy, to);
+  if (from == to)
+    return x;
+  if (to.isInteger(1)) {
+    auto boolTy = withElementType(inTy, b.getI1Type());
+    Value eq = tosa::EqualOp::create(b, loc, boolTy, x,
+                                     splatConstant(ctx, inTy, 0.0));
+    return tosa::LogicalNotOp::create(b, loc, boolTy, eq);
+  }
+  bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
+  bool fromUnsigned = from.isUnsignedInteger() || from.isInteger(1);
+  if (fromFloat && toFloat)
+    return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
+               ? Value(arith::ExtFOp::create(b, loc, outTy, x))
+               : Value(arith::TruncFOp::create(b, loc, outTy, x));
+  if (fromFloat)
+    return to.isUnsignedInteger()
+               ? Value(arith::FPToUIOp::create(b, loc, outTy, x))
+               : Value(arith::FPToSIOp::create(b, loc, outTy, x));
+  if (toFloat)
+    return fromUnsigned ? Value(arith::UIToFPOp::create(b, loc, outTy, x))
+                        : Value(arith::SIToFPOp::create(b, loc, outTy, x));
+  // Integer to integer; arith works on signless types, so go through them.
+  unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
+  if (fw == tw) // same width, other signedness: reinterpret bits
+    return tosa::CastOp::create(b, loc, outTy, x);
+  if (fw < tw)
+    return fromUnsigned ? Value(arith::ExtUIOp::create(b, loc, outTy, x))
+                        : Value(arith::ExtSIOp::create(b, loc, outTy, x));
+  return arith::TruncIOp::create(b, loc, outTy, x);
+}
+
+/// Cast of a compile-time constant, so shape arithmetic keeps folding.
+DenseElementsAttr castConstant(DenseElementsAttr c, Type to) {
+  auto type = withElementType(cast<RankedTensorType>(c.getType()), to);
+  if (to.isInteger(1)) {
+    SmallVector<bool> bits;
+    for (double v : toDoubles(c))
+      bits.push_back(v != 0);
+    return DenseElementsAttr::get(type, ArrayRef<bool>(bits));
+  }
+  if (isa<FloatType>(to))
+    return doublesAttr(type, toDoubles(c));
+  return intsAttr(type, toInts(c)); // toInts truncates floats toward zero
+}
+
+LogicalResult convertCast(NodeContext &ctx) {
+  FailureOr<int64_t> to = ctx.intAttr("to");
+  if (failed(to))
+    return failure();
+  if (ctx.hasAttr("saturate"))
+    ctx.ignoreAttr("saturate"); // only affects float8 targets
+  Type toTy = convertElementType(static_cast<int32_t>(*to), ctx.context());
+  if (!toTy)
+    return ctx.attrError("to", "= " + std::to_string(*to) +
+                                   " names a data type Tessel does not "
+                                   "support");
+  Type fromTy = ctx.inputType(0).getElementType();
+  if (fromTy.isUnsignedInteger() && toTy.isUnsignedInteger() &&
+      fromTy != toTy)
+    return ctx.unsupported("Cast between unsigned integer widths");
+  if (DenseElementsAttr c = ctx.constantInput(0)) {
+    ctx.setConstantOutput(0, castConstant(c, toTy));
+    return success();
+  }
+  ctx.setOutput(0, castValue(ctx, ctx.input(0), toTy));
+  return success();
+}
+
+LogicalResult convertCastLike(NodeContext &ctx) {
+  Type toTy = ctx.inputType(1).getElementType();
+  if (DenseElementsAttr c = ctx.constantInput(0)) {
+    ctx.setConstantOutput(0, castConstant(c, toTy));
+    return success();
+  }
+  ctx.setOutput(0, castValue(ctx, ctx.input(0), toTy));
+  return success();
+}
+
+LogicalResult convertDropout(NodeContext &ctx) {
+  // Inference: identity; the mask (if asked for) is all true.
+  ctx.ignoreAttr("seed");
+  if (ctx.opset() < 12) {
+    ctx.ignoreAttr("ratio");
+    if (ctx.hasAttr("is_test")) {
+      FailureOr<int64_t> isTest = ctx.intAttr("is_test");
+      if (failed(isTest))
+        return failure();
+      if (*isTest == 0)
+        return ctx.attrError("is_test", "= 0 (training mode) is not "
+                                        "supported: Tessel compiles inference");
+    }
+  } else if (ctx.hasInput(2)) {
+    DenseElementsAttr mode = ctx.constantInput(2);
+    if (!mode || toInts(mode).front() != 0)
+      return ctx.unsupported("Dropout in training mode");
+  }
+  ctx.setOutput(0, ctx.input(0));
+  if (ctx.hasOutput(1)) {
+    auto maskTy = withElementType(ctx.inputType(0), ctx.builder().getI1Type());
+    ctx.setConstantOutput(
+        1, DenseElementsAttr::get(maskTy, ctx.builder().getBoolAttr(true)));
+  }
+  return success();
+}
+
+} // namespace
+
+void mlir::tessel::onnx_import::registerMiscConverters(ConverterMap &m) {
+  m["Constant"] = convertConstant;
+  m["Identity"] = convertIdentity;
+  m["Cast"] = convertCast;
+  m["CastLike"] = convertCastLike;
+  m["Dropout"] = convertDropout;
+}

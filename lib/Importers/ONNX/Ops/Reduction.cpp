@@ -1,0 +1,7 @@
+//===- Reduction.cpp - ONNX Reduction converters ------------------------------------===//
+#include "Common.h"
+
+using namespace mlir;
+using namespace mlir::tessel::onnx_import;
+
+void mlir::tessel::onnx_import::registerReductionConverters(ConverterMap &map) {}

@@ -1,0 +1,7 @@
+//===- Shape.cpp - ONNX Shape converters ------------------------------------===//
+#include "Common.h"
+
+using namespace mlir;
+using namespace mlir::tessel::onnx_import;
+
+void mlir::tessel::onnx_import::registerShapeConverters(ConverterMap &map) {}
