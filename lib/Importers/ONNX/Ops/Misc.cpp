@@ -123,9 +123,11 @@ LogicalResult convertCast(NodeContext &ctx) {
     ctx.ignoreAttr("saturate"); // only affects float8 targets
   Type toTy = convertElementType(static_cast<int32_t>(*to), ctx.context());
   if (!toTy)
-    return ctx.attrError("to", "= " + std::to_string(*to) +
-                                   " names a data type Tessel does not "
-                                   "support");
+    return ctx.attrError(
+        "to", "= " + std::to_string(*to) + " (" +
+                  onnx::TensorProto_DataType_Name(
+                      static_cast<onnx::TensorProto_DataType>(*to)) +
+                  ") names a data type Tessel does not support");
   Type fromTy = ctx.inputType(0).getElementType();
   if (fromTy.isUnsignedInteger() && toTy.isUnsignedInteger() &&
       fromTy != toTy)

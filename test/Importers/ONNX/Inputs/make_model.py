@@ -1,0 +1,63 @@
+"""Writes small ONNX models for the importer's error tests (generated at test
+time so no binary is committed).
+
+  make_model.py KIND OUT.onnx
+"""
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+def model(nodes, inputs, outputs, inits=(), opset=13):
+    g = helper.make_graph(nodes, "g", inputs, outputs, list(inits))
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def vi(name, shape, t=TensorProto.FLOAT):
+    return helper.make_tensor_value_info(name, t, shape)
+
+
+def build(kind):
+    if kind == "add":
+        return model([helper.make_node("Add", ["x", "y"], ["z"], name="add0")],
+                     [vi("x", [2, 3]), vi("y", [2, 3])], [vi("z", [2, 3])])
+    if kind == "symbolic":
+        return model([helper.make_node("Relu", ["x"], ["y"], name="relu0")],
+                     [vi("x", ["N", 4])], [vi("y", ["N", 4])])
+    if kind == "unsupported-op":
+        return model([helper.make_node("Det", ["x"], ["y"], name="det0")],
+                     [vi("x", [3, 3])], [vi("y", [])], opset=11)
+    if kind == "unsupported-attr":
+        # Cast to STRING: an attribute value Tessel cannot honour.
+        return model([helper.make_node("Cast", ["x"], ["y"], name="cast0",
+                                       to=TensorProto.STRING)],
+                     [vi("x", [2])], [vi("y", [2], TensorProto.STRING)])
+    if kind == "custom-domain":
+        m = model([helper.make_node("Foo", ["x"], ["y"], name="foo0",
+                                    domain="com.example")],
+                  [vi("x", [2])], [vi("y", [2])])
+        m.opset_import.append(helper.make_opsetid("com.example", 1))
+        return m
+    if kind == "external-data":
+        w = numpy_helper.from_array(np.arange(6, dtype=np.float32).reshape(2, 3), "w")
+        m = model([helper.make_node("Add", ["x", "w"], ["z"], name="add0")],
+                  [vi("x", [2, 3])], [vi("z", [2, 3])], inits=[w])
+        return m
+    raise SystemExit(f"unknown kind {kind}")
+
+
+def main():
+    kind, out = sys.argv[1], sys.argv[2]
+    m = build(kind)
+    if kind == "external-data":
+        onnx.save_model(m, out, save_as_external_data=True,
+                        all_tensors_to_one_file=True, location="weights.bin",
+                        size_threshold=0)
+    else:
+        onnx.save_model(m, out)
+
+
+if __name__ == "__main__":
+    main()
