@@ -26,6 +26,44 @@ Type elemOf(Value v) {
 }
 RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 
+/// Folds a binary op on two small integer compile-time constants (the int64
+/// shape arithmetic exporters emit: Shape -> Gather -> Div/Mul -> Slice),
+/// broadcasting like numpy. Returns true if it set the output.
+template <typename Fn>
+bool foldIntBinary(NodeContext &ctx, Type resultElem, Fn fn) {
+  DenseElementsAttr a = ctx.constantInput(0), b = ctx.constantInput(1);
+  if (!a || !b || !isa<IntegerType>(a.getElementType()) ||
+      a.getElementType() != b.getElementType() || a.getNumElements() > 4096 ||
+      b.getNumElements() > 4096)
+    return false;
+  auto ta = cast<RankedTensorType>(a.getType());
+  auto tb = cast<RankedTensorType>(b.getType());
+  FailureOr<SmallVector<int64_t>> shape =
+      broadcastShape(ctx, ta.getShape(), tb.getShape());
+  if (failed(shape))
+    return false;
+  SmallVector<int64_t> va = toInts(a), vb = toInts(b), out;
+  int64_t rank = shape->size(), n = numElements(*shape);
+  auto index = [&](ArrayRef<int64_t> dims, int64_t flat) {
+    // Flat index into a (right-aligned, broadcast) operand of shape `dims`.
+    int64_t idx = 0, stride = 1;
+    for (int64_t d = rank - 1, k = dims.size() - 1; d >= 0; --d, --k) {
+      int64_t coord = flat % (*shape)[d];
+      flat /= (*shape)[d];
+      if (k >= 0) {
+        idx += (dims[k] == 1 ? 0 : coord) * stride;
+        stride *= dims[k];
+      }
+    }
+    return idx;
+  };
+  for (int64_t i = 0; i < n; ++i)
+    out.push_back(fn(va[index(ta.getShape(), i)], vb[index(tb.getShape(), i)]));
+  ctx.setConstantOutput(
+      0, intsAttr(RankedTensorType::get(*shape, resultElem), out));
+  return true;
+}
+
 /// The two operands of a binary op, broadcast-ready (same rank).
 FailureOr<std::pair<Value, Value>> binaryOperands(NodeContext &ctx) {
   Value a = ctx.input(0), b = ctx.input(1);
@@ -77,6 +115,15 @@ FailureOr<RankedTensorType> broadcastResult(NodeContext &ctx, Value a, Value b,
 
 template <typename TosaOp>
 LogicalResult convertBinary(NodeContext &ctx) {
+  if (ctx.opset() >= 7 && ctx.hasInput(0) && ctx.hasInput(1) &&
+      foldIntBinary(ctx, ctx.inputType(0).getElementType(),
+                    [](int64_t x, int64_t y) {
+                      static_assert(std::is_same_v<TosaOp, tosa::AddOp> ||
+                                    std::is_same_v<TosaOp, tosa::SubOp>);
+                      return std::is_same_v<TosaOp, tosa::AddOp> ? x + y
+                                                                 : x - y;
+                    }))
+    return success();
   auto ops = binaryOperands(ctx);
   if (failed(ops))
     return failure();
@@ -96,6 +143,10 @@ Value mulValues(NodeContext &ctx, Value a, Value b, RankedTensorType type) {
 }
 
 LogicalResult convertMul(NodeContext &ctx) {
+  if (ctx.opset() >= 7 &&
+      foldIntBinary(ctx, ctx.inputType(0).getElementType(),
+                    [](int64_t x, int64_t y) { return x * y; }))
+    return success();
   auto ops = binaryOperands(ctx);
   if (failed(ops))
     return failure();
@@ -107,6 +158,19 @@ LogicalResult convertMul(NodeContext &ctx) {
 }
 
 LogicalResult convertDiv(NodeContext &ctx) {
+  bool divByZero = false;
+  if (ctx.opset() >= 7 &&
+      foldIntBinary(ctx, ctx.inputType(0).getElementType(),
+                    [&](int64_t x, int64_t y) {
+                      divByZero |= y == 0;
+                      return y == 0 ? 0 : x / y; // C truncation, as ONNX
+                    })) {
+    if (divByZero) {
+      ctx.emitError() << "integer division by zero in constant inputs";
+      return failure();
+    }
+    return success();
+  }
   auto ops = binaryOperands(ctx);
   if (failed(ops))
     return failure();
@@ -188,6 +252,16 @@ LogicalResult convertVariadic(NodeContext &ctx) {
 /// Comparisons produce i1.
 template <typename TosaOp, bool swap = false, bool negate = false>
 LogicalResult convertCompare(NodeContext &ctx) {
+  if (ctx.opset() >= 7 &&
+      foldIntBinary(ctx, ctx.builder().getI1Type(), [](int64_t x, int64_t y) {
+        if (swap)
+          std::swap(x, y);
+        bool r = std::is_same_v<TosaOp, tosa::EqualOp>     ? x == y
+                 : std::is_same_v<TosaOp, tosa::GreaterOp> ? x > y
+                                                           : x >= y;
+        return static_cast<int64_t>(negate ? !r : r);
+      }))
+    return success();
   auto ops = binaryOperands(ctx);
   if (failed(ops))
     return failure();

@@ -1,7 +1,1347 @@
-//===- Shape.cpp - ONNX Shape converters ------------------------------------===//
+//===- Shape.cpp - ONNX shape and data-movement ops ------------------------===//
+//
+// Reshape-like ops become tosa.reshape; index selections along axes
+// (Slice with steps, Gather, reflect/edge Pad, Resize) become tosa.slice
+// where contiguous and tosa.gather otherwise. Whenever the data is a
+// compile-time constant (as in exported shape subgraphs: Shape -> Gather ->
+// Unsqueeze -> Concat -> Reshape) the result is computed here instead, so
+// that later ops that need constant shapes still see them.
+//
+//===----------------------------------------------------------------------===//
 #include "Common.h"
+
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::tessel::onnx_import;
 
-void mlir::tessel::onnx_import::registerShapeConverters(ConverterMap &map) {}
+namespace {
+
+RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+Type elemOf(Value v) { return typeOf(v).getElementType(); }
+
+/// Data-movement results of constants are folded up to this many elements;
+/// beyond it, the IR stays small and the pipeline's canonicalizer may fold.
+constexpr int64_t kFoldLimit = 1 << 16;
+
+bool foldable(DenseElementsAttr c) {
+  return c && (c.isSplat() || c.getNumElements() <= kFoldLimit);
+}
+
+/// Row-major strides of `shape`.
+SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> s(shape.size(), 1);
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
+    s[i] = s[i + 1] * shape[i + 1];
+  return s;
+}
+
+/// `c` with the same elements in another shape (Reshape, Squeeze...).
+DenseElementsAttr reshapeConstant(DenseElementsAttr c, RankedTensorType type) {
+  return c.reshape(type);
+}
+
+/// The constant whose element at multi-index i is c[lists[0][i0],
+/// lists[1][i1], ...], given the shape `type` (same element count).
+DenseElementsAttr selectConstant(DenseElementsAttr c,
+                                 ArrayRef<SmallVector<int64_t>> lists,
+                                 RankedTensorType type) {
+  if (c.isSplat())
+    return DenseElementsAttr::get(type, c.getSplatValue<Attribute>());
+  auto inType = cast<RankedTensorType>(c.getType());
+  SmallVector<int64_t> inStrides = stridesOf(inType.getShape());
+  SmallVector<Attribute> all(c.getValues<Attribute>());
+  SmallVector<Attribute> out;
+  out.reserve(numElements(type.getShape()));
+  int64_t rank = lists.size();
+  SmallVector<int64_t> idx(rank, 0);
+  int64_t total = 1;
+  for (const auto &l : lists)
+    total *= static_cast<int64_t>(l.size());
+  for (int64_t n = 0; n < total; ++n) {
+    int64_t src = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      src += lists[d][idx[d]] * inStrides[d];
+    out.push_back(all[src]);
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++idx[d] < static_cast<int64_t>(lists[d].size()))
+        break;
+      idx[d] = 0;
+    }
+  }
+  return DenseElementsAttr::get(type, out);
+}
+
+/// Whether `l` is start, start+1, ..., i.e. a plain tosa.slice.
+bool isContiguous(ArrayRef<int64_t> l) {
+  for (size_t i = 1; i < l.size(); ++i)
+    if (l[i] != l[i - 1] + 1)
+      return false;
+  return !l.empty();
+}
+
+/// `x` gathered along `axis` by `indices` (i32, shape [1, W], values in
+/// [0, dim)); the axis becomes `indexShape`. tosa.gather works on
+/// [N, K, C] x [N, W]: data is viewed as [outer, dim, inner] and the
+/// indices are tiled over `outer`.
+Value gatherAxis(NodeContext &ctx, Value x, int64_t axis, Value indices,
+                 ArrayRef<int64_t> indexShape) {
+  ArrayRef<int64_t> shape = typeOf(x).getShape();
+  int64_t outer = numElements(shape.take_front(axis));
+  int64_t inner = numElements(shape.drop_front(axis + 1));
+  int64_t w = numElements(indexShape);
+  Value values = ctx.tosa().reshape(x, {outer, shape[axis], inner});
+  if (outer != 1) {
+    auto tiledTy = RankedTensorType::get({outer, w}, elemOf(indices));
+    indices = tosa::TileOp::create(ctx.builder(), ctx.loc(), tiledTy, indices,
+                                   ctx.tosa().shape({outer, 1}));
+  }
+  Value g = tosa::GatherOp::create(
+      ctx.builder(), ctx.loc(),
+      RankedTensorType::get({outer, w, inner}, elemOf(x)), values, indices);
+  SmallVector<int64_t> outShape(shape.take_front(axis));
+  llvm::append_range(outShape, indexShape);
+  llvm::append_range(outShape, shape.drop_front(axis + 1));
+  return ctx.tosa().reshape(g, outShape);
+}
+
+/// A compile-time index list as the i32 [1, W] operand of gatherAxis.
+Value indexConstant(NodeContext &ctx, ArrayRef<int64_t> l) {
+  auto type = RankedTensorType::get({1, static_cast<int64_t>(l.size())},
+                                    ctx.builder().getI32Type());
+  return ctx.materializeConstant(intsAttr(type, l));
+}
+
+/// `x` indexed along each dim d by the compile-time list lists[d]:
+/// contiguous lists become one tosa.slice, the others tosa.gather.
+Value selectIndices(NodeContext &ctx, Value x,
+                    ArrayRef<SmallVector<int64_t>> lists) {
+  ArrayRef<int64_t> shape = typeOf(x).getShape();
+  SmallVector<int64_t> start, size;
+  bool needSlice = false;
+  for (auto [d, l] : llvm::enumerate(lists)) {
+    bool contiguous = isContiguous(l);
+    start.push_back(contiguous ? l.front() : 0);
+    size.push_back(contiguous ? static_cast<int64_t>(l.size()) : shape[d]);
+    needSlice |= contiguous && size.back() != shape[d];
+  }
+  if (needSlice)
+    x = ctx.tosa().slice(x, start, size);
+  for (auto [d, l] : llvm::enumerate(lists)) {
+    if (isContiguous(l))
+      continue;
+    int64_t n = static_cast<int64_t>(l.size());
+    x = gatherAxis(ctx, x, d, indexConstant(ctx, l), {n});
+  }
+  return x;
+}
+
+/// Sets output `i` to `x` indexed by `lists`, folded when `c` is known.
+void setSelected(NodeContext &ctx, unsigned i, Value x, DenseElementsAttr c,
+                 ArrayRef<SmallVector<int64_t>> lists, ArrayRef<int64_t> shape) {
+  auto type = RankedTensorType::get(shape, elemOf(x));
+  if (foldable(c)) {
+    ctx.setConstantOutput(i, selectConstant(c, lists, type));
+    return;
+  }
+  Value y = selectIndices(ctx, x, lists);
+  if (typeOf(y).getShape() != shape)
+    y = ctx.tosa().reshape(y, shape);
+  ctx.setOutput(i, y);
+}
+
+/// Sets output 0 to input 0 in another shape (folded when constant).
+LogicalResult setReshaped(NodeContext &ctx, ArrayRef<int64_t> shape) {
+  auto type = RankedTensorType::get(shape, ctx.inputType(0).getElementType());
+  if (DenseElementsAttr c = ctx.constantInput(0)) {
+    ctx.setConstantOutput(0, reshapeConstant(c, type));
+    return success();
+  }
+  Value x = ctx.input(0);
+  ctx.setOutput(0, typeOf(x).getShape() == shape ? x
+                                                 : ctx.tosa().reshape(x, shape));
+  return success();
+}
+
+/// The full index list [0, n).
+SmallVector<int64_t> iota(int64_t n) {
+  SmallVector<int64_t> l(n);
+  for (int64_t i = 0; i < n; ++i)
+    l[i] = i;
+  return l;
+}
+
+/// Integer attribute (older opsets) or constant input (newer ones).
+FailureOr<std::optional<SmallVector<int64_t>>>
+intsAttrOrInput(NodeContext &ctx, StringRef attr, unsigned input,
+                bool fromInput) {
+  if (fromInput) {
+    if (!ctx.hasInput(input))
+      return std::optional<SmallVector<int64_t>>();
+    FailureOr<SmallVector<int64_t>> v = ctx.constantInts(input, attr);
+    if (failed(v))
+      return failure();
+    return std::optional<SmallVector<int64_t>>(*v);
+  }
+  if (!ctx.hasAttr(attr))
+    return std::optional<SmallVector<int64_t>>();
+  FailureOr<SmallVector<int64_t>> v = ctx.intsAttr(attr);
+  if (failed(v))
+    return failure();
+  return std::optional<SmallVector<int64_t>>(*v);
+}
+
+//===----------------------------------------------------------------------===//
+// Reshape, Flatten, Squeeze, Unsqueeze, Transpose
+//===----------------------------------------------------------------------===//
+
+LogicalResult convertReshape(NodeContext &ctx) {
+  ArrayRef<int64_t> in = ctx.inputType(0).getShape();
+  SmallVector<int64_t> target;
+  if (ctx.opset() < 5) {
+    ctx.ignoreAttr("consumed_inputs"); // legacy memory-planning hint
+    FailureOr<SmallVector<int64_t>> s = ctx.intsAttr("shape");
+    if (failed(s))
+      return failure();
+    target = *s;
+  } else {
+    FailureOr<SmallVector<int64_t>> s = ctx.constantInts(1, "shape");
+    if (failed(s))
+      return failure();
+    target = *s;
+  }
+  FailureOr<int64_t> allowZero = ctx.intAttr("allowzero", 0);
+  if (failed(allowZero))
+    return failure();
+  int64_t known = 1, inferred = -1;
+  for (auto [i, d] : llvm::enumerate(target)) {
+    if (d == 0 && !*allowZero) {
+      if (i >= in.size()) {
+        ctx.emitError() << "shape entry " << i << " is 0 (copy) but the input "
+                        << "has rank " << in.size();
+        return failure();
+      }
+      d = in[i];
+    }
+    if (d == -1) {
+      if (inferred >= 0) {
+        ctx.emitError() << "shape has more than one -1";
+        return failure();
+      }
+      inferred = i;
+      continue;
+    }
+    if (d < 0) {
+      ctx.emitError() << "shape entry " << i << " is " << d;
+      return failure();
+    }
+    known *= d;
+  }
+  int64_t total = numElements(in);
+  if (inferred >= 0) {
+    if (known == 0 || total % known != 0) {
+      ctx.emitError() << "cannot infer -1 in shape [" << target
+                      << "] for an input of " << total << " elements";
+      return failure();
+    }
+    target[inferred] = total / known;
+  } else if (known != total) {
+    ctx.emitError() << "shape [" << target << "] holds " << known
+                    << " elements, the input " << total;
+    return failure();
+  }
+  return setReshaped(ctx, target);
+}
+
+LogicalResult convertFlatten(NodeContext &ctx) {
+  ArrayRef<int64_t> in = ctx.inputType(0).getShape();
+  int64_t rank = in.size();
+  FailureOr<int64_t> axis = ctx.intAttr("axis", 1);
+  if (failed(axis))
+    return failure();
+  // Unlike most axes, this one ranges over [-rank, rank]: axis = rank puts
+  // every dim in the outer factor.
+  if (*axis < -rank || *axis > rank)
+    return ctx.attrError("axis", "= " + std::to_string(*axis) +
+                                     " is out of range for rank " +
+                                     std::to_string(rank));
+  int64_t a = *axis < 0 ? *axis + rank : *axis;
+  return setReshaped(ctx, {numElements(in.take_front(a)),
+                           numElements(in.drop_front(a))});
+}
+
+LogicalResult convertSqueeze(NodeContext &ctx) {
+  ArrayRef<int64_t> in = ctx.inputType(0).getShape();
+  int64_t rank = in.size();
+  auto axes = intsAttrOrInput(ctx, "axes", 1, ctx.opset() >= 13);
+  if (failed(axes))
+    return failure();
+  SmallVector<bool> drop(rank, false);
+  if (!*axes) {
+    for (int64_t d = 0; d < rank; ++d)
+      drop[d] = in[d] == 1;
+  } else {
+    for (int64_t a : **axes) {
+      FailureOr<int64_t> n = normalizeAxis(ctx, a, rank, "axes");
+      if (failed(n))
+        return failure();
+      if (in[*n] != 1)
+        return ctx.attrError("axes", "names dim " + std::to_string(*n) +
+                                         " of size " + std::to_string(in[*n]) +
+                                         ", which cannot be squeezed");
+      drop[*n] = true;
+    }
+  }
+  SmallVector<int64_t> out;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!drop[d])
+      out.push_back(in[d]);
+  return setReshaped(ctx, out);
+}
+
+LogicalResult convertUnsqueeze(NodeContext &ctx) {
+  ArrayRef<int64_t> in = ctx.inputType(0).getShape();
+  auto axes = intsAttrOrInput(ctx, "axes", 1, ctx.opset() >= 13);
+  if (failed(axes))
+    return failure();
+  if (!*axes)
+    return ctx.attrError("axes", "is required");
+  int64_t outRank = in.size() + (*axes)->size();
+  SmallVector<bool> inserted(outRank, false);
+  for (int64_t a : **axes) {
+    FailureOr<int64_t> n = normalizeAxis(ctx, a, outRank, "axes");
+    if (failed(n))
+      return failure();
+    if (inserted[*n])
+      return ctx.attrError("axes", "repeats axis " + std::to_string(*n));
+    inserted[*n] = true;
+  }
+  SmallVector<int64_t> out;
+  size_t next = 0;
+  for (int64_t d = 0; d < outRank; ++d)
+    out.push_back(inserted[d] ? 1 : in[next++]);
+  return setReshaped(ctx, out);
+}
+
+LogicalResult convertTranspose(NodeContext &ctx) {
+  ArrayRef<int64_t> in = ctx.inputType(0).getShape();
+  int64_t rank = in.size();
+  SmallVector<int64_t> reversed;
+  for (int64_t d = rank - 1; d >= 0; --d)
+    reversed.push_back(d);
+  FailureOr<SmallVector<int64_t>> perm = ctx.intsAttr("perm", reversed);
+  if (failed(perm))
+    return failure();
+  if (static_cast<int64_t>(perm->size()) != rank)
+    return ctx.attrError("perm", "has " + std::to_string(perm->size()) +
+                                     " entries for an input of rank " +
+                                     std::to_string(rank));
+  SmallVector<bool> seen(rank, false);
+  SmallVector<int32_t> perm32;
+  SmallVector<int64_t> outShape;
+  for (int64_t p : *perm) {
+    FailureOr<int64_t> n = normalizeAxis(ctx, p, rank, "perm");
+    if (failed(n))
+      return failure();
+    if (seen[*n])
+      return ctx.attrError("perm", "is not a permutation");
+    seen[*n] = true;
+    perm32.push_back(static_cast<int32_t>(*n));
+    outShape.push_back(in[*n]);
+  }
+  DenseElementsAttr c = ctx.constantInput(0);
+  if (foldable(c)) {
+    // Element at out index i is in[perm^-1 ...]: walk the output in order.
+    auto type = RankedTensorType::get(outShape, c.getElementType());
+    if (c.isSplat()) {
+      ctx.setConstantOutput(0, reshapeConstant(c, type));
+      return success();
+    }
+    SmallVector<int64_t> inStrides = stridesOf(in);
+    SmallVector<Attribute> all(c.getValues<Attribute>());
+    SmallVector<Attribute> out;
+    SmallVector<int64_t> idx(rank, 0);
+    for (int64_t n = 0, e = numElements(outShape); n < e; ++n) {
+      int64_t src = 0;
+      for (int64_t d = 0; d < rank; ++d)
+        src += idx[d] * inStrides[perm32[d]];
+      out.push_back(all[src]);
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        if (++idx[d] < outShape[d])
+          break;
+        idx[d] = 0;
+      }
+    }
+    ctx.setConstantOutput(0, DenseElementsAttr::get(type, out));
+    return success();
+  }
+  Value x = ctx.input(0);
+  ctx.setOutput(0, rank == 0 ? x : ctx.tosa().transpose(x, perm32));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Concat, Split, Slice
+//===----------------------------------------------------------------------===//
+
+LogicalResult convertConcat(NodeContext &ctx) {
+  FailureOr<int64_t> axisAttr =
+      ctx.opset() < 4 ? ctx.intAttr("axis", 1) : ctx.intAttr("axis");
+  if (failed(axisAttr))
+    return failure();
+  RankedTensorType first = ctx.inputType(0);
+  int64_t rank = first.getRank();
+  FailureOr<int64_t> axis = normalizeAxis(ctx, *axisAttr, rank);
+  if (failed(axis))
+    return failure();
+  SmallVector<int64_t> outShape(first.getShape());
+  outShape[*axis] = 0;
+  SmallVector<Value> parts;
+  bool allConstant = true;
+  for (unsigned i = 0; i < ctx.numInputs(); ++i) {
+    RankedTensorType t = ctx.inputType(i);
+    for (int64_t d = 0; d < rank; ++d)
+      if (t.getRank() != rank ||
+          (d != *axis && t.getDimSize(d) != first.getDimSize(d))) {
+        ctx.emitError() << "input " << i << " has shape [" << t.getShape()
+                        << "], which does not concatenate with ["
+                        << first.getShape() << "] along axis " << *axis;
+        return failure();
+      }
+    outShape[*axis] += t.getDimSize(*axis);
+    allConstant &= static_cast<bool>(ctx.constantInput(i));
+    // Empty inputs contribute nothing (and TOSA dislikes zero-size operands).
+    if (t.getDimSize(*axis) != 0)
+      parts.push_back(ctx.input(i));
+  }
+  auto outType = RankedTensorType::get(outShape, first.getElementType());
+  if (allConstant && numElements(outShape) <= kFoldLimit) {
+    // Output = for each outer index, each input's block in turn.
+    int64_t outer = numElements(ArrayRef<int64_t>(outShape).take_front(*axis));
+    int64_t inner = numElements(ArrayRef<int64_t>(outShape).drop_front(*axis + 1));
+    SmallVector<SmallVector<Attribute>> vals;
+    for (unsigned i = 0; i < ctx.numInputs(); ++i) {
+      DenseElementsAttr c = ctx.constantInput(i);
+      if (c.isSplat())
+        vals.emplace_back(c.getNumElements(), c.getSplatValue<Attribute>());
+      else
+        vals.emplace_back(c.getValues<Attribute>());
+    }
+    SmallVector<Attribute> out;
+    for (int64_t o = 0; o < outer; ++o)
+      for (unsigned i = 0; i < ctx.numInputs(); ++i) {
+        int64_t block = ctx.inputType(i).getDimSize(*axis) * inner;
+        for (int64_t k = 0; k < block; ++k)
+          out.push_back(vals[i][o * block + k]);
+      }
+    ctx.setConstantOutput(0, DenseElementsAttr::get(outType, out));
+    return success();
+  }
+  if (parts.empty())
+    return ctx.unsupported("Concat of only empty inputs");
+  ctx.setOutput(0, parts.size() == 1 ? parts.front()
+                                     : ctx.tosa().concat(parts, *axis));
+  return success();
+}
+
+LogicalResult convertSplit(NodeContext &ctx) {
+  ArrayRef<int64_t> in = ctx.inputType(0).getShape();
+  FailureOr<int64_t> axisAttr = ctx.intAttr("axis", 0);
+  if (failed(axisAttr))
+    return failure();
+  FailureOr<int64_t> axis = normalizeAxis(ctx, *axisAttr, in.size());
+  if (failed(axis))
+    return failure();
+  // Sizes: attribute (< 13) or input 1 (>= 13; opset 1 also allowed an
+  // input), else equal parts.
+  bool fromInput = ctx.opset() >= 13 || (ctx.opset() < 2 && ctx.hasInput(1));
+  auto split = intsAttrOrInput(ctx, "split", 1, fromInput);
+  if (failed(split))
+    return failure();
+  unsigned n = ctx.numOutputs();
+  SmallVector<int64_t> sizes;
+  if (*split) {
+    sizes = **split;
+    int64_t sum = 0;
+    for (int64_t s : sizes)
+      sum += s;
+    if (sizes.size() != n || sum != in[*axis])
+      return ctx.attrError("split", "does not divide dim " +
+                                        std::to_string(in[*axis]) + " into " +
+                                        std::to_string(n) + " outputs");
+  } else {
+    if (in[*axis] % n != 0) {
+      ctx.emitError() << "dim " << in[*axis] << " does not split evenly into "
+                      << n << " outputs";
+      return failure();
+    }
+    sizes.assign(n, in[*axis] / n);
+  }
+  DenseElementsAttr c = ctx.constantInput(0);
+  SmallVector<SmallVector<int64_t>> lists;
+  for (int64_t d : in)
+    lists.push_back(iota(d));
+  int64_t offset = 0;
+  for (unsigned i = 0; i < n; ++i) {
+    SmallVector<int64_t> shape(in);
+    shape[*axis] = sizes[i];
+    lists[*axis].clear();
+    for (int64_t k = 0; k < sizes[i]; ++k)
+      lists[*axis].push_back(offset + k);
+    offset += sizes[i];
+    if (!ctx.hasOutput(i))
+      continue;
+    if (foldable(c)) {
+      ctx.setConstantOutput(
+          i, selectConstant(c, lists, RankedTensorType::get(shape, elemOf(ctx.input(0)))));
+      continue;
+    }
+    SmallVector<int64_t> start(in.size(), 0);
+    start[*axis] = offset - sizes[i];
+    ctx.setOutput(i, ctx.tosa().slice(ctx.input(0), start, shape));
+  }
+  return success();
+}
+
+LogicalResult convertSlice(NodeContext &ctx) {
+  ArrayRef<int64_t> in = ctx.inputType(0).getShape();
+  int64_t rank = in.size();
+  SmallVector<int64_t> starts, ends, axes, steps;
+  if (ctx.opset() < 10) {
+    FailureOr<SmallVector<int64_t>> s = ctx.intsAttr("starts");
+    FailureOr<SmallVector<int64_t>> e = ctx.intsAttr("ends");
+    FailureOr<SmallVector<int64_t>> a = ctx.intsAttr("axes", iota(rank));
+    if (failed(s) || failed(e) || failed(a))
+      return failure();
+    starts = *s, ends = *e, axes = *a;
+  } else {
+    FailureOr<SmallVector<int64_t>> s = ctx.constantInts(1, "starts");
+    if (failed(s))
+      return failure();
+    FailureOr<SmallVector<int64_t>> e = ctx.constantInts(2, "ends");
+    if (failed(e))
+      return failure();
+    starts = *s, ends = *e;
+    if (ctx.hasInput(3)) {
+      FailureOr<SmallVector<int64_t>> a = ctx.constantInts(3, "axes");
+      if (failed(a))
+        return failure();
+      axes = *a;
+    } else {
+      axes = iota(starts.size());
+    }
+    if (ctx.hasInput(4)) {
+      FailureOr<SmallVector<int64_t>> st = ctx.constantInts(4, "steps");
+      if (failed(st))
+        return failure();
+      steps = *st;
+    }
+  }
+  if (steps.empty())
+    steps.assign(starts.size(), 1);
+  if (ends.size() != starts.size() || axes.size() != starts.size() ||
+      steps.size() != starts.size()) {
+    ctx.emitError() << "starts, ends, axes and steps differ in length";
+    return failure();
+  }
+  SmallVector<SmallVector<int64_t>> lists;
+  for (int64_t d : in)
+    lists.push_back(iota(d));
+  SmallVector<int64_t> outShape(in);
+  for (size_t i = 0; i < starts.size(); ++i) {
+    FailureOr<int64_t> axis = normalizeAxis(ctx, axes[i], rank, "axes");
+    if (failed(axis))
+      return failure();
+    int64_t dim = in[*axis], step = steps[i];
+    if (step == 0) {
+      ctx.emitError() << "step for axis " << *axis << " is 0";
+      return failure();
+    }
+    // numpy rules: negative indices count from the end, then clamp.
+    int64_t start = starts[i], end = ends[i];
+    if (start < 0)
+      start = start < -dim ? 0 : start + dim;
+    if (end < 0)
+      end = end < -dim ? -1 : end + dim;
+    if (step > 0) {
+      start = std::clamp<int64_t>(start, 0, dim);
+      end = std::clamp<int64_t>(end, 0, dim);
+    } else {
+      start = std::clamp<int64_t>(start, 0, dim - 1);
+      end = std::clamp<int64_t>(end, -1, dim - 1);
+    }
+    SmallVector<int64_t> l;
+    for (int64_t k = start; step > 0 ? k < end : k > end; k += step)
+      l.push_back(k);
+    outShape[*axis] = l.size();
+    lists[*axis] = l;
+  }
+  DenseElementsAttr c = ctx.constantInput(0);
+  if (numElements(outShape) == 0 && !c)
+    return ctx.unsupported("Slice with an empty result");
+  setSelected(ctx, 0, ctx.input(0), c, lists, outShape);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Gather, GatherElements, ScatterElements
+//===----------------------------------------------------------------------===//
+
+/// An i32 tensor of `indices` with negative entries wrapped by `dim`
+/// (ONNX allows [-dim, dim)).
+Value wrapIndices(NodeContext &ctx, Value indices, int64_t dim) {
+  Type i32 = ctx.builder().getI32Type();
+  RankedTensorType t = typeOf(indices);
+  if (t.getElementType() != i32)
+    indices = ctx.tosa().cast(indices, i32);
+  auto ones = RankedTensorType::get(SmallVector<int64_t>(t.getRank(), 1), i32);
+  Value zero = splatConstant(ctx, ones, 0);
+  Value negative = tosa::GreaterOp::create(
+      ctx.builder(), ctx.loc(), withElementType(typeOf(indices), ctx.builder().getI1Type()),
+      zero, indices);
+  Value wrapped = ctx.tosa().add(indices, splatConstant(ctx, ones, dim));
+  return tosa::SelectOp::create(ctx.builder(), ctx.loc(), typeOf(indices),
+                                negative, wrapped, indices);
+}
+
+LogicalResult convertGather(NodeContext &ctx) {
+  ArrayRef<int64_t> in = ctx.inputType(0).getShape();
+  ArrayRef<int64_t> idxShape = ctx.inputType(1).getShape();
+  FailureOr<int64_t> axisAttr = ctx.intAttr("axis", 0);
+  if (failed(axisAttr))
+    return failure();
+  FailureOr<int64_t> axis = normalizeAxis(ctx, *axisAttr, in.size());
+  if (failed(axis))
+    return failure();
+  int64_t dim = in[*axis];
+  SmallVector<int64_t> outShape(in.take_front(*axis));
+  llvm::append_range(outShape, idxShape);
+  llvm::append_range(outShape, in.drop_front(*axis + 1));
+  if (DenseElementsAttr ci = ctx.constantInput(1)) {
+    SmallVector<int64_t> l = toInts(ci);
+    for (int64_t &k : l) {
+      if (k < -dim || k >= dim) {
+        ctx.emitError() << "index " << k << " is out of range for dim " << dim;
+        return failure();
+      }
+      k = k < 0 ? k + dim : k;
+    }
+    if (l.empty())
+      return ctx.unsupported("Gather with an empty result");
+    SmallVector<SmallVector<int64_t>> lists;
+    for (int64_t d : in)
+      lists.push_back(iota(d));
+    lists[*axis] = l;
+    DenseElementsAttr c = ctx.constantInput(0);
+    auto type = RankedTensorType::get(outShape, ctx.inputType(0).getElementType());
+    if (foldable(c)) {
+      ctx.setConstantOutput(0, selectConstant(c, lists, type));
+      return success();
+    }
+    Value g = gatherAxis(ctx, ctx.input(0), *axis, indexConstant(ctx, l),
+                         {static_cast<int64_t>(l.size())});
+    ctx.setOutput(0, ctx.tosa().reshape(g, outShape));
+    return success();
+  }
+  int64_t w = numElements(idxShape);
+  Value idx = ctx.tosa().reshape(wrapIndices(ctx, ctx.input(1), dim), {1, w});
+  Value g = gatherAxis(ctx, ctx.input(0), *axis, idx, {w});
+  ctx.setOutput(0, ctx.tosa().reshape(g, outShape));
+  return success();
+}
+
+/// GatherElements / ScatterElements address one data element per index:
+/// flat = sum_d coord_d * stride_d with coord_axis = index. The constant
+/// part (every coordinate but the axis one) is precomputed; the result is
+/// an i32 [1, W] operand for tosa.gather / tosa.scatter on data viewed as
+/// [1, numElements, 1].
+FailureOr<Value> flatElementIndices(NodeContext &ctx, int64_t axis) {
+  ArrayRef<int64_t> in = ctx.inputType(0).getShape();
+  ArrayRef<int64_t> idxShape = ctx.inputType(1).getShape();
+  int64_t rank = in.size();
+  if (static_cast<int64_t>(idxShape.size()) != rank) {
+    ctx.emitError() << "indices must have the rank of data";
+    return failure();
+  }
+  SmallVector<int64_t> strides = stridesOf(in);
+  int64_t w = numElements(idxShape);
+  SmallVector<int64_t> base(w);
+  SmallVector<int64_t> coord(rank, 0);
+  for (int64_t n = 0; n < w; ++n) {
+    int64_t off = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != axis)
+        off += coord[d] * strides[d];
+    base[n] = off;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++coord[d] < idxShape[d])
+        break;
+      coord[d] = 0;
+    }
+  }
+  auto flatTy = RankedTensorType::get({1, w}, ctx.builder().getI32Type());
+  int64_t dim = in[axis];
+  if (DenseElementsAttr ci = ctx.constantInput(1)) {
+    SmallVector<int64_t> l = toInts(ci);
+    for (int64_t n = 0; n < w; ++n) {
+      int64_t k = l[n];
+      if (k < -dim || k >= dim) {
+        ctx.emitError() << "index " << k << " is out of range for dim " << dim;
+        return failure();
+      }
+      base[n] += (k < 0 ? k + dim : k) * strides[axis];
+    }
+    return ctx.materializeConstant(intsAttr(flatTy, base));
+  }
+  Value idx = ctx.tosa().reshape(wrapIndices(ctx, ctx.input(1), dim), {1, w});
+  auto one = RankedTensorType::get({1, 1}, ctx.builder().getI32Type());
+  Value scaled = ctx.tosa().mul(idx, splatConstant(ctx, one, strides[axis]));
+  return ctx.tosa().add(scaled, ctx.materializeConstant(intsAttr(flatTy, base)));
+}
+
+LogicalResult convertGatherElements(NodeContext &ctx) {
+  RankedTensorType dataTy = ctx.inputType(0);
+  FailureOr<int64_t> axisAttr = ctx.intAttr("axis", 0);
+  if (failed(axisAttr))
+    return failure();
+  FailureOr<int64_t> axis = normalizeAxis(ctx, *axisAttr, dataTy.getRank());
+  if (failed(axis))
+    return failure();
+  FailureOr<Value> idx = flatElementIndices(ctx, *axis);
+  if (failed(idx))
+    return failure();
+  int64_t total = numElements(dataTy.getShape());
+  ArrayRef<int64_t> idxShape = ctx.inputType(1).getShape();
+  int64_t w = numElements(idxShape);
+  Value values = ctx.tosa().reshape(ctx.input(0), {1, total, 1});
+  Value g = tosa::GatherOp::create(
+      ctx.builder(), ctx.loc(),
+      RankedTensorType::get({1, w, 1}, dataTy.getElementType()), values, *idx);
+  ctx.setOutput(0, ctx.tosa().reshape(g, idxShape));
+  return success();
+}
+
+LogicalResult convertScatterElements(NodeContext &ctx) {
+  RankedTensorType dataTy = ctx.inputType(0);
+  FailureOr<int64_t> axisAttr = ctx.intAttr("axis", 0);
+  FailureOr<std::string> reduction = ctx.stringAttr("reduction", "none");
+  if (failed(axisAttr) || failed(reduction))
+    return failure();
+  if (*reduction != "none")
+    return ctx.attrError("reduction", "= '" + *reduction +
+                                          "' is not supported yet (only "
+                                          "'none')");
+  FailureOr<int64_t> axis = normalizeAxis(ctx, *axisAttr, dataTy.getRank());
+  if (failed(axis))
+    return failure();
+  FailureOr<Value> idx = flatElementIndices(ctx, *axis);
+  if (failed(idx))
+    return failure();
+  // tosa.scatter leaves duplicates unspecified; so does ONNX for 'none'.
+  int64_t total = numElements(dataTy.getShape());
+  int64_t w = numElements(ctx.inputType(1).getShape());
+  Value values = ctx.tosa().reshape(ctx.input(0), {1, total, 1});
+  Value updates = ctx.tosa().reshape(ctx.input(2), {1, w, 1});
+  Value s = tosa::ScatterOp::create(ctx.builder(), ctx.loc(), typeOf(values),
+                                    values, *idx, updates);
+  ctx.setOutput(0, ctx.tosa().reshape(s, dataTy.getShape()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Expand, Tile, Pad
+//===----------------------------------------------------------------------===//
+
+LogicalResult convertExpand(NodeContext &ctx) {
+  ArrayRef<int64_t> in = ctx.inputType(0).getShape();
+  FailureOr<SmallVector<int64_t>> shape = ctx.constantInts(1, "shape");
+  if (failed(shape))
+    return failure();
+  FailureOr<SmallVector<int64_t>> out = broadcastShape(ctx, in, *shape);
+  if (failed(out))
+    return failure();
+  DenseElementsAttr c = ctx.constantInput(0);
+  if (foldable(c) && numElements(*out) <= kFoldLimit) {
+    // Broadcast dims read index 0; the input is left-padded with 1s.
+    size_t lead = out->size() - in.size();
+    auto padded = RankedTensorType::get(
+        SmallVector<int64_t>(lead, 1), c.getElementType());
+    SmallVector<int64_t> paddedShape(padded.getShape());
+    llvm::append_range(paddedShape, in);
+    DenseElementsAttr pc = reshapeConstant(c, withShape(padded, paddedShape));
+    SmallVector<SmallVector<int64_t>> lists;
+    for (auto [have, want] : llvm::zip(paddedShape, *out))
+      lists.push_back(have == want ? iota(want) : SmallVector<int64_t>(want, 0));
+    ctx.setConstantOutput(
+        0, selectConstant(pc, lists, RankedTensorType::get(*out, c.getElementType())));
+    return success();
+  }
+  ctx.setOutput(0, broadcastTo(ctx, ctx.input(0), *out));
+  return success();
+}
+
+LogicalResult convertTile(NodeContext &ctx) {
+  if (ctx.opset() < 6)
+    return ctx.unsupported("Tile before opset 6 (tiles/axis inputs)");
+  ArrayRef<int64_t> in = ctx.inputType(0).getShape();
+  FailureOr<SmallVector<int64_t>> repeats = ctx.constantInts(1, "repeats");
+  if (failed(repeats))
+    return failure();
+  if (repeats->size() != in.size()) {
+    ctx.emitError() << "repeats has " << repeats->size()
+                    << " entries for an input of rank " << in.size();
+    return failure();
+  }
+  SmallVector<int64_t> out;
+  SmallVector<SmallVector<int64_t>> lists;
+  for (auto [d, r] : llvm::zip(in, *repeats)) {
+    if (r < 1)
+      return ctx.unsupported("Tile with a repeat count below 1");
+    out.push_back(d * r);
+    SmallVector<int64_t> l;
+    for (int64_t k = 0; k < d * r; ++k)
+      l.push_back(k % d);
+    lists.push_back(l);
+  }
+  DenseElementsAttr c = ctx.constantInput(0);
+  if (foldable(c) && numElements(out) <= kFoldLimit) {
+    ctx.setConstantOutput(
+        0, selectConstant(c, lists, RankedTensorType::get(out, c.getElementType())));
+    return success();
+  }
+  ctx.setOutput(0, tosa::TileOp::create(
+                       ctx.builder(), ctx.loc(),
+                       withShape(ctx.inputType(0), out), ctx.input(0),
+                       ctx.tosa().shape(*repeats)));
+  return success();
+}
+
+LogicalResult convertPad(NodeContext &ctx) {
+  RankedTensorType inTy = ctx.inputType(0);
+  ArrayRef<int64_t> in = inTy.getShape();
+  int64_t rank = in.size();
+  FailureOr<std::string> mode = ctx.stringAttr("mode", "constant");
+  if (failed(mode))
+    return failure();
+  if (*mode != "constant" && *mode != "reflect" && *mode != "edge")
+    return ctx.attrError("mode", "= '" + *mode + "' is not supported");
+  SmallVector<int64_t> pads;
+  double value = 0.0;
+  DenseElementsAttr valueConst;
+  if (ctx.opset() < 11) {
+    StringRef name = ctx.opset() < 2 ? "paddings" : "pads";
+    FailureOr<SmallVector<int64_t>> p = ctx.intsAttr(name);
+    FailureOr<float> v = ctx.floatAttr("value", 0.0f);
+    if (failed(p) || failed(v))
+      return failure();
+    pads = *p;
+    value = *v;
+  } else {
+    FailureOr<SmallVector<int64_t>> p = ctx.constantInts(1, "pads");
+    if (failed(p))
+      return failure();
+    pads = *p;
+    if (ctx.hasInput(2)) {
+      valueConst = ctx.constantInput(2);
+      if (!valueConst)
+        return ctx.unsupported("Pad with a non-constant constant_value");
+      value = toDoubles(valueConst).front();
+    }
+    if (ctx.hasInput(3))
+      return ctx.unsupported("Pad with an 'axes' input");
+  }
+  if (static_cast<int64_t>(pads.size()) != 2 * rank) {
+    ctx.emitError() << "pads has " << pads.size() << " entries for rank "
+                    << rank;
+    return failure();
+  }
+  // Index lists: negative pads crop; reflect/edge padding reads mirrored
+  // or clamped source positions, so they are an index selection too.
+  SmallVector<SmallVector<int64_t>> lists;
+  SmallVector<int64_t> cropped, outShape, padding;
+  bool constantMode = *mode == "constant";
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t lo = pads[d], hi = pads[d + rank], n = in[d];
+    int64_t from = constantMode ? std::max<int64_t>(-lo, 0) : -lo;
+    int64_t to = constantMode ? n - std::max<int64_t>(-hi, 0) : n + hi;
+    if (to <= from)
+      return ctx.unsupported("Pad with an empty result");
+    if (!constantMode && n == 0)
+      return ctx.attrError("mode", "'" + *mode + "' cannot pad an empty dim");
+    if (*mode == "reflect" && (lo >= n || hi >= n))
+      return ctx.attrError("mode", "'reflect' needs pads smaller than the dim");
+    SmallVector<int64_t> l;
+    for (int64_t k = from; k < to; ++k) {
+      int64_t src = k;
+      if (*mode == "edge")
+        src = std::clamp<int64_t>(k, 0, n - 1);
+      else if (*mode == "reflect")
+        src = k < 0 ? -k : (k >= n ? 2 * (n - 1) - k : k);
+      l.push_back(src);
+    }
+    cropped.push_back(l.size());
+    lists.push_back(l);
+    padding.push_back(constantMode ? std::max<int64_t>(lo, 0) : 0);
+    padding.push_back(constantMode ? std::max<int64_t>(hi, 0) : 0);
+    outShape.push_back(n + lo + hi);
+  }
+  Value x = ctx.input(0);
+  bool identity = true;
+  for (auto [d, l] : llvm::enumerate(lists))
+    identity &= l == iota(in[d]);
+  if (!identity)
+    x = selectIndices(ctx, x, lists);
+  if (llvm::any_of(padding, [](int64_t p) { return p != 0; })) {
+    auto scalarTy = RankedTensorType::get({1}, inTy.getElementType());
+    Value padConst = ctx.materializeConstant(doublesAttr(scalarTy, {value}));
+    x = tosa::PadOp::create(ctx.builder(), ctx.loc(), withShape(inTy, outShape),
+                            x, ctx.tosa().shape(padding), padConst);
+  }
+  ctx.setOutput(0, x);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Shape, Size, ConstantOfShape, Range
+//===----------------------------------------------------------------------===//
+
+LogicalResult convertShape(NodeContext &ctx) {
+  ArrayRef<int64_t> in = ctx.inputType(0).getShape();
+  int64_t rank = in.size();
+  FailureOr<int64_t> start = ctx.intAttr("start", 0);
+  FailureOr<int64_t> end = ctx.intAttr("end", rank);
+  if (failed(start) || failed(end))
+    return failure();
+  auto clampIdx = [&](int64_t i) {
+    return std::clamp<int64_t>(i < 0 ? i + rank : i, 0, rank);
+  };
+  int64_t s = clampIdx(*start), e = std::max(clampIdx(*end), s);
+  SmallVector<int64_t> dims(in.begin() + s, in.begin() + e);
+  auto type = RankedTensorType::get({e - s}, ctx.builder().getI64Type());
+  ctx.setConstantOutput(0, intsAttr(type, dims));
+  return success();
+}
+
+LogicalResult convertSize(NodeContext &ctx) {
+  auto type = RankedTensorType::get({}, ctx.builder().getI64Type());
+  ctx.setConstantOutput(0, intsAttr(type, {numElements(ctx.inputType(0).getShape())}));
+  return success();
+}
+
+LogicalResult convertConstantOfShape(NodeContext &ctx) {
+  FailureOr<SmallVector<int64_t>> shape = ctx.constantInts(0, "input");
+  if (failed(shape))
+    return failure();
+  Attribute value;
+  if (ctx.hasAttr("value")) {
+    FailureOr<DenseElementsAttr> v = ctx.tensorAttr("value");
+    if (failed(v))
+      return failure();
+    if (v->getNumElements() != 1)
+      return ctx.attrError("value", "must hold exactly one element");
+    value = *v->getValues<Attribute>().begin();
+  } else {
+    value = ctx.builder().getF32FloatAttr(0.0f);
+  }
+  Type elem = cast<TypedAttr>(value).getType();
+  auto type = RankedTensorType::get(*shape, elem);
+  ctx.setConstantOutput(0, DenseElementsAttr::get(type, value));
+  return success();
+}
+
+LogicalResult convertRange(NodeContext &ctx) {
+  DenseElementsAttr start = ctx.constantInput(0), limit = ctx.constantInput(1),
+                    delta = ctx.constantInput(2);
+  if (!start || !limit || !delta) {
+    ctx.emitError() << "start, limit and delta must be compile-time constants "
+                       "(the output size depends on them)";
+    return failure();
+  }
+  Type elem = start.getElementType();
+  if (isa<FloatType>(elem)) {
+    double s = toDoubles(start)[0], l = toDoubles(limit)[0],
+           d = toDoubles(delta)[0];
+    int64_t n = std::max<int64_t>(static_cast<int64_t>(std::ceil((l - s) / d)), 0);
+    SmallVector<double> v;
+    for (int64_t i = 0; i < n; ++i)
+      v.push_back(s + static_cast<double>(i) * d);
+    ctx.setConstantOutput(0, doublesAttr(RankedTensorType::get({n}, elem), v));
+    return success();
+  }
+  int64_t s = toInts(start)[0], l = toInts(limit)[0], d = toInts(delta)[0];
+  if (d == 0) {
+    ctx.emitError() << "delta is 0";
+    return failure();
+  }
+  SmallVector<int64_t> v;
+  for (int64_t x = s; d > 0 ? x < l : x > l; x += d)
+    v.push_back(x);
+  int64_t n = v.size();
+  ctx.setConstantOutput(0, intsAttr(RankedTensorType::get({n}, elem), v));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// OneHot, DepthToSpace, SpaceToDepth
+//===----------------------------------------------------------------------===//
+
+LogicalResult convertOneHot(NodeContext &ctx) {
+  RankedTensorType idxTy = ctx.inputType(0);
+  int64_t rank = idxTy.getRank();
+  FailureOr<int64_t> axisAttr = ctx.intAttr("axis", -1);
+  if (failed(axisAttr))
+    return failure();
+  FailureOr<int64_t> axis = normalizeAxis(ctx, *axisAttr, rank + 1);
+  if (failed(axis))
+    return failure();
+  DenseElementsAttr depthC = ctx.constantInput(1);
+  if (!depthC) {
+    ctx.emitError() << "input 1 ('depth') must be a compile-time constant";
+    return failure();
+  }
+  int64_t depth = static_cast<int64_t>(toDoubles(depthC).front());
+  RankedTensorType valTy = ctx.inputType(2);
+  SmallVector<int64_t> outShape(idxTy.getShape());
+  outShape.insert(outShape.begin() + *axis, depth);
+  SmallVector<int64_t> keepShape(idxTy.getShape());
+  keepShape.insert(keepShape.begin() + *axis, 1);
+  // Indices (float or int) in i32 with negatives wrapped, next to an iota
+  // along the new axis: equal positions take on_value.
+  Value idx = ctx.input(0);
+  if (isa<FloatType>(idxTy.getElementType()))
+    idx = ctx.tosa().cast(idx, ctx.builder().getI32Type());
+  idx = ctx.tosa().reshape(wrapIndices(ctx, idx, depth), keepShape);
+  SmallVector<int64_t> iotaShape(rank + 1, 1);
+  iotaShape[*axis] = depth;
+  Value positions = ctx.materializeConstant(intsAttr(
+      RankedTensorType::get(iotaShape, ctx.builder().getI32Type()), iota(depth)));
+  auto boolTy = RankedTensorType::get(outShape, ctx.builder().getI1Type());
+  Value hit = tosa::EqualOp::create(ctx.builder(), ctx.loc(), boolTy, idx,
+                                    positions);
+  SmallVector<int64_t> ones(rank + 1, 1);
+  Value values = ctx.input(2);
+  auto part = [&](int64_t i) {
+    return ctx.tosa().reshape(ctx.tosa().slice(values, {i}, {1}), ones);
+  };
+  ctx.setOutput(0, tosa::SelectOp::create(ctx.builder(), ctx.loc(),
+                                          withShape(valTy, outShape), hit,
+                                          part(1), part(0)));
+  return success();
+}
+
+/// DepthToSpace (toSpace) and SpaceToDepth: reshape, transpose, reshape.
+LogicalResult convertDepthSpace(NodeContext &ctx, bool toSpace) {
+  RankedTensorType t = ctx.inputType(0);
+  if (t.getRank() != 4)
+    return ctx.unsupported("DepthToSpace/SpaceToDepth on non-4-D input");
+  FailureOr<int64_t> bs = ctx.intAttr("blocksize");
+  FailureOr<std::string> mode =
+      toSpace ? ctx.stringAttr("mode", "DCR") : FailureOr<std::string>(std::string("DCR"));
+  if (failed(bs) || failed(mode))
+    return failure();
+  if (*mode != "DCR" && *mode != "CRD")
+    return ctx.attrError("mode", "= '" + *mode + "' is not supported");
+  int64_t n = t.getDimSize(0), c = t.getDimSize(1), h = t.getDimSize(2),
+          w = t.getDimSize(3), b = *bs;
+  Value x = ctx.input(0);
+  if (toSpace) {
+    if (c % (b * b) != 0)
+      return ctx.attrError("blocksize", "does not divide the channels");
+    int64_t oc = c / (b * b);
+    if (*mode == "DCR") {
+      x = ctx.tosa().reshape(x, {n, b, b, oc, h, w});
+      x = ctx.tosa().transpose(x, {0, 3, 4, 1, 5, 2});
+    } else {
+      x = ctx.tosa().reshape(x, {n, oc, b, b, h, w});
+      x = ctx.tosa().transpose(x, {0, 1, 4, 2, 5, 3});
+    }
+    ctx.setOutput(0, ctx.tosa().reshape(x, {n, oc, h * b, w * b}));
+    return success();
+  }
+  if (h % b != 0 || w % b != 0)
+    return ctx.attrError("blocksize", "does not divide the spatial dims");
+  x = ctx.tosa().reshape(x, {n, c, h / b, b, w / b, b});
+  x = ctx.tosa().transpose(x, {0, 3, 5, 1, 2, 4});
+  ctx.setOutput(0, ctx.tosa().reshape(x, {n, c * b * b, h / b, w / b}));
+  return success();
+}
+
+LogicalResult convertDepthToSpace(NodeContext &ctx) {
+  return convertDepthSpace(ctx, true);
+}
+LogicalResult convertSpaceToDepth(NodeContext &ctx) {
+  return convertDepthSpace(ctx, false);
+}
+
+
+//===----------------------------------------------------------------------===//
+// Resize, Upsample
+//===----------------------------------------------------------------------===//
+
+/// Resize is separable: each resized axis is a 1-D interpolation whose
+/// source positions and weights depend only on the output index, so it is
+/// computed here and applied as gathers along that axis (exact for
+/// nearest) and a weighted sum of 2 (linear) or 4 (cubic) gathered taps,
+/// following the ONNX reference (edge-clamped taps, exclude_outside
+/// renormalization).
+struct ResizeParams {
+  std::string mode = "nearest";
+  std::string coordMode = "half_pixel";
+  std::string nearestMode = "round_prefer_floor";
+  double cubicA = -0.75;
+  bool excludeOutside = false;
+};
+
+/// The source coordinate of output index `o` along an axis. As in the
+/// ONNX reference, the resized length is in * scale before flooring (it
+/// matters for align_corners when scales, not sizes, are given).
+double sourceCoord(const ResizeParams &p, int64_t o, int64_t in, double scale) {
+  double x = static_cast<double>(o);
+  double resized = static_cast<double>(in) * scale;
+  if (p.coordMode == "half_pixel")
+    return (x + 0.5) / scale - 0.5;
+  if (p.coordMode == "pytorch_half_pixel")
+    return resized > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
+  if (p.coordMode == "align_corners")
+    return resized == 1 ? 0.0
+                        : x * static_cast<double>(in - 1) / (resized - 1);
+  if (p.coordMode == "tf_half_pixel_for_nn")
+    return (x + 0.5) / scale;
+  return x / scale; // asymmetric
+}
+
+int64_t nearestIndex(const ResizeParams &p, double x, int64_t in) {
+  double f = std::floor(x), frac = x - f;
+  double r;
+  if (p.nearestMode == "floor")
+    r = f;
+  else if (p.nearestMode == "ceil")
+    r = std::ceil(x);
+  else if (frac == 0.5)
+    r = p.nearestMode == "round_prefer_ceil" ? f + 1 : f;
+  else
+    r = std::round(x);
+  return std::clamp<int64_t>(static_cast<int64_t>(r), 0, in - 1);
+}
+
+/// Taps (source offsets from floor(x)) and their weights for linear/cubic.
+void interpolationTaps(const ResizeParams &p, double x, int64_t in,
+                       SmallVector<int64_t> &idx, SmallVector<double> &w) {
+  double f = std::floor(x), t = x - f;
+  int64_t base = static_cast<int64_t>(f);
+  idx.clear();
+  w.clear();
+  if (p.mode == "linear") {
+    idx = {base, base + 1};
+    w = {1.0 - t, t};
+  } else {
+    double a = p.cubicA;
+    auto far = [&](double d) { // |d| in [1, 2)
+      return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a;
+    };
+    auto near = [&](double d) { // |d| in [0, 1)
+      return ((a + 2) * d - (a + 3)) * d * d + 1;
+    };
+    idx = {base - 1, base, base + 1, base + 2};
+    w = {far(t + 1), near(t), near(1 - t), far(2 - t)};
+  }
+  if (p.excludeOutside) {
+    double sum = 0;
+    for (size_t i = 0; i < idx.size(); ++i) {
+      if (idx[i] < 0 || idx[i] >= in)
+        w[i] = 0;
+      sum += w[i];
+    }
+    for (double &v : w)
+      v /= sum;
+  }
+  for (int64_t &i : idx)
+    i = std::clamp<int64_t>(i, 0, in - 1);
+}
+
+/// `x` resized along `axis` from its size to `out`.
+Value resizeAxis(NodeContext &ctx, const ResizeParams &p, Value x,
+                 int64_t axis, int64_t out, double scale) {
+  RankedTensorType t = typeOf(x);
+  int64_t in = t.getDimSize(axis), rank = t.getRank();
+  SmallVector<SmallVector<int64_t>> lists;
+  for (int64_t d : t.getShape())
+    lists.push_back(iota(d));
+  SmallVector<int64_t> outShape(t.getShape());
+  outShape[axis] = out;
+  if (p.mode == "nearest") {
+    SmallVector<int64_t> l;
+    for (int64_t o = 0; o < out; ++o)
+      l.push_back(nearestIndex(p, sourceCoord(p, o, in, scale), in));
+    if (l == iota(in))
+      return x;
+    lists[axis] = l;
+    return selectIndices(ctx, x, lists);
+  }
+  int64_t taps = p.mode == "linear" ? 2 : 4;
+  SmallVector<SmallVector<int64_t>> tapIdx(taps);
+  SmallVector<SmallVector<double>> tapW(taps);
+  bool identity = out == in;
+  SmallVector<int64_t> idx;
+  SmallVector<double> w;
+  for (int64_t o = 0; o < out; ++o) {
+    double src = sourceCoord(p, o, in, scale);
+    identity &= src == static_cast<double>(o);
+    interpolationTaps(p, src, in, idx, w);
+    for (int64_t k = 0; k < taps; ++k) {
+      tapIdx[k].push_back(idx[k]);
+      tapW[k].push_back(w[k]);
+    }
+  }
+  if (identity)
+    return x;
+  SmallVector<int64_t> wShape(rank, 1);
+  wShape[axis] = out;
+  auto wType = RankedTensorType::get(wShape, t.getElementType());
+  Value sum;
+  for (int64_t k = 0; k < taps; ++k) {
+    if (llvm::all_of(tapW[k], [](double v) { return v == 0; }))
+      continue;
+    lists[axis] = tapIdx[k];
+    Value tap = selectIndices(ctx, x, lists);
+    Value term = ctx.tosa().mul(
+        tap, ctx.materializeConstant(doublesAttr(wType, tapW[k])));
+    sum = sum ? ctx.tosa().add(sum, term) : term;
+  }
+  return sum;
+}
+
+LogicalResult convertResize(NodeContext &ctx) {
+  RankedTensorType t = ctx.inputType(0);
+  ArrayRef<int64_t> in = t.getShape();
+  int64_t rank = in.size();
+  bool upsample = ctx.opType() == "Upsample";
+  bool legacy = upsample || ctx.opset() < 11; // Upsample, Resize-10
+  ResizeParams p;
+  FailureOr<std::string> mode = ctx.stringAttr("mode", "nearest");
+  if (failed(mode))
+    return failure();
+  p.mode = *mode == "bilinear" ? "linear" : *mode; // Upsample-7 spelling
+  if (p.mode != "nearest" && p.mode != "linear" && p.mode != "cubic")
+    return ctx.attrError("mode", "= '" + *mode + "' is not supported");
+  if (legacy) {
+    // Upsample and Resize-10: asymmetric coordinates, nearest = floor.
+    p.coordMode = "asymmetric";
+    p.nearestMode = "floor";
+  } else {
+    FailureOr<std::string> cm =
+        ctx.stringAttr("coordinate_transformation_mode", "half_pixel");
+    FailureOr<std::string> nm =
+        ctx.stringAttr("nearest_mode", "round_prefer_floor");
+    FailureOr<float> a = ctx.floatAttr("cubic_coeff_a", -0.75f);
+    FailureOr<int64_t> ex = ctx.intAttr("exclude_outside", 0);
+    FailureOr<float> extrapolation = ctx.floatAttr("extrapolation_value", 0.0f);
+    if (failed(cm) || failed(nm) || failed(a) || failed(ex) ||
+        failed(extrapolation))
+      return failure();
+    if (*cm != "half_pixel" && *cm != "pytorch_half_pixel" &&
+        *cm != "align_corners" && *cm != "asymmetric" &&
+        *cm != "tf_half_pixel_for_nn")
+      return ctx.attrError("coordinate_transformation_mode",
+                           "= '" + *cm + "' is not supported");
+    if (*nm != "round_prefer_floor" && *nm != "round_prefer_ceil" &&
+        *nm != "floor" && *nm != "ceil")
+      return ctx.attrError("nearest_mode", "= '" + *nm + "' is not supported");
+    p.coordMode = *cm;
+    p.nearestMode = *nm;
+    p.cubicA = *a;
+    p.excludeOutside = *ex != 0;
+  }
+  if (p.mode == "cubic" && legacy)
+    return ctx.attrError("mode", "= 'cubic' needs Resize-11 or later");
+  if (p.mode != "nearest" && !isa<FloatType>(t.getElementType()))
+    return ctx.attrError("mode", "= '" + p.mode +
+                                     "' needs a floating-point input");
+  // Scales: attribute (Upsample-7), input 1 (Upsample-9, Resize-10) or
+  // input 2 (Resize-11+); sizes: input 3 (Resize-11+).
+  SmallVector<double> scales;
+  SmallVector<int64_t> sizes;
+  if (upsample && ctx.opset() < 9) {
+    FailureOr<SmallVector<float>> s = ctx.floatsAttr("scales");
+    if (failed(s))
+      return failure();
+    scales.assign(s->begin(), s->end());
+  } else {
+    unsigned scalesIdx = legacy ? 1 : 2;
+    DenseElementsAttr sc = ctx.constantInput(scalesIdx);
+    if (ctx.hasInput(scalesIdx) && !sc) {
+      ctx.emitError() << "input " << scalesIdx
+                      << " ('scales') must be a compile-time constant";
+      return failure();
+    }
+    if (sc)
+      scales = toDoubles(sc);
+    if (!legacy && ctx.hasInput(3)) {
+      FailureOr<SmallVector<int64_t>> sz = ctx.constantInts(3, "sizes");
+      if (failed(sz))
+        return failure();
+      sizes = *sz;
+    }
+  }
+  SmallVector<int64_t> outShape;
+  if (!sizes.empty()) {
+    if (static_cast<int64_t>(sizes.size()) != rank) {
+      ctx.emitError() << "sizes has " << sizes.size() << " entries for rank "
+                      << rank;
+      return failure();
+    }
+    outShape = sizes;
+    scales.clear();
+    for (int64_t d = 0; d < rank; ++d)
+      scales.push_back(static_cast<double>(sizes[d]) /
+                       static_cast<double>(in[d]));
+  } else {
+    if (static_cast<int64_t>(scales.size()) != rank) {
+      ctx.emitError() << "needs " << rank << " scales (or sizes), got "
+                      << scales.size();
+      return failure();
+    }
+    for (int64_t d = 0; d < rank; ++d)
+      outShape.push_back(static_cast<int64_t>(
+          std::floor(static_cast<double>(in[d]) * scales[d])));
+  }
+  Value x = ctx.input(0);
+  for (int64_t d = 0; d < rank; ++d) {
+    if (outShape[d] < 1 || in[d] < 1)
+      return ctx.unsupported("Resize to or from an empty dim");
+    x = resizeAxis(ctx, p, x, d, outShape[d], scales[d]);
+  }
+  ctx.setOutput(0, x);
+  return success();
+}
+
+} // namespace
+
+void mlir::tessel::onnx_import::registerShapeConverters(ConverterMap &m) {
+  m["Reshape"] = convertReshape;
+  m["Flatten"] = convertFlatten;
+  m["Squeeze"] = convertSqueeze;
+  m["Unsqueeze"] = convertUnsqueeze;
+  m["Transpose"] = convertTranspose;
+  m["Concat"] = convertConcat;
+  m["Split"] = convertSplit;
+  m["Slice"] = convertSlice;
+  m["Gather"] = convertGather;
+  m["GatherElements"] = convertGatherElements;
+  m["ScatterElements"] = convertScatterElements;
+  m["Scatter"] = convertScatterElements; // opset 9-10 name, same semantics
+  m["Expand"] = convertExpand;
+  m["Tile"] = convertTile;
+  m["Pad"] = convertPad;
+  m["Shape"] = convertShape;
+  m["Size"] = convertSize;
+  m["ConstantOfShape"] = convertConstantOfShape;
+  m["Range"] = convertRange;
+  m["OneHot"] = convertOneHot;
+  m["DepthToSpace"] = convertDepthToSpace;
+  m["SpaceToDepth"] = convertSpaceToDepth;
+  m["Resize"] = convertResize;
+  m["Upsample"] = convertResize;
+}
