@@ -132,8 +132,8 @@ LogicalResult GraphImporter::importInitializers() {
     if (failed(attr))
       return emitError(fileLoc) << "initializer: " << error;
     Location loc = NameLoc::get(builder.getStringAttr(t.name()), fileLoc);
-    Value v = tosa::ConstOp::create(builder, loc, attr->getType(), *attr);
-    values[t.name()] = TensorValue{v, *attr};
+    values[t.name()] =
+        TensorValue{materializeConstant(builder, loc, *attr), *attr};
   }
   return success();
 }

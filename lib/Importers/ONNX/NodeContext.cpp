@@ -1,6 +1,7 @@
 //===- NodeContext.cpp - What an ONNX op converter sees --------------------===//
 #include "NodeContext.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 
 using namespace mlir;
@@ -200,11 +201,23 @@ void NodeContext::setOutput(unsigned i, Value v) {
   // Keep contents of values that are plain constants (folded by builders).
   if (auto c = v.getDefiningOp<tosa::ConstOp>())
     tv.constant = dyn_cast<DenseElementsAttr>(c.getValues());
+  else if (auto c = v.getDefiningOp<arith::ConstantOp>())
+    tv.constant = dyn_cast<DenseElementsAttr>(c.getValue());
   values_[node_.output(i)] = tv;
 }
 
 Value NodeContext::materializeConstant(DenseElementsAttr c) {
-  return tosa::ConstOp::create(builder_, loc_, c.getType(), c);
+  return onnx_import::materializeConstant(builder_, loc_, c);
+}
+
+Value mlir::tessel::onnx_import::materializeConstant(OpBuilder &b,
+                                                     Location loc,
+                                                     DenseElementsAttr c) {
+  // TOSA tensors cannot be empty; zero-element constants (empty axes lists,
+  // folded empty slices) stay arith constants.
+  if (c.getNumElements() == 0)
+    return arith::ConstantOp::create(b, loc, c);
+  return tosa::ConstOp::create(b, loc, c.getType(), c);
 }
 
 void NodeContext::setConstantOutput(unsigned i, DenseElementsAttr c) {

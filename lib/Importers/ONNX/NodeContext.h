@@ -127,6 +127,9 @@ using ConverterMap = llvm::StringMap<Converter>;
 /// The converters, by op type; each Ops/*.cpp file registers its family.
 const ConverterMap &getConverters();
 
+/// A constant op holding `c` (tosa.const; arith.constant when empty).
+Value materializeConstant(OpBuilder &b, Location loc, DenseElementsAttr c);
+
 /// MLIR element type of an ONNX TensorProto data type, or null.
 Type convertElementType(int32_t onnxType, MLIRContext *context);
 /// Contents of a TensorProto (raw_data or typed fields) as an attribute.
