@@ -71,6 +71,12 @@ static cl::list<std::string> shapes(
              "comma-separated)"),
     cl::value_desc("name:dims"), cl::cat(category));
 
+static cl::list<std::string> bindInputs(
+    "bind-input",
+    cl::desc("ONNX: make an input a compile-time constant from a .npy file "
+             "(NAME=@FILE.npy, repeatable)"),
+    cl::value_desc("name=@file.npy"), cl::cat(category));
+
 /// Reads the model: ONNX by extension, otherwise MLIR (text or bytecode).
 static OwningOpRef<ModuleOp> loadModel(MLIRContext &context,
                                        SourceMgr &sourceMgr) {
@@ -83,6 +89,13 @@ static OwningOpRef<ModuleOp> loadModel(MLIRContext &context,
         return {};
       }
     }
+    for (const std::string &s : bindInputs) {
+      std::string error;
+      if (failed(tessel::onnx_import::parseBindOption(s, options, error))) {
+        errs() << "tessel-compile: error: " << error << "\n";
+        return {};
+      }
+    }
     OwningOpRef<ModuleOp> module =
         tessel::onnx_import::importONNXFile(&context, inputPath, options);
     if (!module)
@@ -90,9 +103,9 @@ static OwningOpRef<ModuleOp> loadModel(MLIRContext &context,
              << "'\n";
     return module;
   }
-  if (!shapes.empty()) {
-    errs() << "tessel-compile: error: --shape applies to ONNX models; MLIR "
-              "models carry their shapes in their types\n";
+  if (!shapes.empty() || !bindInputs.empty()) {
+    errs() << "tessel-compile: error: --shape and --bind-input apply to ONNX "
+              "models; MLIR models carry their shapes in their types\n";
     return {};
   }
   std::string err;

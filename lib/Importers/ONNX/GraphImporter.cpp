@@ -301,6 +301,18 @@ LogicalResult mlir::tessel::onnx_import::parseShapeOption(
   return success();
 }
 
+LogicalResult mlir::tessel::onnx_import::parseBindOption(
+    StringRef text, ImportOptions &options, std::string &error) {
+  auto [name, file] = text.split('=');
+  if (name.empty() || !file.consume_front("@") || file.empty()) {
+    error = "malformed --bind-input '" + text.str() +
+            "' (expected NAME=@FILE.npy)";
+    return failure();
+  }
+  options.boundInputs[name] = file.str();
+  return success();
+}
+
 OwningOpRef<ModuleOp>
 mlir::tessel::onnx_import::importONNXFile(MLIRContext *ctx, StringRef path,
                                           const ImportOptions &options) {

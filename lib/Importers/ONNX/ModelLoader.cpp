@@ -1,6 +1,8 @@
 //===- ModelLoader.cpp - Read, check and shape-infer an ONNX model ---------===//
 #include "ModelLoader.h"
 
+#include "tessel/Runtime/tessel_runtime.h"
+
 #include "onnx/checker.h"
 #include "onnx/defs/schema.h"
 #include "onnx/shape_inference/implementation.h"
@@ -9,6 +11,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
+#include <algorithm>
 #include <set>
 
 using namespace mlir::tessel::onnx_import;
@@ -68,6 +71,74 @@ bool loadExternalData(onnx::TensorProto &t, llvm::StringRef dir,
   t.set_raw_data((*buffer)->getBufferStart() + offset, length);
   t.clear_external_data();
   t.set_data_location(onnx::TensorProto::DEFAULT);
+  return true;
+}
+
+/// ONNX data type of a runtime dtype, or UNDEFINED.
+onnx::TensorProto_DataType onnxType(tessel_dtype_t t) {
+  switch (t) {
+  case TESSEL_DTYPE_F32: return onnx::TensorProto::FLOAT;
+  case TESSEL_DTYPE_F16: return onnx::TensorProto::FLOAT16;
+  case TESSEL_DTYPE_F64: return onnx::TensorProto::DOUBLE;
+  case TESSEL_DTYPE_I64: return onnx::TensorProto::INT64;
+  case TESSEL_DTYPE_I32: return onnx::TensorProto::INT32;
+  case TESSEL_DTYPE_I16: return onnx::TensorProto::INT16;
+  case TESSEL_DTYPE_I8: return onnx::TensorProto::INT8;
+  case TESSEL_DTYPE_U8: return onnx::TensorProto::UINT8;
+  case TESSEL_DTYPE_I1: return onnx::TensorProto::BOOL;
+  default: return onnx::TensorProto::UNDEFINED;
+  }
+}
+
+/// Turns --bind-input'ed graph inputs into initializers read from .npy.
+bool bindInputs(onnx::GraphProto &graph, const ImportOptions &options,
+                std::string &error) {
+  for (const auto &bind : options.boundInputs) {
+    std::string name = bind.getKey().str();
+    auto *inputs = graph.mutable_input();
+    auto it = std::find_if(inputs->begin(), inputs->end(),
+                           [&](const auto &in) { return in.name() == name; });
+    if (it == inputs->end()) {
+      error = "--bind-input names '" + name +
+              "', which is not an input of the model";
+      return false;
+    }
+    tessel_tensor_t *tensor = nullptr;
+    if (tessel_status_t *st = tessel_npy_read(bind.getValue().c_str(), &tensor)) {
+      error = "--bind-input " + name + ": " + tessel_status_message(st);
+      tessel_status_free(st);
+      return false;
+    }
+    onnx::TensorProto t;
+    t.set_name(name);
+    t.set_data_type(onnxType(tessel_tensor_dtype(tensor)));
+    for (size_t i = 0; i < tessel_tensor_rank(tensor); ++i)
+      t.add_dims(tessel_tensor_dims(tensor)[i]);
+    t.set_raw_data(tessel_tensor_data(tensor), tessel_tensor_byte_size(tensor));
+    tessel_tensor_free(tensor);
+    const auto &declared = it->type().tensor_type();
+    if (t.data_type() != declared.elem_type()) {
+      error = "--bind-input " + name + ": the .npy holds " +
+              onnx::TensorProto_DataType_Name(t.data_type()) +
+              " but the input is " +
+              onnx::TensorProto_DataType_Name(
+                  static_cast<onnx::TensorProto_DataType>(declared.elem_type()));
+      return false;
+    }
+    if (declared.has_shape()) {
+      bool match = declared.shape().dim_size() == t.dims_size();
+      for (int d = 0; match && d < t.dims_size(); ++d)
+        match = !declared.shape().dim(d).has_dim_value() ||
+                declared.shape().dim(d).dim_value() == t.dims(d);
+      if (!match) {
+        error = "--bind-input " + name +
+                ": the .npy's shape does not match the input's declared shape";
+        return false;
+      }
+    }
+    inputs->erase(it);
+    *graph.add_initializer() = std::move(t);
+  }
   return true;
 }
 
@@ -161,7 +232,8 @@ bool mlir::tessel::onnx_import::loadModel(llvm::StringRef path,
     if (t.data_location() == onnx::TensorProto::EXTERNAL &&
         !loadExternalData(t, dir, error))
       return false;
-  if (!pinShapes(*model.mutable_graph(), options, error))
+  if (!bindInputs(*model.mutable_graph(), options, error) ||
+      !pinShapes(*model.mutable_graph(), options, error))
     return false;
   try {
     onnx::checker::check_model(model);

@@ -45,9 +45,13 @@ FailureOr<SmallVector<int64_t>> NodeContext::constantInts(unsigned i,
                                                           StringRef what) {
   DenseElementsAttr c = constantInput(i);
   if (!c || !isa<IntegerType>(c.getElementType())) {
-    emitError() << "input " << i << " ('" << what
+    emitError() << "input " << i << " ('" << what << "', value '"
+                << (hasInput(i) ? node_.input(i) : std::string())
                 << "') must be a compile-time constant integer tensor "
-                   "(initializer, Constant, or shape arithmetic on them)";
+                   "(initializer, Constant, or shape arithmetic on them); a "
+                   "graph input can be made one with --bind-input="
+                << (hasInput(i) ? node_.input(i) : std::string())
+                << "=@FILE.npy";
     return failure();
   }
   SmallVector<int64_t> out;

@@ -20,9 +20,16 @@ namespace mlir::tessel::onnx_import {
 struct ImportOptions {
   /// Input name -> static shape; pins symbolic ("N") or unknown dims.
   llvm::StringMap<llvm::SmallVector<int64_t>> shapes;
+  /// Input name -> .npy file: the input becomes a compile-time constant
+  /// (specializes the model, e.g. for shape operands fed as graph inputs).
+  llvm::StringMap<std::string> boundInputs;
   /// Name of the entry function.
   std::string entryName = "main";
 };
+
+/// Parses a `--bind-input` value: "name=@file.npy".
+LogicalResult parseBindOption(llvm::StringRef text, ImportOptions &options,
+                              std::string &error);
 
 /// Parses `--shape` values: "name:1x3x224x224" (several separated by ',').
 LogicalResult parseShapeOption(llvm::StringRef text, ImportOptions &options,

@@ -225,6 +225,19 @@ LogicalResult convertVariadic(NodeContext &ctx) {
     ctx.emitError() << "expects at least one input";
     return failure();
   }
+  // Two integer constants (shape arithmetic): fold.
+  if (!isMean && ctx.numInputs() == 2 &&
+      foldIntBinary(ctx, ctx.inputType(0).getElementType(),
+                    [](int64_t x, int64_t y) {
+                      if constexpr (std::is_same_v<TosaOp, tosa::MaximumOp>)
+                        return std::max(x, y);
+                      else if constexpr (std::is_same_v<TosaOp,
+                                                        tosa::MinimumOp>)
+                        return std::min(x, y);
+                      else
+                        return x + y;
+                    }))
+    return success();
   Value acc = ctx.input(0);
   for (unsigned i = 1; i < ctx.numInputs(); ++i) {
     auto ops = equalizeRanks(ctx, acc, ctx.input(i));
@@ -280,6 +293,19 @@ LogicalResult convertCompare(NodeContext &ctx) {
 
 LogicalResult convertWhere(NodeContext &ctx) {
   Value c = ctx.input(0), a = ctx.input(1), b = ctx.input(2);
+  // Shape subgraphs select between constant shape vectors: fold.
+  DenseElementsAttr cc = ctx.constantInput(0), ca = ctx.constantInput(1),
+                    cb = ctx.constantInput(2);
+  if (cc && ca && cb && isa<IntegerType>(ca.getElementType()) &&
+      ca.getType() == cb.getType() && cc.getType().getShape() ==
+                                          ca.getType().getShape() &&
+      ca.getNumElements() <= 4096) {
+    SmallVector<int64_t> vc = toInts(cc), va = toInts(ca), vb = toInts(cb);
+    for (size_t i = 0; i < va.size(); ++i)
+      va[i] = vc[i] ? va[i] : vb[i];
+    ctx.setConstantOutput(0, intsAttr(cast<RankedTensorType>(ca.getType()), va));
+    return success();
+  }
   auto ab = broadcastShape(ctx, typeOf(a).getShape(), typeOf(b).getShape());
   if (failed(ab))
     return failure();
@@ -315,6 +341,14 @@ template <typename MathOp> LogicalResult convertMathUnary(NodeContext &ctx) {
 
 LogicalResult convertNeg(NodeContext &ctx) {
   Value x = ctx.input(0);
+  if (DenseElementsAttr c = ctx.constantInput(0);
+      c && isa<IntegerType>(c.getElementType()) && c.getNumElements() <= 4096) {
+    SmallVector<int64_t> v = toInts(c);
+    for (int64_t &e : v)
+      e = -e;
+    ctx.setConstantOutput(0, intsAttr(cast<RankedTensorType>(c.getType()), v));
+    return success();
+  }
   Value zp = ctx.tosa().zeroPoint(elemOf(x));
   if (!isFloat(x)) {
     // Integer negate: 0 - x (TOSA negate on ints needs matching zero points).

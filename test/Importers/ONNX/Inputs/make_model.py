@@ -40,6 +40,12 @@ def build(kind):
                   [vi("x", [2])], [vi("y", [2])])
         m.opset_import.append(helper.make_opsetid("com.example", 1))
         return m
+    if kind == "reshape-input":
+        # The target shape is a graph input, as in ONNX's backend tests.
+        return model([helper.make_node("Reshape", ["x", "shape"], ["y"],
+                                       name="reshape0")],
+                     [vi("x", [2, 3]), vi("shape", [2], TensorProto.INT64)],
+                     [vi("y", [3, 2])])
     if kind == "external-data":
         w = numpy_helper.from_array(np.arange(6, dtype=np.float32).reshape(2, 3), "w")
         m = model([helper.make_node("Add", ["x", "w"], ["z"], name="add0")],
