@@ -4,79 +4,294 @@ test_data_set_*/{input,output}_*.pb) through tessel-compile and tessel-run.
 
   onnx_case.py CASE_DIR [CASE_DIR...] [--bin build/bin] [--work /tmp/x] [-v]
 
-Prints one line per case: PASS / FAIL(compile|run|mismatch) with the reason,
-and exits non-zero if any case failed. Tolerance: rtol 1e-3, atol 1e-5 (the
-ONNX backend test defaults) unless overridden.
+Prints one line per case: PASS / FAIL(compile|run|mismatch) / TIMEOUT /
+CRASH(<signal>) with the reason, and exits non-zero if any case failed.
+Tolerance: rtol 1e-3, atol 1e-5 (the ONNX backend test defaults) unless
+overridden.
+
+This file is also the library behind conformance.py (run_case, Result): the
+case runner is shared so that both tools classify a case the same way.
 """
 import argparse
+import errno
 import os
+import re
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 import numpy as np
 import onnx
 from onnx import numpy_helper
+
+DEFAULT_RTOL = 1e-3
+DEFAULT_ATOL = 1e-5
+COMPILE_TIMEOUT = 60
+RUN_TIMEOUT = 60
+
+# Result kinds, in the order they are reported.
+PASS = "pass"
+COMPILE_FAIL = "compile-fail"
+RUN_FAIL = "run-fail"
+MISMATCH = "mismatch"
+TIMEOUT = "timeout"
+CRASH = "crash"
+ERROR = "runner-error"   # the runner could not do its job (tool missing, ...)
+KINDS = [PASS, COMPILE_FAIL, RUN_FAIL, MISMATCH, TIMEOUT, CRASH, ERROR]
+
+# What LLVM's crash handler and report_fatal_error print; seen with a
+# non-zero exit status they mean a crash even if no signal was reported.
+CRASH_MARKERS = ("PLEASE submit a bug report", "Stack dump:",
+                 "LLVM ERROR:", "Assertion `", "terminate called")
+
+
+class Result:
+    """Outcome of one case. kind is one of KINDS; reason is one line (the
+    first error line, the [FAILED] + worst element line, the signal, ...);
+    detail keeps a few more lines for humans; stage is 'compile' or 'run'."""
+
+    def __init__(self, kind, reason="", detail="", stage=""):
+        self.kind = kind
+        self.reason = reason
+        self.detail = detail
+        self.stage = stage
+
+    def ok(self):
+        return self.kind == PASS
+
+    def to_dict(self):
+        return {"kind": self.kind, "reason": self.reason,
+                "detail": self.detail, "stage": self.stage}
+
+    def legacy_status(self):
+        """The status word onnx_case.py has always printed."""
+        return {PASS: "PASS", COMPILE_FAIL: "FAIL(compile)",
+                RUN_FAIL: "FAIL(run)", MISMATCH: "FAIL(mismatch)",
+                TIMEOUT: "TIMEOUT", ERROR: "ERROR"}.get(self.kind) or \
+            "CRASH(%s)" % (self.reason.split()[0] if self.reason else "?")
 
 
 def load_pb(path):
     t = onnx.TensorProto()
     with open(path, "rb") as f:
         t.ParseFromString(f.read())
+    if t.data_type == 0:
+        raise ValueError("%s is not a TensorProto (sequence/optional/map "
+                         "test data is not supported)" % os.path.basename(path))
+    if t.data_type == onnx.TensorProto.BFLOAT16:
+        # numpy_helper gives the raw bits as uint16; .npy has no bfloat16.
+        raise ValueError("%s is bfloat16, which .npy (and so tessel-run "
+                         "--input=@) cannot represent" % os.path.basename(path))
     return numpy_helper.to_array(t)
 
 
-def run_case(case, bindir, work, rtol, atol, verbose):
-    name = os.path.basename(case.rstrip("/"))
+def data_sets(case):
+    return sorted((d for d in os.listdir(case) if d.startswith("test_data_set")),
+                  key=lambda s: int(s.rsplit("_", 1)[1]) if s.rsplit("_", 1)[1].isdigit() else 0)
+
+
+def _numbered(d, prefix):
+    """input_0.pb, input_1.pb, ... in numeric order."""
+    idx = []
+    for f in os.listdir(d):
+        m = re.fullmatch(prefix + r"_(\d+)\.pb", f)
+        if m:
+            idx.append(int(m.group(1)))
+    return ["%s_%d.pb" % (prefix, i) for i in sorted(idx)]
+
+
+def convert_pb(pb, npy):
+    """pb -> npy, reusing npy when it is newer than pb (the cache survives
+    between runs when the work folder does)."""
+    try:
+        if os.path.getmtime(npy) >= os.path.getmtime(pb):
+            return npy
+    except OSError:
+        pass
+    os.makedirs(os.path.dirname(npy), exist_ok=True)
+    a = load_pb(pb)
+    if a.dtype == object:
+        raise ValueError("%s holds strings, which tessel-run cannot take"
+                         % os.path.basename(pb))
+    tmp = "%s.%d.tmp.npy" % (npy[:-4], os.getpid())
+    np.save(tmp, a, allow_pickle=False)
+    os.replace(tmp, npy)
+    return npy
+
+
+def signal_name(rc):
+    try:
+        return signal.Signals(-rc).name
+    except ValueError:
+        return "signal %d" % -rc
+
+
+def _lines(text):
+    return [l.rstrip() for l in text.strip().splitlines() if l.strip()]
+
+
+def first_error_line(text, model_path=None):
+    """The first 'error:' line (else the first line), without the
+    'path/model.onnx:0:0: error: ' location prefix."""
+    lines = _lines(text)
+    line = next((l for l in lines if "error:" in l), lines[0] if lines else "?")
+    return re.sub(r"^.*?\berror:\s*", "", line)
+
+
+def _limit_preexec(mem_mb):
+    if not mem_mb:
+        return None
+
+    def f():
+        import resource
+        b = mem_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (b, b))
+    return f
+
+
+class ToolError(Exception):
+    pass
+
+
+def _run(cmd, timeout, mem_mb):
+    """subprocess.run that returns (rc, output) with rc None on timeout.
+    A tool that cannot be started (being relinked by a concurrent build:
+    ETXTBSY / EACCES / ENOENT) is retried for up to 30 s, then ToolError."""
+    for attempt in range(31):
+        try:
+            p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, errors="replace", timeout=timeout,
+                               preexec_fn=_limit_preexec(mem_mb))
+            return p.returncode, p.stdout
+        except subprocess.TimeoutExpired:
+            raise
+        except OSError as e:
+            if attempt == 30 or e.errno not in (errno.ETXTBSY, errno.EACCES,
+                                                errno.ENOENT):
+                raise ToolError("cannot run %s: %s" % (cmd[0], e))
+            time.sleep(1)
+
+
+def _run_timed(cmd, timeout, mem_mb):
+    try:
+        return _run(cmd, timeout, mem_mb)
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout or b""
+        if isinstance(out, bytes):
+            out = out.decode(errors="replace")
+        return None, out
+
+
+def _crashed(rc, out):
+    if rc is not None and rc < 0:
+        return signal_name(rc)
+    if rc and any(m in out for m in CRASH_MARKERS):
+        return "abort (exit %d)" % rc
+    return None
+
+
+def run_case(*args, **kwargs):
+    """Compiles CASE/model.onnx once, then runs every test_data_set through
+    tessel-run --expected_output. Returns a Result. See _run_case."""
+    try:
+        return _run_case(*args, **kwargs)
+    except ToolError as e:
+        return Result(ERROR, str(e))
+
+
+def _run_case(case, bindir, work, rtol=DEFAULT_RTOL, atol=DEFAULT_ATOL,
+              verbose=False, npy_dir=None, compile_timeout=COMPILE_TIMEOUT,
+              run_timeout=RUN_TIMEOUT, mem_mb=0, keep=False, tag=None):
+    """Compiles CASE/model.onnx once, then runs every test_data_set through
+    tessel-run --expected_output. Returns a Result.
+
+    npy_dir: where the converted .npy files go (reused when up to date);
+    default: WORK/<tag>.  tag: a file-name-safe name of the case."""
+    case = case.rstrip("/")
+    tag = tag or os.path.basename(case)
     os.makedirs(work, exist_ok=True)
-    lib = os.path.join(work, name + ".so")
-    cp = subprocess.run([os.path.join(bindir, "tessel-compile"),
-                         os.path.join(case, "model.onnx"), "-o", lib],
-                        capture_output=True, text=True)
-    if cp.returncode != 0:
-        msg = (cp.stderr.strip().splitlines() or ["?"])[0]
-        return "FAIL(compile)", msg
-    sets = sorted(d for d in os.listdir(case) if d.startswith("test_data_set"))
-    for s in sets:
-        d = os.path.join(case, s)
-        args = [os.path.join(bindir, "tessel-run"), lib]
-        n_in = len([f for f in os.listdir(d) if f.startswith("input_")])
-        n_out = len([f for f in os.listdir(d) if f.startswith("output_")])
-        for i in range(n_in):
-            a = load_pb(os.path.join(d, f"input_{i}.pb"))
-            p = os.path.join(work, f"{name}_{s}_in{i}.npy")
-            np.save(p, a)
-            args.append(f"--input=@{p}")
-        for i in range(n_out):
-            a = load_pb(os.path.join(d, f"output_{i}.pb"))
-            p = os.path.join(work, f"{name}_{s}_out{i}.npy")
-            np.save(p, a)
-            args.append(f"--expected_output=@{p}")
-        args += [f"--rtol={rtol}", f"--atol={atol}"]
-        rp = subprocess.run(args, capture_output=True, text=True)
-        if rp.returncode != 0:
-            out = (rp.stdout + rp.stderr).strip().splitlines()
-            kind = "mismatch" if any("FAILED" in l for l in out) else "run"
-            return f"FAIL({kind})", " | ".join(out[:2])
-    return "PASS", ""
+    npy_dir = npy_dir or os.path.join(work, tag)
+    lib = os.path.join(work, tag + ".so")
+    cmd = [os.path.join(bindir, "tessel-compile"),
+           os.path.join(case, "model.onnx"), "-o", lib]
+    if verbose:
+        print("$ " + " ".join(cmd), file=sys.stderr)
+    rc, out = _run_timed(cmd, compile_timeout, mem_mb)
+    if rc is None:
+        return Result(TIMEOUT, "tessel-compile timed out after %ds"
+                      % compile_timeout, "\n".join(_lines(out)[:5]), "compile")
+    sig = _crashed(rc, out)
+    if sig:
+        return Result(CRASH, "%s in tessel-compile: %s" % (sig, first_error_line(out)),
+                      "\n".join(_lines(out)[:20]), "compile")
+    if rc != 0:
+        return Result(COMPILE_FAIL, first_error_line(out),
+                      "\n".join(_lines(out)[:5]), "compile")
+    try:
+        for s in data_sets(case):
+            d = os.path.join(case, s)
+            args = [os.path.join(bindir, "tessel-run"), lib]
+            try:
+                for kind, flag in (("input", "--input"),
+                                   ("output", "--expected_output")):
+                    for f in _numbered(d, kind):
+                        npy = convert_pb(os.path.join(d, f),
+                                         os.path.join(npy_dir, s, f[:-3] + ".npy"))
+                        args.append("%s=@%s" % (flag, npy))
+            except Exception as e:  # test data numpy/tessel cannot represent
+                return Result(RUN_FAIL, "test data: %s" % e, "", "run")
+            args += ["--rtol=%g" % rtol, "--atol=%g" % atol]
+            if verbose:
+                print("$ " + " ".join(args), file=sys.stderr)
+            rc, out = _run_timed(args, run_timeout, mem_mb)
+            if rc is None:
+                return Result(TIMEOUT, "tessel-run timed out after %ds on %s"
+                              % (run_timeout, s), "", "run")
+            sig = _crashed(rc, out)
+            if sig:
+                return Result(CRASH, "%s in tessel-run on %s: %s"
+                              % (sig, s, first_error_line(out)),
+                              "\n".join(_lines(out)[:20]), "run")
+            if rc != 0:
+                lines = _lines(out)
+                failed = [i for i, l in enumerate(lines) if l.startswith("[FAILED]")]
+                if failed:
+                    i = failed[0]
+                    msg = lines[i]
+                    if i + 1 < len(lines) and lines[i + 1].lstrip().startswith("worst element"):
+                        msg += " | " + lines[i + 1].strip()
+                    if len(failed) > 1:
+                        msg += " (+%d more outputs)" % (len(failed) - 1)
+                    return Result(MISMATCH, msg, "\n".join(lines[:6]), "run")
+                return Result(RUN_FAIL, first_error_line(out),
+                              "\n".join(lines[:5]), "run")
+    finally:
+        if not keep:
+            try:
+                os.remove(lib)
+            except OSError:
+                pass
+    return Result(PASS)
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("cases", nargs="+")
     ap.add_argument("--bin", default=os.path.join(
-        os.path.dirname(__file__), "..", "..", "build", "bin"))
+        os.path.dirname(os.path.abspath(__file__)), "..", "..", "build", "bin"))
     ap.add_argument("--work", default=None)
-    ap.add_argument("--rtol", type=float, default=1e-3)
-    ap.add_argument("--atol", type=float, default=1e-5)
+    ap.add_argument("--rtol", type=float, default=DEFAULT_RTOL)
+    ap.add_argument("--atol", type=float, default=DEFAULT_ATOL)
     ap.add_argument("-v", action="store_true")
     a = ap.parse_args()
     work = a.work or tempfile.mkdtemp(prefix="onnx_case_")
     failed = 0
     for c in a.cases:
-        status, msg = run_case(c, a.bin, work, a.rtol, a.atol, a.v)
-        failed += status != "PASS"
-        print(f"{status:15} {os.path.basename(c.rstrip('/'))} {msg}")
+        r = run_case(c, a.bin, work, a.rtol, a.atol, a.v, keep=True)
+        failed += not r.ok()
+        print(f"{r.legacy_status():15} {os.path.basename(c.rstrip('/'))} {r.reason}")
     print(f"{len(a.cases) - failed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
 
