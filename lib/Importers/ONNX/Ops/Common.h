@@ -14,6 +14,9 @@ void registerMatMulConverters(ConverterMap &map);
 void registerNormalizationConverters(ConverterMap &map);
 void registerShapeConverters(ConverterMap &map);
 void registerReductionConverters(ConverterMap &map);
+void registerLossConverters(ConverterMap &map);
+void registerRecurrentConverters(ConverterMap &map);
+void registerQuantizationConverters(ConverterMap &map);
 
 //===--- Types and axes ----------------------------------------------------===//
 /// `axis` normalized into [0, rank) (ONNX allows [-rank, rank)); emits an

@@ -13,6 +13,9 @@ const ConverterMap &mlir::tessel::onnx_import::getConverters() {
     registerNormalizationConverters(m);
     registerShapeConverters(m);
     registerReductionConverters(m);
+    registerLossConverters(m);
+    registerRecurrentConverters(m);
+    registerQuantizationConverters(m);
     return m;
   }();
   return map;

@@ -1,0 +1,7 @@
+//===- Quantization.cpp - ONNX Quantization converters ------------------------------------===//
+#include "Common.h"
+
+using namespace mlir;
+using namespace mlir::tessel::onnx_import;
+
+void mlir::tessel::onnx_import::registerQuantizationConverters(ConverterMap &map) {}
