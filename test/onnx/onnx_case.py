@@ -57,13 +57,15 @@ class Result:
         self.reason = reason
         self.detail = detail
         self.stage = stage
+        self.bound = []  # graph inputs bound at compile time (--bind-input)
 
     def ok(self):
         return self.kind == PASS
 
     def to_dict(self):
         return {"kind": self.kind, "reason": self.reason,
-                "detail": self.detail, "stage": self.stage}
+                "detail": self.detail, "stage": self.stage,
+                "bound": self.bound}
 
     def legacy_status(self):
         """The status word onnx_case.py has always printed."""
@@ -201,11 +203,71 @@ def run_case(*args, **kwargs):
         return Result(ERROR, str(e))
 
 
+BIND_HINT = re.compile(r"--bind-input=(\S+?)=@FILE\.npy")
+NOT_CONSTANT = re.compile(r"node '([^']*)' \([^)]*\): .*must be (a )?compile-time constant")
+MAX_BINDS = 8
+
+
+def inputs_to_bind(case, out, names):
+    """Graph inputs tessel-compile needs as constants: the one its hint
+    names, else the graph inputs feeding the operand inputs (not the data
+    input 0) of the node that asked for one."""
+    m = BIND_HINT.search(out)
+    if m:
+        return [m.group(1)]
+    m = NOT_CONSTANT.search(out)
+    if not m:
+        return []
+    model = onnx.load(os.path.join(case, "model.onnx"), load_external_data=False)
+    for i, node in enumerate(model.graph.node):
+        if (node.name or "%s_%d" % (node.op_type, i)) == m.group(1):
+            return [n for n in node.input[1:] if n in names]
+    return []
+
+
+def graph_input_names(case):
+    """Names of the model's graph inputs that are not initializers, in the
+    order of input_<i>.pb."""
+    m = onnx.load(os.path.join(case, "model.onnx"), load_external_data=False)
+    inits = {t.name for t in m.graph.initializer}
+    return [i.name for i in m.graph.input if i.name not in inits]
+
+
+def _compile(case, bindir, lib, binds, compile_timeout, mem_mb, verbose):
+    """tessel-compile with --bind-input for each (name, npy) in binds.
+    Returns (Result or None on success, output)."""
+    cmd = [os.path.join(bindir, "tessel-compile"),
+           os.path.join(case, "model.onnx"), "-o", lib]
+    cmd += ["--bind-input=%s=@%s" % (n, f) for n, f in binds]
+    if verbose:
+        print("$ " + " ".join(cmd), file=sys.stderr)
+    rc, out = _run_timed(cmd, compile_timeout, mem_mb)
+    if rc is None:
+        return Result(TIMEOUT, "tessel-compile timed out after %ds"
+                      % compile_timeout, "\n".join(_lines(out)[:5]),
+                      "compile"), out
+    sig = _crashed(rc, out)
+    if sig:
+        return Result(CRASH, "%s in tessel-compile: %s"
+                      % (sig, first_error_line(out)),
+                      "\n".join(_lines(out)[:20]), "compile"), out
+    if rc != 0:
+        return Result(COMPILE_FAIL, first_error_line(out),
+                      "\n".join(_lines(out)[:5]), "compile"), out
+    return None, out
+
+
 def _run_case(case, bindir, work, rtol=DEFAULT_RTOL, atol=DEFAULT_ATOL,
               verbose=False, npy_dir=None, compile_timeout=COMPILE_TIMEOUT,
               run_timeout=RUN_TIMEOUT, mem_mb=0, keep=False, tag=None):
-    """Compiles CASE/model.onnx once, then runs every test_data_set through
+    """Compiles CASE/model.onnx, then runs every test_data_set through
     tessel-run --expected_output. Returns a Result.
+
+    Many backend cases feed shape operands (Reshape's shape, Slice's starts,
+    Resize's scales...) as graph inputs. Tessel compiles static shapes, so
+    when tessel-compile asks for such an input with --bind-input, the input
+    is bound to each data set's value and the model compiled per data set
+    (Result.bound lists them), as a user specializing the model would.
 
     npy_dir: where the converted .npy files go (reused when up to date);
     default: WORK/<tag>.  tag: a file-name-safe name of the case."""
@@ -213,33 +275,60 @@ def _run_case(case, bindir, work, rtol=DEFAULT_RTOL, atol=DEFAULT_ATOL,
     tag = tag or os.path.basename(case)
     os.makedirs(work, exist_ok=True)
     npy_dir = npy_dir or os.path.join(work, tag)
+    sets = data_sets(case)
+
+    def npy_of(s, f):
+        return convert_pb(os.path.join(case, s, f),
+                          os.path.join(npy_dir, s, f[:-3] + ".npy"))
+
+    # Find the inputs that must be bound, using the first data set's values.
     lib = os.path.join(work, tag + ".so")
-    cmd = [os.path.join(bindir, "tessel-compile"),
-           os.path.join(case, "model.onnx"), "-o", lib]
-    if verbose:
-        print("$ " + " ".join(cmd), file=sys.stderr)
-    rc, out = _run_timed(cmd, compile_timeout, mem_mb)
-    if rc is None:
-        return Result(TIMEOUT, "tessel-compile timed out after %ds"
-                      % compile_timeout, "\n".join(_lines(out)[:5]), "compile")
-    sig = _crashed(rc, out)
-    if sig:
-        return Result(CRASH, "%s in tessel-compile: %s" % (sig, first_error_line(out)),
-                      "\n".join(_lines(out)[:20]), "compile")
-    if rc != 0:
-        return Result(COMPILE_FAIL, first_error_line(out),
-                      "\n".join(_lines(out)[:5]), "compile")
+    bound = []
+    names = None
+    while True:
+        if bound and not sets:
+            break
+        binds = []
+        try:
+            for n in bound:
+                binds.append((n, npy_of(sets[0], "input_%d.pb" % names.index(n))))
+        except Exception as e:
+            return Result(RUN_FAIL, "test data: %s" % e, "", "run")
+        res, out = _compile(case, bindir, lib, binds, compile_timeout, mem_mb,
+                            verbose)
+        if res is None:
+            break
+        if res.kind != COMPILE_FAIL or not sets or len(bound) >= MAX_BINDS:
+            return res
+        names = names or graph_input_names(case)
+        wanted = [n for n in inputs_to_bind(case, out, names) if n not in bound]
+        if not wanted:
+            return res
+        bound.extend(wanted)
+
     try:
-        for s in data_sets(case):
+        for si, s in enumerate(sets):
             d = os.path.join(case, s)
+            if bound and si > 0:
+                # Each data set may carry other values for bound inputs.
+                try:
+                    binds = [(n, npy_of(s, "input_%d.pb" % names.index(n)))
+                             for n in bound]
+                except Exception as e:
+                    return Result(RUN_FAIL, "test data: %s" % e, "", "run")
+                res, _ = _compile(case, bindir, lib, binds, compile_timeout,
+                                  mem_mb, verbose)
+                if res is not None:
+                    return res
             args = [os.path.join(bindir, "tessel-run"), lib]
             try:
                 for kind, flag in (("input", "--input"),
                                    ("output", "--expected_output")):
                     for f in _numbered(d, kind):
-                        npy = convert_pb(os.path.join(d, f),
-                                         os.path.join(npy_dir, s, f[:-3] + ".npy"))
-                        args.append("%s=@%s" % (flag, npy))
+                        if kind == "input" and bound and \
+                                names[int(f[6:-3])] in bound:
+                            continue
+                        args.append("%s=@%s" % (flag, npy_of(s, f)))
             except Exception as e:  # test data numpy/tessel cannot represent
                 return Result(RUN_FAIL, "test data: %s" % e, "", "run")
             args += ["--rtol=%g" % rtol, "--atol=%g" % atol]
@@ -273,7 +362,9 @@ def _run_case(case, bindir, work, rtol=DEFAULT_RTOL, atol=DEFAULT_ATOL,
                 os.remove(lib)
             except OSError:
                 pass
-    return Result(PASS)
+    r = Result(PASS)
+    r.bound = bound
+    return r
 
 
 def main():
@@ -291,7 +382,8 @@ def main():
     for c in a.cases:
         r = run_case(c, a.bin, work, a.rtol, a.atol, a.v, keep=True)
         failed += not r.ok()
-        print(f"{r.legacy_status():15} {os.path.basename(c.rstrip('/'))} {r.reason}")
+        bound = f" (bound: {', '.join(r.bound)})" if r.bound else ""
+        print(f"{r.legacy_status():15} {os.path.basename(c.rstrip('/'))} {r.reason}{bound}")
     print(f"{len(a.cases) - failed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
 

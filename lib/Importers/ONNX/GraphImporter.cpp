@@ -322,6 +322,8 @@ mlir::tessel::onnx_import::importONNXFile(MLIRContext *ctx, StringRef path,
     emitError(FileLineColLoc::get(ctx, path, 0, 0)) << error;
     return {};
   }
+  if (!model.warning.empty())
+    emitWarning(FileLineColLoc::get(ctx, path, 0, 0)) << model.warning;
   GraphImporter importer(ctx, model, path, options);
   return importer.run();
 }

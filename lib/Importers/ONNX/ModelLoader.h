@@ -14,6 +14,8 @@ struct LoadedModel {
   onnx::ModelProto model;
   /// Opset of the default ("" / "ai.onnx") domain.
   int64_t opset = 0;
+  /// Set when a non-fatal step (shape inference) was skipped.
+  std::string warning;
 };
 
 /// Reads `path` (external data relative to its folder), applies --shape
