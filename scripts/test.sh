@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The whole test suite from a fresh machine: installs dependencies, builds,
-# then runs the GoogleTest/CLI suite (ctest) and the lit suite (FileCheck
-# tests of dialects and passes, driver tests, end-to-end model tests against
-# numpy). Ends with one summary line: "N passed, N failed".
+# then runs the GoogleTest/CLI suite (ctest), the lit suite (FileCheck tests
+# of dialects and passes, driver tests, end-to-end tests against numpy, ONNX
+# importer tests, real models against PyTorch) and the ONNX conformance run
+# over the ONNX backend test data. Ends with one summary line:
+# "tessel: N passed, N failed".
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${TESSEL_BUILD_DIR:-$root/build}"
@@ -21,7 +23,12 @@ echo "== lit (dialects, passes, drivers, end-to-end)"
 /usr/lib/llvm-22/bin/lit -sv -j "$jobs" "$build/test" 2>&1 | tee "$log/lit.txt"
 lit_rc=${PIPESTATUS[0]}
 
-# Counts from both runners' own summaries.
+echo "== ONNX conformance (ONNX backend test data)"
+/usr/bin/python3 "$root/test/onnx/conformance.py" --bin "$build/bin" \
+  --work "$build/onnx-conformance" --jobs "$jobs" -q 2>&1 | tee "$log/onnx.txt"
+onnx_rc=${PIPESTATUS[0]}
+
+# Counts from the runners' own summaries.
 ct_total=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\2/p' "$log/ctest.txt" | tail -1)
 ct_failed=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\1/p' "$log/ctest.txt" | tail -1)
 ct_total=${ct_total:-0}; ct_failed=${ct_failed:-0}
@@ -30,10 +37,15 @@ lit_xfail=$(sed -n 's/^ *Expectedly Failed *: *\([0-9]*\).*/\1/p' "$log/lit.txt"
 lit_failed=$(awk -F: '/^ *(Failed|Unresolved|Unexpectedly Passed|Timed Out) *:/ {split($2, a, " "); n += a[1]} END {print n + 0}' "$log/lit.txt")
 lit_passed=${lit_passed:-0}; lit_xfail=${lit_xfail:-0}; lit_failed=${lit_failed:-0}
 
-passed=$(( ct_total - ct_failed + lit_passed + lit_xfail ))
-failed=$(( ct_failed + lit_failed ))
+onnx_passed=$(sed -n 's/^onnx conformance: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$log/onnx.txt" | tail -1)
+onnx_failed=$(sed -n 's/^onnx conformance: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$log/onnx.txt" | tail -1)
+onnx_passed=${onnx_passed:-0}; onnx_failed=${onnx_failed:-0}
+
+passed=$(( ct_total - ct_failed + lit_passed + lit_xfail + onnx_passed ))
+failed=$(( ct_failed + lit_failed + onnx_failed ))
 if [ "$ctest_rc" -ne 0 ] && [ "$ct_failed" -eq 0 ]; then failed=$((failed + 1)); fi
 if [ "$lit_rc" -ne 0 ] && [ "$lit_failed" -eq 0 ]; then failed=$((failed + 1)); fi
-echo "ctest: $((ct_total - ct_failed)) passed, $ct_failed failed; lit: $lit_passed passed, $lit_xfail expectedly failed, $lit_failed failed"
+if [ "$onnx_rc" -ne 0 ] && [ "$onnx_failed" -eq 0 ]; then failed=$((failed + 1)); fi
+echo "ctest: $((ct_total - ct_failed)) passed, $ct_failed failed; lit: $lit_passed passed, $lit_xfail expectedly failed, $lit_failed failed; onnx conformance: $onnx_passed passed, $onnx_failed failed"
 echo "tessel: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
