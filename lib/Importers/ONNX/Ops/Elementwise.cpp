@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 
+#include <cmath>
 #include <limits>
 
 using namespace mlir;
@@ -197,24 +198,171 @@ LogicalResult convertDiv(NodeContext &ctx) {
   return success();
 }
 
+/// A constant of `x`'s element type and rank with all dims 1.
+Value scalarLike(NodeContext &ctx, Value x, double v) {
+  return splatConstant(
+      ctx,
+      RankedTensorType::get(SmallVector<int64_t>(typeOf(x).getRank(), 1),
+                            elemOf(x)),
+      v);
+}
+
+Value select(NodeContext &ctx, Value c, Value a, Value b) {
+  return tosa::SelectOp::create(ctx.builder(), ctx.loc(), a.getType(), c, a, b);
+}
+
+//===--- Integer helpers: arith works on signless integers only -----------===//
+
+/// A signless integer tensor holding `x`'s values (other types unchanged).
+/// ONNX uint8 imports as ui8, which arith rejects, and tosa.cast lowers
+/// ui8 -> i8 as an invalid trunci and ui8 -> i16 as a sign extension; so an
+/// unsigned w-bit tensor becomes 2w-bit signless, masked back to its value.
+Value exactSignless(NodeContext &ctx, Value x) {
+  auto it = dyn_cast<IntegerType>(elemOf(x));
+  if (!it || it.isSignless())
+    return x;
+  unsigned w = it.getWidth();
+  Value wide = ctx.tosa().cast(x, ctx.builder().getIntegerType(2 * w));
+  auto maskTy = RankedTensorType::get(
+      SmallVector<int64_t>(typeOf(x).getRank(), 1), elemOf(wide));
+  Value mask = splatConstant(ctx, maskTy, std::ldexp(1.0, w) - 1);
+  return tosa::BitwiseAndOp::create(ctx.builder(), ctx.loc(), wide.getType(),
+                                    wide, mask);
+}
+
+/// A signless integer tensor as element type `elem` (narrowing truncates,
+/// which is exact for the results of exactSignless operands).
+Value toElementType(NodeContext &ctx, Value x, Type elem) {
+  return elemOf(x) == elem ? x : ctx.tosa().cast(x, elem);
+}
+
+/// `x` converted to float type `ft`: integers by value, floats widened or
+/// rounded.
+Value toFloatType(NodeContext &ctx, Value x, FloatType ft) {
+  OpBuilder &b = ctx.builder();
+  Type e = elemOf(x);
+  auto outTy = withElementType(typeOf(x), ft);
+  if (e == ft)
+    return x;
+  if (auto eft = dyn_cast<FloatType>(e))
+    return eft.getWidth() < ft.getWidth()
+               ? Value(arith::ExtFOp::create(b, ctx.loc(), outTy, x))
+               : Value(arith::TruncFOp::create(b, ctx.loc(), outTy, x));
+  if (e.isInteger(1))
+    return arith::UIToFPOp::create(b, ctx.loc(), outTy, x);
+  return arith::SIToFPOp::create(b, ctx.loc(), outTy, exactSignless(ctx, x));
+}
+
+/// Float `x` to integer type `elem`, truncating toward zero like numpy's
+/// astype (ONNX reference ops compute in float and cast back this way).
+Value truncToInt(NodeContext &ctx, Value x, Type elem) {
+  OpBuilder &b = ctx.builder();
+  // Unsigned results go through a signless type twice as wide, which
+  // holds every value of theirs (see exactSignless).
+  unsigned w = elem.getIntOrFloatBitWidth();
+  auto signlessTy = withElementType(
+      typeOf(x), b.getIntegerType(elem.isUnsignedInteger() ? 2 * w : w));
+  Value r = arith::FPToSIOp::create(b, ctx.loc(), signlessTy, x);
+  return toElementType(ctx, r, elem);
+}
+
 LogicalResult convertPow(NodeContext &ctx) {
   Value a = ctx.input(0), b = ctx.input(1);
-  if (!isFloat(a))
-    return ctx.unsupported("Pow with an integer base");
   auto type = broadcastShape(ctx, typeOf(a).getShape(), typeOf(b).getShape());
   if (failed(type))
     return failure();
-  // The exponent may have another type (opset 12+): compute in the base's.
-  if (elemOf(b) != elemOf(a)) {
-    Value bb = broadcastTo(ctx, b, *type);
-    if (isFloat(bb))
-      b = ctx.tosa().cast(bb, elemOf(a));
-    else
-      b = arith::SIToFPOp::create(ctx.builder(), ctx.loc(),
-                                  withElementType(typeOf(bb), elemOf(a)), bb);
-  }
   Value x = broadcastTo(ctx, a, *type), y = broadcastTo(ctx, b, *type);
+  if (!isFloat(a)) {
+    // Integer base: the reference computes np.power (in f64 when either
+    // side is float, exactly for int ** int) and casts to the base type.
+    // f64 pow is exact for integer results up to 2^53 and truncation
+    // matches astype; larger int ** int results would wrap in numpy.
+    FloatType f64 = ctx.builder().getF64Type();
+    Value p = math::PowFOp::create(ctx.builder(), ctx.loc(),
+                                   toFloatType(ctx, x, f64),
+                                   toFloatType(ctx, y, f64));
+    ctx.setOutput(0, truncToInt(ctx, p, elemOf(a)));
+    return success();
+  }
+  // The exponent may have another type (opset 12+): compute in the base's.
+  y = toFloatType(ctx, y, cast<FloatType>(elemOf(a)));
   ctx.setOutput(0, math::PowFOp::create(ctx.builder(), ctx.loc(), x, y));
+  return success();
+}
+
+//===--- Mod ----------------------------------------------------------------===//
+
+/// C's remainder (sign of the dividend) of constants turned into Python's
+/// (sign of the divisor) unless `fmod`.
+int64_t modInts(int64_t x, int64_t y, bool fmod) {
+  if (y == -1) // INT64_MIN % -1 overflows in C++; the remainder is 0
+    return 0;
+  int64_t r = x % y;
+  if (!fmod && r != 0 && ((r < 0) != (y < 0)))
+    r += y;
+  return r;
+}
+
+/// Runtime version of modInts' correction: r + y where r != 0 and the
+/// signs of r and y differ.
+Value floorRemainder(NodeContext &ctx, Value r, Value y) {
+  OpBuilder &b = ctx.builder();
+  Location loc = ctx.loc();
+  auto boolTy = withElementType(typeOf(r), b.getI1Type());
+  Value zero = scalarLike(ctx, r, 0.0);
+  Value rNeg = tosa::GreaterOp::create(b, loc, boolTy, zero, r);
+  Value yNeg = tosa::GreaterOp::create(b, loc, boolTy, zero, y);
+  Value rZero = tosa::EqualOp::create(b, loc, boolTy, r, zero);
+  Value signsDiffer = tosa::LogicalXorOp::create(b, loc, boolTy, rNeg, yNeg);
+  Value fix = tosa::LogicalAndOp::create(
+      b, loc, boolTy, signsDiffer,
+      tosa::LogicalNotOp::create(b, loc, boolTy, rZero));
+  return select(ctx, fix, ctx.tosa().add(r, y), r);
+}
+
+LogicalResult convertMod(NodeContext &ctx) {
+  FailureOr<int64_t> fmod = ctx.intAttr("fmod", 0);
+  if (failed(fmod))
+    return failure();
+  if (*fmod != 0 && *fmod != 1)
+    return ctx.attrError("fmod", "= " + std::to_string(*fmod) +
+                                     " must be 0 or 1");
+  bool byZero = false;
+  if (foldIntBinary(ctx, ctx.inputType(0).getElementType(),
+                    [&](int64_t x, int64_t y) {
+                      byZero |= y == 0;
+                      return y == 0 ? 0 : modInts(x, y, *fmod);
+                    })) {
+    if (byZero) {
+      ctx.emitError() << "integer modulo by zero in constant inputs";
+      return failure();
+    }
+    return success();
+  }
+  auto ops = binaryOperands(ctx);
+  if (failed(ops))
+    return failure();
+  auto type = broadcastResult(ctx, ops->first, ops->second, elemOf(ops->first));
+  if (failed(type))
+    return failure();
+  Value x = broadcastTo(ctx, ops->first, type->getShape());
+  Value y = broadcastTo(ctx, ops->second, type->getShape());
+  OpBuilder &b = ctx.builder();
+  if (isFloat(x)) {
+    if (!*fmod)
+      return ctx.attrError("fmod", "= 0 is invalid for floating-point inputs "
+                                   "(ONNX requires fmod = 1)");
+    // arith.remf is C fmod (sign of the dividend).
+    ctx.setOutput(0, arith::RemFOp::create(b, ctx.loc(), x, y));
+    return success();
+  }
+  // Unsigned values are non-negative, where both conventions agree.
+  Type elem = elemOf(x);
+  Value r = arith::RemSIOp::create(b, ctx.loc(), exactSignless(ctx, x),
+                                   exactSignless(ctx, y));
+  if (!*fmod && !elem.isUnsignedInteger())
+    r = floorRemainder(ctx, r, y);
+  ctx.setOutput(0, toElementType(ctx, r, elem));
   return success();
 }
 
@@ -433,23 +581,11 @@ LogicalResult convertClip(NodeContext &ctx) {
   return success();
 }
 
-Value scalarLike(NodeContext &ctx, Value x, double v) {
-  return splatConstant(
-      ctx,
-      RankedTensorType::get(SmallVector<int64_t>(typeOf(x).getRank(), 1),
-                            elemOf(x)),
-      v);
-}
-
 Value greaterThanZero(NodeContext &ctx, Value x) {
   Value zero = scalarLike(ctx, x, 0.0);
   return tosa::GreaterOp::create(
       ctx.builder(), ctx.loc(),
       withElementType(typeOf(x), ctx.builder().getI1Type()), x, zero);
-}
-
-Value select(NodeContext &ctx, Value c, Value a, Value b) {
-  return tosa::SelectOp::create(ctx.builder(), ctx.loc(), a.getType(), c, a, b);
 }
 
 LogicalResult convertLeakyRelu(NodeContext &ctx) {
@@ -622,6 +758,102 @@ template <typename TosaOp> LogicalResult convertLogical(NodeContext &ctx) {
   return success();
 }
 
+LogicalResult convertShrink(NodeContext &ctx) {
+  FailureOr<float> lambd = ctx.floatAttr("lambd", 0.5f);
+  FailureOr<float> bias = ctx.floatAttr("bias", 0.0f);
+  if (failed(lambd) || failed(bias))
+    return failure();
+  Value x = ctx.input(0);
+  Type elem = elemOf(x);
+  // The reference compares and offsets integers in f64 (the attributes are
+  // floats) and casts back; floats stay in their own type.
+  Value xf = isFloat(x) ? x : toFloatType(ctx, x, ctx.builder().getF64Type());
+  auto boolTy = withElementType(typeOf(xf), ctx.builder().getI1Type());
+  Value below = tosa::GreaterOp::create(ctx.builder(), ctx.loc(), boolTy,
+                                        scalarLike(ctx, xf, -*lambd), xf);
+  Value above = tosa::GreaterOp::create(ctx.builder(), ctx.loc(), boolTy, xf,
+                                        scalarLike(ctx, xf, *lambd));
+  Value zero = splatConstant(ctx, typeOf(xf), 0.0);
+  Value y = select(ctx, below, ctx.tosa().add(xf, scalarLike(ctx, xf, *bias)),
+                   select(ctx, above,
+                          ctx.tosa().sub(xf, scalarLike(ctx, xf, *bias)),
+                          zero));
+  ctx.setOutput(0, isFloat(x) ? y : truncToInt(ctx, y, elem));
+  return success();
+}
+
+/// Two integer operands broadcast to their common shape, as exactSignless
+/// values; `elem` receives the original element type.
+FailureOr<std::pair<Value, Value>> integerOperands(NodeContext &ctx,
+                                                   Type &elem) {
+  auto ops = binaryOperands(ctx);
+  if (failed(ops))
+    return failure();
+  elem = elemOf(ops->first);
+  if (!isa<IntegerType>(elem) || elem.isInteger(1)) {
+    ctx.emitError() << "expects integer inputs, got " << elem;
+    return failure();
+  }
+  auto type = broadcastResult(ctx, ops->first, ops->second, elem);
+  if (failed(type))
+    return failure();
+  return std::make_pair(
+      exactSignless(ctx, broadcastTo(ctx, ops->first, type->getShape())),
+      exactSignless(ctx, broadcastTo(ctx, ops->second, type->getShape())));
+}
+
+LogicalResult convertBitShift(NodeContext &ctx) {
+  FailureOr<std::string> direction = ctx.stringAttr("direction");
+  if (failed(direction))
+    return failure();
+  if (*direction != "LEFT" && *direction != "RIGHT")
+    return ctx.attrError("direction", "= '" + *direction +
+                                          "' is not LEFT or RIGHT");
+  Type elem;
+  auto ops = integerOperands(ctx, elem);
+  if (failed(ops))
+    return failure();
+  // ONNX types BitShift for unsigned integers; shifts are logical.
+  auto [x, y] = *ops;
+  OpBuilder &b = ctx.builder();
+  Location loc = ctx.loc();
+  Value shifted = *direction == "LEFT"
+                      ? Value(arith::ShLIOp::create(b, loc, x, y))
+                      : Value(arith::ShRUIOp::create(b, loc, x, y));
+  // A shift by the bit width or more is poison in LLVM; numpy (the
+  // reference) gives 0. The amount is unsigned, so compare unsigned.
+  Value width = splatConstant(ctx, typeOf(y), elem.getIntOrFloatBitWidth());
+  Value tooFar = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, y,
+                                       width);
+  Value r = select(ctx, tooFar, splatConstant(ctx, typeOf(x), 0.0), shifted);
+  ctx.setOutput(0, toElementType(ctx, r, elem));
+  return success();
+}
+
+template <typename TosaOp> LogicalResult convertBitwise(NodeContext &ctx) {
+  Type elem;
+  auto ops = integerOperands(ctx, elem);
+  if (failed(ops))
+    return failure();
+  Value r = TosaOp::create(ctx.builder(), ctx.loc(), ops->first.getType(),
+                           ops->first, ops->second);
+  ctx.setOutput(0, toElementType(ctx, r, elem));
+  return success();
+}
+
+LogicalResult convertBitwiseNot(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  Type elem = elemOf(x);
+  if (!isa<IntegerType>(elem) || elem.isInteger(1)) {
+    ctx.emitError() << "expects an integer input, got " << elem;
+    return failure();
+  }
+  Value s = exactSignless(ctx, x);
+  Value r = tosa::BitwiseNotOp::create(ctx.builder(), ctx.loc(), s.getType(), s);
+  ctx.setOutput(0, toElementType(ctx, r, elem));
+  return success();
+}
+
 } // namespace
 
 void mlir::tessel::onnx_import::registerElementwiseConverters(ConverterMap &m) {
@@ -630,6 +862,12 @@ void mlir::tessel::onnx_import::registerElementwiseConverters(ConverterMap &m) {
   m["Mul"] = convertMul;
   m["Div"] = convertDiv;
   m["Pow"] = convertPow;
+  m["Mod"] = convertMod;
+  m["BitShift"] = convertBitShift;
+  m["BitwiseAnd"] = convertBitwise<tosa::BitwiseAndOp>;
+  m["BitwiseOr"] = convertBitwise<tosa::BitwiseOrOp>;
+  m["BitwiseXor"] = convertBitwise<tosa::BitwiseXorOp>;
+  m["BitwiseNot"] = convertBitwiseNot;
   m["Max"] = convertVariadic<tosa::MaximumOp>;
   m["Min"] = convertVariadic<tosa::MinimumOp>;
   m["Sum"] = convertVariadic<tosa::AddOp>;
@@ -682,4 +920,5 @@ void mlir::tessel::onnx_import::registerElementwiseConverters(ConverterMap &m) {
   m["Sign"] = convertSign;
   m["IsNaN"] = convertIsNaN;
   m["IsInf"] = convertIsInf;
+  m["Shrink"] = convertShrink;
 }

@@ -1317,6 +1317,301 @@ LogicalResult convertResize(NodeContext &ctx) {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Trilu, EyeLike
+//===----------------------------------------------------------------------===//
+
+/// An empty constant of `shape` (TOSA ops reject zero-size operands; a
+/// result with no elements needs no computation).
+void setEmptyOutput(NodeContext &ctx, ArrayRef<int64_t> shape, Type elem) {
+  ctx.setConstantOutput(0, DenseElementsAttr::get(RankedTensorType::get(shape, elem),
+                                                  ArrayRef<Attribute>()));
+}
+
+/// The i64 constant j - i over the last two dims [M, N] of a rank-`rank`
+/// shape of 1s: the diagonal offset of each element.
+Value diagonalOffsets(NodeContext &ctx, int64_t m, int64_t n, int64_t rank) {
+  SmallVector<int64_t> shape(rank, 1), values;
+  shape[rank - 2] = m;
+  shape[rank - 1] = n;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      values.push_back(j - i);
+  return ctx.materializeConstant(
+      intsAttr(RankedTensorType::get(shape, ctx.builder().getI64Type()), values));
+}
+
+LogicalResult convertTrilu(NodeContext &ctx) {
+  FailureOr<int64_t> upper = ctx.intAttr("upper", 1);
+  if (failed(upper))
+    return failure();
+  RankedTensorType t = ctx.inputType(0);
+  int64_t rank = t.getRank();
+  if (rank < 2) {
+    ctx.emitError() << "input must have rank >= 2, got " << rank;
+    return failure();
+  }
+  if (ctx.hasInput(1) && (ctx.inputType(1).getRank() > 1 ||
+                          numElements(ctx.inputType(1).getShape()) != 1 ||
+                          !ctx.inputType(1).getElementType().isInteger(64))) {
+    ctx.emitError() << "input 1 ('k') must be an int64 scalar";
+    return failure();
+  }
+  if (numElements(t.getShape()) == 0) {
+    setEmptyOutput(ctx, t.getShape(), t.getElementType());
+    return success();
+  }
+  // Keep x[..., i, j] where j - i >= k (upper) or j - i <= k (lower); k may
+  // be a runtime scalar.
+  OpBuilder &b = ctx.builder();
+  SmallVector<int64_t> ones(rank, 1);
+  auto kTy = RankedTensorType::get(ones, b.getI64Type());
+  Value k = ctx.hasInput(1) ? ctx.tosa().reshape(ctx.input(1), ones)
+                            : splatConstant(ctx, kTy, 0.0);
+  Value offsets = diagonalOffsets(ctx, t.getDimSize(rank - 2),
+                                  t.getDimSize(rank - 1), rank);
+  auto maskTy = withElementType(cast<RankedTensorType>(offsets.getType()),
+                                b.getI1Type());
+  Value keep = *upper ? tosa::GreaterEqualOp::create(b, ctx.loc(), maskTy,
+                                                     offsets, k)
+                      : tosa::GreaterEqualOp::create(b, ctx.loc(), maskTy, k,
+                                                     offsets);
+  Value zero = splatConstant(ctx, RankedTensorType::get(ones, t.getElementType()),
+                             0.0);
+  ctx.setOutput(0, tosa::SelectOp::create(b, ctx.loc(), t, keep, ctx.input(0),
+                                          zero));
+  return success();
+}
+
+LogicalResult convertEyeLike(NodeContext &ctx) {
+  RankedTensorType t = ctx.inputType(0);
+  FailureOr<int64_t> k = ctx.intAttr("k", 0);
+  if (failed(k))
+    return failure();
+  Type elem = t.getElementType();
+  if (ctx.hasAttr("dtype")) {
+    FailureOr<int64_t> dtype = ctx.intAttr("dtype");
+    if (failed(dtype))
+      return failure();
+    elem = convertElementType(static_cast<int32_t>(*dtype), ctx.context());
+    if (!elem)
+      return ctx.attrError("dtype", "= " + std::to_string(*dtype) +
+                                        " names a data type Tessel does not "
+                                        "support");
+  }
+  if (t.getRank() != 2) {
+    ctx.emitError() << "input must be 2-D, got rank " << t.getRank();
+    return failure();
+  }
+  // Only the input's shape matters: the result is a constant.
+  int64_t m = t.getDimSize(0), n = t.getDimSize(1);
+  SmallVector<int64_t> values;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      values.push_back(j - i == *k ? 1 : 0);
+  ctx.setConstantOutput(0, intsAttr(RankedTensorType::get({m, n}, elem), values));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// GatherND, ScatterND, Compress
+//===----------------------------------------------------------------------===//
+
+/// Flat positions, as the i32 [B, W] index operand of tosa.gather /
+/// tosa.scatter, of the slices that ND `indices` (input `i`, shape
+/// [B..., W..., m]) address in data dims `dims` (the m indexed dims, after
+/// `batchDims` batch dims of total size B): sum_k idx[..., k] * stride_k,
+/// with negative indices wrapped.
+FailureOr<Value> flatNDIndices(NodeContext &ctx, unsigned i,
+                               ArrayRef<int64_t> dims, int64_t batch,
+                               int64_t w) {
+  int64_t m = dims.size();
+  SmallVector<int64_t> strides = stridesOf(dims);
+  auto flatTy = RankedTensorType::get({batch, w}, ctx.builder().getI32Type());
+  if (DenseElementsAttr ci = ctx.constantInput(i)) {
+    SmallVector<int64_t> idx = toInts(ci), flat;
+    for (int64_t p = 0; p < batch * w; ++p) {
+      int64_t off = 0;
+      for (int64_t k = 0; k < m; ++k) {
+        int64_t v = idx[p * m + k];
+        if (v < -dims[k] || v >= dims[k]) {
+          ctx.emitError() << "index " << v << " is out of range for dim "
+                          << dims[k];
+          return failure();
+        }
+        off += (v < 0 ? v + dims[k] : v) * strides[k];
+      }
+      flat.push_back(off);
+    }
+    return ctx.materializeConstant(intsAttr(flatTy, flat));
+  }
+  Value idx = ctx.tosa().reshape(ctx.input(i), {batch, w, m});
+  Value flat = splatConstant(ctx, RankedTensorType::get({batch, w, 1}, flatTy.getElementType()), 0.0);
+  auto one = RankedTensorType::get({1, 1, 1}, flatTy.getElementType());
+  for (int64_t k = 0; k < m; ++k) {
+    Value part = wrapIndices(
+        ctx, ctx.tosa().slice(idx, {0, 0, k}, {batch, w, 1}), dims[k]);
+    flat = ctx.tosa().add(
+        flat, ctx.tosa().mul(part, splatConstant(ctx, one, strides[k])));
+  }
+  return ctx.tosa().reshape(flat, {batch, w});
+}
+
+/// Checks that ND indices (input `i`) have an index tuple dim no longer
+/// than the data dims after the batch dims.
+LogicalResult checkNDIndices(NodeContext &ctx, unsigned i, int64_t dataRank,
+                             int64_t batchDims) {
+  RankedTensorType t = ctx.inputType(i);
+  if (t.getRank() < 1 || t.getRank() <= batchDims ||
+      t.getDimSize(t.getRank() - 1) > dataRank - batchDims ||
+      !isa<IntegerType>(t.getElementType())) {
+    ctx.emitError() << "indices of shape [" << t.getShape()
+                    << "] do not index data of rank " << dataRank << " after "
+                    << batchDims << " batch dims";
+    return failure();
+  }
+  return success();
+}
+
+LogicalResult convertGatherND(NodeContext &ctx) {
+  RankedTensorType dataTy = ctx.inputType(0);
+  ArrayRef<int64_t> data = dataTy.getShape();
+  ArrayRef<int64_t> indices = ctx.inputType(1).getShape();
+  FailureOr<int64_t> batchDims = ctx.intAttr("batch_dims", 0);
+  if (failed(batchDims))
+    return failure();
+  int64_t b = *batchDims, q = indices.size();
+  if (b < 0 || b >= std::min<int64_t>(q, data.size()) ||
+      data.take_front(b) != indices.take_front(b))
+    return ctx.attrError("batch_dims", "= " + std::to_string(b) +
+                                           " does not name leading dims "
+                                           "shared by data and indices");
+  if (failed(checkNDIndices(ctx, 1, data.size(), b)))
+    return failure();
+  int64_t m = indices.back();
+  // Output: indices.shape[:-1] + data.shape[b + m:].
+  SmallVector<int64_t> outShape(indices.drop_back());
+  llvm::append_range(outShape, data.drop_front(b + m));
+  if (numElements(outShape) == 0 || numElements(data) == 0)
+    return ctx.unsupported("GatherND with an empty input or result");
+  int64_t batch = numElements(data.take_front(b));
+  int64_t w = numElements(indices.slice(b, q - 1 - b));
+  ArrayRef<int64_t> indexed = data.slice(b, m);
+  int64_t slice = numElements(data.drop_front(b + m));
+  FailureOr<Value> idx = flatNDIndices(ctx, 1, indexed, batch, w);
+  if (failed(idx))
+    return failure();
+  Value values =
+      ctx.tosa().reshape(ctx.input(0), {batch, numElements(indexed), slice});
+  Value g = tosa::GatherOp::create(
+      ctx.builder(), ctx.loc(),
+      RankedTensorType::get({batch, w, slice}, dataTy.getElementType()), values,
+      *idx);
+  ctx.setOutput(0, ctx.tosa().reshape(g, outShape));
+  return success();
+}
+
+LogicalResult convertScatterND(NodeContext &ctx) {
+  RankedTensorType dataTy = ctx.inputType(0);
+  ArrayRef<int64_t> data = dataTy.getShape();
+  ArrayRef<int64_t> indices = ctx.inputType(1).getShape();
+  FailureOr<std::string> reduction = ctx.stringAttr("reduction", "none");
+  if (failed(reduction))
+    return failure();
+  if (*reduction != "none")
+    return ctx.attrError("reduction", "= '" + *reduction +
+                                          "' is not supported yet (only "
+                                          "'none')");
+  if (failed(checkNDIndices(ctx, 1, data.size(), 0)))
+    return failure();
+  int64_t m = indices.back();
+  // updates: indices.shape[:-1] + data.shape[m:].
+  SmallVector<int64_t> updShape(indices.drop_back());
+  llvm::append_range(updShape, data.drop_front(m));
+  if (ctx.inputType(2).getShape() != ArrayRef<int64_t>(updShape)) {
+    ctx.emitError() << "updates must have shape [" << updShape << "]";
+    return failure();
+  }
+  if (numElements(data) == 0)
+    return ctx.unsupported("ScatterND on an empty input");
+  if (numElements(updShape) == 0) {
+    ctx.setOutput(0, ctx.input(0));
+    return success();
+  }
+  int64_t w = numElements(indices.drop_back());
+  int64_t slice = numElements(data.drop_front(m));
+  FailureOr<Value> idx = flatNDIndices(ctx, 1, data.take_front(m), 1, w);
+  if (failed(idx))
+    return failure();
+  // tosa.scatter leaves duplicate indices unspecified; so does ONNX.
+  Value values =
+      ctx.tosa().reshape(ctx.input(0), {1, numElements(data.take_front(m)), slice});
+  Value updates = ctx.tosa().reshape(ctx.input(2), {1, w, slice});
+  Value s = tosa::ScatterOp::create(ctx.builder(), ctx.loc(), typeOf(values),
+                                    values, *idx, updates);
+  ctx.setOutput(0, ctx.tosa().reshape(s, data));
+  return success();
+}
+
+LogicalResult convertCompress(NodeContext &ctx) {
+  RankedTensorType t = ctx.inputType(0);
+  std::optional<int64_t> axis;
+  if (ctx.hasAttr("axis")) {
+    FailureOr<int64_t> a = ctx.intAttr("axis");
+    if (failed(a))
+      return failure();
+    FailureOr<int64_t> n = normalizeAxis(ctx, *a, t.getRank());
+    if (failed(n))
+      return failure();
+    axis = *n;
+  }
+  // The result's size depends on the condition's values.
+  DenseElementsAttr cond = ctx.constantInput(1);
+  if (!cond) {
+    ctx.emitError() << "input 1 ('condition', value '" << ctx.node().input(1)
+                    << "') must be a compile-time constant (the output shape "
+                       "depends on it); a graph input can be made one with "
+                       "--bind-input="
+                    << ctx.node().input(1) << "=@FILE.npy";
+    return failure();
+  }
+  // Without an axis the input is flattened first.
+  SmallVector<int64_t> in(t.getShape());
+  if (!axis)
+    in = {numElements(t.getShape())};
+  int64_t ax = axis.value_or(0);
+  SmallVector<int64_t> selected;
+  for (auto [i, c] : llvm::enumerate(toInts(cond))) {
+    if (!c)
+      continue;
+    if (static_cast<int64_t>(i) >= in[ax]) {
+      ctx.emitError() << "condition selects index " << i
+                      << ", past the end of dim " << in[ax];
+      return failure();
+    }
+    selected.push_back(i);
+  }
+  SmallVector<SmallVector<int64_t>> lists;
+  for (int64_t d : in)
+    lists.push_back(iota(d));
+  lists[ax] = selected;
+  SmallVector<int64_t> outShape(in);
+  outShape[ax] = selected.size();
+  if (numElements(outShape) == 0) {
+    setEmptyOutput(ctx, outShape, t.getElementType());
+    return success();
+  }
+  Value x = ctx.input(0);
+  DenseElementsAttr c = ctx.constantInput(0);
+  if (!axis) {
+    x = ctx.tosa().reshape(x, in);
+    if (c)
+      c = reshapeConstant(c, RankedTensorType::get(in, t.getElementType()));
+  }
+  setSelected(ctx, 0, x, c, lists, outShape);
+  return success();
+}
+
 } // namespace
 
 void mlir::tessel::onnx_import::registerShapeConverters(ConverterMap &m) {
@@ -1343,5 +1638,10 @@ void mlir::tessel::onnx_import::registerShapeConverters(ConverterMap &m) {
   m["DepthToSpace"] = convertDepthToSpace;
   m["SpaceToDepth"] = convertSpaceToDepth;
   m["Resize"] = convertResize;
+  m["Trilu"] = convertTrilu;
+  m["EyeLike"] = convertEyeLike;
+  m["GatherND"] = convertGatherND;
+  m["ScatterND"] = convertScatterND;
+  m["Compress"] = convertCompress;
   m["Upsample"] = convertResize;
 }
