@@ -593,11 +593,11 @@ def main(argv=None):
         dirs_summary[d] = {"cases": len(ids), "passed": p, "failed": f, "expected": x}
         print("%s: %d passed, %d failed (%d expected)" % (d, p, f, x))
     npass = by_kind[PASS]
-    print("pass rate: %d of %d cases (%.1f%%), wall time %.0f s with --jobs %d"
-          % (npass, len(results), 100.0 * npass / max(len(results), 1), wall, a.jobs))
     print("(%d passing cases have graph inputs bound at compile time with "
           "--bind-input)" % sum(1 for r in results.values()
                                 if r.kind == PASS and r.bound))
+    print("pass rate: %d of %d cases (%.1f%%), wall time %.0f s with --jobs %d"
+          % (npass, len(results), 100.0 * npass / max(len(results), 1), wall, a.jobs))
     nfailed = len(unexpected_fail) + len(unexpected_pass) + len(crashes)
     print("onnx conformance: %d passed, %d failed" % (npass, nfailed))
 
