@@ -584,6 +584,9 @@ def main(argv=None):
                                 "RUNNER ERROR", cid, results[cid].reason,
                                    " (listed as an expected failure, but a crash is "
                                    "never accepted)" if cid in xfail else ""))
+    print("(%d passing cases have graph inputs bound at compile time with "
+          "--bind-input)" % sum(1 for r in results.values()
+                                if r.kind == PASS and r.bound))
     dirs_summary = collections.OrderedDict()
     for d in dirs:
         ids = [c for c in results if c.split("/")[0] == d]
@@ -593,9 +596,6 @@ def main(argv=None):
         dirs_summary[d] = {"cases": len(ids), "passed": p, "failed": f, "expected": x}
         print("%s: %d passed, %d failed (%d expected)" % (d, p, f, x))
     npass = by_kind[PASS]
-    print("(%d passing cases have graph inputs bound at compile time with "
-          "--bind-input)" % sum(1 for r in results.values()
-                                if r.kind == PASS and r.bound))
     print("pass rate: %d of %d cases (%.1f%%), wall time %.0f s with --jobs %d"
           % (npass, len(results), 100.0 * npass / max(len(results), 1), wall, a.jobs))
     nfailed = len(unexpected_fail) + len(unexpected_pass) + len(crashes)
