@@ -204,25 +204,7 @@ def run_case(*args, **kwargs):
 
 
 BIND_HINT = re.compile(r"--bind-input=(\S+?)=@FILE\.npy")
-NOT_CONSTANT = re.compile(r"node '([^']*)' \([^)]*\): .*must be (a )?compile-time constant")
 MAX_BINDS = 8
-
-
-def inputs_to_bind(case, out, names):
-    """Graph inputs tessel-compile needs as constants: the one its hint
-    names, else the graph inputs feeding the operand inputs (not the data
-    input 0) of the node that asked for one."""
-    m = BIND_HINT.search(out)
-    if m:
-        return [m.group(1)]
-    m = NOT_CONSTANT.search(out)
-    if not m:
-        return []
-    model = onnx.load(os.path.join(case, "model.onnx"), load_external_data=False)
-    for i, node in enumerate(model.graph.node):
-        if (node.name or "%s_%d" % (node.op_type, i)) == m.group(1):
-            return [n for n in node.input[1:] if n in names]
-    return []
 
 
 def graph_input_names(case):
@@ -231,6 +213,11 @@ def graph_input_names(case):
     m = onnx.load(os.path.join(case, "model.onnx"), load_external_data=False)
     inits = {t.name for t in m.graph.initializer}
     return [i.name for i in m.graph.input if i.name not in inits]
+
+
+def inputs_to_bind(out):
+    """The graph inputs tessel-compile names in its --bind-input hint."""
+    return BIND_HINT.findall(out)
 
 
 def _compile(case, bindir, lib, binds, compile_timeout, mem_mb, verbose):
@@ -301,7 +288,7 @@ def _run_case(case, bindir, work, rtol=DEFAULT_RTOL, atol=DEFAULT_ATOL,
         if res.kind != COMPILE_FAIL or not sets or len(bound) >= MAX_BINDS:
             return res
         names = names or graph_input_names(case)
-        wanted = [n for n in inputs_to_bind(case, out, names) if n not in bound]
+        wanted = [n for n in inputs_to_bind(out) if n in names and n not in bound]
         if not wanted:
             return res
         bound.extend(wanted)

@@ -3,6 +3,9 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 using namespace mlir::tessel::onnx_import;
@@ -45,19 +48,53 @@ FailureOr<SmallVector<int64_t>> NodeContext::constantInts(unsigned i,
                                                           StringRef what) {
   DenseElementsAttr c = constantInput(i);
   if (!c || !isa<IntegerType>(c.getElementType())) {
-    emitError() << "input " << i << " ('" << what << "', value '"
-                << (hasInput(i) ? node_.input(i) : std::string())
-                << "') must be a compile-time constant integer tensor "
-                   "(initializer, Constant, or shape arithmetic on them); a "
-                   "graph input can be made one with --bind-input="
-                << (hasInput(i) ? node_.input(i) : std::string())
-                << "=@FILE.npy";
+    (void)notConstant(i, what);
     return failure();
   }
   SmallVector<int64_t> out;
   for (const APInt &v : c.getValues<APInt>())
     out.push_back(v.getSExtValue());
   return out;
+}
+
+/// Names (tessel.name) of the function arguments `v` is computed from.
+static void collectGraphInputs(Value v, llvm::SetVector<StringRef> &names,
+                               llvm::DenseSet<Value> &seen) {
+  if (!seen.insert(v).second)
+    return;
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    auto fn = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
+    if (!fn)
+      return;
+    if (auto name = fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                    "tessel.name"))
+      names.insert(name.getValue());
+    return;
+  }
+  if (Operation *def = v.getDefiningOp())
+    for (Value operand : def->getOperands())
+      collectGraphInputs(operand, names, seen);
+}
+
+LogicalResult NodeContext::notConstant(unsigned i, StringRef what) {
+  InFlightDiagnostic diag = emitError();
+  diag << "input " << i << " ('" << what << "'"
+       << (hasInput(i) ? ", value '" + node_.input(i) + "'" : std::string())
+       << ") must be a compile-time constant (initializer, Constant, or "
+          "shape arithmetic on them)";
+  llvm::SetVector<StringRef> names;
+  llvm::DenseSet<Value> seen;
+  if (Value v = input(i))
+    collectGraphInputs(v, names, seen);
+  if (!names.empty()) {
+    diag << "; it is computed from graph input(s)";
+    for (StringRef n : names)
+      diag << " '" << n << "'";
+    diag << ", which --bind-input can make constant:";
+    for (StringRef n : names)
+      diag << " --bind-input=" << n << "=@FILE.npy";
+  }
+  return failure();
 }
 
 //===----------------------------------------------------------------------===//

@@ -62,6 +62,10 @@ public:
   /// the input is not a compile-time constant.
   FailureOr<SmallVector<int64_t>> constantInts(unsigned i,
                                                llvm::StringRef what);
+  /// Reports that input `i` ('what') must be known at compile time, naming
+  /// the graph inputs it is computed from so the user can bind them
+  /// (--bind-input). Always returns failure.
+  LogicalResult notConstant(unsigned i, llvm::StringRef what);
 
   //===--- Attributes (reading one marks it handled) ----------------------===//
   bool hasAttr(llvm::StringRef name) const;

@@ -954,11 +954,13 @@ LogicalResult convertConstantOfShape(NodeContext &ctx) {
 LogicalResult convertRange(NodeContext &ctx) {
   DenseElementsAttr start = ctx.constantInput(0), limit = ctx.constantInput(1),
                     delta = ctx.constantInput(2);
-  if (!start || !limit || !delta) {
-    ctx.emitError() << "start, limit and delta must be compile-time constants "
-                       "(the output size depends on them)";
-    return failure();
-  }
+  // The output size depends on all three.
+  if (!start)
+    return ctx.notConstant(0, "start");
+  if (!limit)
+    return ctx.notConstant(1, "limit");
+  if (!delta)
+    return ctx.notConstant(2, "delta");
   Type elem = start.getElementType();
   if (isa<FloatType>(elem)) {
     double s = toDoubles(start)[0], l = toDoubles(limit)[0],
@@ -997,10 +999,8 @@ LogicalResult convertOneHot(NodeContext &ctx) {
   if (failed(axis))
     return failure();
   DenseElementsAttr depthC = ctx.constantInput(1);
-  if (!depthC) {
-    ctx.emitError() << "input 1 ('depth') must be a compile-time constant";
-    return failure();
-  }
+  if (!depthC)
+    return ctx.notConstant(1, "depth");
   int64_t depth = static_cast<int64_t>(toDoubles(depthC).front());
   RankedTensorType valTy = ctx.inputType(2);
   SmallVector<int64_t> outShape(idxTy.getShape());
@@ -1271,11 +1271,8 @@ LogicalResult convertResize(NodeContext &ctx) {
   } else {
     unsigned scalesIdx = legacy ? 1 : 2;
     DenseElementsAttr sc = ctx.constantInput(scalesIdx);
-    if (ctx.hasInput(scalesIdx) && !sc) {
-      ctx.emitError() << "input " << scalesIdx
-                      << " ('scales') must be a compile-time constant";
-      return failure();
-    }
+    if (ctx.hasInput(scalesIdx) && !sc)
+      return ctx.notConstant(scalesIdx, "scales");
     if (sc)
       scales = toDoubles(sc);
     if (!legacy && ctx.hasInput(3)) {
@@ -1567,14 +1564,8 @@ LogicalResult convertCompress(NodeContext &ctx) {
   }
   // The result's size depends on the condition's values.
   DenseElementsAttr cond = ctx.constantInput(1);
-  if (!cond) {
-    ctx.emitError() << "input 1 ('condition', value '" << ctx.node().input(1)
-                    << "') must be a compile-time constant (the output shape "
-                       "depends on it); a graph input can be made one with "
-                       "--bind-input="
-                    << ctx.node().input(1) << "=@FILE.npy";
-    return failure();
-  }
+  if (!cond)
+    return ctx.notConstant(1, "condition");
   // Without an axis the input is flattened first.
   SmallVector<int64_t> in(t.getShape());
   if (!axis)
