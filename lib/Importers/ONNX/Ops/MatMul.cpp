@@ -357,10 +357,52 @@ LogicalResult convertEinsum(NodeContext &ctx) {
   return success();
 }
 
+/// Det of [..., M, M] for M <= 3 by cofactor expansion (exact formulas,
+/// elementwise over the batch); larger matrices need a pivoted LU, which
+/// Tessel does not generate yet.
+LogicalResult convertDet(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  auto t = cast<RankedTensorType>(x.getType());
+  int64_t r = t.getRank();
+  if (r < 2 || t.getDimSize(r - 1) != t.getDimSize(r - 2))
+    return ctx.emitError() << "input must be [..., M, M]";
+  int64_t m = t.getDimSize(r - 1);
+  if (!isa<FloatType>(t.getElementType()))
+    return ctx.emitError() << "expects a floating-point input";
+  if (m > 3)
+    return ctx.unsupported("Det of matrices larger than 3x3");
+  SmallVector<int64_t> batch(t.getShape().drop_back(2));
+  int64_t b = 1;
+  for (int64_t d : batch)
+    b *= d;
+  Value flat = ctx.tosa().reshape(x, {b, m * m});
+  auto at = [&](int64_t i, int64_t j) {
+    return ctx.tosa().slice(flat, {0, i * m + j}, {b, 1});
+  };
+  tessel::TosaBuilder &tb = ctx.tosa();
+  Value det;
+  if (m == 1) {
+    det = at(0, 0);
+  } else if (m == 2) {
+    det = tb.sub(tb.mul(at(0, 0), at(1, 1)), tb.mul(at(0, 1), at(1, 0)));
+  } else {
+    auto minor = [&](int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+      return tb.sub(tb.mul(at(r0, c0), at(r1, c1)),
+                    tb.mul(at(r0, c1), at(r1, c0)));
+    };
+    det = tb.add(tb.sub(tb.mul(at(0, 0), minor(1, 2, 1, 2)),
+                        tb.mul(at(0, 1), minor(1, 2, 0, 2))),
+                 tb.mul(at(0, 2), minor(1, 2, 0, 1)));
+  }
+  ctx.setOutput(0, tb.reshape(det, batch));
+  return success();
+}
+
 } // namespace
 
 void mlir::tessel::onnx_import::registerMatMulConverters(ConverterMap &map) {
   map["MatMul"] = convertMatMul;
+  map["Det"] = convertDet;
   map["Gemm"] = convertGemm;
   map["Einsum"] = convertEinsum;
 }

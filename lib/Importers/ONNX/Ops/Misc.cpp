@@ -1,8 +1,10 @@
-//===- Misc.cpp - Constant, Identity, Cast, Dropout ------------------------===//
+//===- Misc.cpp - Constant, Identity, Cast, Dropout, windows ---------------===//
 #include "Common.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::tessel::onnx_import;
@@ -164,9 +166,20 @@ LogicalResult convertDropout(NodeContext &ctx) {
                                         "supported: Tessel compiles inference");
     }
   } else if (ctx.hasInput(2)) {
+    // Training mode draws a random mask; only ratio = 0 (keep everything)
+    // is deterministic, and then it is the identity too.
     DenseElementsAttr mode = ctx.constantInput(2);
-    if (!mode || toInts(mode).front() != 0)
-      return ctx.unsupported("Dropout in training mode");
+    if (!mode)
+      return ctx.notConstant(2, "training_mode");
+    if (toInts(mode).front() != 0) {
+      DenseElementsAttr ratio = ctx.constantInput(1);
+      if (ctx.hasInput(1) && !ratio)
+        return ctx.notConstant(1, "ratio");
+      // The ratio defaults to 0.5 when absent.
+      if (!ratio || toDoubles(ratio).front() != 0.0)
+        return ctx.unsupported("Dropout in training mode with a non-zero "
+                               "ratio (a random mask)");
+    }
   }
   ctx.setOutput(0, ctx.input(0));
   if (ctx.hasOutput(1)) {
@@ -177,9 +190,52 @@ LogicalResult convertDropout(NodeContext &ctx) {
   return success();
 }
 
+/// Hann, Hamming and Blackman windows (opset 17): a constant of length
+/// `size`, computed here because `size` fixes the output shape anyway.
+enum class Window { Hann, Hamming, Blackman };
+template <Window kind> LogicalResult convertWindow(NodeContext &ctx) {
+  FailureOr<int64_t> periodic = ctx.intAttr("periodic", 1);
+  FailureOr<int64_t> dtype = ctx.intAttr("output_datatype",
+                                         onnx::TensorProto::FLOAT);
+  if (failed(periodic) || failed(dtype))
+    return failure();
+  Type elem = convertElementType(static_cast<int32_t>(*dtype), ctx.context());
+  if (!elem)
+    return ctx.attrError("output_datatype",
+                         "= " + std::to_string(*dtype) +
+                             " names a data type Tessel does not support");
+  DenseElementsAttr sizeC = ctx.constantInput(0);
+  if (!sizeC)
+    return ctx.notConstant(0, "size");
+  int64_t size = toInts(sizeC).front();
+  if (size < 1 || size > (int64_t(1) << 24))
+    return ctx.emitError() << "window size " << size << " is out of range";
+  // Symmetric windows span size - 1 intervals, periodic ones size.
+  double n1 = *periodic ? size : size - 1;
+  SmallVector<double> values;
+  for (int64_t n = 0; n < size; ++n) {
+    double x = n1 > 0 ? 2.0 * M_PI * n / n1 : 0.0;
+    switch (kind) {
+    case Window::Hann: values.push_back(0.5 - 0.5 * std::cos(x)); break;
+    case Window::Hamming:
+      values.push_back(25.0 / 46.0 - (21.0 / 46.0) * std::cos(x));
+      break;
+    case Window::Blackman:
+      values.push_back(0.42 - 0.5 * std::cos(x) + 0.08 * std::cos(2 * x));
+      break;
+    }
+  }
+  ctx.setConstantOutput(0, doublesAttr(RankedTensorType::get({size}, elem),
+                                       values));
+  return success();
+}
+
 } // namespace
 
 void mlir::tessel::onnx_import::registerMiscConverters(ConverterMap &m) {
+  m["HannWindow"] = convertWindow<Window::Hann>;
+  m["HammingWindow"] = convertWindow<Window::Hamming>;
+  m["BlackmanWindow"] = convertWindow<Window::Blackman>;
   m["Constant"] = convertConstant;
   m["Identity"] = convertIdentity;
   m["Cast"] = convertCast;

@@ -1603,9 +1603,64 @@ LogicalResult convertCompress(NodeContext &ctx) {
   return success();
 }
 
+/// ReverseSequence: reverses the first sequence_lens[b] steps of each batch
+/// entry along time_axis. With the lengths known at compile time this is one
+/// gather: data as [batch, time, rest] with per-batch time indices.
+LogicalResult convertReverseSequence(NodeContext &ctx) {
+  FailureOr<int64_t> batchAxis = ctx.intAttr("batch_axis", 1);
+  FailureOr<int64_t> timeAxis = ctx.intAttr("time_axis", 0);
+  if (failed(batchAxis) || failed(timeAxis))
+    return failure();
+  if (!((*batchAxis == 0 && *timeAxis == 1) ||
+        (*batchAxis == 1 && *timeAxis == 0)))
+    return ctx.attrError("batch_axis", "and 'time_axis' must be 0 and 1 in "
+                                       "some order");
+  Value x = ctx.input(0);
+  RankedTensorType t = typeOf(x);
+  if (t.getRank() < 2)
+    return ctx.emitError() << "input must have rank >= 2";
+  DenseElementsAttr lensC = ctx.constantInput(1);
+  if (!lensC)
+    return ctx.notConstant(1, "sequence_lens");
+  SmallVector<int64_t> lens = toInts(lensC);
+  int64_t batch = t.getDimSize(*batchAxis), time = t.getDimSize(*timeAxis);
+  if (static_cast<int64_t>(lens.size()) != batch)
+    return ctx.emitError() << "sequence_lens has " << lens.size()
+                           << " entries for a batch of " << batch;
+  SmallVector<int32_t> perm = {1, 0};
+  for (int64_t d = 2; d < t.getRank(); ++d)
+    perm.push_back(d);
+  if (*batchAxis == 1)
+    x = ctx.tosa().transpose(x, perm);
+  ArrayRef<int64_t> rest = t.getShape().drop_front(2);
+  int64_t inner = numElements(rest);
+  Value values = ctx.tosa().reshape(x, {batch, time, inner});
+  SmallVector<int64_t> idx;
+  for (int64_t b = 0; b < batch; ++b) {
+    if (lens[b] < 0 || lens[b] > time)
+      return ctx.emitError() << "sequence_lens[" << b << "] = " << lens[b]
+                             << " is outside [0, " << time << "]";
+    for (int64_t s = 0; s < time; ++s)
+      idx.push_back(s < lens[b] ? lens[b] - 1 - s : s);
+  }
+  auto idxTy = RankedTensorType::get({batch, time}, ctx.builder().getI32Type());
+  Value indices = ctx.materializeConstant(intsAttr(idxTy, idx));
+  Value g = tosa::GatherOp::create(
+      ctx.builder(), ctx.loc(),
+      RankedTensorType::get({batch, time, inner}, elemOf(x)), values, indices);
+  SmallVector<int64_t> shape = {batch, time};
+  llvm::append_range(shape, rest);
+  Value y = ctx.tosa().reshape(g, shape);
+  if (*batchAxis == 1)
+    y = ctx.tosa().transpose(y, perm);
+  ctx.setOutput(0, y);
+  return success();
+}
+
 } // namespace
 
 void mlir::tessel::onnx_import::registerShapeConverters(ConverterMap &m) {
+  m["ReverseSequence"] = convertReverseSequence;
   m["Reshape"] = convertReshape;
   m["Flatten"] = convertFlatten;
   m["Squeeze"] = convertSqueeze;
