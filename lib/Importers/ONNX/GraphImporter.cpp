@@ -165,7 +165,9 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
   onnx::NodeProto named = node;
   named.set_name(name);
   NodeContext context(named, model.opset, builder, loc, values, inferred);
-  if (failed(it->second(context)))
+  if (failed(widensUnsignedInputs(node.op_type())
+                 ? convertViaSignless(context, it->second)
+                 : it->second(context)))
     return failure();
   SmallVector<std::string> unhandled = context.unhandledAttributes();
   if (!unhandled.empty())

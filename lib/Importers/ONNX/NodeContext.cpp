@@ -28,6 +28,8 @@ bool NodeContext::hasInput(unsigned i) const {
 Value NodeContext::input(unsigned i) const {
   if (!hasInput(i))
     return Value();
+  if (auto it = overrides_.find(i); it != overrides_.end())
+    return it->second;
   auto it = values_.find(node_.input(i));
   return it == values_.end() ? Value() : it->second.value;
 }
@@ -38,7 +40,7 @@ RankedTensorType NodeContext::inputType(unsigned i) const {
 }
 
 DenseElementsAttr NodeContext::constantInput(unsigned i) const {
-  if (!hasInput(i))
+  if (!hasInput(i) || overrides_.count(i))
     return {};
   auto it = values_.find(node_.input(i));
   return it == values_.end() ? DenseElementsAttr() : it->second.constant;
@@ -226,6 +228,13 @@ SmallVector<std::string> NodeContext::unhandledAttributes() const {
 
 bool NodeContext::hasOutput(unsigned i) const {
   return i < numOutputs() && !node_.output(i).empty();
+}
+
+Value NodeContext::output(unsigned i) const {
+  if (!hasOutput(i))
+    return Value();
+  auto it = values_.find(node_.output(i));
+  return it == values_.end() ? Value() : it->second.value;
 }
 
 RankedTensorType NodeContext::inferredOutputType(unsigned i) const {

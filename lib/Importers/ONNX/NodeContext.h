@@ -15,6 +15,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -67,6 +68,10 @@ public:
   /// (--bind-input). Always returns failure.
   LogicalResult notConstant(unsigned i, llvm::StringRef what);
 
+  /// Makes input(i) return `v` (e.g. a widened copy) for the rest of this
+  /// node's conversion; its compile-time contents are dropped.
+  void replaceInput(unsigned i, Value v) { overrides_[i] = v; }
+
   //===--- Attributes (reading one marks it handled) ----------------------===//
   bool hasAttr(llvm::StringRef name) const;
   FailureOr<int64_t> intAttr(llvm::StringRef name,
@@ -96,6 +101,8 @@ public:
   /// Type from ONNX shape inference, or null when it is not fully static.
   RankedTensorType inferredOutputType(unsigned i) const;
   void setOutput(unsigned i, Value v);
+  /// The value already set for output `i`, or null.
+  Value output(unsigned i) const;
   /// Materializes `c` as a constant op and records its contents so later
   /// shape computations can fold.
   void setConstantOutput(unsigned i, DenseElementsAttr c);
@@ -122,6 +129,7 @@ private:
   ValueTable &values_;
   const std::unordered_map<std::string, RankedTensorType> &inferredTypes_;
   llvm::StringSet<> handled_;
+  llvm::DenseMap<unsigned, Value> overrides_;
 };
 
 /// Converts one ONNX node; on failure it has emitted a diagnostic.
@@ -130,6 +138,9 @@ using ConverterMap = llvm::StringMap<Converter>;
 
 /// The converters, by op type; each Ops/*.cpp file registers its family.
 const ConverterMap &getConverters();
+/// Ops converted with unsigned inputs widened to i32 (convertViaSignless).
+bool widensUnsignedInputs(llvm::StringRef opType);
+LogicalResult convertViaSignless(NodeContext &ctx, Converter convert);
 
 /// A constant op holding `c` (tosa.const; arith.constant when empty).
 Value materializeConstant(OpBuilder &b, Location loc, DenseElementsAttr c);

@@ -1,6 +1,7 @@
 //===- Common.cpp - Helpers shared by the ONNX op converters ---------------===//
 #include "Common.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 
 using namespace mlir;
@@ -159,4 +160,46 @@ Value mlir::tessel::onnx_import::splatConstant(NodeContext &ctx,
                                                double value) {
   SmallVector<double> values(numElements(type.getShape()), value);
   return ctx.materializeConstant(doublesAttr(type, values));
+}
+
+Value mlir::tessel::onnx_import::mapScalars(
+    NodeContext &ctx, Value x, Type outElem,
+    function_ref<Value(OpBuilder &, Location, Value)> fn) {
+  auto outTy = withElementType(cast<RankedTensorType>(x.getType()), outElem);
+  return tensor::GenerateOp::create(
+      ctx.builder(), ctx.loc(), outTy, ValueRange{},
+      [&](OpBuilder &b, Location loc, ValueRange ivs) {
+        Value e = tensor::ExtractOp::create(b, loc, x, ivs);
+        tensor::YieldOp::create(b, loc, fn(b, loc, e));
+      });
+}
+
+Value mlir::tessel::onnx_import::reinterpret(OpBuilder &b, Location loc,
+                                             Value v, Type to) {
+  return UnrealizedConversionCastOp::create(b, loc, TypeRange{to},
+                                            ValueRange{v})
+      .getResult(0);
+}
+
+LogicalResult mlir::tessel::onnx_import::convertViaSignless(NodeContext &ctx,
+                                                           Converter convert) {
+  Type unsignedTy;
+  for (unsigned i = 0; i < ctx.numInputs(); ++i) {
+    RankedTensorType t = ctx.inputType(i);
+    if (!t || !t.getElementType().isUnsignedInteger())
+      continue;
+    unsignedTy = t.getElementType();
+    ctx.replaceInput(i, castValue(ctx, ctx.input(i),
+                                  ctx.builder().getI32Type()));
+  }
+  if (failed(convert(ctx)))
+    return failure();
+  if (!unsignedTy)
+    return success();
+  for (unsigned i = 0; i < ctx.numOutputs(); ++i) {
+    Value v = ctx.output(i);
+    if (v && cast<RankedTensorType>(v.getType()).getElementType().isInteger(32))
+      ctx.setOutput(i, castValue(ctx, v, unsignedTy));
+  }
+  return success();
 }

@@ -56,6 +56,26 @@ SmallVector<double> toDoubles(DenseElementsAttr attr);
 DenseElementsAttr intsAttr(RankedTensorType type, ArrayRef<int64_t> values);
 DenseElementsAttr doublesAttr(RankedTensorType type, ArrayRef<double> values);
 
+//===--- Unsigned integers ------------------------------------------------===//
+/// Maps every element of `x` through `fn` into a tensor of `outElem`, one
+/// scalar at a time. For unsigned integer tensors: arith rejects them, and
+/// the tensor-level casts (tosa.cast, tensor.bitcast) that reinterpret them
+/// as signless do not bufferize, whereas scalar casts inside tensor.generate
+/// lower fine (ui8 and i8 are both i8 in LLVM).
+Value mapScalars(NodeContext &ctx, Value x, Type outElem,
+                 function_ref<Value(OpBuilder &, Location, Value)> fn);
+/// A scalar with its integer bits reinterpreted as type `to`.
+Value reinterpret(OpBuilder &b, Location loc, Value v, Type to);
+/// Element-wise ONNX Cast of a tensor (any supported types, unsigned too).
+Value castValue(NodeContext &ctx, Value x, Type to);
+/// Runs `convert` with every unsigned (ui8) input zero-extended to i32 and
+/// narrows each output that came back as i32 to the unsigned type again:
+/// TOSA and arith have no unsigned forms, and for the integer ops that use
+/// this (arithmetic wraps modulo 2^8 in the low bits; compare, min/max,
+/// div, mod and pooling see the true non-negative values) the result is
+/// exactly the unsigned one.
+LogicalResult convertViaSignless(NodeContext &ctx, Converter convert);
+
 } // namespace mlir::tessel::onnx_import
 
 #endif

@@ -65,8 +65,68 @@ LogicalResult convertIdentity(NodeContext &ctx) {
   return success();
 }
 
+Value castTensor(NodeContext &ctx, Value x, Type to);
+
+/// One element cast with ONNX/C semantics; unsigned types are handled
+/// through their signless bit patterns.
+Value castScalar(OpBuilder &b, Location loc, Value e, Type from, Type to) {
+  auto signless = [&](Type t) -> Type {
+    auto it = dyn_cast<IntegerType>(t);
+    return it && !it.isSignless() ? b.getIntegerType(it.getWidth()) : t;
+  };
+  bool fromUnsigned = from.isUnsignedInteger() || from.isInteger(1);
+  Type sFrom = signless(from), sTo = signless(to);
+  if (sFrom != from)
+    e = reinterpret(b, loc, e, sFrom);
+  Value r;
+  if (to.isInteger(1)) {
+    r = isa<FloatType>(sFrom)
+            ? Value(arith::CmpFOp::create(
+                  b, loc, arith::CmpFPredicate::UNE, e,
+                  arith::ConstantOp::create(b, loc, b.getFloatAttr(sFrom, 0))))
+            : Value(arith::CmpIOp::create(
+                  b, loc, arith::CmpIPredicate::ne, e,
+                  arith::ConstantOp::create(b, loc,
+                                            b.getIntegerAttr(sFrom, 0))));
+  } else if (isa<FloatType>(sFrom) && isa<FloatType>(sTo)) {
+    r = sFrom.getIntOrFloatBitWidth() < sTo.getIntOrFloatBitWidth()
+            ? Value(arith::ExtFOp::create(b, loc, sTo, e))
+            : Value(arith::TruncFOp::create(b, loc, sTo, e));
+  } else if (isa<FloatType>(sFrom)) {
+    r = to.isUnsignedInteger() ? Value(arith::FPToUIOp::create(b, loc, sTo, e))
+                               : Value(arith::FPToSIOp::create(b, loc, sTo, e));
+  } else if (isa<FloatType>(sTo)) {
+    r = fromUnsigned ? Value(arith::UIToFPOp::create(b, loc, sTo, e))
+                     : Value(arith::SIToFPOp::create(b, loc, sTo, e));
+  } else {
+    unsigned fw = sFrom.getIntOrFloatBitWidth(),
+             tw = sTo.getIntOrFloatBitWidth();
+    r = fw == tw  ? e
+        : fw < tw ? (fromUnsigned ? Value(arith::ExtUIOp::create(b, loc, sTo, e))
+                                  : Value(arith::ExtSIOp::create(b, loc, sTo, e)))
+                  : Value(arith::TruncIOp::create(b, loc, sTo, e));
+  }
+  return sTo != to ? reinterpret(b, loc, r, to) : r;
+}
+
+} // namespace
+
 /// ONNX Cast semantics: float->int truncates toward zero, ->bool is != 0.
-Value castValue(NodeContext &ctx, Value x, Type to) {
+Value mlir::tessel::onnx_import::castValue(NodeContext &ctx, Value x,
+                                           Type to) {
+  Type from = cast<RankedTensorType>(x.getType()).getElementType();
+  if (from != to && (from.isUnsignedInteger() || to.isUnsignedInteger()))
+    // Unsigned tensors only lower element by element (see mapScalars).
+    return mapScalars(ctx, x, to, [&](OpBuilder &b, Location loc, Value e) {
+      return castScalar(b, loc, e, from, to);
+    });
+  return castTensor(ctx, x, to);
+}
+
+namespace {
+
+/// castValue for signless/float/bool tensors: whole-tensor ops.
+Value castTensor(NodeContext &ctx, Value x, Type to) {
   OpBuilder &b = ctx.builder();
   Location loc = ctx.loc();
   auto inTy = cast<RankedTensorType>(x.getType());
@@ -131,9 +191,6 @@ LogicalResult convertCast(NodeContext &ctx) {
                       static_cast<onnx::TensorProto_DataType>(*to)) +
                   ") names a data type Tessel does not support");
   Type fromTy = ctx.inputType(0).getElementType();
-  if (fromTy.isUnsignedInteger() && toTy.isUnsignedInteger() &&
-      fromTy != toTy)
-    return ctx.unsupported("Cast between unsigned integer widths");
   if (DenseElementsAttr c = ctx.constantInput(0)) {
     ctx.setConstantOutput(0, castConstant(c, toTy));
     return success();

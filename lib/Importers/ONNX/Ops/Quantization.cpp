@@ -36,29 +36,6 @@ int64_t rankOf(Value v) { return typeOf(v).getRank(); }
 // Element type conversions
 //===----------------------------------------------------------------------===//
 
-/// Maps every element of `x` through `fn` into a tensor of `outElem`, one
-/// scalar at a time. Only for unsigned integer tensors: arith rejects them,
-/// and the tensor-level casts (tosa.cast, tensor.bitcast) that reinterpret
-/// them as signless do not bufferize in the current pipeline, whereas scalar
-/// casts inside tensor.generate lower fine (ui8 and i8 are both i8 in LLVM).
-Value mapScalars(NodeContext &ctx, Value x, Type outElem,
-                 function_ref<Value(OpBuilder &, Location, Value)> fn) {
-  auto outTy = withElementType(typeOf(x), outElem);
-  return tensor::GenerateOp::create(
-      ctx.builder(), ctx.loc(), outTy, ValueRange{},
-      [&](OpBuilder &b, Location loc, ValueRange ivs) {
-        Value e = tensor::ExtractOp::create(b, loc, x, ivs);
-        tensor::YieldOp::create(b, loc, fn(b, loc, e));
-      });
-}
-
-/// A scalar with its integer bits reinterpreted as type `to`.
-Value reinterpret(OpBuilder &b, Location loc, Value v, Type to) {
-  return UnrealizedConversionCastOp::create(b, loc, TypeRange{to},
-                                            ValueRange{v})
-      .getResult(0);
-}
-
 /// An integer tensor as i32, by value (unsigned types zero-extended).
 Value toI32(NodeContext &ctx, Value x) {
   OpBuilder &b = ctx.builder();

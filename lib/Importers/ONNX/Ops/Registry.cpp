@@ -20,3 +20,14 @@ const ConverterMap &mlir::tessel::onnx_import::getConverters() {
   }();
   return map;
 }
+
+bool mlir::tessel::onnx_import::widensUnsignedInputs(llvm::StringRef opType) {
+  // Integer ops whose unsigned result equals the signless one computed on
+  // zero-extended inputs (see convertViaSignless).
+  static const llvm::StringSet<> ops = {
+      "Add", "Sub", "Mul", "Div", "Mod", "Max", "Min", "Sum", "BitShift",
+      "Equal", "Greater", "GreaterOrEqual", "Less", "LessOrEqual", "MaxPool",
+      "ReduceMax", "ReduceMin", "ArgMax", "ArgMin", "Clip", "Where",
+      "BitwiseAnd", "BitwiseOr", "BitwiseXor"};
+  return ops.contains(opType);
+}
