@@ -182,6 +182,9 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
                       << "') is not supported";
     RankedTensorType expected = context.inferredOutputType(i);
     auto got = dyn_cast<RankedTensorType>(produced->second.value.getType());
+    if (got && llvm::any_of(got.getShape(), [](int64_t d) { return d < 0; }))
+      return prefix() << "output " << i << " would have the invalid shape "
+                      << typeText(got);
     if (expected && got && expected.getShape() != got.getShape())
       return prefix() << "Tessel computes output " << i << " as "
                       << typeText(got) << " but ONNX shape inference says "
@@ -291,7 +294,7 @@ LogicalResult mlir::tessel::onnx_import::parseShapeOption(
       dims.split(parts, 'x');
     for (StringRef p : parts) {
       int64_t d;
-      if (p.getAsInteger(10, d) || d < 0) {
+      if (p.getAsInteger(10, d) || d < 0 || d > (int64_t(1) << 31)) {
         error = "malformed dimension '" + p.str() + "' in --shape '" +
                 entry.str() + "'";
         return failure();

@@ -14,6 +14,11 @@
 #include <algorithm>
 #include <set>
 
+#include <csignal>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 using namespace mlir::tessel::onnx_import;
 
 namespace {
@@ -33,12 +38,22 @@ bool loadExternalData(onnx::TensorProto &t, llvm::StringRef dir,
   uint64_t offset = 0, length = 0;
   bool hasLength = false;
   for (const auto &kv : t.external_data()) {
-    if (kv.key() == "location")
+    if (kv.key() == "location") {
       location = kv.value();
-    else if (kv.key() == "offset")
-      offset = std::stoull(kv.value());
-    else if (kv.key() == "length") {
-      length = std::stoull(kv.value());
+      continue;
+    }
+    if (kv.key() != "offset" && kv.key() != "length")
+      continue;
+    uint64_t value;
+    if (llvm::StringRef(kv.value()).getAsInteger(10, value)) {
+      error = "initializer '" + t.name() + "' has an invalid external data " +
+              kv.key() + " '" + kv.value() + "'";
+      return false;
+    }
+    if (kv.key() == "offset") {
+      offset = value;
+    } else {
+      length = value;
       hasLength = true;
     }
   }
@@ -142,6 +157,117 @@ bool bindInputs(onnx::GraphProto &graph, const ImportOptions &options,
   return true;
 }
 
+/// Bytes one element of ONNX data type `t` takes in raw_data, 0 if unknown.
+size_t rawElementBytes(int32_t t) {
+  switch (t) {
+  case onnx::TensorProto::DOUBLE: case onnx::TensorProto::INT64:
+  case onnx::TensorProto::UINT64: return 8;
+  case onnx::TensorProto::FLOAT: case onnx::TensorProto::INT32:
+  case onnx::TensorProto::UINT32: return 4;
+  case onnx::TensorProto::FLOAT16: case onnx::TensorProto::BFLOAT16:
+  case onnx::TensorProto::INT16: case onnx::TensorProto::UINT16: return 2;
+  case onnx::TensorProto::INT8: case onnx::TensorProto::UINT8:
+  case onnx::TensorProto::BOOL: return 1;
+  default: return 0;
+  }
+}
+
+/// Initializers whose data does not fit their dims crash ONNX's own shape
+/// inference, so they are rejected before it runs.
+bool validateInitializers(const onnx::GraphProto &graph, std::string &error) {
+  for (const auto &t : graph.initializer()) {
+    uint64_t count = 1;
+    for (int64_t d : t.dims()) {
+      if (d < 0 || (d != 0 && count > (uint64_t(1) << 40) / uint64_t(d))) {
+        error = "initializer '" + t.name() + "' has invalid dimensions";
+        return false;
+      }
+      count *= uint64_t(d);
+    }
+    size_t bytes = rawElementBytes(t.data_type());
+    if (t.has_raw_data() && bytes && t.raw_data().size() != count * bytes) {
+      error = "initializer '" + t.name() + "' holds " +
+              std::to_string(t.raw_data().size()) +
+              " bytes of data but its shape needs " +
+              std::to_string(count * bytes);
+      return false;
+    }
+  }
+  return true;
+}
+
+/// Runs ONNX shape inference in a child process and merges the inferred
+/// value_info into `model`. libonnx's inference can crash (division by a
+/// zero stride, out-of-range axes) on models its checker accepts; a crash
+/// in the child only costs the cross-check, never the compiler.
+std::string inferShapesIsolated(onnx::ModelProto &model) {
+  int fds[2];
+  if (pipe(fds) != 0)
+    return "cannot create a pipe";
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return "cannot fork";
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    // A crash here is expected and reported by the parent: no crash dump
+    // from the inherited LLVM signal handlers.
+    if (int null = open("/dev/null", O_WRONLY); null >= 0)
+      dup2(null, STDERR_FILENO);
+    signal(SIGSEGV, SIG_DFL);
+    signal(SIGFPE, SIG_DFL);
+    signal(SIGABRT, SIG_DFL);
+    signal(SIGBUS, SIG_DFL);
+    signal(SIGILL, SIG_DFL);
+    int rc = 0;
+    try {
+      onnx::ShapeInferenceOptions options(/*check_type=*/true,
+                                          /*error_mode=*/0,
+                                          /*enable_data_propagation=*/true);
+      onnx::shape_inference::InferShapes(
+          model, onnx::OpSchemaRegistry::Instance(), options);
+      onnx::GraphProto types;
+      *types.mutable_value_info() = model.graph().value_info();
+      *types.mutable_output() = model.graph().output();
+      std::string bytes = types.SerializeAsString();
+      for (size_t done = 0; done < bytes.size();) {
+        ssize_t n = write(fds[1], bytes.data() + done, bytes.size() - done);
+        if (n <= 0) {
+          rc = 3;
+          break;
+        }
+        done += n;
+      }
+    } catch (const std::exception &e) {
+      std::string msg = e.what();
+      (void)!write(fds[1], msg.data(), msg.size());
+      rc = 2;
+    }
+    close(fds[1]);
+    _exit(rc);
+  }
+  close(fds[1]);
+  std::string data;
+  char buffer[1 << 16];
+  for (ssize_t n; (n = read(fds[0], buffer, sizeof(buffer))) > 0;)
+    data.append(buffer, n);
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (WIFSIGNALED(status))
+    return "it crashed with signal " + std::to_string(WTERMSIG(status));
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return data.empty() ? "it failed" : data;
+  onnx::GraphProto types;
+  if (!types.ParseFromString(data))
+    return "its result could not be read";
+  *model.mutable_graph()->mutable_value_info() = types.value_info();
+  *model.mutable_graph()->mutable_output() = types.output();
+  return "";
+}
+
 /// Applies --shape pins to the graph's (non-initializer) inputs.
 bool pinShapes(onnx::GraphProto &graph, const ImportOptions &options,
                std::string &error) {
@@ -235,25 +361,21 @@ bool mlir::tessel::onnx_import::loadModel(llvm::StringRef path,
   if (!bindInputs(*model.mutable_graph(), options, error) ||
       !pinShapes(*model.mutable_graph(), options, error))
     return false;
+  if (!validateInitializers(model.graph(), error))
+    return false;
   try {
     onnx::checker::check_model(model);
   } catch (const std::exception &e) {
     error = "ONNX checker rejected '" + path.str() + "': " + e.what();
     return false;
   }
-  try {
-    onnx::ShapeInferenceOptions inference(/*check_type=*/true,
-                                          /*error_mode=*/0,
-                                          /*enable_data_propagation=*/true);
-    onnx::shape_inference::InferShapes(model,
-                                       onnx::OpSchemaRegistry::Instance(),
-                                       inference);
-  } catch (const std::exception &e) {
-    // Shape inference only cross-checks the converters, which compute their
-    // own result types; a model it cannot handle (ONNX 1.12 rejects some
-    // valid Constant nodes) is still importable. Keep what it inferred.
+  // Shape inference only cross-checks the converters, which compute their
+  // own result types; a model it cannot handle (ONNX 1.12 rejects some
+  // valid Constant nodes, and crashes on some invalid attributes) is still
+  // imported, with a warning.
+  std::string inferenceProblem = inferShapesIsolated(model);
+  if (!inferenceProblem.empty())
     out.warning = "ONNX shape inference gave up on '" + path.str() +
-                  "' (continuing without it): " + e.what();
-  }
+                  "' (continuing without it): " + inferenceProblem;
   return true;
 }

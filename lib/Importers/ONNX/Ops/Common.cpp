@@ -28,6 +28,22 @@ RankedTensorType mlir::tessel::onnx_import::withElementType(RankedTensorType t,
   return RankedTensorType::get(t.getShape(), elem);
 }
 
+LogicalResult mlir::tessel::onnx_import::checkShape(NodeContext &ctx,
+                                                   ArrayRef<int64_t> shape,
+                                                   StringRef what) {
+  int64_t count = 1;
+  for (int64_t d : shape) {
+    if (d < 0)
+      return ctx.emitError() << what << " has a negative dimension ([" << shape
+                             << "])";
+    if (d != 0 && count > kMaxElements / d)
+      return ctx.emitError() << what << " [" << shape << "] has more than "
+                             << kMaxElements << " elements";
+    count *= d;
+  }
+  return success();
+}
+
 int64_t mlir::tessel::onnx_import::numElements(ArrayRef<int64_t> shape) {
   int64_t n = 1;
   for (int64_t d : shape)
@@ -158,8 +174,10 @@ DenseElementsAttr mlir::tessel::onnx_import::doublesAttr(RankedTensorType type,
 Value mlir::tessel::onnx_import::splatConstant(NodeContext &ctx,
                                                RankedTensorType type,
                                                double value) {
-  SmallVector<double> values(numElements(type.getShape()), value);
-  return ctx.materializeConstant(doublesAttr(type, values));
+  // A splat attribute: one element's storage whatever the shape.
+  auto one = RankedTensorType::get({1}, type.getElementType());
+  Attribute element = *doublesAttr(one, {value}).getValues<Attribute>().begin();
+  return ctx.materializeConstant(DenseElementsAttr::get(type, element));
 }
 
 Value mlir::tessel::onnx_import::mapScalars(

@@ -24,6 +24,13 @@ void registerQuantizationConverters(ConverterMap &map);
 FailureOr<int64_t> normalizeAxis(NodeContext &ctx, int64_t axis, int64_t rank,
                                  StringRef attrName = "axis");
 RankedTensorType withShape(RankedTensorType t, ArrayRef<int64_t> shape);
+/// Largest element count Tessel builds a tensor with (2^31): shapes come
+/// from attributes and constants, so they are checked before use.
+constexpr int64_t kMaxElements = int64_t(1) << 31;
+/// Fails with a diagnostic naming `what` unless every dim is >= 0 and the
+/// element count is at most kMaxElements.
+LogicalResult checkShape(NodeContext &ctx, ArrayRef<int64_t> shape,
+                         StringRef what);
 RankedTensorType withElementType(RankedTensorType t, Type elem);
 int64_t numElements(ArrayRef<int64_t> shape);
 

@@ -136,6 +136,17 @@ FailureOr<Geometry> readGeometry(NodeContext &ctx, ArrayRef<int64_t> in,
       failed(checkList("pads", *pads, 2 * n, 0)) ||
       llvm::any_of(kernel, [](int64_t k) { return k < 1; }))
     return failure();
+  // Attribute values are user input: bound them so no extent below can
+  // overflow or ask for a padded tensor of absurd size.
+  constexpr int64_t kMaxExtent = int64_t(1) << 20;
+  for (auto [name, values] :
+       {std::pair<StringRef, ArrayRef<int64_t>>{"kernel_shape", kernel},
+        {"strides", *strides}, {"dilations", *dilations}, {"pads", *pads}})
+    if (llvm::any_of(values, [&](int64_t v) { return v > kMaxExtent; }))
+      return ctx.attrError(name, "has a value above 2^20");
+  for (size_t i = 0; i < n; ++i)
+    if ((kernel[i] - 1) * (*dilations)[i] + 1 > kMaxExtent)
+      return ctx.attrError("dilations", "make the kernel extent exceed 2^20");
   g.strides = *strides;
   g.dilations = *dilations;
   g.autoPad = *autoPad;

@@ -556,7 +556,7 @@ LogicalResult convertClip(NodeContext &ctx) {
     FailureOr<float> hi = ctx.floatAttr("max", std::numeric_limits<float>::max());
     if (failed(lo) || failed(hi))
       return failure();
-    ctx.setOutput(0, clampScalar(ctx, x, *lo, *hi));
+    ctx.setOutput(0, clampScalar(ctx, x, std::min(*lo, *hi), *hi));
     return success();
   }
   // opset 11+: bounds are optional scalar inputs; constant ones become a
@@ -575,6 +575,9 @@ LogicalResult convertClip(NodeContext &ctx) {
                : Value(tosa::MinimumOp::create(ctx.builder(), ctx.loc(),
                                                y.getType(), y, bound));
   }
+  // min > max is valid ONNX: min(max(x, lo), hi) is then hi everywhere.
+  if (lo > hi)
+    lo = hi;
   if (lo != lowest || hi != highest)
     y = clampScalar(ctx, y, lo, hi);
   ctx.setOutput(0, y);

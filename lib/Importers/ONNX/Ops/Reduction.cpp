@@ -396,6 +396,9 @@ LogicalResult convertTopK(NodeContext &ctx) {
 Value shiftAlong(NodeContext &ctx, Value x, int64_t axis, int64_t s) {
   RankedTensorType t = typeOf(x);
   int64_t rank = t.getRank();
+  // Shifting everything out leaves zeros (TOSA has no empty slices).
+  if (s >= t.getDimSize(axis))
+    return splatConstant(ctx, t, 0.0);
   SmallVector<int64_t> start(rank, 0), size(t.getShape());
   size[axis] -= s;
   Value kept = ctx.tosa().slice(x, start, size);

@@ -465,8 +465,12 @@ LogicalResult convertSplit(NodeContext &ctx) {
   if (*split) {
     sizes = **split;
     int64_t sum = 0;
-    for (int64_t s : sizes)
+    for (int64_t s : sizes) {
+      if (s < 0)
+        return ctx.attrError("split", "has a negative size " +
+                                          std::to_string(s));
       sum += s;
+    }
     if (sizes.size() != n || sum != in[*axis])
       return ctx.attrError("split", "does not divide dim " +
                                         std::to_string(in[*axis]) + " into " +
@@ -932,7 +936,7 @@ LogicalResult convertSize(NodeContext &ctx) {
 
 LogicalResult convertConstantOfShape(NodeContext &ctx) {
   FailureOr<SmallVector<int64_t>> shape = ctx.constantInts(0, "input");
-  if (failed(shape))
+  if (failed(shape) || failed(checkShape(ctx, *shape, "the requested shape")))
     return failure();
   Attribute value;
   if (ctx.hasAttr("value")) {
@@ -962,25 +966,29 @@ LogicalResult convertRange(NodeContext &ctx) {
   if (!delta)
     return ctx.notConstant(2, "delta");
   Type elem = start.getElementType();
+  // The element count, max(ceil((limit - start) / delta), 0), is computed
+  // in double so huge or wrapping ranges are caught before any allocation.
+  double s = toDoubles(start)[0], l = toDoubles(limit)[0],
+         d = toDoubles(delta)[0];
+  if (d == 0 || std::isnan(d) || std::isnan(s) || std::isnan(l))
+    return ctx.emitError() << "delta must be a non-zero number and start and "
+                              "limit numbers";
+  double count = std::max(std::ceil((l - s) / d), 0.0);
+  if (!(count <= double(1 << 24)))
+    return ctx.emitError() << "Range would have " << count
+                           << " elements; Tessel builds at most 2^24";
+  int64_t n = static_cast<int64_t>(count);
   if (isa<FloatType>(elem)) {
-    double s = toDoubles(start)[0], l = toDoubles(limit)[0],
-           d = toDoubles(delta)[0];
-    int64_t n = std::max<int64_t>(static_cast<int64_t>(std::ceil((l - s) / d)), 0);
     SmallVector<double> v;
     for (int64_t i = 0; i < n; ++i)
       v.push_back(s + static_cast<double>(i) * d);
     ctx.setConstantOutput(0, doublesAttr(RankedTensorType::get({n}, elem), v));
     return success();
   }
-  int64_t s = toInts(start)[0], l = toInts(limit)[0], d = toInts(delta)[0];
-  if (d == 0) {
-    ctx.emitError() << "delta is 0";
-    return failure();
-  }
+  int64_t si = toInts(start)[0], di = toInts(delta)[0];
   SmallVector<int64_t> v;
-  for (int64_t x = s; d > 0 ? x < l : x > l; x += d)
-    v.push_back(x);
-  int64_t n = v.size();
+  for (int64_t i = 0; i < n; ++i)
+    v.push_back(si + i * di);
   ctx.setConstantOutput(0, intsAttr(RankedTensorType::get({n}, elem), v));
   return success();
 }
@@ -1001,7 +1009,11 @@ LogicalResult convertOneHot(NodeContext &ctx) {
   DenseElementsAttr depthC = ctx.constantInput(1);
   if (!depthC)
     return ctx.notConstant(1, "depth");
-  int64_t depth = static_cast<int64_t>(toDoubles(depthC).front());
+  double depthValue = toDoubles(depthC).front();
+  if (!(depthValue >= 1 && depthValue <= double(1 << 24)))
+    return ctx.emitError() << "depth = " << depthValue
+                           << " must be in [1, 2^24]";
+  int64_t depth = static_cast<int64_t>(depthValue);
   RankedTensorType valTy = ctx.inputType(2);
   SmallVector<int64_t> outShape(idxTy.getShape());
   outShape.insert(outShape.begin() + *axis, depth);
@@ -1043,6 +1055,8 @@ LogicalResult convertDepthSpace(NodeContext &ctx, bool toSpace) {
     return failure();
   if (*mode != "DCR" && *mode != "CRD")
     return ctx.attrError("mode", "= '" + *mode + "' is not supported");
+  if (*bs < 1)
+    return ctx.attrError("blocksize", "must be positive");
   int64_t n = t.getDimSize(0), c = t.getDimSize(1), h = t.getDimSize(2),
           w = t.getDimSize(3), b = *bs;
   Value x = ctx.input(0);
@@ -1328,14 +1342,25 @@ void setEmptyOutput(NodeContext &ctx, ArrayRef<int64_t> shape, Type elem) {
 /// The i64 constant j - i over the last two dims [M, N] of a rank-`rank`
 /// shape of 1s: the diagonal offset of each element.
 Value diagonalOffsets(NodeContext &ctx, int64_t m, int64_t n, int64_t rank) {
-  SmallVector<int64_t> shape(rank, 1), values;
+  // j - i as the broadcast difference of a column and a row iota: O(m + n)
+  // constant data, not O(m * n).
+  Type i64 = ctx.builder().getI64Type();
+  SmallVector<int64_t> colShape(rank, 1), rowShape(rank, 1), shape(rank, 1);
+  colShape[rank - 1] = n;
+  rowShape[rank - 2] = m;
   shape[rank - 2] = m;
   shape[rank - 1] = n;
+  SmallVector<int64_t> cols, rows;
+  for (int64_t j = 0; j < n; ++j)
+    cols.push_back(j);
   for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j)
-      values.push_back(j - i);
-  return ctx.materializeConstant(
-      intsAttr(RankedTensorType::get(shape, ctx.builder().getI64Type()), values));
+    rows.push_back(i);
+  Value c = ctx.materializeConstant(
+      intsAttr(RankedTensorType::get(colShape, i64), cols));
+  Value r = ctx.materializeConstant(
+      intsAttr(RankedTensorType::get(rowShape, i64), rows));
+  return tosa::SubOp::create(ctx.builder(), ctx.loc(),
+                             RankedTensorType::get(shape, i64), c, r);
 }
 
 LogicalResult convertTrilu(NodeContext &ctx) {
