@@ -1,0 +1,93 @@
+/* fma_peak.c: measures this machine's fp32 FMA peak (GFLOP/s).
+ *
+ * Each thread runs a loop of independent AVX-512 FMAs: 24 accumulator zmm
+ * registers (more than latency x FMA ports, so the FMA units never wait on
+ * a dependency), 16 fp32 lanes, 2 flops per FMA lane.
+ *
+ *   cc -O3 -march=native -pthread fma_peak.c -o fma_peak
+ *   ./fma_peak [THREADS] [SECONDS]
+ *
+ * Prints one line per thread count 1..THREADS:
+ *   fma_peak: threads=N gflops=G per_thread_gflops=G/N
+ * The best of several short trials is reported (another process on the
+ * machine can only make a trial slower).
+ */
+#include <immintrin.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#ifndef __AVX512F__
+#error "fma_peak.c needs AVX-512F (build with -march=native on an AVX-512 machine)"
+#endif
+
+#define NACC 24
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+typedef struct {
+  long iters;
+  float sink;
+} job_t;
+
+#define ACC_DECL(i) __m512 a##i = _mm512_set1_ps(1.0f + i * 1e-3f);
+#define ACC_FMA(i) a##i = _mm512_fmadd_ps(a##i, m, c);
+#define ACC_SUM(i) s = _mm512_add_ps(s, a##i);
+#define FOR_ACC(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) \
+  X(11) X(12) X(13) X(14) X(15) X(16) X(17) X(18) X(19) X(20) X(21) X(22) X(23)
+
+static void *worker(void *arg) {
+  job_t *job = (job_t *)arg;
+  /* NACC named accumulators (not an array, so they live in registers) */
+  FOR_ACC(ACC_DECL)
+  const __m512 m = _mm512_set1_ps(0.999999f), c = _mm512_set1_ps(1e-7f);
+  for (long it = 0; it < job->iters; ++it) {
+    FOR_ACC(ACC_FMA)
+  }
+  __m512 s = _mm512_setzero_ps();
+  FOR_ACC(ACC_SUM)
+  job->sink = _mm512_reduce_add_ps(s);
+  return NULL;
+}
+
+/* Runs `threads` workers for `iters` iterations each; returns GFLOP/s. */
+static double trial(int threads, long iters) {
+  pthread_t tid[64];
+  job_t jobs[64];
+  double t0 = now_s();
+  for (int t = 0; t < threads; ++t) {
+    jobs[t].iters = iters;
+    pthread_create(&tid[t], NULL, worker, &jobs[t]);
+  }
+  for (int t = 0; t < threads; ++t) pthread_join(tid[t], NULL);
+  double dt = now_s() - t0;
+  volatile float sink = 0;
+  for (int t = 0; t < threads; ++t) sink += jobs[t].sink;
+  (void)sink;
+  return (double)threads * iters * NACC * 16 * 2 / dt * 1e-9;
+}
+
+int main(int argc, char **argv) {
+  int max_threads = argc > 1 ? atoi(argv[1]) : 1;
+  double seconds = argc > 2 ? atof(argv[2]) : 0.2;
+  if (max_threads < 1 || max_threads > 64) max_threads = 1;
+  /* calibrate: iterations for about `seconds` on one thread */
+  long iters = 1000000;
+  double g = trial(1, iters);
+  iters = (long)(seconds * g * 1e9 / (NACC * 16 * 2));
+  if (iters < 1000) iters = 1000;
+  for (int n = 1; n <= max_threads; ++n) {
+    double best = 0;
+    for (int r = 0; r < 5; ++r) {
+      double v = trial(n, iters);
+      if (v > best) best = v;
+    }
+    printf("fma_peak: threads=%d gflops=%.1f per_thread_gflops=%.1f\n", n, best, best / n);
+  }
+  return 0;
+}

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# bench/run.sh: the one benchmark command.
+#
+#   bench/run.sh                       full run: all models, 1 and 2 threads,
+#                                      GEMM/conv microbenchmark, chart + docs
+#   bench/run.sh --quick               smoke run (3 small models, 1 thread)
+#   bench/run.sh --models resnet18,bert --threads 1 --runs 5
+#
+# All options go to bench/bench_models.py (see --help there); --no-docs
+# keeps docs/performance.png and docs/performance.md untouched, --docs
+# updates them even for a partial run (by default only a full run, i.e. all
+# models at threads 1 and 2 without --quick, updates them).
+#
+# It installs what it needs: onnxruntime-node into bench/node_modules
+# (npm install --ignore-scripts: the package's install script only tries to
+# download GPU libraries; the CPU library ships inside the package) and
+# Debian's python3-matplotlib (apt-get) for the chart. Tessel must be built
+# (build/bin/tessel-compile, build/bin/tessel-run).
+set -euo pipefail
+
+BENCH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(dirname "$BENCH")"
+PY=/usr/bin/python3    # Debian's python: numpy, torch, torchvision, onnx
+
+docs=auto
+args=()
+for a in "$@"; do
+  case "$a" in
+    --docs) docs=yes ;;
+    --no-docs) docs=no ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"
+               exec "$PY" "$BENCH/bench_models.py" --help ;;
+    *) args+=("$a") ;;
+  esac
+done
+
+say() { echo "run.sh: $*" >&2; }
+
+# --- prerequisites ---------------------------------------------------------
+[ -x "$PY" ] || { say "error: $PY not found"; exit 2; }
+"$PY" -c 'import numpy, torch, torchvision, onnx' 2>/dev/null ||
+  { say "error: $PY lacks numpy/torch/torchvision/onnx"; exit 2; }
+for t in tessel-compile tessel-run; do
+  [ -x "$ROOT/build/bin/$t" ] || { say "error: $ROOT/build/bin/$t missing: build Tessel first"; exit 2; }
+done
+command -v node >/dev/null && command -v npm >/dev/null ||
+  { say "error: node and npm are needed for onnxruntime-node"; exit 2; }
+command -v cc >/dev/null || { say "error: cc is needed for bench/fma_peak.c"; exit 2; }
+
+# onnxruntime-node (version pinned in bench/package.json)
+if ! (cd "$BENCH" && node ort_bench.js --version >/dev/null 2>&1); then
+  say "installing onnxruntime-node into bench/node_modules (npm install --ignore-scripts)"
+  (cd "$BENCH" && npm install --ignore-scripts --no-audit --no-fund >&2)
+fi
+ort_version="$(cd "$BENCH" && node ort_bench.js --version)" ||
+  { say "error: onnxruntime-node does not load: $ort_version"; exit 2; }
+say "onnxruntime-node loads: $ort_version"
+
+# matplotlib for the chart
+if ! "$PY" -c 'import matplotlib' 2>/dev/null; then
+  say "installing python3-matplotlib (apt-get)"
+  if ! apt-get install -y python3-matplotlib >&2; then
+    apt-get update >&2 && apt-get install -y python3-matplotlib >&2 ||
+      say "warning: python3-matplotlib could not be installed; no chart"
+  fi
+fi
+
+# --- the benchmark ---------------------------------------------------------
+cd "$ROOT"
+"$PY" "$BENCH/bench_models.py" "${args[@]+"${args[@]}"}"
+
+# --- chart and docs --------------------------------------------------------
+if [ "$docs" = auto ]; then
+  full=$("$PY" - "$BENCH/results/latest.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+full = (len(d["models_run"]) == 9 and d["threads"] == [1, 2]
+        and "--quick" not in d["command"].split())
+print("yes" if full else "no")
+EOF
+)
+  docs=$full
+  [ "$docs" = no ] && say "partial run: docs/performance.{md,png} left as they are (--docs forces)"
+fi
+if [ "$docs" = yes ]; then
+  if "$PY" -c 'import matplotlib' 2>/dev/null; then
+    "$PY" "$BENCH/plot.py" "$BENCH/results/latest.json" "$ROOT/docs/performance.png"
+  else
+    say "warning: no matplotlib: docs/performance.png not written"
+  fi
+  "$PY" "$BENCH/report.py" "$BENCH/results/latest.json" "$ROOT/docs/performance.md"
+fi
