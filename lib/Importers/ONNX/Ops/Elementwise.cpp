@@ -603,6 +603,18 @@ LogicalResult convertLeakyRelu(NodeContext &ctx) {
 
 LogicalResult convertPRelu(NodeContext &ctx) {
   Value x = ctx.input(0), slope = ctx.input(1);
+  if (ctx.opset() < 7) {
+    // PRelu-6 and older predate numpy broadcasting: a 1-D slope of C
+    // values is per channel (axis 1), as PyTorch exported it.
+    ctx.ignoreAttr("consumed_inputs");
+    RankedTensorType xt = typeOf(x), st = typeOf(slope);
+    if (st.getRank() == 1 && xt.getRank() >= 2 && st.getDimSize(0) != 1 &&
+        st.getDimSize(0) == xt.getDimSize(1)) {
+      SmallVector<int64_t> dims(xt.getRank() - 1, 1);
+      dims[0] = st.getDimSize(0);
+      slope = ctx.tosa().reshape(slope, dims);
+    }
+  }
   auto ops = equalizeRanks(ctx, x, slope);
   if (failed(ops))
     return failure();
