@@ -18,6 +18,16 @@ FailureOr<int64_t> mlir::tessel::onnx_import::normalizeAxis(
   return axis < 0 ? axis + rank : axis;
 }
 
+FailureOr<int64_t> mlir::tessel::onnx_import::readAxis(NodeContext &ctx,
+                                                      StringRef name,
+                                                      int64_t dflt,
+                                                      int64_t rank) {
+  FailureOr<int64_t> axis = ctx.intAttr(name, dflt);
+  if (failed(axis))
+    return failure();
+  return normalizeAxis(ctx, *axis, rank, name);
+}
+
 RankedTensorType mlir::tessel::onnx_import::withShape(RankedTensorType t,
                                                       ArrayRef<int64_t> shape) {
   return RankedTensorType::get(shape, t.getElementType());

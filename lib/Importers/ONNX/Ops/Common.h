@@ -23,6 +23,10 @@ void registerQuantizationConverters(ConverterMap &map);
 /// error naming `attrName` when out of range.
 FailureOr<int64_t> normalizeAxis(NodeContext &ctx, int64_t axis, int64_t rank,
                                  StringRef attrName = "axis");
+/// Reads the axis attribute `name` (default `dflt`) and normalizes it for
+/// `rank`, with diagnostics naming the attribute.
+FailureOr<int64_t> readAxis(NodeContext &ctx, StringRef name, int64_t dflt,
+                            int64_t rank);
 RankedTensorType withShape(RankedTensorType t, ArrayRef<int64_t> shape);
 /// Largest element count Tessel builds a tensor with (2^31): shapes come
 /// from attributes and constants, so they are checked before use.

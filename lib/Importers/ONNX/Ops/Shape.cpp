@@ -448,10 +448,7 @@ LogicalResult convertConcat(NodeContext &ctx) {
 
 LogicalResult convertSplit(NodeContext &ctx) {
   ArrayRef<int64_t> in = ctx.inputType(0).getShape();
-  FailureOr<int64_t> axisAttr = ctx.intAttr("axis", 0);
-  if (failed(axisAttr))
-    return failure();
-  FailureOr<int64_t> axis = normalizeAxis(ctx, *axisAttr, in.size());
+  FailureOr<int64_t> axis = readAxis(ctx, "axis", 0, in.size());
   if (failed(axis))
     return failure();
   // Sizes: attribute (< 13) or input 1 (>= 13; opset 1 also allowed an
@@ -613,10 +610,7 @@ Value wrapIndices(NodeContext &ctx, Value indices, int64_t dim) {
 LogicalResult convertGather(NodeContext &ctx) {
   ArrayRef<int64_t> in = ctx.inputType(0).getShape();
   ArrayRef<int64_t> idxShape = ctx.inputType(1).getShape();
-  FailureOr<int64_t> axisAttr = ctx.intAttr("axis", 0);
-  if (failed(axisAttr))
-    return failure();
-  FailureOr<int64_t> axis = normalizeAxis(ctx, *axisAttr, in.size());
+  FailureOr<int64_t> axis = readAxis(ctx, "axis", 0, in.size());
   if (failed(axis))
     return failure();
   int64_t dim = in[*axis];
@@ -707,10 +701,7 @@ FailureOr<Value> flatElementIndices(NodeContext &ctx, int64_t axis) {
 
 LogicalResult convertGatherElements(NodeContext &ctx) {
   RankedTensorType dataTy = ctx.inputType(0);
-  FailureOr<int64_t> axisAttr = ctx.intAttr("axis", 0);
-  if (failed(axisAttr))
-    return failure();
-  FailureOr<int64_t> axis = normalizeAxis(ctx, *axisAttr, dataTy.getRank());
+  FailureOr<int64_t> axis = readAxis(ctx, "axis", 0, dataTy.getRank());
   if (failed(axis))
     return failure();
   FailureOr<Value> idx = flatElementIndices(ctx, *axis);
@@ -1000,10 +991,7 @@ LogicalResult convertRange(NodeContext &ctx) {
 LogicalResult convertOneHot(NodeContext &ctx) {
   RankedTensorType idxTy = ctx.inputType(0);
   int64_t rank = idxTy.getRank();
-  FailureOr<int64_t> axisAttr = ctx.intAttr("axis", -1);
-  if (failed(axisAttr))
-    return failure();
-  FailureOr<int64_t> axis = normalizeAxis(ctx, *axisAttr, rank + 1);
+  FailureOr<int64_t> axis = readAxis(ctx, "axis", -1, rank + 1);
   if (failed(axis))
     return failure();
   DenseElementsAttr depthC = ctx.constantInput(1);
