@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::tessel::onnx_import;
@@ -63,6 +64,25 @@ bool foldIntBinary(NodeContext &ctx, Type resultElem, Fn fn) {
   ctx.setConstantOutput(
       0, intsAttr(RankedTensorType::get(*shape, resultElem), out));
   return true;
+}
+
+/// foldIntBinary for division-like ops: a zero divisor among the constants
+/// is an error. Returns the outcome when it folded, nullopt otherwise.
+template <typename Fn>
+std::optional<LogicalResult> foldIntDivision(NodeContext &ctx, StringRef what,
+                                             Fn fn) {
+  bool byZero = false;
+  if (!foldIntBinary(ctx, ctx.inputType(0).getElementType(),
+                     [&](int64_t x, int64_t y) {
+                       byZero |= y == 0;
+                       return y == 0 ? 0 : fn(x, y);
+                     }))
+    return std::nullopt;
+  if (byZero)
+    return LogicalResult(ctx.emitError()
+                         << "integer " << what
+                         << " by zero in constant inputs");
+  return success();
 }
 
 /// The two operands of a binary op, broadcast-ready (same rank).
@@ -159,19 +179,12 @@ LogicalResult convertMul(NodeContext &ctx) {
 }
 
 LogicalResult convertDiv(NodeContext &ctx) {
-  bool divByZero = false;
-  if (ctx.opset() >= 7 &&
-      foldIntBinary(ctx, ctx.inputType(0).getElementType(),
-                    [&](int64_t x, int64_t y) {
-                      divByZero |= y == 0;
-                      return y == 0 ? 0 : x / y; // C truncation, as ONNX
-                    })) {
-    if (divByZero) {
-      ctx.emitError() << "integer division by zero in constant inputs";
-      return failure();
-    }
-    return success();
-  }
+  if (ctx.opset() >= 7)
+    if (std::optional<LogicalResult> folded = foldIntDivision(
+            ctx, "division", [](int64_t x, int64_t y) {
+              return x / y; // C truncation, as ONNX
+            }))
+      return *folded;
   auto ops = binaryOperands(ctx);
   if (failed(ops))
     return failure();
@@ -327,18 +340,10 @@ LogicalResult convertMod(NodeContext &ctx) {
   if (*fmod != 0 && *fmod != 1)
     return ctx.attrError("fmod", "= " + std::to_string(*fmod) +
                                      " must be 0 or 1");
-  bool byZero = false;
-  if (foldIntBinary(ctx, ctx.inputType(0).getElementType(),
-                    [&](int64_t x, int64_t y) {
-                      byZero |= y == 0;
-                      return y == 0 ? 0 : modInts(x, y, *fmod);
-                    })) {
-    if (byZero) {
-      ctx.emitError() << "integer modulo by zero in constant inputs";
-      return failure();
-    }
-    return success();
-  }
+  if (std::optional<LogicalResult> folded = foldIntDivision(
+          ctx, "modulo",
+          [&](int64_t x, int64_t y) { return modInts(x, y, *fmod); }))
+    return *folded;
   auto ops = binaryOperands(ctx);
   if (failed(ops))
     return failure();
