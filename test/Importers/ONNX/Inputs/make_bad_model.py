@@ -58,6 +58,10 @@ def build(kind):
     if kind == "cumsum-exclusive-length-1":
         return model([helper.make_node("CumSum", ["x", "a"], ["y"], exclusive=1)],
                      [vi("x", [3, 1])], [vi("y", [3, 1])], [ints("a", 1)])
+    if kind == "constant-division-by-zero":
+        return model([helper.make_node("Div", ["a", "b"], ["y"])], [],
+                     [vi("y", [2], TensorProto.INT64)],
+                     [ints("a", [4, 6]), ints("b", [2, 0])])
     if kind == "bad-external-offset":
         t = numpy_helper.from_array(np.zeros(2, np.float32), "w")
         t.data_location = TensorProto.EXTERNAL
