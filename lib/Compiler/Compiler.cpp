@@ -1,6 +1,7 @@
 //===- Compiler.cpp - Model IR to a runnable artifact ----------------------===//
 #include "tessel/Compiler/Compiler.h"
 
+#include "KernelLibrary.h"
 #include "Linker.h"
 #include "NativeCodegen.h"
 
@@ -43,8 +44,22 @@ LogicalResult mlir::tessel::compileModule(ModuleOp module,
   if (!tm)
     return module.emitError() << llvm::toString(tm.takeError());
 
+  // Kernel library: only where a variant exists for the target, and only
+  // when something gets linked (an artifact) or the IR is asked for.
+  std::optional<std::string> variant =
+      options.kernels ? kernelVariant(**tm) : std::nullopt;
+  std::string kernelArchive;
+  bool linking = !options.compileTo && options.emit == EmitKind::Library;
+  if (variant && options.optLevel >= 2 && linking) {
+    llvm::Expected<std::string> archive = findKernelArchive(*variant);
+    if (!archive)
+      return module.emitError() << llvm::toString(archive.takeError());
+    kernelArchive = *archive;
+  }
+
   PipelineOptions pipelineOptions;
   pipelineOptions.optLevel = options.optLevel;
+  pipelineOptions.kernels = variant.has_value() && options.optLevel >= 2;
   pipelineOptions.targetTriple = (*tm)->getTargetTriple().str();
   Phase last = options.compileTo.value_or(Phase::LLVM);
   {
@@ -95,7 +110,10 @@ LogicalResult mlir::tessel::compileModule(ModuleOp module,
     return module.emitError() << llvm::toString(std::move(e));
   codegenTiming.stop();
   TimingScope linkTiming = timing.nest("Link");
-  if (llvm::Error e = linkSharedLibrary(objectPath, outputPath))
+  SmallVector<std::string> archives;
+  if (!kernelArchive.empty())
+    archives.push_back(kernelArchive);
+  if (llvm::Error e = linkSharedLibrary(objectPath, archives, outputPath))
     return module.emitError() << llvm::toString(std::move(e));
   return success();
 }

@@ -31,6 +31,7 @@ static Expected<std::string> findLinker() {
 }
 
 Error mlir::tessel::linkSharedLibrary(StringRef objectPath,
+                                      ArrayRef<std::string> archives,
                                       StringRef outputPath) {
   Expected<std::string> linker = findLinker();
   if (!linker)
@@ -40,11 +41,13 @@ Error mlir::tessel::linkSharedLibrary(StringRef objectPath,
           sys::fs::createTemporaryFile("tessel-link", "log", logPath))
     return createStringError(ec, "cannot create a temporary file");
   std::string obj = objectPath.str(), out = outputPath.str();
-  SmallVector<StringRef> args = {*linker, "-shared", "-o", out, obj,
-                                 "-lm", "-Wl,-z,noexecstack",
-                                 // An unresolved symbol is a compiler bug:
-                                 // fail here, not at dlopen.
-                                 "-Wl,-z,defs"};
+  SmallVector<StringRef> args = {*linker, "-shared", "-o", out, obj};
+  for (const std::string &a : archives)
+    args.push_back(a);
+  args.append({"-lm", "-lpthread", "-Wl,-z,noexecstack",
+               // An unresolved symbol is a compiler bug: fail here, not at
+               // dlopen.
+               "-Wl,-z,defs"});
   std::optional<StringRef> redirects[] = {std::nullopt, StringRef(logPath),
                                           StringRef(logPath)};
   std::string errMsg;

@@ -2,14 +2,19 @@
 #ifndef TESSEL_LIB_COMPILER_LINKER_H
 #define TESSEL_LIB_COMPILER_LINKER_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
+
+#include <string>
 
 namespace mlir::tessel {
 
-/// Links `objectPath` into the shared library `outputPath` with the system
-/// C compiler driver ($TESSEL_LINKER, else cc, clang-22, clang or gcc from
-/// PATH). The artifact depends on libc and libm only.
+/// Links `objectPath` and the static `archives` into the shared library
+/// `outputPath` with the system C compiler driver ($TESSEL_LINKER, else cc,
+/// clang-22, clang or gcc from PATH). The artifact depends on libc, libm and
+/// libpthread only.
 llvm::Error linkSharedLibrary(llvm::StringRef objectPath,
+                              llvm::ArrayRef<std::string> archives,
                               llvm::StringRef outputPath);
 
 } // namespace mlir::tessel

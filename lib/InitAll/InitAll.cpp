@@ -15,6 +15,7 @@ void mlir::tessel::registerAllDialects(DialectRegistry &registry) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   registry.insert<TesselDialect>();
+  registerBufferizableOpInterfaceExternalModels(registry);
 }
 
 void mlir::tessel::registerAllPasses() {

@@ -39,10 +39,21 @@ StringRef mlir::tessel::phaseName(Phase phase) {
   llvm_unreachable("unknown phase");
 }
 
+/// Kernel-library codegen is the -O2/-O3 path; -O0/-O1 stay plain loops.
+static bool useKernels(const PipelineOptions &options) {
+  return options.kernels && options.optLevel >= 2;
+}
+
 void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
                                               const PipelineOptions &options) {
   pm.addPass(createTesselRecordSignature());
   pm.addNestedPass<func::FuncOp>(createTesselDecomposeGraphOps());
+  // Layout: ONNX graphs are NCHW while TOSA convolutions are NHWC, so every
+  // conv comes wrapped in transposes; cancel them across elementwise ops.
+  if (options.optLevel > 0) {
+    pm.addNestedPass<func::FuncOp>(tosa::createTosaReduceTransposes());
+    pm.addPass(createCanonicalizerPass());
+  }
   // Upstream TOSA lowering: named ops (conv, matmul, pooling) to linalg
   // named ops, elementwise/reductions to linalg.generic, the rest to
   // arith/tensor/scf.
@@ -60,6 +71,13 @@ void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
   pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  if (useKernels(options)) {
+    // Before elementwise fusion, which would merge the bias/residual/clamp
+    // epilogues into generics the kernel patterns no longer recognize.
+    pm.addPass(createTesselConvertToKernels());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
   if (options.optLevel > 0) {
     pm.addPass(createLinalgElementwiseOpFusionPass());
     pm.addPass(createCanonicalizerPass());
@@ -89,6 +107,8 @@ void mlir::tessel::buildLinalgToBuffersPipeline(
 
 void mlir::tessel::buildBuffersToLLVMPipeline(OpPassManager &pm,
                                               const PipelineOptions &options) {
+  if (options.kernels)
+    pm.addPass(createTesselKernelsToCalls());
   pm.addNestedPass<func::FuncOp>(createTesselStridedCopyToLinalg());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createConvertBufferizationToMemRefPass());
@@ -99,7 +119,11 @@ void mlir::tessel::buildBuffersToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createConvertMathToLLVMPass());
   // What LLVM has no intrinsic for (erf, tanh, ...) becomes a libm call.
   pm.addPass(createConvertMathToLibmPass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
+  // With the kernel library linked in, buffers come from its caching
+  // allocator (lib/Kernels/Allocator.c) instead of malloc/free.
+  memrefToLLVM.useGenericFunctions = options.kernels;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());

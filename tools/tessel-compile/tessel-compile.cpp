@@ -3,6 +3,7 @@
 //   tessel-compile MODEL.{mlir,onnx} -o model.so [-O0..-O3]
 //                 [--emit=mlir|llvm|obj|lib] [--mcpu=native|NAME]
 //                 [--compile-to=PHASE] [--shape=NAME:DIMS] [--mlir-timing]
+//                 [--kernels=true|false]
 //
 // Flags follow iree-compile / onnx-mlir; see docs/cli.md.
 //
@@ -59,6 +60,12 @@ static cl::opt<std::string>
 static cl::opt<std::string>
     mtriple("mtriple", cl::desc("Target triple (default: the host's)"),
             cl::init(""), cl::cat(category));
+static cl::opt<bool> kernels(
+    "kernels",
+    cl::desc("At -O2/-O3, compile convolutions and matmuls to calls into "
+             "Tessel's kernel library, linked into the artifact (default "
+             "true; x86-64 only)"),
+    cl::init(true), cl::cat(category));
 static cl::opt<std::string> compileTo(
     "compile-to",
     cl::desc("Stop after PHASE and write its MLIR: input, linalg, "
@@ -135,6 +142,7 @@ int main(int argc, char **argv) {
   options.emit = emit;
   options.mcpu = mcpu;
   options.targetTriple = mtriple;
+  options.kernels = kernels;
   if (!compileTo.empty()) {
     options.compileTo = tessel::parsePhase(compileTo);
     if (!options.compileTo) {

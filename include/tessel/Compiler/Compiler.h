@@ -36,6 +36,8 @@ struct CompileOptions {
   EmitKind emit = EmitKind::Library;
   /// Stop after this phase and write its MLIR.
   std::optional<Phase> compileTo;
+  /// Use the kernel library at -O2/-O3 (x86-64 targets only).
+  bool kernels = true;
 };
 
 /// Compiles `module` (model-level IR) in place and writes the result to

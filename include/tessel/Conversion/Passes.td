@@ -51,4 +51,27 @@ def TesselStridedCopyToLinalg
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def TesselKernelsToCalls
+    : Pass<"tessel-kernels-to-calls", "::mlir::ModuleOp"> {
+  let summary = "Lower kernel ops on memrefs to calls into the kernel library";
+  let description = [{
+    After bufferization: `tessel.packed_conv2d` and f32
+    `linalg.depthwise_conv_2d_nhwc_hwc(m)` (channel multiplier 1) become
+    `func.call`s of the functions declared in
+    include/tessel/Kernels/tessel_kernels.h, passing each buffer as an
+    `!llvm.ptr` to its first element plus its strides, so every layout
+    bufferization produces (subviews included) is handled. tessel-compile
+    links the kernel library into the artifact; `tessel-emit-artifact-abi`
+    passes the invoke context (thread count) to it.
+  }];
+  let options = [
+    Option<"panelWidth", "panel-width", "int64_t", /*default=*/"64",
+           "The kernel library's NR: packed_conv2d must use this panel width">,
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // TESSEL_CONVERSION_PASSES

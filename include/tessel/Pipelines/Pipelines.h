@@ -28,6 +28,12 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       *this, "target-triple",
       llvm::cl::desc("Triple recorded in the artifact manifest"),
       llvm::cl::init("")};
+  Option<bool> kernels{
+      *this, "kernels",
+      llvm::cl::desc("Call the kernel library (include/tessel/Kernels) for "
+                     "convolutions and matmuls at -O2 and above; the caller "
+                     "links it (tessel-compile does)"),
+      llvm::cl::init(true)};
 };
 
 /// The phases of the CPU pipeline, in order.

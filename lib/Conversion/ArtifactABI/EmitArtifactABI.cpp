@@ -162,6 +162,10 @@ struct TesselEmitArtifactABIPass
     auto entryFn = LLVM::LLVMFuncOp::create(b, loc, entry, fnTy);
     Block *body = entryFn.addEntryBlock(b);
     b.setInsertionPointToStart(body);
+    // The kernel library reads its thread count from the invoke context.
+    if (LLVM::LLVMFuncOp setContext = kernelContextSetter(module, b, loc))
+      LLVM::CallOp::create(b, loc, setContext,
+                           ValueRange{body->getArgument(1)});
     auto c64 = [&](int64_t v) {
       return LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(v));
     };
@@ -185,6 +189,27 @@ struct TesselEmitArtifactABIPass
     LLVM::ReturnOp::create(
         b, loc, LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(0)));
     return success();
+  }
+
+  /// tessel_kernel_set_context, declared on demand, if the module calls
+  /// into the kernel library (include/tessel/Kernels/tessel_kernels.h).
+  static LLVM::LLVMFuncOp kernelContextSetter(ModuleOp module, OpBuilder &b,
+                                              Location loc) {
+    constexpr StringLiteral name = "tessel_kernel_set_context";
+    if (auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
+      return fn;
+    bool usesKernels = false;
+    for (auto fn : module.getOps<LLVM::LLVMFuncOp>())
+      usesKernels |= fn.isExternal() && fn.getName().starts_with("tessel_kernel_");
+    if (!usesKernels)
+      return nullptr;
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(module.getBody());
+    auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
+    return LLVM::LLVMFuncOp::create(
+        b, loc, name,
+        LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(b.getContext()),
+                                    {ptrTy}));
   }
 
   void emitManifest(ModuleOp module, StringRef text) {

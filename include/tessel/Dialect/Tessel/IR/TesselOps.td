@@ -202,4 +202,6 @@ def Tessel_ReduceMeanOp : Tessel_Op<"reduce_mean", [Pure]> {
   let hasVerifier = 1;
 }
 
+include "tessel/Dialect/Tessel/IR/TesselKernelOps.td"
+
 #endif // TESSEL_OPS_TD

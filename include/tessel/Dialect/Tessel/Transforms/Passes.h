@@ -3,6 +3,8 @@
 #define TESSEL_DIALECT_TESSEL_TRANSFORMS_PASSES_H
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/Pass/Pass.h"
@@ -14,6 +16,9 @@ namespace mlir::tessel {
 
 /// Adds the rewrite patterns of tessel-decompose-graph-ops to `patterns`.
 void populateDecomposeGraphOpsPatterns(RewritePatternSet &patterns);
+
+/// Registers the bufferization model of tessel.packed_conv2d.
+void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry);
 
 #define GEN_PASS_REGISTRATION
 #include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"

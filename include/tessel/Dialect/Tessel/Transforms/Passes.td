@@ -20,4 +20,36 @@ def TesselDecomposeGraphOps : Pass<"tessel-decompose-graph-ops"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def TesselConvertToKernels : Pass<"tessel-convert-to-kernels"> {
+  let summary = "Rewrite f32 convolutions and matmuls into tessel.packed_conv2d";
+  let description = [{
+    Data tiling for the kernel library (docs/pipeline/kernels.md). On linalg
+    on tensors, with static f32 shapes:
+
+    - `linalg.conv_2d_nhwc_fhwc` becomes `tessel.packed_conv2d`, its filter
+      collapsed to `F x (KH*KW*C)` and packed by `linalg.pack` into panels
+      of `panel-width` output channels;
+    - `linalg.matmul` and `linalg.batch_matmul` (default indexing maps)
+      become the 1x1 case of the same op over `1 x M` images, `B` packed
+      the same way (one packed filter per batch for `batch_matmul`).
+
+    Epilogues fold into the op: an init filled with zero or broadcast from a
+    per-channel bias (what tosa-to-linalg emits for the conv bias) becomes
+    the op's `bias`; a following elementwise `addf` with a same-shaped
+    tensor (a residual connection) becomes the op's `init` with
+    `accumulate`; a following `maximumf`/`minimumf` clamp by constants (ReLU,
+    ReLU6) becomes `clamp_min`/`clamp_max`.
+
+    `linalg.pack` of a constant (the weights) is folded at compile time;
+    packs of run-time values are lowered to pad + expand_shape + transpose.
+  }];
+  let options = [
+    Option<"panelWidth", "panel-width", "int64_t", /*default=*/"64",
+           "Output channels per packed panel (the kernel library's NR)">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // TESSEL_DIALECT_TESSEL_TRANSFORMS_PASSES

@@ -1,0 +1,77 @@
+//===- TesselKernelOps.td - ops that become kernel-library calls -*- tablegen -*-===//
+//
+// Codegen-level ops, produced by `tessel-convert-to-kernels` from linalg
+// named ops and lowered by `tessel-lower-kernels-to-calls` into calls of
+// the kernel library linked into every artifact
+// (include/tessel/Kernels/tessel_kernels.h). They work on tensors (so that
+// weight packing folds into constants and bufferization plans their
+// buffers) and on memrefs (after bufferization), like linalg ops.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_KERNEL_OPS_TD
+#define TESSEL_KERNEL_OPS_TD
+
+include "tessel/Dialect/Tessel/IR/TesselDialect.td"
+include "mlir/Interfaces/DestinationStyleOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Tessel_PackedConv2DOp : Tessel_Op<"packed_conv2d",
+    [DestinationStyleOpInterface,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "NHWC convolution with a panel-packed filter and an epilogue";
+  let description = [{
+    `init` + (optionally) bias + convolution, then an optional clamp:
+
+    ```
+    acc[n,oh,ow,f] = sum_{kh,kw,c} input[n, oh*sh + kh*dh, ow*sw + kw*dw, c]
+                                   * W[f, kh, kw, c]
+    out = clamp((accumulate ? init : 0) + acc + bias[f], clamp_min, clamp_max)
+    ```
+
+    `input` is `N x Hp x Wp x C`, already padded. The filter is packed in
+    column panels of `NR` output channels:
+    `packed_filter[p, (kh*KW + kw)*C + c, j] = W[p*NR + j, kh, kw, c]`,
+    zero beyond `F` (what `linalg.pack` with `inner_tiles = [NR]` on the
+    `F` dimension of the `F x (KH*KW*C)` filter produces). A rank-4
+    `packed_filter` has one packed filter per batch image (how
+    `batch_matmul` uses this op). A matmul is the 1x1 case over a
+    `1 x M` image.
+
+    ```mlir
+    %y = tessel.packed_conv2d ins(%x, %wp : tensor<1x9x9x8xf32>, tensor<1x72x64xf32>)
+        bias(%b : tensor<16xf32>) outs(%init : tensor<1x7x7x16xf32>)
+        {kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>,
+         dilations = array<i64: 1, 1>, clamp_min = 0.0 : f32}
+        -> tensor<1x7x7x16xf32>
+    ```
+  }];
+  let arguments = (ins
+      AnyShaped:$input,
+      AnyShaped:$packed_filter,
+      Optional<AnyShaped>:$bias,
+      AnyShaped:$init,
+      DenseI64ArrayAttr:$kernel_size,
+      DenseI64ArrayAttr:$strides,
+      DenseI64ArrayAttr:$dilations,
+      UnitAttr:$accumulate,
+      OptionalAttr<F32Attr>:$clamp_min,
+      OptionalAttr<F32Attr>:$clamp_max);
+  let results = (outs Variadic<AnyRankedTensor>:$result);
+  let assemblyFormat = [{
+    `ins` `(` $input `,` $packed_filter `:` type($input) `,` type($packed_filter) `)`
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    `outs` `(` $init `:` type($init) `)`
+    attr-dict (`->` type($result)^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
+    /// NR: output channels per packed panel.
+    int64_t getPanelWidth() {
+      auto t = cast<ShapedType>(getPackedFilter().getType());
+      return t.getDimSize(t.getRank() - 1);
+    }
+  }];
+}
+
+#endif // TESSEL_KERNEL_OPS_TD

@@ -1,0 +1,59 @@
+//===- KernelLibrary.cpp - Find the kernel archive for a target -----------===//
+//
+// The kernel library (lib/Kernels) is built once per x86-64 feature level;
+// the artifact gets the richest level the target CPU supports, so
+// --mcpu=x86-64-v3 artifacts run on AVX2 machines and --mcpu=native ones use
+// AVX-512 where the host has it.
+//
+//===----------------------------------------------------------------------===//
+#include "KernelLibrary.h"
+
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+
+using namespace llvm;
+
+std::optional<std::string>
+mlir::tessel::kernelVariant(const TargetMachine &tm) {
+  if (tm.getTargetTriple().getArch() != Triple::x86_64)
+    return std::nullopt;
+  const MCSubtargetInfo *sti = tm.getMCSubtargetInfo();
+  // The feature sets of clang's -march=x86-64-v4 / -v3 (the psABI levels).
+  if (sti->checkFeatures("+avx512f,+avx512bw,+avx512cd,+avx512dq,+avx512vl,"
+                         "+avx2,+fma,+bmi2"))
+    return std::string("x86-64-v4");
+  if (sti->checkFeatures("+avx2,+fma,+bmi,+bmi2,+f16c,+lzcnt,+movbe"))
+    return std::string("x86-64-v3");
+  return std::string("x86-64");
+}
+
+Expected<std::string> mlir::tessel::findKernelArchive(StringRef variant) {
+  std::string file = ("libtessel_kernels_" + variant + ".a").str();
+  SmallVector<std::string> dirs;
+  if (std::optional<std::string> env =
+          sys::Process::GetEnv("TESSEL_KERNELS_DIR"))
+    dirs.push_back(*env);
+  static int anchor;
+  std::string exe = sys::fs::getMainExecutable(nullptr, &anchor);
+  if (!exe.empty()) {
+    SmallString<256> dir(sys::path::parent_path(sys::path::parent_path(exe)));
+    sys::path::append(dir, "lib");
+    dirs.push_back(dir.str().str());
+  }
+  dirs.push_back(TESSEL_KERNELS_BUILD_DIR);
+  std::string looked;
+  for (const std::string &d : dirs) {
+    SmallString<256> path(d);
+    sys::path::append(path, file);
+    if (sys::fs::exists(path))
+      return path.str().str();
+    looked += "\n  " + path.str().str();
+  }
+  return createStringError(
+      inconvertibleErrorCode(),
+      "kernel library '" + file + "' not found; looked in:" + looked +
+          "\nset TESSEL_KERNELS_DIR, or compile without it (--kernels=false "
+          "or -O1)");
+}

@@ -1,0 +1,23 @@
+//===- KernelLibrary.h - Find the kernel archive for a target --*- C++ -*-===//
+#ifndef TESSEL_LIB_COMPILER_KERNELLIBRARY_H
+#define TESSEL_LIB_COMPILER_KERNELLIBRARY_H
+
+#include "llvm/Support/Error.h"
+#include "llvm/Target/TargetMachine.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir::tessel {
+
+/// The kernel-library variant (x86-64 feature level) that runs on `tm`'s
+/// CPU: "x86-64-v4", "x86-64-v3" or "x86-64"; none for other targets.
+std::optional<std::string> kernelVariant(const llvm::TargetMachine &tm);
+
+/// Path of libtessel_kernels_<variant>.a: $TESSEL_KERNELS_DIR, else the lib/
+/// folder next to the running executable's bin/, else the build tree.
+llvm::Expected<std::string> findKernelArchive(llvm::StringRef variant);
+
+} // namespace mlir::tessel
+
+#endif

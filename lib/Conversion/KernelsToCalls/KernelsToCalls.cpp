@@ -1,0 +1,223 @@
+//===- KernelsToCalls.cpp - kernel ops -> calls into the kernel library ----===//
+//
+// The ABI is the C one of include/tessel/Kernels/tessel_kernels.h: every
+// buffer is passed as a pointer to its first element (aligned base + offset)
+// and its strides in elements; sizes, flags and the epilogue follow.
+//
+//===----------------------------------------------------------------------===//
+#include "tessel/Conversion/Passes.h"
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Kernels/tessel_kernels.h"
+
+#include "mlir/IR/SymbolTable.h"
+
+#include <limits>
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELKERNELSTOCALLS
+#include "tessel/Conversion/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+namespace {
+
+/// Builds call arguments in the kernel ABI's types.
+struct CallBuilder {
+  OpBuilder &b;
+  Location loc;
+  SmallVector<Value> args;
+  SmallVector<Type> types;
+
+  void i64(Value index) {
+    args.push_back(arith::IndexCastOp::create(b, loc, b.getI64Type(), index));
+    types.push_back(b.getI64Type());
+  }
+  void i64(int64_t v) {
+    args.push_back(arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v)));
+    types.push_back(b.getI64Type());
+  }
+  void i32(int32_t v) {
+    args.push_back(arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v)));
+    types.push_back(b.getI32Type());
+  }
+  void f32(float v) {
+    args.push_back(arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v)));
+    types.push_back(b.getF32Type());
+  }
+  void nullPtr() {
+    auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
+    args.push_back(LLVM::ZeroOp::create(b, loc, ptrTy));
+    types.push_back(ptrTy);
+  }
+  /// Pushes a pointer to the first element of `memref`; returns its strides.
+  SmallVector<Value> buffer(Value memref) {
+    auto md = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+    Value base =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, md.getBaseBuffer());
+    unsigned bytes =
+        cast<MemRefType>(memref.getType()).getElementTypeBitWidth() / 8;
+    Value byteOff = arith::MulIOp::create(
+        b, loc, md.getOffset(), arith::ConstantIndexOp::create(b, loc, bytes));
+    Value addr = arith::AddIOp::create(b, loc, base, byteOff);
+    Value addr64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), addr);
+    auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
+    args.push_back(LLVM::IntToPtrOp::create(b, loc, ptrTy, addr64));
+    types.push_back(ptrTy);
+    return SmallVector<Value>(md.getStrides().begin(), md.getStrides().end());
+  }
+  void strides(ArrayRef<Value> s) {
+    for (Value v : s)
+      i64(v);
+  }
+  void dims(Value memref, ArrayRef<unsigned> which) {
+    for (unsigned d : which)
+      i64(memref::DimOp::create(b, loc, memref, d).getResult());
+  }
+
+  /// Emits the call, declaring `name` in `module` on first use.
+  LogicalResult call(ModuleOp module, StringRef name) {
+    auto fnTy = b.getFunctionType(types, {});
+    if (auto fn = module.lookupSymbol<func::FuncOp>(name)) {
+      if (fn.getFunctionType() != fnTy)
+        return fn.emitError() << "'" << name
+                              << "' is declared with a different type";
+    } else {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(module.getBody());
+      auto decl = func::FuncOp::create(b, loc, name, fnTy);
+      decl.setPrivate();
+    }
+    func::CallOp::create(b, loc, name, TypeRange{}, args);
+    return success();
+  }
+};
+
+LogicalResult lowerPackedConv(ModuleOp module, PackedConv2DOp op,
+                              int64_t panelWidth) {
+  if (!op.hasPureBufferSemantics())
+    return op.emitOpError() << "must be bufferized before "
+                               "tessel-kernels-to-calls";
+  if (op.getPanelWidth() != panelWidth)
+    return op.emitOpError() << "uses panel width " << op.getPanelWidth()
+                            << ", but the kernel library's is " << panelWidth;
+  OpBuilder b(op);
+  CallBuilder cb{b, op.getLoc(), {}, {}};
+  Value in = op.getInput(), out = op.getInit(), wp = op.getPackedFilter();
+  auto wTy = cast<MemRefType>(wp.getType());
+  // N, OH, OW, F, KH, KW, C
+  cb.dims(out, {0, 1, 2, 3});
+  cb.i64(op.getKernelSize()[0]);
+  cb.i64(op.getKernelSize()[1]);
+  cb.dims(in, {3});
+  cb.strides(cb.buffer(in));
+  cb.i64(op.getStrides()[0]);
+  cb.i64(op.getStrides()[1]);
+  cb.i64(op.getDilations()[0]);
+  cb.i64(op.getDilations()[1]);
+  SmallVector<Value> wStrides = cb.buffer(wp);
+  // Within one packed filter the layout must be the dense P x K x NR the
+  // kernel walks; bufferization gives constants and packs identity layouts.
+  if (!wTy.isLastDimUnitStride() || !wTy.getLayout().isIdentity())
+    return op.emitOpError() << "packed_filter must have an identity layout";
+  if (wTy.getRank() == 4)
+    cb.i64(wStrides[0]);
+  else
+    cb.i64(int64_t(0));
+  cb.strides(cb.buffer(out));
+  if (Value bias = op.getBias()) {
+    auto bTy = cast<MemRefType>(bias.getType());
+    if (!bTy.getLayout().isIdentity())
+      return op.emitOpError() << "bias must have an identity layout";
+    cb.buffer(bias);
+  } else {
+    cb.nullPtr();
+  }
+  float inf = std::numeric_limits<float>::infinity();
+  cb.f32(op.getClampMin() ? op.getClampMin()->convertToFloat() : -inf);
+  cb.f32(op.getClampMax() ? op.getClampMax()->convertToFloat() : inf);
+  cb.i32(op.getAccumulate() ? TESSEL_KERNEL_ACCUMULATE : 0);
+  if (failed(cb.call(module, "tessel_kernel_conv2d_nhwc_f32")))
+    return failure();
+  op.erase();
+  return success();
+}
+
+/// linalg depthwise conv (accumulating into its output, like every linalg
+/// convolution) with a channel multiplier of 1.
+LogicalResult lowerDepthwise(ModuleOp module, linalg::LinalgOp op,
+                             bool hasMultiplier,
+                             DenseIntElementsAttr stridesAttr,
+                             DenseIntElementsAttr dilationsAttr) {
+  Value in = op.getDpsInputs()[0], w = op.getDpsInputs()[1];
+  Value out = op.getDpsInits()[0];
+  auto inTy = dyn_cast<MemRefType>(in.getType());
+  auto wTy = dyn_cast<MemRefType>(w.getType());
+  auto outTy = dyn_cast<MemRefType>(out.getType());
+  if (!inTy || !wTy || !outTy || !inTy.getElementType().isF32() ||
+      !wTy.getElementType().isF32() || !outTy.getElementType().isF32())
+    return success(); // not ours: lowered to loops later
+  if (hasMultiplier && wTy.getDimSize(3) != 1)
+    return success();
+  SmallVector<int64_t> strides(stridesAttr.getValues<int64_t>());
+  SmallVector<int64_t> dilations(dilationsAttr.getValues<int64_t>());
+  OpBuilder b(op);
+  CallBuilder cb{b, op.getLoc(), {}, {}};
+  // N, OH, OW, C, KH, KW
+  cb.dims(out, {0, 1, 2, 3});
+  cb.dims(w, {0, 1});
+  cb.strides(cb.buffer(in));
+  cb.i64(strides[0]);
+  cb.i64(strides[1]);
+  cb.i64(dilations[0]);
+  cb.i64(dilations[1]);
+  SmallVector<Value> ws = cb.buffer(w);
+  cb.strides(ArrayRef<Value>(ws).take_front(3));
+  SmallVector<Value> os = cb.buffer(out);
+  cb.strides(ArrayRef<Value>(os).take_front(4));
+  cb.nullPtr();
+  float inf = std::numeric_limits<float>::infinity();
+  cb.f32(-inf);
+  cb.f32(inf);
+  cb.i32(TESSEL_KERNEL_ACCUMULATE);
+  if (failed(cb.call(module, "tessel_kernel_depthwise_conv2d_nhwc_f32")))
+    return failure();
+  op->erase();
+  return success();
+}
+
+struct KernelsToCallsPass
+    : tessel::impl::TesselKernelsToCallsBase<KernelsToCallsPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (panelWidth != TESSEL_KERNEL_NR) {
+      module.emitError() << "panel-width " << panelWidth
+                         << " does not match the kernel library's "
+                         << TESSEL_KERNEL_NR;
+      return signalPassFailure();
+    }
+    SmallVector<Operation *> ops;
+    module.walk([&](Operation *op) {
+      if (isa<PackedConv2DOp, linalg::DepthwiseConv2DNhwcHwcOp,
+              linalg::DepthwiseConv2DNhwcHwcmOp>(op))
+        ops.push_back(op);
+    });
+    for (Operation *op : ops) {
+      LogicalResult r = success();
+      if (auto conv = dyn_cast<PackedConv2DOp>(op))
+        r = lowerPackedConv(module, conv, panelWidth);
+      else if (auto dw = dyn_cast<linalg::DepthwiseConv2DNhwcHwcOp>(op))
+        r = lowerDepthwise(module, dw, false, dw.getStrides(),
+                           dw.getDilations());
+      else if (auto dw = dyn_cast<linalg::DepthwiseConv2DNhwcHwcmOp>(op))
+        r = lowerDepthwise(module, dw, true, dw.getStrides(),
+                           dw.getDilations());
+      if (failed(r))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace

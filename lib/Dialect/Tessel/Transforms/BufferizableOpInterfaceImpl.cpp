@@ -1,0 +1,61 @@
+//===- BufferizableOpInterfaceImpl.cpp - bufferizing kernel-call ops -------===//
+//
+// tessel.packed_conv2d is in destination-passing style, like linalg ops:
+// on tensors its result is its `init`; bufferized, it writes the init
+// buffer in place and reads it only when `accumulate` is set.
+//
+//===----------------------------------------------------------------------===//
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
+
+#include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
+#include "mlir/Dialect/Bufferization/IR/DstBufferizableOpInterfaceImpl.h"
+
+using namespace mlir;
+using namespace mlir::bufferization;
+using namespace mlir::tessel;
+
+namespace {
+
+struct PackedConv2DOpInterface
+    : DstBufferizableOpInterfaceExternalModel<PackedConv2DOpInterface,
+                                              PackedConv2DOp> {
+  bool bufferizesToMemoryRead(Operation *op, OpOperand &operand,
+                              const AnalysisState &state) const {
+    auto conv = cast<PackedConv2DOp>(op);
+    return !conv.isDpsInit(&operand) || conv.getAccumulate();
+  }
+
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options,
+                          BufferizationState &state) const {
+    auto conv = cast<PackedConv2DOp>(op);
+    if (conv.hasPureBufferSemantics())
+      return success();
+    SmallVector<Value> operands;
+    for (OpOperand &operand : op->getOpOperands()) {
+      FailureOr<Value> buffer =
+          getBuffer(rewriter, operand.get(), options, state);
+      if (failed(buffer))
+        return failure();
+      operands.push_back(*buffer);
+    }
+    Value initBuffer = operands[conv.getInitMutable().getOperandNumber()];
+    rewriter.setInsertionPoint(op);
+    Operation *newOp = rewriter.create(
+        op->getLoc(), op->getName().getIdentifier(), operands, TypeRange{},
+        op->getAttrs());
+    (void)newOp;
+    replaceOpWithBufferizedValues(rewriter, op, initBuffer);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tessel::registerBufferizableOpInterfaceExternalModels(
+    DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, TesselDialect *) {
+    PackedConv2DOp::attachInterface<PackedConv2DOpInterface>(*ctx);
+  });
+}

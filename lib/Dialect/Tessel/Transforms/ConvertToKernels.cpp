@@ -1,0 +1,370 @@
+//===- ConvertToKernels.cpp - conv/matmul -> tessel.packed_conv2d ----------===//
+//
+// Data tiling for the kernel library: the weights operand is packed into
+// NR-column panels (linalg.pack, folded for constants), activations stay in
+// place, and producer/consumer epilogues (bias, residual add, clamp) move
+// into the op so that the output is written once.
+//
+//===----------------------------------------------------------------------===//
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
+
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELCONVERTTOKERNELS
+#include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+namespace {
+
+bool isStaticF32(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t && t.hasStaticShape() && t.getElementType().isF32();
+}
+
+/// What the kernel needs to know about a contraction's `init`.
+struct InitEpilogue {
+  Value init;      // the op's new init
+  Value bias;      // 1-D per-output-channel bias, or null
+  bool accumulate; // whether `init`'s values are added
+};
+
+/// Recognizes the two inits tosa-to-linalg builds for conv/matmul: a fill
+/// with zero and a broadcast of a 1-D bias along the last dimension. Either
+/// way the old init is write-only for the kernel.
+InitEpilogue analyzeInit(Value init) {
+  if (auto fill = init.getDefiningOp<linalg::FillOp>())
+    if (matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))
+      return {fill.getOutputs()[0], nullptr, false};
+  if (auto gen = init.getDefiningOp<linalg::GenericOp>()) {
+    unsigned rank = gen.getNumLoops();
+    if (gen.getNumDpsInputs() == 1 && gen.getNumDpsInits() == 1 &&
+        gen.getNumParallelLoops() == rank) {
+      auto inTy = dyn_cast<RankedTensorType>(gen.getInputs()[0].getType());
+      SmallVector<AffineMap> maps = gen.getIndexingMapsArray();
+      Block &body = gen.getRegion().front();
+      AffineMap lastDim = AffineMap::get(
+          rank, 0, getAffineDimExpr(rank - 1, gen.getContext()));
+      if (inTy && inTy.getRank() == 1 && inTy.getElementType().isF32() &&
+          maps[0] == lastDim && maps[1].isIdentity() &&
+          body.getOperations().size() == 1 &&
+          body.getTerminator()->getOperand(0) == body.getArgument(0))
+        return {gen.getOutputs()[0], gen.getInputs()[0], false};
+    }
+  }
+  return {init, nullptr, true};
+}
+
+/// Packs dimension `dim` of `src` into panels of `nr` (zero-padded), outer
+/// dimensions ordered by `outerPerm`.
+Value packPanels(OpBuilder &b, Location loc, Value src, int64_t dim,
+                 int64_t nr, ArrayRef<int64_t> outerPerm) {
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+  SmallVector<OpFoldResult> tiles = {b.getIndexAttr(nr)};
+  SmallVector<int64_t> dims = {dim};
+  Value dest = linalg::PackOp::createDestinationTensor(b, loc, src, tiles,
+                                                       dims, outerPerm);
+  return linalg::PackOp::create(b, loc, src, dest, dims, tiles, zero,
+                                outerPerm)
+      .getResult();
+}
+
+PackedConv2DOp createPackedConv(PatternRewriter &rewriter, Location loc,
+                                Value input, Value packed,
+                                const InitEpilogue &epi,
+                                ArrayRef<int64_t> kernel,
+                                ArrayRef<int64_t> strides,
+                                ArrayRef<int64_t> dilations) {
+  return PackedConv2DOp::create(
+      rewriter, loc, TypeRange{epi.init.getType()}, input, packed, epi.bias,
+      epi.init, rewriter.getDenseI64ArrayAttr(kernel),
+      rewriter.getDenseI64ArrayAttr(strides),
+      rewriter.getDenseI64ArrayAttr(dilations),
+      epi.accumulate ? rewriter.getUnitAttr() : nullptr, FloatAttr(),
+      FloatAttr());
+}
+
+struct ConvToKernel : OpRewritePattern<linalg::Conv2DNhwcFhwcOp> {
+  ConvToKernel(MLIRContext *ctx, int64_t nr)
+      : OpRewritePattern(ctx), nr(nr) {}
+  LogicalResult matchAndRewrite(linalg::Conv2DNhwcFhwcOp op,
+                                PatternRewriter &rewriter) const override {
+    Value input = op.getInputs()[0], filter = op.getInputs()[1];
+    Value init = op.getOutputs()[0];
+    if (!isStaticF32(input) || !isStaticF32(filter) || !isStaticF32(init))
+      return rewriter.notifyMatchFailure(op, "needs static f32 shapes");
+    ArrayRef<int64_t> fShape =
+        cast<RankedTensorType>(filter.getType()).getShape();
+    SmallVector<int64_t> strides(op.getStrides().getValues<int64_t>());
+    SmallVector<int64_t> dilations(op.getDilations().getValues<int64_t>());
+    Location loc = op.getLoc();
+    InitEpilogue epi = analyzeInit(init);
+    // F x KH x KW x C -> F x (KH*KW*C) -> P x K x NR
+    Value flat = tensor::CollapseShapeOp::create(
+        rewriter, loc, filter,
+        ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
+    Value packed = packPanels(rewriter, loc, flat, 0, nr, {});
+    rewriter.replaceOp(op, createPackedConv(rewriter, loc, input, packed, epi,
+                                            {fShape[1], fShape[2]}, strides,
+                                            dilations)
+                               .getResult());
+    return success();
+  }
+  int64_t nr;
+};
+
+/// matmul M x K . K x N and batch_matmul B x M x K . B x K x N: the 1x1
+/// convolution over B (or 1) images of 1 x M pixels with K channels.
+template <typename OpT>
+struct MatmulToKernel : OpRewritePattern<OpT> {
+  MatmulToKernel(MLIRContext *ctx, int64_t nr)
+      : OpRewritePattern<OpT>(ctx), nr(nr) {}
+  LogicalResult matchAndRewrite(OpT op,
+                                PatternRewriter &rewriter) const override {
+    constexpr bool batched = std::is_same_v<OpT, linalg::BatchMatmulOp>;
+    Value a = op.getInputs()[0], b = op.getInputs()[1];
+    Value init = op.getOutputs()[0];
+    if (op.hasUserDefinedMaps())
+      return rewriter.notifyMatchFailure(op, "transposed/broadcast maps");
+    if (!isStaticF32(a) || !isStaticF32(b) || !isStaticF32(init))
+      return rewriter.notifyMatchFailure(op, "needs static f32 shapes");
+    Location loc = op.getLoc();
+    InitEpilogue epi = analyzeInit(init);
+    // Rank 2 -> 1 x 1 x M x X; rank 3 -> B x 1 x M x X.
+    SmallVector<ReassociationIndices> toImage =
+        batched ? SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}}
+                : SmallVector<ReassociationIndices>{{0, 1, 2}, {3}};
+    auto image = [&](Value v) -> Value {
+      auto t = cast<RankedTensorType>(v.getType());
+      SmallVector<int64_t> shape =
+          batched ? SmallVector<int64_t>{t.getDimSize(0), 1, t.getDimSize(1),
+                                         t.getDimSize(2)}
+                  : SmallVector<int64_t>{1, 1, t.getDimSize(0),
+                                         t.getDimSize(1)};
+      return tensor::ExpandShapeOp::create(
+          rewriter, loc, RankedTensorType::get(shape, t.getElementType()), v,
+          toImage);
+    };
+    Value packed =
+        batched ? packPanels(rewriter, loc, b, 2, nr, {0, 2, 1})
+                : packPanels(rewriter, loc, b, 1, nr, {1, 0});
+    InitEpilogue epi4 = {image(epi.init), epi.bias, epi.accumulate};
+    auto conv = createPackedConv(rewriter, loc, image(a), packed, epi4,
+                                 {1, 1}, {1, 1}, {1, 1});
+    rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(
+        op, init.getType(), conv.getResult()[0], toImage);
+    return success();
+  }
+  int64_t nr;
+};
+
+/// The packed conv behind `v`, if `v` is its only use's value (looking
+/// through the collapse_shape a matmul leaves behind is not done: only the
+/// conv's own result qualifies).
+PackedConv2DOp singleUseConv(Value v) {
+  auto conv = v.getDefiningOp<PackedConv2DOp>();
+  if (!conv || !v.hasOneUse())
+    return nullptr;
+  return conv;
+}
+
+/// An all-parallel generic with identity maps, one init, whose body is a
+/// single chain of ops ending in the yield.
+bool isPlainElementwise(linalg::GenericOp gen, unsigned numInputs) {
+  return gen.getNumDpsInputs() == numInputs && gen.getNumDpsInits() == 1 &&
+         gen.getNumParallelLoops() == gen.getNumLoops() &&
+         llvm::all_of(gen.getIndexingMapsArray(),
+                      [](AffineMap m) { return m.isIdentity(); }) &&
+         gen.getResult(0).getType() == gen.getInputs()[0].getType();
+}
+
+/// generic { addf(conv, x) } -> conv with init = x, accumulate.
+struct FuseResidualAdd : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp gen,
+                                PatternRewriter &rewriter) const override {
+    if (!isPlainElementwise(gen, 2))
+      return failure();
+    Block &body = gen.getRegion().front();
+    if (body.getOperations().size() != 2)
+      return failure();
+    auto add = dyn_cast<arith::AddFOp>(&body.front());
+    if (!add || body.getTerminator()->getOperand(0) != add.getResult())
+      return failure();
+    for (unsigned i = 0; i < 2; ++i) {
+      auto lhs = dyn_cast<BlockArgument>(add.getOperand(i));
+      auto rhs = dyn_cast<BlockArgument>(add.getOperand(1 - i));
+      if (!lhs || !rhs || lhs == rhs)
+        continue;
+      Value convVal = gen.getInputs()[lhs.getArgNumber()];
+      Value other = gen.getInputs()[rhs.getArgNumber()];
+      PackedConv2DOp conv = singleUseConv(convVal);
+      if (!conv || conv.getAccumulate() || conv.getClampMin() ||
+          conv.getClampMax() || other.getType() != convVal.getType())
+        continue;
+      // The residual must exist before the conv to become its init.
+      if (Operation *def = other.getDefiningOp())
+        if (def->getBlock() != conv->getBlock() ||
+            !def->isBeforeInBlock(conv))
+          continue;
+      rewriter.modifyOpInPlace(conv, [&] {
+        conv.getInitMutable().assign(other);
+        conv.setAccumulate(true);
+      });
+      rewriter.replaceOp(gen, conv.getResult()[0]);
+      return success();
+    }
+    return failure();
+  }
+};
+
+/// generic { maximumf/minimumf(conv, const)... } -> conv clamp attributes.
+struct FuseClamp : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp gen,
+                                PatternRewriter &rewriter) const override {
+    if (!isPlainElementwise(gen, 1))
+      return failure();
+    PackedConv2DOp conv = singleUseConv(gen.getInputs()[0]);
+    if (!conv)
+      return failure();
+    Block &body = gen.getRegion().front();
+    float lo = -std::numeric_limits<float>::infinity();
+    float hi = std::numeric_limits<float>::infinity();
+    if (conv.getClampMin())
+      lo = conv.getClampMin()->convertToFloat();
+    if (conv.getClampMax())
+      hi = conv.getClampMax()->convertToFloat();
+    Value v = body.getTerminator()->getOperand(0);
+    unsigned chain = 0;
+    while (v != body.getArgument(0)) {
+      Operation *def = v.getDefiningOp();
+      if (!def || !isa<arith::MaximumFOp, arith::MinimumFOp>(def))
+        return failure();
+      FloatAttr c;
+      unsigned constIdx = matchPattern(def->getOperand(1), m_Constant(&c)) ? 1
+                          : matchPattern(def->getOperand(0), m_Constant(&c))
+                              ? 0
+                              : 2;
+      if (constIdx == 2)
+        return failure();
+      float cv = c.getValue().convertToFloat();
+      if (isa<arith::MaximumFOp>(def))
+        lo = std::max(lo, cv);
+      else
+        hi = std::min(hi, cv);
+      v = def->getOperand(1 - constIdx);
+      ++chain;
+    }
+    if (chain == 0 || body.getOperations().size() != chain + 1 || lo > hi)
+      return failure();
+    rewriter.modifyOpInPlace(conv, [&] {
+      if (!std::isinf(lo))
+        conv.setClampMinAttr(rewriter.getF32FloatAttr(lo));
+      if (!std::isinf(hi))
+        conv.setClampMaxAttr(rewriter.getF32FloatAttr(hi));
+    });
+    rewriter.replaceOp(gen, conv.getResult()[0]);
+    return success();
+  }
+};
+
+/// linalg.pack of an f32 constant: packed at compile time.
+struct FoldPackOfConstant : OpRewritePattern<linalg::PackOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::PackOp pack,
+                                PatternRewriter &rewriter) const override {
+    DenseElementsAttr src;
+    if (!matchPattern(pack.getSource(), m_Constant(&src)))
+      return failure();
+    auto srcTy = cast<RankedTensorType>(src.getType());
+    auto dstTy = cast<RankedTensorType>(pack.getDestType());
+    if (!srcTy.getElementType().isF32() || !dstTy.hasStaticShape())
+      return failure();
+    float pad = 0.0f;
+    if (Value p = pack.getPaddingValue()) {
+      FloatAttr pv;
+      if (!matchPattern(p, m_Constant(&pv)))
+        return failure();
+      pad = pv.getValue().convertToFloat();
+    }
+    SmallVector<int64_t> tiles = pack.getStaticTiles();
+    if (llvm::any_of(tiles, ShapedType::isDynamic))
+      return failure();
+    int64_t rank = srcTy.getRank();
+    ArrayRef<int64_t> innerPos = pack.getInnerDimsPos();
+    SmallVector<int64_t> outerPerm(pack.getOuterDimsPerm());
+    if (outerPerm.empty())
+      outerPerm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+
+    ArrayRef<int64_t> srcShape = srcTy.getShape();
+    SmallVector<int64_t> srcStrides(rank, 1);
+    for (int64_t d = rank - 2; d >= 0; --d)
+      srcStrides[d] = srcStrides[d + 1] * srcShape[d + 1];
+    SmallVector<float> in = llvm::to_vector(src.getValues<float>());
+    ArrayRef<int64_t> dstShape = dstTy.getShape();
+    int64_t total = dstTy.getNumElements();
+    std::vector<float> out(total);
+    // Walk destination indices in order: outer dims (permuted) then tiles.
+    SmallVector<int64_t> idx(dstShape.size(), 0);
+    for (int64_t linear = 0; linear < total; ++linear) {
+      SmallVector<int64_t> s(rank);
+      for (int64_t o = 0; o < rank; ++o)
+        s[outerPerm[o]] = idx[o];
+      bool inBounds = true;
+      for (auto [t, d] : llvm::enumerate(innerPos))
+        s[d] = s[d] * tiles[t] + idx[rank + t];
+      int64_t off = 0;
+      for (int64_t d = 0; d < rank; ++d) {
+        inBounds &= s[d] < srcShape[d];
+        off += s[d] * srcStrides[d];
+      }
+      out[linear] = inBounds ? (src.isSplat() ? in[0] : in[off]) : pad;
+      for (int64_t d = (int64_t)idx.size() - 1; d >= 0; --d) {
+        if (++idx[d] < dstShape[d])
+          break;
+        idx[d] = 0;
+      }
+    }
+    auto attr = DenseElementsAttr::get(dstTy, ArrayRef<float>(out));
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(pack, dstTy, attr);
+    return success();
+  }
+};
+
+struct ConvertToKernelsPass
+    : tessel::impl::TesselConvertToKernelsBase<ConvertToKernelsPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    if (panelWidth < 1) {
+      getOperation()->emitError() << "panel-width must be positive";
+      return signalPassFailure();
+    }
+    RewritePatternSet patterns(ctx);
+    patterns.add<ConvToKernel, MatmulToKernel<linalg::MatmulOp>,
+                 MatmulToKernel<linalg::BatchMatmulOp>>(ctx, panelWidth);
+    patterns.add<FuseResidualAdd, FuseClamp, FoldPackOfConstant>(ctx);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+    // Packs of run-time values (e.g. attention's K^T) stay as data movement.
+    SmallVector<linalg::PackOp> packs;
+    getOperation()->walk([&](linalg::PackOp p) { packs.push_back(p); });
+    IRRewriter rewriter(ctx);
+    for (linalg::PackOp p : packs) {
+      rewriter.setInsertionPoint(p);
+      if (failed(linalg::lowerPack(rewriter, p))) {
+        p.emitError() << "cannot lower linalg.pack of a run-time value";
+        return signalPassFailure();
+      }
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,256 @@
+/* ConvGemmF32.c - NHWC convolution and batched matmul as one implicit GEMM.
+ *
+ * Rows of the GEMM are output pixels (or matmul rows), columns are output
+ * channels in packed panels of NR, and the reduction runs over the filter
+ * taps (kh, kw) and input channels c. There is no im2col buffer: the
+ * micro-kernel reads each row's activations straight from the (padded)
+ * input through a per-row base pointer plus a per-tap offset, broadcasting
+ * one scalar per row and k against NR packed weights.
+ *
+ * Blocking (one core): the reduction is split into blocks of about KBLOCK
+ * (taps x channels) so that one micro-kernel call's weights (KBLOCK x NR
+ * floats) come from L2 and its MR activation rows stay in L1; a task covers
+ * a chunk of rows and a block of FBLOCK panels, so one weight block is
+ * reused from L2 by every row tile of the chunk. Tasks are independent
+ * (disjoint outputs) and are spread over the thread pool. */
+#include "ThreadPool.h"
+#include "Vector.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#define KBLOCK 256       /* reduction elements per micro-kernel call */
+#define FBLOCK 2         /* NR panels per task */
+#define ROW_TILES 16     /* MR row tiles per task */
+
+typedef struct {
+  int64_t N, OH, OW, F, C, ntaps;
+  const float *in;
+  int64_t in_sn, in_sh, in_sw, in_sc, stride_h, stride_w;
+  const float *wp;
+  int64_t wp_sn, wp_panel; /* floats per packed panel: KH*KW*C*NR */
+  float *out;
+  int64_t out_sn, out_sh, out_sw, out_sf;
+  const float *bias;
+  float lo, hi;
+  int accumulate, clamp;
+  const int64_t *tap_off;  /* input offset of each tap */
+  int64_t cblock;          /* channels per reduction block */
+  int64_t row_chunks, f_blocks;
+} job_t;
+
+/* acc[i][v] (+)= sum over taps and k of a[i][tap_off[t] + k*ask] * b[...]
+ * then the epilogue; mr and unit_ask are compile-time constants at every
+ * call site, so each instance keeps its accumulators in registers. */
+TK_INLINE void micro_kernel(const int mr, const int unit_ask, int nr,
+                            int64_t ntaps, const int64_t *tap_off, int64_t kc,
+                            int64_t ask, const float *const *arow,
+                            const float *b, int64_t b_tap_stride,
+                            float *const *crow, int64_t csf, int load_c,
+                            int last, const float *bias, int clamp, float lo,
+                            float hi) {
+  tk_vec acc[TK_MR][TK_NV];
+  const int full = nr == TK_NR && csf == 1;
+  for (int i = 0; i < mr; ++i)
+    for (int v = 0; v < TK_NV; ++v)
+      acc[i][v] = tk_splat(0.0f);
+  for (int64_t t = 0; t < ntaps; ++t) {
+    const float *bt = b + t * b_tap_stride;
+    const int64_t off = tap_off[t];
+    const float *ap[TK_MR];
+    for (int i = 0; i < mr; ++i)
+      ap[i] = arow[i] + off;
+    for (int64_t k = 0; k < kc; ++k) {
+      tk_vec bv[TK_NV];
+      for (int v = 0; v < TK_NV; ++v)
+        bv[v] = tk_load(bt + k * TK_NR + v * TK_VW);
+      for (int i = 0; i < mr; ++i) {
+        const tk_vec a = tk_splat(unit_ask ? ap[i][k] : ap[i][k * ask]);
+        for (int v = 0; v < TK_NV; ++v)
+          acc[i][v] += a * bv[v];
+      }
+    }
+  }
+  if (full) {
+    for (int i = 0; i < mr; ++i) {
+      for (int v = 0; v < TK_NV; ++v) {
+        tk_vec r = acc[i][v];
+        if (load_c)
+          r += tk_load(crow[i] + v * TK_VW);
+        if (last && bias)
+          r += tk_load(bias + v * TK_VW);
+        if (last && clamp)
+          r = tk_min(tk_max(r, tk_splat(lo)), tk_splat(hi));
+        tk_store(crow[i] + v * TK_VW, r);
+      }
+    }
+    return;
+  }
+  for (int i = 0; i < mr; ++i) {
+    float tmp[TK_NR];
+    for (int v = 0; v < TK_NV; ++v)
+      tk_store(tmp + v * TK_VW, acc[i][v]);
+    for (int j = 0; j < nr; ++j) {
+      float r = tmp[j];
+      if (load_c)
+        r += crow[i][j * csf];
+      if (last && bias)
+        r += bias[j];
+      if (last && clamp)
+        r = fminf(fmaxf(r, lo), hi);
+      crow[i][j * csf] = r;
+    }
+  }
+}
+
+#define MK_CASE(MR)                                                            \
+  case MR:                                                                     \
+    if (unit)                                                                  \
+      micro_kernel(MR, 1, nr, ntaps, tap_off, kc, ask, arow, b, bts, crow,     \
+                   csf, load_c, last, bias, clamp, lo, hi);                    \
+    else                                                                       \
+      micro_kernel(MR, 0, nr, ntaps, tap_off, kc, ask, arow, b, bts, crow,     \
+                   csf, load_c, last, bias, clamp, lo, hi);                    \
+    break;
+
+static void micro_dispatch(int mr, int nr, int64_t ntaps,
+                           const int64_t *tap_off, int64_t kc, int64_t ask,
+                           const float *const *arow, const float *b,
+                           int64_t bts, float *const *crow, int64_t csf,
+                           int load_c, int last, const float *bias, int clamp,
+                           float lo, float hi) {
+  const int unit = ask == 1;
+  switch (mr) {
+    MK_CASE(1)
+#if TK_MR >= 2
+    MK_CASE(2)
+#endif
+#if TK_MR >= 3
+    MK_CASE(3)
+#endif
+#if TK_MR >= 4
+    MK_CASE(4) MK_CASE(5) MK_CASE(6)
+#endif
+  default:
+    break;
+  }
+}
+
+static void run_task(void *arg, int64_t task) {
+  const job_t *j = (const job_t *)arg;
+  /* task = (fb * N + n) * row_chunks + rc: consecutive tasks share one
+   * weight block */
+  const int64_t rc = task % j->row_chunks;
+  const int64_t n = (task / j->row_chunks) % j->N;
+  const int64_t fb = task / (j->row_chunks * j->N);
+  const int64_t rows = j->OH * j->OW;
+  const int64_t r0 = rc * ROW_TILES * TK_MR;
+  const int64_t r1 = r0 + ROW_TILES * TK_MR < rows ? r0 + ROW_TILES * TK_MR
+                                                   : rows;
+  const int64_t p0 = fb * FBLOCK;
+  const int64_t npanels = (j->F + TK_NR - 1) / TK_NR;
+  const int64_t p1 = p0 + FBLOCK < npanels ? p0 + FBLOCK : npanels;
+  const float *in_n = j->in + n * j->in_sn;
+  float *out_n = j->out + n * j->out_sn;
+  const float *wp_n = j->wp + n * j->wp_sn;
+  const int64_t nblocks = (j->C + j->cblock - 1) / j->cblock;
+
+  for (int64_t cb = 0; cb < nblocks; ++cb) {
+    const int64_t c0 = cb * j->cblock;
+    const int64_t kc = c0 + j->cblock < j->C ? j->cblock : j->C - c0;
+    const int load_c = j->accumulate || cb > 0;
+    const int last = cb == nblocks - 1;
+    for (int64_t r = r0; r < r1; r += TK_MR) {
+      const int mr = r + TK_MR <= r1 ? TK_MR : (int)(r1 - r);
+      const float *arow[TK_MR];
+      float *crow[TK_MR];
+      for (int i = 0; i < mr; ++i) {
+        const int64_t oh = (r + i) / j->OW, ow = (r + i) % j->OW;
+        arow[i] = in_n + oh * j->stride_h * j->in_sh +
+                  ow * j->stride_w * j->in_sw + c0 * j->in_sc;
+        crow[i] = out_n + oh * j->out_sh + ow * j->out_sw;
+      }
+      for (int64_t p = p0; p < p1; ++p) {
+        const int nr = (p + 1) * TK_NR <= j->F ? TK_NR
+                                                : (int)(j->F - p * TK_NR);
+        float *cp[TK_MR];
+        for (int i = 0; i < mr; ++i)
+          cp[i] = crow[i] + p * TK_NR * j->out_sf;
+        const float *b = wp_n + p * j->wp_panel + c0 * TK_NR;
+        micro_dispatch(mr, nr, j->ntaps, j->tap_off, kc, j->in_sc, arow, b,
+                       j->C * TK_NR, cp, j->out_sf, load_c, last,
+                       j->bias ? j->bias + p * TK_NR : NULL, j->clamp, j->lo,
+                       j->hi);
+      }
+    }
+  }
+}
+
+void tessel_kernel_conv2d_nhwc_f32(
+    int64_t N, int64_t OH, int64_t OW, int64_t F, int64_t KH, int64_t KW,
+    int64_t C, const float *in, int64_t in_sn, int64_t in_sh, int64_t in_sw,
+    int64_t in_sc, int64_t stride_h, int64_t stride_w, int64_t dil_h,
+    int64_t dil_w, const float *wp, int64_t wp_sn, float *out, int64_t out_sn,
+    int64_t out_sh, int64_t out_sw, int64_t out_sf, const float *bias,
+    float lo, float hi, int32_t flags) {
+  if (N <= 0 || OH <= 0 || OW <= 0 || F <= 0)
+    return;
+  const int accumulate = (flags & TESSEL_KERNEL_ACCUMULATE) != 0;
+  const int clamp = !(isinf(lo) && lo < 0 && isinf(hi) && hi > 0);
+  if (KH * KW * C == 0) { /* empty reduction: only the epilogue */
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t oh = 0; oh < OH; ++oh)
+        for (int64_t ow = 0; ow < OW; ++ow)
+          for (int64_t f = 0; f < F; ++f) {
+            float *o = out + n * out_sn + oh * out_sh + ow * out_sw +
+                       f * out_sf;
+            float r = (accumulate ? *o : 0.0f) + (bias ? bias[f] : 0.0f);
+            *o = clamp ? fminf(fmaxf(r, lo), hi) : r;
+          }
+    return;
+  }
+  int64_t taps_small[64];
+  int64_t *tap_off = KH * KW <= 64
+                         ? taps_small
+                         : (int64_t *)malloc(sizeof(int64_t) * KH * KW);
+  if (!tap_off)
+    abort(); /* out of memory for a few words: nothing sane to return */
+  for (int64_t kh = 0; kh < KH; ++kh)
+    for (int64_t kw = 0; kw < KW; ++kw)
+      tap_off[kh * KW + kw] = kh * dil_h * in_sh + kw * dil_w * in_sw;
+
+  /* The reduction block walks all taps for a slice of channels, so the
+   * weights it touches per panel are KH*KW*cblock*NR floats. */
+  int64_t cblock = KBLOCK / (KH * KW);
+  if (cblock < 8)
+    cblock = 8;
+  if (cblock > C)
+    cblock = C;
+
+  const int64_t rows = OH * OW;
+  const int64_t row_chunks = (rows + ROW_TILES * TK_MR - 1) /
+                             (ROW_TILES * TK_MR);
+  const int64_t npanels = (F + TK_NR - 1) / TK_NR;
+  const int64_t f_blocks = (npanels + FBLOCK - 1) / FBLOCK;
+  job_t job = {N,       OH,        OW,       F,       C,       KH * KW,
+               in,      in_sn,     in_sh,    in_sw,   in_sc,   stride_h,
+               stride_w, wp,       wp_sn,    KH * KW * C * TK_NR,
+               out,     out_sn,    out_sh,   out_sw,  out_sf,  bias,
+               lo,      hi,        accumulate, clamp, tap_off, cblock,
+               row_chunks, f_blocks};
+  tk_parallel_for(f_blocks * N * row_chunks, run_task, &job);
+  if (tap_off != taps_small)
+    free(tap_off);
+}
+
+void tessel_kernel_matmul_f32(int64_t batch, int64_t M, int64_t N, int64_t K,
+                              const float *a, int64_t a_sb, int64_t a_sm,
+                              int64_t a_sk, const float *bp, int64_t bp_sb,
+                              float *c, int64_t c_sb, int64_t c_sm,
+                              int64_t c_sn, const float *bias, float lo,
+                              float hi, int32_t flags) {
+  /* A matmul is a 1x1 convolution over a 1 x M "image" of K channels. */
+  tessel_kernel_conv2d_nhwc_f32(batch, 1, M, N, 1, 1, K, a, a_sb, 0, a_sm,
+                                a_sk, 1, 1, 1, 1, bp, bp_sb, c, c_sb, 0, c_sm,
+                                c_sn, bias, lo, hi, flags);
+}

@@ -1,0 +1,122 @@
+/* DepthwiseConvF32.c - NHWC depthwise convolution (channel multiplier 1).
+ *
+ * Vectorized over channels (contiguous in NHWC); each step accumulates a
+ * tile of OW_TILE output pixels x CV channel vectors so that enough
+ * independent FMAs are in flight. Tasks are output rows (n, oh). Depthwise
+ * convolution does ~KH*KW flops per loaded activation, so it is memory
+ * bound; the aim is streaming the input once per output row. */
+#include "ThreadPool.h"
+#include "Vector.h"
+
+#include <math.h>
+
+#define OW_TILE 4
+#define CV 2 /* channel vectors per step */
+
+typedef struct {
+  int64_t N, OH, OW, C, KH, KW;
+  const float *in;
+  int64_t in_sn, in_sh, in_sw, in_sc, sh, sw, dh, dw;
+  const float *w;
+  int64_t w_sh, w_sw, w_sc;
+  float *out;
+  int64_t out_sn, out_sh, out_sw, out_sc;
+  const float *bias;
+  float lo, hi;
+  int accumulate, clamp;
+} dw_job_t;
+
+TK_INLINE float finish(const dw_job_t *j, float r, const float *o,
+                       int64_t c) {
+  if (j->accumulate)
+    r += *o;
+  if (j->bias)
+    r += j->bias[c];
+  return j->clamp ? fminf(fmaxf(r, j->lo), j->hi) : r;
+}
+
+/* One output element, any strides. */
+static void scalar_point(const dw_job_t *j, int64_t n, int64_t oh, int64_t ow,
+                         int64_t c) {
+  float r = 0.0f;
+  for (int64_t kh = 0; kh < j->KH; ++kh)
+    for (int64_t kw = 0; kw < j->KW; ++kw)
+      r += j->in[n * j->in_sn + (oh * j->sh + kh * j->dh) * j->in_sh +
+                 (ow * j->sw + kw * j->dw) * j->in_sw + c * j->in_sc] *
+           j->w[kh * j->w_sh + kw * j->w_sw + c * j->w_sc];
+  float *o = j->out + n * j->out_sn + oh * j->out_sh + ow * j->out_sw +
+             c * j->out_sc;
+  *o = finish(j, r, o, c);
+}
+
+TK_INLINE void vector_tile(const dw_job_t *j, const int owt, int64_t n,
+                           int64_t oh, int64_t ow0, int64_t c0) {
+  tk_vec acc[OW_TILE][CV];
+  for (int t = 0; t < owt; ++t)
+    for (int v = 0; v < CV; ++v)
+      acc[t][v] = tk_splat(0.0f);
+  const float *in_row = j->in + n * j->in_sn + oh * j->sh * j->in_sh + c0;
+  for (int64_t kh = 0; kh < j->KH; ++kh) {
+    const float *ir = in_row + kh * j->dh * j->in_sh;
+    for (int64_t kw = 0; kw < j->KW; ++kw) {
+      const float *wp = j->w + kh * j->w_sh + kw * j->w_sw + c0;
+      tk_vec wv[CV];
+      for (int v = 0; v < CV; ++v)
+        wv[v] = tk_load(wp + v * TK_VW);
+      for (int t = 0; t < owt; ++t) {
+        const float *ip = ir + ((ow0 + t) * j->sw + kw * j->dw) * j->in_sw;
+        for (int v = 0; v < CV; ++v)
+          acc[t][v] += tk_load(ip + v * TK_VW) * wv[v];
+      }
+    }
+  }
+  for (int t = 0; t < owt; ++t) {
+    float *o = j->out + n * j->out_sn + oh * j->out_sh +
+               (ow0 + t) * j->out_sw + c0;
+    for (int v = 0; v < CV; ++v) {
+      tk_vec r = acc[t][v];
+      if (j->accumulate)
+        r += tk_load(o + v * TK_VW);
+      if (j->bias)
+        r += tk_load(j->bias + c0 + v * TK_VW);
+      if (j->clamp)
+        r = tk_min(tk_max(r, tk_splat(j->lo)), tk_splat(j->hi));
+      tk_store(o + v * TK_VW, r);
+    }
+  }
+}
+
+static void run_row(void *arg, int64_t task) {
+  const dw_job_t *j = (const dw_job_t *)arg;
+  const int64_t n = task / j->OH, oh = task % j->OH;
+  const int unit = j->in_sc == 1 && j->w_sc == 1 && j->out_sc == 1;
+  const int64_t cvec = unit ? j->C / (CV * TK_VW) * (CV * TK_VW) : 0;
+  int64_t ow = 0;
+  for (; ow + OW_TILE <= j->OW; ow += OW_TILE)
+    for (int64_t c = 0; c < cvec; c += CV * TK_VW)
+      vector_tile(j, OW_TILE, n, oh, ow, c);
+  for (; ow < j->OW; ++ow)
+    for (int64_t c = 0; c < cvec; c += CV * TK_VW)
+      vector_tile(j, 1, n, oh, ow, c);
+  for (int64_t w = 0; w < j->OW; ++w)
+    for (int64_t c = cvec; c < j->C; ++c)
+      scalar_point(j, n, oh, w, c);
+}
+
+void tessel_kernel_depthwise_conv2d_nhwc_f32(
+    int64_t N, int64_t OH, int64_t OW, int64_t C, int64_t KH, int64_t KW,
+    const float *in, int64_t in_sn, int64_t in_sh, int64_t in_sw,
+    int64_t in_sc, int64_t stride_h, int64_t stride_w, int64_t dil_h,
+    int64_t dil_w, const float *w, int64_t w_sh, int64_t w_sw, int64_t w_sc,
+    float *out, int64_t out_sn, int64_t out_sh, int64_t out_sw,
+    int64_t out_sc, const float *bias, float lo, float hi, int32_t flags) {
+  if (N <= 0 || OH <= 0 || OW <= 0 || C <= 0)
+    return;
+  dw_job_t job = {N,      OH,    OW,     C,      KH,       KW,
+                  in,     in_sn, in_sh,  in_sw,  in_sc,    stride_h,
+                  stride_w, dil_h, dil_w, w,     w_sh,     w_sw,
+                  w_sc,   out,   out_sn, out_sh, out_sw,   out_sc,
+                  bias,   lo,    hi,     (flags & TESSEL_KERNEL_ACCUMULATE) != 0,
+                  !(isinf(lo) && lo < 0 && isinf(hi) && hi > 0)};
+  tk_parallel_for(N * OH, run_row, &job);
+}

@@ -1,0 +1,116 @@
+/* ThreadPool.c - see ThreadPool.h. */
+#include "ThreadPool.h"
+
+#include "tessel/Kernels/tessel_kernels.h"
+#include "tessel/Runtime/tessel_abi.h"
+
+#include <pthread.h>
+#include <stddef.h>
+
+#define TK_MAX_THREADS 64
+
+static _Thread_local int tk_threads = 1;
+
+void tessel_kernel_set_context(const void *invoke_context) {
+  const tessel_invoke_context_t *ctx =
+      (const tessel_invoke_context_t *)invoke_context;
+  int n = 1;
+  if (ctx && ctx->struct_size >= offsetof(tessel_invoke_context_t,
+                                          num_threads) +
+                                     sizeof(ctx->num_threads) &&
+      ctx->num_threads > 0)
+    n = ctx->num_threads > TK_MAX_THREADS ? TK_MAX_THREADS
+                                          : (int)ctx->num_threads;
+  tk_threads = n;
+}
+
+int tk_num_threads(void) { return tk_threads; }
+
+/* One job at a time: callers serialize on job_lock (two threads invoking the
+ * same artifact concurrently share the workers, one job after the other). */
+static pthread_mutex_t job_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t done = PTHREAD_COND_INITIALIZER;
+static int started;           /* worker threads running */
+static uint64_t generation;   /* bumped per job */
+static int wanted;            /* workers that should join the current job */
+static int busy;              /* workers still inside the current job */
+static tk_task_fn job_fn;
+static void *job_arg;
+static int64_t job_tasks;
+static int64_t job_next;      /* next task index (atomic) */
+
+static void run_tasks(tk_task_fn fn, void *arg, int64_t ntasks) {
+  for (;;) {
+    int64_t t = __atomic_fetch_add(&job_next, 1, __ATOMIC_RELAXED);
+    if (t >= ntasks)
+      return;
+    fn(arg, t);
+  }
+}
+
+static void *worker(void *p) {
+  int id = (int)(intptr_t)p; /* 1-based; the caller is thread 0 */
+  uint64_t seen = 0;
+  pthread_mutex_lock(&lock);
+  for (;;) {
+    while (generation == seen || id >= wanted + 1) {
+      if (generation != seen)
+        seen = generation; /* not needed for this job */
+      pthread_cond_wait(&wake, &lock);
+    }
+    seen = generation;
+    tk_task_fn fn = job_fn;
+    void *arg = job_arg;
+    int64_t ntasks = job_tasks;
+    pthread_mutex_unlock(&lock);
+    run_tasks(fn, arg, ntasks);
+    pthread_mutex_lock(&lock);
+    if (--busy == 0)
+      pthread_cond_signal(&done);
+  }
+  return NULL;
+}
+
+void tk_parallel_for(int64_t ntasks, tk_task_fn fn, void *arg) {
+  int threads = tk_threads;
+  if (threads > ntasks)
+    threads = (int)ntasks;
+  if (threads <= 1) {
+    for (int64_t t = 0; t < ntasks; ++t)
+      fn(arg, t);
+    return;
+  }
+  pthread_mutex_lock(&job_lock);
+  pthread_mutex_lock(&lock);
+  while (started < threads - 1) {
+    pthread_t th;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int rc = pthread_create(&th, &attr, worker, (void *)(intptr_t)(started + 1));
+    pthread_attr_destroy(&attr);
+    if (rc != 0)
+      break; /* run with the workers we have */
+    ++started;
+  }
+  int helpers = threads - 1 < started ? threads - 1 : started;
+  job_fn = fn;
+  job_arg = arg;
+  job_tasks = ntasks;
+  __atomic_store_n(&job_next, 0, __ATOMIC_RELAXED);
+  wanted = helpers;
+  busy = helpers;
+  ++generation;
+  pthread_cond_broadcast(&wake);
+  pthread_mutex_unlock(&lock);
+
+  run_tasks(fn, arg, ntasks);
+
+  pthread_mutex_lock(&lock);
+  while (busy > 0)
+    pthread_cond_wait(&done, &lock);
+  pthread_mutex_unlock(&lock);
+  pthread_mutex_unlock(&job_lock);
+}

@@ -1,0 +1,51 @@
+/* Vector.h - the vector width of the variant being built.
+ *
+ * The kernels are written once with GCC/Clang vector extensions; the CMake
+ * variant's -march decides what they become (zmm for x86-64-v4, ymm for
+ * x86-64-v3, xmm otherwise), and MR, the micro-kernel's row count, is
+ * chosen so that the accumulators fill but do not overflow the register
+ * file. */
+#ifndef TESSEL_KERNELS_VECTOR_H
+#define TESSEL_KERNELS_VECTOR_H
+
+#include "tessel/Kernels/tessel_kernels.h"
+
+#include <string.h>
+
+#if defined(__AVX512F__)
+#define TK_VW 16
+#define TK_MR 6 /* 6 x 4 zmm accumulators + 4 B vectors + 1 broadcast of 32 */
+#elif defined(__AVX2__) || defined(__AVX__)
+#define TK_VW 8
+#define TK_MR 1 /* 8 ymm accumulators; B is read as FMA memory operands */
+#else
+#define TK_VW 4
+#define TK_MR 1 /* 16 xmm accumulators: a fallback, not a fast path */
+#endif
+
+#define TK_NR TESSEL_KERNEL_NR
+#define TK_NV (TK_NR / TK_VW)
+
+typedef float tk_vec __attribute__((vector_size(TK_VW * 4)));
+
+#define TK_INLINE static inline __attribute__((always_inline))
+
+TK_INLINE tk_vec tk_load(const float *p) {
+  tk_vec v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+TK_INLINE void tk_store(float *p, tk_vec v) { memcpy(p, &v, sizeof v); }
+/* x - 0 (not 0 + x) folds away: it is exact for every x, -0 included. */
+TK_INLINE tk_vec tk_splat(float x) { return x - (tk_vec){0}; }
+typedef int tk_ivec __attribute__((vector_size(TK_VW * 4)));
+/* Vector selects without the ?: operator, which C (unlike C++) lacks for
+ * vector types. NaN in `a` propagates, like fmaxf/fminf do not: clamping a
+ * NaN keeps it NaN, as the graph's Clip would. */
+TK_INLINE tk_vec tk_select(tk_ivec m, tk_vec a, tk_vec b) {
+  return (tk_vec)((m & (tk_ivec)a) | (~m & (tk_ivec)b));
+}
+TK_INLINE tk_vec tk_max(tk_vec a, tk_vec b) { return tk_select(a < b, b, a); }
+TK_INLINE tk_vec tk_min(tk_vec a, tk_vec b) { return tk_select(a > b, b, a); }
+
+#endif
