@@ -40,40 +40,42 @@ typedef struct {
 } job_t;
 
 /* acc[i][v] (+)= sum over taps and k of a[i][tap_off[t] + k*ask] * b[...]
- * then the epilogue; mr and unit_ask are compile-time constants at every
- * call site, so each instance keeps its accumulators in registers. */
-TK_INLINE void micro_kernel(const int mr, const int unit_ask, int nr,
-                            int64_t ntaps, const int64_t *tap_off, int64_t kc,
-                            int64_t ask, const float *const *arow,
+ * then the epilogue. mr (rows), nv (vectors of the panel actually used) and
+ * unit_ask are compile-time constants at every call site, so each instance
+ * keeps its mr x nv accumulators in registers. A panel narrower than NR
+ * (the last one when F % NR != 0) only computes the vectors it needs. */
+TK_INLINE void micro_kernel(const int mr, const int nv, const int unit_ask,
+                            int nr, int64_t ntaps, const int64_t *tap_off,
+                            int64_t kc, int64_t ask, const float *const *arow,
                             const float *b, int64_t b_tap_stride,
                             float *const *crow, int64_t csf, int load_c,
                             int last, const float *bias, int clamp, float lo,
                             float hi) {
-  tk_vec acc[TK_MR][TK_NV];
-  const int full = nr == TK_NR && csf == 1;
+  tk_vec acc[TK_MR_MAX][TK_NV];
+  const int full = nr == nv * TK_VW && csf == 1;
   for (int i = 0; i < mr; ++i)
-    for (int v = 0; v < TK_NV; ++v)
+    for (int v = 0; v < nv; ++v)
       acc[i][v] = tk_splat(0.0f);
   for (int64_t t = 0; t < ntaps; ++t) {
     const float *bt = b + t * b_tap_stride;
     const int64_t off = tap_off[t];
-    const float *ap[TK_MR];
+    const float *ap[TK_MR_MAX];
     for (int i = 0; i < mr; ++i)
       ap[i] = arow[i] + off;
     for (int64_t k = 0; k < kc; ++k) {
       tk_vec bv[TK_NV];
-      for (int v = 0; v < TK_NV; ++v)
+      for (int v = 0; v < nv; ++v)
         bv[v] = tk_load(bt + k * TK_NR + v * TK_VW);
       for (int i = 0; i < mr; ++i) {
         const tk_vec a = tk_splat(unit_ask ? ap[i][k] : ap[i][k * ask]);
-        for (int v = 0; v < TK_NV; ++v)
+        for (int v = 0; v < nv; ++v)
           acc[i][v] += a * bv[v];
       }
     }
   }
   if (full) {
     for (int i = 0; i < mr; ++i) {
-      for (int v = 0; v < TK_NV; ++v) {
+      for (int v = 0; v < nv; ++v) {
         tk_vec r = acc[i][v];
         if (load_c)
           r += tk_load(crow[i] + v * TK_VW);
@@ -88,7 +90,7 @@ TK_INLINE void micro_kernel(const int mr, const int unit_ask, int nr,
   }
   for (int i = 0; i < mr; ++i) {
     float tmp[TK_NR];
-    for (int v = 0; v < TK_NV; ++v)
+    for (int v = 0; v < nv; ++v)
       tk_store(tmp + v * TK_VW, acc[i][v]);
     for (int j = 0; j < nr; ++j) {
       float r = tmp[j];
@@ -103,37 +105,73 @@ TK_INLINE void micro_kernel(const int mr, const int unit_ask, int nr,
   }
 }
 
-#define MK_CASE(MR)                                                            \
-  case MR:                                                                     \
-    if (unit)                                                                  \
-      micro_kernel(MR, 1, nr, ntaps, tap_off, kc, ask, arow, b, bts, crow,     \
-                   csf, load_c, last, bias, clamp, lo, hi);                    \
-    else                                                                       \
-      micro_kernel(MR, 0, nr, ntaps, tap_off, kc, ask, arow, b, bts, crow,     \
-                   csf, load_c, last, bias, clamp, lo, hi);                    \
-    break;
+/* Strided activations (not produced by Tessel's own pipeline, which keeps
+ * channels contiguous): one generic instance, rows and vectors at run
+ * time. */
+static void micro_kernel_strided(int mr, int nr, int64_t ntaps,
+                                 const int64_t *tap_off, int64_t kc,
+                                 int64_t ask, const float *const *arow,
+                                 const float *b, int64_t bts,
+                                 float *const *crow, int64_t csf, int load_c,
+                                 int last, const float *bias, int clamp,
+                                 float lo, float hi) {
+  micro_kernel(1, TK_NV, 0, nr, ntaps, tap_off, kc, ask, arow, b, bts, crow,
+               csf, load_c, last, bias, clamp, lo, hi);
+  if (mr > 1)
+    micro_kernel_strided(mr - 1, nr, ntaps, tap_off, kc, ask, arow + 1, b,
+                         bts, crow + 1, csf, load_c, last, bias, clamp, lo,
+                         hi);
+}
 
-static void micro_dispatch(int mr, int nr, int64_t ntaps,
+#define MK_ARGS                                                                \
+  nr, ntaps, tap_off, kc, ask, arow, b, bts, crow, csf, load_c, last, bias,    \
+      clamp, lo, hi
+#define MK_CASE(MR, NV)                                                        \
+  case MR:                                                                     \
+    micro_kernel(MR, NV, 1, MK_ARGS);                                          \
+    return;
+
+/* One switch per vector count: rows 1..TK_MR_FOR(NV). */
+#define MK_ROWS_1_6(NV)                                                        \
+  MK_CASE(1, NV) MK_CASE(2, NV) MK_CASE(3, NV) MK_CASE(4, NV) MK_CASE(5, NV)  \
+  MK_CASE(6, NV)
+#define MK_ROWS_7_8(NV) MK_CASE(7, NV) MK_CASE(8, NV)
+#define MK_ROWS_9_12(NV)                                                       \
+  MK_CASE(9, NV) MK_CASE(10, NV) MK_CASE(11, NV) MK_CASE(12, NV)
+
+static void micro_dispatch(int mr, int nv, int nr, int64_t ntaps,
                            const int64_t *tap_off, int64_t kc, int64_t ask,
                            const float *const *arow, const float *b,
                            int64_t bts, float *const *crow, int64_t csf,
                            int load_c, int last, const float *bias, int clamp,
                            float lo, float hi) {
-  const int unit = ask == 1;
-  switch (mr) {
-    MK_CASE(1)
-#if TK_MR >= 2
-    MK_CASE(2)
-#endif
-#if TK_MR >= 3
-    MK_CASE(3)
-#endif
-#if TK_MR >= 4
-    MK_CASE(4) MK_CASE(5) MK_CASE(6)
-#endif
+  if (ask != 1) {
+    micro_kernel_strided(mr, nr, ntaps, tap_off, kc, ask, arow, b, bts, crow,
+                         csf, load_c, last, bias, clamp, lo, hi);
+    return;
+  }
+#if TK_MR_MAX >= 12
+  switch (nv) {
+  case 1:
+    switch (mr) { MK_ROWS_1_6(1) MK_ROWS_7_8(1) MK_ROWS_9_12(1) }
+    break;
+  case 2:
+    switch (mr) { MK_ROWS_1_6(2) MK_ROWS_7_8(2) MK_ROWS_9_12(2) }
+    break;
+  case 3:
+    switch (mr) { MK_ROWS_1_6(3) MK_ROWS_7_8(3) }
+    break;
   default:
+    switch (mr) { MK_ROWS_1_6(4) }
     break;
   }
+#else
+  (void)nv;
+  micro_kernel(1, TK_NV, 1, MK_ARGS);
+  if (mr > 1)
+    micro_dispatch(mr - 1, nv, nr, ntaps, tap_off, kc, ask, arow + 1, b, bts,
+                   crow + 1, csf, load_c, last, bias, clamp, lo, hi);
+#endif
 }
 
 static void run_task(void *arg, int64_t task) {
@@ -155,32 +193,37 @@ static void run_task(void *arg, int64_t task) {
   const float *wp_n = j->wp + n * j->wp_sn;
   const int64_t nblocks = (j->C + j->cblock - 1) / j->cblock;
 
+  /* Row base offsets of the chunk, computed once (rows are output pixels,
+   * so a row tile may cross output rows). */
+  int64_t a_off[ROW_TILES * TK_MR], c_off[ROW_TILES * TK_MR];
+  for (int64_t r = r0; r < r1; ++r) {
+    const int64_t oh = r / j->OW, ow = r % j->OW;
+    a_off[r - r0] = oh * j->stride_h * j->in_sh + ow * j->stride_w * j->in_sw;
+    c_off[r - r0] = oh * j->out_sh + ow * j->out_sw;
+  }
   for (int64_t cb = 0; cb < nblocks; ++cb) {
     const int64_t c0 = cb * j->cblock;
     const int64_t kc = c0 + j->cblock < j->C ? j->cblock : j->C - c0;
     const int load_c = j->accumulate || cb > 0;
     const int last = cb == nblocks - 1;
-    for (int64_t r = r0; r < r1; r += TK_MR) {
-      const int mr = r + TK_MR <= r1 ? TK_MR : (int)(r1 - r);
-      const float *arow[TK_MR];
-      float *crow[TK_MR];
-      for (int i = 0; i < mr; ++i) {
-        const int64_t oh = (r + i) / j->OW, ow = (r + i) % j->OW;
-        arow[i] = in_n + oh * j->stride_h * j->in_sh +
-                  ow * j->stride_w * j->in_sw + c0 * j->in_sc;
-        crow[i] = out_n + oh * j->out_sh + ow * j->out_sw;
-      }
-      for (int64_t p = p0; p < p1; ++p) {
-        const int nr = (p + 1) * TK_NR <= j->F ? TK_NR
-                                                : (int)(j->F - p * TK_NR);
-        float *cp[TK_MR];
-        for (int i = 0; i < mr; ++i)
-          cp[i] = crow[i] + p * TK_NR * j->out_sf;
-        const float *b = wp_n + p * j->wp_panel + c0 * TK_NR;
-        micro_dispatch(mr, nr, j->ntaps, j->tap_off, kc, j->in_sc, arow, b,
-                       j->C * TK_NR, cp, j->out_sf, load_c, last,
-                       j->bias ? j->bias + p * TK_NR : NULL, j->clamp, j->lo,
-                       j->hi);
+    for (int64_t p = p0; p < p1; ++p) {
+      const int nr = (p + 1) * TK_NR <= j->F ? TK_NR
+                                              : (int)(j->F - p * TK_NR);
+      const int nv = (nr + TK_VW - 1) / TK_VW;
+      const int step = TK_MR_FOR(nv);
+      const float *b = wp_n + p * j->wp_panel + c0 * TK_NR;
+      const float *bias = j->bias ? j->bias + p * TK_NR : NULL;
+      for (int64_t r = r0; r < r1; r += step) {
+        const int mr = r + step <= r1 ? step : (int)(r1 - r);
+        const float *arow[TK_MR_MAX];
+        float *crow[TK_MR_MAX];
+        for (int i = 0; i < mr; ++i) {
+          arow[i] = in_n + a_off[r - r0 + i] + c0 * j->in_sc;
+          crow[i] = out_n + c_off[r - r0 + i] + p * TK_NR * j->out_sf;
+        }
+        micro_dispatch(mr, nv, nr, j->ntaps, j->tap_off, kc, j->in_sc, arow,
+                       b, j->C * TK_NR, crow, j->out_sf, load_c, last, bias,
+                       j->clamp, j->lo, j->hi);
       }
     }
   }

@@ -26,6 +26,18 @@
 #define TK_NR TESSEL_KERNEL_NR
 #define TK_NV (TK_NR / TK_VW)
 
+/* Rows per micro-kernel call when nv of the panel's vectors are used: as
+ * many accumulators as fit next to the B vectors and a broadcast. With
+ * AVX-512: 6x4, 8x3, 12x2, 12x1 zmm (row pointers, not registers, cap
+ * the narrow cases at 12). */
+#if TK_VW == 16
+#define TK_MR_MAX 12
+#define TK_MR_FOR(nv) ((nv) >= 4 ? 6 : (nv) == 3 ? 8 : 12)
+#else
+#define TK_MR_MAX TK_MR
+#define TK_MR_FOR(nv) TK_MR
+#endif
+
 typedef float tk_vec __attribute__((vector_size(TK_VW * 4)));
 
 #define TK_INLINE static inline __attribute__((always_inline))

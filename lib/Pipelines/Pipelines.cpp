@@ -107,7 +107,7 @@ void mlir::tessel::buildLinalgToBuffersPipeline(
 
 void mlir::tessel::buildBuffersToLLVMPipeline(OpPassManager &pm,
                                               const PipelineOptions &options) {
-  if (options.kernels)
+  if (useKernels(options))
     pm.addPass(createTesselKernelsToCalls());
   pm.addNestedPass<func::FuncOp>(createTesselStridedCopyToLinalg());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
@@ -122,7 +122,7 @@ void mlir::tessel::buildBuffersToLLVMPipeline(OpPassManager &pm,
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
   // With the kernel library linked in, buffers come from its caching
   // allocator (lib/Kernels/Allocator.c) instead of malloc/free.
-  memrefToLLVM.useGenericFunctions = options.kernels;
+  memrefToLLVM.useGenericFunctions = useKernels(options);
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());

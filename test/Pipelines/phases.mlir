@@ -1,8 +1,9 @@
 // Each named phase pipeline, checked on one model (matmul with a weight
-// constant + softmax).
-// RUN: tessel-opt %s --pass-pipeline="builtin.module(tessel-model-to-linalg)" | FileCheck %s --check-prefix=LINALG
-// RUN: tessel-opt %s --pass-pipeline="builtin.module(tessel-model-to-linalg,tessel-linalg-to-buffers)" | FileCheck %s --check-prefix=BUF
-// RUN: tessel-opt %s --pass-pipeline="builtin.module(tessel-model-to-llvm{target-triple=x86_64-unknown-linux-gnu})" | FileCheck %s --check-prefix=LLVM
+// constant + softmax), on the plain-loops path (kernels=false; the kernel
+// library path is checked in kernels.mlir).
+// RUN: tessel-opt %s --pass-pipeline="builtin.module(tessel-model-to-linalg{kernels=false})" | FileCheck %s --check-prefix=LINALG
+// RUN: tessel-opt %s --pass-pipeline="builtin.module(tessel-model-to-linalg{kernels=false},tessel-linalg-to-buffers{kernels=false})" | FileCheck %s --check-prefix=BUF
+// RUN: tessel-opt %s --pass-pipeline="builtin.module(tessel-model-to-llvm{target-triple=x86_64-unknown-linux-gnu kernels=false})" | FileCheck %s --check-prefix=LLVM
 // At -O0 the elementwise producers are not fused into their consumers.
 // RUN: tessel-opt %s --pass-pipeline="builtin.module(tessel-model-to-linalg{opt-level=0})" | FileCheck %s --check-prefix=O0
 

@@ -94,6 +94,26 @@ struct CallBuilder {
   }
 };
 
+/// `memref` itself if the kernel can walk it densely (identity layout),
+/// else a dense copy allocated before and freed after `op`.
+Value denseOperand(OpBuilder &b, Operation *op, Value memref) {
+  auto ty = cast<MemRefType>(memref.getType());
+  if (ty.getLayout().isIdentity())
+    return memref;
+  Location loc = op->getLoc();
+  SmallVector<Value> dynSizes;
+  for (int64_t d = 0; d < ty.getRank(); ++d)
+    if (ty.isDynamicDim(d))
+      dynSizes.push_back(memref::DimOp::create(b, loc, memref, d));
+  auto denseTy = MemRefType::get(ty.getShape(), ty.getElementType());
+  Value copy = memref::AllocOp::create(b, loc, denseTy, dynSizes);
+  memref::CopyOp::create(b, loc, memref, copy);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointAfter(op);
+  memref::DeallocOp::create(b, loc, copy);
+  return copy;
+}
+
 LogicalResult lowerPackedConv(ModuleOp module, PackedConv2DOp op,
                               int64_t panelWidth) {
   if (!op.hasPureBufferSemantics())
@@ -104,8 +124,9 @@ LogicalResult lowerPackedConv(ModuleOp module, PackedConv2DOp op,
                             << ", but the kernel library's is " << panelWidth;
   OpBuilder b(op);
   CallBuilder cb{b, op.getLoc(), {}, {}};
-  Value in = op.getInput(), out = op.getInit(), wp = op.getPackedFilter();
-  auto wTy = cast<MemRefType>(wp.getType());
+  Value in = op.getInput(), out = op.getInit();
+  // Within one packed filter the kernel walks the dense P x K x NR layout.
+  Value wp = denseOperand(b, op, op.getPackedFilter());
   // N, OH, OW, F, KH, KW, C
   cb.dims(out, {0, 1, 2, 3});
   cb.i64(op.getKernelSize()[0]);
@@ -117,20 +138,13 @@ LogicalResult lowerPackedConv(ModuleOp module, PackedConv2DOp op,
   cb.i64(op.getDilations()[0]);
   cb.i64(op.getDilations()[1]);
   SmallVector<Value> wStrides = cb.buffer(wp);
-  // Within one packed filter the layout must be the dense P x K x NR the
-  // kernel walks; bufferization gives constants and packs identity layouts.
-  if (!wTy.isLastDimUnitStride() || !wTy.getLayout().isIdentity())
-    return op.emitOpError() << "packed_filter must have an identity layout";
-  if (wTy.getRank() == 4)
+  if (wStrides.size() == 4)
     cb.i64(wStrides[0]);
   else
     cb.i64(int64_t(0));
   cb.strides(cb.buffer(out));
   if (Value bias = op.getBias()) {
-    auto bTy = cast<MemRefType>(bias.getType());
-    if (!bTy.getLayout().isIdentity())
-      return op.emitOpError() << "bias must have an identity layout";
-    cb.buffer(bias);
+    cb.buffer(denseOperand(b, op, bias));
   } else {
     cb.nullPtr();
   }

@@ -2,6 +2,8 @@
 #ifndef TESSEL_DIALECT_TESSEL_TRANSFORMS_PASSES_H
 #define TESSEL_DIALECT_TESSEL_TRANSFORMS_PASSES_H
 
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"

@@ -47,7 +47,8 @@ def TesselConvertToKernels : Pass<"tessel-convert-to-kernels"> {
     Option<"panelWidth", "panel-width", "int64_t", /*default=*/"64",
            "Output channels per packed panel (the kernel library's NR)">,
   ];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+  let dependentDialects = ["::mlir::tessel::TesselDialect",
+                           "::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect"];
 }

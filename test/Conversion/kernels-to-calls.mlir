@@ -1,0 +1,79 @@
+// RUN: tessel-opt %s -split-input-file -tessel-kernels-to-calls -verify-diagnostics | FileCheck %s
+
+// Every buffer goes as a pointer to its first element (aligned base +
+// offset * 4 bytes) plus its strides; a rank-3 packed filter is shared by
+// all images (stride 0); no bias is a null pointer; no clamp is -inf/+inf.
+// CHECK-LABEL: func.func private @tessel_kernel_conv2d_nhwc_f32(i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, i64, i64, i64, !llvm.ptr, f32, f32, i32)
+// CHECK-LABEL: func @conv
+// CHECK: %[[MD:.*]], %[[OFF:.*]], %{{.*}}:4, %[[STR:.*]]:4 = memref.extract_strided_metadata %arg0
+// CHECK: %[[BASE:.*]] = memref.extract_aligned_pointer_as_index %[[MD]]
+// CHECK: %[[BYTES:.*]] = arith.muli %[[OFF]], %c4
+// CHECK: %[[ADDR:.*]] = arith.addi %[[BASE]], %[[BYTES]]
+// CHECK: llvm.inttoptr
+// CHECK: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK: %[[LO:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[HI:.*]] = arith.constant 0x7F800000 : f32
+// CHECK: %[[FLAGS:.*]] = arith.constant 1 : i32
+// CHECK: call @tessel_kernel_conv2d_nhwc_f32({{.*}}, %[[NULL]], %[[LO]], %[[HI]], %[[FLAGS]])
+// CHECK-NOT: tessel.packed_conv2d
+func.func @conv(%x: memref<1x9x9x8xf32>, %w: memref<1x72x64xf32>, %o: memref<1x7x7x16xf32>) {
+  tessel.packed_conv2d ins(%x, %w : memref<1x9x9x8xf32>, memref<1x72x64xf32>)
+      outs(%o : memref<1x7x7x16xf32>)
+      {kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>,
+       dilations = array<i64: 1, 1>, accumulate}
+  return
+}
+
+// -----
+
+// A strided bias (a subview) is copied to a dense buffer for the call.
+// CHECK-LABEL: func @strided_bias
+// CHECK: %[[DENSE:.*]] = memref.alloc() : memref<16xf32>
+// CHECK: memref.copy %{{.*}}, %[[DENSE]] : memref<16xf32, strided<[2]>> to memref<16xf32>
+// CHECK: call @tessel_kernel_conv2d_nhwc_f32(
+// CHECK: memref.dealloc %[[DENSE]]
+func.func @strided_bias(%x: memref<1x9x9x8xf32>, %w: memref<1x72x64xf32>, %b: memref<32xf32>, %o: memref<1x7x7x16xf32>) {
+  %s = memref.subview %b[0] [16] [2] : memref<32xf32> to memref<16xf32, strided<[2]>>
+  tessel.packed_conv2d ins(%x, %w : memref<1x9x9x8xf32>, memref<1x72x64xf32>)
+      bias(%s : memref<16xf32, strided<[2]>>) outs(%o : memref<1x7x7x16xf32>)
+      {kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>,
+       dilations = array<i64: 1, 1>, clamp_min = 0.0 : f32}
+  return
+}
+
+// -----
+
+// f32 depthwise convolution with channel multiplier 1 becomes a call;
+// multiplier 2 stays linalg (lowered to loops later).
+// CHECK-LABEL: func @depthwise
+// CHECK: call @tessel_kernel_depthwise_conv2d_nhwc_f32(
+// CHECK: linalg.depthwise_conv_2d_nhwc_hwcm {{.*}} memref<3x3x4x2xf32>
+func.func @depthwise(%x: memref<1x9x9x4xf32>, %w: memref<3x3x4x1xf32>, %o: memref<1x4x4x4x1xf32>,
+                     %w2: memref<3x3x4x2xf32>, %o2: memref<1x7x7x4x2xf32>) {
+  linalg.depthwise_conv_2d_nhwc_hwcm {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%x, %w : memref<1x9x9x4xf32>, memref<3x3x4x1xf32>) outs(%o : memref<1x4x4x4x1xf32>)
+  linalg.depthwise_conv_2d_nhwc_hwcm {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w2 : memref<1x9x9x4xf32>, memref<3x3x4x2xf32>) outs(%o2 : memref<1x7x7x4x2xf32>)
+  return
+}
+
+// -----
+
+// The kernel library's panel width is fixed.
+func.func @wrong_panel(%x: memref<1x9x9x8xf32>, %w: memref<1x72x32xf32>, %o: memref<1x7x7x16xf32>) {
+  // expected-error @+1 {{uses panel width 32, but the kernel library's is 64}}
+  tessel.packed_conv2d ins(%x, %w : memref<1x9x9x8xf32>, memref<1x72x32xf32>)
+      outs(%o : memref<1x7x7x16xf32>)
+      {kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>}
+  return
+}
+
+// -----
+
+func.func @not_bufferized(%x: tensor<1x9x9x8xf32>, %w: tensor<1x72x64xf32>, %o: tensor<1x7x7x16xf32>) -> tensor<1x7x7x16xf32> {
+  // expected-error @+1 {{must be bufferized before tessel-kernels-to-calls}}
+  %y = tessel.packed_conv2d ins(%x, %w : tensor<1x9x9x8xf32>, tensor<1x72x64xf32>)
+      outs(%o : tensor<1x7x7x16xf32>)
+      {kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} -> tensor<1x7x7x16xf32>
+  return %y : tensor<1x7x7x16xf32>
+}

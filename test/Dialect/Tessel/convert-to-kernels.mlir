@@ -1,0 +1,105 @@
+// RUN: tessel-opt %s -split-input-file -tessel-convert-to-kernels=panel-width=4 -canonicalize | FileCheck %s
+
+// Conv with the tosa-to-linalg bias-broadcast init, a residual add and a
+// ReLU6: one packed_conv2d with bias, the residual as accumulated init and
+// the clamp; the 3x3x3x2 filter is packed at compile time into 1 panel of 4
+// columns, k = (kh*3 + kw)*2 + c, channel 3 zero-padded.
+// CHECK-LABEL: func @conv_bias_residual_relu
+// CHECK-SAME: (%[[X:.*]]: tensor<1x6x6x2xf32>, %[[RES:.*]]: tensor<1x4x4x3xf32>)
+// CHECK-DAG: %[[B:.*]] = arith.constant dense<[1.000000e-01, 2.000000e-01, 3.000000e-01]> : tensor<3xf32>
+// CHECK-DAG: %[[W:.*]] = arith.constant dense<{{\[\[\[}}1.000000e+00, 5.000000e-01, -1.000000e+00, 0.000000e+00], [2.000000e+00, 5.000000e-01, 1.000000e+00, 0.000000e+00], [3.000000e+00,{{.*}} : tensor<1x18x4xf32>
+// CHECK: %[[Y:.*]] = tessel.packed_conv2d ins(%[[X]], %[[W]] : tensor<1x6x6x2xf32>, tensor<1x18x4xf32>) bias(%[[B]] : tensor<3xf32>) outs(%[[RES]] : tensor<1x4x4x3xf32>) {accumulate, clamp_max = 6.000000e+00 : f32, clamp_min = 0.000000e+00 : f32, dilations = array<i64: 1, 1>, kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>}
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[Y]]
+#bcast = affine_map<(d0, d1, d2, d3) -> (d3)>
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @conv_bias_residual_relu(%x: tensor<1x6x6x2xf32>, %res: tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32> {
+  %w = arith.constant dense<[[[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], [[7.0, 8.0], [9.0, 10.0], [11.0, 12.0]], [[13.0, 14.0], [15.0, 16.0], [17.0, 18.0]]],
+                             [[[0.5, 0.5], [0.5, 0.5], [0.5, 0.5]], [[0.5, 0.5], [0.5, 0.5], [0.5, 0.5]], [[0.5, 0.5], [0.5, 0.5], [0.5, 0.5]]],
+                             [[[-1.0, 1.0], [-1.0, 1.0], [-1.0, 1.0]], [[-1.0, 1.0], [-1.0, 1.0], [-1.0, 1.0]], [[-1.0, 1.0], [-1.0, 1.0], [-1.0, 1.0]]]]> : tensor<3x3x3x2xf32>
+  %b = arith.constant dense<[0.1, 0.2, 0.3]> : tensor<3xf32>
+  %zero = arith.constant 0.0 : f32
+  %six = arith.constant 6.0 : f32
+  %e = tensor.empty() : tensor<1x4x4x3xf32>
+  %init = linalg.generic {indexing_maps = [#bcast, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%b : tensor<3xf32>) outs(%e : tensor<1x4x4x3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x4x4x3xf32>
+  %c = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x6x6x2xf32>, tensor<3x3x3x2xf32>) outs(%init : tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32>
+  %add = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c, %res : tensor<1x4x4x3xf32>, tensor<1x4x4x3xf32>) outs(%e : tensor<1x4x4x3xf32>) {
+  ^bb0(%a: f32, %r: f32, %out: f32):
+    %s = arith.addf %a, %r : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4x4x3xf32>
+  %relu = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%add : tensor<1x4x4x3xf32>) outs(%e : tensor<1x4x4x3xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %m = arith.minimumf %a, %six : f32
+    %n = arith.maximumf %m, %zero : f32
+    linalg.yield %n : f32
+  } -> tensor<1x4x4x3xf32>
+  return %relu : tensor<1x4x4x3xf32>
+}
+
+// -----
+
+// A zero-filled init needs no accumulation; B is packed [K, N] -> [1, K, 4].
+// CHECK-LABEL: func @matmul_zero_init
+// CHECK: %[[W:.*]] = arith.constant dense<{{\[\[\[}}1.000000e+00, 2.000000e+00, 0.000000e+00, 0.000000e+00], [3.000000e+00, 4.000000e+00, 0.000000e+00, 0.000000e+00], [5.000000e+00, 6.000000e+00, 0.000000e+00, 0.000000e+00]]]> : tensor<1x3x4xf32>
+// CHECK: %[[A:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] output_shape [1, 1, 5, 3]
+// CHECK: %[[Y:.*]] = tessel.packed_conv2d ins(%[[A]], %[[W]] : tensor<1x1x5x3xf32>, tensor<1x3x4xf32>) outs(%{{.*}} : tensor<1x1x5x2xf32>) {dilations
+// CHECK-NOT: accumulate
+// CHECK: tensor.collapse_shape %[[Y]] {{\[\[}}0, 1, 2], [3]] : tensor<1x1x5x2xf32> into tensor<5x2xf32>
+func.func @matmul_zero_init(%a: tensor<5x3xf32>) -> tensor<5x2xf32> {
+  %b = arith.constant dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]> : tensor<3x2xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<5x2xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<5x2xf32>) -> tensor<5x2xf32>
+  %c = linalg.matmul ins(%a, %b : tensor<5x3xf32>, tensor<3x2xf32>) outs(%f : tensor<5x2xf32>) -> tensor<5x2xf32>
+  return %c : tensor<5x2xf32>
+}
+
+// -----
+
+// A run-time B (attention's K^T, say) is packed per batch image by data
+// movement: pad N to whole panels, split it, move panels outward.
+// CHECK-LABEL: func @batch_matmul_runtime_b
+// CHECK: %[[P:.*]] = tensor.pad %{{.*}} low[0, 0, 0] high[0, 0, 2]
+// CHECK: %[[E:.*]] = tensor.expand_shape %[[P]] {{\[\[}}0], [1], [2, 3]] output_shape [2, 3, 2, 4]
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[E]] : tensor<2x3x2x4xf32>) outs(%{{.*}} : tensor<2x2x3x4xf32>) permutation = [0, 2, 1, 3]
+// CHECK: tessel.packed_conv2d ins(%{{.*}}, %[[T]] : tensor<2x1x5x3xf32>, tensor<2x2x3x4xf32>) outs(%{{.*}} : tensor<2x1x5x6xf32>) {accumulate,
+func.func @batch_matmul_runtime_b(%a: tensor<2x5x3xf32>, %b: tensor<2x3x6xf32>, %acc: tensor<2x5x6xf32>) -> tensor<2x5x6xf32> {
+  %c = linalg.batch_matmul ins(%a, %b : tensor<2x5x3xf32>, tensor<2x3x6xf32>) outs(%acc : tensor<2x5x6xf32>) -> tensor<2x5x6xf32>
+  return %c : tensor<2x5x6xf32>
+}
+
+// -----
+
+// The clamp stays a generic when the conv result has another use.
+// CHECK-LABEL: func @clamp_not_fused_when_conv_has_two_uses
+// CHECK: %[[Y:.*]] = tessel.packed_conv2d
+// CHECK-NOT: clamp_min
+// CHECK: linalg.generic
+// CHECK: arith.maximumf
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @clamp_not_fused_when_conv_has_two_uses(%x: tensor<1x4x4x2xf32>, %w: tensor<3x1x1x2xf32>, %i: tensor<1x4x4x3xf32>) -> (tensor<1x4x4x3xf32>, tensor<1x4x4x3xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x4x4x2xf32>, tensor<3x1x1x2xf32>) outs(%i : tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32>
+  %e = tensor.empty() : tensor<1x4x4x3xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c : tensor<1x4x4x3xf32>) outs(%e : tensor<1x4x4x3xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %n = arith.maximumf %a, %zero : f32
+    linalg.yield %n : f32
+  } -> tensor<1x4x4x3xf32>
+  return %c, %r : tensor<1x4x4x3xf32>, tensor<1x4x4x3xf32>
+}
+
+// -----
+
+// Only f32 has a kernel: other types stay linalg.
+// CHECK-LABEL: func @f16_untouched
+// CHECK: linalg.conv_2d_nhwc_fhwc
+// CHECK-NOT: tessel.packed_conv2d
+func.func @f16_untouched(%x: tensor<1x4x4x2xf16>, %w: tensor<3x1x1x2xf16>, %i: tensor<1x4x4x3xf16>) -> tensor<1x4x4x3xf16> {
+  %c = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x4x4x2xf16>, tensor<3x1x1x2xf16>) outs(%i : tensor<1x4x4x3xf16>) -> tensor<1x4x4x3xf16>
+  return %c : tensor<1x4x4x3xf16>
+}

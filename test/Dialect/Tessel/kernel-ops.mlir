@@ -1,0 +1,90 @@
+// RUN: tessel-opt %s -split-input-file -verify-diagnostics | FileCheck %s
+
+// Round trip on tensors (with bias and clamp) and on memrefs (no result).
+// CHECK-LABEL: func @round_trip
+// CHECK: tessel.packed_conv2d ins(%{{.*}}, %{{.*}} : tensor<1x9x9x8xf32>, tensor<1x72x64xf32>) bias(%{{.*}} : tensor<16xf32>) outs(%{{.*}} : tensor<1x7x7x16xf32>) {clamp_min = 0.000000e+00 : f32, dilations = array<i64: 1, 1>, kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>} -> tensor<1x7x7x16xf32>
+// CHECK: tessel.packed_conv2d ins(%{{.*}}, %{{.*}} : memref<2x1x5x8xf32>, memref<2x1x8x64xf32>) outs(%{{.*}} : memref<2x1x5x3xf32>) {accumulate,
+func.func @round_trip(%x: tensor<1x9x9x8xf32>, %w: tensor<1x72x64xf32>, %b: tensor<16xf32>,
+                      %i: tensor<1x7x7x16xf32>, %a: memref<2x1x5x8xf32>,
+                      %bw: memref<2x1x8x64xf32>, %o: memref<2x1x5x3xf32>) -> tensor<1x7x7x16xf32> {
+  %y = tessel.packed_conv2d ins(%x, %w : tensor<1x9x9x8xf32>, tensor<1x72x64xf32>)
+      bias(%b : tensor<16xf32>) outs(%i : tensor<1x7x7x16xf32>)
+      {kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>,
+       dilations = array<i64: 1, 1>, clamp_min = 0.0 : f32} -> tensor<1x7x7x16xf32>
+  tessel.packed_conv2d ins(%a, %bw : memref<2x1x5x8xf32>, memref<2x1x8x64xf32>)
+      outs(%o : memref<2x1x5x3xf32>)
+      {kernel_size = array<i64: 1, 1>, strides = array<i64: 1, 1>,
+       dilations = array<i64: 1, 1>, accumulate}
+  return %y : tensor<1x7x7x16xf32>
+}
+
+// -----
+
+func.func @wrong_reduction(%x: tensor<1x9x9x8xf32>, %w: tensor<1x70x64xf32>, %i: tensor<1x7x7x16xf32>) -> tensor<1x7x7x16xf32> {
+  // expected-error @+1 {{packed_filter reduction size is 70, expected KH*KW*C = 72}}
+  %y = tessel.packed_conv2d ins(%x, %w : tensor<1x9x9x8xf32>, tensor<1x70x64xf32>)
+      outs(%i : tensor<1x7x7x16xf32>)
+      {kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} -> tensor<1x7x7x16xf32>
+  return %y : tensor<1x7x7x16xf32>
+}
+
+// -----
+
+func.func @wrong_panels(%x: tensor<1x9x9x8xf32>, %w: tensor<2x72x64xf32>, %i: tensor<1x7x7x16xf32>) -> tensor<1x7x7x16xf32> {
+  // expected-error @+1 {{packed_filter has 2 panels, but 16 output channels need 1}}
+  %y = tessel.packed_conv2d ins(%x, %w : tensor<1x9x9x8xf32>, tensor<2x72x64xf32>)
+      outs(%i : tensor<1x7x7x16xf32>)
+      {kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} -> tensor<1x7x7x16xf32>
+  return %y : tensor<1x7x7x16xf32>
+}
+
+// -----
+
+func.func @input_too_small(%x: tensor<1x8x9x8xf32>, %w: tensor<1x72x64xf32>, %i: tensor<1x7x7x16xf32>) -> tensor<1x7x7x16xf32> {
+  // expected-error @+1 {{input spatial dim 0 is 8, but the output needs at least 9}}
+  %y = tessel.packed_conv2d ins(%x, %w : tensor<1x8x9x8xf32>, tensor<1x72x64xf32>)
+      outs(%i : tensor<1x7x7x16xf32>)
+      {kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} -> tensor<1x7x7x16xf32>
+  return %y : tensor<1x7x7x16xf32>
+}
+
+// -----
+
+func.func @not_f32(%x: tensor<1x9x9x8xf16>, %w: tensor<1x72x64xf16>, %i: tensor<1x7x7x16xf16>) -> tensor<1x7x7x16xf16> {
+  // expected-error @+1 {{only f32 is supported}}
+  %y = tessel.packed_conv2d ins(%x, %w : tensor<1x9x9x8xf16>, tensor<1x72x64xf16>)
+      outs(%i : tensor<1x7x7x16xf16>)
+      {kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} -> tensor<1x7x7x16xf16>
+  return %y : tensor<1x7x7x16xf16>
+}
+
+// -----
+
+func.func @mixed(%x: tensor<1x9x9x8xf32>, %w: memref<1x72x64xf32>, %i: tensor<1x7x7x16xf32>) -> tensor<1x7x7x16xf32> {
+  // expected-error @+1 {{operands must be all ranked tensors or all memrefs}}
+  %y = tessel.packed_conv2d ins(%x, %w : tensor<1x9x9x8xf32>, memref<1x72x64xf32>)
+      outs(%i : tensor<1x7x7x16xf32>)
+      {kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} -> tensor<1x7x7x16xf32>
+  return %y : tensor<1x7x7x16xf32>
+}
+
+// -----
+
+func.func @bad_clamp(%x: tensor<1x9x9x8xf32>, %w: tensor<1x72x64xf32>, %i: tensor<1x7x7x16xf32>) -> tensor<1x7x7x16xf32> {
+  // expected-error @+1 {{clamp_min is greater than clamp_max}}
+  %y = tessel.packed_conv2d ins(%x, %w : tensor<1x9x9x8xf32>, tensor<1x72x64xf32>)
+      outs(%i : tensor<1x7x7x16xf32>)
+      {kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>,
+       clamp_min = 1.0 : f32, clamp_max = 0.0 : f32} -> tensor<1x7x7x16xf32>
+  return %y : tensor<1x7x7x16xf32>
+}
+
+// -----
+
+func.func @bad_bias(%x: tensor<1x9x9x8xf32>, %w: tensor<1x72x64xf32>, %b: tensor<15xf32>, %i: tensor<1x7x7x16xf32>) -> tensor<1x7x7x16xf32> {
+  // expected-error @+1 {{bias must be 1-D with one value per output channel}}
+  %y = tessel.packed_conv2d ins(%x, %w : tensor<1x9x9x8xf32>, tensor<1x72x64xf32>)
+      bias(%b : tensor<15xf32>) outs(%i : tensor<1x7x7x16xf32>)
+      {kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} -> tensor<1x7x7x16xf32>
+  return %y : tensor<1x7x7x16xf32>
+}
