@@ -109,6 +109,8 @@ void mlir::tessel::buildBuffersToLLVMPipeline(OpPassManager &pm,
                                               const PipelineOptions &options) {
   if (useKernels(options))
     pm.addPass(createTesselKernelsToCalls());
+  if (options.optLevel >= 2)
+    pm.addPass(createTesselApproximateMath());
   pm.addNestedPass<func::FuncOp>(createTesselStridedCopyToLinalg());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createConvertBufferizationToMemRefPass());

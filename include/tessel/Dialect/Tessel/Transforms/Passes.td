@@ -53,4 +53,19 @@ def TesselConvertToKernels : Pass<"tessel-convert-to-kernels"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def TesselApproximateMath : Pass<"tessel-approximate-math"> {
+  let summary = "Replace f32 transcendental math ops by polynomial approximations";
+  let description = [{
+    `math.exp`, `expm1`, `log`, `log1p`, `log2`, `tanh` and `erf` on f32
+    become upstream MLIR's polynomial approximations (the Cephes/Eigen
+    ones, a few ulp), written in `arith` ops. Unlike calls to libm's scalar
+    `expf`, they vectorize with the loops around them: sigmoid, SiLU,
+    softmax and GELU run at vector speed. Used at -O2 and above; -O0/-O1
+    keep libm.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 #endif // TESSEL_DIALECT_TESSEL_TRANSFORMS_PASSES
