@@ -25,7 +25,10 @@
 // Weights live in a constant (read-only) global; entry + manifest are added.
 // LLVM: llvm.mlir.global private constant @__constant_1x4x4xf32(dense<{{.*}}> : tensor<1x4x4xf32>)
 // LLVM: llvm.func internal @__tessel_fn_main(
-// LLVM: llvm.intr.exp
+// At -O2 (the default) exp is a polynomial (tessel-approximate-math), no libm call.
+// LLVM-NOT: llvm.intr.exp
+// LLVM: llvm.intr.fma
+// LLVM-NOT: llvm.intr.exp
 // LLVM: llvm.func @tessel_entry_main(
 // LLVM: llvm.mlir.global external constant @tessel_artifact_manifest("tessel-artifact 1\0Atarget x86_64-unknown-linux-gnu\0Afunction main tessel_entry_main\0Ainput x f32 [2,4]\0Aoutput output0 f32 [2,4]\0Aend\0A\00")
 
