@@ -1,5 +1,10 @@
 /* DepthwiseConvF32.c - NHWC depthwise convolution (channel multiplier 1).
  *
+ * Zero padding is implicit: out-of-range taps are skipped, so no padded
+ * copy of the input is ever made. Interior pixel tiles take the fast path
+ * with every kw tap; pixels near the left/right border take a one-pixel path
+ * with the valid tap range.
+ *
  * Vectorized over channels (contiguous in NHWC); each step accumulates a
  * tile of OW_TILE output pixels x CV channel vectors so that enough
  * independent FMAs are in flight. Tasks are output rows (n, oh). Depthwise
@@ -14,7 +19,7 @@
 #define CV 2 /* channel vectors per step */
 
 typedef struct {
-  int64_t N, OH, OW, C, KH, KW;
+  int64_t N, OH, OW, C, KH, KW, H, W, pad_top, pad_left;
   const float *in;
   int64_t in_sn, in_sh, in_sw, in_sc, sh, sw, dh, dw;
   const float *w;
@@ -35,37 +40,58 @@ TK_INLINE float finish(const dw_job_t *j, float r, const float *o,
   return j->clamp ? fminf(fmaxf(r, j->lo), j->hi) : r;
 }
 
+/* [lo, hi) of the taps k whose input position start + k*d is in [0, size). */
+static void tap_range(int64_t start, int64_t d, int64_t taps, int64_t size,
+                      int64_t *lo, int64_t *hi) {
+  int64_t l = 0, h = taps;
+  while (l < h && start + l * d < 0)
+    ++l;
+  while (h > l && start + (h - 1) * d >= size)
+    --h;
+  *lo = l;
+  *hi = h;
+}
+
 /* One output element, any strides. */
 static void scalar_point(const dw_job_t *j, int64_t n, int64_t oh, int64_t ow,
                          int64_t c) {
+  const int64_t ih0 = oh * j->sh - j->pad_top, iw0 = ow * j->sw - j->pad_left;
+  int64_t kh0, kh1, kw0, kw1;
+  tap_range(ih0, j->dh, j->KH, j->H, &kh0, &kh1);
+  tap_range(iw0, j->dw, j->KW, j->W, &kw0, &kw1);
   float r = 0.0f;
-  for (int64_t kh = 0; kh < j->KH; ++kh)
-    for (int64_t kw = 0; kw < j->KW; ++kw)
-      r += j->in[n * j->in_sn + (oh * j->sh + kh * j->dh) * j->in_sh +
-                 (ow * j->sw + kw * j->dw) * j->in_sw + c * j->in_sc] *
+  for (int64_t kh = kh0; kh < kh1; ++kh)
+    for (int64_t kw = kw0; kw < kw1; ++kw)
+      r += j->in[n * j->in_sn + (ih0 + kh * j->dh) * j->in_sh +
+                 (iw0 + kw * j->dw) * j->in_sw + c * j->in_sc] *
            j->w[kh * j->w_sh + kw * j->w_sw + c * j->w_sc];
   float *o = j->out + n * j->out_sn + oh * j->out_sh + ow * j->out_sw +
              c * j->out_sc;
   *o = finish(j, r, o, c);
 }
 
-TK_INLINE void vector_tile(const dw_job_t *j, const int owt, int64_t n,
-                           int64_t oh, int64_t ow0, int64_t c0) {
+/* owt pixels from ow0, channels [c0, c0 + CV*VW), taps kh in [kh0, kh1) and
+ * kw in [kw0, kw1) (valid for every pixel of the tile). */
+TK_INLINE void vector_tile(const dw_job_t *j, const int owt, const int cv,
+                           int64_t n, int64_t oh, int64_t ow0, int64_t c0,
+                           int64_t kh0, int64_t kh1, int64_t kw0, int64_t kw1) {
   tk_vec acc[OW_TILE][CV];
   for (int t = 0; t < owt; ++t)
-    for (int v = 0; v < CV; ++v)
+    for (int v = 0; v < cv; ++v)
       acc[t][v] = tk_splat(0.0f);
-  const float *in_row = j->in + n * j->in_sn + oh * j->sh * j->in_sh + c0;
-  for (int64_t kh = 0; kh < j->KH; ++kh) {
-    const float *ir = in_row + kh * j->dh * j->in_sh;
-    for (int64_t kw = 0; kw < j->KW; ++kw) {
+  const int64_t ih0 = oh * j->sh - j->pad_top;
+  const int64_t iw0 = ow0 * j->sw - j->pad_left;
+  const float *in_img = j->in + n * j->in_sn + c0;
+  for (int64_t kh = kh0; kh < kh1; ++kh) {
+    const float *ir = in_img + (ih0 + kh * j->dh) * j->in_sh;
+    for (int64_t kw = kw0; kw < kw1; ++kw) {
       const float *wp = j->w + kh * j->w_sh + kw * j->w_sw + c0;
       tk_vec wv[CV];
-      for (int v = 0; v < CV; ++v)
+      for (int v = 0; v < cv; ++v)
         wv[v] = tk_load(wp + v * TK_VW);
       for (int t = 0; t < owt; ++t) {
-        const float *ip = ir + ((ow0 + t) * j->sw + kw * j->dw) * j->in_sw;
-        for (int v = 0; v < CV; ++v)
+        const float *ip = ir + (iw0 + t * j->sw + kw * j->dw) * j->in_sw;
+        for (int v = 0; v < cv; ++v)
           acc[t][v] += tk_load(ip + v * TK_VW) * wv[v];
       }
     }
@@ -73,7 +99,7 @@ TK_INLINE void vector_tile(const dw_job_t *j, const int owt, int64_t n,
   for (int t = 0; t < owt; ++t) {
     float *o = j->out + n * j->out_sn + oh * j->out_sh +
                (ow0 + t) * j->out_sw + c0;
-    for (int v = 0; v < CV; ++v) {
+    for (int v = 0; v < cv; ++v) {
       tk_vec r = acc[t][v];
       if (j->accumulate)
         r += tk_load(o + v * TK_VW);
@@ -90,14 +116,36 @@ static void run_row(void *arg, int64_t task) {
   const dw_job_t *j = (const dw_job_t *)arg;
   const int64_t n = task / j->OH, oh = task % j->OH;
   const int unit = j->in_sc == 1 && j->w_sc == 1 && j->out_sc == 1;
-  const int64_t cvec = unit ? j->C / (CV * TK_VW) * (CV * TK_VW) : 0;
-  int64_t ow = 0;
-  for (; ow + OW_TILE <= j->OW; ow += OW_TILE)
-    for (int64_t c = 0; c < cvec; c += CV * TK_VW)
-      vector_tile(j, OW_TILE, n, oh, ow, c);
-  for (; ow < j->OW; ++ow)
-    for (int64_t c = 0; c < cvec; c += CV * TK_VW)
-      vector_tile(j, 1, n, oh, ow, c);
+  /* channels: pairs of vectors, then single vectors, then scalars */
+  const int64_t cvec2 = unit ? j->C / (CV * TK_VW) * (CV * TK_VW) : 0;
+  const int64_t cvec = unit ? j->C / TK_VW * TK_VW : 0;
+  int64_t kh0, kh1;
+  tap_range(oh * j->sh - j->pad_top, j->dh, j->KH, j->H, &kh0, &kh1);
+  /* Interior pixels: every kw tap is in range. */
+  const int64_t span = (j->KW - 1) * j->dw;
+  int64_t first = 0, last = j->OW; /* interior is [first, last) */
+  while (first < j->OW && first * j->sw - j->pad_left < 0)
+    ++first;
+  while (last > first && (last - 1) * j->sw - j->pad_left + span >= j->W)
+    --last;
+  for (int64_t ow = 0; ow < j->OW; ++ow) {
+    if (ow == first) {
+      for (; ow + OW_TILE <= last; ow += OW_TILE) {
+        for (int64_t c = 0; c < cvec2; c += CV * TK_VW)
+          vector_tile(j, OW_TILE, CV, n, oh, ow, c, kh0, kh1, 0, j->KW);
+        for (int64_t c = cvec2; c < cvec; c += TK_VW)
+          vector_tile(j, OW_TILE, 1, n, oh, ow, c, kh0, kh1, 0, j->KW);
+      }
+      if (ow >= j->OW)
+        break;
+    }
+    int64_t kw0, kw1;
+    tap_range(ow * j->sw - j->pad_left, j->dw, j->KW, j->W, &kw0, &kw1);
+    for (int64_t c = 0; c < cvec2; c += CV * TK_VW)
+      vector_tile(j, 1, CV, n, oh, ow, c, kh0, kh1, kw0, kw1);
+    for (int64_t c = cvec2; c < cvec; c += TK_VW)
+      vector_tile(j, 1, 1, n, oh, ow, c, kh0, kh1, kw0, kw1);
+  }
   for (int64_t w = 0; w < j->OW; ++w)
     for (int64_t c = cvec; c < j->C; ++c)
       scalar_point(j, n, oh, w, c);
@@ -105,7 +153,7 @@ static void run_row(void *arg, int64_t task) {
 
 void tessel_kernel_depthwise_conv2d_nhwc_f32(
     int64_t N, int64_t OH, int64_t OW, int64_t C, int64_t KH, int64_t KW,
-    const float *in, int64_t in_sn, int64_t in_sh, int64_t in_sw,
+    int64_t H, int64_t W, int64_t pad_top, int64_t pad_left, const float *in, int64_t in_sn, int64_t in_sh, int64_t in_sw,
     int64_t in_sc, int64_t stride_h, int64_t stride_w, int64_t dil_h,
     int64_t dil_w, const float *w, int64_t w_sh, int64_t w_sw, int64_t w_sc,
     float *out, int64_t out_sn, int64_t out_sh, int64_t out_sw,
@@ -113,6 +161,7 @@ void tessel_kernel_depthwise_conv2d_nhwc_f32(
   if (N <= 0 || OH <= 0 || OW <= 0 || C <= 0)
     return;
   dw_job_t job = {N,      OH,    OW,     C,      KH,       KW,
+                  H,      W,     pad_top, pad_left,
                   in,     in_sn, in_sh,  in_sw,  in_sc,    stride_h,
                   stride_w, dil_h, dil_w, w,     w_sh,     w_sw,
                   w_sc,   out,   out_sn, out_sh, out_sw,   out_sc,

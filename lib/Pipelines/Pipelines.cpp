@@ -52,6 +52,7 @@ void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
   // conv comes wrapped in transposes; cancel them across elementwise ops.
   if (options.optLevel > 0) {
     pm.addNestedPass<func::FuncOp>(tosa::createTosaReduceTransposes());
+    pm.addNestedPass<func::FuncOp>(createTesselSinkTransposes());
     pm.addPass(createCanonicalizerPass());
   }
   // Upstream TOSA lowering: named ops (conv, matmul, pooling) to linalg

@@ -173,19 +173,20 @@ TEST(MatmulKernel, StridedActivations) {
 }
 
 void checkDepthwise(int64_t H, int64_t W, int64_t C, int64_t KH, int64_t KW,
-                    int64_t s, int64_t d, bool bias, bool clamp,
-                    uint32_t threads) {
+                    int64_t s, int64_t d, int64_t pt, int64_t pb, int64_t pl,
+                    int64_t pr, bool bias, bool clamp, uint32_t threads) {
   const int64_t N = 2;
-  int64_t OH = (H - d * (KH - 1) - 1) / s + 1, OW = (W - d * (KW - 1) - 1) / s + 1;
+  int64_t OH = (H + pt + pb - d * (KH - 1) - 1) / s + 1;
+  int64_t OW = (W + pl + pr - d * (KW - 1) - 1) / s + 1;
   auto in = randomVec(N * H * W * C, 9), w = randomVec(KH * KW * C, 10);
   auto bv = randomVec(C, 11), init = randomVec(N * OH * OW * C, 12);
   std::vector<float> out = init;
   float lo = clamp ? 0.0f : -kInf, hi = clamp ? 0.5f : kInf;
   setThreads(threads);
   tessel_kernel_depthwise_conv2d_nhwc_f32(
-      N, OH, OW, C, KH, KW, in.data(), H * W * C, W * C, C, 1, s, s, d, d,
-      w.data(), KW * C, C, 1, out.data(), OH * OW * C, OW * C, C, 1,
-      bias ? bv.data() : nullptr, lo, hi, TESSEL_KERNEL_ACCUMULATE);
+      N, OH, OW, C, KH, KW, H, W, pt, pl, in.data(), H * W * C, W * C, C, 1,
+      s, s, d, d, w.data(), KW * C, C, 1, out.data(), OH * OW * C, OW * C, C,
+      1, bias ? bv.data() : nullptr, lo, hi, TESSEL_KERNEL_ACCUMULATE);
   setThreads(1);
   double worst = 0;
   for (int64_t n = 0; n < N; ++n)
@@ -195,23 +196,36 @@ void checkDepthwise(int64_t H, int64_t W, int64_t C, int64_t KH, int64_t KW,
           int64_t o = ((n * OH + oh) * OW + ow) * C + c;
           double acc = init[o] + (bias ? bv[c] : 0.0);
           for (int64_t kh = 0; kh < KH; ++kh)
-            for (int64_t kw = 0; kw < KW; ++kw)
-              acc += double(in[((n * H + oh * s + kh * d) * W + ow * s +
-                                kw * d) *
-                                   C +
-                               c]) *
+            for (int64_t kw = 0; kw < KW; ++kw) {
+              int64_t ih = oh * s + kh * d - pt, iw = ow * s + kw * d - pl;
+              if (ih < 0 || ih >= H || iw < 0 || iw >= W)
+                continue;
+              acc += double(in[((n * H + ih) * W + iw) * C + c]) *
                      w[(kh * KW + kw) * C + c];
+            }
           acc = std::fmin(std::fmax(acc, lo), hi);
           worst = std::fmax(worst, std::fabs(acc - out[o]));
         }
-  EXPECT_LT(worst, 1e-5) << "C=" << C << " K=" << KH << "x" << KW;
+  EXPECT_LT(worst, 1e-5) << "C=" << C << " K=" << KH << "x" << KW
+                         << " pad=" << pt << "," << pb << "," << pl << ","
+                         << pr;
 }
 
 TEST(DepthwiseKernel, ChannelTailsStridesDilations) {
-  checkDepthwise(9, 9, 32, 3, 3, 1, 1, false, false, 1);
-  checkDepthwise(10, 11, 45, 3, 3, 2, 1, true, true, 1);
-  checkDepthwise(12, 12, 7, 5, 5, 1, 2, true, false, 2);
-  checkDepthwise(16, 9, 96, 5, 3, 2, 1, false, true, 2);
+  checkDepthwise(9, 9, 32, 3, 3, 1, 1, 0, 0, 0, 0, false, false, 1);
+  checkDepthwise(10, 11, 45, 3, 3, 2, 1, 0, 0, 0, 0, true, true, 1);
+  checkDepthwise(12, 12, 7, 5, 5, 1, 2, 0, 0, 0, 0, true, false, 2);
+  checkDepthwise(16, 9, 96, 5, 3, 2, 1, 0, 0, 0, 0, false, true, 2);
+}
+
+TEST(DepthwiseKernel, ImplicitPadding) {
+  // Symmetric, asymmetric (TF "SAME" with stride 2), wider than the kernel
+  // (every tap of a border pixel out of range) and tiny images.
+  checkDepthwise(14, 14, 32, 3, 3, 1, 1, 1, 1, 1, 1, true, true, 1);
+  checkDepthwise(15, 13, 40, 3, 3, 2, 1, 0, 1, 0, 1, false, false, 1);
+  checkDepthwise(9, 10, 64, 5, 5, 2, 1, 2, 2, 2, 2, true, false, 2);
+  checkDepthwise(6, 7, 33, 3, 3, 1, 2, 3, 4, 4, 3, false, true, 1);
+  checkDepthwise(1, 1, 16, 3, 3, 1, 1, 1, 1, 1, 1, true, false, 1);
 }
 
 } // namespace

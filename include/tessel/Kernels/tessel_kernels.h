@@ -65,12 +65,14 @@ void tessel_kernel_matmul_f32(int64_t batch, int64_t M, int64_t N, int64_t K,
                               int64_t c_sn, const float *bias, float lo,
                               float hi, int32_t flags);
 
-/* Depthwise NHWC convolution, channel multiplier 1:
- *   out[n,oh,ow,c] = sum_{kh,kw} in[n, oh*sh+kh*dh, ow*sw+kw*dw, c] * w[kh,kw,c]
- * `in` is already padded; w is [KH][KW][C] with strides w_sh, w_sw, w_sc. */
+/* Depthwise NHWC convolution, channel multiplier 1, implicit zero padding:
+ *   out[n,oh,ow,c] = sum_{kh,kw} in[n, oh*sh+kh*dh-pad_top,
+ *                                   ow*sw+kw*dw-pad_left, c] * w[kh,kw,c]
+ * where `in` is N x H x W x C and positions outside it count as zero; w is
+ * [KH][KW][C] with strides w_sh, w_sw, w_sc. */
 void tessel_kernel_depthwise_conv2d_nhwc_f32(
     int64_t N, int64_t OH, int64_t OW, int64_t C, int64_t KH, int64_t KW,
-    const float *in, int64_t in_sn, int64_t in_sh, int64_t in_sw,
+    int64_t H, int64_t W, int64_t pad_top, int64_t pad_left, const float *in, int64_t in_sn, int64_t in_sh, int64_t in_sw,
     int64_t in_sc, int64_t stride_h, int64_t stride_w, int64_t dil_h,
     int64_t dil_w, const float *w, int64_t w_sh, int64_t w_sw, int64_t w_sc,
     float *out, int64_t out_sn, int64_t out_sh, int64_t out_sw,

@@ -178,9 +178,12 @@ LogicalResult lowerDepthwise(ModuleOp module, linalg::LinalgOp op,
   SmallVector<int64_t> dilations(dilationsAttr.getValues<int64_t>());
   OpBuilder b(op);
   CallBuilder cb{b, op.getLoc(), {}, {}};
-  // N, OH, OW, C, KH, KW
+  // N, OH, OW, C, KH, KW, H, W, pad_top, pad_left (linalg: already padded)
   cb.dims(out, {0, 1, 2, 3});
   cb.dims(w, {0, 1});
+  cb.dims(in, {1, 2});
+  cb.i64(int64_t(0));
+  cb.i64(int64_t(0));
   cb.strides(cb.buffer(in));
   cb.i64(strides[0]);
   cb.i64(strides[1]);
@@ -201,6 +204,40 @@ LogicalResult lowerDepthwise(ModuleOp module, linalg::LinalgOp op,
   return success();
 }
 
+/// tessel.depthwise_conv2d: implicit padding, bias and clamp epilogue.
+LogicalResult lowerDepthwiseOp(ModuleOp module, DepthwiseConv2DOp op) {
+  if (!op.hasPureBufferSemantics())
+    return op.emitOpError() << "must be bufferized before "
+                               "tessel-kernels-to-calls";
+  OpBuilder b(op);
+  CallBuilder cb{b, op.getLoc(), {}, {}};
+  Value in = op.getInput(), w = op.getFilter(), out = op.getInit();
+  cb.dims(out, {0, 1, 2, 3});
+  cb.dims(w, {0, 1});
+  cb.dims(in, {1, 2});
+  cb.i64(op.getPad()[0]);
+  cb.i64(op.getPad()[2]);
+  cb.strides(cb.buffer(in));
+  cb.i64(op.getStrides()[0]);
+  cb.i64(op.getStrides()[1]);
+  cb.i64(op.getDilations()[0]);
+  cb.i64(op.getDilations()[1]);
+  cb.strides(cb.buffer(w));
+  cb.strides(cb.buffer(out));
+  if (Value bias = op.getBias())
+    cb.buffer(denseOperand(b, op, bias));
+  else
+    cb.nullPtr();
+  float inf = std::numeric_limits<float>::infinity();
+  cb.f32(op.getClampMin() ? op.getClampMin()->convertToFloat() : -inf);
+  cb.f32(op.getClampMax() ? op.getClampMax()->convertToFloat() : inf);
+  cb.i32(op.getAccumulate() ? TESSEL_KERNEL_ACCUMULATE : 0);
+  if (failed(cb.call(module, "tessel_kernel_depthwise_conv2d_nhwc_f32")))
+    return failure();
+  op.erase();
+  return success();
+}
+
 struct KernelsToCallsPass
     : tessel::impl::TesselKernelsToCallsBase<KernelsToCallsPass> {
   using Base::Base;
@@ -214,7 +251,8 @@ struct KernelsToCallsPass
     }
     SmallVector<Operation *> ops;
     module.walk([&](Operation *op) {
-      if (isa<PackedConv2DOp, linalg::DepthwiseConv2DNhwcHwcOp,
+      if (isa<PackedConv2DOp, DepthwiseConv2DOp,
+              linalg::DepthwiseConv2DNhwcHwcOp,
               linalg::DepthwiseConv2DNhwcHwcmOp>(op))
         ops.push_back(op);
     });
@@ -222,6 +260,8 @@ struct KernelsToCallsPass
       LogicalResult r = success();
       if (auto conv = dyn_cast<PackedConv2DOp>(op))
         r = lowerPackedConv(module, conv, panelWidth);
+      else if (auto dw = dyn_cast<DepthwiseConv2DOp>(op))
+        r = lowerDepthwiseOp(module, dw);
       else if (auto dw = dyn_cast<linalg::DepthwiseConv2DNhwcHwcOp>(op))
         r = lowerDepthwise(module, dw, false, dw.getStrides(),
                            dw.getDilations());

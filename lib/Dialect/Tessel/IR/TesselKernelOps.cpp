@@ -11,46 +11,92 @@ using namespace mlir::tessel;
 
 static bool known(int64_t d) { return !ShapedType::isDynamic(d); }
 
-LogicalResult PackedConv2DOp::verify() {
-  auto inTy = cast<ShapedType>(getInput().getType());
-  auto wTy = cast<ShapedType>(getPackedFilter().getType());
-  auto outTy = cast<ShapedType>(getInit().getType());
+/// What both kernel ops require: all-tensor or all-memref f32 operands, one
+/// result equal to init on tensors, rank-4 input and init, a 1-D bias of
+/// one value per output channel, an ordered clamp.
+template <typename OpT>
+static LogicalResult verifyKernelOpCommon(OpT op, Value weights) {
+  auto inTy = cast<ShapedType>(op.getInput().getType());
+  auto outTy = cast<ShapedType>(op.getInit().getType());
   bool tensors = isa<RankedTensorType>(inTy);
-  SmallVector<Value> operands = {getInput(), getPackedFilter(), getInit()};
-  if (getBias())
-    operands.push_back(getBias());
+  SmallVector<Value> operands = {op.getInput(), weights, op.getInit()};
+  if (op.getBias())
+    operands.push_back(op.getBias());
   for (Value v : operands) {
     auto t = dyn_cast<ShapedType>(v.getType());
     if (!t || !t.hasRank() || isa<RankedTensorType>(t) != tensors)
-      return emitOpError() << "operands must be all ranked tensors or all "
-                              "memrefs, got "
-                           << v.getType();
+      return op.emitOpError() << "operands must be all ranked tensors or all "
+                                 "memrefs, got "
+                              << v.getType();
     if (!t.getElementType().isF32())
-      return emitOpError() << "only f32 is supported, got " << v.getType();
+      return op.emitOpError() << "only f32 is supported, got " << v.getType();
   }
-  if (tensors != (getNumResults() == 1))
-    return emitOpError() << "has one result on tensors and none on memrefs";
-  if (tensors && getResult()[0].getType() != outTy)
-    return emitOpError() << "result type must match 'init' type " << outTy;
+  if (tensors != (op->getNumResults() == 1))
+    return op.emitOpError() << "has one result on tensors and none on memrefs";
+  if (tensors && op->getResult(0).getType() != outTy)
+    return op.emitOpError() << "result type must match 'init' type " << outTy;
   if (inTy.getRank() != 4 || outTy.getRank() != 4)
-    return emitOpError() << "input and init must be rank 4 (NHWC)";
+    return op.emitOpError() << "input and init must be rank 4 (NHWC)";
+  int64_t f = outTy.getDimSize(3);
+  if (Value bias = op.getBias()) {
+    auto bTy = cast<ShapedType>(bias.getType());
+    if (bTy.getRank() != 1 ||
+        (known(f) && known(bTy.getDimSize(0)) && bTy.getDimSize(0) != f))
+      return op.emitOpError() << "bias must be 1-D with one value per output "
+                                 "channel";
+  }
+  if (op.getClampMin() && op.getClampMax() &&
+      op.getClampMin()->convertToFloat() > op.getClampMax()->convertToFloat())
+    return op.emitOpError() << "clamp_min is greater than clamp_max";
+  if (op.getStrides().size() != 2 || op.getDilations().size() != 2)
+    return op.emitOpError() << "strides and dilations must have 2 values each";
+  if (llvm::any_of(op.getStrides(), [](int64_t v) { return v < 1; }) ||
+      llvm::any_of(op.getDilations(), [](int64_t v) { return v < 1; }))
+    return op.emitOpError() << "strides and dilations must be positive";
+  if (known(inTy.getDimSize(0)) && known(outTy.getDimSize(0)) &&
+      inTy.getDimSize(0) != outTy.getDimSize(0))
+    return op.emitOpError() << "input and init batch sizes differ";
+  return success();
+}
+
+/// On memrefs: reads every input buffer, writes the init buffer (and reads
+/// it when accumulating). On tensors the ops are pure.
+template <typename OpT>
+static void kernelOpEffects(
+    OpT op,
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (!isa<MemRefType>(operand.get().getType()))
+      continue;
+    bool isInit = &operand == &op.getInitMutable();
+    if (!isInit || op.getAccumulate())
+      effects.emplace_back(MemoryEffects::Read::get(), &operand, /*stage=*/0,
+                           /*effectOnFullRegion=*/true,
+                           SideEffects::DefaultResource::get());
+    if (isInit)
+      effects.emplace_back(MemoryEffects::Write::get(), &operand,
+                           /*stage=*/0, /*effectOnFullRegion=*/true,
+                           SideEffects::DefaultResource::get());
+  }
+}
+
+LogicalResult PackedConv2DOp::verify() {
+  if (failed(verifyKernelOpCommon(*this, getPackedFilter())))
+    return failure();
+  auto inTy = cast<ShapedType>(getInput().getType());
+  auto wTy = cast<ShapedType>(getPackedFilter().getType());
+  auto outTy = cast<ShapedType>(getInit().getType());
   if (wTy.getRank() != 3 && wTy.getRank() != 4)
     return emitOpError() << "packed_filter must be rank 3 (P x K x NR) or 4 "
                             "(N x P x K x NR), got rank "
                          << wTy.getRank();
-  if (getKernelSize().size() != 2 || getStrides().size() != 2 ||
-      getDilations().size() != 2)
-    return emitOpError() << "kernel_size, strides and dilations must have 2 "
-                            "values each";
-  if (llvm::any_of(getKernelSize(), [](int64_t v) { return v < 1; }) ||
-      llvm::any_of(getStrides(), [](int64_t v) { return v < 1; }) ||
-      llvm::any_of(getDilations(), [](int64_t v) { return v < 1; }))
-    return emitOpError() << "kernel_size, strides and dilations must be "
-                            "positive";
+  if (getKernelSize().size() != 2)
+    return emitOpError() << "kernel_size must have 2 values";
+  if (llvm::any_of(getKernelSize(), [](int64_t v) { return v < 1; }))
+    return emitOpError() << "kernel_size must be positive";
   int64_t n = inTy.getDimSize(0), c = inTy.getDimSize(3);
   int64_t f = outTy.getDimSize(3);
-  if (known(n) && known(outTy.getDimSize(0)) && n != outTy.getDimSize(0))
-    return emitOpError() << "input and init batch sizes differ";
   for (int i = 0; i < 2; ++i) {
     int64_t in = inTy.getDimSize(1 + i), out = outTy.getDimSize(1 + i);
     int64_t need = (out - 1) * getStrides()[i] +
@@ -76,35 +122,49 @@ LogicalResult PackedConv2DOp::verify() {
   if (known(f) && known(p) && p != (f + nr - 1) / nr)
     return emitOpError() << "packed_filter has " << p << " panels, but "
                          << f << " output channels need " << (f + nr - 1) / nr;
-  if (Value bias = getBias()) {
-    auto bTy = cast<ShapedType>(bias.getType());
-    if (bTy.getRank() != 1 ||
-        (known(f) && known(bTy.getDimSize(0)) && bTy.getDimSize(0) != f))
-      return emitOpError() << "bias must be 1-D with one value per output "
-                              "channel";
-  }
-  if (getClampMin() && getClampMax() &&
-      getClampMin()->convertToFloat() > getClampMax()->convertToFloat())
-    return emitOpError() << "clamp_min is greater than clamp_max";
   return success();
 }
 
-/// On memrefs: reads every input buffer, writes the init buffer (and reads
-/// it when accumulating). On tensors the op is pure.
+LogicalResult DepthwiseConv2DOp::verify() {
+  if (failed(verifyKernelOpCommon(*this, getFilter())))
+    return failure();
+  auto inTy = cast<ShapedType>(getInput().getType());
+  auto wTy = cast<ShapedType>(getFilter().getType());
+  auto outTy = cast<ShapedType>(getInit().getType());
+  if (wTy.getRank() != 3)
+    return emitOpError() << "filter must be rank 3 (KH x KW x C)";
+  if (getPad().size() != 4)
+    return emitOpError() << "pad must have 4 values [top, bottom, left, right]";
+  if (llvm::any_of(getPad(), [](int64_t v) { return v < 0; }))
+    return emitOpError() << "pad must be non-negative";
+  int64_t c = inTy.getDimSize(3);
+  for (int64_t d : {wTy.getDimSize(2), outTy.getDimSize(3)})
+    if (known(c) && known(d) && c != d)
+      return emitOpError() << "input, filter and init must have the same "
+                              "channel count";
+  for (int i = 0; i < 2; ++i) {
+    int64_t in = inTy.getDimSize(1 + i), out = outTy.getDimSize(1 + i);
+    int64_t k = wTy.getDimSize(i);
+    if (!known(in) || !known(out) || !known(k))
+      continue;
+    int64_t padded = in + getPad()[2 * i] + getPad()[2 * i + 1];
+    int64_t span = (k - 1) * getDilations()[i] + 1;
+    int64_t expect = padded < span ? 0 : (padded - span) / getStrides()[i] + 1;
+    if (out != expect)
+      return emitOpError() << "output spatial dim " << i << " is " << out
+                           << ", expected " << expect;
+  }
+  return success();
+}
+
 void PackedConv2DOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
-  for (OpOperand &operand : getOperation()->getOpOperands()) {
-    if (!isa<MemRefType>(operand.get().getType()))
-      continue;
-    bool isInit = &operand == &getInitMutable();
-    if (!isInit || getAccumulate())
-      effects.emplace_back(MemoryEffects::Read::get(), &operand, /*stage=*/0,
-                           /*effectOnFullRegion=*/true,
-                           SideEffects::DefaultResource::get());
-    if (isInit)
-      effects.emplace_back(MemoryEffects::Write::get(), &operand,
-                           /*stage=*/0, /*effectOnFullRegion=*/true,
-                           SideEffects::DefaultResource::get());
-  }
+  kernelOpEffects(*this, effects);
+}
+
+void DepthwiseConv2DOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  kernelOpEffects(*this, effects);
 }

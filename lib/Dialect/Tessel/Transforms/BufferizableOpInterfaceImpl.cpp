@@ -1,8 +1,9 @@
 //===- BufferizableOpInterfaceImpl.cpp - bufferizing kernel-call ops -------===//
 //
-// tessel.packed_conv2d is in destination-passing style, like linalg ops:
-// on tensors its result is its `init`; bufferized, it writes the init
-// buffer in place and reads it only when `accumulate` is set.
+// The kernel ops (tessel.packed_conv2d, tessel.depthwise_conv2d) are in
+// destination-passing style, like linalg ops: on tensors the result is the
+// `init`; bufferized, they write the init buffer in place and read it only
+// when `accumulate` is set.
 //
 //===----------------------------------------------------------------------===//
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
@@ -17,19 +18,19 @@ using namespace mlir::tessel;
 
 namespace {
 
-struct PackedConv2DOpInterface
-    : DstBufferizableOpInterfaceExternalModel<PackedConv2DOpInterface,
-                                              PackedConv2DOp> {
+template <typename OpT>
+struct KernelOpInterface
+    : DstBufferizableOpInterfaceExternalModel<KernelOpInterface<OpT>, OpT> {
   bool bufferizesToMemoryRead(Operation *op, OpOperand &operand,
                               const AnalysisState &state) const {
-    auto conv = cast<PackedConv2DOp>(op);
+    auto conv = cast<OpT>(op);
     return !conv.isDpsInit(&operand) || conv.getAccumulate();
   }
 
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const BufferizationOptions &options,
                           BufferizationState &state) const {
-    auto conv = cast<PackedConv2DOp>(op);
+    auto conv = cast<OpT>(op);
     if (conv.hasPureBufferSemantics())
       return success();
     SmallVector<Value> operands;
@@ -56,6 +57,8 @@ struct PackedConv2DOpInterface
 void mlir::tessel::registerBufferizableOpInterfaceExternalModels(
     DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, TesselDialect *) {
-    PackedConv2DOp::attachInterface<PackedConv2DOpInterface>(*ctx);
+    PackedConv2DOp::attachInterface<KernelOpInterface<PackedConv2DOp>>(*ctx);
+    DepthwiseConv2DOp::attachInterface<KernelOpInterface<DepthwiseConv2DOp>>(
+        *ctx);
   });
 }

@@ -164,83 +164,189 @@ struct MatmulToKernel : OpRewritePattern<OpT> {
   int64_t nr;
 };
 
-/// The packed conv behind `v`, if `v` is its only use's value (looking
-/// through the collapse_shape a matmul leaves behind is not done: only the
-/// conv's own result qualifies).
-PackedConv2DOp singleUseConv(Value v) {
-  auto conv = v.getDefiningOp<PackedConv2DOp>();
-  if (!conv || !v.hasOneUse())
+/// The kernel op behind `v`, looking through one reshape (what the matmul
+/// and depthwise rewrites leave between the kernel and its users); the
+/// kernel result and the reshape must each have a single use, so folding an
+/// epilogue into the kernel changes no other user.
+template <typename OpT>
+OpT kernelBehind(Value v, Operation **reshape) {
+  *reshape = nullptr;
+  if (Operation *r = v.getDefiningOp();
+      r && isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(r)) {
+    if (!v.hasOneUse())
+      return nullptr;
+    *reshape = r;
+    v = r->getOperand(0);
+  }
+  auto op = v.getDefiningOp<OpT>();
+  if (!op || !v.hasOneUse())
     return nullptr;
-  return conv;
+  return op;
 }
 
-/// An all-parallel generic with identity maps, one init, whose body is a
-/// single chain of ops ending in the yield.
-bool isPlainElementwise(linalg::GenericOp gen, unsigned numInputs) {
+/// An all-parallel generic with one init whose result has the type of its
+/// first input.
+bool isElementwise(linalg::GenericOp gen, unsigned numInputs) {
   return gen.getNumDpsInputs() == numInputs && gen.getNumDpsInits() == 1 &&
          gen.getNumParallelLoops() == gen.getNumLoops() &&
-         llvm::all_of(gen.getIndexingMapsArray(),
-                      [](AffineMap m) { return m.isIdentity(); }) &&
-         gen.getResult(0).getType() == gen.getInputs()[0].getType();
+         gen.getIndexingMapsArray().back().isIdentity();
 }
 
-/// generic { addf(conv, x) } -> conv with init = x, accumulate.
+/// The body is `yield addf(arg_i, arg_j)` (i != j): returns {i, j}.
+std::optional<std::pair<unsigned, unsigned>> addOfArgs(linalg::GenericOp gen) {
+  Block &body = gen.getRegion().front();
+  if (body.getOperations().size() != 2)
+    return std::nullopt;
+  auto add = dyn_cast<arith::AddFOp>(&body.front());
+  if (!add || body.getTerminator()->getOperand(0) != add.getResult())
+    return std::nullopt;
+  auto lhs = dyn_cast<BlockArgument>(add.getLhs());
+  auto rhs = dyn_cast<BlockArgument>(add.getRhs());
+  if (!lhs || !rhs || lhs == rhs ||
+      lhs.getArgNumber() >= gen.getNumDpsInputs() ||
+      rhs.getArgNumber() >= gen.getNumDpsInputs())
+    return std::nullopt;
+  return std::make_pair(lhs.getArgNumber(), rhs.getArgNumber());
+}
+
+/// `other` reshaped the way the kernel's init is shaped (the inverse of the
+/// reshape between the kernel and its user), built before `kernel`.
+Value reshapeToInit(PatternRewriter &rewriter, Operation *kernel,
+                    Operation *reshape, Value other, Type initType) {
+  if (!reshape)
+    return other;
+  OpBuilder::InsertionGuard g(rewriter);
+  rewriter.setInsertionPoint(kernel);
+  if (auto e = dyn_cast<tensor::ExpandShapeOp>(reshape))
+    return tensor::CollapseShapeOp::create(rewriter, kernel->getLoc(),
+                                           initType, other,
+                                           e.getReassociationIndices());
+  auto c = cast<tensor::CollapseShapeOp>(reshape);
+  return tensor::ExpandShapeOp::create(rewriter, kernel->getLoc(), initType,
+                                       other, c.getReassociationIndices());
+}
+
+/// generic { addf(kernel, x) } with x of the same shape (a residual
+/// connection) -> kernel with init = x, accumulate.
+template <typename OpT>
 struct FuseResidualAdd : OpRewritePattern<linalg::GenericOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(linalg::GenericOp gen,
                                 PatternRewriter &rewriter) const override {
-    if (!isPlainElementwise(gen, 2))
+    auto args = addOfArgs(gen);
+    if (!isElementwise(gen, 2) || !args ||
+        !llvm::all_of(gen.getIndexingMapsArray(),
+                      [](AffineMap m) { return m.isIdentity(); }))
       return failure();
-    Block &body = gen.getRegion().front();
-    if (body.getOperations().size() != 2)
-      return failure();
-    auto add = dyn_cast<arith::AddFOp>(&body.front());
-    if (!add || body.getTerminator()->getOperand(0) != add.getResult())
-      return failure();
-    for (unsigned i = 0; i < 2; ++i) {
-      auto lhs = dyn_cast<BlockArgument>(add.getOperand(i));
-      auto rhs = dyn_cast<BlockArgument>(add.getOperand(1 - i));
-      if (!lhs || !rhs || lhs == rhs)
+    for (auto [k, o] : {*args, std::make_pair(args->second, args->first)}) {
+      Value kernelVal = gen.getInputs()[k], other = gen.getInputs()[o];
+      Operation *reshape;
+      OpT kernel = kernelBehind<OpT>(kernelVal, &reshape);
+      if (!kernel || kernel.getAccumulate() || kernel.getClampMin() ||
+          kernel.getClampMax() || other.getType() != kernelVal.getType())
         continue;
-      Value convVal = gen.getInputs()[lhs.getArgNumber()];
-      Value other = gen.getInputs()[rhs.getArgNumber()];
-      PackedConv2DOp conv = singleUseConv(convVal);
-      if (!conv || conv.getAccumulate() || conv.getClampMin() ||
-          conv.getClampMax() || other.getType() != convVal.getType())
-        continue;
-      // The residual must exist before the conv to become its init.
+      // The residual must exist before the kernel to become its init.
       if (Operation *def = other.getDefiningOp())
-        if (def->getBlock() != conv->getBlock() ||
-            !def->isBeforeInBlock(conv))
+        if (def->getBlock() != kernel->getBlock() ||
+            !def->isBeforeInBlock(kernel))
           continue;
-      rewriter.modifyOpInPlace(conv, [&] {
-        conv.getInitMutable().assign(other);
-        conv.setAccumulate(true);
+      Value init = reshapeToInit(rewriter, kernel, reshape, other,
+                                 kernel.getInit().getType());
+      rewriter.modifyOpInPlace(kernel, [&] {
+        kernel.getInitMutable().assign(init);
+        kernel.setAccumulate(true);
       });
-      rewriter.replaceOp(gen, conv.getResult()[0]);
+      rewriter.replaceOp(gen, kernelVal);
       return success();
     }
     return failure();
   }
 };
 
-/// generic { maximumf/minimumf(conv, const)... } -> conv clamp attributes.
+/// generic { addf(kernel, broadcast(b)) } where b varies only along the
+/// output channels -> kernel with bias = b (as 1-D).
+template <typename OpT>
+struct FuseBiasAdd : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp gen,
+                                PatternRewriter &rewriter) const override {
+    auto args = addOfArgs(gen);
+    if (!isElementwise(gen, 2) || !args)
+      return failure();
+    SmallVector<AffineMap> maps = gen.getIndexingMapsArray();
+    for (auto [k, o] : {*args, std::make_pair(args->second, args->first)}) {
+      Value kernelVal = gen.getInputs()[k], bias = gen.getInputs()[o];
+      Operation *reshape;
+      OpT kernel = kernelBehind<OpT>(kernelVal, &reshape);
+      if (!kernel || kernel.getBias() || kernel.getClampMin() ||
+          kernel.getClampMax() || !maps[k].isIdentity() ||
+          !maps[o].isProjectedPermutation() ||
+          kernelVal.getType() != gen.getResult(0).getType())
+        continue;
+      // The channel dim is the innermost non-unit dim of the result.
+      ArrayRef<int64_t> shape =
+          cast<RankedTensorType>(kernelVal.getType()).getShape();
+      int64_t f = cast<ShapedType>(kernel.getInit().getType()).getDimSize(3);
+      int64_t cdim = (int64_t)shape.size() - 1;
+      while (cdim > 0 && shape[cdim] == 1)
+        --cdim;
+      auto bTy = dyn_cast<RankedTensorType>(bias.getType());
+      if (shape[cdim] != f || !bTy || !bTy.hasStaticShape() ||
+          bTy.getNumElements() != f)
+        continue;
+      // Every dim the bias varies along must be the channel dim.
+      bool channelOnly = true;
+      for (auto [i, e] : llvm::enumerate(maps[o].getResults()))
+        if (bTy.getDimSize(i) != 1 &&
+            cast<AffineDimExpr>(e).getPosition() != (unsigned)cdim)
+          channelOnly = false;
+      if (!channelOnly)
+        continue;
+      // The bias must exist before the kernel.
+      if (Operation *def = bias.getDefiningOp())
+        if (def->getBlock() != kernel->getBlock() ||
+            !def->isBeforeInBlock(kernel))
+          continue;
+      Value bias1d = bias;
+      if (bTy.getRank() != 1) {
+        OpBuilder::InsertionGuard g(rewriter);
+        rewriter.setInsertionPoint(kernel);
+        ReassociationIndices all =
+            llvm::to_vector(llvm::seq<int64_t>(0, bTy.getRank()));
+        bias1d = tensor::CollapseShapeOp::create(
+            rewriter, kernel.getLoc(),
+            RankedTensorType::get({f}, bTy.getElementType()), bias,
+            ArrayRef<ReassociationIndices>{all});
+      }
+      rewriter.modifyOpInPlace(
+          kernel, [&] { kernel.getBiasMutable().assign(bias1d); });
+      rewriter.replaceOp(gen, kernelVal);
+      return success();
+    }
+    return failure();
+  }
+};
+
+/// generic { maximumf/minimumf(kernel, const)... } -> kernel clamp.
+template <typename OpT>
 struct FuseClamp : OpRewritePattern<linalg::GenericOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(linalg::GenericOp gen,
                                 PatternRewriter &rewriter) const override {
-    if (!isPlainElementwise(gen, 1))
+    if (!isElementwise(gen, 1) || !gen.getIndexingMapsArray()[0].isIdentity())
       return failure();
-    PackedConv2DOp conv = singleUseConv(gen.getInputs()[0]);
-    if (!conv)
+    Value kernelVal = gen.getInputs()[0];
+    Operation *reshape;
+    OpT kernel = kernelBehind<OpT>(kernelVal, &reshape);
+    if (!kernel || kernelVal.getType() != gen.getResult(0).getType())
       return failure();
     Block &body = gen.getRegion().front();
     float lo = -std::numeric_limits<float>::infinity();
     float hi = std::numeric_limits<float>::infinity();
-    if (conv.getClampMin())
-      lo = conv.getClampMin()->convertToFloat();
-    if (conv.getClampMax())
-      hi = conv.getClampMax()->convertToFloat();
+    if (kernel.getClampMin())
+      lo = kernel.getClampMin()->convertToFloat();
+    if (kernel.getClampMax())
+      hi = kernel.getClampMax()->convertToFloat();
     Value v = body.getTerminator()->getOperand(0);
     unsigned chain = 0;
     while (v != body.getArgument(0)) {
@@ -264,13 +370,79 @@ struct FuseClamp : OpRewritePattern<linalg::GenericOp> {
     }
     if (chain == 0 || body.getOperations().size() != chain + 1 || lo > hi)
       return failure();
-    rewriter.modifyOpInPlace(conv, [&] {
+    rewriter.modifyOpInPlace(kernel, [&] {
       if (!std::isinf(lo))
-        conv.setClampMinAttr(rewriter.getF32FloatAttr(lo));
+        kernel.setClampMinAttr(rewriter.getF32FloatAttr(lo));
       if (!std::isinf(hi))
-        conv.setClampMaxAttr(rewriter.getF32FloatAttr(hi));
+        kernel.setClampMaxAttr(rewriter.getF32FloatAttr(hi));
     });
-    rewriter.replaceOp(gen, conv.getResult()[0]);
+    rewriter.replaceOp(gen, kernelVal);
+    return success();
+  }
+};
+
+/// Zero padding of H and W only, with static amounts: [top, bottom, left,
+/// right], else none.
+std::optional<SmallVector<int64_t>> zeroSpatialPad(tensor::PadOp pad) {
+  Value pv = pad.getConstantPaddingValue();
+  if (!pv || !matchPattern(pv, m_AnyZeroFloat()))
+    return std::nullopt;
+  ArrayRef<int64_t> lo = pad.getStaticLow(), hi = pad.getStaticHigh();
+  if (lo.size() != 4 || llvm::any_of(lo, ShapedType::isDynamic) ||
+      llvm::any_of(hi, ShapedType::isDynamic) || lo[0] || hi[0] || lo[3] ||
+      hi[3])
+    return std::nullopt;
+  return SmallVector<int64_t>{lo[1], hi[1], lo[2], hi[2]};
+}
+
+/// linalg depthwise convolution (channel multiplier 1) ->
+/// tessel.depthwise_conv2d, absorbing a zero tensor.pad of its input.
+template <typename OpT>
+struct DepthwiseToKernel : OpRewritePattern<OpT> {
+  using OpRewritePattern<OpT>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpT op,
+                                PatternRewriter &rewriter) const override {
+    constexpr bool hwcm =
+        std::is_same_v<OpT, linalg::DepthwiseConv2DNhwcHwcmOp>;
+    Value input = op.getInputs()[0], filter = op.getInputs()[1];
+    Value init = op.getOutputs()[0];
+    if (!isStaticF32(input) || !isStaticF32(filter) || !isStaticF32(init))
+      return rewriter.notifyMatchFailure(op, "needs static f32 shapes");
+    auto fTy = cast<RankedTensorType>(filter.getType());
+    if (hwcm && fTy.getDimSize(3) != 1)
+      return rewriter.notifyMatchFailure(op, "channel multiplier is not 1");
+    Location loc = op.getLoc();
+    SmallVector<int64_t> strides(op.getStrides().template getValues<int64_t>());
+    SmallVector<int64_t> dilations(
+        op.getDilations().template getValues<int64_t>());
+    SmallVector<int64_t> pad = {0, 0, 0, 0};
+    if (auto padOp = input.getDefiningOp<tensor::PadOp>())
+      if (auto p = zeroSpatialPad(padOp)) {
+        pad = *p;
+        input = padOp.getSource();
+      }
+    SmallVector<ReassociationIndices> dropM = {{0}, {1}, {2, 3}};
+    SmallVector<ReassociationIndices> dropOutM = {{0}, {1}, {2}, {3, 4}};
+    if (hwcm)
+      filter = tensor::CollapseShapeOp::create(rewriter, loc, filter, dropM);
+    InitEpilogue epi = analyzeInit(init);
+    if (epi.bias) // a broadcast init over the 5-D hwcm output: keep it
+      epi = {init, nullptr, true};
+    Value init4 = epi.init;
+    if (hwcm)
+      init4 = tensor::CollapseShapeOp::create(rewriter, loc, init4, dropOutM);
+    auto dw = DepthwiseConv2DOp::create(
+        rewriter, loc, TypeRange{init4.getType()}, input, filter, Value(),
+        init4, rewriter.getDenseI64ArrayAttr(strides),
+        rewriter.getDenseI64ArrayAttr(dilations),
+        rewriter.getDenseI64ArrayAttr(pad),
+        epi.accumulate ? rewriter.getUnitAttr() : nullptr, FloatAttr(),
+        FloatAttr());
+    Value result = dw.getResult()[0];
+    if (hwcm)
+      result = tensor::ExpandShapeOp::create(rewriter, loc, init.getType(),
+                                             result, dropOutM);
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
@@ -350,7 +522,12 @@ struct ConvertToKernelsPass
     RewritePatternSet patterns(ctx);
     patterns.add<ConvToKernel, MatmulToKernel<linalg::MatmulOp>,
                  MatmulToKernel<linalg::BatchMatmulOp>>(ctx, panelWidth);
-    patterns.add<FuseResidualAdd, FuseClamp, FoldPackOfConstant>(ctx);
+    patterns.add<DepthwiseToKernel<linalg::DepthwiseConv2DNhwcHwcmOp>,
+                 DepthwiseToKernel<linalg::DepthwiseConv2DNhwcHwcOp>,
+                 FuseResidualAdd<PackedConv2DOp>, FuseBiasAdd<PackedConv2DOp>,
+                 FuseClamp<PackedConv2DOp>, FuseResidualAdd<DepthwiseConv2DOp>,
+                 FuseBiasAdd<DepthwiseConv2DOp>, FuseClamp<DepthwiseConv2DOp>,
+                 FoldPackOfConstant>(ctx);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
     // Packs of run-time values (e.g. attention's K^T) stay as data movement.

@@ -74,4 +74,53 @@ def Tessel_PackedConv2DOp : Tessel_Op<"packed_conv2d",
   }];
 }
 
+def Tessel_DepthwiseConv2DOp : Tessel_Op<"depthwise_conv2d",
+    [DestinationStyleOpInterface,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "NHWC depthwise convolution with implicit zero padding and an epilogue";
+  let description = [{
+    Channel multiplier 1, zero padding done by the kernel (no padded copy of
+    the input is made):
+
+    ```
+    acc[n,oh,ow,c] = sum_{kh,kw} in[n, oh*sh + kh*dh - pad_top,
+                                    ow*sw + kw*dw - pad_left, c] * filter[kh,kw,c]
+                     (out-of-range input positions count as 0)
+    out = clamp((accumulate ? init : 0) + acc + bias[c], clamp_min, clamp_max)
+    ```
+
+    `pad` is `[top, bottom, left, right]`; `filter` is `KH x KW x C`.
+
+    ```mlir
+    %y = tessel.depthwise_conv2d ins(%x, %w : tensor<1x112x112x32xf32>, tensor<3x3x32xf32>)
+        bias(%b : tensor<32xf32>) outs(%init : tensor<1x112x112x32xf32>)
+        {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>,
+         pad = array<i64: 1, 1, 1, 1>, clamp_min = 0.0 : f32, clamp_max = 6.0 : f32}
+        -> tensor<1x112x112x32xf32>
+    ```
+  }];
+  let arguments = (ins
+      AnyShaped:$input,
+      AnyShaped:$filter,
+      Optional<AnyShaped>:$bias,
+      AnyShaped:$init,
+      DenseI64ArrayAttr:$strides,
+      DenseI64ArrayAttr:$dilations,
+      DenseI64ArrayAttr:$pad,
+      UnitAttr:$accumulate,
+      OptionalAttr<F32Attr>:$clamp_min,
+      OptionalAttr<F32Attr>:$clamp_max);
+  let results = (outs Variadic<AnyRankedTensor>:$result);
+  let assemblyFormat = [{
+    `ins` `(` $input `,` $filter `:` type($input) `,` type($filter) `)`
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    `outs` `(` $init `:` type($init) `)`
+    attr-dict (`->` type($result)^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
+  }];
+}
+
 #endif // TESSEL_KERNEL_OPS_TD

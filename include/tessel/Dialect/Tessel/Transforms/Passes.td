@@ -53,6 +53,21 @@ def TesselConvertToKernels : Pass<"tessel-convert-to-kernels"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def TesselSinkTransposes : Pass<"tessel-sink-transposes"> {
+  let summary = "Move TOSA transposes below reductions and broadcasting ops";
+  let description = [{
+    Layout clean-up after `tosa-reduce-transposes`, for what it leaves in
+    ONNX (NCHW) graphs: a `tosa.transpose` feeding an elementwise op (all
+    full-size operands transposed alike; smaller broadcast operands are
+    transposed back instead) or a reduction moves below it; a transpose
+    that only moves size-1 dims becomes a `tosa.reshape`; consecutive
+    transposes fold. Transposes so travel down to the next convolution's
+    inverse transpose and cancel (EfficientNet-B0: the squeeze-and-excitation
+    blocks no longer run in NCHW).
+  }];
+  let dependentDialects = ["::mlir::tosa::TosaDialect"];
+}
+
 def TesselApproximateMath : Pass<"tessel-approximate-math"> {
   let summary = "Replace f32 transcendental math ops by polynomial approximations";
   let description = [{

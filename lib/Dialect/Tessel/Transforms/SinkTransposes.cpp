@@ -1,0 +1,193 @@
+//===- SinkTransposes.cpp - move layout transposes towards their inverse ---===//
+//
+// ONNX graphs are NCHW and TOSA convolutions NHWC, so the importer wraps
+// every convolution in transposes. Upstream tosa-reduce-transposes cancels
+// them across chains of elementwise ops; what it leaves are transposes in
+// front of ops it does not model (reductions, broadcasting multiplies with
+// a small operand, values with several users) — e.g. every
+// squeeze-and-excitation block of EfficientNet. These patterns move such a
+// transpose below the op (transposing the small operands instead), so the
+// transposes meet the next convolution's inverse transpose and fold away.
+//
+//===----------------------------------------------------------------------===//
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
+
+#include "mlir/Dialect/Tosa/Utils/ConversionUtils.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELSINKTRANSPOSES
+#include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+
+namespace {
+
+SmallVector<int64_t> permuted(ArrayRef<int64_t> shape, ArrayRef<int32_t> perm) {
+  SmallVector<int64_t> out;
+  for (int32_t p : perm)
+    out.push_back(shape[p]);
+  return out;
+}
+
+SmallVector<int32_t> inverse(ArrayRef<int32_t> perm) {
+  SmallVector<int32_t> inv(perm.size());
+  for (auto [i, p] : llvm::enumerate(perm))
+    inv[p] = i;
+  return inv;
+}
+
+Value transpose(PatternRewriter &rewriter, Location loc, Value v,
+                ArrayRef<int32_t> perm) {
+  auto t = cast<RankedTensorType>(v.getType());
+  auto type = RankedTensorType::get(permuted(t.getShape(), perm),
+                                    t.getElementType());
+  return tosa::TransposeOp::create(rewriter, loc, type, v,
+                                   rewriter.getDenseI32ArrayAttr(perm));
+}
+
+bool isStaticRanked(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t && t.hasStaticShape();
+}
+
+/// The data operands of an elementwise op (tosa.mul's shift is not one).
+unsigned numDataOperands(Operation *op) {
+  return isa<tosa::MulOp>(op) ? 2 : op->getNumOperands();
+}
+
+/// elementwise(transpose(x, P), small...) ->
+///   transpose(elementwise(x, transpose(small, P^-1)...), P)
+/// Every full-size operand must be a transpose with the same P; smaller
+/// (broadcast) operands and constants are transposed back instead, which is
+/// cheap (and folds for constants).
+struct SinkThroughElementwise : RewritePattern {
+  SinkThroughElementwise(MLIRContext *ctx)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    if (!op->hasTrait<OpTrait::tosa::TosaElementwiseOperator>() &&
+        !isa<tosa::MulOp>(op))
+      return failure();
+    if (op->getNumResults() != 1 || !isStaticRanked(op->getResult(0)))
+      return failure();
+    auto resTy = cast<RankedTensorType>(op->getResult(0).getType());
+    unsigned n = numDataOperands(op);
+    std::optional<SmallVector<int32_t>> perm;
+    for (unsigned i = 0; i < n; ++i) {
+      Value v = op->getOperand(i);
+      if (!isStaticRanked(v))
+        return failure();
+      auto t = cast<RankedTensorType>(v.getType());
+      if (t.getNumElements() != resTy.getNumElements())
+        continue; // broadcast operand
+      auto tr = v.getDefiningOp<tosa::TransposeOp>();
+      if (!tr || !isStaticRanked(tr.getInput1()))
+        return failure();
+      SmallVector<int32_t> p(tr.getPerms());
+      if (perm && *perm != p)
+        return failure();
+      perm = p;
+    }
+    if (!perm)
+      return failure();
+    SmallVector<int32_t> inv = inverse(*perm);
+    SmallVector<Value> operands;
+    for (unsigned i = 0; i < op->getNumOperands(); ++i) {
+      Value v = op->getOperand(i);
+      if (i >= n) {
+        operands.push_back(v);
+        continue;
+      }
+      auto t = cast<RankedTensorType>(v.getType());
+      if (t.getNumElements() == resTy.getNumElements())
+        operands.push_back(v.getDefiningOp<tosa::TransposeOp>().getInput1());
+      else
+        operands.push_back(transpose(rewriter, op->getLoc(), v, inv));
+    }
+    auto newTy = RankedTensorType::get(permuted(resTy.getShape(), inv),
+                                       resTy.getElementType());
+    OperationState state(op->getLoc(), op->getName(), operands, {newTy},
+                         op->getAttrs());
+    Operation *inner = rewriter.create(state);
+    rewriter.replaceOp(op, transpose(rewriter, op->getLoc(),
+                                     inner->getResult(0), *perm));
+    return success();
+  }
+};
+
+/// reduce(transpose(x, P), axis) -> transpose(reduce(x, P[axis]), P): the
+/// reduced axis is kept (size 1), so the permutation stays valid.
+template <typename ReduceOp>
+struct SinkThroughReduce : OpRewritePattern<ReduceOp> {
+  using OpRewritePattern<ReduceOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReduceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto tr = op.getInput().template getDefiningOp<tosa::TransposeOp>();
+    if (!tr || !isStaticRanked(tr.getInput1()) ||
+        !isStaticRanked(op.getResult()))
+      return failure();
+    SmallVector<int32_t> perm(tr.getPerms());
+    int32_t axis = op.getAxis();
+    auto resTy = cast<RankedTensorType>(op.getResult().getType());
+    auto newTy = RankedTensorType::get(
+        permuted(resTy.getShape(), inverse(perm)), resTy.getElementType());
+    SmallVector<NamedAttribute> attrs(op->getAttrs());
+    for (NamedAttribute &a : attrs)
+      if (a.getName() == "axis")
+        a.setValue(rewriter.getI32IntegerAttr(perm[axis]));
+    OperationState state(op.getLoc(), op->getName(),
+                         ValueRange{tr.getInput1()}, {newTy}, attrs);
+    Operation *inner = rewriter.create(state);
+    rewriter.replaceOp(op, transpose(rewriter, op.getLoc(),
+                                     inner->getResult(0), perm));
+    return success();
+  }
+};
+
+/// A transpose that only moves size-1 dims keeps the element order: it is a
+/// reshape (free after bufferization).
+struct UnitTransposeToReshape : OpRewritePattern<tosa::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tosa::TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isStaticRanked(op.getInput1()) || !isStaticRanked(op.getResult()))
+      return failure();
+    ArrayRef<int64_t> shape =
+        cast<RankedTensorType>(op.getInput1().getType()).getShape();
+    int32_t last = -1;
+    for (int32_t p : op.getPerms()) {
+      if (shape[p] == 1)
+        continue;
+      if (p < last)
+        return failure();
+      last = p;
+    }
+    auto resTy = cast<RankedTensorType>(op.getResult().getType());
+    Value shapeVal =
+        tosa::getTosaConstShape(rewriter, op.getLoc(), resTy.getShape());
+    rewriter.replaceOpWithNewOp<tosa::ReshapeOp>(op, resTy, op.getInput1(),
+                                                 shapeVal);
+    return success();
+  }
+};
+
+struct SinkTransposesPass
+    : tessel::impl::TesselSinkTransposesBase<SinkTransposesPass> {
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    RewritePatternSet patterns(ctx);
+    patterns.add<SinkThroughElementwise, UnitTransposeToReshape,
+                 SinkThroughReduce<tosa::ReduceSumOp>,
+                 SinkThroughReduce<tosa::ReduceMaxOp>,
+                 SinkThroughReduce<tosa::ReduceMinOp>,
+                 SinkThroughReduce<tosa::ReduceProductOp>>(ctx);
+    tosa::TransposeOp::getCanonicalizationPatterns(patterns, ctx);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,51 @@
+// RUN: tessel-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(tessel-sink-transposes))" | FileCheck %s
+
+// A squeeze-and-excitation block in NCHW between two NHWC convolutions:
+// the transpose sinks through the elementwise ops, the broadcast multiply
+// (its small operand is transposed back instead) and the reduction, then
+// cancels against the trailing inverse transpose. Only the reduced value,
+// returned in NCHW, keeps a (small) transpose.
+// CHECK-LABEL: func @se_block
+// CHECK-SAME: (%[[X:.*]]: tensor<1x4x4x8xf32>, %[[G:.*]]: tensor<1x8x1x1xf32>)
+// CHECK: %[[SIG:.*]] = tosa.sigmoid %[[X]] : (tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+// CHECK: %[[SUM:.*]] = tosa.reduce_sum %[[SIG]] {axis = 1 : i32} : (tensor<1x4x4x8xf32>) -> tensor<1x1x4x8xf32>
+// CHECK: %[[R:.*]] = tosa.transpose %[[SUM]] {perms = array<i32: 0, 3, 1, 2>}
+// CHECK: %[[GT:.*]] = tosa.reshape %[[G]]
+// CHECK: %[[M:.*]] = tosa.mul %[[SIG]], %[[GT]], %{{.*}} : (tensor<1x4x4x8xf32>, tensor<1x1x1x8xf32>, tensor<1xi8>) -> tensor<1x4x4x8xf32>
+// CHECK-NOT: tosa.transpose
+// CHECK: return %[[M]], %[[R]]
+func.func @se_block(%x: tensor<1x4x4x8xf32>, %g: tensor<1x8x1x1xf32>) -> (tensor<1x4x4x8xf32>, tensor<1x8x1x4xf32>) {
+  %shift = "tosa.const"() {values = dense<0> : tensor<1xi8>} : () -> tensor<1xi8>
+  %t = tosa.transpose %x {perms = array<i32: 0, 3, 1, 2>} : (tensor<1x4x4x8xf32>) -> tensor<1x8x4x4xf32>
+  %s = tosa.sigmoid %t : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %r = tosa.reduce_sum %s {axis = 2 : i32} : (tensor<1x8x4x4xf32>) -> tensor<1x8x1x4xf32>
+  %m = tosa.mul %s, %g, %shift : (tensor<1x8x4x4xf32>, tensor<1x8x1x1xf32>, tensor<1xi8>) -> tensor<1x8x4x4xf32>
+  %back = tosa.transpose %m {perms = array<i32: 0, 2, 3, 1>} : (tensor<1x8x4x4xf32>) -> tensor<1x4x4x8xf32>
+  return %back, %r : tensor<1x4x4x8xf32>, tensor<1x8x1x4xf32>
+}
+
+// -----
+
+// Two full-size operands transposed differently: nothing moves.
+// CHECK-LABEL: func @mixed_perms
+// CHECK: tosa.transpose
+// CHECK: tosa.transpose
+// CHECK: tosa.add
+func.func @mixed_perms(%a: tensor<2x3x4xf32>, %b: tensor<4x2x3xf32>) -> tensor<2x4x3xf32> {
+  %ta = tosa.transpose %a {perms = array<i32: 0, 2, 1>} : (tensor<2x3x4xf32>) -> tensor<2x4x3xf32>
+  %tb = tosa.transpose %b {perms = array<i32: 1, 0, 2>} : (tensor<4x2x3xf32>) -> tensor<2x4x3xf32>
+  %s = tosa.add %ta, %tb : (tensor<2x4x3xf32>, tensor<2x4x3xf32>) -> tensor<2x4x3xf32>
+  return %s : tensor<2x4x3xf32>
+}
+
+// -----
+
+// A transpose moving only unit dims is a reshape; one moving data is not.
+// CHECK-LABEL: func @unit_dims
+// CHECK: tosa.reshape %arg0
+// CHECK: tosa.transpose %arg1
+func.func @unit_dims(%a: tensor<1x1x1x8xf32>, %b: tensor<1x2x1x8xf32>) -> (tensor<1x8x1x1xf32>, tensor<1x8x2x1xf32>) {
+  %ta = tosa.transpose %a {perms = array<i32: 0, 3, 1, 2>} : (tensor<1x1x1x8xf32>) -> tensor<1x8x1x1xf32>
+  %tb = tosa.transpose %b {perms = array<i32: 0, 3, 1, 2>} : (tensor<1x2x1x8xf32>) -> tensor<1x8x2x1xf32>
+  return %ta, %tb : tensor<1x8x1x1xf32>, tensor<1x8x2x1xf32>
+}
