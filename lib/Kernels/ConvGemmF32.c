@@ -19,7 +19,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#define KBLOCK 256       /* reduction elements per micro-kernel call */
+#ifndef KBLOCK
+#define KBLOCK 1024 /* reduction elements per micro-kernel call */
+#endif
 #define FBLOCK 2         /* NR panels per task */
 #define ROW_TILES 16     /* MR row tiles per task */
 

@@ -77,3 +77,20 @@ func.func @not_bufferized(%x: tensor<1x9x9x8xf32>, %w: tensor<1x72x64xf32>, %o: 
       {kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} -> tensor<1x7x7x16xf32>
   return %y : tensor<1x7x7x16xf32>
 }
+
+// -----
+
+// tessel.depthwise_conv2d: sizes, then H, W, pad_top, pad_left (the kernel
+// pads implicitly), buffers with strides, bias, clamp.
+// CHECK-LABEL: func @depthwise_op
+// CHECK-DAG: %[[PT:.*]] = arith.constant 2 : i64
+// CHECK-DAG: %[[CMIN:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: call @tessel_kernel_depthwise_conv2d_nhwc_f32(
+// CHECK-NOT: tessel.depthwise_conv2d
+func.func @depthwise_op(%x: memref<1x8x8x16xf32>, %w: memref<5x5x16xf32>, %b: memref<16xf32>, %o: memref<1x4x4x16xf32>) {
+  tessel.depthwise_conv2d ins(%x, %w : memref<1x8x8x16xf32>, memref<5x5x16xf32>)
+      bias(%b : memref<16xf32>) outs(%o : memref<1x4x4x16xf32>)
+      {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pad = array<i64: 2, 1, 2, 1>,
+       clamp_min = 0.0 : f32}
+  return
+}

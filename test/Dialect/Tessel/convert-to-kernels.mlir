@@ -103,3 +103,85 @@ func.func @f16_untouched(%x: tensor<1x4x4x2xf16>, %w: tensor<3x1x1x2xf16>, %i: t
   %c = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x4x4x2xf16>, tensor<3x1x1x2xf16>) outs(%i : tensor<1x4x4x3xf16>) -> tensor<1x4x4x3xf16>
   return %c : tensor<1x4x4x3xf16>
 }
+
+// -----
+
+// Depthwise (multiplier 1) as tosa-to-linalg emits it: zero pad, 5-D
+// zero-filled init, bias add over [C, 1] and ReLU6 after it. All of it is
+// one tessel.depthwise_conv2d with implicit padding, bias and clamp; the
+// 5-D shape is restored by a reshape for the users.
+// CHECK-LABEL: func @depthwise_pad_bias_relu6
+// CHECK-SAME: (%[[X:.*]]: tensor<1x6x6x8xf32>, %[[W:.*]]: tensor<3x3x8x1xf32>, %[[B:.*]]: tensor<8x1xf32>)
+// CHECK-NOT: tensor.pad
+// CHECK-DAG: %[[W3:.*]] = tensor.collapse_shape %[[W]] {{\[\[}}0], [1], [2, 3]] : tensor<3x3x8x1xf32> into tensor<3x3x8xf32>
+// CHECK-DAG: %[[B1:.*]] = tensor.collapse_shape %[[B]] {{\[\[}}0, 1]] : tensor<8x1xf32> into tensor<8xf32>
+// CHECK: %[[Y:.*]] = tessel.depthwise_conv2d ins(%[[X]], %[[W3]] : tensor<1x6x6x8xf32>, tensor<3x3x8xf32>) bias(%[[B1]] : tensor<8xf32>) outs(%{{.*}} : tensor<1x6x6x8xf32>) {clamp_max = 6.000000e+00 : f32, clamp_min = 0.000000e+00 : f32, dilations = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>}
+// CHECK: %[[E:.*]] = tensor.expand_shape %[[Y]] {{\[\[}}0], [1], [2], [3, 4]]
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[E]]
+#bias = affine_map<(d0, d1, d2, d3, d4) -> (d3, d4)>
+#id5 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>
+func.func @depthwise_pad_bias_relu6(%x: tensor<1x6x6x8xf32>, %w: tensor<3x3x8x1xf32>, %b: tensor<8x1xf32>) -> tensor<1x6x6x8x1xf32> {
+  %zero = arith.constant 0.0 : f32
+  %six = arith.constant 6.0 : f32
+  %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x6x6x8xf32> to tensor<1x8x8x8xf32>
+  %e = tensor.empty() : tensor<1x6x6x8x1xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x6x6x8x1xf32>) -> tensor<1x6x6x8x1xf32>
+  %c = linalg.depthwise_conv_2d_nhwc_hwcm {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x8x8x8xf32>, tensor<3x3x8x1xf32>) outs(%f : tensor<1x6x6x8x1xf32>) -> tensor<1x6x6x8x1xf32>
+  %a = linalg.generic {indexing_maps = [#bias, #id5, #id5], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%b, %c : tensor<8x1xf32>, tensor<1x6x6x8x1xf32>) outs(%e : tensor<1x6x6x8x1xf32>) {
+  ^bb0(%in: f32, %in2: f32, %out: f32):
+    %s = arith.addf %in, %in2 : f32
+    linalg.yield %s : f32
+  } -> tensor<1x6x6x8x1xf32>
+  %r = linalg.generic {indexing_maps = [#id5, #id5], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%a : tensor<1x6x6x8x1xf32>) outs(%e : tensor<1x6x6x8x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.minimumf %in, %six : f32
+    %n = arith.maximumf %m, %zero : f32
+    linalg.yield %n : f32
+  } -> tensor<1x6x6x8x1xf32>
+  return %r : tensor<1x6x6x8x1xf32>
+}
+
+// -----
+
+// A non-zero pad value cannot be implicit: the pad stays.
+// CHECK-LABEL: func @depthwise_nonzero_pad
+// CHECK: tensor.pad
+// CHECK: tessel.depthwise_conv2d {{.*}}pad = array<i64: 0, 0, 0, 0>
+func.func @depthwise_nonzero_pad(%x: tensor<1x6x6x8xf32>, %w: tensor<3x3x8xf32>, %i: tensor<1x6x6x8xf32>) -> tensor<1x6x6x8xf32> {
+  %one = arith.constant 1.0 : f32
+  %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %one : f32
+  } : tensor<1x6x6x8xf32> to tensor<1x8x8x8xf32>
+  %c = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x8x8x8xf32>, tensor<3x3x8xf32>) outs(%i : tensor<1x6x6x8xf32>) -> tensor<1x6x6x8xf32>
+  return %c : tensor<1x6x6x8xf32>
+}
+
+// -----
+
+// Matmul bias added after the matmul (BERT's linear layers): fused through
+// the collapse_shape the matmul rewrite leaves.
+// CHECK-LABEL: func @matmul_bias_add
+// CHECK: %[[Y:.*]] = tessel.packed_conv2d {{.*}} bias(%{{.*}} : tensor<2xf32>)
+// CHECK: %[[C:.*]] = tensor.collapse_shape %[[Y]]
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[C]]
+#b2 = affine_map<(d0, d1, d2) -> (0, 0, d2)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @matmul_bias_add(%a: tensor<1x5x3xf32>, %bias: tensor<1x1x2xf32>) -> tensor<1x5x2xf32> {
+  %b = arith.constant dense<[[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]]> : tensor<1x3x2xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x5x2xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x5x2xf32>) -> tensor<1x5x2xf32>
+  %c = linalg.batch_matmul ins(%a, %b : tensor<1x5x3xf32>, tensor<1x3x2xf32>) outs(%f : tensor<1x5x2xf32>) -> tensor<1x5x2xf32>
+  %r = linalg.generic {indexing_maps = [#b2, #id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%bias, %c : tensor<1x1x2xf32>, tensor<1x5x2xf32>) outs(%e : tensor<1x5x2xf32>) {
+  ^bb0(%in: f32, %in2: f32, %out: f32):
+    %s = arith.addf %in, %in2 : f32
+    linalg.yield %s : f32
+  } -> tensor<1x5x2xf32>
+  return %r : tensor<1x5x2xf32>
+}

@@ -88,3 +88,45 @@ func.func @bad_bias(%x: tensor<1x9x9x8xf32>, %w: tensor<1x72x64xf32>, %b: tensor
       {kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} -> tensor<1x7x7x16xf32>
   return %y : tensor<1x7x7x16xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func @depthwise_round_trip
+// CHECK: tessel.depthwise_conv2d ins(%{{.*}}, %{{.*}} : tensor<1x8x8x32xf32>, tensor<3x3x32xf32>) bias(%{{.*}} : tensor<32xf32>) outs(%{{.*}} : tensor<1x4x4x32xf32>) {clamp_max = 6.000000e+00 : f32, clamp_min = 0.000000e+00 : f32, dilations = array<i64: 1, 1>, pad = array<i64: 0, 1, 0, 1>, strides = array<i64: 2, 2>} -> tensor<1x4x4x32xf32>
+func.func @depthwise_round_trip(%x: tensor<1x8x8x32xf32>, %w: tensor<3x3x32xf32>, %b: tensor<32xf32>, %i: tensor<1x4x4x32xf32>) -> tensor<1x4x4x32xf32> {
+  %y = tessel.depthwise_conv2d ins(%x, %w : tensor<1x8x8x32xf32>, tensor<3x3x32xf32>)
+      bias(%b : tensor<32xf32>) outs(%i : tensor<1x4x4x32xf32>)
+      {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pad = array<i64: 0, 1, 0, 1>,
+       clamp_min = 0.0 : f32, clamp_max = 6.0 : f32} -> tensor<1x4x4x32xf32>
+  return %y : tensor<1x4x4x32xf32>
+}
+
+// -----
+
+func.func @depthwise_wrong_output(%x: tensor<1x8x8x32xf32>, %w: tensor<3x3x32xf32>, %i: tensor<1x8x8x32xf32>) -> tensor<1x8x8x32xf32> {
+  // expected-error @+1 {{output spatial dim 0 is 8, expected 6}}
+  %y = tessel.depthwise_conv2d ins(%x, %w : tensor<1x8x8x32xf32>, tensor<3x3x32xf32>)
+      outs(%i : tensor<1x8x8x32xf32>)
+      {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>} -> tensor<1x8x8x32xf32>
+  return %y : tensor<1x8x8x32xf32>
+}
+
+// -----
+
+func.func @depthwise_channels(%x: tensor<1x8x8x32xf32>, %w: tensor<3x3x16xf32>, %i: tensor<1x8x8x32xf32>) -> tensor<1x8x8x32xf32> {
+  // expected-error @+1 {{input, filter and init must have the same channel count}}
+  %y = tessel.depthwise_conv2d ins(%x, %w : tensor<1x8x8x32xf32>, tensor<3x3x16xf32>)
+      outs(%i : tensor<1x8x8x32xf32>)
+      {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>} -> tensor<1x8x8x32xf32>
+  return %y : tensor<1x8x8x32xf32>
+}
+
+// -----
+
+func.func @depthwise_bad_pad(%x: tensor<1x8x8x32xf32>, %w: tensor<3x3x32xf32>, %i: tensor<1x8x8x32xf32>) -> tensor<1x8x8x32xf32> {
+  // expected-error @+1 {{pad must have 4 values [top, bottom, left, right]}}
+  %y = tessel.depthwise_conv2d ins(%x, %w : tensor<1x8x8x32xf32>, tensor<3x3x32xf32>)
+      outs(%i : tensor<1x8x8x32xf32>)
+      {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pad = array<i64: 1, 1>} -> tensor<1x8x8x32xf32>
+  return %y : tensor<1x8x8x32xf32>
+}

@@ -280,7 +280,6 @@ struct FuseBiasAdd : OpRewritePattern<linalg::GenericOp> {
       OpT kernel = kernelBehind<OpT>(kernelVal, &reshape);
       if (!kernel || kernel.getBias() || kernel.getClampMin() ||
           kernel.getClampMax() || !maps[k].isIdentity() ||
-          !maps[o].isProjectedPermutation() ||
           kernelVal.getType() != gen.getResult(0).getType())
         continue;
       // The channel dim is the innermost non-unit dim of the result.
@@ -294,12 +293,18 @@ struct FuseBiasAdd : OpRewritePattern<linalg::GenericOp> {
       if (shape[cdim] != f || !bTy || !bTy.hasStaticShape() ||
           bTy.getNumElements() != f)
         continue;
-      // Every dim the bias varies along must be the channel dim.
+      // Every dim the bias varies along must be the channel dim; its other
+      // dims are unit (indexed by a loop dim or by the constant 0, as
+      // tosa-to-linalg writes broadcasts).
       bool channelOnly = true;
-      for (auto [i, e] : llvm::enumerate(maps[o].getResults()))
-        if (bTy.getDimSize(i) != 1 &&
-            cast<AffineDimExpr>(e).getPosition() != (unsigned)cdim)
-          channelOnly = false;
+      for (auto [i, e] : llvm::enumerate(maps[o].getResults())) {
+        auto d = dyn_cast<AffineDimExpr>(e);
+        auto c = dyn_cast<AffineConstantExpr>(e);
+        if (bTy.getDimSize(i) == 1)
+          channelOnly &= d || (c && c.getValue() == 0);
+        else
+          channelOnly &= d && d.getPosition() == (unsigned)cdim;
+      }
       if (!channelOnly)
         continue;
       // The bias must exist before the kernel.
