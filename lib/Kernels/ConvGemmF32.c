@@ -22,11 +22,16 @@
 #ifndef KBLOCK
 #define KBLOCK 1024 /* reduction elements per micro-kernel call */
 #endif
-#define FBLOCK 2         /* NR panels per task */
-#define ROW_TILES 16     /* MR row tiles per task */
+#ifndef FBLOCK
+#define FBLOCK 2 /* NR panels per task */
+#endif
+#ifndef ROW_TILES
+#define ROW_TILES 16 /* MR row tiles per task */
+#endif
 
 typedef struct {
-  int64_t N, OH, OW, F, C, ntaps;
+  int64_t N, OH, OW, F, C, ntaps, KW, H, W, pad_top, pad_left, dil_h, dil_w;
+  const float *zeros;      /* a zero "row" standing in for padding taps */
   const float *in;
   int64_t in_sn, in_sh, in_sw, in_sc, stride_h, stride_w;
   const float *wp;
@@ -36,20 +41,19 @@ typedef struct {
   const float *bias;
   float lo, hi;
   int accumulate, clamp;
-  const int64_t *tap_off;  /* input offset of each tap */
   int64_t cblock;          /* channels per reduction block */
   int64_t row_chunks, f_blocks;
 } job_t;
 
-/* acc[i][v] (+)= sum over taps and k of a[i][tap_off[t] + k*ask] * b[...]
+/* acc[i][v] (+)= sum over taps t and k of atap[t][i][k*ask] * b[t][k][...]
  * then the epilogue. mr (rows), nv (vectors of the panel actually used) and
  * unit_ask are compile-time constants at every call site, so each instance
  * keeps its mr x nv accumulators in registers. A panel narrower than NR
  * (the last one when F % NR != 0) only computes the vectors it needs. */
 TK_INLINE void micro_kernel(const int mr, const int nv, const int unit_ask,
-                            int nr, int64_t ntaps, const int64_t *tap_off,
-                            int64_t kc, int64_t ask, const float *const *arow,
-                            const float *b, int64_t b_tap_stride,
+                            int nr, int64_t ntaps, int64_t kc, int64_t ask,
+                            const float *const *atap, const float *b,
+                            int64_t b_tap_stride,
                             float *const *crow, int64_t csf, int load_c,
                             int last, const float *bias, int clamp, float lo,
                             float hi) {
@@ -60,10 +64,7 @@ TK_INLINE void micro_kernel(const int mr, const int nv, const int unit_ask,
       acc[i][v] = tk_splat(0.0f);
   for (int64_t t = 0; t < ntaps; ++t) {
     const float *bt = b + t * b_tap_stride;
-    const int64_t off = tap_off[t];
-    const float *ap[TK_MR_MAX];
-    for (int i = 0; i < mr; ++i)
-      ap[i] = arow[i] + off;
+    const float *const *ap = atap + t * TK_MR_MAX;
     for (int64_t k = 0; k < kc; ++k) {
       tk_vec bv[TK_NV];
       for (int v = 0; v < nv; ++v)
@@ -110,24 +111,22 @@ TK_INLINE void micro_kernel(const int mr, const int nv, const int unit_ask,
 /* Strided activations (not produced by Tessel's own pipeline, which keeps
  * channels contiguous): one generic instance, rows and vectors at run
  * time. */
-static void micro_kernel_strided(int mr, int nr, int64_t ntaps,
-                                 const int64_t *tap_off, int64_t kc,
-                                 int64_t ask, const float *const *arow,
+static void micro_kernel_strided(int mr, int nr, int64_t ntaps, int64_t kc,
+                                 int64_t ask, const float *const *atap,
                                  const float *b, int64_t bts,
                                  float *const *crow, int64_t csf, int load_c,
                                  int last, const float *bias, int clamp,
                                  float lo, float hi) {
-  micro_kernel(1, TK_NV, 0, nr, ntaps, tap_off, kc, ask, arow, b, bts, crow,
-               csf, load_c, last, bias, clamp, lo, hi);
+  micro_kernel(1, TK_NV, 0, nr, ntaps, kc, ask, atap, b, bts, crow, csf,
+               load_c, last, bias, clamp, lo, hi);
   if (mr > 1)
-    micro_kernel_strided(mr - 1, nr, ntaps, tap_off, kc, ask, arow + 1, b,
-                         bts, crow + 1, csf, load_c, last, bias, clamp, lo,
-                         hi);
+    micro_kernel_strided(mr - 1, nr, ntaps, kc, ask, atap + 1, b, bts,
+                         crow + 1, csf, load_c, last, bias, clamp, lo, hi);
 }
 
 #define MK_ARGS                                                                \
-  nr, ntaps, tap_off, kc, ask, arow, b, bts, crow, csf, load_c, last, bias,    \
-      clamp, lo, hi
+  nr, ntaps, kc, ask, atap, b, bts, crow, csf, load_c, last, bias, clamp, lo,  \
+      hi
 #define MK_CASE(MR, NV)                                                        \
   case MR:                                                                     \
     micro_kernel(MR, NV, 1, MK_ARGS);                                          \
@@ -142,14 +141,13 @@ static void micro_kernel_strided(int mr, int nr, int64_t ntaps,
   MK_CASE(9, NV) MK_CASE(10, NV) MK_CASE(11, NV) MK_CASE(12, NV)
 
 static void micro_dispatch(int mr, int nv, int nr, int64_t ntaps,
-                           const int64_t *tap_off, int64_t kc, int64_t ask,
-                           const float *const *arow, const float *b,
-                           int64_t bts, float *const *crow, int64_t csf,
-                           int load_c, int last, const float *bias, int clamp,
-                           float lo, float hi) {
+                           int64_t kc, int64_t ask, const float *const *atap,
+                           const float *b, int64_t bts, float *const *crow,
+                           int64_t csf, int load_c, int last,
+                           const float *bias, int clamp, float lo, float hi) {
   if (ask != 1) {
-    micro_kernel_strided(mr, nr, ntaps, tap_off, kc, ask, arow, b, bts, crow,
-                         csf, load_c, last, bias, clamp, lo, hi);
+    micro_kernel_strided(mr, nr, ntaps, kc, ask, atap, b, bts, crow, csf,
+                         load_c, last, bias, clamp, lo, hi);
     return;
   }
 #if TK_MR_MAX >= 12
@@ -171,8 +169,8 @@ static void micro_dispatch(int mr, int nv, int nr, int64_t ntaps,
   (void)nv;
   micro_kernel(1, TK_NV, 1, MK_ARGS);
   if (mr > 1)
-    micro_dispatch(mr - 1, nv, nr, ntaps, tap_off, kc, ask, arow + 1, b, bts,
-                   crow + 1, csf, load_c, last, bias, clamp, lo, hi);
+    micro_dispatch(mr - 1, nv, nr, ntaps, kc, ask, atap + 1, b, bts, crow + 1,
+                   csf, load_c, last, bias, clamp, lo, hi);
 #endif
 }
 
@@ -195,45 +193,82 @@ static void run_task(void *arg, int64_t task) {
   const float *wp_n = j->wp + n * j->wp_sn;
   const int64_t nblocks = (j->C + j->cblock - 1) / j->cblock;
 
-  /* Row base offsets of the chunk, computed once (rows are output pixels,
-   * so a row tile may cross output rows). */
-  int64_t a_off[ROW_TILES * TK_MR], c_off[ROW_TILES * TK_MR];
+  /* Output rows of the chunk (pixels: a row tile may cross image rows). */
+  int64_t r_oh[ROW_TILES * TK_MR], r_ow[ROW_TILES * TK_MR];
   for (int64_t r = r0; r < r1; ++r) {
-    const int64_t oh = r / j->OW, ow = r % j->OW;
-    a_off[r - r0] = oh * j->stride_h * j->in_sh + ow * j->stride_w * j->in_sw;
-    c_off[r - r0] = oh * j->out_sh + ow * j->out_sw;
+    r_oh[r - r0] = r / j->OW;
+    r_ow[r - r0] = r % j->OW;
   }
+  /* Per tap and row of a tile, where its activations start: the input
+   * pixel, or the zero row when the tap falls into the padding. */
+  const float *atap_small[64 * TK_MR_MAX];
+  const float **atap = j->ntaps <= 64
+                           ? atap_small
+                           : (const float **)malloc(sizeof(float *) *
+                                                    j->ntaps * TK_MR_MAX);
+  if (!atap)
+    abort(); /* out of memory for a pointer table: nothing sane to return */
+  /* Full-width panels share one row step; a narrower last panel (F % NR)
+   * has its own. The tap table of a row tile is built once per step. */
+  const int64_t full_end = j->F / TK_NR < p1 ? j->F / TK_NR : p1;
   for (int64_t cb = 0; cb < nblocks; ++cb) {
     const int64_t c0 = cb * j->cblock;
     const int64_t kc = c0 + j->cblock < j->C ? j->cblock : j->C - c0;
     const int load_c = j->accumulate || cb > 0;
     const int last = cb == nblocks - 1;
-    for (int64_t p = p0; p < p1; ++p) {
-      const int nr = (p + 1) * TK_NR <= j->F ? TK_NR
-                                              : (int)(j->F - p * TK_NR);
-      const int nv = (nr + TK_VW - 1) / TK_VW;
+    for (int pass = 0; pass < 2; ++pass) {
+      /* pass 0: full panels [p0, full_end); pass 1: the narrow one */
+      const int64_t pa = pass == 0 ? p0 : (full_end > p0 ? full_end : p0);
+      const int64_t pb = pass == 0 ? full_end : p1;
+      if (pa >= pb)
+        continue;
+      const int nr0 = (pa + 1) * TK_NR <= j->F ? TK_NR
+                                                : (int)(j->F - pa * TK_NR);
+      const int nv = (nr0 + TK_VW - 1) / TK_VW;
       const int step = TK_MR_FOR(nv);
-      const float *b = wp_n + p * j->wp_panel + c0 * TK_NR;
-      const float *bias = j->bias ? j->bias + p * TK_NR : NULL;
       for (int64_t r = r0; r < r1; r += step) {
         const int mr = r + step <= r1 ? step : (int)(r1 - r);
-        const float *arow[TK_MR_MAX];
-        float *crow[TK_MR_MAX];
         for (int i = 0; i < mr; ++i) {
-          arow[i] = in_n + a_off[r - r0 + i] + c0 * j->in_sc;
-          crow[i] = out_n + c_off[r - r0 + i] + p * TK_NR * j->out_sf;
+          const int64_t oh = r_oh[r - r0 + i], ow = r_ow[r - r0 + i];
+          const int64_t ih0 = oh * j->stride_h - j->pad_top;
+          const int64_t iw0 = ow * j->stride_w - j->pad_left;
+          int64_t t = 0;
+          for (int64_t kh = 0; kh < j->ntaps / j->KW; ++kh) {
+            const int64_t ih = ih0 + kh * j->dil_h;
+            const int row_ok = ih >= 0 && ih < j->H;
+            const float *rowp = in_n + ih * j->in_sh + c0 * j->in_sc;
+            for (int64_t kw = 0; kw < j->KW; ++kw, ++t) {
+              const int64_t iw = iw0 + kw * j->dil_w;
+              atap[t * TK_MR_MAX + i] = row_ok && iw >= 0 && iw < j->W
+                                            ? rowp + iw * j->in_sw
+                                            : j->zeros;
+            }
+          }
         }
-        micro_dispatch(mr, nv, nr, j->ntaps, j->tap_off, kc, j->in_sc, arow,
-                       b, j->C * TK_NR, crow, j->out_sf, load_c, last, bias,
-                       j->clamp, j->lo, j->hi);
+        for (int64_t p = pa; p < pb; ++p) {
+          const int nr = (p + 1) * TK_NR <= j->F ? TK_NR
+                                                  : (int)(j->F - p * TK_NR);
+          float *crow[TK_MR_MAX];
+          for (int i = 0; i < mr; ++i)
+            crow[i] = out_n + r_oh[r - r0 + i] * j->out_sh +
+                      r_ow[r - r0 + i] * j->out_sw + p * TK_NR * j->out_sf;
+          micro_dispatch(mr, nv, nr, j->ntaps, kc, j->in_sc, atap,
+                         wp_n + p * j->wp_panel + c0 * TK_NR, j->C * TK_NR,
+                         crow, j->out_sf, load_c, last,
+                         j->bias ? j->bias + p * TK_NR : NULL, j->clamp,
+                         j->lo, j->hi);
+        }
       }
     }
   }
+  if (atap != atap_small)
+    free(atap);
 }
 
 void tessel_kernel_conv2d_nhwc_f32(
     int64_t N, int64_t OH, int64_t OW, int64_t F, int64_t KH, int64_t KW,
-    int64_t C, const float *in, int64_t in_sn, int64_t in_sh, int64_t in_sw,
+    int64_t C, int64_t H, int64_t W, int64_t pad_top, int64_t pad_left,
+    const float *in, int64_t in_sn, int64_t in_sh, int64_t in_sw,
     int64_t in_sc, int64_t stride_h, int64_t stride_w, int64_t dil_h,
     int64_t dil_w, const float *wp, int64_t wp_sn, float *out, int64_t out_sn,
     int64_t out_sh, int64_t out_sw, int64_t out_sf, const float *bias,
@@ -254,16 +289,6 @@ void tessel_kernel_conv2d_nhwc_f32(
           }
     return;
   }
-  int64_t taps_small[64];
-  int64_t *tap_off = KH * KW <= 64
-                         ? taps_small
-                         : (int64_t *)malloc(sizeof(int64_t) * KH * KW);
-  if (!tap_off)
-    abort(); /* out of memory for a few words: nothing sane to return */
-  for (int64_t kh = 0; kh < KH; ++kh)
-    for (int64_t kw = 0; kw < KW; ++kw)
-      tap_off[kh * KW + kw] = kh * dil_h * in_sh + kw * dil_w * in_sw;
-
   /* The reduction block walks all taps for a slice of channels, so the
    * weights it touches per panel are KH*KW*cblock*NR floats. */
   int64_t cblock = KBLOCK / (KH * KW);
@@ -277,15 +302,25 @@ void tessel_kernel_conv2d_nhwc_f32(
                              (ROW_TILES * TK_MR);
   const int64_t npanels = (F + TK_NR - 1) / TK_NR;
   const int64_t f_blocks = (npanels + FBLOCK - 1) / FBLOCK;
-  job_t job = {N,       OH,        OW,       F,       C,       KH * KW,
-               in,      in_sn,     in_sh,    in_sw,   in_sc,   stride_h,
-               stride_w, wp,       wp_sn,    KH * KW * C * TK_NR,
-               out,     out_sn,    out_sh,   out_sw,  out_sf,  bias,
-               lo,      hi,        accumulate, clamp, tap_off, cblock,
-               row_chunks, f_blocks};
+  /* Padding taps read a zero row of kc channels at stride in_sc. */
+  static const float zeros_small[KBLOCK];
+  const int64_t zero_len = (cblock - 1) * (in_sc > 0 ? in_sc : 1) + 1;
+  float *zeros_big = NULL;
+  if (zero_len > KBLOCK) {
+    zeros_big = (float *)calloc((size_t)zero_len, sizeof(float));
+    if (!zeros_big)
+      abort(); /* out of memory: nothing sane to return */
+  }
+  job_t job = {N,        OH,       OW,        F,        C,
+               KH * KW,  KW,       H,         W,        pad_top,
+               pad_left, dil_h,    dil_w,     zeros_big ? zeros_big : zeros_small,
+               in,       in_sn,    in_sh,     in_sw,    in_sc,
+               stride_h, stride_w, wp,        wp_sn,    KH * KW * C * TK_NR,
+               out,      out_sn,   out_sh,    out_sw,   out_sf,
+               bias,     lo,       hi,        accumulate, clamp,
+               cblock,   row_chunks, f_blocks};
   tk_parallel_for(f_blocks * N * row_chunks, run_task, &job);
-  if (tap_off != taps_small)
-    free(tap_off);
+  free(zeros_big);
 }
 
 void tessel_kernel_matmul_f32(int64_t batch, int64_t M, int64_t N, int64_t K,
@@ -295,7 +330,8 @@ void tessel_kernel_matmul_f32(int64_t batch, int64_t M, int64_t N, int64_t K,
                               int64_t c_sn, const float *bias, float lo,
                               float hi, int32_t flags) {
   /* A matmul is a 1x1 convolution over a 1 x M "image" of K channels. */
-  tessel_kernel_conv2d_nhwc_f32(batch, 1, M, N, 1, 1, K, a, a_sb, 0, a_sm,
+  tessel_kernel_conv2d_nhwc_f32(batch, 1, M, N, 1, 1, K, 1, M, 0, 0, a, a_sb,
+                                0, a_sm,
                                 a_sk, 1, 1, 1, 1, bp, bp_sb, c, c_sb, 0, c_sm,
                                 c_sn, bias, lo, hi, flags);
 }

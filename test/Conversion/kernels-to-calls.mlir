@@ -3,7 +3,7 @@
 // Every buffer goes as a pointer to its first element (aligned base +
 // offset * 4 bytes) plus its strides; a rank-3 packed filter is shared by
 // all images (stride 0); no bias is a null pointer; no clamp is -inf/+inf.
-// CHECK-LABEL: func.func private @tessel_kernel_conv2d_nhwc_f32(i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, i64, i64, i64, !llvm.ptr, f32, f32, i32)
+// CHECK-LABEL: func.func private @tessel_kernel_conv2d_nhwc_f32(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, i64, i64, i64, !llvm.ptr, f32, f32, i32)
 // CHECK-LABEL: func @conv
 // CHECK: %[[MD:.*]], %[[OFF:.*]], %{{.*}}:4, %[[STR:.*]]:4 = memref.extract_strided_metadata %arg0
 // CHECK: %[[BASE:.*]] = memref.extract_aligned_pointer_as_index %[[MD]]

@@ -51,11 +51,12 @@ struct ConvCase {
   int64_t N, H, W, C, F, KH, KW, sh, sw, dh, dw;
   bool bias, clamp, accumulate;
   uint32_t threads;
+  int64_t pt = 0, pb = 0, pl = 0, pr = 0; // implicit zero padding
 };
 
 void checkConv(const ConvCase &t) {
-  int64_t OH = (t.H - t.dh * (t.KH - 1) - 1) / t.sh + 1;
-  int64_t OW = (t.W - t.dw * (t.KW - 1) - 1) / t.sw + 1;
+  int64_t OH = (t.H + t.pt + t.pb - t.dh * (t.KH - 1) - 1) / t.sh + 1;
+  int64_t OW = (t.W + t.pl + t.pr - t.dw * (t.KW - 1) - 1) / t.sw + 1;
   int64_t K = t.KH * t.KW * t.C;
   auto in = randomVec(t.N * t.H * t.W * t.C, 1);
   auto w = randomVec(t.F * K, 2);
@@ -66,7 +67,8 @@ void checkConv(const ConvCase &t) {
   float lo = t.clamp ? -0.5f : -kInf, hi = t.clamp ? 0.75f : kInf;
   setThreads(t.threads);
   tessel_kernel_conv2d_nhwc_f32(
-      t.N, OH, OW, t.F, t.KH, t.KW, t.C, in.data(), t.H * t.W * t.C,
+      t.N, OH, OW, t.F, t.KH, t.KW, t.C, t.H, t.W, t.pt, t.pl, in.data(),
+      t.H * t.W * t.C,
       t.W * t.C, t.C, 1, t.sh, t.sw, t.dh, t.dw, wp.data(), 0, out.data(),
       OH * OW * t.F, OW * t.F, t.F, 1, t.bias ? bias.data() : nullptr, lo, hi,
       t.accumulate ? TESSEL_KERNEL_ACCUMULATE : 0);
@@ -78,13 +80,15 @@ void checkConv(const ConvCase &t) {
         for (int64_t f = 0; f < t.F; ++f) {
           double acc = 0;
           for (int64_t kh = 0; kh < t.KH; ++kh)
-            for (int64_t kw = 0; kw < t.KW; ++kw)
+            for (int64_t kw = 0; kw < t.KW; ++kw) {
+              int64_t ih = oh * t.sh + kh * t.dh - t.pt;
+              int64_t iw = ow * t.sw + kw * t.dw - t.pl;
+              if (ih < 0 || ih >= t.H || iw < 0 || iw >= t.W)
+                continue;
               for (int64_t c = 0; c < t.C; ++c)
-                acc += double(in[((n * t.H + oh * t.sh + kh * t.dh) * t.W +
-                                  ow * t.sw + kw * t.dw) *
-                                     t.C +
-                                 c]) *
+                acc += double(in[((n * t.H + ih) * t.W + iw) * t.C + c]) *
                        w[((f * t.KH + kh) * t.KW + kw) * t.C + c];
+            }
           int64_t o = ((n * OH + oh) * OW + ow) * t.F + f;
           if (t.accumulate)
             acc += init[o];
@@ -111,6 +115,16 @@ TEST(ConvKernel, SpatialStridesDilations) {
   checkConv({1, 11, 10, 3, 70, 7, 7, 2, 2, 1, 1, true, true, false, 1});
   checkConv({2, 12, 13, 5, 24, 3, 2, 2, 1, 2, 3, false, true, true, 1});
   checkConv({1, 8, 8, 300, 40, 3, 3, 1, 1, 1, 1, true, false, true, 1});
+}
+
+TEST(ConvKernel, ImplicitPadding) {
+  // ResNet's 7x7/2 stem, 3x3 "same", asymmetric (stride-2 "same"), padding
+  // wider than the kernel reach, dilation, and a 1x1 image.
+  checkConv({1, 16, 16, 3, 64, 7, 7, 2, 2, 1, 1, true, true, false, 1, 3, 3, 3, 3});
+  checkConv({1, 9, 9, 16, 70, 3, 3, 1, 1, 1, 1, true, false, true, 1, 1, 1, 1, 1});
+  checkConv({2, 10, 11, 8, 32, 3, 3, 2, 2, 1, 1, false, true, false, 2, 0, 1, 0, 1});
+  checkConv({1, 5, 6, 4, 20, 3, 3, 1, 1, 2, 2, true, false, false, 1, 3, 2, 4, 3});
+  checkConv({1, 1, 1, 300, 40, 3, 3, 1, 1, 1, 1, true, false, false, 1, 1, 1, 1, 1});
 }
 
 TEST(ConvKernel, TwoThreadsMatch) {

@@ -42,15 +42,19 @@ extern "C" {
  * entry point's tessel_invoke_context (NULL: one thread). */
 void tessel_kernel_set_context(const void *invoke_context);
 
-/* Direct (im2col-free) NHWC convolution as an implicit GEMM:
- *   out[n,oh,ow,f] = sum_{kh,kw,c} in[n, oh*sh + kh*dh, ow*sw + kw*dw, c]
+/* Direct (im2col-free) NHWC convolution as an implicit GEMM with implicit
+ * zero padding:
+ *   out[n,oh,ow,f] = sum_{kh,kw,c} in[n, oh*sh + kh*dh - pad_top,
+ *                                     ow*sw + kw*dw - pad_left, c]
  *                                  * W[f,kh,kw,c]
- * `in` is already padded. W is packed as [ceil(F/NR)][KH*KW*C][NR] with
+ * where `in` is N x H x W x C and positions outside it count as zero
+ * (bottom/right padding follows from OH/OW). W is packed as [ceil(F/NR)][KH*KW*C][NR] with
  * k = (kh*KW + kw)*C + c; wp_sn is the packed-weight stride between batch
  * images (0: all images share the weights). */
 void tessel_kernel_conv2d_nhwc_f32(
     int64_t N, int64_t OH, int64_t OW, int64_t F, int64_t KH, int64_t KW,
-    int64_t C, const float *in, int64_t in_sn, int64_t in_sh, int64_t in_sw,
+    int64_t C, int64_t H, int64_t W, int64_t pad_top, int64_t pad_left,
+    const float *in, int64_t in_sn, int64_t in_sh, int64_t in_sw,
     int64_t in_sc, int64_t stride_h, int64_t stride_w, int64_t dil_h,
     int64_t dil_w, const float *wp, int64_t wp_sn, float *out, int64_t out_sn,
     int64_t out_sh, int64_t out_sw, int64_t out_sf, const float *bias,

@@ -127,11 +127,14 @@ LogicalResult lowerPackedConv(ModuleOp module, PackedConv2DOp op,
   Value in = op.getInput(), out = op.getInit();
   // Within one packed filter the kernel walks the dense P x K x NR layout.
   Value wp = denseOperand(b, op, op.getPackedFilter());
-  // N, OH, OW, F, KH, KW, C
+  // N, OH, OW, F, KH, KW, C, H, W, pad_top, pad_left
   cb.dims(out, {0, 1, 2, 3});
   cb.i64(op.getKernelSize()[0]);
   cb.i64(op.getKernelSize()[1]);
-  cb.dims(in, {3});
+  cb.dims(in, {3, 1, 2});
+  SmallVector<int64_t> pad = op.getPadOrZero();
+  cb.i64(pad[0]);
+  cb.i64(pad[2]);
   cb.strides(cb.buffer(in));
   cb.i64(op.getStrides()[0]);
   cb.i64(op.getStrides()[1]);

@@ -97,8 +97,15 @@ LogicalResult PackedConv2DOp::verify() {
     return emitOpError() << "kernel_size must be positive";
   int64_t n = inTy.getDimSize(0), c = inTy.getDimSize(3);
   int64_t f = outTy.getDimSize(3);
+  if (getPad() && (getPad()->size() != 4 ||
+                   llvm::any_of(*getPad(), [](int64_t v) { return v < 0; })))
+    return emitOpError() << "pad must have 4 non-negative values [top, "
+                            "bottom, left, right]";
+  SmallVector<int64_t> pad = getPadOrZero();
   for (int i = 0; i < 2; ++i) {
     int64_t in = inTy.getDimSize(1 + i), out = outTy.getDimSize(1 + i);
+    if (known(in))
+      in += pad[2 * i] + pad[2 * i + 1];
     int64_t need = (out - 1) * getStrides()[i] +
                    (getKernelSize()[i] - 1) * getDilations()[i] + 1;
     if (known(in) && known(out) && out > 0 && in < need)

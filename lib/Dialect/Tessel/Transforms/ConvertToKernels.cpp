@@ -80,14 +80,30 @@ PackedConv2DOp createPackedConv(PatternRewriter &rewriter, Location loc,
                                 const InitEpilogue &epi,
                                 ArrayRef<int64_t> kernel,
                                 ArrayRef<int64_t> strides,
-                                ArrayRef<int64_t> dilations) {
+                                ArrayRef<int64_t> dilations,
+                                ArrayRef<int64_t> pad = {}) {
   return PackedConv2DOp::create(
       rewriter, loc, TypeRange{epi.init.getType()}, input, packed, epi.bias,
       epi.init, rewriter.getDenseI64ArrayAttr(kernel),
       rewriter.getDenseI64ArrayAttr(strides),
       rewriter.getDenseI64ArrayAttr(dilations),
+      pad.empty() ? DenseI64ArrayAttr() : rewriter.getDenseI64ArrayAttr(pad),
       epi.accumulate ? rewriter.getUnitAttr() : nullptr, FloatAttr(),
       FloatAttr());
+}
+
+/// Zero padding of H and W only, with static amounts: [top, bottom, left,
+/// right], else none.
+std::optional<SmallVector<int64_t>> zeroSpatialPad(tensor::PadOp pad) {
+  Value pv = pad.getConstantPaddingValue();
+  if (!pv || !matchPattern(pv, m_AnyZeroFloat()))
+    return std::nullopt;
+  ArrayRef<int64_t> lo = pad.getStaticLow(), hi = pad.getStaticHigh();
+  if (lo.size() != 4 || llvm::any_of(lo, ShapedType::isDynamic) ||
+      llvm::any_of(hi, ShapedType::isDynamic) || lo[0] || hi[0] || lo[3] ||
+      hi[3])
+    return std::nullopt;
+  return SmallVector<int64_t>{lo[1], hi[1], lo[2], hi[2]};
 }
 
 struct ConvToKernel : OpRewritePattern<linalg::Conv2DNhwcFhwcOp> {
@@ -105,6 +121,13 @@ struct ConvToKernel : OpRewritePattern<linalg::Conv2DNhwcFhwcOp> {
     SmallVector<int64_t> dilations(op.getDilations().getValues<int64_t>());
     Location loc = op.getLoc();
     InitEpilogue epi = analyzeInit(init);
+    // Zero padding is done by the kernel: no padded copy of the input.
+    SmallVector<int64_t> pad;
+    if (auto padOp = input.getDefiningOp<tensor::PadOp>())
+      if (auto p = zeroSpatialPad(padOp)) {
+        pad = *p;
+        input = padOp.getSource();
+      }
     // F x KH x KW x C -> F x (KH*KW*C) -> P x K x NR
     Value flat = tensor::CollapseShapeOp::create(
         rewriter, loc, filter,
@@ -112,7 +135,7 @@ struct ConvToKernel : OpRewritePattern<linalg::Conv2DNhwcFhwcOp> {
     Value packed = packPanels(rewriter, loc, flat, 0, nr, {});
     rewriter.replaceOp(op, createPackedConv(rewriter, loc, input, packed, epi,
                                             {fShape[1], fShape[2]}, strides,
-                                            dilations)
+                                            dilations, pad)
                                .getResult());
     return success();
   }
@@ -385,20 +408,6 @@ struct FuseClamp : OpRewritePattern<linalg::GenericOp> {
     return success();
   }
 };
-
-/// Zero padding of H and W only, with static amounts: [top, bottom, left,
-/// right], else none.
-std::optional<SmallVector<int64_t>> zeroSpatialPad(tensor::PadOp pad) {
-  Value pv = pad.getConstantPaddingValue();
-  if (!pv || !matchPattern(pv, m_AnyZeroFloat()))
-    return std::nullopt;
-  ArrayRef<int64_t> lo = pad.getStaticLow(), hi = pad.getStaticHigh();
-  if (lo.size() != 4 || llvm::any_of(lo, ShapedType::isDynamic) ||
-      llvm::any_of(hi, ShapedType::isDynamic) || lo[0] || hi[0] || lo[3] ||
-      hi[3])
-    return std::nullopt;
-  return SmallVector<int64_t>{lo[1], hi[1], lo[2], hi[2]};
-}
 
 /// linalg depthwise convolution (channel multiplier 1) ->
 /// tessel.depthwise_conv2d, absorbing a zero tensor.pad of its input.

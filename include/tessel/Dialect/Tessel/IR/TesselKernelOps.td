@@ -23,12 +23,16 @@ def Tessel_PackedConv2DOp : Tessel_Op<"packed_conv2d",
     `init` + (optionally) bias + convolution, then an optional clamp:
 
     ```
-    acc[n,oh,ow,f] = sum_{kh,kw,c} input[n, oh*sh + kh*dh, ow*sw + kw*dw, c]
+    acc[n,oh,ow,f] = sum_{kh,kw,c} input[n, oh*sh + kh*dh - pad_top,
+                                         ow*sw + kw*dw - pad_left, c]
                                    * W[f, kh, kw, c]
+                     (out-of-range input positions count as 0)
     out = clamp((accumulate ? init : 0) + acc + bias[f], clamp_min, clamp_max)
     ```
 
-    `input` is `N x Hp x Wp x C`, already padded. The filter is packed in
+    `input` is `N x H x W x C`; the optional `pad` (`[top, bottom, left,
+    right]`, default none) is zero padding done by the kernel, so no padded
+    copy of the input is made. The filter is packed in
     column panels of `NR` output channels:
     `packed_filter[p, (kh*KW + kw)*C + c, j] = W[p*NR + j, kh, kw, c]`,
     zero beyond `F` (what `linalg.pack` with `inner_tiles = [NR]` on the
@@ -53,6 +57,7 @@ def Tessel_PackedConv2DOp : Tessel_Op<"packed_conv2d",
       DenseI64ArrayAttr:$kernel_size,
       DenseI64ArrayAttr:$strides,
       DenseI64ArrayAttr:$dilations,
+      OptionalAttr<DenseI64ArrayAttr>:$pad,
       UnitAttr:$accumulate,
       OptionalAttr<F32Attr>:$clamp_min,
       OptionalAttr<F32Attr>:$clamp_max);
@@ -66,6 +71,12 @@ def Tessel_PackedConv2DOp : Tessel_Op<"packed_conv2d",
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
+    /// [top, bottom, left, right]; zeros when there is no `pad`.
+    SmallVector<int64_t> getPadOrZero() {
+      if (std::optional<ArrayRef<int64_t>> p = getPad())
+        return SmallVector<int64_t>(*p);
+      return {0, 0, 0, 0};
+    }
     /// NR: output channels per packed panel.
     int64_t getPanelWidth() {
       auto t = cast<ShapedType>(getPackedFilter().getType());
