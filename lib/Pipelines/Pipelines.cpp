@@ -96,6 +96,10 @@ void mlir::tessel::buildLinalgToBuffersPipeline(
   // deallocation pipeline frees them.
   bufferize.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // Fold reshape chains (collapse(expand(alloc))) first, so that a result
+  // computed in a local buffer is recognized as that alloc and written to
+  // the out-param directly instead of being copied there.
+  pm.addPass(createCanonicalizerPass());
   // The runtime allocates outputs: results become trailing out-params.
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.hoistStaticAllocs = true;
