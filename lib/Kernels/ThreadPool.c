@@ -8,6 +8,17 @@
 #include <stddef.h>
 
 #define TK_MAX_THREADS 64
+/* Between kernel calls of one inference, workers (and the caller waiting
+ * for them) spin this many pause iterations (tens of microseconds) before
+ * sleeping: a model makes dozens of parallel calls per inference, and a
+ * futex wake-up per call would cost more than the work it parallelizes. */
+#define TK_SPIN 20000
+
+static inline void tk_pause(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
 
 static _Thread_local int tk_threads = 1;
 
@@ -33,7 +44,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t done = PTHREAD_COND_INITIALIZER;
 static int started;           /* worker threads running */
-static uint64_t generation;   /* bumped per job */
+static uint64_t generation;   /* bumped per job (atomic reads while spinning) */
 static int wanted;            /* workers that should join the current job */
 static int busy;              /* workers still inside the current job */
 static tk_task_fn job_fn;
@@ -53,22 +64,28 @@ static void run_tasks(tk_task_fn fn, void *arg, int64_t ntasks) {
 static void *worker(void *p) {
   int id = (int)(intptr_t)p; /* 1-based; the caller is thread 0 */
   uint64_t seen = 0;
-  pthread_mutex_lock(&lock);
   for (;;) {
-    while (generation == seen || id >= wanted + 1) {
-      if (generation != seen)
-        seen = generation; /* not needed for this job */
+    for (int spin = 0; spin < TK_SPIN &&
+                       __atomic_load_n(&generation, __ATOMIC_ACQUIRE) == seen;
+         ++spin)
+      tk_pause();
+    pthread_mutex_lock(&lock);
+    while (generation == seen)
       pthread_cond_wait(&wake, &lock);
-    }
     seen = generation;
+    if (id > wanted) { /* not needed for this job */
+      pthread_mutex_unlock(&lock);
+      continue;
+    }
     tk_task_fn fn = job_fn;
     void *arg = job_arg;
     int64_t ntasks = job_tasks;
     pthread_mutex_unlock(&lock);
     run_tasks(fn, arg, ntasks);
     pthread_mutex_lock(&lock);
-    if (--busy == 0)
+    if (__atomic_sub_fetch(&busy, 1, __ATOMIC_RELEASE) == 0)
       pthread_cond_signal(&done);
+    pthread_mutex_unlock(&lock);
   }
   return NULL;
 }
@@ -102,12 +119,15 @@ void tk_parallel_for(int64_t ntasks, tk_task_fn fn, void *arg) {
   __atomic_store_n(&job_next, 0, __ATOMIC_RELAXED);
   wanted = helpers;
   busy = helpers;
-  ++generation;
+  __atomic_add_fetch(&generation, 1, __ATOMIC_RELEASE);
   pthread_cond_broadcast(&wake);
   pthread_mutex_unlock(&lock);
 
   run_tasks(fn, arg, ntasks);
 
+  for (int spin = 0;
+       spin < TK_SPIN && __atomic_load_n(&busy, __ATOMIC_ACQUIRE) > 0; ++spin)
+    tk_pause();
   pthread_mutex_lock(&lock);
   while (busy > 0)
     pthread_cond_wait(&done, &lock);
