@@ -32,6 +32,9 @@
 typedef struct {
   int64_t N, OH, OW, F, C, ntaps, KW, H, W, pad_top, pad_left, dil_h, dil_w;
   const float *zeros;      /* a zero "row" standing in for padding taps */
+  int flat;                /* 1x1, unpadded, stride 1, rows evenly spaced in
+                            * input and output: row r is at r * in_sw and
+                            * r * out_sw (pointwise convs, matmuls) */
   const float *in;
   int64_t in_sn, in_sh, in_sw, in_sc, stride_h, stride_w;
   const float *wp;
@@ -195,10 +198,11 @@ static void run_task(void *arg, int64_t task) {
 
   /* Output rows of the chunk (pixels: a row tile may cross image rows). */
   int64_t r_oh[ROW_TILES * TK_MR], r_ow[ROW_TILES * TK_MR];
-  for (int64_t r = r0; r < r1; ++r) {
-    r_oh[r - r0] = r / j->OW;
-    r_ow[r - r0] = r % j->OW;
-  }
+  if (!j->flat)
+    for (int64_t r = r0; r < r1; ++r) {
+      r_oh[r - r0] = r / j->OW;
+      r_ow[r - r0] = r % j->OW;
+    }
   /* Per tap and row of a tile, where its activations start: the input
    * pixel, or the zero row when the tap falls into the padding. */
   const float *atap_small[64 * TK_MR_MAX];
@@ -228,7 +232,9 @@ static void run_task(void *arg, int64_t task) {
       const int step = TK_MR_FOR(nv);
       for (int64_t r = r0; r < r1; r += step) {
         const int mr = r + step <= r1 ? step : (int)(r1 - r);
-        for (int i = 0; i < mr; ++i) {
+        for (int i = 0; i < mr && j->flat; ++i)
+          atap[i] = in_n + (r + i) * j->in_sw + c0 * j->in_sc;
+        for (int i = 0; i < mr && !j->flat; ++i) {
           const int64_t oh = r_oh[r - r0 + i], ow = r_ow[r - r0 + i];
           const int64_t ih0 = oh * j->stride_h - j->pad_top;
           const int64_t iw0 = ow * j->stride_w - j->pad_left;
@@ -249,9 +255,11 @@ static void run_task(void *arg, int64_t task) {
           const int nr = (p + 1) * TK_NR <= j->F ? TK_NR
                                                   : (int)(j->F - p * TK_NR);
           float *crow[TK_MR_MAX];
+          float *out_p = out_n + p * TK_NR * j->out_sf;
           for (int i = 0; i < mr; ++i)
-            crow[i] = out_n + r_oh[r - r0 + i] * j->out_sh +
-                      r_ow[r - r0 + i] * j->out_sw + p * TK_NR * j->out_sf;
+            crow[i] = j->flat ? out_p + (r + i) * j->out_sw
+                              : out_p + r_oh[r - r0 + i] * j->out_sh +
+                                    r_ow[r - r0 + i] * j->out_sw;
           micro_dispatch(mr, nv, nr, j->ntaps, kc, j->in_sc, atap,
                          wp_n + p * j->wp_panel + c0 * TK_NR, j->C * TK_NR,
                          crow, j->out_sf, load_c, last,
@@ -311,10 +319,13 @@ void tessel_kernel_conv2d_nhwc_f32(
     if (!zeros_big)
       abort(); /* out of memory: nothing sane to return */
   }
+  const int flat = KH == 1 && KW == 1 && pad_top == 0 && pad_left == 0 &&
+                   stride_h == 1 && stride_w == 1 && H == OH && W == OW &&
+                   in_sh == OW * in_sw && out_sh == OW * out_sw;
   job_t job = {N,        OH,       OW,        F,        C,
                KH * KW,  KW,       H,         W,        pad_top,
                pad_left, dil_h,    dil_w,     zeros_big ? zeros_big : zeros_small,
-               in,       in_sn,    in_sh,     in_sw,    in_sc,
+               flat,     in,       in_sn,    in_sh,     in_sw,    in_sc,
                stride_h, stride_w, wp,        wp_sn,    KH * KW * C * TK_NR,
                out,      out_sn,   out_sh,    out_sw,   out_sf,
                bias,     lo,       hi,        accumulate, clamp,

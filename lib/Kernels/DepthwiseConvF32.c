@@ -15,7 +15,9 @@
 
 #include <math.h>
 
+#ifndef OW_TILE
 #define OW_TILE 4
+#endif
 #define CV 2 /* channel vectors per step */
 
 typedef struct {
