@@ -108,6 +108,9 @@ void mlir::tessel::buildLinalgToBuffersPipeline(
   pm.addPass(createCanonicalizerPass());
   bufferization::BufferDeallocationPipelineOptions dealloc;
   bufferization::buildBufferDeallocationPipeline(pm, dealloc);
+  // Intermediates share one arena (one allocation per call).
+  if (options.optLevel >= 1)
+    pm.addNestedPass<func::FuncOp>(createTesselPlanBuffers());
 }
 
 void mlir::tessel::buildBuffersToLLVMPipeline(OpPassManager &pm,

@@ -51,6 +51,25 @@ def TesselStridedCopyToLinalg
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def TesselPlanBuffers
+    : Pass<"tessel-plan-buffers", "::mlir::func::FuncOp"> {
+  let summary = "Place a function's intermediate buffers in one arena";
+  let description = [{
+    Static buffer planning after bufferization and deallocation: each
+    statically shaped `memref.alloc` of the entry block with its single
+    `memref.dealloc` in the same block becomes a `memref.view` at an offset
+    of one arena (64-byte aligned), chosen so that buffers with overlapping
+    live ranges (alloc to dealloc, in program order) never overlap in
+    memory. The planned deallocs are removed; the arena is allocated at
+    entry and freed before the return. The function gets
+    `tessel.arena_bytes` (arena size) and `tessel.planned_bytes` (sum of
+    the planned buffers) attributes. Buffers in loops, with dynamic shapes
+    or with deallocs elsewhere are left alone.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def TesselKernelsToCalls
     : Pass<"tessel-kernels-to-calls", "::mlir::ModuleOp"> {
   let summary = "Lower kernel ops on memrefs to calls into the kernel library";

@@ -1,0 +1,66 @@
+// RUN: tessel-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(tessel-plan-buffers))" | FileCheck %s
+
+// Three 4 KiB buffers in a chain a -> b -> c: a is dead once b is written,
+// so c reuses a's bytes (offset 0) while b sits at 4096; the arena is 8 KiB
+// instead of 12. Live ranges end at the last use, not at the deallocs the
+// deallocation pipeline put at the end of the block.
+// CHECK-LABEL: func @chain
+// CHECK-SAME: attributes {tessel.arena_bytes = 8192 : i64, tessel.planned_bytes = 12288 : i64}
+// CHECK: %[[ARENA:.*]] = memref.alloc() {alignment = 64 : i64} : memref<8192xi8>
+// CHECK: %[[O1:.*]] = arith.constant 0 : index
+// CHECK: %[[A:.*]] = memref.view %[[ARENA]][%[[O1]]][] : memref<8192xi8> to memref<1024xf32>
+// CHECK: %[[O2:.*]] = arith.constant 4096 : index
+// CHECK: %[[B:.*]] = memref.view %[[ARENA]][%[[O2]]][] : memref<8192xi8> to memref<1024xf32>
+// CHECK: %[[O3:.*]] = arith.constant 0 : index
+// CHECK: %[[C:.*]] = memref.view %[[ARENA]][%[[O3]]][] : memref<8192xi8> to memref<1024xf32>
+// CHECK-NOT: memref.dealloc %[[A]]
+// CHECK: memref.dealloc %[[ARENA]]
+// CHECK-NEXT: return
+func.func @chain(%x: memref<1024xf32>, %y: memref<1024xf32>) {
+  %a = memref.alloc() : memref<1024xf32>
+  memref.copy %x, %a : memref<1024xf32> to memref<1024xf32>
+  %b = memref.alloc() : memref<1024xf32>
+  memref.copy %a, %b : memref<1024xf32> to memref<1024xf32>
+  %c = memref.alloc() : memref<1024xf32>
+  memref.copy %b, %c : memref<1024xf32> to memref<1024xf32>
+  memref.copy %c, %y : memref<1024xf32> to memref<1024xf32>
+  memref.dealloc %a : memref<1024xf32>
+  memref.dealloc %b : memref<1024xf32>
+  memref.dealloc %c : memref<1024xf32>
+  return
+}
+
+// -----
+
+// A use through a view extends the live range: %a is read (through its
+// reshape) after %b is written, so the two may not share bytes.
+// CHECK-LABEL: func @through_view
+// CHECK-SAME: tessel.arena_bytes = 8192
+func.func @through_view(%x: memref<1024xf32>, %y: memref<32x32xf32>) {
+  %a = memref.alloc() : memref<1024xf32>
+  memref.copy %x, %a : memref<1024xf32> to memref<1024xf32>
+  %v = memref.expand_shape %a [[0, 1]] output_shape [32, 32] : memref<1024xf32> into memref<32x32xf32>
+  %b = memref.alloc() : memref<1024xf32>
+  memref.copy %x, %b : memref<1024xf32> to memref<1024xf32>
+  memref.copy %v, %y : memref<32x32xf32> to memref<32x32xf32>
+  memref.dealloc %a : memref<1024xf32>
+  memref.dealloc %b : memref<1024xf32>
+  return
+}
+
+// -----
+
+// Dynamic shapes and buffers freed in another block are not planned.
+// CHECK-LABEL: func @not_planned
+// CHECK-NOT: memref.view
+// CHECK: memref.alloc(%{{.*}}) : memref<?xf32>
+func.func @not_planned(%n: index, %x: memref<?xf32>, %cond: i1) {
+  %a = memref.alloc(%n) : memref<?xf32>
+  memref.copy %x, %a : memref<?xf32> to memref<?xf32>
+  %b = memref.alloc() : memref<16xf32>
+  scf.if %cond {
+    memref.dealloc %b : memref<16xf32>
+  }
+  memref.dealloc %a : memref<?xf32>
+  return
+}
