@@ -44,6 +44,8 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t done = PTHREAD_COND_INITIALIZER;
 static int started;           /* worker threads running */
+static pthread_t workers[TK_MAX_THREADS];
+static int shutting_down;     /* set when the artifact is unloaded */
 static uint64_t generation;   /* bumped per job (atomic reads while spinning) */
 static int wanted;            /* workers that should join the current job */
 static int busy;              /* workers still inside the current job */
@@ -66,12 +68,17 @@ static void *worker(void *p) {
   uint64_t seen = 0;
   for (;;) {
     for (int spin = 0; spin < TK_SPIN &&
-                       __atomic_load_n(&generation, __ATOMIC_ACQUIRE) == seen;
+                       __atomic_load_n(&generation, __ATOMIC_ACQUIRE) == seen &&
+                       !__atomic_load_n(&shutting_down, __ATOMIC_ACQUIRE);
          ++spin)
       tk_pause();
     pthread_mutex_lock(&lock);
-    while (generation == seen)
+    while (generation == seen && !shutting_down)
       pthread_cond_wait(&wake, &lock);
+    if (shutting_down) {
+      pthread_mutex_unlock(&lock);
+      return NULL;
+    }
     seen = generation;
     if (id > wanted) { /* not needed for this job */
       pthread_mutex_unlock(&lock);
@@ -87,7 +94,19 @@ static void *worker(void *p) {
       pthread_cond_signal(&done);
     pthread_mutex_unlock(&lock);
   }
-  return NULL;
+}
+
+/* The workers run code of this artifact: stop and join them before the
+ * artifact is unloaded (dlclose) or the process exits, or they would run
+ * into unmapped code. */
+__attribute__((destructor)) static void tk_shutdown(void) {
+  pthread_mutex_lock(&lock);
+  int n = started;
+  __atomic_store_n(&shutting_down, 1, __ATOMIC_RELEASE);
+  pthread_cond_broadcast(&wake);
+  pthread_mutex_unlock(&lock);
+  for (int i = 0; i < n; ++i)
+    pthread_join(workers[i], NULL);
 }
 
 void tk_parallel_for(int64_t ntasks, tk_task_fn fn, void *arg) {
@@ -102,13 +121,8 @@ void tk_parallel_for(int64_t ntasks, tk_task_fn fn, void *arg) {
   pthread_mutex_lock(&job_lock);
   pthread_mutex_lock(&lock);
   while (started < threads - 1) {
-    pthread_t th;
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    int rc = pthread_create(&th, &attr, worker, (void *)(intptr_t)(started + 1));
-    pthread_attr_destroy(&attr);
-    if (rc != 0)
+    if (pthread_create(&workers[started], NULL, worker,
+                       (void *)(intptr_t)(started + 1)) != 0)
       break; /* run with the workers we have */
     ++started;
   }
