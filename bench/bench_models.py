@@ -32,6 +32,7 @@ import datetime
 import hashlib
 import json
 import math
+import glob
 import os
 import platform
 import shlex
@@ -116,13 +117,18 @@ def export_model(name, rebuild):
 
 
 def tessel_compile(name, mdir, opt_level, rebuild, tools):
-    """Compiles NAME.onnx to model.O<opt>.so; cached on the .onnx hash and the
-    tessel-compile binary (size, mtime). Returns (so_path, compile_s|None)."""
+    """Compiles NAME.onnx to model.O<opt>.so; cached on the .onnx hash, the
+    tessel-compile binary and the kernel-library archives linked into
+    artifacts (size, mtime). Returns (so_path, compile_s|None)."""
     onnx_path = os.path.join(mdir, name + ".onnx")
     so = os.path.join(mdir, f"model.O{opt_level}.so")
     stamp_path = so + ".stamp"
     st = os.stat(tools["compile"])
     stamp = f"{sha256_file(onnx_path)} {st.st_size} {st.st_mtime_ns} -O{opt_level}"
+    libdir = os.path.join(os.path.dirname(os.path.dirname(tools["compile"])), "lib")
+    for lib in sorted(glob.glob(os.path.join(libdir, "libtessel_kernels_*.a"))):
+        ls = os.stat(lib)
+        stamp += f" {os.path.basename(lib)}:{ls.st_size}:{ls.st_mtime_ns}"
     if (not rebuild and os.path.exists(so) and os.path.exists(stamp_path)
             and open(stamp_path).read().strip() == stamp):
         return so, None

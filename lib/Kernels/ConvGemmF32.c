@@ -304,6 +304,9 @@ void tessel_kernel_conv2d_nhwc_f32(
     cblock = 8;
   if (cblock > C)
     cblock = C;
+  /* Equal blocks (256 channels in 3x3 taps: 86+85+85, not 113+113+30). */
+  const int64_t nblocks = (C + cblock - 1) / cblock;
+  cblock = (C + nblocks - 1) / nblocks;
 
   const int64_t rows = OH * OW;
   const int64_t row_chunks = (rows + ROW_TILES * TK_MR - 1) /
