@@ -147,6 +147,39 @@ struct SinkThroughReduce : OpRewritePattern<ReduceOp> {
   }
 };
 
+/// concat(transpose(x_i, P)..., axis) -> transpose(concat(x_i..., P[axis]), P)
+/// (SqueezeNet's fire modules, Inception-style branches).
+struct SinkThroughConcat : OpRewritePattern<tosa::ConcatOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tosa::ConcatOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isStaticRanked(op.getResult()))
+      return failure();
+    std::optional<SmallVector<int32_t>> perm;
+    SmallVector<Value> sources;
+    for (Value v : op.getInput1()) {
+      auto tr = v.getDefiningOp<tosa::TransposeOp>();
+      if (!tr || !isStaticRanked(tr.getInput1()))
+        return failure();
+      SmallVector<int32_t> p(tr.getPerms());
+      if (perm && *perm != p)
+        return failure();
+      perm = p;
+      sources.push_back(tr.getInput1());
+    }
+    if (!perm)
+      return failure();
+    auto resTy = cast<RankedTensorType>(op.getResult().getType());
+    auto newTy = RankedTensorType::get(
+        permuted(resTy.getShape(), inverse(*perm)), resTy.getElementType());
+    auto concat = tosa::ConcatOp::create(
+        rewriter, op.getLoc(), newTy, sources,
+        rewriter.getI32IntegerAttr((*perm)[op.getAxis()]));
+    rewriter.replaceOp(op, transpose(rewriter, op.getLoc(), concat, *perm));
+    return success();
+  }
+};
+
 /// A transpose that only moves size-1 dims keeps the element order: it is a
 /// reshape (free after bufferization).
 struct UnitTransposeToReshape : OpRewritePattern<tosa::TransposeOp> {
@@ -180,6 +213,7 @@ struct SinkTransposesPass
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
     patterns.add<SinkThroughElementwise, UnitTransposeToReshape,
+                 SinkThroughConcat,
                  SinkThroughReduce<tosa::ReduceSumOp>,
                  SinkThroughReduce<tosa::ReduceMaxOp>,
                  SinkThroughReduce<tosa::ReduceMinOp>,

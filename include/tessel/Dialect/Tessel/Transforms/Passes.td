@@ -59,7 +59,8 @@ def TesselSinkTransposes : Pass<"tessel-sink-transposes"> {
     Layout clean-up after `tosa-reduce-transposes`, for what it leaves in
     ONNX (NCHW) graphs: a `tosa.transpose` feeding an elementwise op (all
     full-size operands transposed alike; smaller broadcast operands are
-    transposed back instead) or a reduction moves below it; a transpose
+    transposed back instead), a reduction or a concatenation (all inputs
+    transposed alike) moves below it; a transpose
     that only moves size-1 dims becomes a `tosa.reshape`; consecutive
     transposes fold. Transposes so travel down to the next convolution's
     inverse transpose and cancel (EfficientNet-B0: the squeeze-and-excitation
