@@ -117,8 +117,10 @@ void mlir::tessel::buildBuffersToLLVMPipeline(OpPassManager &pm,
                                               const PipelineOptions &options) {
   if (useKernels(options))
     pm.addPass(createTesselKernelsToCalls());
-  if (options.optLevel >= 2)
+  if (options.optLevel >= 2) {
     pm.addPass(createTesselApproximateMath());
+    pm.addPass(createTesselReassociateReductions());
+  }
   pm.addNestedPass<func::FuncOp>(createTesselStridedCopyToLinalg());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createConvertBufferizationToMemRefPass());

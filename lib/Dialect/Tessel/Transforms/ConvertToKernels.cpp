@@ -542,6 +542,9 @@ struct ConvertToKernelsPass
                  FuseClamp<PackedConv2DOp>, FuseResidualAdd<DepthwiseConv2DOp>,
                  FuseBiasAdd<DepthwiseConv2DOp>, FuseClamp<DepthwiseConv2DOp>,
                  FoldPackOfConstant>(ctx);
+    // A transpose feeding a pack (attention's K^T) folds into the pack, so
+    // the run-time operand is moved once, not twice.
+    linalg::populateFoldIntoPackAndUnpackPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
     // Packs of run-time values (e.g. attention's K^T) stay as data movement.

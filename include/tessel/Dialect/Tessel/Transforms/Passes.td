@@ -84,4 +84,18 @@ def TesselApproximateMath : Pass<"tessel-approximate-math"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def TesselReassociateReductions : Pass<"tessel-reassociate-reductions"> {
+  let summary = "Allow reassociation in the bodies of linalg reductions";
+  let description = [{
+    Sets `fastmath<reassoc, contract>` on the floating-point `arith` ops in
+    the body of every `linalg.generic` that has a reduction iterator
+    (layer-norm statistics, softmax sums, pooling, means). Without it LLVM
+    must keep a float sum in source order and cannot vectorize the loop;
+    with it the reduction runs in vector lanes, as in every optimized
+    runtime. Results change in the last bits only (summation order). Used
+    at -O2 and above.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif // TESSEL_DIALECT_TESSEL_TRANSFORMS_PASSES
