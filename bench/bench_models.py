@@ -330,6 +330,21 @@ def table_text(data):
         out.append("  ".join("-" * w for w in widths))
         out.append(line(rows[-1]))
         out.append("")
+    # Tessel's own thread scaling (the "2 threads vs 1" criterion).
+    if len(threads) > 1:
+        t0 = str(threads[0])
+        parts = []
+        for m in models:
+            cells = results[m]["engines"].get("tessel", {})
+            base = cells.get(t0, {})
+            for t in threads[1:]:
+                c = cells.get(str(t), {})
+                if "median_ms" in base and "median_ms" in c and c["median_ms"] > 0:
+                    parts.append(f"{m} {base['median_ms'] / c['median_ms']:.2f}x")
+        if parts:
+            out.append(f"Tessel speedup, threads={','.join(map(str, threads[1:]))} "
+                       f"vs {t0}: " + ", ".join(parts))
+            out.append("")
     return "\n".join(out)
 
 
