@@ -94,3 +94,24 @@ func.func @depthwise_op(%x: memref<1x8x8x16xf32>, %w: memref<5x5x16xf32>, %b: me
        clamp_min = 0.0 : f32}
   return
 }
+
+// -----
+
+// Dense f32 transposes that are batched 2-D transposes once adjacent dims
+// are grouped become calls (here [4][64][3x3x256] -> [4][3x3x256][64], the
+// run-time packing of a weight operand, and NCHW -> NHWC); others stay.
+// CHECK-LABEL: func @transposes
+// CHECK-DAG: %[[B:.*]] = arith.constant 4 : i64
+// CHECK-DAG: %[[R:.*]] = arith.constant 64 : i64
+// CHECK-DAG: %[[C:.*]] = arith.constant 2304 : i64
+// CHECK: call @tessel_kernel_transpose_f32(%[[B]], %[[R]], %[[C]], %{{.*}}, %{{.*}})
+// CHECK: call @tessel_kernel_transpose_f32(
+// CHECK: linalg.transpose {{.*}} permutation = [2, 0, 1, 3]
+func.func @transposes(%w: memref<4x64x3x3x256xf32>, %wp: memref<4x3x3x256x64xf32>,
+                      %x: memref<1x3x8x8xf32>, %y: memref<1x8x8x3xf32>,
+                      %a: memref<2x3x4x5xf32>, %b: memref<4x2x3x5xf32>) {
+  linalg.transpose ins(%w : memref<4x64x3x3x256xf32>) outs(%wp : memref<4x3x3x256x64xf32>) permutation = [0, 2, 3, 4, 1]
+  linalg.transpose ins(%x : memref<1x3x8x8xf32>) outs(%y : memref<1x8x8x3xf32>) permutation = [0, 2, 3, 1]
+  linalg.transpose ins(%a : memref<2x3x4x5xf32>) outs(%b : memref<4x2x3x5xf32>) permutation = [2, 0, 1, 3]
+  return
+}

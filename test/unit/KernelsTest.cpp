@@ -15,6 +15,7 @@
 
 #include <cmath>
 #include <random>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -240,6 +241,25 @@ TEST(DepthwiseKernel, ImplicitPadding) {
   checkDepthwise(9, 10, 64, 5, 5, 2, 1, 2, 2, 2, 2, true, false, 2);
   checkDepthwise(6, 7, 33, 3, 3, 1, 2, 3, 4, 4, 3, false, true, 1);
   checkDepthwise(1, 1, 16, 3, 3, 1, 1, 1, 1, 1, 1, true, false, 1);
+}
+
+TEST(TransposeKernel, BatchedBlocks) {
+  // Sizes around the 32 x 32 blocking, one and two threads.
+  for (auto [b, r, c] : {std::tuple<int64_t, int64_t, int64_t>{1, 1, 7},
+                         {1, 33, 31}, {3, 64, 100}, {2, 97, 65}}) {
+    for (uint32_t threads : {1u, 2u}) {
+      auto in = randomVec(b * r * c, 13);
+      std::vector<float> out(b * r * c, -1.0f);
+      setThreads(threads);
+      tessel_kernel_transpose_f32(b, r, c, in.data(), out.data());
+      setThreads(1);
+      for (int64_t i = 0; i < b; ++i)
+        for (int64_t y = 0; y < r; ++y)
+          for (int64_t x = 0; x < c; ++x)
+            ASSERT_EQ(out[(i * c + x) * r + y], in[(i * r + y) * c + x])
+                << "b=" << b << " r=" << r << " c=" << c;
+    }
+  }
 }
 
 } // namespace

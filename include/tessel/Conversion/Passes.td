@@ -74,9 +74,11 @@ def TesselKernelsToCalls
     : Pass<"tessel-kernels-to-calls", "::mlir::ModuleOp"> {
   let summary = "Lower kernel ops on memrefs to calls into the kernel library";
   let description = [{
-    After bufferization: `tessel.packed_conv2d` and f32
-    `linalg.depthwise_conv_2d_nhwc_hwc(m)` (channel multiplier 1) become
-    `func.call`s of the functions declared in
+    After bufferization: `tessel.packed_conv2d`, `tessel.depthwise_conv2d`,
+    f32 `linalg.depthwise_conv_2d_nhwc_hwc(m)` (channel multiplier 1) and
+    dense f32 `linalg.transpose`s that are batched 2-D transposes once
+    adjacent dims are grouped (run-time weight packing, NCHW to NHWC)
+    become `func.call`s of the functions declared in
     include/tessel/Kernels/tessel_kernels.h, passing each buffer as an
     `!llvm.ptr` to its first element plus its strides, so every layout
     bufferization produces (subviews included) is handled. tessel-compile

@@ -82,6 +82,11 @@ void tessel_kernel_depthwise_conv2d_nhwc_f32(
     float *out, int64_t out_sn, int64_t out_sh, int64_t out_sw,
     int64_t out_sc, const float *bias, float lo, float hi, int32_t flags);
 
+/* Batched transpose of dense row-major arrays:
+ *   out[b][c][r] = in[b][r][c], in is batch x rows x cols. */
+void tessel_kernel_transpose_f32(int64_t batch, int64_t rows, int64_t cols,
+                                 const float *in, float *out);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -241,6 +241,60 @@ LogicalResult lowerDepthwiseOp(ModuleOp module, DepthwiseConv2DOp op) {
   return success();
 }
 
+/// A dense f32 linalg.transpose whose permutation, once adjacent dims that
+/// stay together are merged, is a batched 2-D transpose ([B][R][C] ->
+/// [B][C][R], or [R][C] -> [C][R]). Other transposes stay loops.
+LogicalResult lowerTranspose(ModuleOp module, linalg::TransposeOp op) {
+  auto inTy = dyn_cast<MemRefType>(op.getInput().getType());
+  auto outTy = dyn_cast<MemRefType>(op.getInit().getType());
+  if (!inTy || !outTy || !inTy.getElementType().isF32() ||
+      !inTy.hasStaticShape() || !inTy.getLayout().isIdentity() ||
+      !outTy.getLayout().isIdentity())
+    return success();
+  ArrayRef<int64_t> perm = op.getPermutation();
+  ArrayRef<int64_t> shape = inTy.getShape();
+  // Groups of input dims that stay adjacent and in order, in output order.
+  SmallVector<std::pair<int64_t, int64_t>> groups; // [first, last] input dim
+  for (int64_t p : perm) {
+    if (!groups.empty() && groups.back().second + 1 == p)
+      groups.back().second = p;
+    else
+      groups.push_back({p, p});
+  }
+  auto size = [&](std::pair<int64_t, int64_t> g) {
+    int64_t n = 1;
+    for (int64_t d = g.first; d <= g.second; ++d)
+      n *= shape[d];
+    return n;
+  };
+  int64_t batch, rows, cols;
+  if (groups.size() == 2 && groups[0].first > groups[1].first) {
+    batch = 1; // [R][C] -> [C][R]
+    rows = size(groups[1]);
+    cols = size(groups[0]);
+  } else if (groups.size() == 3 && groups[0].first == 0 &&
+             groups[1].first > groups[2].first) {
+    batch = size(groups[0]); // [B][R][C] -> [B][C][R]
+    rows = size(groups[2]);
+    cols = size(groups[1]);
+  } else {
+    return success();
+  }
+  if (rows == 1 || cols == 1)
+    return success(); // a reshape, copied fast enough by the loops
+  OpBuilder b(op);
+  CallBuilder cb{b, op.getLoc(), {}, {}};
+  cb.i64(batch);
+  cb.i64(rows);
+  cb.i64(cols);
+  cb.buffer(op.getInput());
+  cb.buffer(op.getInit());
+  if (failed(cb.call(module, "tessel_kernel_transpose_f32")))
+    return failure();
+  op->erase();
+  return success();
+}
+
 struct KernelsToCallsPass
     : tessel::impl::TesselKernelsToCallsBase<KernelsToCallsPass> {
   using Base::Base;
@@ -254,7 +308,7 @@ struct KernelsToCallsPass
     }
     SmallVector<Operation *> ops;
     module.walk([&](Operation *op) {
-      if (isa<PackedConv2DOp, DepthwiseConv2DOp,
+      if (isa<PackedConv2DOp, DepthwiseConv2DOp, linalg::TransposeOp,
               linalg::DepthwiseConv2DNhwcHwcOp,
               linalg::DepthwiseConv2DNhwcHwcmOp>(op))
         ops.push_back(op);
@@ -265,6 +319,8 @@ struct KernelsToCallsPass
         r = lowerPackedConv(module, conv, panelWidth);
       else if (auto dw = dyn_cast<DepthwiseConv2DOp>(op))
         r = lowerDepthwiseOp(module, dw);
+      else if (auto tr = dyn_cast<linalg::TransposeOp>(op))
+        r = lowerTranspose(module, tr);
       else if (auto dw = dyn_cast<linalg::DepthwiseConv2DNhwcHwcOp>(op))
         r = lowerDepthwise(module, dw, false, dw.getStrides(),
                            dw.getDilations());
