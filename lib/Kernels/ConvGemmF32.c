@@ -46,6 +46,7 @@ typedef struct {
   int accumulate, clamp;
   int64_t cblock;          /* channels per reduction block */
   int64_t row_chunks, f_blocks;
+  int64_t chunk_rows, fblock; /* rows and panels per task */
 } job_t;
 
 /* The epilogue of a micro-kernel call: (+ C) (+ bias) (clamp), stored. */
@@ -305,12 +306,12 @@ static void run_task(void *arg, int64_t task) {
   const int64_t n = (task / j->row_chunks) % j->N;
   const int64_t fb = task / (j->row_chunks * j->N);
   const int64_t rows = j->OH * j->OW;
-  const int64_t r0 = rc * ROW_TILES * TK_MR;
-  const int64_t r1 = r0 + ROW_TILES * TK_MR < rows ? r0 + ROW_TILES * TK_MR
+  const int64_t r0 = rc * j->chunk_rows;
+  const int64_t r1 = r0 + j->chunk_rows < rows ? r0 + j->chunk_rows
                                                    : rows;
-  const int64_t p0 = fb * FBLOCK;
+  const int64_t p0 = fb * j->fblock;
   const int64_t npanels = (j->F + TK_NR - 1) / TK_NR;
-  const int64_t p1 = p0 + FBLOCK < npanels ? p0 + FBLOCK : npanels;
+  const int64_t p1 = p0 + j->fblock < npanels ? p0 + j->fblock : npanels;
   const float *in_n = j->in + n * j->in_sn;
   float *out_n = j->out + n * j->out_sn;
   const float *wp_n = j->wp + n * j->wp_sn;
@@ -429,10 +430,26 @@ void tessel_kernel_conv2d_nhwc_f32(
   cblock = (C + nblocks - 1) / nblocks;
 
   const int64_t rows = OH * OW;
-  const int64_t row_chunks = (rows + ROW_TILES * TK_MR - 1) /
-                             (ROW_TILES * TK_MR);
+  /* Task size: ROW_TILES row tiles x FBLOCK panels, made smaller when that
+   * leaves fewer than 4 tasks per thread (late, small layers), so that
+   * every thread gets work and the last task does not run alone. */
   const int64_t npanels = (F + TK_NR - 1) / TK_NR;
-  const int64_t f_blocks = (npanels + FBLOCK - 1) / FBLOCK;
+  int64_t chunk_rows = ROW_TILES * TK_MR, fblock = FBLOCK;
+  const int threads = tk_num_threads();
+  for (;;) {
+    const int64_t tasks = N * ((rows + chunk_rows - 1) / chunk_rows) *
+                          ((npanels + fblock - 1) / fblock);
+    if (threads <= 1 || tasks >= 4 * (int64_t)threads)
+      break;
+    if (fblock > 1)
+      fblock = 1;
+    else if (chunk_rows > TK_MR)
+      chunk_rows = (chunk_rows / 2 + TK_MR - 1) / TK_MR * TK_MR;
+    else
+      break;
+  }
+  const int64_t row_chunks = (rows + chunk_rows - 1) / chunk_rows;
+  const int64_t f_blocks = (npanels + fblock - 1) / fblock;
   /* Padding taps read a zero row of kc channels at stride in_sc. */
   static const float zeros_small[KBLOCK];
   const int64_t zero_len = (cblock - 1) * (in_sc > 0 ? in_sc : 1) + 1;
@@ -452,7 +469,7 @@ void tessel_kernel_conv2d_nhwc_f32(
                stride_h, stride_w, wp,        wp_sn,    KH * KW * C * TK_NR,
                out,      out_sn,   out_sh,    out_sw,   out_sf,
                bias,     lo,       hi,        accumulate, clamp,
-               cblock,   row_chunks, f_blocks};
+               cblock,   row_chunks, f_blocks, chunk_rows, fblock};
   tk_parallel_for(f_blocks * N * row_chunks, run_task, &job);
   free(zeros_big);
 }
