@@ -19,15 +19,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#ifndef KBLOCK
 #define KBLOCK 1024 /* reduction elements per micro-kernel call */
-#endif
-#ifndef FBLOCK
 #define FBLOCK 2 /* NR panels per task */
-#endif
-#ifndef ROW_TILES
 #define ROW_TILES 16 /* MR row tiles per task */
-#endif
 
 typedef struct {
   int64_t N, OH, OW, F, C, ntaps, KW, H, W, pad_top, pad_left, dil_h, dil_w;
@@ -45,7 +39,7 @@ typedef struct {
   float lo, hi;
   int accumulate, clamp;
   int64_t cblock;          /* channels per reduction block */
-  int64_t row_chunks, f_blocks;
+  int64_t row_chunks;
   int64_t chunk_rows, fblock; /* rows and panels per task */
 } job_t;
 
@@ -405,7 +399,7 @@ void tessel_kernel_conv2d_nhwc_f32(
   if (N <= 0 || OH <= 0 || OW <= 0 || F <= 0)
     return;
   const int accumulate = (flags & TESSEL_KERNEL_ACCUMULATE) != 0;
-  const int clamp = !(isinf(lo) && lo < 0 && isinf(hi) && hi > 0);
+  const int clamp = tk_has_clamp(lo, hi);
   if (KH * KW * C == 0) { /* empty reduction: only the epilogue */
     for (int64_t n = 0; n < N; ++n)
       for (int64_t oh = 0; oh < OH; ++oh)
@@ -469,7 +463,7 @@ void tessel_kernel_conv2d_nhwc_f32(
                stride_h, stride_w, wp,        wp_sn,    KH * KW * C * TK_NR,
                out,      out_sn,   out_sh,    out_sw,   out_sf,
                bias,     lo,       hi,        accumulate, clamp,
-               cblock,   row_chunks, f_blocks, chunk_rows, fblock};
+               cblock,   row_chunks, chunk_rows, fblock};
   tk_parallel_for(f_blocks * N * row_chunks, run_task, &job);
   free(zeros_big);
 }

@@ -15,9 +15,7 @@
 
 #include <math.h>
 
-#ifndef OW_TILE
 #define OW_TILE 4
-#endif
 #define CV 2 /* channel vectors per step */
 
 typedef struct {
@@ -168,6 +166,6 @@ void tessel_kernel_depthwise_conv2d_nhwc_f32(
                   stride_w, dil_h, dil_w, w,     w_sh,     w_sw,
                   w_sc,   out,   out_sn, out_sh, out_sw,   out_sc,
                   bias,   lo,    hi,     (flags & TESSEL_KERNEL_ACCUMULATE) != 0,
-                  !(isinf(lo) && lo < 0 && isinf(hi) && hi > 0)};
+                  tk_has_clamp(lo, hi)};
   tk_parallel_for(N * OH, run_row, &job);
 }

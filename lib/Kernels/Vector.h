@@ -10,6 +10,7 @@
 
 #include "tessel/Kernels/tessel_kernels.h"
 
+#include <math.h>
 #include <string.h>
 
 #if defined(__AVX512F__)
@@ -56,6 +57,10 @@ typedef int tk_ivec __attribute__((vector_size(TK_VW * 4)));
  * NaN keeps it NaN, as the graph's Clip would. */
 TK_INLINE tk_vec tk_select(tk_ivec m, tk_vec a, tk_vec b) {
   return (tk_vec)((m & (tk_ivec)a) | (~m & (tk_ivec)b));
+}
+/* Whether [lo, hi] clamps anything: (-inf, +inf) means no clamp. */
+TK_INLINE int tk_has_clamp(float lo, float hi) {
+  return !(isinf(lo) && lo < 0 && isinf(hi) && hi > 0);
 }
 TK_INLINE tk_vec tk_max(tk_vec a, tk_vec b) { return tk_select(a < b, b, a); }
 TK_INLINE tk_vec tk_min(tk_vec a, tk_vec b) { return tk_select(a > b, b, a); }

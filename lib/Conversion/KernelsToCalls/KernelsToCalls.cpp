@@ -114,6 +114,20 @@ Value denseOperand(OpBuilder &b, Operation *op, Value memref) {
   return copy;
 }
 
+/// The trailing epilogue arguments every kernel op passes: bias pointer (or
+/// null), clamp bounds (-inf/+inf: none) and flags.
+template <typename OpT>
+void epilogueArgs(CallBuilder &cb, OpT op) {
+  if (Value bias = op.getBias())
+    cb.buffer(denseOperand(cb.b, op, bias));
+  else
+    cb.nullPtr();
+  float inf = std::numeric_limits<float>::infinity();
+  cb.f32(op.getClampMin() ? op.getClampMin()->convertToFloat() : -inf);
+  cb.f32(op.getClampMax() ? op.getClampMax()->convertToFloat() : inf);
+  cb.i32(op.getAccumulate() ? TESSEL_KERNEL_ACCUMULATE : 0);
+}
+
 LogicalResult lowerPackedConv(ModuleOp module, PackedConv2DOp op,
                               int64_t panelWidth) {
   if (!op.hasPureBufferSemantics())
@@ -146,15 +160,7 @@ LogicalResult lowerPackedConv(ModuleOp module, PackedConv2DOp op,
   else
     cb.i64(int64_t(0));
   cb.strides(cb.buffer(out));
-  if (Value bias = op.getBias()) {
-    cb.buffer(denseOperand(b, op, bias));
-  } else {
-    cb.nullPtr();
-  }
-  float inf = std::numeric_limits<float>::infinity();
-  cb.f32(op.getClampMin() ? op.getClampMin()->convertToFloat() : -inf);
-  cb.f32(op.getClampMax() ? op.getClampMax()->convertToFloat() : inf);
-  cb.i32(op.getAccumulate() ? TESSEL_KERNEL_ACCUMULATE : 0);
+  epilogueArgs(cb, op);
   if (failed(cb.call(module, "tessel_kernel_conv2d_nhwc_f32")))
     return failure();
   op.erase();
@@ -227,14 +233,7 @@ LogicalResult lowerDepthwiseOp(ModuleOp module, DepthwiseConv2DOp op) {
   cb.i64(op.getDilations()[1]);
   cb.strides(cb.buffer(w));
   cb.strides(cb.buffer(out));
-  if (Value bias = op.getBias())
-    cb.buffer(denseOperand(b, op, bias));
-  else
-    cb.nullPtr();
-  float inf = std::numeric_limits<float>::infinity();
-  cb.f32(op.getClampMin() ? op.getClampMin()->convertToFloat() : -inf);
-  cb.f32(op.getClampMax() ? op.getClampMax()->convertToFloat() : inf);
-  cb.i32(op.getAccumulate() ? TESSEL_KERNEL_ACCUMULATE : 0);
+  epilogueArgs(cb, op);
   if (failed(cb.call(module, "tessel_kernel_depthwise_conv2d_nhwc_f32")))
     return failure();
   op.erase();

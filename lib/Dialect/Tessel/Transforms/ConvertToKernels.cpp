@@ -232,6 +232,13 @@ std::optional<std::pair<unsigned, unsigned>> addOfArgs(linalg::GenericOp gen) {
   return std::make_pair(lhs.getArgNumber(), rhs.getArgNumber());
 }
 
+/// Whether `v` can become an operand of `op`: a block argument, or defined
+/// earlier in `op`'s block.
+bool availableBefore(Value v, Operation *op) {
+  Operation *def = v.getDefiningOp();
+  return !def || (def->getBlock() == op->getBlock() && def->isBeforeInBlock(op));
+}
+
 /// `other` reshaped the way the kernel's init is shaped (the inverse of the
 /// reshape between the kernel and its user), built before `kernel`.
 Value reshapeToInit(PatternRewriter &rewriter, Operation *kernel,
@@ -269,10 +276,8 @@ struct FuseResidualAdd : OpRewritePattern<linalg::GenericOp> {
           kernel.getClampMax() || other.getType() != kernelVal.getType())
         continue;
       // The residual must exist before the kernel to become its init.
-      if (Operation *def = other.getDefiningOp())
-        if (def->getBlock() != kernel->getBlock() ||
-            !def->isBeforeInBlock(kernel))
-          continue;
+      if (!availableBefore(other, kernel))
+        continue;
       Value init = reshapeToInit(rewriter, kernel, reshape, other,
                                  kernel.getInit().getType());
       rewriter.modifyOpInPlace(kernel, [&] {
@@ -331,10 +336,8 @@ struct FuseBiasAdd : OpRewritePattern<linalg::GenericOp> {
       if (!channelOnly)
         continue;
       // The bias must exist before the kernel.
-      if (Operation *def = bias.getDefiningOp())
-        if (def->getBlock() != kernel->getBlock() ||
-            !def->isBeforeInBlock(kernel))
-          continue;
+      if (!availableBefore(bias, kernel))
+        continue;
       Value bias1d = bias;
       if (bTy.getRank() != 1) {
         OpBuilder::InsertionGuard g(rewriter);

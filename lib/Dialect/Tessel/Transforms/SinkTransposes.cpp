@@ -53,6 +53,19 @@ bool isStaticRanked(Value v) {
   return t && t.hasStaticShape();
 }
 
+/// Whether `v` is a transpose of a static tensor by the same permutation as
+/// the others seen so far (`perm`, set by the first one).
+bool joinTranspose(Value v, std::optional<SmallVector<int32_t>> &perm) {
+  auto tr = v.getDefiningOp<tosa::TransposeOp>();
+  if (!tr || !isStaticRanked(tr.getInput1()))
+    return false;
+  SmallVector<int32_t> p(tr.getPerms());
+  if (perm && *perm != p)
+    return false;
+  perm = p;
+  return true;
+}
+
 /// The data operands of an elementwise op (tosa.mul's shift is not one).
 unsigned numDataOperands(Operation *op) {
   return isa<tosa::MulOp>(op) ? 2 : op->getNumOperands();
@@ -83,13 +96,8 @@ struct SinkThroughElementwise : RewritePattern {
       auto t = cast<RankedTensorType>(v.getType());
       if (t.getNumElements() != resTy.getNumElements())
         continue; // broadcast operand
-      auto tr = v.getDefiningOp<tosa::TransposeOp>();
-      if (!tr || !isStaticRanked(tr.getInput1()))
+      if (!joinTranspose(v, perm))
         return failure();
-      SmallVector<int32_t> p(tr.getPerms());
-      if (perm && *perm != p)
-        return failure();
-      perm = p;
     }
     if (!perm)
       return failure();
@@ -158,14 +166,9 @@ struct SinkThroughConcat : OpRewritePattern<tosa::ConcatOp> {
     std::optional<SmallVector<int32_t>> perm;
     SmallVector<Value> sources;
     for (Value v : op.getInput1()) {
-      auto tr = v.getDefiningOp<tosa::TransposeOp>();
-      if (!tr || !isStaticRanked(tr.getInput1()))
+      if (!joinTranspose(v, perm))
         return failure();
-      SmallVector<int32_t> p(tr.getPerms());
-      if (perm && *perm != p)
-        return failure();
-      perm = p;
-      sources.push_back(tr.getInput1());
+      sources.push_back(v.getDefiningOp<tosa::TransposeOp>().getInput1());
     }
     if (!perm)
       return failure();
