@@ -32,17 +32,22 @@ mlir::tessel::kernelVariant(const TargetMachine &tm) {
 Expected<std::string> mlir::tessel::findKernelArchive(StringRef variant) {
   std::string file = ("libtessel_kernels_" + variant + ".a").str();
   SmallVector<std::string> dirs;
-  if (std::optional<std::string> env =
-          sys::Process::GetEnv("TESSEL_KERNELS_DIR"))
+  // An explicit TESSEL_KERNELS_DIR is the only place looked at: a user who
+  // points at a library must get that one or an error, not a silent
+  // fallback to another build.
+  std::optional<std::string> env = sys::Process::GetEnv("TESSEL_KERNELS_DIR");
+  if (env)
     dirs.push_back(*env);
   static int anchor;
-  std::string exe = sys::fs::getMainExecutable(nullptr, &anchor);
+  std::string exe =
+      env ? std::string() : sys::fs::getMainExecutable(nullptr, &anchor);
   if (!exe.empty()) {
     SmallString<256> dir(sys::path::parent_path(sys::path::parent_path(exe)));
     sys::path::append(dir, "lib");
     dirs.push_back(dir.str().str());
   }
-  dirs.push_back(TESSEL_KERNELS_BUILD_DIR);
+  if (!env)
+    dirs.push_back(TESSEL_KERNELS_BUILD_DIR);
   std::string looked;
   for (const std::string &d : dirs) {
     SmallString<256> path(d);
@@ -54,6 +59,6 @@ Expected<std::string> mlir::tessel::findKernelArchive(StringRef variant) {
   return createStringError(
       inconvertibleErrorCode(),
       "kernel library '" + file + "' not found; looked in:" + looked +
-          "\nset TESSEL_KERNELS_DIR, or compile without it (--kernels=false "
-          "or -O1)");
+          "\nset TESSEL_KERNELS_DIR to the folder that holds it, or compile "
+          "without it (--kernels=false or -O1)");
 }

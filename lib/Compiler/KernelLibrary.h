@@ -14,8 +14,9 @@ namespace mlir::tessel {
 /// CPU: "x86-64-v4", "x86-64-v3" or "x86-64"; none for other targets.
 std::optional<std::string> kernelVariant(const llvm::TargetMachine &tm);
 
-/// Path of libtessel_kernels_<variant>.a: $TESSEL_KERNELS_DIR, else the lib/
-/// folder next to the running executable's bin/, else the build tree.
+/// Path of libtessel_kernels_<variant>.a: only $TESSEL_KERNELS_DIR when it
+/// is set, else the lib/ folder next to the running executable's bin/, else
+/// the build tree.
 llvm::Expected<std::string> findKernelArchive(llvm::StringRef variant);
 
 } // namespace mlir::tessel

@@ -300,7 +300,7 @@ struct KernelsToCallsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (panelWidth != TESSEL_KERNEL_NR) {
-      module.emitError() << "panel-width " << panelWidth
+      module.emitError() << "panel-width " << static_cast<int64_t>(panelWidth)
                          << " does not match the kernel library's "
                          << TESSEL_KERNEL_NR;
       return signalPassFailure();
