@@ -47,6 +47,9 @@ static bool useKernels(const PipelineOptions &options) {
 void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
                                               const PipelineOptions &options) {
   pm.addPass(createTesselRecordSignature());
+  // Before softmax is decomposed: attention chains become one fused kernel.
+  if (useKernels(options))
+    pm.addNestedPass<func::FuncOp>(createTesselFuseAttention());
   pm.addNestedPass<func::FuncOp>(createTesselDecomposeGraphOps());
   // Layout: ONNX graphs are NCHW while TOSA convolutions are NHWC, so every
   // conv comes wrapped in transposes; cancel them across elementwise ops.

@@ -115,3 +115,52 @@ func.func @transposes(%w: memref<4x64x3x3x256xf32>, %wp: memref<4x3x3x256x64xf32
   linalg.transpose ins(%a : memref<2x3x4x5xf32>) outs(%b : memref<4x2x3x5xf32>) permutation = [2, 0, 1, 3]
   return
 }
+
+// -----
+
+// tessel.attention: B, M, N, D, Dv, then q, k, v with their strides (a
+// head-interleaved view of q needs no copy), no mask (null, six zeros),
+// the scale, and the output.
+// CHECK-LABEL: func.func private @tessel_kernel_attention_f32(i64, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, i64, i64, f32, !llvm.ptr, i64, i64, i64)
+// CHECK-LABEL: func @attention
+// CHECK: %[[B:.*]] = memref.dim %arg0, %{{.*}} : memref<2x5x8xf32, strided<[8, 16, 1]>>
+// CHECK: %[[B64:.*]] = arith.index_cast %[[B]]
+// CHECK: memref.dim %arg0
+// CHECK: memref.dim %arg1
+// CHECK: memref.dim %arg1
+// CHECK: memref.dim %arg2
+// CHECK: memref.extract_strided_metadata %arg0
+// CHECK: %[[QPTR:.*]] = llvm.inttoptr
+// CHECK: %[[QSB:.*]] = arith.index_cast %strides#0
+// CHECK: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK: %[[SCALE:.*]] = arith.constant 1.250000e-01 : f32
+// CHECK: call @tessel_kernel_attention_f32(%[[B64]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[QPTR]], %[[QSB]], {{.*}}, %[[NULL]], {{.*}}, %[[SCALE]], {{.*}})
+// CHECK-NOT: tessel.attention
+func.func @attention(%q: memref<2x5x8xf32, strided<[8, 16, 1]>>, %k: memref<2x7x8xf32>,
+                     %v: memref<2x7x8xf32>, %o: memref<2x5x8xf32>) {
+  tessel.attention ins(%q, %k, %v : memref<2x5x8xf32, strided<[8, 16, 1]>>, memref<2x7x8xf32>, memref<2x7x8xf32>)
+      outs(%o : memref<2x5x8xf32>) {scale = 0.125 : f32}
+  return
+}
+
+// -----
+
+// A broadcast mask passes its sizes (1 x M x N) so the kernel broadcasts.
+// CHECK-LABEL: func @attention_mask
+// CHECK: %[[MD:.*]], %{{.*}}, %{{.*}}:3, %{{.*}}:3 = memref.extract_strided_metadata %arg3
+// CHECK: call @tessel_kernel_attention_f32
+func.func @attention_mask(%q: memref<2x5x8xf32>, %k: memref<2x7x8xf32>,
+                          %v: memref<2x7x8xf32>, %m: memref<1x5x7xf32>, %o: memref<2x5x8xf32>) {
+  tessel.attention ins(%q, %k, %v : memref<2x5x8xf32>, memref<2x7x8xf32>, memref<2x7x8xf32>)
+      mask(%m : memref<1x5x7xf32>) outs(%o : memref<2x5x8xf32>)
+  return
+}
+
+// -----
+
+func.func @attention_on_tensors(%q: tensor<2x5x8xf32>, %i: tensor<2x5x8xf32>) -> tensor<2x5x8xf32> {
+  // expected-error @+1 {{must be bufferized before tessel-kernels-to-calls}}
+  %o = tessel.attention ins(%q, %q, %q : tensor<2x5x8xf32>, tensor<2x5x8xf32>, tensor<2x5x8xf32>)
+      outs(%i : tensor<2x5x8xf32>) -> tensor<2x5x8xf32>
+  return %o : tensor<2x5x8xf32>
+}

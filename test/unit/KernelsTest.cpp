@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <tuple>
@@ -259,6 +260,112 @@ TEST(TransposeKernel, BatchedBlocks) {
             ASSERT_EQ(out[(i * c + x) * r + y], in[(i * r + y) * c + x])
                 << "b=" << b << " r=" << r << " c=" << c;
     }
+  }
+}
+
+struct AttentionCase {
+  int64_t B, M, N, D, Dv;
+  float scale;
+  int mask; // 0: none, 1: causal 1 x M x N, 2: full B x M x N random
+  bool headsOuter; // q/k/v/out stored [M][B][D] (head-interleaved strides)
+  uint32_t threads;
+};
+
+void checkAttention(const AttentionCase &t) {
+  auto q = randomVec(t.B * t.M * t.D, 21), k = randomVec(t.B * t.N * t.D, 22);
+  auto v = randomVec(t.B * t.N * t.Dv, 23);
+  // Element (b, r, c) of a B x R x C operand: dense, or [R][B][C].
+  auto at = [&](int64_t R, int64_t C, int64_t b, int64_t r, int64_t c) {
+    return t.headsOuter ? (r * t.B + b) * C + c : (b * R + r) * C + c;
+  };
+  auto strides = [&](int64_t R, int64_t C) {
+    return t.headsOuter ? std::tuple<int64_t, int64_t, int64_t>{C, t.B * C, 1}
+                        : std::tuple<int64_t, int64_t, int64_t>{R * C, C, 1};
+  };
+  std::vector<float> mask;
+  int64_t mb = 1, mm = t.M, mn = t.N;
+  if (t.mask == 1) {
+    mask.assign(t.M * t.N, 0.0f);
+    for (int64_t i = 0; i < t.M; ++i)
+      for (int64_t j = i + 1; j < t.N; ++j)
+        mask[i * t.N + j] = -kInf;
+  } else if (t.mask == 2) {
+    mb = t.B;
+    mask = randomVec(t.B * t.M * t.N, 24);
+    for (float &x : mask)
+      x *= 4.0f;
+    mask[0] = -kInf; // one masked score in row 0
+  }
+  std::vector<float> out(t.B * t.M * t.Dv, -7.0f);
+  auto [qb, qm, qd] = strides(t.M, t.D);
+  auto [kb, kn, kd] = strides(t.N, t.D);
+  auto [vb, vn, vd] = strides(t.N, t.Dv);
+  auto [ob, om, od] = strides(t.M, t.Dv);
+  setThreads(t.threads);
+  tessel_kernel_attention_f32(
+      t.B, t.M, t.N, t.D, t.Dv, q.data(), qb, qm, qd, k.data(), kb, kn, kd,
+      v.data(), vb, vn, vd, mask.empty() ? nullptr : mask.data(), mb, mm, mn,
+      mm * mn, mn, 1, t.scale, out.data(), ob, om, od);
+  setThreads(1);
+  for (int64_t b = 0; b < t.B; ++b)
+    for (int64_t i = 0; i < t.M; ++i) {
+      std::vector<double> s(t.N);
+      double mx = -INFINITY;
+      for (int64_t j = 0; j < t.N; ++j) {
+        double acc = 0;
+        for (int64_t d = 0; d < t.D; ++d)
+          acc += double(q[at(t.M, t.D, b, i, d)]) * k[at(t.N, t.D, b, j, d)];
+        acc *= t.scale;
+        if (!mask.empty())
+          acc += mask[((mb == 1 ? 0 : b) * mm + i) * mn + j];
+        s[j] = acc;
+        mx = std::max(mx, acc);
+      }
+      double sum = 0;
+      for (double &x : s)
+        sum += (x = std::exp(x - mx));
+      for (int64_t e = 0; e < t.Dv; ++e) {
+        double ref = 0;
+        for (int64_t j = 0; j < t.N; ++j)
+          ref += s[j] / sum * v[at(t.N, t.Dv, b, j, e)];
+        float got = out[at(t.M, t.Dv, b, i, e)];
+        ASSERT_NEAR(got, ref, 1e-5 + 1e-4 * std::fabs(ref))
+            << "B=" << t.B << " M=" << t.M << " N=" << t.N << " D=" << t.D
+            << " Dv=" << t.Dv << " mask=" << t.mask << " at b=" << b
+            << " i=" << i << " e=" << e;
+      }
+    }
+}
+
+TEST(AttentionKernel, ShapesAndTails) {
+  // Row tiles (M % 6, M % 3), key blocks (N around 16/32/64), Dv tails.
+  for (AttentionCase c : {AttentionCase{1, 1, 1, 8, 8, 1.0f, 0, false, 1},
+                          {2, 7, 65, 16, 20, 0.25f, 0, false, 1},
+                          {4, 128, 128, 64, 64, 0.125f, 0, false, 1},
+                          {3, 13, 130, 33, 70, 0.5f, 0, true, 1},
+                          {2, 5, 200, 24, 300, 0.3f, 0, false, 2}})
+    checkAttention(c);
+}
+
+TEST(AttentionKernel, MasksAndLargeScores) {
+  checkAttention({4, 64, 64, 32, 32, 1.0f, 1, false, 1}); // causal
+  checkAttention({2, 19, 77, 16, 16, 1.0f, 2, true, 2});  // full, strided
+  // Scores around +-100: the running maximum must keep exp in range.
+  checkAttention({1, 9, 150, 64, 16, 12.0f, 0, false, 1});
+}
+
+TEST(AttentionKernel, FullyMaskedRowIsNaN) {
+  const int64_t M = 2, N = 3, D = 4;
+  auto q = randomVec(M * D, 1), k = randomVec(N * D, 2), v = randomVec(N * D, 3);
+  std::vector<float> mask = {-kInf, -kInf, -kInf, 0.0f, -kInf, 0.0f};
+  std::vector<float> out(M * D, 0.0f);
+  tessel_kernel_attention_f32(1, M, N, D, D, q.data(), 0, D, 1, k.data(), 0,
+                              D, 1, v.data(), 0, D, 1, mask.data(), 1, M, N, 0,
+                              N, 1, 1.0f, out.data(), 0, D, 1);
+  for (int64_t e = 0; e < D; ++e) {
+    EXPECT_TRUE(std::isnan(out[e])) << e;
+    // Row 1 sees keys 0 and 2 only.
+    EXPECT_FALSE(std::isnan(out[D + e])) << e;
   }
 }
 

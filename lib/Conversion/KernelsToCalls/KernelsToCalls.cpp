@@ -240,6 +240,38 @@ LogicalResult lowerDepthwiseOp(ModuleOp module, DepthwiseConv2DOp op) {
   return success();
 }
 
+/// tessel.attention: every operand with its own strides (head-split views
+/// need no copy); the mask with its sizes, so the kernel can broadcast it.
+LogicalResult lowerAttention(ModuleOp module, AttentionOp op) {
+  if (!op.hasPureBufferSemantics())
+    return op.emitOpError() << "must be bufferized before "
+                               "tessel-kernels-to-calls";
+  OpBuilder b(op);
+  CallBuilder cb{b, op.getLoc(), {}, {}};
+  // B, M, N, D, Dv
+  cb.dims(op.getQuery(), {0, 1});
+  cb.dims(op.getKey(), {1, 2});
+  cb.dims(op.getValue(), {2});
+  cb.strides(cb.buffer(op.getQuery()));
+  cb.strides(cb.buffer(op.getKey()));
+  cb.strides(cb.buffer(op.getValue()));
+  if (Value mask = op.getMask()) {
+    SmallVector<Value> ms = cb.buffer(mask);
+    cb.dims(mask, {0, 1, 2});
+    cb.strides(ms);
+  } else {
+    cb.nullPtr();
+    for (int i = 0; i < 6; ++i)
+      cb.i64(int64_t(0));
+  }
+  cb.f32(op.getScale().convertToFloat());
+  cb.strides(cb.buffer(op.getInit()));
+  if (failed(cb.call(module, "tessel_kernel_attention_f32")))
+    return failure();
+  op.erase();
+  return success();
+}
+
 /// A dense f32 linalg.transpose whose permutation, once adjacent dims that
 /// stay together are merged, is a batched 2-D transpose ([B][R][C] ->
 /// [B][C][R], or [R][C] -> [C][R]). Other transposes stay loops.
@@ -307,7 +339,8 @@ struct KernelsToCallsPass
     }
     SmallVector<Operation *> ops;
     module.walk([&](Operation *op) {
-      if (isa<PackedConv2DOp, DepthwiseConv2DOp, linalg::TransposeOp,
+      if (isa<PackedConv2DOp, DepthwiseConv2DOp, AttentionOp,
+              linalg::TransposeOp,
               linalg::DepthwiseConv2DNhwcHwcOp,
               linalg::DepthwiseConv2DNhwcHwcmOp>(op))
         ops.push_back(op);
@@ -318,6 +351,8 @@ struct KernelsToCallsPass
         r = lowerPackedConv(module, conv, panelWidth);
       else if (auto dw = dyn_cast<DepthwiseConv2DOp>(op))
         r = lowerDepthwiseOp(module, dw);
+      else if (auto att = dyn_cast<AttentionOp>(op))
+        r = lowerAttention(module, att);
       else if (auto tr = dyn_cast<linalg::TransposeOp>(op))
         r = lowerTranspose(module, tr);
       else if (auto dw = dyn_cast<linalg::DepthwiseConv2DNhwcHwcOp>(op))

@@ -130,3 +130,73 @@ func.func @depthwise_bad_pad(%x: tensor<1x8x8x32xf32>, %w: tensor<3x3x32xf32>, %
       {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pad = array<i64: 1, 1>} -> tensor<1x8x8x32xf32>
   return %y : tensor<1x8x8x32xf32>
 }
+
+// -----
+
+// tessel.attention round trip: tensors with a broadcast causal mask, and
+// memrefs (strided views are fine: the kernel takes every stride).
+// CHECK-LABEL: func @attention_round_trip
+// CHECK: tessel.attention ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<4x16x8xf32>, tensor<4x32x8xf32>, tensor<4x32x12xf32>) mask(%{{.*}} : tensor<1x16x32xf32>) outs(%{{.*}} : tensor<4x16x12xf32>) {scale = 1.250000e-01 : f32} -> tensor<4x16x12xf32>
+// CHECK: tessel.attention ins(%{{.*}}, %{{.*}}, %{{.*}} : memref<2x5x8xf32, strided<[8, 16, 1]>>, memref<2x5x8xf32>, memref<2x5x8xf32>) outs(%{{.*}} : memref<2x5x8xf32>)
+// CHECK-NOT: scale
+func.func @attention_round_trip(%q: tensor<4x16x8xf32>, %k: tensor<4x32x8xf32>,
+    %v: tensor<4x32x12xf32>, %m: tensor<1x16x32xf32>, %i: tensor<4x16x12xf32>,
+    %mq: memref<2x5x8xf32, strided<[8, 16, 1]>>, %mk: memref<2x5x8xf32>,
+    %mo: memref<2x5x8xf32>) -> tensor<4x16x12xf32> {
+  %o = tessel.attention ins(%q, %k, %v : tensor<4x16x8xf32>, tensor<4x32x8xf32>, tensor<4x32x12xf32>)
+      mask(%m : tensor<1x16x32xf32>) outs(%i : tensor<4x16x12xf32>) {scale = 0.125 : f32}
+      -> tensor<4x16x12xf32>
+  tessel.attention ins(%mq, %mk, %mk : memref<2x5x8xf32, strided<[8, 16, 1]>>, memref<2x5x8xf32>, memref<2x5x8xf32>)
+      outs(%mo : memref<2x5x8xf32>)
+  return %o : tensor<4x16x12xf32>
+}
+
+// -----
+
+func.func @attention_head_dims(%q: tensor<4x16x8xf32>, %k: tensor<4x32x4xf32>,
+    %v: tensor<4x32x12xf32>, %i: tensor<4x16x12xf32>) -> tensor<4x16x12xf32> {
+  // expected-error @+1 {{query and key head dim (D) sizes differ: 8 vs 4}}
+  %o = tessel.attention ins(%q, %k, %v : tensor<4x16x8xf32>, tensor<4x32x4xf32>, tensor<4x32x12xf32>)
+      outs(%i : tensor<4x16x12xf32>) -> tensor<4x16x12xf32>
+  return %o : tensor<4x16x12xf32>
+}
+
+// -----
+
+func.func @attention_lengths(%q: tensor<4x16x8xf32>, %k: tensor<4x32x8xf32>,
+    %v: tensor<4x31x12xf32>, %i: tensor<4x16x12xf32>) -> tensor<4x16x12xf32> {
+  // expected-error @+1 {{key and value length (N) sizes differ: 32 vs 31}}
+  %o = tessel.attention ins(%q, %k, %v : tensor<4x16x8xf32>, tensor<4x32x8xf32>, tensor<4x31x12xf32>)
+      outs(%i : tensor<4x16x12xf32>) -> tensor<4x16x12xf32>
+  return %o : tensor<4x16x12xf32>
+}
+
+// -----
+
+func.func @attention_mask(%q: tensor<4x16x8xf32>, %k: tensor<4x32x8xf32>,
+    %v: tensor<4x32x12xf32>, %m: tensor<2x16x32xf32>, %i: tensor<4x16x12xf32>) -> tensor<4x16x12xf32> {
+  // expected-error @+1 {{mask dim 0 is 2, expected 1 or 4}}
+  %o = tessel.attention ins(%q, %k, %v : tensor<4x16x8xf32>, tensor<4x32x8xf32>, tensor<4x32x12xf32>)
+      mask(%m : tensor<2x16x32xf32>) outs(%i : tensor<4x16x12xf32>) -> tensor<4x16x12xf32>
+  return %o : tensor<4x16x12xf32>
+}
+
+// -----
+
+func.func @attention_rank(%q: tensor<16x8xf32>, %k: tensor<4x32x8xf32>,
+    %v: tensor<4x32x12xf32>, %i: tensor<4x16x12xf32>) -> tensor<4x16x12xf32> {
+  // expected-error @+1 {{operands must be rank 3, got 'tensor<16x8xf32>'}}
+  %o = tessel.attention ins(%q, %k, %v : tensor<16x8xf32>, tensor<4x32x8xf32>, tensor<4x32x12xf32>)
+      outs(%i : tensor<4x16x12xf32>) -> tensor<4x16x12xf32>
+  return %o : tensor<4x16x12xf32>
+}
+
+// -----
+
+func.func @attention_f16(%q: tensor<4x16x8xf16>, %k: tensor<4x32x8xf16>,
+    %v: tensor<4x32x12xf16>, %i: tensor<4x16x12xf16>) -> tensor<4x16x12xf16> {
+  // expected-error @+1 {{only f32 is supported}}
+  %o = tessel.attention ins(%q, %k, %v : tensor<4x16x8xf16>, tensor<4x32x8xf16>, tensor<4x32x12xf16>)
+      outs(%i : tensor<4x16x12xf16>) -> tensor<4x16x12xf16>
+  return %o : tensor<4x16x12xf16>
+}

@@ -175,3 +175,68 @@ void DepthwiseConv2DOp::getEffects(
         &effects) {
   kernelOpEffects(*this, effects);
 }
+
+LogicalResult AttentionOp::verify() {
+  SmallVector<Value> operands = {getQuery(), getKey(), getValue(), getInit()};
+  if (getMask())
+    operands.push_back(getMask());
+  bool tensors = isa<RankedTensorType>(getQuery().getType());
+  for (Value v : operands) {
+    auto t = dyn_cast<ShapedType>(v.getType());
+    if (!t || !t.hasRank() || isa<RankedTensorType>(t) != tensors)
+      return emitOpError() << "operands must be all ranked tensors or all "
+                              "memrefs, got "
+                           << v.getType();
+    if (!t.getElementType().isF32())
+      return emitOpError() << "only f32 is supported, got " << v.getType();
+    if (t.getRank() != 3)
+      return emitOpError() << "operands must be rank 3, got " << v.getType();
+  }
+  if (tensors != (getNumResults() == 1))
+    return emitOpError() << "has one result on tensors and none on memrefs";
+  auto outTy = cast<ShapedType>(getInit().getType());
+  if (tensors && getResult()[0].getType() != outTy)
+    return emitOpError() << "result type must match 'init' type " << outTy;
+  auto dim = [](Value v, unsigned d) {
+    return cast<ShapedType>(v.getType()).getDimSize(d);
+  };
+  // Each relation: two dims that must agree when both are static.
+  struct Rel {
+    Value a;
+    unsigned da;
+    Value b;
+    unsigned db;
+    const char *what;
+  };
+  Rel rels[] = {
+      {getQuery(), 0, getKey(), 0, "query and key batch"},
+      {getQuery(), 0, getValue(), 0, "query and value batch"},
+      {getQuery(), 0, getInit(), 0, "query and init batch"},
+      {getQuery(), 2, getKey(), 2, "query and key head dim (D)"},
+      {getKey(), 1, getValue(), 1, "key and value length (N)"},
+      {getQuery(), 1, getInit(), 1, "query and init length (M)"},
+      {getValue(), 2, getInit(), 2, "value and init head dim (Dv)"},
+  };
+  for (const Rel &r : rels) {
+    int64_t x = dim(r.a, r.da), y = dim(r.b, r.db);
+    if (known(x) && known(y) && x != y)
+      return emitOpError() << r.what << " sizes differ: " << x << " vs " << y;
+  }
+  if (Value mask = getMask()) {
+    int64_t full[3] = {dim(getQuery(), 0), dim(getQuery(), 1),
+                       dim(getKey(), 1)};
+    for (unsigned d = 0; d < 3; ++d) {
+      int64_t m = dim(mask, d);
+      if (known(m) && m != 1 && known(full[d]) && m != full[d])
+        return emitOpError() << "mask dim " << d << " is " << m
+                             << ", expected 1 or " << full[d];
+    }
+  }
+  return success();
+}
+
+void AttentionOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  kernelOpEffects(*this, effects);
+}

@@ -1,6 +1,7 @@
 //===- BufferizableOpInterfaceImpl.cpp - bufferizing kernel-call ops -------===//
 //
-// The kernel ops (tessel.packed_conv2d, tessel.depthwise_conv2d) are in
+// The kernel ops (tessel.packed_conv2d, tessel.depthwise_conv2d,
+// tessel.attention) are in
 // destination-passing style, like linalg ops: on tensors the result is the
 // `init`; bufferized, they write the init buffer in place and read it only
 // when `accumulate` is set.
@@ -60,5 +61,6 @@ void mlir::tessel::registerBufferizableOpInterfaceExternalModels(
     PackedConv2DOp::attachInterface<KernelOpInterface<PackedConv2DOp>>(*ctx);
     DepthwiseConv2DOp::attachInterface<KernelOpInterface<DepthwiseConv2DOp>>(
         *ctx);
+    AttentionOp::attachInterface<KernelOpInterface<AttentionOp>>(*ctx);
   });
 }

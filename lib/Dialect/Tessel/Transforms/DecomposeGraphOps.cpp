@@ -250,8 +250,10 @@ struct TesselDecomposeGraphOpsPass
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
     // Anything left could not be expanded (e.g. dynamic shapes): say which.
+    // Kernel ops (destination style, e.g. tessel.attention) stay.
     WalkResult r = getOperation()->walk([](Operation *op) {
-      if (isa_and_nonnull<TesselDialect>(op->getDialect())) {
+      if (isa_and_nonnull<TesselDialect>(op->getDialect()) &&
+          !isa<DestinationStyleOpInterface>(op)) {
         op->emitError() << "cannot decompose '" << op->getName()
                         << "': dynamic shapes, and convolutions whose "
                            "windows see only padding, are not supported yet";

@@ -134,4 +134,58 @@ def Tessel_DepthwiseConv2DOp : Tessel_Op<"depthwise_conv2d",
   }];
 }
 
+def Tessel_AttentionOp : Tessel_Op<"attention",
+    [DestinationStyleOpInterface,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "fused scaled-dot-product attention (online softmax)";
+  let description = [{
+    Batched attention in one kernel, without materializing the score matrix:
+
+    ```
+    s[b,i,j] = scale * sum_d query[b,i,d] * key[b,j,d]  (+ mask[b,i,j])
+    out[b,i,e] = sum_j softmax_j(s[b,i,:])[j] * value[b,j,e]
+    ```
+
+    `query` is `B x M x D`, `key` `B x N x D` (not transposed), `value`
+    `B x N x Dv`, `init` `B x M x Dv`. The optional additive `mask` is rank
+    3 and broadcasts: each of its dims is 1 or the matching dim of
+    `B x M x N` (causal masks are `1 x M x N` with `-inf` above the
+    diagonal). The kernel walks the keys in blocks and keeps a running
+    maximum and sum per query row (the "online softmax" of
+    FlashAttention), so the `B x M x N` scores never exist in memory. A
+    row whose scores are all `-inf` gives NaN, as `softmax` does.
+
+    `tessel-fuse-attention` raises `matmul -> [mul] -> [add mask] ->
+    softmax -> matmul` chains to this op; `tessel-kernels-to-calls` lowers
+    it to `tessel_kernel_attention_f32`.
+
+    ```mlir
+    %o = tessel.attention ins(%q, %k, %v : tensor<4x128x64xf32>,
+                              tensor<4x128x64xf32>, tensor<4x128x64xf32>)
+        outs(%init : tensor<4x128x64xf32>) {scale = 0.125 : f32}
+        -> tensor<4x128x64xf32>
+    ```
+  }];
+  let arguments = (ins
+      AnyShaped:$query,
+      AnyShaped:$key,
+      AnyShaped:$value,
+      Optional<AnyShaped>:$mask,
+      AnyShaped:$init,
+      DefaultValuedAttr<F32Attr, "1.0f">:$scale);
+  let results = (outs Variadic<AnyRankedTensor>:$result);
+  let assemblyFormat = [{
+    `ins` `(` $query `,` $key `,` $value `:` type($query) `,` type($key) `,` type($value) `)`
+    (`mask` `(` $mask^ `:` type($mask) `)`)?
+    `outs` `(` $init `:` type($init) `)`
+    attr-dict (`->` type($result)^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
+    /// The kernel overwrites init; it never reads it.
+    bool getAccumulate() { return false; }
+  }];
+}
+
 #endif // TESSEL_KERNEL_OPS_TD

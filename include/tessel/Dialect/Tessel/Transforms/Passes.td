@@ -53,6 +53,31 @@ def TesselConvertToKernels : Pass<"tessel-convert-to-kernels"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def TesselFuseAttention : Pass<"tessel-fuse-attention"> {
+  let summary = "Raise matmul-softmax-matmul attention chains to tessel.attention";
+  let description = [{
+    Model-level (TOSA) rewrite, run before `tessel-decompose-graph-ops` on
+    the kernel path (-O2+, x86-64). It matches
+
+    ```
+    s = tosa.matmul(q, kT)           // B x M x D  times  B x D x N
+    s = tosa.mul(s, c) | arith.divf(s, c)   (optional, c a splat constant)
+    s = tosa.add(s, mask)            (optional, mask broadcast to B x M x N)
+    p = tessel.softmax(s) {axis = last}
+    o = tosa.matmul(p, v)            // B x N x Dv
+    ```
+
+    (looking through reshapes that keep the type) where every
+    intermediate has this chain as its only user, and replaces it by one
+    `tessel.attention` whose key operand is `kT` transposed back (the
+    transposes then fold with the head-split transpose that produced
+    `kT`). f32 only; the scores are then never materialized.
+  }];
+  let dependentDialects = ["::mlir::tessel::TesselDialect",
+                           "::mlir::tosa::TosaDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def TesselSinkTransposes : Pass<"tessel-sink-transposes"> {
   let summary = "Move TOSA transposes below reductions and broadcasting ops";
   let description = [{
