@@ -83,7 +83,7 @@ void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
     pm.addPass(createCSEPass());
   }
   if (options.optLevel > 0) {
-    pm.addPass(createLinalgElementwiseOpFusionPass());
+    pm.addPass(createTesselFuseElementwise());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }

@@ -78,6 +78,24 @@ def TesselFuseAttention : Pass<"tessel-fuse-attention"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def TesselFuseElementwise : Pass<"tessel-fuse-elementwise"> {
+  let summary = "Fuse elementwise linalg ops, without recomputing costly broadcast producers";
+  let description = [{
+    Upstream `linalg-fuse-elementwise-ops` (same patterns: producer-consumer
+    fusion, reshape folding by expansion, constant folding) with one cost
+    rule added: a producer whose body has transcendental math, a division
+    or a remainder is not fused into a consumer that reads it through a
+    broadcast (a non-permutation indexing map), because the fused loop
+    would recompute it once per consumer point: a squeeze-and-excitation
+    sigmoid per activation instead of per channel, a layer-norm rsqrt per
+    element instead of per row. Cheap producers (adds, multiplies, selects)
+    still fuse.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::affine::AffineDialect"];
+}
+
 def TesselSinkTransposes : Pass<"tessel-sink-transposes"> {
   let summary = "Move TOSA transposes below reductions and broadcasting ops";
   let description = [{
