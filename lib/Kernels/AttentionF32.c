@@ -48,29 +48,6 @@ typedef struct {
   int64_t row_tiles;
 } att_job_t;
 
-/* exp(x) to ~1 ulp (Cephes' expf polynomial on x - n*ln2, scaled by 2^n
- * through the exponent bits); 0 below -87.3, where 2^n leaves the normal
- * range: those terms are < 2^-126 of the row maximum's, which is 1. */
-TK_INLINE tk_vec tk_exp(tk_vec x) {
-  const tk_vec lo = tk_splat(-87.33654f), hi = tk_splat(88.37626f);
-  const tk_ivec under = x < lo;
-  x = tk_min(tk_max(x, lo), hi);
-  const tk_vec magic = tk_splat(12582912.0f); /* 1.5 * 2^23: round to int */
-  tk_vec n = (x * tk_splat(1.44269504088896341f) + magic) - magic;
-  tk_vec r = x - n * tk_splat(0.693359375f);
-  r = r - n * tk_splat(-2.12194440e-4f);
-  tk_vec y = tk_splat(1.9875691500e-4f);
-  y = y * r + tk_splat(1.3981999507e-3f);
-  y = y * r + tk_splat(8.3334519073e-3f);
-  y = y * r + tk_splat(4.1665795894e-2f);
-  y = y * r + tk_splat(1.6666665459e-1f);
-  y = y * r + tk_splat(5.0000001201e-1f);
-  y = y * (r * r) + r + tk_splat(1.0f);
-  tk_ivec e = (__builtin_convertvector(n, tk_ivec) + 127) << 23;
-  y = y * (tk_vec)e;
-  return tk_select(under, tk_splat(0.0f), y);
-}
-
 static void pack_batch(void *arg, int64_t b) {
   const att_job_t *j = (const att_job_t *)arg;
   float *kt = j->kt + b * j->D * j->Np;

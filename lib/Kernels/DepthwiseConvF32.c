@@ -28,7 +28,7 @@ typedef struct {
   int64_t out_sn, out_sh, out_sw, out_sc;
   const float *bias;
   float lo, hi;
-  int accumulate, clamp;
+  int accumulate, clamp, silu;
 } dw_job_t;
 
 TK_INLINE float finish(const dw_job_t *j, float r, const float *o,
@@ -37,7 +37,9 @@ TK_INLINE float finish(const dw_job_t *j, float r, const float *o,
     r += *o;
   if (j->bias)
     r += j->bias[c];
-  return j->clamp ? fminf(fmaxf(r, j->lo), j->hi) : r;
+  if (j->clamp)
+    r = fminf(fmaxf(r, j->lo), j->hi);
+  return j->silu ? tk_silu_scalar(r) : r;
 }
 
 /* [lo, hi) of the taps k whose input position start + k*d is in [0, size). */
@@ -107,6 +109,8 @@ TK_INLINE void vector_tile(const dw_job_t *j, const int owt, const int cv,
         r += tk_load(j->bias + c0 + v * TK_VW);
       if (j->clamp)
         r = tk_min(tk_max(r, tk_splat(j->lo)), tk_splat(j->hi));
+      if (j->silu)
+        r = tk_silu(r);
       tk_store(o + v * TK_VW, r);
     }
   }
@@ -166,6 +170,6 @@ void tessel_kernel_depthwise_conv2d_nhwc_f32(
                   stride_w, dil_h, dil_w, w,     w_sh,     w_sw,
                   w_sc,   out,   out_sn, out_sh, out_sw,   out_sc,
                   bias,   lo,    hi,     (flags & TESSEL_KERNEL_ACCUMULATE) != 0,
-                  tk_has_clamp(lo, hi)};
+                  tk_has_clamp(lo, hi), (flags & TESSEL_KERNEL_SILU) != 0};
   tk_parallel_for(N * OH, run_row, &job);
 }

@@ -65,4 +65,32 @@ TK_INLINE int tk_has_clamp(float lo, float hi) {
 TK_INLINE tk_vec tk_max(tk_vec a, tk_vec b) { return tk_select(a < b, b, a); }
 TK_INLINE tk_vec tk_min(tk_vec a, tk_vec b) { return tk_select(a > b, b, a); }
 
+/* exp(x) to ~1 ulp (Cephes' expf polynomial on x - n*ln2, scaled by 2^n
+ * through the exponent bits); 0 below -87.3, where 2^n leaves the normal
+ * range (softmax terms that small are < 2^-126 of the row maximum's). */
+TK_INLINE tk_vec tk_exp(tk_vec x) {
+  const tk_vec lo = tk_splat(-87.33654f), hi = tk_splat(88.37626f);
+  const tk_ivec under = x < lo;
+  x = tk_min(tk_max(x, lo), hi);
+  const tk_vec magic = tk_splat(12582912.0f); /* 1.5 * 2^23: round to int */
+  tk_vec n = (x * tk_splat(1.44269504088896341f) + magic) - magic;
+  tk_vec r = x - n * tk_splat(0.693359375f);
+  r = r - n * tk_splat(-2.12194440e-4f);
+  tk_vec y = tk_splat(1.9875691500e-4f);
+  y = y * r + tk_splat(1.3981999507e-3f);
+  y = y * r + tk_splat(8.3334519073e-3f);
+  y = y * r + tk_splat(4.1665795894e-2f);
+  y = y * r + tk_splat(1.6666665459e-1f);
+  y = y * r + tk_splat(5.0000001201e-1f);
+  y = y * (r * r) + r + tk_splat(1.0f);
+  tk_ivec e = (__builtin_convertvector(n, tk_ivec) + 127) << 23;
+  y = y * (tk_vec)e;
+  return tk_select(under, tk_splat(0.0f), y);
+}
+
+/* x * sigmoid(x) (SiLU, "swish") as x / (1 + exp(-x)); for x below -88
+ * tk_exp saturates near FLT_MAX and the quotient is ~-0, the limit. */
+TK_INLINE tk_vec tk_silu(tk_vec x) { return x / (tk_splat(1.0f) + tk_exp(-x)); }
+TK_INLINE float tk_silu_scalar(float x) { return x / (1.0f + expf(-x)); }
+
 #endif

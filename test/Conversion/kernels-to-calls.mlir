@@ -164,3 +164,17 @@ func.func @attention_on_tensors(%q: tensor<2x5x8xf32>, %i: tensor<2x5x8xf32>) ->
       outs(%i : tensor<2x5x8xf32>) -> tensor<2x5x8xf32>
   return %o : tensor<2x5x8xf32>
 }
+
+// -----
+
+// `silu` on a depthwise conv is the TESSEL_KERNEL_SILU flag (2).
+// CHECK-LABEL: func @depthwise_silu
+// CHECK: %[[F:.*]] = arith.constant 2 : i32
+// CHECK: call @tessel_kernel_depthwise_conv2d_nhwc_f32({{.*}}, %[[F]])
+func.func @depthwise_silu(%x: memref<1x6x6x8xf32>, %w: memref<3x3x8xf32>, %o: memref<1x4x4x8xf32>) {
+  tessel.depthwise_conv2d ins(%x, %w : memref<1x6x6x8xf32>, memref<3x3x8xf32>)
+      outs(%o : memref<1x4x4x8xf32>)
+      {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>,
+       pad = array<i64: 0, 0, 0, 0>, silu}
+  return
+}

@@ -190,7 +190,8 @@ TEST(MatmulKernel, StridedActivations) {
 
 void checkDepthwise(int64_t H, int64_t W, int64_t C, int64_t KH, int64_t KW,
                     int64_t s, int64_t d, int64_t pt, int64_t pb, int64_t pl,
-                    int64_t pr, bool bias, bool clamp, uint32_t threads) {
+                    int64_t pr, bool bias, bool clamp, uint32_t threads,
+                    bool silu = false) {
   const int64_t N = 2;
   int64_t OH = (H + pt + pb - d * (KH - 1) - 1) / s + 1;
   int64_t OW = (W + pl + pr - d * (KW - 1) - 1) / s + 1;
@@ -202,7 +203,8 @@ void checkDepthwise(int64_t H, int64_t W, int64_t C, int64_t KH, int64_t KW,
   tessel_kernel_depthwise_conv2d_nhwc_f32(
       N, OH, OW, C, KH, KW, H, W, pt, pl, in.data(), H * W * C, W * C, C, 1,
       s, s, d, d, w.data(), KW * C, C, 1, out.data(), OH * OW * C, OW * C, C,
-      1, bias ? bv.data() : nullptr, lo, hi, TESSEL_KERNEL_ACCUMULATE);
+      1, bias ? bv.data() : nullptr, lo, hi,
+      TESSEL_KERNEL_ACCUMULATE | (silu ? TESSEL_KERNEL_SILU : 0));
   setThreads(1);
   double worst = 0;
   for (int64_t n = 0; n < N; ++n)
@@ -220,6 +222,8 @@ void checkDepthwise(int64_t H, int64_t W, int64_t C, int64_t KH, int64_t KW,
                      w[(kh * KW + kw) * C + c];
             }
           acc = std::fmin(std::fmax(acc, lo), hi);
+          if (silu)
+            acc = acc / (1.0 + std::exp(-acc));
           worst = std::fmax(worst, std::fabs(acc - out[o]));
         }
   EXPECT_LT(worst, 1e-5) << "C=" << C << " K=" << KH << "x" << KW
@@ -232,6 +236,12 @@ TEST(DepthwiseKernel, ChannelTailsStridesDilations) {
   checkDepthwise(10, 11, 45, 3, 3, 2, 1, 0, 0, 0, 0, true, true, 1);
   checkDepthwise(12, 12, 7, 5, 5, 1, 2, 0, 0, 0, 0, true, false, 2);
   checkDepthwise(16, 9, 96, 5, 3, 2, 1, 0, 0, 0, 0, false, true, 2);
+}
+
+TEST(DepthwiseKernel, SiLUEpilogue) {
+  // Vector channels (C = 96), scalar tails (C = 45) and border pixels.
+  checkDepthwise(14, 14, 96, 3, 3, 1, 1, 1, 1, 1, 1, true, false, 1, true);
+  checkDepthwise(10, 11, 45, 5, 5, 2, 1, 2, 2, 2, 2, true, false, 2, true);
 }
 
 TEST(DepthwiseKernel, ImplicitPadding) {

@@ -21,7 +21,8 @@
  *    take the vector paths.
  *  - Epilogue: out = clamp(acc (+ out if TESSEL_KERNEL_ACCUMULATE)
  *    (+ bias[f] if bias != NULL), lo, hi). Pass -INFINITY/INFINITY for no
- *    clamp.
+ *    clamp. The depthwise kernel then applies x*sigmoid(x) with
+ *    TESSEL_KERNEL_SILU (EfficientNet's activation: no separate pass).
  */
 #ifndef TESSEL_KERNELS_TESSEL_KERNELS_H
 #define TESSEL_KERNELS_TESSEL_KERNELS_H
@@ -38,6 +39,7 @@ extern "C" {
 
 /* flags */
 #define TESSEL_KERNEL_ACCUMULATE 1 /* add to the existing output values */
+#define TESSEL_KERNEL_SILU 2 /* depthwise: out = silu(clamp(...)), x*sigmoid(x) */
 
 /* Sets the thread count for the calls that follow on this thread, from the
  * entry point's tessel_invoke_context (NULL: one thread). */

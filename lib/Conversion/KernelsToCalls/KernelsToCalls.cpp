@@ -12,6 +12,7 @@
 #include "mlir/IR/SymbolTable.h"
 
 #include <limits>
+#include <type_traits>
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELKERNELSTOCALLS
@@ -125,7 +126,11 @@ void epilogueArgs(CallBuilder &cb, OpT op) {
   float inf = std::numeric_limits<float>::infinity();
   cb.f32(op.getClampMin() ? op.getClampMin()->convertToFloat() : -inf);
   cb.f32(op.getClampMax() ? op.getClampMax()->convertToFloat() : inf);
-  cb.i32(op.getAccumulate() ? TESSEL_KERNEL_ACCUMULATE : 0);
+  int32_t flags = op.getAccumulate() ? TESSEL_KERNEL_ACCUMULATE : 0;
+  if constexpr (std::is_same_v<OpT, DepthwiseConv2DOp>)
+    if (op.getSilu())
+      flags |= TESSEL_KERNEL_SILU;
+  cb.i32(flags);
 }
 
 LogicalResult lowerPackedConv(ModuleOp module, PackedConv2DOp op,

@@ -185,3 +185,71 @@ func.func @matmul_bias_add(%a: tensor<1x5x3xf32>, %bias: tensor<1x1x2xf32>) -> t
   } -> tensor<1x5x2xf32>
   return %r : tensor<1x5x2xf32>
 }
+
+// -----
+
+// SiLU as ONNX exports it (Sigmoid, then Mul with the same input) after a
+// depthwise conv with a bias: one tessel.depthwise_conv2d with `silu`.
+// CHECK-LABEL: func @depthwise_bias_silu
+// CHECK: %[[Y:.*]] = tessel.depthwise_conv2d {{.*}} bias({{.*}}) {{.*}}silu
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[Y]]
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#chan = affine_map<(d0, d1, d2, d3) -> (d3)>
+func.func @depthwise_bias_silu(%x: tensor<1x6x6x8xf32>, %w: tensor<3x3x8xf32>, %b: tensor<8xf32>) -> tensor<1x4x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<1x4x4x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+  %c = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x6x6x8xf32>, tensor<3x3x8xf32>) outs(%f : tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+  %a = linalg.generic {indexing_maps = [#chan, #id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%b, %c : tensor<8xf32>, tensor<1x4x4x8xf32>) outs(%e : tensor<1x4x4x8xf32>) {
+  ^bb0(%in: f32, %in2: f32, %out: f32):
+    %s = arith.addf %in, %in2 : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4x4x8xf32>
+  %sig = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%a : tensor<1x4x4x8xf32>) outs(%e : tensor<1x4x4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n = arith.negf %in : f32
+    %x1 = math.exp %n : f32
+    %d = arith.addf %x1, %one : f32
+    %r = arith.divf %one, %d : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x4x8xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%a, %sig : tensor<1x4x4x8xf32>, tensor<1x4x4x8xf32>) outs(%e : tensor<1x4x4x8xf32>) {
+  ^bb0(%in: f32, %in2: f32, %out: f32):
+    %m = arith.mulf %in, %in2 : f32
+    linalg.yield %m : f32
+  } -> tensor<1x4x4x8xf32>
+  return %y : tensor<1x4x4x8xf32>
+}
+
+// -----
+
+// The pre-activation is also returned: the multiply must stay.
+// CHECK-LABEL: func @depthwise_silu_other_use
+// CHECK: tessel.depthwise_conv2d
+// CHECK-NOT: silu
+// CHECK: math.exp
+// CHECK: arith.mulf
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @depthwise_silu_other_use(%x: tensor<1x6x6x8xf32>, %w: tensor<3x3x8xf32>) -> (tensor<1x4x4x8xf32>, tensor<1x4x4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<1x4x4x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+  %c = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x6x6x8xf32>, tensor<3x3x8xf32>) outs(%f : tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+  %sig = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c : tensor<1x4x4x8xf32>) outs(%e : tensor<1x4x4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n = arith.negf %in : f32
+    %x1 = math.exp %n : f32
+    %d = arith.addf %x1, %one : f32
+    %r = arith.divf %one, %d : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x4x8xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c, %sig : tensor<1x4x4x8xf32>, tensor<1x4x4x8xf32>) outs(%e : tensor<1x4x4x8xf32>) {
+  ^bb0(%in: f32, %in2: f32, %out: f32):
+    %m = arith.mulf %in, %in2 : f32
+    linalg.yield %m : f32
+  } -> tensor<1x4x4x8xf32>
+  return %y, %c : tensor<1x4x4x8xf32>, tensor<1x4x4x8xf32>
+}

@@ -187,6 +187,11 @@ struct MatmulToKernel : OpRewritePattern<OpT> {
   int64_t nr;
 };
 
+/// Whether the kernel already ends in an activation that later epilogue
+/// steps (bias, residual, clamp) would have to precede.
+bool hasActivation(PackedConv2DOp) { return false; }
+bool hasActivation(DepthwiseConv2DOp op) { return op.getSilu(); }
+
 /// The kernel op behind `v`, looking through one reshape (what the matmul
 /// and depthwise rewrites leave between the kernel and its users); the
 /// kernel result and the reshape must each have a single use, so folding an
@@ -273,7 +278,8 @@ struct FuseResidualAdd : OpRewritePattern<linalg::GenericOp> {
       Operation *reshape;
       OpT kernel = kernelBehind<OpT>(kernelVal, &reshape);
       if (!kernel || kernel.getAccumulate() || kernel.getClampMin() ||
-          kernel.getClampMax() || other.getType() != kernelVal.getType())
+          kernel.getClampMax() || hasActivation(kernel) ||
+          other.getType() != kernelVal.getType())
         continue;
       // The residual must exist before the kernel to become its init.
       if (!availableBefore(other, kernel))
@@ -307,7 +313,8 @@ struct FuseBiasAdd : OpRewritePattern<linalg::GenericOp> {
       Operation *reshape;
       OpT kernel = kernelBehind<OpT>(kernelVal, &reshape);
       if (!kernel || kernel.getBias() || kernel.getClampMin() ||
-          kernel.getClampMax() || !maps[k].isIdentity() ||
+          kernel.getClampMax() || hasActivation(kernel) ||
+          !maps[k].isIdentity() ||
           kernelVal.getType() != gen.getResult(0).getType())
         continue;
       // The channel dim is the innermost non-unit dim of the result.
@@ -369,7 +376,8 @@ struct FuseClamp : OpRewritePattern<linalg::GenericOp> {
     Value kernelVal = gen.getInputs()[0];
     Operation *reshape;
     OpT kernel = kernelBehind<OpT>(kernelVal, &reshape);
-    if (!kernel || kernelVal.getType() != gen.getResult(0).getType())
+    if (!kernel || hasActivation(kernel) ||
+        kernelVal.getType() != gen.getResult(0).getType())
       return failure();
     Block &body = gen.getRegion().front();
     float lo = -std::numeric_limits<float>::infinity();
@@ -409,6 +417,67 @@ struct FuseClamp : OpRewritePattern<linalg::GenericOp> {
     });
     rewriter.replaceOp(gen, kernelVal);
     return success();
+  }
+};
+
+/// The body is `yield 1 / (1 + exp(-arg0))` (tosa.sigmoid lowered).
+bool isSigmoidBody(linalg::GenericOp gen) {
+  Block &body = gen.getRegion().front();
+  if (body.getOperations().size() != 5)
+    return false;
+  auto div = body.getTerminator()->getOperand(0).getDefiningOp<arith::DivFOp>();
+  if (!div || !matchPattern(div.getLhs(), m_OneFloat()))
+    return false;
+  auto add = div.getRhs().getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return false;
+  Value e = matchPattern(add.getRhs(), m_OneFloat())   ? add.getLhs()
+            : matchPattern(add.getLhs(), m_OneFloat()) ? add.getRhs()
+                                                       : Value();
+  auto exp = e ? e.getDefiningOp<math::ExpOp>() : nullptr;
+  auto neg = exp ? exp.getOperand().getDefiningOp<arith::NegFOp>() : nullptr;
+  return neg && neg.getOperand() == body.getArgument(0);
+}
+
+/// generic { mulf(k, sigmoid(k)) } with k the kernel's result (SiLU, as
+/// ONNX exports it: Sigmoid then Mul) -> kernel with `silu`: the
+/// activation is computed in registers instead of in two more passes over
+/// the output.
+struct FuseSiLU : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp gen,
+                                PatternRewriter &rewriter) const override {
+    if (!isElementwise(gen, 2) ||
+        !llvm::all_of(gen.getIndexingMapsArray(),
+                      [](AffineMap m) { return m.isIdentity(); }))
+      return failure();
+    Block &body = gen.getRegion().front();
+    auto mul = dyn_cast<arith::MulFOp>(&body.front());
+    if (body.getOperations().size() != 2 || !mul ||
+        body.getTerminator()->getOperand(0) != mul.getResult() ||
+        !isa<BlockArgument>(mul.getLhs()) || !isa<BlockArgument>(mul.getRhs()) ||
+        mul.getLhs() == mul.getRhs())
+      return failure();
+    for (unsigned si : {0u, 1u}) {
+      Value sig = gen.getInputs()[si], k = gen.getInputs()[1 - si];
+      auto sg = sig.getDefiningOp<linalg::GenericOp>();
+      auto kernel = k.getDefiningOp<DepthwiseConv2DOp>();
+      if (!sg || !kernel || !sig.hasOneUse() || !isElementwise(sg, 1) ||
+          sg.getInputs()[0] != k || !isSigmoidBody(sg) ||
+          !sg.getIndexingMapsArray()[0].isIdentity() || kernel.getSilu() ||
+          kernel.getClampMin() || kernel.getClampMax() ||
+          k.getType() != gen.getResult(0).getType())
+        continue;
+      if (llvm::any_of(k.getUsers(), [&](Operation *u) {
+            return u != sg.getOperation() && u != gen.getOperation();
+          }))
+        continue;
+      rewriter.modifyOpInPlace(kernel, [&] { kernel.setSilu(true); });
+      rewriter.replaceOp(gen, k);
+      rewriter.eraseOp(sg);
+      return success();
+    }
+    return failure();
   }
 };
 
@@ -544,6 +613,7 @@ struct ConvertToKernelsPass
                  FuseResidualAdd<PackedConv2DOp>, FuseBiasAdd<PackedConv2DOp>,
                  FuseClamp<PackedConv2DOp>, FuseResidualAdd<DepthwiseConv2DOp>,
                  FuseBiasAdd<DepthwiseConv2DOp>, FuseClamp<DepthwiseConv2DOp>,
+                 FuseSiLU,
                  FoldPackOfConstant>(ctx);
     // A transpose feeding a pack (attention's K^T) folds into the pack, so
     // the run-time operand is moved once, not twice.

@@ -98,9 +98,12 @@ def Tessel_DepthwiseConv2DOp : Tessel_Op<"depthwise_conv2d",
                                     ow*sw + kw*dw - pad_left, c] * filter[kh,kw,c]
                      (out-of-range input positions count as 0)
     out = clamp((accumulate ? init : 0) + acc + bias[c], clamp_min, clamp_max)
+    out = silu ? out * sigmoid(out) : out
     ```
 
     `pad` is `[top, bottom, left, right]`; `filter` is `KH x KW x C`.
+    `silu` applies SiLU (x * sigmoid(x), EfficientNet's activation) in the
+    kernel, so the activation costs no pass over the output.
 
     ```mlir
     %y = tessel.depthwise_conv2d ins(%x, %w : tensor<1x112x112x32xf32>, tensor<3x3x32xf32>)
@@ -120,7 +123,8 @@ def Tessel_DepthwiseConv2DOp : Tessel_Op<"depthwise_conv2d",
       DenseI64ArrayAttr:$pad,
       UnitAttr:$accumulate,
       OptionalAttr<F32Attr>:$clamp_min,
-      OptionalAttr<F32Attr>:$clamp_max);
+      OptionalAttr<F32Attr>:$clamp_max,
+      UnitAttr:$silu);
   let results = (outs Variadic<AnyRankedTensor>:$result);
   let assemblyFormat = [{
     `ins` `(` $input `,` $filter `:` type($input) `,` type($filter) `)`
