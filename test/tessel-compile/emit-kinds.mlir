@@ -8,6 +8,9 @@
 // RUN: tessel-compile %s --compile-to=bufferized -o - | FileCheck %s --check-prefix=BUF
 // RUN: tessel-compile %s --mcpu=x86-64-v3 -O0 -o %t.v3.so
 // RUN: tessel-compile %s --mlir-timing -o %t.timed.so 2>&1 | FileCheck %s --check-prefix=TIMING
+// Pass-manager instrumentation knows Tessel's passes by name.
+// RUN: tessel-compile %s --compile-to=linalg -o /dev/null --mlir-print-ir-after=tessel-convert-to-kernels 2>&1 | FileCheck %s --check-prefix=PRINT
+// PRINT: IR Dump After TesselConvertToKernels (tessel-convert-to-kernels)
 
 // MLIR: llvm.func @tessel_entry_main(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) -> i32
 // LLVMIR: @tessel_artifact_manifest = {{.*}}constant [{{[0-9]+}} x i8] c"tessel-artifact 1

@@ -130,6 +130,9 @@ static OwningOpRef<ModuleOp> loadModel(MLIRContext &context,
 
 int main(int argc, char **argv) {
   InitLLVM y(argc, argv);
+  // Before the pass-manager options: --mlir-print-ir-before/after=<pass>
+  // take their list of pass names from the registry when created.
+  tessel::registerAllPasses();
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
