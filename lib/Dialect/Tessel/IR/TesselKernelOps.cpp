@@ -11,6 +11,28 @@ using namespace mlir::tessel;
 
 static bool known(int64_t d) { return !ShapedType::isDynamic(d); }
 
+/// Every operand a ranked f32 tensor or every one a memref; one result
+/// equal to `init` on tensors, none on memrefs.
+static LogicalResult verifyOperandKinds(Operation *op, ArrayRef<Value> operands,
+                                        Value init) {
+  bool tensors = isa<RankedTensorType>(operands.front().getType());
+  for (Value v : operands) {
+    auto t = dyn_cast<ShapedType>(v.getType());
+    if (!t || !t.hasRank() || isa<RankedTensorType>(t) != tensors)
+      return op->emitOpError() << "operands must be all ranked tensors or all "
+                                  "memrefs, got "
+                               << v.getType();
+    if (!t.getElementType().isF32())
+      return op->emitOpError() << "only f32 is supported, got " << v.getType();
+  }
+  if (tensors != (op->getNumResults() == 1))
+    return op->emitOpError() << "has one result on tensors and none on memrefs";
+  if (tensors && op->getResult(0).getType() != init.getType())
+    return op->emitOpError() << "result type must match 'init' type "
+                             << init.getType();
+  return success();
+}
+
 /// What both kernel ops require: all-tensor or all-memref f32 operands, one
 /// result equal to init on tensors, rank-4 input and init, a 1-D bias of
 /// one value per output channel, an ordered clamp.
@@ -18,23 +40,11 @@ template <typename OpT>
 static LogicalResult verifyKernelOpCommon(OpT op, Value weights) {
   auto inTy = cast<ShapedType>(op.getInput().getType());
   auto outTy = cast<ShapedType>(op.getInit().getType());
-  bool tensors = isa<RankedTensorType>(inTy);
   SmallVector<Value> operands = {op.getInput(), weights, op.getInit()};
   if (op.getBias())
     operands.push_back(op.getBias());
-  for (Value v : operands) {
-    auto t = dyn_cast<ShapedType>(v.getType());
-    if (!t || !t.hasRank() || isa<RankedTensorType>(t) != tensors)
-      return op.emitOpError() << "operands must be all ranked tensors or all "
-                                 "memrefs, got "
-                              << v.getType();
-    if (!t.getElementType().isF32())
-      return op.emitOpError() << "only f32 is supported, got " << v.getType();
-  }
-  if (tensors != (op->getNumResults() == 1))
-    return op.emitOpError() << "has one result on tensors and none on memrefs";
-  if (tensors && op->getResult(0).getType() != outTy)
-    return op.emitOpError() << "result type must match 'init' type " << outTy;
+  if (failed(verifyOperandKinds(op, operands, op.getInit())))
+    return failure();
   if (inTy.getRank() != 4 || outTy.getRank() != 4)
     return op.emitOpError() << "input and init must be rank 4 (NHWC)";
   int64_t f = outTy.getDimSize(3);
@@ -180,23 +190,11 @@ LogicalResult AttentionOp::verify() {
   SmallVector<Value> operands = {getQuery(), getKey(), getValue(), getInit()};
   if (getMask())
     operands.push_back(getMask());
-  bool tensors = isa<RankedTensorType>(getQuery().getType());
-  for (Value v : operands) {
-    auto t = dyn_cast<ShapedType>(v.getType());
-    if (!t || !t.hasRank() || isa<RankedTensorType>(t) != tensors)
-      return emitOpError() << "operands must be all ranked tensors or all "
-                              "memrefs, got "
-                           << v.getType();
-    if (!t.getElementType().isF32())
-      return emitOpError() << "only f32 is supported, got " << v.getType();
-    if (t.getRank() != 3)
+  if (failed(verifyOperandKinds(*this, operands, getInit())))
+    return failure();
+  for (Value v : operands)
+    if (cast<ShapedType>(v.getType()).getRank() != 3)
       return emitOpError() << "operands must be rank 3, got " << v.getType();
-  }
-  if (tensors != (getNumResults() == 1))
-    return emitOpError() << "has one result on tensors and none on memrefs";
-  auto outTy = cast<ShapedType>(getInit().getType());
-  if (tensors && getResult()[0].getType() != outTy)
-    return emitOpError() << "result type must match 'init' type " << outTy;
   auto dim = [](Value v, unsigned d) {
     return cast<ShapedType>(v.getType()).getDimSize(d);
   };

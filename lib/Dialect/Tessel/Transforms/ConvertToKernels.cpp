@@ -220,16 +220,19 @@ bool isElementwise(linalg::GenericOp gen, unsigned numInputs) {
          gen.getIndexingMapsArray().back().isIdentity();
 }
 
-/// The body is `yield addf(arg_i, arg_j)` (i != j): returns {i, j}.
-std::optional<std::pair<unsigned, unsigned>> addOfArgs(linalg::GenericOp gen) {
+/// The body is `yield OpTy(arg_i, arg_j)` (i != j, both inputs): returns
+/// {i, j}.
+template <typename OpTy>
+std::optional<std::pair<unsigned, unsigned>>
+binaryOfArgs(linalg::GenericOp gen) {
   Block &body = gen.getRegion().front();
   if (body.getOperations().size() != 2)
     return std::nullopt;
-  auto add = dyn_cast<arith::AddFOp>(&body.front());
-  if (!add || body.getTerminator()->getOperand(0) != add.getResult())
+  auto op = dyn_cast<OpTy>(&body.front());
+  if (!op || body.getTerminator()->getOperand(0) != op.getResult())
     return std::nullopt;
-  auto lhs = dyn_cast<BlockArgument>(add.getLhs());
-  auto rhs = dyn_cast<BlockArgument>(add.getRhs());
+  auto lhs = dyn_cast<BlockArgument>(op.getLhs());
+  auto rhs = dyn_cast<BlockArgument>(op.getRhs());
   if (!lhs || !rhs || lhs == rhs ||
       lhs.getArgNumber() >= gen.getNumDpsInputs() ||
       rhs.getArgNumber() >= gen.getNumDpsInputs())
@@ -268,7 +271,7 @@ struct FuseResidualAdd : OpRewritePattern<linalg::GenericOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(linalg::GenericOp gen,
                                 PatternRewriter &rewriter) const override {
-    auto args = addOfArgs(gen);
+    auto args = binaryOfArgs<arith::AddFOp>(gen);
     if (!isElementwise(gen, 2) || !args ||
         !llvm::all_of(gen.getIndexingMapsArray(),
                       [](AffineMap m) { return m.isIdentity(); }))
@@ -304,7 +307,7 @@ struct FuseBiasAdd : OpRewritePattern<linalg::GenericOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(linalg::GenericOp gen,
                                 PatternRewriter &rewriter) const override {
-    auto args = addOfArgs(gen);
+    auto args = binaryOfArgs<arith::AddFOp>(gen);
     if (!isElementwise(gen, 2) || !args)
       return failure();
     SmallVector<AffineMap> maps = gen.getIndexingMapsArray();
@@ -451,12 +454,7 @@ struct FuseSiLU : OpRewritePattern<linalg::GenericOp> {
         !llvm::all_of(gen.getIndexingMapsArray(),
                       [](AffineMap m) { return m.isIdentity(); }))
       return failure();
-    Block &body = gen.getRegion().front();
-    auto mul = dyn_cast<arith::MulFOp>(&body.front());
-    if (body.getOperations().size() != 2 || !mul ||
-        body.getTerminator()->getOperand(0) != mul.getResult() ||
-        !isa<BlockArgument>(mul.getLhs()) || !isa<BlockArgument>(mul.getRhs()) ||
-        mul.getLhs() == mul.getRhs())
+    if (!binaryOfArgs<arith::MulFOp>(gen))
       return failure();
     for (unsigned si : {0u, 1u}) {
       Value sig = gen.getInputs()[si], k = gen.getInputs()[1 - si];
