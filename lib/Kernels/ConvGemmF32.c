@@ -29,6 +29,9 @@ typedef struct {
   int flat;                /* 1x1, unpadded, stride 1, rows evenly spaced in
                             * input and output: row r is at r * in_sw and
                             * r * out_sw (pointwise convs, matmuls) */
+  int merge_kw;            /* one channel block of densely packed pixels:
+                            * the KW taps of a filter row read one
+                            * contiguous run of KW * C floats */
   const float *in;
   int64_t in_sn, in_sh, in_sw, in_sc, stride_h, stride_w;
   const float *wp;
@@ -349,7 +352,27 @@ static void run_task(void *arg, int64_t task) {
         const int mr = r + step <= r1 ? step : (int)(r1 - r);
         for (int i = 0; i < mr && j->flat; ++i)
           atap[i] = in_n + (r + i) * j->in_sw + c0 * j->in_sc;
-        for (int i = 0; i < mr && !j->flat; ++i) {
+        /* Stems (few channels, wide filters): when every row of the tile
+         * has its whole filter row inside the image, a filter row is one
+         * tap of KW * C channels, matching the packed weights' (kw, c)
+         * order, so the micro-kernel runs KH long taps instead of KH * KW
+         * short ones. */
+        int merged = j->merge_kw;
+        for (int i = 0; i < mr && merged; ++i) {
+          const int64_t iw0 = r_ow[r - r0 + i] * j->stride_w - j->pad_left;
+          merged = iw0 >= 0 && iw0 + j->KW <= j->W;
+        }
+        for (int i = 0; i < mr && merged; ++i) {
+          const int64_t ih0 = r_oh[r - r0 + i] * j->stride_h - j->pad_top;
+          const int64_t iw0 = r_ow[r - r0 + i] * j->stride_w - j->pad_left;
+          for (int64_t kh = 0; kh < j->ntaps / j->KW; ++kh) {
+            const int64_t ih = ih0 + kh * j->dil_h;
+            atap[kh * TK_MR_MAX + i] =
+                ih >= 0 && ih < j->H ? in_n + ih * j->in_sh + iw0 * j->in_sw
+                                     : j->zeros;
+          }
+        }
+        for (int i = 0; i < mr && !j->flat && !merged; ++i) {
           const int64_t oh = r_oh[r - r0 + i], ow = r_ow[r - r0 + i];
           const int64_t ih0 = oh * j->stride_h - j->pad_top;
           const int64_t iw0 = ow * j->stride_w - j->pad_left;
@@ -375,8 +398,10 @@ static void run_task(void *arg, int64_t task) {
             crow[i] = j->flat ? out_p + (r + i) * j->out_sw
                               : out_p + r_oh[r - r0 + i] * j->out_sh +
                                     r_ow[r - r0 + i] * j->out_sw;
-          micro_dispatch(mr, nv, nr, j->ntaps, kc, j->in_sc, atap,
-                         wp_n + p * j->wp_panel + c0 * TK_NR, j->C * TK_NR,
+          micro_dispatch(mr, nv, nr, merged ? j->ntaps / j->KW : j->ntaps,
+                         merged ? j->KW * kc : kc, j->in_sc, atap,
+                         wp_n + p * j->wp_panel + c0 * TK_NR,
+                         (merged ? j->KW : 1) * j->C * TK_NR,
                          crow, j->out_sf, load_c, last,
                          j->bias ? j->bias + p * TK_NR : NULL, j->clamp,
                          j->lo, j->hi);
@@ -456,10 +481,12 @@ void tessel_kernel_conv2d_nhwc_f32(
   const int flat = KH == 1 && KW == 1 && pad_top == 0 && pad_left == 0 &&
                    stride_h == 1 && stride_w == 1 && H == OH && W == OW &&
                    in_sh == OW * in_sw && out_sh == OW * out_sw;
+  const int merge_kw = !flat && KW > 1 && cblock == C && in_sc == 1 &&
+                       in_sw == C && dil_w == 1 && KW * C <= KBLOCK;
   job_t job = {N,        OH,       OW,        F,        C,
                KH * KW,  KW,       H,         W,        pad_top,
                pad_left, dil_h,    dil_w,     zeros_big ? zeros_big : zeros_small,
-               flat,     in,       in_sn,    in_sh,     in_sw,    in_sc,
+               flat,     merge_kw, in,       in_sn,    in_sh,     in_sw,    in_sc,
                stride_h, stride_w, wp,        wp_sn,    KH * KW * C * TK_NR,
                out,      out_sn,   out_sh,    out_sw,   out_sf,
                bias,     lo,       hi,        accumulate, clamp,

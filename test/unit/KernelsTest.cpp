@@ -129,6 +129,17 @@ TEST(ConvKernel, ImplicitPadding) {
   checkConv({1, 1, 1, 300, 40, 3, 3, 1, 1, 1, 1, true, false, false, 1, 1, 1, 1, 1});
 }
 
+TEST(ConvKernel, StemFilterRowsAsOneTap) {
+  // Few dense channels: row tiles whose filter rows lie inside the image
+  // read each filter row as one KW * C tap; tiles touching the left/right
+  // padding take the per-tap path. Wide images so both kinds occur, with
+  // vertical padding, vertical dilation, unpadded and a 2-panel F.
+  checkConv({1, 40, 46, 3, 64, 7, 7, 2, 2, 1, 1, true, true, false, 1, 3, 3, 3, 3});
+  checkConv({1, 30, 33, 4, 80, 5, 3, 1, 1, 2, 1, false, false, true, 1, 4, 4, 1, 1});
+  checkConv({2, 12, 40, 3, 130, 3, 5, 1, 2, 1, 1, true, false, false, 1});
+  checkConv({1, 40, 46, 3, 64, 7, 7, 2, 2, 1, 1, true, false, false, 2, 3, 3, 3, 3});
+}
+
 TEST(ConvKernel, TwoThreadsMatch) {
   checkConv({2, 20, 20, 16, 96, 3, 3, 1, 1, 1, 1, true, true, true, 2});
   checkConv({1, 1, 300, 64, 200, 1, 1, 1, 1, 1, 1, true, false, false, 2});
