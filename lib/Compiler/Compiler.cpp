@@ -65,7 +65,9 @@ LogicalResult mlir::tessel::compileModule(ModuleOp module,
   {
     PassManager pm(module.getContext());
     if (failed(applyPassManagerCLOptions(pm)))
-      return failure();
+      return module.emitError()
+             << "invalid pass-manager options (or "
+                "mlir::registerPassManagerCLOptions() was not called)";
     TimingScope mlirTiming = timing.nest("MLIR pipeline");
     pm.enableTiming(mlirTiming);
     buildPipeline(pm, pipelineOptions, Phase::Input, last);

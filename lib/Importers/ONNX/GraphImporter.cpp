@@ -332,3 +332,18 @@ mlir::tessel::onnx_import::importONNXFile(MLIRContext *ctx, StringRef path,
   GraphImporter importer(ctx, model, path, options);
   return importer.run();
 }
+
+OwningOpRef<ModuleOp> mlir::tessel::onnx_import::importONNXBuffer(
+    MLIRContext *ctx, StringRef bytes, StringRef name,
+    const ImportOptions &options) {
+  LoadedModel model;
+  std::string error;
+  if (!loadModelBytes(bytes, name, "", options, model, error)) {
+    emitError(FileLineColLoc::get(ctx, name, 0, 0)) << error;
+    return {};
+  }
+  if (!model.warning.empty())
+    emitWarning(FileLineColLoc::get(ctx, name, 0, 0)) << model.warning;
+  GraphImporter importer(ctx, model, name, options);
+  return importer.run();
+}

@@ -335,7 +335,18 @@ bool mlir::tessel::onnx_import::loadModel(llvm::StringRef path,
             "': " + buffer.getError().message();
     return false;
   }
-  llvm::StringRef bytes = (*buffer)->getBuffer();
+  llvm::SmallString<256> dir(path);
+  llvm::sys::path::remove_filename(dir);
+  return loadModelBytes((*buffer)->getBuffer(), path, dir, options, out,
+                        error);
+}
+
+bool mlir::tessel::onnx_import::loadModelBytes(llvm::StringRef bytes,
+                                               llvm::StringRef path,
+                                               llvm::StringRef dir,
+                                               const ImportOptions &options,
+                                               LoadedModel &out,
+                                               std::string &error) {
   onnx::ModelProto &model = out.model;
   if (bytes.size() > static_cast<size_t>(INT32_MAX) ||
       !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())) ||
@@ -352,8 +363,6 @@ bool mlir::tessel::onnx_import::loadModel(llvm::StringRef path,
     error = "'" + path.str() + "' imports no opset of the default ONNX domain";
     return false;
   }
-  llvm::SmallString<256> dir(path);
-  llvm::sys::path::remove_filename(dir);
   for (auto &t : *model.mutable_graph()->mutable_initializer())
     if (t.data_location() == onnx::TensorProto::EXTERNAL &&
         !loadExternalData(t, dir, error))

@@ -24,6 +24,13 @@ struct LoadedModel {
 bool loadModel(llvm::StringRef path, const ImportOptions &options,
                LoadedModel &out, std::string &error);
 
+/// The same for a serialized ModelProto already in memory: `path` names it
+/// in messages, external data is looked up relative to `dir` (empty: the
+/// current directory).
+bool loadModelBytes(llvm::StringRef bytes, llvm::StringRef path,
+                    llvm::StringRef dir, const ImportOptions &options,
+                    LoadedModel &out, std::string &error);
+
 } // namespace mlir::tessel::onnx_import
 
 #endif

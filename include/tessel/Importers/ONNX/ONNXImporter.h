@@ -46,6 +46,15 @@ OwningOpRef<ModuleOp> importONNXFile(MLIRContext *context,
                                      llvm::StringRef path,
                                      const ImportOptions &options);
 
+/// Imports a serialized ModelProto held in memory (the Python package's
+/// door: torch.fx exports and onnx.ModelProto objects); `name` stands for
+/// the file name in locations and messages. External data, if any, is read
+/// relative to the current directory.
+OwningOpRef<ModuleOp> importONNXBuffer(MLIRContext *context,
+                                       llvm::StringRef bytes,
+                                       llvm::StringRef name,
+                                       const ImportOptions &options);
+
 } // namespace mlir::tessel::onnx_import
 
 #endif // TESSEL_IMPORTERS_ONNX_ONNXIMPORTER_H

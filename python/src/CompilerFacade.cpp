@@ -1,0 +1,310 @@
+//===- CompilerFacade.cpp - The compiler behind plain C++ types -----------===//
+//
+// One MLIRContext per module keeps modules independent (a Python user may
+// hold many, from different threads); diagnostics are collected into the
+// returned Status instead of going to stderr, so Python raises them.
+//
+//===----------------------------------------------------------------------===//
+#include "CompilerFacade.h"
+
+#include "tessel/Compiler/Compiler.h"
+#include "tessel/Importers/ONNX/ONNXImporter.h"
+#include "tessel/InitAll.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OperationSupport.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/Timing.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <mutex>
+#include <unistd.h>
+
+using namespace mlir;
+using ::tessel::python::Status;
+
+namespace {
+
+/// Registration is global and must happen once, before any pipeline is
+/// parsed.
+void initializeOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    ::mlir::tessel::registerAllPasses();
+    // compileModule applies the pass-manager command-line options (as
+    // tessel-compile does); registered here they keep their defaults.
+    mlir::registerPassManagerCLOptions();
+  });
+}
+
+std::unique_ptr<MLIRContext> makeContext() {
+  initializeOnce();
+  DialectRegistry registry;
+  ::mlir::tessel::registerAllDialects(registry);
+  ::mlir::tessel::registerAllTranslations(registry);
+  auto context = std::make_unique<MLIRContext>(registry);
+  context->loadAllAvailableDialects();
+  // Python callers may use several modules from several threads; each has
+  // its own context, and a private thread pool per context would multiply
+  // threads for nothing on small machines.
+  context->disableMultithreading();
+  return context;
+}
+
+/// Collects every diagnostic as "LOC: SEVERITY: MESSAGE" lines (notes
+/// indented below their diagnostic) while it is alive.
+class DiagnosticCollector {
+public:
+  explicit DiagnosticCollector(MLIRContext *context)
+      : handler(context, [this](Diagnostic &diag) {
+          append(diag, "");
+          return success();
+        }) {}
+  std::string take() { return std::move(text); }
+
+private:
+  void append(Diagnostic &diag, llvm::StringRef indent) {
+    llvm::raw_string_ostream os(text);
+    os << indent;
+    if (!llvm::isa<UnknownLoc>(diag.getLocation()))
+      os << diag.getLocation() << ": ";
+    switch (diag.getSeverity()) {
+    case DiagnosticSeverity::Error:
+      os << "error: ";
+      break;
+    case DiagnosticSeverity::Warning:
+      os << "warning: ";
+      break;
+    case DiagnosticSeverity::Note:
+      os << "note: ";
+      break;
+    case DiagnosticSeverity::Remark:
+      os << "remark: ";
+      break;
+    }
+    os << diag << "\n";
+    for (Diagnostic &note : diag.getNotes())
+      append(note, "  ");
+  }
+  std::string text;
+  ScopedDiagnosticHandler handler;
+};
+
+} // namespace
+
+namespace tessel::python {
+using ::mlir::tessel::parsePhase;
+
+struct IRModule::Impl {
+  std::unique_ptr<MLIRContext> context;
+  OwningOpRef<ModuleOp> module;
+};
+
+IRModule::IRModule(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
+IRModule::~IRModule() {
+  // The module's operations belong to the context: destroy them first.
+  if (impl)
+    impl->module = nullptr;
+}
+
+std::unique_ptr<IRModule> IRModule::parse(const std::string &text,
+                                          const std::string &name,
+                                          Status &status) {
+  auto impl = std::make_unique<Impl>();
+  impl->context = makeContext();
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(text, name), llvm::SMLoc());
+  std::string diagnostics;
+  llvm::raw_string_ostream os(diagnostics);
+  // Parse errors print with the offending source line and a caret.
+  SourceMgrDiagnosticHandler handler(sourceMgr, impl->context.get(), os);
+  impl->module = parseSourceFile<ModuleOp>(sourceMgr, impl->context.get());
+  if (!impl->module) {
+    status = Status::failure("cannot parse '" + name + "'", diagnostics);
+    return nullptr;
+  }
+  if (failed(mlir::verify(*impl->module))) {
+    status = Status::failure("'" + name + "' does not verify", diagnostics);
+    return nullptr;
+  }
+  status = Status();
+  return std::unique_ptr<IRModule>(new IRModule(std::move(impl)));
+}
+
+std::unique_ptr<IRModule> IRModule::importONNX(
+    const std::string &bytes, const std::string &name,
+    const std::vector<std::pair<std::string, std::vector<int64_t>>> &shapes,
+    Status &status) {
+  auto impl = std::make_unique<Impl>();
+  impl->context = makeContext();
+  ::mlir::tessel::onnx_import::ImportOptions options;
+  for (const auto &[input, dims] : shapes)
+    options.shapes[input] = llvm::SmallVector<int64_t>(dims.begin(), dims.end());
+  DiagnosticCollector collector(impl->context.get());
+  impl->module = ::mlir::tessel::onnx_import::importONNXBuffer(
+      impl->context.get(), bytes, name, options);
+  std::string diagnostics = collector.take();
+  if (!impl->module) {
+    status = Status::failure("cannot import ONNX model '" + name + "'",
+                             diagnostics);
+    return nullptr;
+  }
+  status = Status();
+  return std::unique_ptr<IRModule>(new IRModule(std::move(impl)));
+}
+
+std::unique_ptr<IRModule> IRModule::clone() const {
+  // Through text: the copy gets its own context, so the two never share
+  // state (a pass run on one cannot touch the other's uniqued attributes).
+  Status status;
+  std::unique_ptr<IRModule> copy = parse(str(/*debugInfo=*/true, false),
+                                         "clone", status);
+  return copy;
+}
+
+std::string IRModule::str(bool debugInfo, bool generic) const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  OpPrintingFlags flags;
+  if (debugInfo)
+    flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
+  if (generic)
+    flags.printGenericOpForm();
+  impl->module->print(os, flags);
+  return text;
+}
+
+Status IRModule::verify() const {
+  DiagnosticCollector collector(impl->context.get());
+  if (failed(mlir::verify(*impl->module)))
+    return Status::failure("the module does not verify", collector.take());
+  return Status();
+}
+
+Status IRModule::runPipeline(const std::string &pipeline) {
+  MLIRContext *context = impl->context.get();
+  std::string text = pipeline;
+  // The short form "a,b" means "builtin.module(a,b)", as in mlir-opt's
+  // --pass-pipeline when the anchor is the module.
+  if (!llvm::StringRef(text).trim().starts_with("builtin.module("))
+    text = "builtin.module(" + text + ")";
+  std::string parseErrors;
+  llvm::raw_string_ostream errs(parseErrors);
+  PassManager pm(context, ModuleOp::getOperationName());
+  if (failed(parsePassPipeline(text, pm, errs)))
+    return Status::failure("invalid pass pipeline '" + pipeline + "'",
+                           parseErrors);
+  DiagnosticCollector collector(context);
+  if (failed(pm.run(*impl->module)))
+    return Status::failure("pass pipeline '" + pipeline + "' failed",
+                           collector.take());
+  return Status();
+}
+
+Status IRModule::compile(const CompileOptions &options,
+                         const std::string &outputPath) {
+  ::mlir::tessel::CompileOptions opts;
+  opts.optLevel = options.optLevel;
+  opts.mcpu = options.mcpu;
+  opts.targetTriple = options.targetTriple;
+  opts.kernels = options.kernels;
+  if (options.emit == "lib")
+    opts.emit = ::mlir::tessel::EmitKind::Library;
+  else if (options.emit == "obj")
+    opts.emit = ::mlir::tessel::EmitKind::Object;
+  else if (options.emit == "llvm")
+    opts.emit = ::mlir::tessel::EmitKind::LLVM;
+  else if (options.emit == "mlir")
+    opts.emit = ::mlir::tessel::EmitKind::MLIR;
+  else
+    return Status::failure("unknown emit kind '" + options.emit +
+                           "' (expected lib, obj, llvm or mlir)");
+  if (!options.compileTo.empty()) {
+    opts.compileTo = ::mlir::tessel::parsePhase(options.compileTo);
+    if (!opts.compileTo)
+      return Status::failure("unknown compile_to phase '" + options.compileTo +
+                             "' (expected input, linalg, bufferized, llvm)");
+  }
+  DiagnosticCollector collector(impl->context.get());
+  DefaultTimingManager tm;
+  TimingScope timing = tm.getRootScope();
+  if (failed(::mlir::tessel::compileModule(*impl->module, opts, outputPath,
+                                         timing)))
+    return Status::failure("compilation failed", collector.take());
+  return Status();
+}
+
+std::vector<std::string> IRModule::functionNames() const {
+  std::vector<std::string> names;
+  for (auto fn : impl->module->getOps<func::FuncOp>())
+    if (fn.isPublic() && !fn.isExternal())
+      names.push_back(fn.getSymName().str());
+  return names;
+}
+
+std::vector<PassInfo> registeredPasses() {
+  initializeOnce();
+  // MLIR offers no way to enumerate its pass registry other than printing
+  // it (mlir::printRegisteredPasses, to llvm::outs()), so stdout is pointed
+  // at a temporary file for the call and the listing parsed back.
+  llvm::outs().flush();
+  std::fflush(stdout);
+  std::FILE *tmp = std::tmpfile();
+  if (!tmp)
+    return {};
+  int saved = dup(STDOUT_FILENO);
+  dup2(fileno(tmp), STDOUT_FILENO);
+  mlir::printRegisteredPasses();
+  llvm::outs().flush();
+  dup2(saved, STDOUT_FILENO);
+  close(saved);
+  std::string listing;
+  std::rewind(tmp);
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), tmp)) > 0)
+    listing.append(buf, n);
+  std::fclose(tmp);
+
+  // "Pass Pipelines:" / "Passes:" headers, then "  --name  -   text"
+  // entries (options of an entry are indented further and skipped).
+  std::vector<PassInfo> result;
+  bool pipelines = false;
+  llvm::SmallVector<llvm::StringRef> lines;
+  llvm::StringRef(listing).split(lines, '\n');
+  for (llvm::StringRef line : lines) {
+    if (line.starts_with("Pass Pipelines:")) {
+      pipelines = true;
+      continue;
+    }
+    if (line.starts_with("Passes:")) {
+      pipelines = false;
+      continue;
+    }
+    if (!line.starts_with("  --"))
+      continue;
+    llvm::StringRef rest = line.drop_front(4);
+    auto [name, description] = rest.split(" - ");
+    result.push_back({name.trim().str(), description.trim().str(), pipelines});
+  }
+  std::sort(result.begin(), result.end(),
+            [](const PassInfo &a, const PassInfo &b) { return a.name < b.name; });
+  return result;
+}
+
+std::vector<std::string> phaseNames() {
+  return {"input", "linalg", "bufferized", "llvm"};
+}
+
+} // namespace tessel::python

@@ -1,0 +1,95 @@
+//===- CompilerFacade.h - The compiler, behind plain C++ types ---*- C++ -*-===//
+//
+// What the Python extension needs from the compiler (parse, import, print,
+// run pass pipelines, compile to an artifact), with nothing but standard
+// library types in the interface. The facade is compiled like the rest of
+// the compiler (no RTTI, as LLVM is built); the pybind11 module, which needs
+// RTTI, includes only this header, never an MLIR one.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_PYTHON_COMPILERFACADE_H
+#define TESSEL_PYTHON_COMPILERFACADE_H
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tessel::python {
+
+/// Success, or a one-line message plus the MLIR diagnostics (with their
+/// locations) that explain it.
+struct Status {
+  bool ok = true;
+  std::string message;
+  std::string diagnostics;
+  static Status failure(std::string message, std::string diagnostics = {}) {
+    return {false, std::move(message), std::move(diagnostics)};
+  }
+};
+
+struct CompileOptions {
+  unsigned optLevel = 3;
+  std::string mcpu = "native";
+  std::string targetTriple;
+  bool kernels = true;
+  /// "lib" (the artifact), "obj", "llvm" or "mlir".
+  std::string emit = "lib";
+  /// Empty, or a phase name: stop there and write its MLIR.
+  std::string compileTo;
+};
+
+struct PassInfo {
+  std::string name;
+  std::string description;
+  bool isPipeline;
+};
+
+/// One MLIR module with its own context (all Tessel dialects loaded).
+class IRModule {
+public:
+  ~IRModule();
+  IRModule(const IRModule &) = delete;
+  IRModule &operator=(const IRModule &) = delete;
+
+  /// Parses MLIR text (or bytecode); `name` is the buffer's name in
+  /// locations. Null with `status` set on failure.
+  static std::unique_ptr<IRModule> parse(const std::string &text,
+                                         const std::string &name,
+                                         Status &status);
+  /// Imports a serialized ONNX ModelProto. `shapes` pins input shapes
+  /// (as tessel-compile --shape does).
+  static std::unique_ptr<IRModule>
+  importONNX(const std::string &bytes, const std::string &name,
+             const std::vector<std::pair<std::string, std::vector<int64_t>>>
+                 &shapes,
+             Status &status);
+
+  std::unique_ptr<IRModule> clone() const;
+  std::string str(bool debugInfo, bool generic) const;
+  Status verify() const;
+  /// Runs a textual pass pipeline ("builtin.module(canonicalize,cse)" or
+  /// the short form "canonicalize,cse", which is nested under the module).
+  Status runPipeline(const std::string &pipeline);
+  /// Compiles in place (the module ends in the LLVM dialect) and writes
+  /// the result to `outputPath`.
+  Status compile(const CompileOptions &options, const std::string &outputPath);
+  /// Names of the module's public functions.
+  std::vector<std::string> functionNames() const;
+
+private:
+  struct Impl;
+  explicit IRModule(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl;
+};
+
+/// Every registered pass and pass pipeline, sorted by name.
+std::vector<PassInfo> registeredPasses();
+
+/// The phase names `compileTo` accepts.
+std::vector<std::string> phaseNames();
+
+} // namespace tessel::python
+
+#endif // TESSEL_PYTHON_COMPILERFACADE_H

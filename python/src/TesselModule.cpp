@@ -1,0 +1,396 @@
+//===- TesselModule.cpp - The tessel._tessel extension module -------------===//
+//
+// pybind11 bindings of (1) the compiler, through CompilerFacade.h (standard
+// types only: this file is compiled with RTTI, as pybind11 needs, while
+// MLIR/LLVM are not), and (2) the runtime's C API (tessel_runtime.h), the
+// same one tessel-run uses. The user-facing Python API lives in
+// python/tessel/*.py; this module is its private engine.
+//
+// Errors become the exception classes of tessel.errors, so Python code can
+// catch tessel.Error for everything.
+//
+//===----------------------------------------------------------------------===//
+#include "CompilerFacade.h"
+
+#include "tessel/Runtime/tessel_runtime.h"
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace py = pybind11;
+using namespace tessel::python;
+
+namespace {
+
+/// Raises tessel.errors.<cls>(args...) and unwinds to pybind11.
+template <typename... Args>
+[[noreturn]] void raise(const char *cls, Args &&...args) {
+  py::object type = py::module_::import("tessel.errors").attr(cls);
+  py::object error = type(std::forward<Args>(args)...);
+  PyErr_SetObject(type.ptr(), error.ptr());
+  throw py::error_already_set();
+}
+
+void check(const Status &status) {
+  if (!status.ok)
+    raise("CompileError", status.message, status.diagnostics);
+}
+
+/// Raises InvocationError with the runtime's message (and frees status).
+void check(tessel_status_t *status) {
+  if (!status)
+    return;
+  std::string message = tessel_status_message(status);
+  tessel_status_free(status);
+  raise("InvocationError", message);
+}
+
+// ---- dtypes ----------------------------------------------------------------
+
+struct DTypeEntry {
+  tessel_dtype_t tessel;
+  char kind;     // numpy dtype.kind
+  int itemsize;  // bytes
+  const char *numpy;
+};
+constexpr DTypeEntry kDTypes[] = {
+    {TESSEL_DTYPE_F32, 'f', 4, "float32"}, {TESSEL_DTYPE_F64, 'f', 8, "float64"},
+    {TESSEL_DTYPE_F16, 'f', 2, "float16"}, {TESSEL_DTYPE_I64, 'i', 8, "int64"},
+    {TESSEL_DTYPE_I32, 'i', 4, "int32"},   {TESSEL_DTYPE_I16, 'i', 2, "int16"},
+    {TESSEL_DTYPE_I8, 'i', 1, "int8"},     {TESSEL_DTYPE_U8, 'u', 1, "uint8"},
+    {TESSEL_DTYPE_I1, 'b', 1, "bool"},
+};
+
+tessel_dtype_t toTessel(const py::dtype &dt) {
+  for (const DTypeEntry &e : kDTypes)
+    if (dt.kind() == e.kind && dt.itemsize() == e.itemsize)
+      return e.tessel;
+  return TESSEL_DTYPE_INVALID;
+}
+
+py::dtype toNumpy(tessel_dtype_t dtype) {
+  for (const DTypeEntry &e : kDTypes)
+    if (e.tessel == dtype)
+      return py::dtype(e.numpy);
+  raise("InvocationError", std::string("dtype ") + tessel_dtype_name(dtype) +
+                               " has no numpy equivalent");
+}
+
+// ---- runtime -----------------------------------------------------------------
+
+struct TensorDeleter {
+  void operator()(tessel_tensor_t *t) const { tessel_tensor_free(t); }
+};
+using TensorPtr = std::unique_ptr<tessel_tensor_t, TensorDeleter>;
+
+/// An output tensor handed to numpy without a copy: the array's base is a
+/// capsule that frees the tensor with the array.
+py::array adoptAsArray(TensorPtr tensor) {
+  tessel_tensor_t *t = tensor.release();
+  py::capsule owner(t, [](void *p) {
+    tessel_tensor_free(static_cast<tessel_tensor_t *>(p));
+  });
+  const int64_t *dims = tessel_tensor_dims(t);
+  std::vector<py::ssize_t> shape(dims, dims + tessel_tensor_rank(t));
+  return py::array(toNumpy(tessel_tensor_dtype(t)), shape,
+                   tessel_tensor_data(t), owner);
+}
+
+/// A view of a C-contiguous numpy array (zero copy). The caller keeps the
+/// array alive while the view is used.
+TensorPtr wrapArray(const py::array &array, size_t index,
+                    const tessel_function_t *fn) {
+  tessel_dtype_t dtype = toTessel(array.dtype());
+  std::string name = "input " + std::to_string(index);
+  tessel_value_info_t info;
+  if (index < tessel_function_num_inputs(fn) &&
+      !tessel_function_input(fn, index, &info))
+    name += " ('" + std::string(info.name) + "')";
+  if (dtype == TESSEL_DTYPE_INVALID)
+    raise("InvocationError",
+          name + ": numpy dtype '" +
+              std::string(py::str(array.dtype())) +
+              "' has no Tessel equivalent");
+  if (!(array.flags() & py::array::c_style))
+    raise("InvocationError", name + " is not C-contiguous");
+  std::vector<int64_t> dims(array.shape(), array.shape() + array.ndim());
+  tessel_tensor_t *t = nullptr;
+  check(tessel_tensor_wrap(dtype, dims.size(), dims.data(),
+                           const_cast<void *>(array.data()), array.nbytes(),
+                           &t));
+  return TensorPtr(t);
+}
+
+struct ArtifactDeleter {
+  void operator()(tessel_artifact_t *a) const { tessel_artifact_free(a); }
+};
+
+/// A loaded artifact; Functions share ownership so the library stays
+/// loaded while any of them lives.
+class Artifact {
+public:
+  explicit Artifact(const std::string &path) {
+    tessel_artifact_t *a = nullptr;
+    check(tessel_artifact_load(path.c_str(), &a));
+    artifact.reset(a, ArtifactDeleter());
+  }
+  std::string path() const { return tessel_artifact_path(artifact.get()); }
+  std::string target() const { return tessel_artifact_target(artifact.get()); }
+  std::vector<std::string> functionNames() const {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < tessel_artifact_num_functions(artifact.get()); ++i)
+      names.push_back(tessel_function_name(
+          tessel_artifact_function_at(artifact.get(), i)));
+    return names;
+  }
+  std::shared_ptr<tessel_artifact_t> artifact;
+};
+
+class Function {
+public:
+  Function(const Artifact &owner, const std::string &name)
+      : artifact(owner.artifact) {
+    check(tessel_artifact_lookup_function(artifact.get(), name.c_str(), &fn));
+  }
+  std::string name() const { return tessel_function_name(fn); }
+
+  /// [(name, dtype, shape)] for inputs or outputs.
+  py::list values(bool inputs) const {
+    py::list result;
+    size_t n = inputs ? tessel_function_num_inputs(fn)
+                      : tessel_function_num_outputs(fn);
+    for (size_t i = 0; i < n; ++i) {
+      tessel_value_info_t info;
+      check(inputs ? tessel_function_input(fn, i, &info)
+                   : tessel_function_output(fn, i, &info));
+      py::tuple shape(info.rank);
+      for (size_t d = 0; d < info.rank; ++d)
+        shape[d] = info.dims[d];
+      result.append(py::make_tuple(info.name,
+                                   tessel_dtype_name(info.dtype), shape));
+    }
+    return result;
+  }
+
+  py::list invoke(const std::vector<py::array> &arrays,
+                  uint32_t threads) const {
+    std::vector<TensorPtr> inputs = wrapAll(arrays);
+    std::vector<tessel_tensor_t *> in = raw(inputs);
+    std::vector<tessel_tensor_t *> out(tessel_function_num_outputs(fn),
+                                       nullptr);
+    tessel_status_t *status;
+    {
+      py::gil_scoped_release release;
+      status = run(in, out, threads);
+    }
+    check(status);
+    py::list result;
+    for (tessel_tensor_t *t : out)
+      result.append(adoptAsArray(TensorPtr(t)));
+    return result;
+  }
+
+  /// Times `iterations` calls after `warmup` untimed ones, with outputs
+  /// allocated once and written in place (as tessel-run --benchmark does).
+  py::dict benchmark(const std::vector<py::array> &arrays, int iterations,
+                     int warmup, uint32_t threads) const {
+    if (iterations < 1)
+      throw py::value_error("benchmark: iterations must be >= 1");
+    std::vector<TensorPtr> inputs = wrapAll(arrays);
+    std::vector<tessel_tensor_t *> in = raw(inputs);
+    std::vector<tessel_tensor_t *> slots(tessel_function_num_outputs(fn),
+                                         nullptr);
+    check(run(in, slots, threads)); // allocates the outputs, checks inputs
+    std::vector<TensorPtr> outputs;
+    for (tessel_tensor_t *t : slots)
+      outputs.emplace_back(t);
+    std::vector<double> ms;
+    tessel_status_t *status = nullptr;
+    {
+      py::gil_scoped_release release;
+      for (int i = 0; i < warmup + iterations && !status; ++i) {
+        auto start = std::chrono::steady_clock::now();
+        status = run(in, slots, threads);
+        std::chrono::duration<double, std::milli> d =
+            std::chrono::steady_clock::now() - start;
+        if (i >= warmup)
+          ms.push_back(d.count());
+      }
+    }
+    check(status);
+    std::vector<double> sorted = ms;
+    std::sort(sorted.begin(), sorted.end());
+    double sum = 0;
+    for (double v : ms)
+      sum += v;
+    size_t n = sorted.size();
+    py::dict result;
+    result["iterations"] = n;
+    result["median_ms"] = n % 2 ? sorted[n / 2]
+                                : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+    result["min_ms"] = sorted.front();
+    result["max_ms"] = sorted.back();
+    result["mean_ms"] = sum / n;
+    result["threads"] = threads;
+    return result;
+  }
+
+private:
+  std::vector<TensorPtr> wrapAll(const std::vector<py::array> &arrays) const {
+    std::vector<TensorPtr> tensors;
+    for (size_t i = 0; i < arrays.size(); ++i)
+      tensors.push_back(wrapArray(arrays[i], i, fn));
+    return tensors;
+  }
+  static std::vector<tessel_tensor_t *> raw(std::vector<TensorPtr> &ts) {
+    std::vector<tessel_tensor_t *> r;
+    for (TensorPtr &t : ts)
+      r.push_back(t.get());
+    return r;
+  }
+  tessel_status_t *run(std::vector<tessel_tensor_t *> &in,
+                       std::vector<tessel_tensor_t *> &out,
+                       uint32_t threads) const {
+    tessel_invoke_options_t options;
+    tessel_invoke_options_init(&options);
+    options.num_threads = threads;
+    return tessel_function_invoke(fn, in.data(), in.size(), out.data(),
+                                  out.size(), &options);
+  }
+
+  std::shared_ptr<tessel_artifact_t> artifact;
+  const tessel_function_t *fn = nullptr;
+};
+
+// ---- compiler ------------------------------------------------------------------
+
+/// Owns a facade module; Python sees tessel._tessel.IRModule.
+struct PyIRModule {
+  std::unique_ptr<IRModule> module;
+  IRModule &get() {
+    if (!module)
+      throw py::value_error("the module is empty");
+    return *module;
+  }
+};
+
+PyIRModule wrapOrRaise(std::unique_ptr<IRModule> module, const Status &st) {
+  if (!module)
+    check(st.ok ? Status::failure("internal error: no module") : st);
+  return PyIRModule{std::move(module)};
+}
+
+} // namespace
+
+PYBIND11_MODULE(_tessel, m) {
+  m.doc() = "Tessel's native engine (compiler facade and runtime); use the "
+            "tessel package, not this module.";
+
+  py::class_<PyIRModule>(m, "IRModule")
+      .def_static(
+          "parse",
+          [](const std::string &text, const std::string &name) {
+            Status st;
+            auto mod = IRModule::parse(text, name, st);
+            return wrapOrRaise(std::move(mod), st);
+          },
+          py::arg("text"), py::arg("name") = "<string>")
+      .def_static(
+          "import_onnx",
+          [](const py::bytes &bytes, const std::string &name,
+             const std::vector<std::pair<std::string, std::vector<int64_t>>>
+                 &shapes) {
+            std::string data = bytes;
+            Status st;
+            std::unique_ptr<IRModule> mod;
+            {
+              py::gil_scoped_release release;
+              mod = IRModule::importONNX(data, name, shapes, st);
+            }
+            return wrapOrRaise(std::move(mod), st);
+          },
+          py::arg("bytes"), py::arg("name"), py::arg("shapes"))
+      .def("clone",
+           [](PyIRModule &self) {
+             return PyIRModule{self.get().clone()};
+           })
+      .def(
+          "to_string",
+          [](PyIRModule &self, bool debugInfo, bool generic) {
+            return self.get().str(debugInfo, generic);
+          },
+          py::arg("debug_info") = false, py::arg("generic") = false)
+      .def("verify", [](PyIRModule &self) { check(self.get().verify()); })
+      .def(
+          "run_pipeline",
+          [](PyIRModule &self, const std::string &pipeline) {
+            Status st;
+            {
+              py::gil_scoped_release release;
+              st = self.get().runPipeline(pipeline);
+            }
+            check(st);
+          },
+          py::arg("pipeline"))
+      .def(
+          "compile",
+          [](PyIRModule &self, const std::string &output, unsigned optLevel,
+             const std::string &mcpu, const std::string &triple,
+             bool kernels, const std::string &emit,
+             const std::string &compileTo) {
+            CompileOptions options;
+            options.optLevel = optLevel;
+            options.mcpu = mcpu;
+            options.targetTriple = triple;
+            options.kernels = kernels;
+            options.emit = emit;
+            options.compileTo = compileTo;
+            Status st;
+            {
+              py::gil_scoped_release release;
+              st = self.get().compile(options, output);
+            }
+            check(st);
+          },
+          py::arg("output"), py::arg("opt_level") = 3,
+          py::arg("mcpu") = "native", py::arg("triple") = "",
+          py::arg("kernels") = true, py::arg("emit") = "lib",
+          py::arg("compile_to") = "")
+      .def("function_names",
+           [](PyIRModule &self) { return self.get().functionNames(); });
+
+  m.def("registered_passes", [] {
+    py::list result;
+    for (const PassInfo &p : registeredPasses())
+      result.append(py::make_tuple(p.name, p.description, p.isPipeline));
+    return result;
+  });
+  m.def("phase_names", &phaseNames);
+
+  py::class_<Artifact>(m, "Artifact")
+      .def(py::init<const std::string &>(), py::arg("path"))
+      .def_property_readonly("path", &Artifact::path)
+      .def_property_readonly("target", &Artifact::target)
+      .def("function_names", &Artifact::functionNames);
+
+  py::class_<Function>(m, "Function")
+      .def(py::init<const Artifact &, const std::string &>(),
+           py::arg("artifact"), py::arg("name"))
+      .def_property_readonly("name", &Function::name)
+      .def_property_readonly("inputs",
+                             [](const Function &f) { return f.values(true); })
+      .def_property_readonly("outputs",
+                             [](const Function &f) { return f.values(false); })
+      .def("invoke", &Function::invoke, py::arg("inputs"),
+           py::arg("threads") = 1)
+      .def("benchmark", &Function::benchmark, py::arg("inputs"),
+           py::arg("iterations"), py::arg("warmup") = 1,
+           py::arg("threads") = 1);
+}

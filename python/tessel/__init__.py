@@ -1,0 +1,29 @@
+"""Tessel: compile neural-network models to native code and run them.
+
+Three doors into the same compiler (the one `tessel-compile` uses):
+
+* PyTorch: ``tessel.compile(module, (example,))`` traces the module with
+  torch.fx (see :mod:`tessel.torch_importer`).
+* ONNX: ``tessel.compile("model.onnx")`` or an ``onnx.ModelProto``.
+* MLIR: ``tessel.compile(text_or_path)`` or a :class:`tessel.ir.Module`.
+
+``tessel.compile`` returns a :class:`CompiledModule`: call it with numpy
+arrays (or torch tensors), read ``.signature``, time it with
+``.benchmark(n)``, write the artifact with ``.save(path)`` (the file
+``tessel-run`` takes) and load one back with :func:`tessel.load`.
+
+Compiler developers: :mod:`tessel.ir` (parse/print modules),
+:mod:`tessel.passes` (run a pipeline by name, list passes) and
+:mod:`tessel.builder` (write model-level graphs by hand).
+"""
+from .errors import CompileError, Error, InvocationError, TorchImportError
+from .runtime import CompiledModule, Signature, TensorSpec, load
+from .compiler import compile
+from . import builder, ir, passes
+
+__all__ = [
+    "compile", "load", "CompiledModule", "Signature", "TensorSpec",
+    "Error", "CompileError", "InvocationError", "TorchImportError",
+    "ir", "passes", "builder",
+]
+__version__ = "0.1.0"

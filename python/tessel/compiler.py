@@ -1,0 +1,136 @@
+"""``tessel.compile``: any supported source to a :class:`CompiledModule`.
+
+Every door ends in the same C++ compiler as ``tessel-compile``: a torch
+module is traced to ONNX ops (:mod:`tessel.torch_importer`), an ONNX model
+goes through Tessel's ONNX importer, MLIR is parsed; then the model-level
+IR is compiled to a shared-library artifact in a temporary folder and
+loaded.
+"""
+import os
+import tempfile
+
+from . import ir
+from .errors import CompileError
+from .runtime import CompiledModule
+
+
+def _is_torch_module(obj):
+    try:
+        import torch
+    except ImportError:
+        return False
+    return isinstance(obj, torch.nn.Module)
+
+
+def _onnx_input_names(proto):
+    inits = {t.name for t in proto.graph.initializer}
+    return [i.name for i in proto.graph.input if i.name not in inits]
+
+
+def _example_shapes(proto, example_inputs):
+    """Pins an ONNX model's input shapes to the example inputs' shapes (in
+    graph input order)."""
+    names = _onnx_input_names(proto)
+    if len(example_inputs) != len(names):
+        raise CompileError(
+            f"{len(example_inputs)} example input(s) given, but the ONNX "
+            f"model has {len(names)} input(s): {', '.join(names)}")
+    return {n: tuple(getattr(x, "shape", ())) for n, x in
+            zip(names, example_inputs)}
+
+
+def _load_onnx(path):
+    import onnx
+    return onnx.load(path, load_external_data=False)
+
+
+def to_module(source, example_inputs=None, *, shapes=None):
+    """The model-level :class:`tessel.ir.Module` of ``source`` (what
+    :func:`compile` compiles): a torch.nn.Module (with example inputs), an
+    ONNX path, bytes or ModelProto, MLIR text or path, or an
+    :class:`tessel.ir.Module` (copied)."""
+    if isinstance(example_inputs, list):
+        example_inputs = tuple(example_inputs)
+    elif example_inputs is not None and not isinstance(example_inputs, tuple):
+        example_inputs = (example_inputs,)
+
+    if _is_torch_module(source):
+        if example_inputs is None:
+            raise TypeError("compiling a torch.nn.Module needs example_inputs, "
+                            "e.g. tessel.compile(model, (x,))")
+        if shapes:
+            raise TypeError("shapes= applies to ONNX models; a torch module "
+                            "takes its shapes from example_inputs")
+        from .torch_importer import export_onnx
+        proto = export_onnx(source, example_inputs)
+        return ir.Module.from_onnx(proto, name=type(source).__name__)
+
+    if isinstance(source, ir.Module):
+        _no_shapes(shapes, "an ir.Module")
+        return source.clone()
+
+    if hasattr(source, "SerializeToString") and hasattr(source, "graph"):
+        if shapes is None and example_inputs is not None:
+            shapes = _example_shapes(source, example_inputs)
+        return ir.Module.from_onnx(source, shapes=shapes,
+                                   name=source.graph.name or "<onnx>")
+    if isinstance(source, (bytes, bytearray)):
+        return ir.Module.from_onnx(bytes(source), shapes=shapes)
+
+    if isinstance(source, os.PathLike) or (
+            isinstance(source, str) and _looks_like_path(source)):
+        path = os.fspath(source)
+        if not os.path.exists(path):
+            raise FileNotFoundError(f"no such model file: '{path}'")
+        if path.endswith(".onnx"):
+            if shapes is None and example_inputs is not None:
+                shapes = _example_shapes(_load_onnx(path), example_inputs)
+            return ir.Module.from_onnx(path, shapes=shapes)
+        _no_shapes(shapes, "an MLIR model")
+        return ir.Module.load(path)
+
+    if isinstance(source, str):
+        _no_shapes(shapes, "an MLIR model")
+        return ir.Module.parse(source)
+
+    raise TypeError(
+        "tessel.compile takes a torch.nn.Module, an ONNX path/bytes/ModelProto, "
+        f"MLIR text or path, or a tessel.ir.Module, not {type(source).__name__}")
+
+
+def _looks_like_path(text):
+    # MLIR text always has a newline or an operation; a path never has
+    # either.
+    return "\n" not in text and "{" not in text and "(" not in text
+
+
+def _no_shapes(shapes, what):
+    if shapes:
+        raise TypeError(f"shapes= applies to ONNX models, not {what} (MLIR "
+                        "carries its shapes in its types)")
+
+
+def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
+            threads=None, shapes=None, function=None):
+    """Compiles ``source`` and returns a callable :class:`CompiledModule`.
+
+    source: a ``torch.nn.Module`` (with ``example_inputs``, a tuple of
+    tensors/arrays, traced with torch.fx), an ONNX model (path, bytes or
+    ``onnx.ModelProto``; ``example_inputs`` or ``shapes={name: dims}`` pin
+    symbolic dimensions), MLIR text or an ``.mlir`` path, or a
+    :class:`tessel.ir.Module`.
+
+    opt_level 0-3 and mcpu ("native" or an LLVM CPU name) are
+    ``tessel-compile``'s ``-O`` and ``--mcpu``; ``threads`` is the default
+    thread count of calls (the runtime's ``num_threads``; 1 if None).
+    Errors raise :class:`tessel.CompileError` carrying the MLIR diagnostics
+    (or :class:`tessel.TorchImportError` for an untranslatable torch node).
+    """
+    if opt_level not in (0, 1, 2, 3):
+        raise ValueError(f"opt_level must be 0, 1, 2 or 3, got {opt_level!r}")
+    module = to_module(source, example_inputs, shapes=shapes)
+    workdir = tempfile.TemporaryDirectory(prefix="tessel-")
+    path = os.path.join(workdir.name, "model.so")
+    module._native.compile(path, opt_level=opt_level, mcpu=mcpu)
+    return CompiledModule(path, function=function, threads=threads,
+                          _keep=workdir)
