@@ -28,6 +28,11 @@ echo "== ONNX conformance (ONNX backend test data)"
   --work "$build/onnx-conformance" --jobs "$jobs" -q 2>&1 | tee "$log/onnx.txt"
 onnx_rc=${PIPESTATUS[0]}
 
+echo "== pytest (the tessel Python package)"
+PYTHONPATH="$build/python" TESSEL_BUILD_DIR="$build" /usr/bin/python3 -m pytest \
+  -q -p no:cacheprovider "$root/test/python" 2>&1 | tee "$log/pytest.txt"
+py_rc=${PIPESTATUS[0]}
+
 # Counts from the runners' own summaries.
 ct_total=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\2/p' "$log/ctest.txt" | tail -1)
 ct_failed=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\1/p' "$log/ctest.txt" | tail -1)
@@ -41,11 +46,20 @@ onnx_passed=$(sed -n 's/^onnx conformance: \([0-9]*\) passed, \([0-9]*\) failed$
 onnx_failed=$(sed -n 's/^onnx conformance: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$log/onnx.txt" | tail -1)
 onnx_passed=${onnx_passed:-0}; onnx_failed=${onnx_failed:-0}
 
-passed=$(( ct_total - ct_failed + lit_passed + lit_xfail + onnx_passed ))
-failed=$(( ct_failed + lit_failed + onnx_failed ))
+# pytest's last line: "N passed, M failed, K xfailed, E errors in T s".
+py_summary=$(tail -1 "$log/pytest.txt")
+py_count() { echo "$py_summary" | grep -o "[0-9]* $1" | head -1 | grep -o "^[0-9]*" || true; }
+py_passed=$(py_count passed); py_xfail=$(py_count xfailed)
+py_failed=$(py_count failed); py_errors=$(py_count error)
+py_passed=${py_passed:-0}; py_xfail=${py_xfail:-0}
+py_failed=$(( ${py_failed:-0} + ${py_errors:-0} ))
+
+passed=$(( ct_total - ct_failed + lit_passed + lit_xfail + onnx_passed + py_passed + py_xfail ))
+failed=$(( ct_failed + lit_failed + onnx_failed + py_failed ))
 if [ "$ctest_rc" -ne 0 ] && [ "$ct_failed" -eq 0 ]; then failed=$((failed + 1)); fi
 if [ "$lit_rc" -ne 0 ] && [ "$lit_failed" -eq 0 ]; then failed=$((failed + 1)); fi
 if [ "$onnx_rc" -ne 0 ] && [ "$onnx_failed" -eq 0 ]; then failed=$((failed + 1)); fi
-echo "ctest: $((ct_total - ct_failed)) passed, $ct_failed failed; lit: $lit_passed passed, $lit_xfail expectedly failed, $lit_failed failed; onnx conformance: $onnx_passed passed, $onnx_failed failed"
+if [ "$py_rc" -ne 0 ] && [ "$py_failed" -eq 0 ]; then failed=$((failed + 1)); fi
+echo "ctest: $((ct_total - ct_failed)) passed, $ct_failed failed; lit: $lit_passed passed, $lit_xfail expectedly failed, $lit_failed failed; onnx conformance: $onnx_passed passed, $onnx_failed failed; pytest: $py_passed passed, $py_xfail expectedly failed, $py_failed failed"
 echo "tessel: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

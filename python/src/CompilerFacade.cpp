@@ -20,6 +20,7 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/Timing.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -27,8 +28,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <mutex>
-#include <unistd.h>
 
 using namespace mlir;
 using ::tessel::python::Status;
@@ -194,11 +195,12 @@ Status IRModule::verify() const {
 
 Status IRModule::runPipeline(const std::string &pipeline) {
   MLIRContext *context = impl->context.get();
-  std::string text = pipeline;
-  // The short form "a,b" means "builtin.module(a,b)", as in mlir-opt's
-  // --pass-pipeline when the anchor is the module.
-  if (!llvm::StringRef(text).trim().starts_with("builtin.module("))
-    text = "builtin.module(" + text + ")";
+  // parsePassPipeline(text, pm) reads `text` as nested under pm's anchor
+  // (builtin.module), so the full form "builtin.module(a,b)" is unwrapped
+  // to "a,b"; the short form is already that.
+  llvm::StringRef text = llvm::StringRef(pipeline).trim();
+  if (text.starts_with("builtin.module(") && text.ends_with(")"))
+    text = text.drop_front(strlen("builtin.module(")).drop_back().trim();
   std::string parseErrors;
   llvm::raw_string_ostream errs(parseErrors);
   PassManager pm(context, ModuleOp::getOperationName());
@@ -255,48 +257,23 @@ std::vector<std::string> IRModule::functionNames() const {
 
 std::vector<PassInfo> registeredPasses() {
   initializeOnce();
-  // MLIR offers no way to enumerate its pass registry other than printing
-  // it (mlir::printRegisteredPasses, to llvm::outs()), so stdout is pointed
-  // at a temporary file for the call and the listing parsed back.
-  llvm::outs().flush();
-  std::fflush(stdout);
-  std::FILE *tmp = std::tmpfile();
-  if (!tmp)
-    return {};
-  int saved = dup(STDOUT_FILENO);
-  dup2(fileno(tmp), STDOUT_FILENO);
-  mlir::printRegisteredPasses();
-  llvm::outs().flush();
-  dup2(saved, STDOUT_FILENO);
-  close(saved);
-  std::string listing;
-  std::rewind(tmp);
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), tmp)) > 0)
-    listing.append(buf, n);
-  std::fclose(tmp);
-
-  // "Pass Pipelines:" / "Passes:" headers, then "  --name  -   text"
-  // entries (options of an entry are indented further and skipped).
+  // MLIR has no iterator over its pass registries. The pass-pipeline
+  // command-line parser, created with no argument name as mlir-opt and
+  // tessel-opt do (what makes `--canonicalize` a flag there), registers
+  // every pass and pipeline name as a command-line option name; created
+  // once (never parsed), it lets us enumerate them, and the registries give
+  // each name's description.
+  static mlir::PassPipelineCLParser *parser =
+      new mlir::PassPipelineCLParser("", "passes known to the Python package");
+  (void)parser;
   std::vector<PassInfo> result;
-  bool pipelines = false;
-  llvm::SmallVector<llvm::StringRef> lines;
-  llvm::StringRef(listing).split(lines, '\n');
-  for (llvm::StringRef line : lines) {
-    if (line.starts_with("Pass Pipelines:")) {
-      pipelines = true;
-      continue;
-    }
-    if (line.starts_with("Passes:")) {
-      pipelines = false;
-      continue;
-    }
-    if (!line.starts_with("  --"))
-      continue;
-    llvm::StringRef rest = line.drop_front(4);
-    auto [name, description] = rest.split(" - ");
-    result.push_back({name.trim().str(), description.trim().str(), pipelines});
+  for (auto &entry : llvm::cl::getRegisteredOptions()) {
+    llvm::StringRef name = entry.first;
+    if (const mlir::PassInfo *info = mlir::PassInfo::lookup(name))
+      result.push_back({name.str(), info->getPassDescription().str(), false});
+    else if (const mlir::PassPipelineInfo *info =
+                 mlir::PassPipelineInfo::lookup(name))
+      result.push_back({name.str(), info->getPassDescription().str(), true});
   }
   std::sort(result.begin(), result.end(),
             [](const PassInfo &a, const PassInfo &b) { return a.name < b.name; });
