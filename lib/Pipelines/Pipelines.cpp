@@ -98,6 +98,8 @@ void mlir::tessel::buildLinalgToBuffersPipeline(
   // Loop-carried tensors (tosa.while_loop) may yield fresh buffers; the
   // deallocation pipeline frees them.
   bufferize.allowReturnAllocsFromLoops = true;
+  // A value returned twice would be one buffer for two out-params.
+  pm.addPass(createTesselCopyRepeatedResults());
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   // Fold reshape chains (collapse(expand(alloc))) first, so that a result
   // computed in a local buffer is recognized as that alloc and written to

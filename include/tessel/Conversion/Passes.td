@@ -20,6 +20,21 @@ def TesselRecordSignature : Pass<"tessel-record-signature", "::mlir::ModuleOp"> 
   }];
 }
 
+def TesselCopyRepeatedResults
+    : Pass<"tessel-copy-repeated-results", "::mlir::ModuleOp"> {
+  let summary = "Give every result of a public function its own tensor";
+  let description = [{
+    Each result of an entry point becomes its own out-parameter buffer
+    (buffer-results-to-out-params), so a value returned more than once
+    (`return %y, %y`) must be materialized once per result. This pass, run
+    on tensors right before bufferization, replaces every repeat of a
+    returned value in a public function by a copy
+    (`bufferization.alloc_tensor() copy(%y)`); the first occurrence stays
+    as is.
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
 def TesselEmitArtifactABI : Pass<"tessel-emit-artifact-abi", "::mlir::ModuleOp"> {
   let summary = "Emit the artifact manifest and entry points (LLVM dialect)";
   let description = [{
