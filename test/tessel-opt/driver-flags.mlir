@@ -15,6 +15,7 @@
 // HELP-DAG: --tessel-emit-artifact-abi
 // HELP-DAG: --tessel-record-signature
 // HELP-DAG: --tessel-strided-copy-to-linalg
+// HELP-DAG: --tessel-copy-repeated-results
 // HELP-DAG: --tessel-model-to-linalg
 // HELP-DAG: --tessel-linalg-to-buffers
 // HELP-DAG: --tessel-buffers-to-llvm
