@@ -108,18 +108,25 @@ py::array adoptAsArray(TensorPtr tensor) {
 TensorPtr wrapArray(const py::array &array, size_t index,
                     const tessel_function_t *fn) {
   tessel_dtype_t dtype = toTessel(array.dtype());
-  std::string name = "input " + std::to_string(index);
-  tessel_value_info_t info;
-  if (index < tessel_function_num_inputs(fn) &&
-      !tessel_function_input(fn, index, &info))
-    name += " ('" + std::string(info.name) + "')";
+  // Named in messages only: looked up when a check fails, not per call.
+  auto name = [&] {
+    std::string n = "input " + std::to_string(index);
+    tessel_value_info_t info;
+    if (index < tessel_function_num_inputs(fn)) {
+      if (tessel_status_t *st = tessel_function_input(fn, index, &info))
+        tessel_status_free(st);
+      else
+        n += " ('" + std::string(info.name) + "')";
+    }
+    return n;
+  };
   if (dtype == TESSEL_DTYPE_INVALID)
     raise("InvocationError",
-          name + ": numpy dtype '" +
+          name() + ": numpy dtype '" +
               std::string(py::str(array.dtype())) +
               "' has no Tessel equivalent");
   if (!(array.flags() & py::array::c_style))
-    raise("InvocationError", name + " is not C-contiguous");
+    raise("InvocationError", name() + " is not C-contiguous");
   std::vector<int64_t> dims(array.shape(), array.shape() + array.ndim());
   tessel_tensor_t *t = nullptr;
   check(tessel_tensor_wrap(dtype, dims.size(), dims.data(),
