@@ -2,6 +2,8 @@
 #include "tessel/InitAll.h"
 
 #include "tessel/Conversion/Passes.h"
+#include "tessel/Dialect/Compose/IR/ComposeDialect.h"
+#include "tessel/Dialect/Compose/Transforms/Passes.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 #include "tessel/Pipelines/Pipelines.h"
@@ -14,13 +16,14 @@
 void mlir::tessel::registerAllDialects(DialectRegistry &registry) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
-  registry.insert<TesselDialect>();
+  registry.insert<TesselDialect, compose::ComposeDialect>();
   registerBufferizableOpInterfaceExternalModels(registry);
 }
 
 void mlir::tessel::registerAllPasses() {
   mlir::registerAllPasses();
   registerTesselTransformsPasses();
+  compose::registerComposeTransformsPasses();
   registerTesselConversionPasses();
   registerTesselPipelines();
 }

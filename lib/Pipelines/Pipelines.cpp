@@ -2,6 +2,7 @@
 #include "tessel/Pipelines/Pipelines.h"
 
 #include "tessel/Conversion/Passes.h"
+#include "tessel/Dialect/Compose/Transforms/Passes.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -46,6 +47,13 @@ static bool useKernels(const PipelineOptions &options) {
 
 void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
                                               const PipelineOptions &options) {
+  // A composition compiles as one function: routes become top-k selection
+  // and expert calls, memory ops TOSA, and component calls are inlined.
+  compose::ComposeLowerRouteOptions route;
+  route.mode = options.routeLowering;
+  pm.addPass(compose::createComposeLowerRoute(route));
+  pm.addPass(compose::createComposeLowerMemory());
+  pm.addPass(compose::createComposeInlineComponents());
   pm.addPass(createTesselRecordSignature());
   // Before softmax is decomposed: attention chains become one fused kernel.
   if (useKernels(options))

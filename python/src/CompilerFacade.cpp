@@ -221,6 +221,7 @@ Status IRModule::compile(const CompileOptions &options,
   opts.mcpu = options.mcpu;
   opts.targetTriple = options.targetTriple;
   opts.kernels = options.kernels;
+  opts.routeLowering = options.routeLowering;
   if (options.emit == "lib")
     opts.emit = ::mlir::tessel::EmitKind::Library;
   else if (options.emit == "obj")

@@ -34,6 +34,8 @@ struct CompileOptions {
   std::string mcpu = "native";
   std::string targetTriple;
   bool kernels = true;
+  /// compose.route lowering: "grouped" or "dense".
+  std::string routeLowering = "grouped";
   /// "lib" (the artifact), "obj", "llvm" or "mlir".
   std::string emit = "lib";
   /// Empty, or a phase name: stop there and write its MLIR.

@@ -351,7 +351,7 @@ PYBIND11_MODULE(_tessel, m) {
           [](PyIRModule &self, const std::string &output, unsigned optLevel,
              const std::string &mcpu, const std::string &triple,
              bool kernels, const std::string &emit,
-             const std::string &compileTo) {
+             const std::string &compileTo, const std::string &route) {
             CompileOptions options;
             options.optLevel = optLevel;
             options.mcpu = mcpu;
@@ -359,6 +359,7 @@ PYBIND11_MODULE(_tessel, m) {
             options.kernels = kernels;
             options.emit = emit;
             options.compileTo = compileTo;
+            options.routeLowering = route;
             Status st;
             {
               py::gil_scoped_release release;
@@ -369,7 +370,7 @@ PYBIND11_MODULE(_tessel, m) {
           py::arg("output"), py::arg("opt_level") = 3,
           py::arg("mcpu") = "native", py::arg("triple") = "",
           py::arg("kernels") = true, py::arg("emit") = "lib",
-          py::arg("compile_to") = "")
+          py::arg("compile_to") = "", py::arg("route_lowering") = "grouped")
       .def("function_names",
            [](PyIRModule &self) { return self.get().functionNames(); });
 

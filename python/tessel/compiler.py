@@ -111,7 +111,8 @@ def _no_shapes(shapes, what):
 
 
 def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
-            threads=None, shapes=None, function=None):
+            threads=None, shapes=None, function=None,
+            route_lowering="grouped"):
     """Compiles ``source`` and returns a callable :class:`CompiledModule`.
 
     source: a ``torch.nn.Module`` (with ``example_inputs``, a tuple of
@@ -123,14 +124,20 @@ def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
     opt_level 0-3 and mcpu ("native" or an LLVM CPU name) are
     ``tessel-compile``'s ``-O`` and ``--mcpu``; ``threads`` is the default
     thread count of calls (the runtime's ``num_threads``; 1 if None).
+    route_lowering is how ``compose.route`` (mixture of experts) is lowered:
+    "grouped" (each expert on just its tokens) or "dense" (the reference).
     Errors raise :class:`tessel.CompileError` carrying the MLIR diagnostics
     (or :class:`tessel.TorchImportError` for an untranslatable torch node).
     """
+    if route_lowering not in ("grouped", "dense"):
+        raise ValueError("route_lowering must be 'grouped' or 'dense', got "
+                         f"{route_lowering!r}")
     if opt_level not in (0, 1, 2, 3):
         raise ValueError(f"opt_level must be 0, 1, 2 or 3, got {opt_level!r}")
     module = to_module(source, example_inputs, shapes=shapes)
     workdir = tempfile.TemporaryDirectory(prefix="tessel-")
     path = os.path.join(workdir.name, "model.so")
-    module._native.compile(path, opt_level=opt_level, mcpu=mcpu)
+    module._native.compile(path, opt_level=opt_level, mcpu=mcpu,
+                           route_lowering=route_lowering)
     return CompiledModule(path, function=function, threads=threads,
                           _keep=workdir)

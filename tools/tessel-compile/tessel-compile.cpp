@@ -66,6 +66,12 @@ static cl::opt<bool> kernels(
              "Tessel's kernel library, linked into the artifact (default "
              "true; x86-64 only)"),
     cl::init(true), cl::cat(category));
+static cl::opt<std::string> routeLowering(
+    "route-lowering",
+    cl::desc("How compose.route (mixture of experts) is lowered: grouped "
+             "(default; each expert runs on just its tokens) or dense "
+             "(every expert on every token, the reference)"),
+    cl::value_desc("grouped|dense"), cl::init("grouped"), cl::cat(category));
 static cl::opt<std::string> compileTo(
     "compile-to",
     cl::desc("Stop after PHASE and write its MLIR: input, linalg, "
@@ -146,6 +152,13 @@ int main(int argc, char **argv) {
   options.mcpu = mcpu;
   options.targetTriple = mtriple;
   options.kernels = kernels;
+  if (routeLowering != "grouped" && routeLowering != "dense") {
+    errs() << "tessel-compile: error: --route-lowering must be 'grouped' or "
+              "'dense', got '"
+           << routeLowering << "'\n";
+    return 1;
+  }
+  options.routeLowering = routeLowering;
   if (!compileTo.empty()) {
     options.compileTo = tessel::parsePhase(compileTo);
     if (!options.compileTo) {

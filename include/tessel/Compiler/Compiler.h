@@ -38,6 +38,8 @@ struct CompileOptions {
   std::optional<Phase> compileTo;
   /// Use the kernel library at -O2/-O3 (x86-64 targets only).
   bool kernels = true;
+  /// compose.route lowering: "grouped" or "dense" (the reference).
+  std::string routeLowering = "grouped";
 };
 
 /// Compiles `module` (model-level IR) in place and writes the result to

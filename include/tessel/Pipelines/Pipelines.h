@@ -34,6 +34,12 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "convolutions and matmuls at -O2 and above; the caller "
                      "links it (tessel-compile does)"),
       llvm::cl::init(true)};
+  Option<std::string> routeLowering{
+      *this, "route-lowering",
+      llvm::cl::desc("How compose.route is lowered: grouped (each expert on "
+                     "its own tokens) or dense (every expert on every token, "
+                     "the reference)"),
+      llvm::cl::init("grouped")};
 };
 
 /// The phases of the CPU pipeline, in order.

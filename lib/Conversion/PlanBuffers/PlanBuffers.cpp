@@ -62,7 +62,7 @@ struct PlanBuffersPass
         continue;
       MemRefType ty = alloc.getType();
       if (!ty.hasStaticShape() || !ty.getLayout().isIdentity() ||
-          !ty.getElementType().isIntOrIndexOrFloat() ||
+          !ty.getElementType().isIntOrFloat() ||
           ty.getMemorySpace() || ty.getElementTypeBitWidth() % 8 != 0)
         continue;
       // Exactly one dealloc, in this block; every other use is in this block

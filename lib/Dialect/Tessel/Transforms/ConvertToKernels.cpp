@@ -28,6 +28,17 @@ bool isStaticF32(Value v) {
   return t && t.hasStaticShape() && t.getElementType().isF32();
 }
 
+/// An f32 tensor whose sizes are static, except perhaps dimension `dim`.
+bool isF32StaticExcept(Value v, unsigned dim) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  if (!t || !t.getElementType().isF32())
+    return false;
+  for (auto [i, d] : llvm::enumerate(t.getShape()))
+    if (ShapedType::isDynamic(d) && i != dim)
+      return false;
+  return true;
+}
+
 /// What the kernel needs to know about a contraction's `init`.
 struct InitEpilogue {
   Value init;      // the op's new init
@@ -155,7 +166,12 @@ struct MatmulToKernel : OpRewritePattern<OpT> {
     Value init = op.getOutputs()[0];
     if (op.hasUserDefinedMaps())
       return rewriter.notifyMatchFailure(op, "transposed/broadcast maps");
-    if (!isStaticF32(a) || !isStaticF32(b) || !isStaticF32(init))
+    // The row count M may be dynamic (an expert's share of the tokens):
+    // the kernel takes it at run time, and the packed weights need only K
+    // and N.
+    unsigned mDim = batched ? 1 : 0;
+    if (!isStaticF32(b) || !isF32StaticExcept(a, mDim) ||
+        !isF32StaticExcept(init, mDim))
       return rewriter.notifyMatchFailure(op, "needs static f32 shapes");
     Location loc = op.getLoc();
     InitEpilogue epi = analyzeInit(init);

@@ -1,0 +1,69 @@
+//===- Passes.td - compose dialect lowerings ---------------*- tablegen -*-===//
+#ifndef TESSEL_DIALECT_COMPOSE_TRANSFORMS_PASSES
+#define TESSEL_DIALECT_COMPOSE_TRANSFORMS_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def ComposeLowerRoute : Pass<"compose-lower-route", "ModuleOp"> {
+  let summary = "Lower compose.route to top-k selection, expert calls and a "
+                "gate-weighted combine";
+  let description = [{
+    Both forms first select each token's top-k experts with `tosa.argmax`
+    rounds (lowest index on ties) and optionally renormalize the weights.
+
+    - `mode=grouped` (default; MegaBlocks style): a counting sort groups the
+      token/expert assignments by expert (`scf.for` over the assignments:
+      per-expert counts, offsets, each assignment's row), the tokens are
+      gathered into that order, each expert runs on exactly its own rows
+      (`tensor.extract_slice` of a run-time size: no padding to capacity),
+      and the combine gathers each token's k result rows and sums them
+      weighted by the gate.
+    - `mode=dense`: the reference form; every expert runs on every token and
+      the outputs are summed weighted by a `T x E` gate matrix that is zero
+      outside each token's top k.
+
+    With `capacity`, assignments past an expert's capacity (in token order)
+    are dropped in both forms.
+  }];
+  let options = [
+    Option<"mode", "mode", "std::string", /*default=*/"\"grouped\"",
+           "grouped (run each expert on its own tokens) or dense (every "
+           "expert on every token)">
+  ];
+  let dependentDialects = ["::mlir::tosa::TosaDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def ComposeLowerMemory : Pass<"compose-lower-memory"> {
+  let summary = "Lower compose memory ops to TOSA, tensor and scf";
+  let description = [{
+    `memory_read` becomes a `tosa.gather` of clamped locations;
+    `memory_write` an `scf.for` over the written rows (so that the last
+    overwrite wins and adds accumulate, in row order) of
+    `tensor.insert_slice`s; `memory_lookup` the similarity matmul, a
+    numerically stable softmax and the weighted sum of the values.
+  }];
+  let dependentDialects = ["::mlir::tosa::TosaDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::tessel::TesselDialect"];
+}
+
+def ComposeInlineComponents : Pass<"compose-inline-components", "ModuleOp"> {
+  let summary = "Inline component calls and drop the composition structure";
+  let description = [{
+    Every `compose.call` is replaced by a copy of its component's body
+    (arguments of a compatible but less static type get a `tensor.cast`), so
+    the rest of the pipeline compiles one function. Identical weight
+    constants of a component called several times (an instance shared by
+    several call sites) are merged again by CSE. Afterwards the components
+    and instances are erased; a call of an external component (no body) is
+    an error until it is linked from another artifact.
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
+#endif // TESSEL_DIALECT_COMPOSE_TRANSFORMS_PASSES
