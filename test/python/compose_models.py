@@ -112,3 +112,67 @@ func.func @main(%x: {_ty((T, d))}) -> {_ty((T, d))} {{
                 sel = (idx[:, j] == e) & keep[:, j]
                 out[sel] += w[sel, j:j + 1] * y[sel]
         return out
+
+
+class MemoryModel:
+    """A memory-augmented layer: each query row computes a slot address
+    (argmax of x Wa), reads that slot, does a cosine content lookup over the
+    memory, and writes x Wv back (added) at the addressed slots:
+
+        y = read(mem, loc) + lookup(x Wq, mem, mem); mem' = mem + scatter(x Wv)
+    """
+
+    def __init__(self, rows=8, d=16, slots=32, width=24, scale=4.0, seed=0):
+        rng = np.random.default_rng(seed)
+        self.N, self.d, self.S, self.W, self.scale = rows, d, slots, width, scale
+        f32 = np.float32
+        self.wa = rng.normal(0, 1, (d, slots)).astype(f32)
+        self.wq = rng.normal(0, 0.3, (d, width)).astype(f32)
+        self.wv = rng.normal(0, 0.3, (d, width)).astype(f32)
+
+    def mlir(self):
+        N, d, S, W = self.N, self.d, self.S, self.W
+
+        def proj(name, w, cols):
+            return f"""
+  %{name}w = "tosa.const"() <{{values = {dense(w)} : {_ty((1, d, cols))}}}> : () -> {_ty((1, d, cols))}
+  %{name}3 = tosa.matmul %x3, %{name}w, %zp, %zp : ({_ty((1, N, d))}, {_ty((1, d, cols))}, tensor<1xf32>, tensor<1xf32>) -> {_ty((1, N, cols))}
+  %{name}s = tosa.const_shape {{values = dense<[{N}, {cols}]> : tensor<2xindex>}} : () -> !tosa.shape<2>
+  %{name} = tosa.reshape %{name}3, %{name}s : ({_ty((1, N, cols))}, !tosa.shape<2>) -> {_ty((N, cols))}"""
+
+        return f"""
+func.func @main(%x: {_ty((N, d))}, %mem: {_ty((S, W))}) -> ({_ty((N, W))}, {_ty((S, W))}) {{
+  %zp = "tosa.const"() <{{values = dense<0.0> : tensor<1xf32>}}> : () -> tensor<1xf32>
+  %xs = tosa.const_shape {{values = dense<[1, {N}, {d}]> : tensor<3xindex>}} : () -> !tosa.shape<3>
+  %x3 = tosa.reshape %x, %xs : ({_ty((N, d))}, !tosa.shape<3>) -> {_ty((1, N, d))}
+  {proj("addr", self.wa, S)}
+  {proj("q", self.wq, W)}
+  {proj("v", self.wv, W)}
+  %loc = tosa.argmax %addr {{axis = 1 : i32}} : ({_ty((N, S))}) -> tensor<{N}xi32>
+  %r = compose.memory_read %mem[%loc] : {_ty((S, W))}, tensor<{N}xi32> -> {_ty((N, W))}
+  %l = compose.memory_lookup %q in %mem, %mem {{similarity = #compose.similarity<cosine>, scale = {self.scale} : f32}}
+      : {_ty((N, W))}, {_ty((S, W))}, {_ty((S, W))} -> {_ty((N, W))}
+  %y = tosa.add %r, %l : ({_ty((N, W))}, {_ty((N, W))}) -> {_ty((N, W))}
+  %m2 = compose.memory_write %v into %mem[%loc] {{mode = #compose.write_mode<add>}}
+      : {_ty((N, W))}, tensor<{N}xi32> -> {_ty((S, W))}
+  return %y, %m2 : {_ty((N, W))}, {_ty((S, W))}
+}}
+"""
+
+    def reference(self, x, mem):
+        x64, m64 = x.astype(np.float64), mem.astype(np.float64)
+        # the address is chosen from float32 scores, as the artifact does
+        loc = np.argmax(x @ self.wa, axis=1)
+        read = m64[loc]
+        q = x64 @ self.wq
+
+        def unit(a):
+            return a / np.maximum(np.linalg.norm(a, axis=1, keepdims=True), 1e-8)
+
+        s = self.scale * unit(q) @ unit(m64).T
+        p = np.exp(s - s.max(1, keepdims=True))
+        p /= p.sum(1, keepdims=True)
+        y = read + p @ m64
+        new = m64.copy()
+        np.add.at(new, loc, x64 @ self.wv)
+        return y, new
