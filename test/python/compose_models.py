@@ -114,6 +114,44 @@ func.func @main(%x: {_ty((T, d))}) -> {_ty((T, d))} {{
         return out
 
 
+def torch_moe(m):
+    """`m` as a PyTorch module (eval mode)."""
+    import torch
+
+    class TorchMoE(torch.nn.Module):
+        """The same MoE in PyTorch, written the way MoE layers usually are:
+        softmax gate, topk, renormalize, each expert on the tokens routed to it
+        (index_select / index_add_)."""
+
+        def __init__(self, m):
+            super().__init__()
+            self.k = m.k
+            self.gate = torch.nn.Linear(m.d, m.E, bias=False)
+            self.gate.weight.data = torch.from_numpy(m.wg.T.copy())
+            self.experts = torch.nn.ModuleList()
+            for e in range(m.E):
+                l1, l2 = torch.nn.Linear(m.d, m.h), torch.nn.Linear(m.h, m.d)
+                l1.weight.data = torch.from_numpy(m.w1[e].T.copy())
+                l1.bias.data = torch.from_numpy(m.b1[e].copy())
+                l2.weight.data = torch.from_numpy(m.w2[e].T.copy())
+                l2.bias.data = torch.from_numpy(m.b2[e].copy())
+                self.experts.append(torch.nn.Sequential(l1, torch.nn.ReLU(), l2))
+
+        def forward(self, x):
+            probs = torch.softmax(self.gate(x), dim=-1)
+            w, idx = torch.topk(probs, self.k, dim=-1)
+            w = w / w.sum(-1, keepdim=True)
+            out = torch.zeros_like(x)
+            for e, expert in enumerate(self.experts):
+                tok, slot = torch.nonzero(idx == e, as_tuple=True)
+                if tok.numel():
+                    y = expert(x.index_select(0, tok)) * w[tok, slot].unsqueeze(-1)
+                    out.index_add_(0, tok, y)
+            return out
+
+    return TorchMoE(m).eval()
+
+
 class MemoryModel:
     """A memory-augmented layer: each query row computes a slot address
     (argmax of x Wa), reads that slot, does a cosine content lookup over the

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import tessel
-from compose_models import MemoryModel, MoE, dense
+from compose_models import MemoryModel, MoE, dense, torch_moe
 
 
 def assert_close(got, ref, rtol):
@@ -45,38 +45,6 @@ def test_capacity_drops_assignments():
     assert_close(got, ref_capped, 1e-5)
 
 
-class TorchMoE(torch.nn.Module):
-    """The same MoE in PyTorch, written the way MoE layers usually are:
-    softmax gate, topk, renormalize, each expert on the tokens routed to it
-    (index_select / index_add_)."""
-
-    def __init__(self, m):
-        super().__init__()
-        self.k = m.k
-        self.gate = torch.nn.Linear(m.d, m.E, bias=False)
-        self.gate.weight.data = torch.from_numpy(m.wg.T.copy())
-        self.experts = torch.nn.ModuleList()
-        for e in range(m.E):
-            l1, l2 = torch.nn.Linear(m.d, m.h), torch.nn.Linear(m.h, m.d)
-            l1.weight.data = torch.from_numpy(m.w1[e].T.copy())
-            l1.bias.data = torch.from_numpy(m.b1[e].copy())
-            l2.weight.data = torch.from_numpy(m.w2[e].T.copy())
-            l2.bias.data = torch.from_numpy(m.b2[e].copy())
-            self.experts.append(torch.nn.Sequential(l1, torch.nn.ReLU(), l2))
-
-    def forward(self, x):
-        probs = torch.softmax(self.gate(x), dim=-1)
-        w, idx = torch.topk(probs, self.k, dim=-1)
-        w = w / w.sum(-1, keepdim=True)
-        out = torch.zeros_like(x)
-        for e, expert in enumerate(self.experts):
-            tok, slot = torch.nonzero(idx == e, as_tuple=True)
-            if tok.numel():
-                y = expert(x.index_select(0, tok)) * w[tok, slot].unsqueeze(-1)
-                out.index_add_(0, tok, y)
-        return out
-
-
 @pytest.mark.parametrize("tokens,mode", [(64, "grouped"), (64, "dense"),
                                          (1024, "grouped")])
 def test_moe_route_matches_pytorch(tokens, mode):
@@ -84,7 +52,7 @@ def test_moe_route_matches_pytorch(tokens, mode):
     m = MoE(tokens=tokens, d=256, hidden=512, experts=8, k=2, seed=11)
     x = np.random.default_rng(5).normal(size=(tokens, 256)).astype(np.float32)
     with torch.no_grad():
-        ref = TorchMoE(m).eval()(torch.from_numpy(x)).numpy()
+        ref = torch_moe(m)(torch.from_numpy(x)).numpy()
     got = tessel.compile(m.mlir(), route_lowering=mode)(x)
     assert_close(got, ref, 1e-3)
 

@@ -11,6 +11,9 @@
 // TIMING: TesselDecomposeGraphOps
 // PRINT: IR Dump After TesselRecordSignature (tessel-record-signature)
 // PRINT: IR Dump After TesselDecomposeGraphOps (tessel-decompose-graph-ops)
+// HELP-DAG: --compose-lower-route
+// HELP-DAG: --compose-lower-memory
+// HELP-DAG: --compose-inline-components
 // HELP-DAG: --tessel-decompose-graph-ops
 // HELP-DAG: --tessel-emit-artifact-abi
 // HELP-DAG: --tessel-record-signature
