@@ -60,6 +60,7 @@ LogicalResult mlir::tessel::compileModule(ModuleOp module,
   PipelineOptions pipelineOptions;
   pipelineOptions.optLevel = options.optLevel;
   pipelineOptions.routeLowering = options.routeLowering;
+  pipelineOptions.component = options.component;
   pipelineOptions.kernels = variant.has_value() && options.optLevel >= 2;
   pipelineOptions.targetTriple = (*tm)->getTargetTriple().str();
   Phase last = options.compileTo.value_or(Phase::LLVM);

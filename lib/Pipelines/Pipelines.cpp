@@ -49,6 +49,11 @@ void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
                                               const PipelineOptions &options) {
   // A composition compiles as one function: routes become top-k selection
   // and expert calls, memory ops TOSA, and component calls are inlined.
+  if (!options.component.empty()) {
+    compose::ComposeExtractComponentOptions extract;
+    extract.component = options.component;
+    pm.addPass(compose::createComposeExtractComponent(extract));
+  }
   compose::ComposeLowerRouteOptions route;
   route.mode = options.routeLowering;
   pm.addPass(compose::createComposeLowerRoute(route));

@@ -72,6 +72,11 @@ static cl::opt<std::string> routeLowering(
              "(default; each expert runs on just its tokens) or dense "
              "(every expert on every token, the reference)"),
     cl::value_desc("grouped|dense"), cl::init("grouped"), cl::cat(category));
+static cl::opt<std::string> componentName(
+    "component",
+    cl::desc("Compile only this compose.component (separate compilation): "
+             "it becomes the artifact's entry point, named after it"),
+    cl::value_desc("name"), cl::init(""), cl::cat(category));
 static cl::opt<std::string> compileTo(
     "compile-to",
     cl::desc("Stop after PHASE and write its MLIR: input, linalg, "
@@ -159,6 +164,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   options.routeLowering = routeLowering;
+  options.component = componentName;
   if (!compileTo.empty()) {
     options.compileTo = tessel::parsePhase(compileTo);
     if (!options.compileTo) {

@@ -40,6 +40,8 @@ struct CompileOptions {
   bool kernels = true;
   /// compose.route lowering: "grouped" or "dense" (the reference).
   std::string routeLowering = "grouped";
+  /// Non-empty: compile only this compose.component, as the entry point.
+  std::string component;
 };
 
 /// Compiles `module` (model-level IR) in place and writes the result to

@@ -40,6 +40,11 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "its own tokens) or dense (every expert on every token, "
                      "the reference)"),
       llvm::cl::init("grouped")};
+  Option<std::string> component{
+      *this, "component",
+      llvm::cl::desc("Compile only this compose.component, as the entry "
+                     "point (separate compilation)"),
+      llvm::cl::init("")};
 };
 
 /// The phases of the CPU pipeline, in order.

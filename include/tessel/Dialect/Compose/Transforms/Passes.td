@@ -52,6 +52,23 @@ def ComposeLowerMemory : Pass<"compose-lower-memory"> {
                            "::mlir::tessel::TesselDialect"];
 }
 
+def ComposeExtractComponent : Pass<"compose-extract-component", "ModuleOp"> {
+  let summary = "Make one component the module's entry point";
+  let description = [{
+    Separate compilation: the component named by `component` becomes a public
+    `func.func` of the same name, interface and body, and every other
+    `func.func` (the rest of the composition's graph) is erased, so the
+    module compiles to an artifact holding just that component (plus the
+    components it calls, inlined afterwards). Its interface must be static
+    for the artifact ABI.
+  }];
+  let options = [
+    Option<"component", "component", "std::string", /*default=*/"\"\"",
+           "the component to compile on its own">
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
 def ComposeInlineComponents : Pass<"compose-inline-components", "ModuleOp"> {
   let summary = "Inline component calls and drop the composition structure";
   let description = [{
