@@ -12,6 +12,7 @@
 // PRINT: IR Dump After TesselRecordSignature (tessel-record-signature)
 // PRINT: IR Dump After TesselDecomposeGraphOps (tessel-decompose-graph-ops)
 // HELP-DAG: --compose-lower-route
+// HELP-DAG: --compose-extract-component
 // HELP-DAG: --compose-lower-memory
 // HELP-DAG: --compose-inline-components
 // HELP-DAG: --tessel-decompose-graph-ops
