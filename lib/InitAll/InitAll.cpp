@@ -2,6 +2,7 @@
 #include "tessel/InitAll.h"
 
 #include "tessel/Conversion/Passes.h"
+#include "tessel/Dialect/Sym/IR/SymDialect.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 #include "tessel/Pipelines/Pipelines.h"
@@ -14,7 +15,7 @@
 void mlir::tessel::registerAllDialects(DialectRegistry &registry) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
-  registry.insert<TesselDialect>();
+  registry.insert<TesselDialect, sym::SymDialect>();
   registerBufferizableOpInterfaceExternalModels(registry);
 }
 
