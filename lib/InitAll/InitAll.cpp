@@ -3,6 +3,7 @@
 
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/Sym/IR/SymDialect.h"
+#include "tessel/Dialect/Sym/Transforms/Passes.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 #include "tessel/Pipelines/Pipelines.h"
@@ -22,6 +23,7 @@ void mlir::tessel::registerAllDialects(DialectRegistry &registry) {
 void mlir::tessel::registerAllPasses() {
   mlir::registerAllPasses();
   registerTesselTransformsPasses();
+  sym::registerSymTransformsPasses();
   registerTesselConversionPasses();
   registerTesselPipelines();
 }
