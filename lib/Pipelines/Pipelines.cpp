@@ -2,6 +2,7 @@
 #include "tessel/Pipelines/Pipelines.h"
 
 #include "tessel/Conversion/Passes.h"
+#include "tessel/Dialect/Sym/Transforms/Passes.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -46,6 +47,7 @@ static bool useKernels(const PipelineOptions &options) {
 
 void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
                                               const PipelineOptions &options) {
+  pm.addPass(sym::createTesselLowerSym()); // symbols -> i32 ids (+ sym.vocab)
   pm.addPass(createTesselRecordSignature());
   // Before softmax is decomposed: attention chains become one fused kernel.
   if (useKernels(options))
