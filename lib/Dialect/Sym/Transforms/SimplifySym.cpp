@@ -237,13 +237,13 @@ struct ConstantCodebookScores : OpRewritePattern<QuantizeOp> {
       halfNorms[j] = static_cast<float>(norm / 2);
     }
     Location loc = op.getLoc();
-    TosaBuilder tb(rewriter, loc);
-    Value codebookT = tb.constant(
-        RankedTensorType::get({1, dim, vocab}, rewriter.getF32Type()),
-        transposed);
-    Value half = tb.constant(
-        RankedTensorType::get({1, 1, vocab}, rewriter.getF32Type()),
-        halfNorms);
+    auto constant = [&](ArrayRef<int64_t> shape, ArrayRef<float> values) {
+      auto type = RankedTensorType::get(shape, rewriter.getF32Type());
+      return tosa::ConstOp::create(rewriter, loc, type,
+                                   DenseElementsAttr::get(type, values));
+    };
+    Value codebookT = constant({1, dim, vocab}, transposed);
+    Value half = constant({1, 1, vocab}, halfNorms);
     Value scores =
         nearestCodewordScores(rewriter, loc, op.getInput(), codebookT, half);
     SmallVector<OpFoldResult> sizes = mixedSizes(rewriter, loc, op.getInput());

@@ -64,6 +64,11 @@ Value sym::reshape(OpBuilder &b, Location loc, Value v,
             llvm::to_vector(llvm::seq<int64_t>(0, srcTy.getRank()))});
   if (dstTy.getRank() == 1)
     return castTo(b, loc, flat, dstTy);
+  // A static target from a dynamic source: its element count is known.
+  if (dstTy.hasStaticShape())
+    flat = castTo(b, loc, flat,
+                  RankedTensorType::get({dstTy.getNumElements()},
+                                        srcTy.getElementType()));
   // A dynamic target has rank >= 1; rank 0 is static and handled above.
   return tensor::ExpandShapeOp::create(
       b, loc, dstTy, flat,

@@ -30,7 +30,10 @@ def Sym_ArgMaxOp : Sym_Op<"argmax", [Pure]> {
     must be the static vocabulary size `V` of the result's symbol type; the
     result drops that dimension. Ties go to the lowest index (numpy/torch
     `argmax`). NaN: the lowering (`tosa.argmax`, NaN mode `PROPAGATE`)
-    returns the index of the first NaN in the row, as numpy/torch do.
+    returns the index of the first NaN in the row, as numpy/torch do. One
+    corner case of that lowering differs from numpy: a row whose maximum is
+    the lowest finite value or -inf, preceded by -inf, gives 0
+    (docs/dialects/sym.md).
 
     ```mlir
     %s = sym.argmax %logits : tensor<4x16xf32> -> tensor<4x!sym.symbol<16>>
