@@ -654,3 +654,25 @@ def sym_chain(logits, table):
     e = np.float64(table)[s]
     q = nearest_codeword(e, table)
     return s.astype(np.int32), e, q, np.eye(10)[q]
+
+
+# ops_sym_simplified.mlir: must match its constants.
+SYM_SIMPLIFY_W = np.array([[0.5, -1.0, 2.0], [3.0, 0.25, -4.0],
+                           [-0.75, 1.5, 6.0], [7.0, -8.0, 0.125]])
+SYM_SIMPLIFY_C = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0],
+                           [-1.0, -1.0, -1.0]])
+
+
+@ref(inputs={0: indices(4)})
+def sym_simplify_one_hot_matmul(s):
+    return (np.eye(4)[s] @ SYM_SIMPLIFY_W)[None]
+
+
+@ref()
+def sym_simplify_codebook(x):
+    return nearest_codeword(x, SYM_SIMPLIFY_C)
+
+
+@ref(inputs={0: indices(4)})
+def sym_simplify_round_trip(s):
+    return s.astype(np.int32)
