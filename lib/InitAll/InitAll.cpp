@@ -4,6 +4,8 @@
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/Compose/IR/ComposeDialect.h"
 #include "tessel/Dialect/Compose/Transforms/Passes.h"
+#include "tessel/Dialect/Sym/IR/SymDialect.h"
+#include "tessel/Dialect/Sym/Transforms/Passes.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 #include "tessel/Pipelines/Pipelines.h"
@@ -16,7 +18,7 @@
 void mlir::tessel::registerAllDialects(DialectRegistry &registry) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
-  registry.insert<TesselDialect, compose::ComposeDialect>();
+  registry.insert<TesselDialect, compose::ComposeDialect, sym::SymDialect>();
   registerBufferizableOpInterfaceExternalModels(registry);
 }
 
@@ -24,6 +26,7 @@ void mlir::tessel::registerAllPasses() {
   mlir::registerAllPasses();
   registerTesselTransformsPasses();
   compose::registerComposeTransformsPasses();
+  sym::registerSymTransformsPasses();
   registerTesselConversionPasses();
   registerTesselPipelines();
 }

@@ -3,6 +3,7 @@
 
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/Compose/Transforms/Passes.h"
+#include "tessel/Dialect/Sym/Transforms/Passes.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -59,6 +60,7 @@ void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
   pm.addPass(compose::createComposeLowerRoute(route));
   pm.addPass(compose::createComposeLowerMemory());
   pm.addPass(compose::createComposeInlineComponents());
+  pm.addPass(sym::createTesselLowerSym()); // symbols -> i32 ids (+ sym.vocab)
   pm.addPass(createTesselRecordSignature());
   // Before softmax is decomposed: attention chains become one fused kernel.
   if (useKernels(options))

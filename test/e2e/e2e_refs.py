@@ -558,3 +558,121 @@ def int_add(a, b):
 def i64_to_f32(a, x):
     # i64 input converted to f32 (values < 2^24 are exact in f32).
     return np.float64(a) * np.float64(x)
+
+
+# ---------------------------------------------------------------------------
+# ops_sym.mlir (sym dialect; symbols are i32 ids in the artifact)
+# ---------------------------------------------------------------------------
+
+def nearest_codeword(x, c):
+    """The lowest index of the nearest row of c, by squared L2 (float64)."""
+    x, c = f64(x, c)
+    dist = ((x[..., None, :] - c) ** 2).sum(axis=-1)
+    return np.argmin(dist, axis=-1).astype(np.int32)
+
+
+def small_ints(lo, hi):
+    """Floats that are small integers: many ties."""
+    return lambda rng, shape, dtype: rng.integers(lo, hi, shape).astype(dtype)
+
+
+def normal_with_nans(positions):
+    def gen(rng, shape, dtype):
+        a = rng.standard_normal(shape).astype(dtype)
+        for p in positions:
+            a[p] = np.nan
+        return a
+    return gen
+
+
+def half_on_axis(rng, shape, dtype):
+    """Normal vectors, every other one with x[0] = 0 (a tie between the
+    codewords (1, 0) and (-1, 0))."""
+    a = rng.standard_normal(shape).astype(dtype)
+    a[::2, 0] = 0
+    return a
+
+
+def wide_ids(rng, shape, dtype):
+    """Ids in and far out of [0, 16), including values beyond i32 for i64."""
+    a = rng.integers(-20, 40, shape).astype(np.int64)
+    if dtype == np.int64:
+        a.flat[0], a.flat[1] = -(1 << 40), 1 << 40
+    return a.astype(dtype)
+
+
+@ref(inputs={0: small_ints(-2, 2)})
+def sym_argmax(logits):
+    return np.argmax(logits, axis=-1).astype(np.int32)
+
+
+@ref(inputs={0: normal_with_nans([(0, 3), (0, 5), (2, 0), (3, 6)])})
+def sym_argmax_nan(logits):
+    # numpy's argmax returns the first NaN of a row.
+    return np.argmax(logits, axis=-1).astype(np.int32)
+
+
+@ref()
+def sym_argmax_f16(logits):
+    return np.argmax(logits, axis=-1).astype(np.int32)
+
+
+@ref()
+def sym_quantize(x, c):
+    return nearest_codeword(x, c)
+
+
+# Must match the constant in ops_sym.mlir.
+SYM_TIES_CODEBOOK = np.array(
+    [[1.0, 0.0], [-1.0, 0.0], [0.0, 3.0], [1.0, 0.0], [0.0, -3.0]])
+
+
+@ref(inputs={0: half_on_axis})
+def sym_quantize_ties(x):
+    return nearest_codeword(x, SYM_TIES_CODEBOOK)
+
+
+@ref(inputs={0: indices(10)})
+def sym_embed(s, table):
+    return np.float64(table)[s]
+
+
+@ref(inputs={0: indices(5)})
+def sym_one_hot(s):
+    return np.eye(5)[s]
+
+
+@ref(inputs={0: wide_ids, 1: wide_ids})
+def sym_indices(i, j):
+    return (np.clip(i, 0, 15).astype(np.int32),
+            np.clip(j, 0, 15).astype(np.int64))
+
+
+@ref()
+def sym_chain(logits, table):
+    s = np.argmax(logits, axis=-1)
+    e = np.float64(table)[s]
+    q = nearest_codeword(e, table)
+    return s.astype(np.int32), e, q, np.eye(10)[q]
+
+
+# ops_sym_simplified.mlir: must match its constants.
+SYM_SIMPLIFY_W = np.array([[0.5, -1.0, 2.0], [3.0, 0.25, -4.0],
+                           [-0.75, 1.5, 6.0], [7.0, -8.0, 0.125]])
+SYM_SIMPLIFY_C = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0],
+                           [-1.0, -1.0, -1.0]])
+
+
+@ref(inputs={0: indices(4)})
+def sym_simplify_one_hot_matmul(s):
+    return (np.eye(4)[s] @ SYM_SIMPLIFY_W)[None]
+
+
+@ref()
+def sym_simplify_codebook(x):
+    return nearest_codeword(x, SYM_SIMPLIFY_C)
+
+
+@ref(inputs={0: indices(4)})
+def sym_simplify_round_trip(s):
+    return s.astype(np.int32)
