@@ -222,6 +222,7 @@ Status IRModule::compile(const CompileOptions &options,
   opts.targetTriple = options.targetTriple;
   opts.kernels = options.kernels;
   opts.routeLowering = options.routeLowering;
+  opts.component = options.component;
   if (options.emit == "lib")
     opts.emit = ::mlir::tessel::EmitKind::Library;
   else if (options.emit == "obj")

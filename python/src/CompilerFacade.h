@@ -36,6 +36,8 @@ struct CompileOptions {
   bool kernels = true;
   /// compose.route lowering: "grouped" or "dense".
   std::string routeLowering = "grouped";
+  /// Non-empty: compile only this compose.component, as the entry point.
+  std::string component;
   /// "lib" (the artifact), "obj", "llvm" or "mlir".
   std::string emit = "lib";
   /// Empty, or a phase name: stop there and write its MLIR.

@@ -351,7 +351,8 @@ PYBIND11_MODULE(_tessel, m) {
           [](PyIRModule &self, const std::string &output, unsigned optLevel,
              const std::string &mcpu, const std::string &triple,
              bool kernels, const std::string &emit,
-             const std::string &compileTo, const std::string &route) {
+             const std::string &compileTo, const std::string &route,
+             const std::string &component) {
             CompileOptions options;
             options.optLevel = optLevel;
             options.mcpu = mcpu;
@@ -360,6 +361,7 @@ PYBIND11_MODULE(_tessel, m) {
             options.emit = emit;
             options.compileTo = compileTo;
             options.routeLowering = route;
+            options.component = component;
             Status st;
             {
               py::gil_scoped_release release;
@@ -370,7 +372,8 @@ PYBIND11_MODULE(_tessel, m) {
           py::arg("output"), py::arg("opt_level") = 3,
           py::arg("mcpu") = "native", py::arg("triple") = "",
           py::arg("kernels") = true, py::arg("emit") = "lib",
-          py::arg("compile_to") = "", py::arg("route_lowering") = "grouped")
+          py::arg("compile_to") = "", py::arg("route_lowering") = "grouped",
+          py::arg("component") = "")
       .def("function_names",
            [](PyIRModule &self) { return self.get().functionNames(); });
 

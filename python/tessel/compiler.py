@@ -112,7 +112,7 @@ def _no_shapes(shapes, what):
 
 def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
             threads=None, shapes=None, function=None,
-            route_lowering="grouped"):
+            route_lowering="grouped", component=None):
     """Compiles ``source`` and returns a callable :class:`CompiledModule`.
 
     source: a ``torch.nn.Module`` (with ``example_inputs``, a tuple of
@@ -126,6 +126,8 @@ def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
     thread count of calls (the runtime's ``num_threads``; 1 if None).
     route_lowering is how ``compose.route`` (mixture of experts) is lowered:
     "grouped" (each expert on just its tokens) or "dense" (the reference).
+    component names one ``compose.component`` to compile on its own (it
+    becomes the artifact's entry point; separate compilation).
     Errors raise :class:`tessel.CompileError` carrying the MLIR diagnostics
     (or :class:`tessel.TorchImportError` for an untranslatable torch node).
     """
@@ -138,6 +140,7 @@ def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
     workdir = tempfile.TemporaryDirectory(prefix="tessel-")
     path = os.path.join(workdir.name, "model.so")
     module._native.compile(path, opt_level=opt_level, mcpu=mcpu,
-                           route_lowering=route_lowering)
+                           route_lowering=route_lowering,
+                           component=component or "")
     return CompiledModule(path, function=function, threads=threads,
                           _keep=workdir)
