@@ -93,14 +93,20 @@ LogicalResult ReturnOp::verify() {
 // InstanceOp / CallOp
 //===----------------------------------------------------------------------===//
 
-/// The component `name` refers to, directly or through an instance; emits
-/// the error on `user` when it does not resolve.
-static ComponentOp resolve(Operation *user, FlatSymbolRefAttr name,
-                           SymbolTableCollection &symbols, StringRef what) {
+/// The component `name` refers to from `user`, directly or through an
+/// instance; null when it does not resolve to one.
+static ComponentOp lookupComponent(Operation *user, FlatSymbolRefAttr name,
+                                   SymbolTableCollection &symbols) {
   Operation *target = symbols.lookupNearestSymbolFrom(user, name);
   if (auto instance = dyn_cast_or_null<InstanceOp>(target))
     target = symbols.lookupNearestSymbolFrom(instance, instance.getComponentAttr());
-  if (auto component = dyn_cast_or_null<ComponentOp>(target))
+  return dyn_cast_or_null<ComponentOp>(target);
+}
+
+/// lookupComponent, emitting the error on `user` when it fails.
+static ComponentOp resolve(Operation *user, FlatSymbolRefAttr name,
+                           SymbolTableCollection &symbols, StringRef what) {
+  if (ComponentOp component = lookupComponent(user, name, symbols))
     return component;
   user->emitOpError() << what << " " << name
                       << " is not a compose.component or compose.instance";
@@ -117,10 +123,7 @@ LogicalResult InstanceOp::verifySymbolUses(SymbolTableCollection &symbols) {
 }
 
 ComponentOp CallOp::resolveComponent(SymbolTableCollection &symbols) {
-  Operation *target = symbols.lookupNearestSymbolFrom(*this, getCalleeAttr());
-  if (auto instance = dyn_cast_or_null<InstanceOp>(target))
-    target = symbols.lookupNearestSymbolFrom(instance, instance.getComponentAttr());
-  return dyn_cast_or_null<ComponentOp>(target);
+  return lookupComponent(*this, getCalleeAttr(), symbols);
 }
 
 LogicalResult CallOp::verifySymbolUses(SymbolTableCollection &symbols) {

@@ -181,15 +181,32 @@ struct RouteLowering {
                                             extract(rank, r));
           Value token = arith::IndexCastOp::create(
               b, loc, i32, arith::DivUIOp::create(b, loc, r, kC));
-          Value src = insert(token, it[0], toIndex(pos));
-          Value dst = insert(pos, it[1], r);
-          if (capacity) {
-            Value ok = extract(d.keep, r);
-            src = arith::SelectOp::create(b, loc, ok, src, it[0]);
-            dst = arith::SelectOp::create(
-                b, loc, ok, dst, insert(i32Const(0), it[1], r));
+          auto placed = [&]() -> SmallVector<Value> {
+            return {insert(token, it[0], toIndex(pos)),
+                    insert(pos, it[1], r)};
+          };
+          if (!capacity) {
+            scf::YieldOp::create(b, loc, placed());
+            return;
           }
-          scf::YieldOp::create(b, loc, ValueRange{src, dst});
+          // A dropped assignment takes no row; its dst (0) is masked out
+          // by the combine. scf.if keeps both updates in place.
+          auto ifOp = scf::IfOp::create(
+              b, loc, extract(d.keep, r),
+              [&](OpBuilder &tb, Location) {
+                OpBuilder::InsertionGuard g2(b);
+                b.setInsertionPoint(tb.getInsertionBlock(),
+                                    tb.getInsertionPoint());
+                scf::YieldOp::create(b, loc, placed());
+              },
+              [&](OpBuilder &eb, Location) {
+                OpBuilder::InsertionGuard g2(b);
+                b.setInsertionPoint(eb.getInsertionBlock(),
+                                    eb.getInsertionPoint());
+                scf::YieldOp::create(
+                    b, loc, ValueRange{it[0], insert(i32Const(0), it[1], r)});
+              });
+          scf::YieldOp::create(b, loc, ifOp.getResults());
         });
     d.src = place.getResult(0);
     d.dst = place.getResult(1);
