@@ -83,4 +83,27 @@ def ComposeInlineComponents : Pass<"compose-inline-components", "ModuleOp"> {
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
 }
 
+def ComposeGeneralizeTokenDim : Pass<"compose-generalize-token-dim",
+                                     "ModuleOp"> {
+  let summary = "Make the token count of token-wise components dynamic";
+  let description = [{
+    Rewrites a component with interface `T x D -> T x Do` (a fixed token
+    count, as importers produce) to `? x D -> ? x Do` when its body provably
+    treats tokens independently, so that it can serve as a `compose.route`
+    expert. Reshapes keep `-1` for the token dim; broadcast constants that
+    span all T tokens shrink to one row (TOSA ops) or are broadcast at the
+    run-time count (`linalg.broadcast`, for arith/math ops). Any op that mixes
+    tokens, or is not known to be token-wise, is an error naming it. The ONNX
+    importer applies the same rewrite to the experts it raises.
+  }];
+  let options = [
+    ListOption<"components", "components", "std::string",
+               "components to rewrite (default: every component with a "
+               "body and a static dim 0 throughout its interface)">
+  ];
+  let dependentDialects = ["::mlir::tosa::TosaDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::linalg::LinalgDialect"];
+}
+
 #endif // TESSEL_DIALECT_COMPOSE_TRANSFORMS_PASSES
