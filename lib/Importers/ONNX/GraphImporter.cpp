@@ -8,12 +8,16 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ModelLoader.h"
+#include "MoE/RaiseMoE.h"
 #include "NodeContext.h"
+#include "tessel/Dialect/Compose/IR/ComposeDialect.h"
+#include "tessel/Dialect/Compose/Transforms/GeneralizeTokenDim.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Importers/ONNX/ONNXImporter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
@@ -25,6 +29,7 @@
 
 using namespace mlir;
 using namespace mlir::tessel::onnx_import;
+namespace compose = mlir::tessel::compose;
 
 namespace {
 
@@ -50,7 +55,23 @@ private:
                                          StringRef what);
   void collectInferredTypes();
   LogicalResult importInitializers();
-  LogicalResult importNode(const onnx::NodeProto &node, unsigned index);
+  LogicalResult importNode(const onnx::NodeProto &node, unsigned index,
+                           ValueTable &table);
+  LogicalResult importNode(const onnx::NodeProto &node, unsigned index) {
+    return importNode(node, index, values);
+  }
+
+  /// What became of a mixture of experts found in the graph.
+  enum class Raised { Yes, No, Error };
+  /// Emits `route`'s experts as components and the compose.route replacing
+  /// its combine, at the builder's insertion point in `entry`. Raised::No
+  /// (with `why`) leaves the module unchanged: the nodes are then imported
+  /// as they are.
+  Raised raiseRoute(const MoERoute &route, unsigned index, func::FuncOp entry,
+                    std::string &why);
+  /// The static shapes the MoE finder reads.
+  ShapeMap valueShapes(ArrayRef<const onnx::ValueInfoProto *> inputs,
+                       ArrayRef<Type> inputTypes) const;
 
   MLIRContext *ctx;
   LoadedModel &model;
@@ -60,6 +81,7 @@ private:
   Location fileLoc;
   ValueTable values;
   std::unordered_map<std::string, RankedTensorType> inferred;
+  unsigned routesRaised = 0;
 };
 
 FailureOr<RankedTensorType>
@@ -139,7 +161,7 @@ LogicalResult GraphImporter::importInitializers() {
 }
 
 LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
-                                        unsigned index) {
+                                        unsigned index, ValueTable &values) {
   std::string name = node.name().empty()
                          ? node.op_type() + "_" + std::to_string(index)
                          : node.name();
@@ -193,10 +215,123 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
   return success();
 }
 
+ShapeMap
+GraphImporter::valueShapes(ArrayRef<const onnx::ValueInfoProto *> inputs,
+                           ArrayRef<Type> inputTypes) const {
+  ShapeMap shapes;
+  for (const auto &[name, type] : inferred)
+    shapes[name] = SmallVector<int64_t>(type.getShape());
+  for (auto [in, type] : llvm::zip(inputs, inputTypes))
+    shapes[in->name()] =
+        SmallVector<int64_t>(cast<RankedTensorType>(type).getShape());
+  for (const auto &t : model.model.graph().initializer())
+    shapes[t.name()] = SmallVector<int64_t>(t.dims().begin(), t.dims().end());
+  return shapes;
+}
+
+GraphImporter::Raised GraphImporter::raiseRoute(const MoERoute &route,
+                                                unsigned index,
+                                                func::FuncOp entry,
+                                                std::string &why) {
+  const onnx::GraphProto &graph = model.model.graph();
+  const onnx::NodeProto &root = graph.node(index);
+  Location loc = NameLoc::get(
+      builder.getStringAttr(root.name().empty() ? "moe" : root.name()),
+      fileLoc);
+  auto tokens = values.find(route.tokens);
+  auto scores = values.find(route.scores);
+  if (tokens == values.end() || scores == values.end()) {
+    why = "its tokens or scores are not defined before the combine";
+    return Raised::No;
+  }
+  auto tokenType = cast<RankedTensorType>(tokens->second.value.getType());
+  if (!isa<FloatType>(tokenType.getElementType())) {
+    why = "its tokens are not floating point";
+    return Raised::No;
+  }
+
+  // One component per expert, imported from its nodes, then made to accept
+  // any token count.
+  SmallVector<compose::ComponentOp> experts;
+  auto discard = [&] {
+    for (compose::ComponentOp c : experts)
+      c->erase();
+  };
+  OpBuilder::InsertionGuard guard(builder);
+  std::string prefix = "moe" + std::to_string(routesRaised);
+  for (auto [e, nodes] : llvm::enumerate(route.expertNodes)) {
+    builder.setInsertionPoint(entry);
+    auto component = compose::ComponentOp::create(
+        builder, loc, prefix + "_expert" + std::to_string(e),
+        builder.getFunctionType({tokenType}, {}), StringAttr(), ArrayAttr(),
+        ArrayAttr(), compose::ComponentStateAttr(), TypeAttr(), StringAttr());
+    experts.push_back(component);
+    Block *body = component.addEntryBlock();
+    builder.setInsertionPointToStart(body);
+    ValueTable local;
+    local[route.tokens] = TensorValue{body->getArgument(0), {}};
+    for (int n : nodes) {
+      for (const auto &in : graph.node(n).input()) {
+        if (in.empty() || local.count(in))
+          continue;
+        auto outer = values.find(in);
+        if (outer == values.end() || !outer->second.constant) {
+          why = "expert " + std::to_string(e) + " reads '" + in +
+                "', which is not a constant";
+          discard();
+          return Raised::No;
+        }
+        local[in] = TensorValue{
+            materializeConstant(builder, loc, outer->second.constant),
+            outer->second.constant};
+      }
+      if (failed(importNode(graph.node(n), n, local))) {
+        discard();
+        return Raised::Error;
+      }
+    }
+    Value y = local[route.expertOutputs[e]].value;
+    compose::ReturnOp::create(builder, loc, y);
+    component.setFunctionType(builder.getFunctionType({tokenType}, {y.getType()}));
+    if (failed(compose::generalizeTokenDim(component, why))) {
+      why = "expert " + std::to_string(e) + ": " + why;
+      discard();
+      return Raised::No;
+    }
+  }
+
+  // The route replaces the combine; unrouted addends are added back.
+  builder.setInsertionPointToEnd(&entry.getBody().front());
+  Value gate = scores->second.value;
+  if (route.softmaxOfScores)
+    gate = tessel::SoftmaxOp::create(builder, loc, gate.getType(), gate,
+                                     builder.getI64IntegerAttr(-1));
+  SmallVector<Attribute> names;
+  for (compose::ComponentOp c : experts)
+    names.push_back(FlatSymbolRefAttr::get(c.getSymNameAttr()));
+  auto outType = RankedTensorType::get(
+      {tokenType.getDimSize(0),
+       cast<RankedTensorType>(experts.front().getResultTypes()[0])
+           .getDimSize(1)},
+      tokenType.getElementType());
+  Value out = compose::RouteOp::create(
+      builder, loc, outType, tokens->second.value, gate,
+      builder.getArrayAttr(names), builder.getI64IntegerAttr(route.k),
+      route.renormalize ? builder.getUnitAttr() : UnitAttr(),
+      IntegerAttr());
+  for (const std::string &extra : route.extraAddends)
+    out = tosa::AddOp::create(builder, loc, outType, out,
+                              values[extra].value);
+  values[route.output] = TensorValue{out, {}};
+  ++routesRaised;
+  return Raised::Yes;
+}
+
 OwningOpRef<ModuleOp> GraphImporter::run() {
   ctx->loadDialect<arith::ArithDialect, func::FuncDialect,
                    math::MathDialect, tensor::TensorDialect,
-                   tosa::TosaDialect, tessel::TesselDialect>();
+                   tosa::TosaDialect, tessel::TesselDialect,
+                   tessel::compose::ComposeDialect, linalg::LinalgDialect>();
   const onnx::GraphProto &graph = model.model.graph();
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
   (*module)->setAttr("tessel.source",
@@ -229,9 +364,40 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   }
   if (failed(importInitializers()))
     return {};
-  for (auto [i, node] : llvm::enumerate(graph.node()))
-    if (failed(importNode(node, i)))
+
+  // Mixtures of experts become compose.route: their expert, gate-multiply
+  // and sum nodes are held back and replaced at the combine's position.
+  std::vector<MoERoute> routes;
+  if (options.raiseMixtureOfExperts)
+    routes = findMoERoutes(graph, model.opset,
+                           valueShapes(inputs, inputTypes));
+  std::map<int, const MoERoute *> routeAt;
+  std::set<int> heldBack;
+  for (const MoERoute &r : routes) {
+    routeAt[r.rootNode] = &r;
+    heldBack.insert(r.replacedNodes.begin(), r.replacedNodes.end());
+  }
+  for (auto [i, node] : llvm::enumerate(graph.node())) {
+    auto route = routeAt.find(i);
+    if (route == routeAt.end()) {
+      if (heldBack.count(i))
+        continue;
+      if (failed(importNode(node, i)))
+        return {};
+      continue;
+    }
+    std::string why;
+    Raised raised = raiseRoute(*route->second, i, fn, why);
+    if (raised == Raised::Error)
       return {};
+    if (raised == Raised::Yes)
+      continue;
+    emitRemark(fileLoc) << "mixture of experts at node '" << node.name()
+                        << "' imported densely: " << why;
+    for (int held : route->second->replacedNodes)
+      if (failed(importNode(graph.node(held), held)))
+        return {};
+  }
 
   SmallVector<Value> results;
   for (const auto &out : graph.output()) {

@@ -25,6 +25,9 @@ struct ImportOptions {
   llvm::StringMap<std::string> boundInputs;
   /// Name of the entry function.
   std::string entryName = "main";
+  /// Recognize top-k gated mixtures of experts and import them as
+  /// compose.route over one component per expert (docs/importers/onnx.md).
+  bool raiseMixtureOfExperts = true;
 };
 
 /// Parses a `--bind-input` value: "name=@file.npy".

@@ -1,0 +1,714 @@
+//===- GateEvaluator.cpp - reference interpreter for gating subgraphs -----===//
+//
+// Semantics follow the ONNX operator specification for the opsets Tessel
+// imports (attribute forms before opset 13, input forms after). Shapes are
+// checked as ONNX requires; anything unexpected returns nullopt, which the
+// raising treats as "not provably a top-k gate".
+//
+//===----------------------------------------------------------------------===//
+
+#include "GateEvaluator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+
+using namespace mlir::tessel::onnx_import;
+using Kind = EvalTensor::Kind;
+
+int64_t EvalTensor::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+namespace {
+
+using Shape = llvm::SmallVector<int64_t>;
+using Maybe = std::optional<EvalTensor>;
+
+EvalTensor make(Shape shape, Kind kind) {
+  EvalTensor t;
+  t.shape = std::move(shape);
+  t.kind = kind;
+  t.data.assign(t.numElements(), 0.0);
+  return t;
+}
+
+Shape strides(const Shape &shape) {
+  Shape s(shape.size(), 1);
+  for (int i = int(shape.size()) - 2; i >= 0; --i)
+    s[i] = s[i + 1] * shape[i + 1];
+  return s;
+}
+
+/// Multi-index of flat `index` in `shape`.
+Shape unflatten(int64_t index, const Shape &shape) {
+  Shape idx(shape.size());
+  for (int i = int(shape.size()) - 1; i >= 0; --i) {
+    idx[i] = shape[i] ? index % shape[i] : 0;
+    index = shape[i] ? index / shape[i] : 0;
+  }
+  return idx;
+}
+
+const onnx::AttributeProto *attr(const onnx::NodeProto &n, const char *name) {
+  for (const auto &a : n.attribute())
+    if (a.name() == name)
+      return &a;
+  return nullptr;
+}
+
+int64_t intAttr(const onnx::NodeProto &n, const char *name, int64_t dflt) {
+  const auto *a = attr(n, name);
+  return a ? a->i() : dflt;
+}
+
+std::optional<Shape> intsAttr(const onnx::NodeProto &n, const char *name) {
+  const auto *a = attr(n, name);
+  if (!a)
+    return std::nullopt;
+  return Shape(a->ints().begin(), a->ints().end());
+}
+
+bool normAxis(int64_t &axis, int64_t rank) {
+  if (axis < 0)
+    axis += rank;
+  return axis >= 0 && axis < rank;
+}
+
+Kind kindOfOnnx(int32_t type) {
+  switch (type) {
+  case onnx::TensorProto::FLOAT:
+  case onnx::TensorProto::DOUBLE:
+  case onnx::TensorProto::FLOAT16:
+  case onnx::TensorProto::BFLOAT16:
+    return Kind::Float;
+  case onnx::TensorProto::BOOL:
+    return Kind::Bool;
+  default:
+    return Kind::Int;
+  }
+}
+
+std::optional<Shape> broadcastShape(const Shape &a, const Shape &b) {
+  size_t rank = std::max(a.size(), b.size());
+  Shape out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da != db && da != 1 && db != 1)
+      return std::nullopt;
+    out[i] = std::max(da, db);
+  }
+  return out;
+}
+
+/// Element of `t` at the broadcast position `idx` of a tensor of rank
+/// idx.size().
+double at(const EvalTensor &t, const Shape &idx) {
+  size_t off = idx.size() - t.shape.size();
+  int64_t flat = 0;
+  for (size_t i = 0; i < t.shape.size(); ++i)
+    flat = flat * t.shape[i] + (t.shape[i] == 1 ? 0 : idx[off + i]);
+  return t.data[flat];
+}
+
+Maybe elementwise(const std::vector<const EvalTensor *> &in, Kind kind,
+                  const std::function<double(const std::vector<double> &)> &f) {
+  Shape shape = in.front()->shape;
+  for (const EvalTensor *t : in) {
+    auto s = broadcastShape(shape, t->shape);
+    if (!s)
+      return std::nullopt;
+    shape = *s;
+  }
+  EvalTensor out = make(shape, kind);
+  std::vector<double> args(in.size());
+  for (int64_t i = 0; i < out.numElements(); ++i) {
+    Shape idx = unflatten(i, shape);
+    for (size_t j = 0; j < in.size(); ++j)
+      args[j] = at(*in[j], idx);
+    out.data[i] = f(args);
+  }
+  return out;
+}
+
+/// Reads an int list input (axes, shape, starts, ...).
+std::optional<Shape> asInts(const Maybe &t) {
+  if (!t || t->kind == Kind::Float)
+    return std::nullopt;
+  Shape v;
+  for (double d : t->data)
+    v.push_back(int64_t(d));
+  return v;
+}
+
+Maybe reduce(const EvalTensor &x, std::optional<Shape> axes, bool keepdims,
+             bool noopWithEmptyAxes, const std::string &op) {
+  int64_t rank = x.shape.size();
+  std::vector<bool> reduced(rank, false);
+  if (!axes || axes->empty()) {
+    if (noopWithEmptyAxes)
+      return x;
+    std::fill(reduced.begin(), reduced.end(), true);
+  } else {
+    for (int64_t a : *axes) {
+      if (!normAxis(a, rank))
+        return std::nullopt;
+      reduced[a] = true;
+    }
+  }
+  Shape outShape, keptShape;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!reduced[d])
+      outShape.push_back(x.shape[d]);
+    keptShape.push_back(reduced[d] ? 1 : x.shape[d]);
+  }
+  EvalTensor out = make(keepdims ? keptShape : outShape, x.kind);
+  std::vector<int64_t> count(out.numElements(), 0);
+  Shape ks = strides(keptShape);
+  for (int64_t i = 0; i < x.numElements(); ++i) {
+    Shape idx = unflatten(i, x.shape);
+    int64_t o = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      o += (reduced[d] ? 0 : idx[d]) * ks[d];
+    double v = x.data[i];
+    double &acc = out.data[o];
+    if (count[o]++ == 0)
+      acc = v;
+    else if (op == "ReduceSum" || op == "ReduceMean")
+      acc += v;
+    else if (op == "ReduceMax")
+      acc = std::max(acc, v);
+    else
+      acc = std::min(acc, v);
+  }
+  if (op == "ReduceMean")
+    for (size_t i = 0; i < out.data.size(); ++i)
+      out.data[i] /= std::max<int64_t>(count[i], 1);
+  return out;
+}
+
+} // namespace
+
+std::optional<EvalTensor>
+mlir::tessel::onnx_import::toEvalTensor(const onnx::TensorProto &t) {
+  EvalTensor out;
+  out.shape.assign(t.dims().begin(), t.dims().end());
+  out.kind = kindOfOnnx(t.data_type());
+  int64_t n = out.numElements();
+  out.data.resize(n);
+  const std::string &raw = t.raw_data();
+  auto fromRaw = [&](auto zero) {
+    using T = decltype(zero);
+    if (raw.size() != size_t(n) * sizeof(T))
+      return false;
+    for (int64_t i = 0; i < n; ++i) {
+      T v;
+      std::memcpy(&v, raw.data() + i * sizeof(T), sizeof(T));
+      out.data[i] = double(v);
+    }
+    return true;
+  };
+  bool ok = false;
+  switch (t.data_type()) {
+  case onnx::TensorProto::FLOAT:
+    if (!raw.empty())
+      ok = fromRaw(float());
+    else if ((ok = t.float_data_size() == n))
+      std::copy(t.float_data().begin(), t.float_data().end(),
+                out.data.begin());
+    break;
+  case onnx::TensorProto::DOUBLE:
+    if (!raw.empty())
+      ok = fromRaw(double());
+    else if ((ok = t.double_data_size() == n))
+      std::copy(t.double_data().begin(), t.double_data().end(),
+                out.data.begin());
+    break;
+  case onnx::TensorProto::INT64:
+    if (!raw.empty())
+      ok = fromRaw(int64_t());
+    else if ((ok = t.int64_data_size() == n))
+      std::copy(t.int64_data().begin(), t.int64_data().end(),
+                out.data.begin());
+    break;
+  case onnx::TensorProto::INT32:
+  case onnx::TensorProto::BOOL:
+  case onnx::TensorProto::INT8:
+  case onnx::TensorProto::UINT8:
+    if (!raw.empty())
+      ok = t.data_type() == onnx::TensorProto::INT32 ? fromRaw(int32_t())
+           : t.data_type() == onnx::TensorProto::INT8 ? fromRaw(int8_t())
+                                                       : fromRaw(uint8_t());
+    else if ((ok = t.int32_data_size() == n))
+      std::copy(t.int32_data().begin(), t.int32_data().end(),
+                out.data.begin());
+    break;
+  default:
+    break;
+  }
+  if (!ok)
+    return std::nullopt;
+  return out;
+}
+
+void GateEvaluator::bind(const std::string &name, EvalTensor value) {
+  bound[name] = std::move(value);
+  memo.clear();
+}
+
+std::optional<EvalTensor> GateEvaluator::eval(const std::string &name) {
+  if (auto it = bound.find(name); it != bound.end())
+    return it->second;
+  if (auto it = constants.find(name); it != constants.end())
+    return it->second;
+  if (auto it = memo.find(name); it != memo.end())
+    return it->second;
+  auto p = producer.find(name);
+  if (p == producer.end())
+    return std::nullopt; // a graph input: not a gate value
+  const onnx::NodeProto &node = graph.node(p->second);
+  memo[name] = std::nullopt; // cycles cannot occur in ONNX; be safe anyway
+  for (int i = 0; i < node.output_size(); ++i)
+    if (node.output(i) == name)
+      return memo[name] = evalNode(node, i);
+  return std::nullopt;
+}
+
+std::optional<EvalTensor>
+GateEvaluator::evalNode(const onnx::NodeProto &node, unsigned output) {
+  const std::string &op = node.op_type();
+  if (!node.domain().empty() && node.domain() != "ai.onnx")
+    return std::nullopt;
+  auto in = [&](int i) -> Maybe {
+    if (i >= node.input_size() || node.input(i).empty())
+      return std::nullopt;
+    return eval(node.input(i));
+  };
+  auto present = [&](int i) {
+    return i < node.input_size() && !node.input(i).empty();
+  };
+
+  if (op == "Constant") {
+    if (const auto *a = attr(node, "value"))
+      return toEvalTensor(a->t());
+    if (const auto *a = attr(node, "value_float")) {
+      EvalTensor t = make({}, Kind::Float);
+      t.data[0] = a->f();
+      return t;
+    }
+    if (const auto *a = attr(node, "value_int")) {
+      EvalTensor t = make({}, Kind::Int);
+      t.data[0] = double(a->i());
+      return t;
+    }
+    if (const auto *a = attr(node, "value_ints")) {
+      EvalTensor t = make({int64_t(a->ints_size())}, Kind::Int);
+      for (int i = 0; i < a->ints_size(); ++i)
+        t.data[i] = double(a->ints(i));
+      return t;
+    }
+    return std::nullopt;
+  }
+  if (output != 0)
+    return std::nullopt; // every op below has one output
+
+  Maybe x = in(0);
+  if (!x)
+    return std::nullopt;
+
+  if (op == "Identity")
+    return x;
+  if (op == "Cast") {
+    Kind to = kindOfOnnx(int32_t(intAttr(node, "to", 1)));
+    EvalTensor out = *x;
+    out.kind = to;
+    for (double &v : out.data)
+      v = to == Kind::Bool ? double(v != 0.0)
+          : to == Kind::Int ? std::trunc(v)
+                            : v;
+    return out;
+  }
+  if (op == "Not") {
+    EvalTensor out = *x;
+    for (double &v : out.data)
+      v = v == 0.0;
+    return out;
+  }
+  if (op == "Neg" || op == "Abs" || op == "Exp" || op == "Sqrt" ||
+      op == "Reciprocal" || op == "Sigmoid" || op == "Relu") {
+    EvalTensor out = *x;
+    for (double &v : out.data)
+      v = op == "Neg"          ? -v
+          : op == "Abs"        ? std::fabs(v)
+          : op == "Exp"        ? std::exp(v)
+          : op == "Sqrt"       ? std::sqrt(v)
+          : op == "Reciprocal" ? 1.0 / v
+          : op == "Sigmoid"    ? 1.0 / (1.0 + std::exp(-v))
+                               : std::max(v, 0.0);
+    return out;
+  }
+
+  static const std::map<std::string, std::function<double(double, double)>>
+      binary = {
+          {"Add", std::plus<double>()},
+          {"Sub", std::minus<double>()},
+          {"Mul", std::multiplies<double>()},
+          {"Div", std::divides<double>()},
+          {"Equal", [](double a, double b) { return double(a == b); }},
+          {"Greater", [](double a, double b) { return double(a > b); }},
+          {"Less", [](double a, double b) { return double(a < b); }},
+          {"GreaterOrEqual", [](double a, double b) { return double(a >= b); }},
+          {"LessOrEqual", [](double a, double b) { return double(a <= b); }},
+          {"And", [](double a, double b) { return double(a != 0 && b != 0); }},
+          {"Or", [](double a, double b) { return double(a != 0 || b != 0); }},
+          {"Xor",
+           [](double a, double b) { return double((a != 0) != (b != 0)); }},
+      };
+  if (auto it = binary.find(op); it != binary.end()) {
+    Maybe y = in(1);
+    if (!y)
+      return std::nullopt;
+    bool compare = op == "Equal" || op == "Greater" || op == "Less" ||
+                   op == "GreaterOrEqual" || op == "LessOrEqual" ||
+                   op == "And" || op == "Or" || op == "Xor";
+    Kind kind = compare ? Kind::Bool : x->kind;
+    bool intDiv = op == "Div" && x->kind != Kind::Float;
+    auto f = it->second;
+    return elementwise({&*x, &*y}, kind, [&](const std::vector<double> &a) {
+      double r = f(a[0], a[1]);
+      return intDiv ? std::trunc(r) : r;
+    });
+  }
+  if (op == "Where") {
+    Maybe a = in(1), b = in(2);
+    if (!a || !b)
+      return std::nullopt;
+    return elementwise({&*x, &*a, &*b}, a->kind,
+                       [](const std::vector<double> &v) {
+                         return v[0] != 0 ? v[1] : v[2];
+                       });
+  }
+  if (op == "Reshape") {
+    auto shape = asInts(in(1));
+    if (!shape)
+      return std::nullopt;
+    bool allowZero = intAttr(node, "allowzero", 0);
+    int64_t known = 1, infer = -1;
+    Shape out = *shape;
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (out[i] == 0 && !allowZero) {
+        if (i >= x->shape.size())
+          return std::nullopt;
+        out[i] = x->shape[i];
+      }
+      if (out[i] == -1)
+        infer = i;
+      else
+        known *= out[i];
+    }
+    if (infer >= 0)
+      out[infer] = known ? x->numElements() / known : 0;
+    EvalTensor r = *x;
+    r.shape = out;
+    if (r.numElements() != x->numElements())
+      return std::nullopt;
+    return r;
+  }
+  if (op == "Unsqueeze" || op == "Squeeze") {
+    std::optional<Shape> axes =
+        opset >= 13 ? (present(1) ? asInts(in(1)) : std::optional<Shape>(Shape{}))
+                    : intsAttr(node, "axes");
+    if (!axes)
+      return std::nullopt;
+    EvalTensor r = *x;
+    if (op == "Unsqueeze") {
+      int64_t rank = x->shape.size() + axes->size();
+      std::vector<bool> isNew(rank, false);
+      for (int64_t a : *axes) {
+        if (!normAxis(a, rank))
+          return std::nullopt;
+        isNew[a] = true;
+      }
+      r.shape.clear();
+      for (int64_t d = 0, j = 0; d < rank; ++d)
+        r.shape.push_back(isNew[d] ? 1 : x->shape[j++]);
+    } else {
+      int64_t rank = x->shape.size();
+      std::vector<bool> drop(rank, axes->empty());
+      for (int64_t a : *axes) {
+        if (!normAxis(a, rank) || x->shape[a] != 1)
+          return std::nullopt;
+        drop[a] = true;
+      }
+      r.shape.clear();
+      for (int64_t d = 0; d < rank; ++d)
+        if (!drop[d] || x->shape[d] != 1)
+          r.shape.push_back(x->shape[d]);
+    }
+    return r;
+  }
+  if (op == "Flatten") {
+    int64_t axis = intAttr(node, "axis", 1);
+    int64_t rank = x->shape.size();
+    if (axis < 0)
+      axis += rank;
+    if (axis < 0 || axis > rank)
+      return std::nullopt;
+    int64_t a = 1;
+    for (int64_t d = 0; d < axis; ++d)
+      a *= x->shape[d];
+    EvalTensor r = *x;
+    r.shape = {a, a ? x->numElements() / a : 0};
+    return r;
+  }
+  if (op == "Transpose") {
+    int64_t rank = x->shape.size();
+    Shape perm = intsAttr(node, "perm").value_or(Shape());
+    if (perm.empty())
+      for (int64_t d = rank - 1; d >= 0; --d)
+        perm.push_back(d);
+    Shape outShape;
+    for (int64_t p : perm)
+      outShape.push_back(x->shape[p]);
+    EvalTensor out = make(outShape, x->kind);
+    Shape xs = strides(x->shape);
+    for (int64_t i = 0; i < out.numElements(); ++i) {
+      Shape idx = unflatten(i, outShape);
+      int64_t src = 0;
+      for (int64_t d = 0; d < rank; ++d)
+        src += idx[d] * xs[perm[d]];
+      out.data[i] = x->data[src];
+    }
+    return out;
+  }
+  if (op == "Slice") {
+    if (opset < 10)
+      return std::nullopt;
+    auto starts = asInts(in(1)), ends = asInts(in(2));
+    if (!starts || !ends || starts->size() != ends->size())
+      return std::nullopt;
+    int64_t rank = x->shape.size();
+    Shape axes, steps(starts->size(), 1);
+    if (present(3)) {
+      auto a = asInts(in(3));
+      if (!a)
+        return std::nullopt;
+      axes = *a;
+    } else {
+      for (size_t i = 0; i < starts->size(); ++i)
+        axes.push_back(i);
+    }
+    if (present(4)) {
+      auto s = asInts(in(4));
+      if (!s)
+        return std::nullopt;
+      steps = *s;
+    }
+    Shape begin(rank, 0), step(rank, 1), outShape = x->shape;
+    for (size_t i = 0; i < axes.size(); ++i) {
+      int64_t a = axes[i];
+      if (!normAxis(a, rank) || steps[i] == 0)
+        return std::nullopt;
+      int64_t dim = x->shape[a], s = (*starts)[i], e = (*ends)[i];
+      if (s < 0)
+        s += dim;
+      if (e < 0)
+        e += dim;
+      if (steps[i] > 0) {
+        s = std::clamp<int64_t>(s, 0, dim);
+        e = std::clamp<int64_t>(e, 0, dim);
+        outShape[a] = e > s ? (e - s + steps[i] - 1) / steps[i] : 0;
+      } else {
+        s = std::clamp<int64_t>(s, 0, dim - 1);
+        e = std::clamp<int64_t>(e, -1, dim - 1);
+        outShape[a] = s > e ? (s - e - steps[i] - 1) / -steps[i] : 0;
+      }
+      begin[a] = s;
+      step[a] = steps[i];
+    }
+    EvalTensor out = make(outShape, x->kind);
+    Shape xs = strides(x->shape);
+    for (int64_t i = 0; i < out.numElements(); ++i) {
+      Shape idx = unflatten(i, outShape);
+      int64_t src = 0;
+      for (int64_t d = 0; d < rank; ++d)
+        src += (begin[d] + idx[d] * step[d]) * xs[d];
+      out.data[i] = x->data[src];
+    }
+    return out;
+  }
+  if (op == "Gather") {
+    Maybe indices = in(1);
+    int64_t axis = intAttr(node, "axis", 0);
+    int64_t rank = x->shape.size();
+    if (!indices || !normAxis(axis, rank))
+      return std::nullopt;
+    Shape outShape(x->shape.begin(), x->shape.begin() + axis);
+    outShape.append(indices->shape.begin(), indices->shape.end());
+    outShape.append(x->shape.begin() + axis + 1, x->shape.end());
+    EvalTensor out = make(outShape, x->kind);
+    Shape xs = strides(x->shape);
+    int64_t q = indices->shape.size();
+    for (int64_t i = 0; i < out.numElements(); ++i) {
+      Shape idx = unflatten(i, outShape);
+      int64_t flatIdx = 0;
+      for (int64_t d = 0; d < q; ++d)
+        flatIdx = flatIdx * indices->shape[d] + idx[axis + d];
+      int64_t j = int64_t(indices->data[flatIdx]);
+      if (j < 0)
+        j += x->shape[axis];
+      if (j < 0 || j >= x->shape[axis])
+        return std::nullopt;
+      int64_t src = j * xs[axis];
+      for (int64_t d = 0; d < axis; ++d)
+        src += idx[d] * xs[d];
+      for (int64_t d = axis + 1; d < rank; ++d)
+        src += idx[d + q - 1] * xs[d];
+      out.data[i] = x->data[src];
+    }
+    return out;
+  }
+  if (op == "ScatterElements" || op == "Scatter") {
+    Maybe indices = in(1), updates = in(2);
+    int64_t axis = intAttr(node, "axis", 0);
+    int64_t rank = x->shape.size();
+    const auto *red = attr(node, "reduction");
+    std::string reduction = red ? red->s() : "none";
+    if (!indices || !updates || !normAxis(axis, rank) ||
+        indices->shape != updates->shape ||
+        indices->shape.size() != size_t(rank))
+      return std::nullopt;
+    EvalTensor out = *x;
+    Shape xs = strides(x->shape);
+    for (int64_t i = 0; i < indices->numElements(); ++i) {
+      Shape idx = unflatten(i, indices->shape);
+      int64_t j = int64_t(indices->data[i]);
+      if (j < 0)
+        j += x->shape[axis];
+      if (j < 0 || j >= x->shape[axis])
+        return std::nullopt;
+      idx[axis] = j;
+      int64_t dst = 0;
+      for (int64_t d = 0; d < rank; ++d)
+        dst += idx[d] * xs[d];
+      double u = updates->data[i];
+      double &v = out.data[dst];
+      if (reduction == "none")
+        v = u;
+      else if (reduction == "add")
+        v += u;
+      else if (reduction == "mul")
+        v *= u;
+      else if (reduction == "max")
+        v = std::max(v, u);
+      else if (reduction == "min")
+        v = std::min(v, u);
+      else
+        return std::nullopt;
+    }
+    return out;
+  }
+  if (op == "ReduceSum" || op == "ReduceMax" || op == "ReduceMin" ||
+      op == "ReduceMean") {
+    bool axesAsInput = op == "ReduceSum" ? opset >= 13 : opset >= 18;
+    std::optional<Shape> axes =
+        axesAsInput ? (present(1) ? asInts(in(1)) : std::optional<Shape>())
+                    : intsAttr(node, "axes");
+    if (axesAsInput && present(1) && !axes)
+      return std::nullopt;
+    return reduce(*x, axes, intAttr(node, "keepdims", 1),
+                  intAttr(node, "noop_with_empty_axes", 0), op);
+  }
+  if (op == "Softmax") {
+    int64_t rank = x->shape.size();
+    int64_t axis = intAttr(node, "axis", opset >= 13 ? -1 : 1);
+    if (!normAxis(axis, rank) || (opset < 13 && axis != rank - 1))
+      return std::nullopt;
+    EvalTensor out = *x;
+    int64_t inner = 1;
+    for (int64_t d = axis + 1; d < rank; ++d)
+      inner *= x->shape[d];
+    int64_t n = x->shape[axis];
+    for (int64_t i = 0; i < x->numElements(); ++i) {
+      Shape idx = unflatten(i, x->shape);
+      if (idx[axis] != 0)
+        continue;
+      double mx = -INFINITY, sum = 0;
+      for (int64_t j = 0; j < n; ++j)
+        mx = std::max(mx, x->data[i + j * inner]);
+      for (int64_t j = 0; j < n; ++j)
+        sum += std::exp(x->data[i + j * inner] - mx);
+      for (int64_t j = 0; j < n; ++j)
+        out.data[i + j * inner] = std::exp(x->data[i + j * inner] - mx) / sum;
+    }
+    return out;
+  }
+  if (op == "Expand") {
+    auto shape = asInts(in(1));
+    if (!shape)
+      return std::nullopt;
+    EvalTensor ones = make(*shape, x->kind);
+    return elementwise({&*x, &ones}, x->kind,
+                       [](const std::vector<double> &v) { return v[0]; });
+  }
+  if (op == "Concat") {
+    int64_t axis = intAttr(node, "axis", 0);
+    int64_t rank = x->shape.size();
+    if (!normAxis(axis, rank))
+      return std::nullopt;
+    std::vector<EvalTensor> parts;
+    Shape outShape = x->shape;
+    outShape[axis] = 0;
+    for (int i = 0; i < node.input_size(); ++i) {
+      Maybe p = in(i);
+      if (!p || p->shape.size() != size_t(rank))
+        return std::nullopt;
+      outShape[axis] += p->shape[axis];
+      parts.push_back(*p);
+    }
+    EvalTensor out = make(outShape, x->kind);
+    for (int64_t i = 0; i < out.numElements(); ++i) {
+      Shape idx = unflatten(i, outShape);
+      int64_t k = idx[axis];
+      size_t p = 0;
+      while (k >= parts[p].shape[axis])
+        k -= parts[p++].shape[axis];
+      idx[axis] = k;
+      out.data[i] = at(parts[p], idx);
+    }
+    return out;
+  }
+  if (op == "OneHot") {
+    Maybe depth = in(1), values = in(2);
+    if (!depth || !values || values->numElements() != 2 ||
+        depth->numElements() != 1)
+      return std::nullopt;
+    int64_t n = int64_t(depth->data[0]);
+    int64_t rank = x->shape.size() + 1;
+    int64_t axis = intAttr(node, "axis", -1);
+    if (!normAxis(axis, rank) || n <= 0)
+      return std::nullopt;
+    Shape outShape = x->shape;
+    outShape.insert(outShape.begin() + axis, n);
+    EvalTensor out = make(outShape, values->kind);
+    for (int64_t i = 0; i < out.numElements(); ++i) {
+      Shape idx = unflatten(i, outShape);
+      int64_t c = idx[axis];
+      idx.erase(idx.begin() + axis);
+      int64_t flat = 0;
+      for (size_t d = 0; d < idx.size(); ++d)
+        flat = flat * x->shape[d] + idx[d];
+      int64_t v = int64_t(x->data[flat]);
+      if (v < 0)
+        v += n;
+      out.data[i] = values->data[v == c ? 1 : 0];
+    }
+    return out;
+  }
+  return std::nullopt;
+}
