@@ -146,10 +146,11 @@ std::unique_ptr<IRModule> IRModule::parse(const std::string &text,
 std::unique_ptr<IRModule> IRModule::importONNX(
     const std::string &bytes, const std::string &name,
     const std::vector<std::pair<std::string, std::vector<int64_t>>> &shapes,
-    Status &status) {
+    bool raiseMoE, Status &status) {
   auto impl = std::make_unique<Impl>();
   impl->context = makeContext();
   ::mlir::tessel::onnx_import::ImportOptions options;
+  options.raiseMixtureOfExperts = raiseMoE;
   for (const auto &[input, dims] : shapes)
     options.shapes[input] = llvm::SmallVector<int64_t>(dims.begin(), dims.end());
   DiagnosticCollector collector(impl->context.get());

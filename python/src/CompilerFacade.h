@@ -63,12 +63,12 @@ public:
                                          const std::string &name,
                                          Status &status);
   /// Imports a serialized ONNX ModelProto. `shapes` pins input shapes
-  /// (as tessel-compile --shape does).
+  /// (as tessel-compile --shape does); `raiseMoE` is --raise-moe.
   static std::unique_ptr<IRModule>
   importONNX(const std::string &bytes, const std::string &name,
              const std::vector<std::pair<std::string, std::vector<int64_t>>>
                  &shapes,
-             Status &status);
+             bool raiseMoE, Status &status);
 
   std::unique_ptr<IRModule> clone() const;
   std::string str(bool debugInfo, bool generic) const;

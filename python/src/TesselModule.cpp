@@ -313,17 +313,19 @@ PYBIND11_MODULE(_tessel, m) {
           "import_onnx",
           [](const py::bytes &bytes, const std::string &name,
              const std::vector<std::pair<std::string, std::vector<int64_t>>>
-                 &shapes) {
+                 &shapes,
+             bool raiseMoE) {
             std::string data = bytes;
             Status st;
             std::unique_ptr<IRModule> mod;
             {
               py::gil_scoped_release release;
-              mod = IRModule::importONNX(data, name, shapes, st);
+              mod = IRModule::importONNX(data, name, shapes, raiseMoE, st);
             }
             return wrapOrRaise(std::move(mod), st);
           },
-          py::arg("bytes"), py::arg("name"), py::arg("shapes"))
+          py::arg("bytes"), py::arg("name"), py::arg("shapes"),
+          py::arg("raise_moe") = true)
       .def("clone",
            [](PyIRModule &self) {
              return PyIRModule{self.get().clone()};

@@ -44,7 +44,7 @@ def _load_onnx(path):
     return onnx.load(path, load_external_data=False)
 
 
-def to_module(source, example_inputs=None, *, shapes=None):
+def to_module(source, example_inputs=None, *, shapes=None, raise_moe=True):
     """The model-level :class:`tessel.ir.Module` of ``source`` (what
     :func:`compile` compiles): a torch.nn.Module (with example inputs), an
     ONNX path, bytes or ModelProto, MLIR text or path, or an
@@ -63,7 +63,8 @@ def to_module(source, example_inputs=None, *, shapes=None):
                             "takes its shapes from example_inputs")
         from .torch_importer import export_onnx
         proto = export_onnx(source, example_inputs)
-        return ir.Module.from_onnx(proto, name=type(source).__name__)
+        return ir.Module.from_onnx(proto, name=type(source).__name__,
+                                   raise_moe=raise_moe)
 
     if isinstance(source, ir.Module):
         _no_shapes(shapes, "an ir.Module")
@@ -73,9 +74,11 @@ def to_module(source, example_inputs=None, *, shapes=None):
         if shapes is None and example_inputs is not None:
             shapes = _example_shapes(source, example_inputs)
         return ir.Module.from_onnx(source, shapes=shapes,
-                                   name=source.graph.name or "<onnx>")
+                                   name=source.graph.name or "<onnx>",
+                                   raise_moe=raise_moe)
     if isinstance(source, (bytes, bytearray)):
-        return ir.Module.from_onnx(bytes(source), shapes=shapes)
+        return ir.Module.from_onnx(bytes(source), shapes=shapes,
+                                   raise_moe=raise_moe)
 
     if isinstance(source, os.PathLike) or (
             isinstance(source, str) and _looks_like_path(source)):
@@ -85,7 +88,8 @@ def to_module(source, example_inputs=None, *, shapes=None):
         if path.endswith(".onnx"):
             if shapes is None and example_inputs is not None:
                 shapes = _example_shapes(_load_onnx(path), example_inputs)
-            return ir.Module.from_onnx(path, shapes=shapes)
+            return ir.Module.from_onnx(path, shapes=shapes,
+                                       raise_moe=raise_moe)
         _no_shapes(shapes, "an MLIR model")
         return ir.Module.load(path)
 
@@ -112,7 +116,7 @@ def _no_shapes(shapes, what):
 
 def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
             threads=None, shapes=None, function=None,
-            route_lowering="grouped", component=None):
+            route_lowering="grouped", component=None, raise_moe=True):
     """Compiles ``source`` and returns a callable :class:`CompiledModule`.
 
     source: a ``torch.nn.Module`` (with ``example_inputs``, a tuple of
@@ -128,6 +132,9 @@ def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
     "grouped" (each expert on just its tokens) or "dense" (the reference).
     component names one ``compose.component`` to compile on its own (it
     becomes the artifact's entry point; separate compilation).
+    raise_moe (ONNX and torch sources): import top-k gated mixtures of
+    experts as ``compose.route`` so the route lowering runs each expert on
+    just its tokens; False keeps the exported dense graph.
     Errors raise :class:`tessel.CompileError` carrying the MLIR diagnostics
     (or :class:`tessel.TorchImportError` for an untranslatable torch node).
     """
@@ -136,7 +143,8 @@ def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
                          f"{route_lowering!r}")
     if opt_level not in (0, 1, 2, 3):
         raise ValueError(f"opt_level must be 0, 1, 2 or 3, got {opt_level!r}")
-    module = to_module(source, example_inputs, shapes=shapes)
+    module = to_module(source, example_inputs, shapes=shapes,
+                       raise_moe=raise_moe)
     workdir = tempfile.TemporaryDirectory(prefix="tessel-")
     path = os.path.join(workdir.name, "model.so")
     module._native.compile(path, opt_level=opt_level, mcpu=mcpu,

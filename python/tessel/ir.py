@@ -34,10 +34,12 @@ class Module:
             return cls.parse(f.read(), path)
 
     @classmethod
-    def from_onnx(cls, model, shapes=None, name=None):
+    def from_onnx(cls, model, shapes=None, name=None, raise_moe=True):
         """Imports an ONNX model (a path, serialized bytes or an
         ``onnx.ModelProto``) into model-level IR. ``shapes`` maps input
-        names to static shapes (pins symbolic dimensions)."""
+        names to static shapes (pins symbolic dimensions). ``raise_moe``
+        turns top-k gated mixtures of experts into ``compose.route``
+        (``tessel-compile --raise-moe``)."""
         if isinstance(model, (str, os.PathLike)):
             path = os.fspath(model)
             if not os.path.exists(path):
@@ -54,7 +56,8 @@ class Module:
                 f"from_onnx takes a path, bytes or onnx.ModelProto, not "
                 f"{type(model).__name__}")
         pins = [(k, [int(d) for d in v]) for k, v in (shapes or {}).items()]
-        return cls(_tessel.IRModule.import_onnx(data, name or "<onnx>", pins))
+        return cls(_tessel.IRModule.import_onnx(data, name or "<onnx>", pins,
+                                                raise_moe))
 
     def clone(self):
         """An independent copy (its own context)."""

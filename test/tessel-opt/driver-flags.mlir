@@ -15,6 +15,7 @@
 // HELP-DAG: --compose-extract-component
 // HELP-DAG: --compose-lower-memory
 // HELP-DAG: --compose-inline-components
+// HELP-DAG: --compose-generalize-token-dim
 // HELP-DAG: --tessel-decompose-graph-ops
 // HELP-DAG: --tessel-emit-artifact-abi
 // HELP-DAG: --tessel-record-signature

@@ -95,11 +95,19 @@ static cl::list<std::string> bindInputs(
              "(NAME=@FILE.npy, repeatable)"),
     cl::value_desc("name=@file.npy"), cl::cat(category));
 
+static cl::opt<bool> raiseMoE(
+    "raise-moe",
+    cl::desc("ONNX: import top-k gated mixtures of experts as compose.route "
+             "over one component per expert (default true; false keeps the "
+             "exported dense graph)"),
+    cl::init(true), cl::cat(category));
+
 /// Reads the model: ONNX by extension, otherwise MLIR (text or bytecode).
 static OwningOpRef<ModuleOp> loadModel(MLIRContext &context,
                                        SourceMgr &sourceMgr) {
   if (tessel::onnx_import::isONNXPath(inputPath)) {
     tessel::onnx_import::ImportOptions options;
+    options.raiseMixtureOfExperts = raiseMoE;
     for (const std::string &s : shapes) {
       std::string error;
       if (failed(tessel::onnx_import::parseShapeOption(s, options, error))) {
