@@ -3,16 +3,21 @@
 // Semantics follow the ONNX operator specification for the opsets Tessel
 // imports (attribute forms before opset 13, input forms after). Shapes are
 // checked as ONNX requires; anything unexpected returns nullopt, which the
-// raising treats as "not provably a top-k gate".
+// raising treats as "not provably a top-k gate". The interpreter must never
+// crash on a malformed graph nor return a value ONNX Runtime would not
+// compute, so every index, shape and integer read from a tensor is checked.
 //
 //===----------------------------------------------------------------------===//
 
 #include "GateEvaluator.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
 
 using namespace mlir::tessel::onnx_import;
 using Kind = EvalTensor::Kind;
@@ -29,7 +34,50 @@ namespace {
 using Shape = llvm::SmallVector<int64_t>;
 using Maybe = std::optional<EvalTensor>;
 
-EvalTensor make(Shape shape, Kind kind) {
+/// Largest element count the interpreter materializes. Gating subgraphs hold
+/// tokens x experts values; anything far larger is not one, and the cap keeps
+/// every stride and flat index well inside int64_t.
+constexpr int64_t kMaxElements = int64_t(1) << 26;
+
+/// Whether `shape` has no negative dim and at most kMaxElements elements.
+/// Zero dims are skipped in the product so that a huge dim next to a zero
+/// one is rejected too: strides multiply all trailing dims.
+bool validShape(const Shape &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0)
+      return false;
+    if (d == 0)
+      continue;
+    if (d > kMaxElements / n)
+      return false;
+    n *= d;
+  }
+  return true;
+}
+
+/// Whether `t` can be handed to the ops: a valid shape and matching data.
+bool wellFormed(const EvalTensor &t) {
+  return validShape(t.shape) && t.data.size() == size_t(t.numElements());
+}
+
+/// The integer a tensor element holds: nullopt for NaN or a fraction.
+/// Magnitudes beyond int64_t saturate (int64_t(d) would be undefined), so
+/// the callers' range checks reject them rather than see a wrapped value.
+std::optional<int64_t> toInt(double d) {
+  if (std::isnan(d) || d != std::trunc(d))
+    return std::nullopt;
+  if (d >= 0x1p63)
+    return std::numeric_limits<int64_t>::max();
+  if (d <= -0x1p63)
+    return std::numeric_limits<int64_t>::min();
+  return int64_t(d);
+}
+
+/// A zero-filled tensor; nullopt if `shape` is invalid or too large.
+Maybe make(Shape shape, Kind kind) {
+  if (!validShape(shape))
+    return std::nullopt;
   EvalTensor t;
   t.shape = std::move(shape);
   t.kind = kind;
@@ -93,6 +141,19 @@ Kind kindOfOnnx(int32_t type) {
   }
 }
 
+/// `v` rounded to nearest-even in a binary format with `precision` significand
+/// bits, minimum normal exponent `minExp` and largest finite `maxFinite`;
+/// overflow gives infinity, as an IEEE conversion does.
+double roundToFormat(double v, int precision, int minExp, double maxFinite) {
+  if (v == 0 || !std::isfinite(v))
+    return v;
+  int e = std::max(std::ilogb(v), minExp);
+  double quantum = std::ldexp(1.0, e - precision + 1);
+  // Scaling by a power of two is exact, so this rounds only once.
+  double r = std::nearbyint(v / quantum) * quantum;
+  return std::fabs(r) > maxFinite ? std::copysign(INFINITY, v) : r;
+}
+
 std::optional<Shape> broadcastShape(const Shape &a, const Shape &b) {
   size_t rank = std::max(a.size(), b.size());
   Shape out(rank);
@@ -101,7 +162,8 @@ std::optional<Shape> broadcastShape(const Shape &a, const Shape &b) {
     int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
     if (da != db && da != 1 && db != 1)
       return std::nullopt;
-    out[i] = std::max(da, db);
+    // Not max(): a dim of 0 against 1 broadcasts to 0.
+    out[i] = da == 1 ? db : da;
   }
   return out;
 }
@@ -125,24 +187,31 @@ Maybe elementwise(const std::vector<const EvalTensor *> &in, Kind kind,
       return std::nullopt;
     shape = *s;
   }
-  EvalTensor out = make(shape, kind);
+  Maybe out = make(shape, kind);
+  if (!out)
+    return std::nullopt;
   std::vector<double> args(in.size());
-  for (int64_t i = 0; i < out.numElements(); ++i) {
+  for (int64_t i = 0; i < out->numElements(); ++i) {
     Shape idx = unflatten(i, shape);
     for (size_t j = 0; j < in.size(); ++j)
       args[j] = at(*in[j], idx);
-    out.data[i] = f(args);
+    out->data[i] = f(args);
   }
   return out;
 }
 
-/// Reads an int list input (axes, shape, starts, ...).
+/// Reads an int list input (axes, shape, starts, ...); ONNX types these
+/// int64, so a float or bool tensor, or a non-integral value, is rejected.
 std::optional<Shape> asInts(const Maybe &t) {
-  if (!t || t->kind == Kind::Float)
+  if (!t || t->kind != Kind::Int)
     return std::nullopt;
   Shape v;
-  for (double d : t->data)
-    v.push_back(int64_t(d));
+  for (double d : t->data) {
+    std::optional<int64_t> i = toInt(d);
+    if (!i)
+      return std::nullopt;
+    v.push_back(*i);
+  }
   return v;
 }
 
@@ -167,8 +236,10 @@ Maybe reduce(const EvalTensor &x, std::optional<Shape> axes, bool keepdims,
       outShape.push_back(x.shape[d]);
     keptShape.push_back(reduced[d] ? 1 : x.shape[d]);
   }
-  EvalTensor out = make(keepdims ? keptShape : outShape, x.kind);
-  std::vector<int64_t> count(out.numElements(), 0);
+  Maybe out = make(keepdims ? keptShape : outShape, x.kind);
+  if (!out)
+    return std::nullopt;
+  std::vector<int64_t> count(out->numElements(), 0);
   Shape ks = strides(keptShape);
   for (int64_t i = 0; i < x.numElements(); ++i) {
     Shape idx = unflatten(i, x.shape);
@@ -176,7 +247,7 @@ Maybe reduce(const EvalTensor &x, std::optional<Shape> axes, bool keepdims,
     for (int64_t d = 0; d < rank; ++d)
       o += (reduced[d] ? 0 : idx[d]) * ks[d];
     double v = x.data[i];
-    double &acc = out.data[o];
+    double &acc = out->data[o];
     if (count[o]++ == 0)
       acc = v;
     else if (op == "ReduceSum" || op == "ReduceMean")
@@ -186,9 +257,18 @@ Maybe reduce(const EvalTensor &x, std::optional<Shape> axes, bool keepdims,
     else
       acc = std::min(acc, v);
   }
+  // The sum of no values is 0 (what make() filled in); the max, min and mean
+  // of none are not values we can vouch for (opsets disagree on them).
+  if (op != "ReduceSum" &&
+      std::find(count.begin(), count.end(), 0) != count.end())
+    return std::nullopt;
   if (op == "ReduceMean")
-    for (size_t i = 0; i < out.data.size(); ++i)
-      out.data[i] /= std::max<int64_t>(count[i], 1);
+    for (size_t i = 0; i < out->data.size(); ++i) {
+      out->data[i] /= double(count[i]);
+      // Integer means divide as integers do: toward zero.
+      if (x.kind != Kind::Float)
+        out->data[i] = std::trunc(out->data[i]);
+    }
   return out;
 }
 
@@ -198,6 +278,8 @@ std::optional<EvalTensor>
 mlir::tessel::onnx_import::toEvalTensor(const onnx::TensorProto &t) {
   EvalTensor out;
   out.shape.assign(t.dims().begin(), t.dims().end());
+  if (!validShape(out.shape))
+    return std::nullopt;
   out.kind = kindOfOnnx(t.data_type());
   int64_t n = out.numElements();
   out.data.resize(n);
@@ -262,10 +344,12 @@ void GateEvaluator::bind(const std::string &name, EvalTensor value) {
 }
 
 std::optional<EvalTensor> GateEvaluator::eval(const std::string &name) {
+  // Bindings and constants come from the caller; the ops rely on shape and
+  // data agreeing, so check rather than trust them.
   if (auto it = bound.find(name); it != bound.end())
-    return it->second;
+    return wellFormed(it->second) ? Maybe(it->second) : std::nullopt;
   if (auto it = constants.find(name); it != constants.end())
-    return it->second;
+    return wellFormed(it->second) ? Maybe(it->second) : std::nullopt;
   if (auto it = memo.find(name); it != memo.end())
     return it->second;
   auto p = producer.find(name);
@@ -297,19 +381,21 @@ GateEvaluator::evalNode(const onnx::NodeProto &node, unsigned output) {
     if (const auto *a = attr(node, "value"))
       return toEvalTensor(a->t());
     if (const auto *a = attr(node, "value_float")) {
-      EvalTensor t = make({}, Kind::Float);
+      EvalTensor t = *make({}, Kind::Float);
       t.data[0] = a->f();
       return t;
     }
     if (const auto *a = attr(node, "value_int")) {
-      EvalTensor t = make({}, Kind::Int);
+      EvalTensor t = *make({}, Kind::Int);
       t.data[0] = double(a->i());
       return t;
     }
     if (const auto *a = attr(node, "value_ints")) {
-      EvalTensor t = make({int64_t(a->ints_size())}, Kind::Int);
+      Maybe t = make({int64_t(a->ints_size())}, Kind::Int);
+      if (!t)
+        return std::nullopt;
       for (int i = 0; i < a->ints_size(); ++i)
-        t.data[i] = double(a->ints(i));
+        t->data[i] = double(a->ints(i));
       return t;
     }
     return std::nullopt;
@@ -324,14 +410,70 @@ GateEvaluator::evalNode(const onnx::NodeProto &node, unsigned output) {
   if (op == "Identity")
     return x;
   if (op == "Cast") {
-    Kind to = kindOfOnnx(int32_t(intAttr(node, "to", 1)));
+    // Only the types the interpreter can represent exactly; a missing `to`
+    // is malformed, not FLOAT.
+    const auto *toAttr = attr(node, "to");
+    if (!toAttr)
+      return std::nullopt;
     EvalTensor out = *x;
-    out.kind = to;
-    for (double &v : out.data)
-      v = to == Kind::Bool ? double(v != 0.0)
-          : to == Kind::Int ? std::trunc(v)
-                            : v;
-    return out;
+    auto toFloat = [&](auto round) {
+      out.kind = Kind::Float;
+      for (double &v : out.data)
+        v = round(v);
+      return out;
+    };
+    // Integer targets: ONNX Runtime truncates, and a value outside the
+    // target's range (or not finite) has no defined result.
+    auto toInteger = [&](double lo, double hiExclusive) -> Maybe {
+      out.kind = Kind::Int;
+      for (double &v : out.data) {
+        if (!std::isfinite(v))
+          return std::nullopt;
+        v = std::trunc(v);
+        if (v < lo || v >= hiExclusive)
+          return std::nullopt;
+      }
+      return out;
+    };
+    auto fromFloat = [](double v) { return double(float(v)); };
+    switch (toAttr->i()) {
+    case onnx::TensorProto::DOUBLE:
+      return toFloat([](double v) { return v; });
+    case onnx::TensorProto::FLOAT:
+      return toFloat(fromFloat);
+    // 16-bit floats are rounded from float, as ONNX Runtime converts.
+    case onnx::TensorProto::FLOAT16:
+      return toFloat([&](double v) {
+        return roundToFormat(fromFloat(v), 11, -14, 65504.0);
+      });
+    case onnx::TensorProto::BFLOAT16:
+      return toFloat([&](double v) {
+        return roundToFormat(fromFloat(v), 8, -126, 0x1.fep127);
+      });
+    case onnx::TensorProto::INT8:
+      return toInteger(-0x1p7, 0x1p7);
+    case onnx::TensorProto::INT16:
+      return toInteger(-0x1p15, 0x1p15);
+    case onnx::TensorProto::INT32:
+      return toInteger(-0x1p31, 0x1p31);
+    case onnx::TensorProto::INT64:
+      return toInteger(-0x1p63, 0x1p63);
+    case onnx::TensorProto::UINT8:
+      return toInteger(0, 0x1p8);
+    case onnx::TensorProto::UINT16:
+      return toInteger(0, 0x1p16);
+    case onnx::TensorProto::UINT32:
+      return toInteger(0, 0x1p32);
+    case onnx::TensorProto::UINT64:
+      return toInteger(0, 0x1p64);
+    case onnx::TensorProto::BOOL:
+      out.kind = Kind::Bool;
+      for (double &v : out.data)
+        v = double(v != 0.0);
+      return out;
+    default:
+      return std::nullopt;
+    }
   }
   if (op == "Not") {
     EvalTensor out = *x;
@@ -378,11 +520,22 @@ GateEvaluator::evalNode(const onnx::NodeProto &node, unsigned output) {
                    op == "And" || op == "Or" || op == "Xor";
     Kind kind = compare ? Kind::Bool : x->kind;
     bool intDiv = op == "Div" && x->kind != Kind::Float;
+    // Integer division by zero traps (or is undefined) at run time; there is
+    // no value to compare with.
+    bool divByZero = false;
     auto f = it->second;
-    return elementwise({&*x, &*y}, kind, [&](const std::vector<double> &a) {
-      double r = f(a[0], a[1]);
-      return intDiv ? std::trunc(r) : r;
-    });
+    Maybe result =
+        elementwise({&*x, &*y}, kind, [&](const std::vector<double> &a) {
+          if (intDiv && a[1] == 0) {
+            divByZero = true;
+            return 0.0;
+          }
+          double r = f(a[0], a[1]);
+          return intDiv ? std::trunc(r) : r;
+        });
+    if (divByZero)
+      return std::nullopt;
+    return result;
   }
   if (op == "Where") {
     Maybe a = in(1), b = in(2);
@@ -399,30 +552,53 @@ GateEvaluator::evalNode(const onnx::NodeProto &node, unsigned output) {
       return std::nullopt;
     bool allowZero = intAttr(node, "allowzero", 0);
     int64_t known = 1, infer = -1;
+    bool hasZero = false;
     Shape out = *shape;
     for (size_t i = 0; i < out.size(); ++i) {
+      if (out[i] < -1)
+        return std::nullopt;
       if (out[i] == 0 && !allowZero) {
         if (i >= x->shape.size())
           return std::nullopt;
         out[i] = x->shape[i];
       }
-      if (out[i] == -1)
+      if (out[i] == -1) {
+        if (infer >= 0)
+          return std::nullopt; // at most one inferred dim
         infer = i;
-      else
-        known *= out[i];
+        continue;
+      }
+      hasZero |= out[i] == 0;
+      if (llvm::MulOverflow(known, out[i], known))
+        return std::nullopt;
     }
-    if (infer >= 0)
-      out[infer] = known ? x->numElements() / known : 0;
+    int64_t n = x->numElements();
+    if (infer >= 0) {
+      // ONNX forbids -1 next to a literal 0 under allowzero, and with a
+      // zero known product the inferred dim is ambiguous.
+      if ((allowZero && hasZero) || known == 0 || n % known != 0)
+        return std::nullopt;
+      out[infer] = n / known;
+    } else if (known != n) {
+      return std::nullopt;
+    }
+    if (!validShape(out))
+      return std::nullopt;
     EvalTensor r = *x;
     r.shape = out;
-    if (r.numElements() != x->numElements())
-      return std::nullopt;
     return r;
   }
   if (op == "Unsqueeze" || op == "Squeeze") {
-    std::optional<Shape> axes =
-        opset >= 13 ? (present(1) ? asInts(in(1)) : std::optional<Shape>(Shape{}))
-                    : intsAttr(node, "axes");
+    // Squeeze without axes drops every size-1 dim (an empty list); axes are
+    // required for Unsqueeze, as an input from opset 13 on.
+    std::optional<Shape> axes;
+    if (opset >= 13)
+      axes = present(1)            ? asInts(in(1))
+             : op == "Unsqueeze" ? std::nullopt
+                                 : std::optional<Shape>(Shape{});
+    else
+      axes = op == "Unsqueeze" ? intsAttr(node, "axes")
+                               : intsAttr(node, "axes").value_or(Shape{});
     if (!axes)
       return std::nullopt;
     EvalTensor r = *x;
@@ -430,8 +606,8 @@ GateEvaluator::evalNode(const onnx::NodeProto &node, unsigned output) {
       int64_t rank = x->shape.size() + axes->size();
       std::vector<bool> isNew(rank, false);
       for (int64_t a : *axes) {
-        if (!normAxis(a, rank))
-          return std::nullopt;
+        if (!normAxis(a, rank) || isNew[a])
+          return std::nullopt; // out of range or repeated
         isNew[a] = true;
       }
       r.shape.clear();
@@ -459,11 +635,12 @@ GateEvaluator::evalNode(const onnx::NodeProto &node, unsigned output) {
       axis += rank;
     if (axis < 0 || axis > rank)
       return std::nullopt;
-    int64_t a = 1;
-    for (int64_t d = 0; d < axis; ++d)
-      a *= x->shape[d];
+    // Both products directly: numElements() / a is wrong when a is 0.
+    int64_t a = 1, b = 1;
+    for (int64_t d = 0; d < rank; ++d)
+      (d < axis ? a : b) *= x->shape[d];
     EvalTensor r = *x;
-    r.shape = {a, a ? x->numElements() / a : 0};
+    r.shape = {a, b};
     return r;
   }
   if (op == "Transpose") {
@@ -472,17 +649,27 @@ GateEvaluator::evalNode(const onnx::NodeProto &node, unsigned output) {
     if (perm.empty())
       for (int64_t d = rank - 1; d >= 0; --d)
         perm.push_back(d);
+    if (int64_t(perm.size()) != rank)
+      return std::nullopt;
+    std::vector<bool> seen(rank, false);
+    for (int64_t p : perm) {
+      if (p < 0 || p >= rank || seen[p])
+        return std::nullopt; // not a permutation
+      seen[p] = true;
+    }
     Shape outShape;
     for (int64_t p : perm)
       outShape.push_back(x->shape[p]);
-    EvalTensor out = make(outShape, x->kind);
+    Maybe out = make(outShape, x->kind);
+    if (!out)
+      return std::nullopt;
     Shape xs = strides(x->shape);
-    for (int64_t i = 0; i < out.numElements(); ++i) {
+    for (int64_t i = 0; i < out->numElements(); ++i) {
       Shape idx = unflatten(i, outShape);
       int64_t src = 0;
       for (int64_t d = 0; d < rank; ++d)
         src += idx[d] * xs[perm[d]];
-      out.data[i] = x->data[src];
+      out->data[i] = x->data[src];
     }
     return out;
   }
@@ -509,36 +696,50 @@ GateEvaluator::evalNode(const onnx::NodeProto &node, unsigned output) {
         return std::nullopt;
       steps = *s;
     }
+    if (axes.size() != starts->size() || steps.size() != starts->size())
+      return std::nullopt;
     Shape begin(rank, 0), step(rank, 1), outShape = x->shape;
+    std::vector<bool> seen(rank, false);
     for (size_t i = 0; i < axes.size(); ++i) {
       int64_t a = axes[i];
-      if (!normAxis(a, rank) || steps[i] == 0)
+      if (!normAxis(a, rank) || seen[a] || steps[i] == 0)
         return std::nullopt;
+      seen[a] = true;
       int64_t dim = x->shape[a], s = (*starts)[i], e = (*ends)[i];
+      if (dim == 0) {
+        outShape[a] = 0;
+        continue;
+      }
+      // A step longer than the dim selects only the start element, as a
+      // step of exactly the dim does; clamping keeps the arithmetic below
+      // from overflowing.
+      int64_t st = std::clamp<int64_t>(steps[i], -dim, dim);
       if (s < 0)
         s += dim;
       if (e < 0)
         e += dim;
-      if (steps[i] > 0) {
+      if (st > 0) {
         s = std::clamp<int64_t>(s, 0, dim);
         e = std::clamp<int64_t>(e, 0, dim);
-        outShape[a] = e > s ? (e - s + steps[i] - 1) / steps[i] : 0;
+        outShape[a] = e > s ? (e - s + st - 1) / st : 0;
       } else {
         s = std::clamp<int64_t>(s, 0, dim - 1);
         e = std::clamp<int64_t>(e, -1, dim - 1);
-        outShape[a] = s > e ? (s - e - steps[i] - 1) / -steps[i] : 0;
+        outShape[a] = s > e ? (s - e - st - 1) / -st : 0;
       }
       begin[a] = s;
-      step[a] = steps[i];
+      step[a] = st;
     }
-    EvalTensor out = make(outShape, x->kind);
+    Maybe out = make(outShape, x->kind);
+    if (!out)
+      return std::nullopt;
     Shape xs = strides(x->shape);
-    for (int64_t i = 0; i < out.numElements(); ++i) {
+    for (int64_t i = 0; i < out->numElements(); ++i) {
       Shape idx = unflatten(i, outShape);
       int64_t src = 0;
       for (int64_t d = 0; d < rank; ++d)
         src += (begin[d] + idx[d] * step[d]) * xs[d];
-      out.data[i] = x->data[src];
+      out->data[i] = x->data[src];
     }
     return out;
   }
@@ -546,30 +747,35 @@ GateEvaluator::evalNode(const onnx::NodeProto &node, unsigned output) {
     Maybe indices = in(1);
     int64_t axis = intAttr(node, "axis", 0);
     int64_t rank = x->shape.size();
-    if (!indices || !normAxis(axis, rank))
+    // ONNX types indices int32/int64; a float index has no defined meaning.
+    if (!indices || indices->kind != Kind::Int || !normAxis(axis, rank))
       return std::nullopt;
     Shape outShape(x->shape.begin(), x->shape.begin() + axis);
     outShape.append(indices->shape.begin(), indices->shape.end());
     outShape.append(x->shape.begin() + axis + 1, x->shape.end());
-    EvalTensor out = make(outShape, x->kind);
+    Maybe out = make(outShape, x->kind);
+    if (!out)
+      return std::nullopt;
     Shape xs = strides(x->shape);
     int64_t q = indices->shape.size();
-    for (int64_t i = 0; i < out.numElements(); ++i) {
+    for (int64_t i = 0; i < out->numElements(); ++i) {
       Shape idx = unflatten(i, outShape);
       int64_t flatIdx = 0;
       for (int64_t d = 0; d < q; ++d)
         flatIdx = flatIdx * indices->shape[d] + idx[axis + d];
-      int64_t j = int64_t(indices->data[flatIdx]);
-      if (j < 0)
-        j += x->shape[axis];
-      if (j < 0 || j >= x->shape[axis])
+      std::optional<int64_t> j = toInt(indices->data[flatIdx]);
+      if (!j)
         return std::nullopt;
-      int64_t src = j * xs[axis];
+      if (*j < 0)
+        *j += x->shape[axis];
+      if (*j < 0 || *j >= x->shape[axis])
+        return std::nullopt;
+      int64_t src = *j * xs[axis];
       for (int64_t d = 0; d < axis; ++d)
         src += idx[d] * xs[d];
       for (int64_t d = axis + 1; d < rank; ++d)
         src += idx[d + q - 1] * xs[d];
-      out.data[i] = x->data[src];
+      out->data[i] = x->data[src];
     }
     return out;
   }
@@ -579,37 +785,51 @@ GateEvaluator::evalNode(const onnx::NodeProto &node, unsigned output) {
     int64_t rank = x->shape.size();
     const auto *red = attr(node, "reduction");
     std::string reduction = red ? red->s() : "none";
-    if (!indices || !updates || !normAxis(axis, rank) ||
-        indices->shape != updates->shape ||
+    if (reduction != "none" && reduction != "add" && reduction != "mul" &&
+        reduction != "max" && reduction != "min")
+      return std::nullopt;
+    if (!indices || !updates || indices->kind != Kind::Int ||
+        !normAxis(axis, rank) || indices->shape != updates->shape ||
         indices->shape.size() != size_t(rank))
       return std::nullopt;
+    // Off the axis an index is its own position, so it must lie in data.
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != axis && indices->shape[d] > x->shape[d])
+        return std::nullopt;
     EvalTensor out = *x;
     Shape xs = strides(x->shape);
+    // Without a reduction, two updates of one element leave it to whichever
+    // the runtime applies last: not a value we can prove anything with.
+    std::vector<bool> written(reduction == "none" ? out.data.size() : 0);
     for (int64_t i = 0; i < indices->numElements(); ++i) {
       Shape idx = unflatten(i, indices->shape);
-      int64_t j = int64_t(indices->data[i]);
-      if (j < 0)
-        j += x->shape[axis];
-      if (j < 0 || j >= x->shape[axis])
+      std::optional<int64_t> j = toInt(indices->data[i]);
+      if (!j)
         return std::nullopt;
-      idx[axis] = j;
+      if (*j < 0)
+        *j += x->shape[axis];
+      if (*j < 0 || *j >= x->shape[axis])
+        return std::nullopt;
+      idx[axis] = *j;
       int64_t dst = 0;
       for (int64_t d = 0; d < rank; ++d)
         dst += idx[d] * xs[d];
       double u = updates->data[i];
       double &v = out.data[dst];
-      if (reduction == "none")
+      if (reduction == "none") {
+        if (written[dst])
+          return std::nullopt;
+        written[dst] = true;
         v = u;
-      else if (reduction == "add")
+      } else if (reduction == "add") {
         v += u;
-      else if (reduction == "mul")
+      } else if (reduction == "mul") {
         v *= u;
-      else if (reduction == "max")
+      } else if (reduction == "max") {
         v = std::max(v, u);
-      else if (reduction == "min")
+      } else {
         v = std::min(v, u);
-      else
-        return std::nullopt;
+      }
     }
     return out;
   }
@@ -650,11 +870,17 @@ GateEvaluator::evalNode(const onnx::NodeProto &node, unsigned output) {
   }
   if (op == "Expand") {
     auto shape = asInts(in(1));
-    if (!shape)
+    if (!shape || !validShape(*shape))
       return std::nullopt;
-    EvalTensor ones = make(*shape, x->kind);
-    return elementwise({&*x, &ones}, x->kind,
-                       [](const std::vector<double> &v) { return v[0]; });
+    auto outShape = broadcastShape(x->shape, *shape);
+    if (!outShape)
+      return std::nullopt;
+    Maybe out = make(*outShape, x->kind);
+    if (!out)
+      return std::nullopt;
+    for (int64_t i = 0; i < out->numElements(); ++i)
+      out->data[i] = at(*x, unflatten(i, *outShape));
+    return out;
   }
   if (op == "Concat") {
     int64_t axis = intAttr(node, "axis", 0);
@@ -668,45 +894,60 @@ GateEvaluator::evalNode(const onnx::NodeProto &node, unsigned output) {
       Maybe p = in(i);
       if (!p || p->shape.size() != size_t(rank))
         return std::nullopt;
+      // Only the concatenated dim may differ; `at` would otherwise read
+      // past a smaller part (or broadcast a size-1 one).
+      for (int64_t d = 0; d < rank; ++d)
+        if (d != axis && p->shape[d] != x->shape[d])
+          return std::nullopt;
       outShape[axis] += p->shape[axis];
       parts.push_back(*p);
     }
-    EvalTensor out = make(outShape, x->kind);
-    for (int64_t i = 0; i < out.numElements(); ++i) {
+    Maybe out = make(outShape, x->kind);
+    if (!out)
+      return std::nullopt;
+    for (int64_t i = 0; i < out->numElements(); ++i) {
       Shape idx = unflatten(i, outShape);
       int64_t k = idx[axis];
       size_t p = 0;
       while (k >= parts[p].shape[axis])
         k -= parts[p++].shape[axis];
       idx[axis] = k;
-      out.data[i] = at(parts[p], idx);
+      out->data[i] = at(parts[p], idx);
     }
     return out;
   }
   if (op == "OneHot") {
     Maybe depth = in(1), values = in(2);
-    if (!depth || !values || values->numElements() != 2 ||
+    // Float indices would be truncated by some runtimes and rejected by
+    // others; a float depth is allowed by the spec but must be integral.
+    if (!depth || !values || x->kind != Kind::Int ||
+        depth->kind == Kind::Bool || values->numElements() != 2 ||
         depth->numElements() != 1)
       return std::nullopt;
-    int64_t n = int64_t(depth->data[0]);
+    std::optional<int64_t> n = toInt(depth->data[0]);
     int64_t rank = x->shape.size() + 1;
     int64_t axis = intAttr(node, "axis", -1);
-    if (!normAxis(axis, rank) || n <= 0)
+    if (!n || !normAxis(axis, rank) || *n <= 0)
       return std::nullopt;
     Shape outShape = x->shape;
-    outShape.insert(outShape.begin() + axis, n);
-    EvalTensor out = make(outShape, values->kind);
-    for (int64_t i = 0; i < out.numElements(); ++i) {
+    outShape.insert(outShape.begin() + axis, *n);
+    Maybe out = make(outShape, values->kind);
+    if (!out)
+      return std::nullopt;
+    for (int64_t i = 0; i < out->numElements(); ++i) {
       Shape idx = unflatten(i, outShape);
       int64_t c = idx[axis];
       idx.erase(idx.begin() + axis);
       int64_t flat = 0;
       for (size_t d = 0; d < idx.size(); ++d)
         flat = flat * x->shape[d] + idx[d];
-      int64_t v = int64_t(x->data[flat]);
-      if (v < 0)
-        v += n;
-      out.data[i] = values->data[v == c ? 1 : 0];
+      std::optional<int64_t> v = toInt(x->data[flat]);
+      if (!v)
+        return std::nullopt;
+      // Indices outside [-depth, depth) select no class: all off values.
+      if (*v < 0)
+        *v += *n;
+      out->data[i] = values->data[*v == c ? 1 : 0];
     }
     return out;
   }
