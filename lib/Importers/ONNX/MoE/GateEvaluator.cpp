@@ -348,8 +348,12 @@ std::optional<EvalTensor> GateEvaluator::eval(const std::string &name) {
   // data agreeing, so check rather than trust them.
   if (auto it = bound.find(name); it != bound.end())
     return wellFormed(it->second) ? Maybe(it->second) : std::nullopt;
-  if (auto it = constants.find(name); it != constants.end())
-    return wellFormed(it->second) ? Maybe(it->second) : std::nullopt;
+  if (auto it = initializers.find(name); it != initializers.end()) {
+    auto [c, fresh] = constants.try_emplace(name);
+    if (fresh)
+      c->second = toEvalTensor(*it->second);
+    return c->second && wellFormed(*c->second) ? c->second : std::nullopt;
+  }
   if (auto it = memo.find(name); it != memo.end())
     return it->second;
   auto p = producer.find(name);

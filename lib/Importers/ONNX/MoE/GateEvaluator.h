@@ -40,12 +40,14 @@ std::optional<EvalTensor> toEvalTensor(const onnx::TensorProto &t);
 class GateEvaluator {
 public:
   /// `producer` maps a value name to the index of the node producing it;
-  /// `constants` holds the graph's initializers.
-  GateEvaluator(const onnx::GraphProto &graph, int64_t opset,
-                const std::map<std::string, int> &producer,
-                const std::map<std::string, EvalTensor> &constants)
+  /// `initializers` the graph's initializers by name (converted only when
+  /// a gate reads one: weights never are).
+  GateEvaluator(
+      const onnx::GraphProto &graph, int64_t opset,
+      const std::map<std::string, int> &producer,
+      const std::map<std::string, const onnx::TensorProto *> &initializers)
       : graph(graph), opset(opset), producer(producer),
-        constants(constants) {}
+        initializers(initializers) {}
 
   /// Fixes the value of a graph value (the top-k results) and forgets every
   /// value computed from earlier bindings.
@@ -63,7 +65,8 @@ private:
   const onnx::GraphProto &graph;
   int64_t opset;
   const std::map<std::string, int> &producer;
-  const std::map<std::string, EvalTensor> &constants;
+  const std::map<std::string, const onnx::TensorProto *> &initializers;
+  std::map<std::string, std::optional<EvalTensor>> constants;
   std::map<std::string, EvalTensor> bound;
   std::map<std::string, std::optional<EvalTensor>> memo;
 };

@@ -11,6 +11,8 @@
 #include "RaiseMoE.h"
 #include "GateEvaluator.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -47,8 +49,7 @@ public:
     for (const auto &o : graph.output())
       graphOutputs.insert(o.name());
     for (const auto &t : graph.initializer())
-      if (auto v = toEvalTensor(t))
-        constants[t.name()] = *v;
+      initializers[t.name()] = &t;
   }
 
   std::vector<MoERoute> run();
@@ -70,25 +71,25 @@ private:
     return it == consumers.end() ? 0 : it->second.size();
   }
   bool isConstant(const std::string &name) const {
-    if (constants.count(name))
+    if (initializers.count(name))
       return true;
     int p = producerOf(name);
     return p >= 0 && node(p).op_type() == "Constant";
   }
   bool isZeroConstant(const std::string &name) {
     std::optional<EvalTensor> v;
-    if (auto it = constants.find(name); it != constants.end())
-      v = it->second;
-    else if (isConstant(name))
+    if (isConstant(name))
       v = evaluator().eval(name);
     return v && std::all_of(v->data.begin(), v->data.end(),
                             [](double d) { return d == 0.0; });
   }
-  /// Whether `name` is computed from `roots` and constants only.
-  bool onGateSide(const std::string &name, const std::set<std::string> &roots,
-                  std::map<std::string, bool> &memo);
-  bool parseTerm(const std::string &name, const std::set<std::string> &roots,
-                 std::map<std::string, bool> &memo, Term &term);
+  /// The values computed from the outputs of TopK node `topk`, its input
+  /// and constants only: one pass in graph (topological) order.
+  std::set<std::string> gateSideOf(int topk) const;
+  bool onGateSide(const std::string &name) const {
+    return isConstant(name) || gateSide.count(name);
+  }
+  bool parseTerm(const std::string &name, Term &term);
   /// Leaves of the Add/Sum tree rooted at node `root`, and its inner nodes.
   void flattenSum(int root, std::vector<std::string> &leaves,
                   std::vector<int> &inner);
@@ -102,7 +103,7 @@ private:
                   std::vector<int64_t> &expertOfTerm, GateForm &form);
   GateEvaluator &evaluator() {
     if (!eval)
-      eval.emplace(graph, opset, producer, constants);
+      eval.emplace(graph, opset, producer, initializers);
     return *eval;
   }
 
@@ -112,43 +113,44 @@ private:
   std::map<std::string, int> producer;
   std::map<std::string, std::vector<int>> consumers;
   std::set<std::string> graphOutputs;
-  std::map<std::string, EvalTensor> constants;
+  std::map<std::string, const onnx::TensorProto *> initializers;
   std::optional<GateEvaluator> eval;
   std::set<int> claimed; // nodes already replaced by a found route
+  std::set<std::string> gateSide; // of the TopK being matched
 };
 
-bool Finder::onGateSide(const std::string &name,
-                        const std::set<std::string> &roots,
-                        std::map<std::string, bool> &memo) {
-  if (roots.count(name) || isConstant(name))
-    return true;
-  if (auto it = memo.find(name); it != memo.end())
-    return it->second;
-  int p = producerOf(name);
-  bool ok = p >= 0;
-  memo[name] = false;
-  for (int i = 0; ok && i < node(p).input_size(); ++i)
-    ok = node(p).input(i).empty() || onGateSide(node(p).input(i), roots, memo);
-  return memo[name] = ok;
+std::set<std::string> Finder::gateSideOf(int topk) const {
+  std::set<std::string> side = {node(topk).input(0)};
+  for (const auto &o : node(topk).output())
+    side.insert(o);
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const auto &n = node(i);
+    if (i == topk || n.input_size() == 0)
+      continue;
+    bool ok = true;
+    for (const auto &in : n.input())
+      ok &= in.empty() || isConstant(in) || side.count(in) > 0;
+    if (ok)
+      side.insert(n.output().begin(), n.output().end());
+  }
+  return side;
 }
 
-bool Finder::parseTerm(const std::string &name,
-                       const std::set<std::string> &roots,
-                       std::map<std::string, bool> &memo, Term &term) {
+bool Finder::parseTerm(const std::string &name, Term &term) {
   int p = producerOf(name);
   if (p < 0 || numConsumers(name) != 1 || graphOutputs.count(name))
     return false;
   const auto &n = node(p);
   if (n.op_type() == "Where" && n.input_size() == 3 &&
-      onGateSide(n.input(0), roots, memo) && isZeroConstant(n.input(2))) {
+      onGateSide(n.input(0)) && isZeroConstant(n.input(2))) {
     term.conds.push_back(n.input(0));
     term.nodes.push_back(p);
-    return parseTerm(n.input(1), roots, memo, term);
+    return parseTerm(n.input(1), term);
   }
   if (n.op_type() != "Mul" || n.input_size() != 2 || !term.gate.empty())
     return false;
-  bool a = onGateSide(n.input(0), roots, memo);
-  bool b = onGateSide(n.input(1), roots, memo);
+  bool a = onGateSide(n.input(0));
+  bool b = onGateSide(n.input(1));
   if (a == b)
     return false;
   term.gate = n.input(a ? 0 : 1);
@@ -161,7 +163,7 @@ bool Finder::parseTerm(const std::string &name,
       return false;
     const auto &m = node(q);
     if (m.op_type() == "Where" && m.input_size() == 3 &&
-        onGateSide(m.input(0), roots, memo) && isZeroConstant(m.input(2))) {
+        onGateSide(m.input(0)) && isZeroConstant(m.input(2))) {
       term.conds.push_back(m.input(0));
       term.nodes.push_back(q);
       y = m.input(1);
@@ -391,12 +393,17 @@ std::optional<MoERoute> Finder::match(int topk, int root) {
   std::vector<std::string> leaves;
   std::vector<int> inner;
   flattenSum(root, leaves, inner);
-  std::set<std::string> roots = {route.scores, tk.output(0), tk.output(1)};
-  std::map<std::string, bool> memo;
+  // Cheap structural filter first: one product (or mask) per expert.
+  int64_t products = llvm::count_if(leaves, [&](const std::string &leaf) {
+    int p = producerOf(leaf);
+    return p >= 0 && (node(p).op_type() == "Mul" || node(p).op_type() == "Where");
+  });
+  if (products < experts)
+    return std::nullopt;
   std::vector<Term> terms;
   for (const auto &leaf : leaves) {
     Term term;
-    if (parseTerm(leaf, roots, memo, term))
+    if (parseTerm(leaf, term))
       terms.push_back(term);
     else if (!isZeroConstant(leaf))
       route.extraAddends.push_back(leaf);
@@ -451,6 +458,7 @@ std::vector<MoERoute> Finder::run() {
   for (int t = 0; t < graph.node_size(); ++t) {
     if (node(t).op_type() != "TopK")
       continue;
+    gateSide = gateSideOf(t);
     for (int r = graph.node_size() - 1; r > t; --r) {
       const std::string &op = node(r).op_type();
       if ((op != "Add" && op != "Sum") || claimed.count(r))
@@ -471,5 +479,11 @@ std::vector<MoERoute>
 mlir::tessel::onnx_import::findMoERoutes(const onnx::GraphProto &graph,
                                          int64_t opset,
                                          const ShapeMap &shapes) {
+  // Most models have no TopK: cost them nothing.
+  bool anyTopK = llvm::any_of(graph.node(), [](const onnx::NodeProto &n) {
+    return n.op_type() == "TopK";
+  });
+  if (!anyTopK)
+    return {};
   return Finder(graph, opset, shapes).run();
 }
