@@ -64,7 +64,7 @@ module attributes {tessel.functions = [{entry = "tessel_entry_main", inputs = []
 
 // -----
 
-// expected-error @+1 {{the symbol 'tessel_artifact_manifest' is reserved for the artifact manifest}}
+// expected-error @+1 {{the symbol 'tessel_artifact_manifest' is reserved for the artifact ABI}}
 module attributes {tessel.functions = []} {
   llvm.func @tessel_artifact_manifest() {
     llvm.return
