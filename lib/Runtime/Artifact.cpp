@@ -142,11 +142,30 @@ void freeArtifact(tessel_artifact *artifact) {
 
 using ArtifactPtr = std::unique_ptr<tessel_artifact, void (*)(tessel_artifact *)>;
 
+/// Whether the library at `dlPath` is loaded in this process already (by
+/// name, or by file identity); dlopen would return that instance.
+bool isLoaded(const std::string &dlPath) {
+  void *h = ::dlopen(dlPath.c_str(), RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
+  if (h)
+    ::dlclose(h);
+  return h != nullptr;
+}
+
 ArtifactPtr load(const std::string &path, bool privateInstance) {
   bool isElf = checkFile(path);
   // Without a slash dlopen searches the library path instead of the file.
   std::string dlPath = path.find('/') == std::string::npos ? "./" + path : path;
-  Handle handle = openLibrary(path, dlPath, isElf);
+  ArtifactPtr artifact(new tessel_artifact, freeArtifact);
+  auto openPrivate = [&] {
+    artifact->privateFd = copyToMemfd(path);
+    return openLibrary(
+        path, "/proc/self/fd/" + std::to_string(artifact->privateFd), isElf);
+  };
+  // A library already loaded under this name may be another composition's
+  // (its import table is not ours) or stale (the file was replaced since:
+  // dlopen matches loaded libraries by name first).
+  bool loaded = privateInstance && isElf && isLoaded(dlPath);
+  Handle handle = loaded ? openPrivate() : openLibrary(path, dlPath, isElf);
 
   ::dlerror();
   const char *manifest = static_cast<const char *>(
@@ -157,15 +176,11 @@ ArtifactPtr load(const std::string &path, bool privateInstance) {
                   std::string(TESSEL_MANIFEST_SYMBOL) + "'");
 
   Manifest m = parseManifest(manifest, "artifact " + quoted(path));
-  ArtifactPtr artifact(new tessel_artifact, freeArtifact);
-  if (privateInstance && !m.imports.empty()) {
-    // Reopen as a copy only this artifact uses (see Artifact.h). The
-    // manifest is the same bytes, so the parsed one stays valid.
-    artifact->privateFd = copyToMemfd(path);
-    Handle copy = openLibrary(
-        path, "/proc/self/fd/" + std::to_string(artifact->privateFd), true);
-    handle = std::move(copy);
-  }
+  if (privateInstance && !loaded && !m.imports.empty())
+    // An importer's table must be this artifact's alone, even if the file
+    // is loaded again later: reopen it as a private copy of the same bytes
+    // (the parsed manifest stays valid).
+    handle = openPrivate();
   artifact->path = path;
   artifact->version = m.version;
   artifact->target = m.target;

@@ -39,12 +39,13 @@ struct tessel_artifact {
 
 namespace tessel::rt::detail {
 
-/// Loads `path` (docs/runtime.md, "Load errors"). With `privateInstance`,
-/// an artifact that has imports is loaded as its own copy of the library
-/// (through a memfd), so that its import table belongs to the caller alone:
-/// dlopen returns one shared instance per file otherwise, and two
-/// compositions linking the same file to different providers would
-/// overwrite each other's table.
+/// Loads `path` (docs/runtime.md, "Load errors"). With `privateInstance`
+/// (for compositions), an artifact that has imports, or whose file is
+/// already loaded in the process, is loaded as its own copy of the library
+/// (through a memfd): dlopen returns one shared instance per file name
+/// otherwise, so two compositions linking the same importer to different
+/// providers would overwrite each other's import table, and an artifact
+/// file replaced since it was first loaded would not be read again.
 std::unique_ptr<tessel_artifact, void (*)(tessel_artifact *)>
 loadArtifact(const std::string &path, bool privateInstance);
 

@@ -154,10 +154,19 @@ class CompiledModule:
 
     def save(self, path):
         """Writes the artifact to ``path`` (run it with ``tessel-run path``
-        or load it with :func:`tessel.load`)."""
+        or load it with :func:`tessel.load`). An existing file is replaced
+        by renaming a new one over it, never rewritten in place, so a
+        process that has the old artifact loaded (a composition being
+        swapped to a retrained component) keeps running it."""
         path = os.fspath(path)
         if os.path.abspath(path) != os.path.abspath(self._path):
-            shutil.copyfile(self._path, path)
+            tmp = f"{path}.{os.getpid()}.tmp"
+            try:
+                shutil.copyfile(self._path, tmp)
+                os.replace(tmp, path)
+            finally:
+                if os.path.exists(tmp):
+                    os.remove(tmp)
         return path
 
     def _threads(self, threads):

@@ -163,6 +163,22 @@ TEST(Link, CompositionsDoNotShareImportTables) {
   EXPECT_EQ(runTwice(three.function("twice")), (std::vector<float>{4, 7, 10}));
 }
 
+// Swapping a provider: a new file renamed over the old one is what the next
+// link uses, although the old library is still loaded under that name; the
+// composition linked before keeps the old one.
+TEST(Link, ReplacedProviderFileIsReadAgain) {
+  namespace fs = std::filesystem;
+  std::string provider = tmpPath("provider.so"), next = tmpPath("next.so");
+  fs::copy_file(LINKED_PROVIDER, provider, fs::copy_options::overwrite_existing);
+  Composition before = Composition::link({LINKED_IMPORTER, provider});
+  EXPECT_EQ(runTwice(before.function("twice")), (std::vector<float>{3, 5, 7}));
+  fs::copy_file(LINKED_PROVIDER_ALT, next, fs::copy_options::overwrite_existing);
+  fs::rename(next, provider);
+  Composition after = Composition::link({LINKED_IMPORTER, provider});
+  EXPECT_EQ(runTwice(after.function("twice")), (std::vector<float>{4, 7, 10}));
+  EXPECT_EQ(runTwice(before.function("twice")), (std::vector<float>{3, 5, 7}));
+}
+
 /// A composition file in the test's scratch folder, with symlinks to the
 /// artifacts so that relative paths are exercised.
 std::string writeComposition(const std::string &body) {

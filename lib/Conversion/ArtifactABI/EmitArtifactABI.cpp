@@ -462,11 +462,13 @@ struct TesselEmitArtifactABIPass
         args.push_back(c64(s));
     }
     LLVM::CallOp::create(b, loc, target, args);
-    Value rc = LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(0));
+    Value rc;
     if (hasImports) {
       rc = LLVM::LoadOp::create(b, loc, i32, statusAddr);
       LLVM::StoreOp::create(b, loc, savedContext, contextAddr);
       LLVM::StoreOp::create(b, loc, savedStatus, statusAddr);
+    } else {
+      rc = LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(0));
     }
     LLVM::ReturnOp::create(b, loc, rc);
     return success();
