@@ -87,7 +87,9 @@ Handle openLibrary(const std::string &path, const std::string &dlPath,
 
 /// A memfd holding a copy of `path`, for a private instance of the library.
 int copyToMemfd(const std::string &path) {
-  std::string base = path.substr(path.find_last_of('/') + 1);
+  // The name only labels the mapping (/proc/PID/maps, debuggers); memfd
+  // names are limited to 249 bytes.
+  std::string base = path.substr(path.find_last_of('/') + 1).substr(0, 200);
   int fd = ::memfd_create(("tessel:" + base).c_str(), MFD_CLOEXEC);
   if (fd < 0)
     loadError(TESSEL_IO_ERROR, path,
