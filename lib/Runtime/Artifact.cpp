@@ -142,8 +142,6 @@ void freeArtifact(tessel_artifact *artifact) {
   delete artifact;
 }
 
-using ArtifactPtr = std::unique_ptr<tessel_artifact, void (*)(tessel_artifact *)>;
-
 /// Whether the library at `dlPath` is loaded in this process already (by
 /// name, or by file identity); dlopen would return that instance.
 bool isLoaded(const std::string &dlPath) {
@@ -235,8 +233,8 @@ tessel_status_t *valueInfo(const tessel_function_t *fn, size_t index,
 
 } // namespace
 
-std::unique_ptr<tessel_artifact, void (*)(tessel_artifact *)>
-detail::loadArtifact(const std::string &path, bool privateInstance) {
+ArtifactPtr detail::loadArtifact(const std::string &path,
+                                 bool privateInstance) {
   return load(path, privateInstance);
 }
 

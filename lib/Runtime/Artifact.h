@@ -39,6 +39,10 @@ struct tessel_artifact {
 
 namespace tessel::rt::detail {
 
+/// An artifact freed with tessel_artifact_free's logic.
+using ArtifactPtr =
+    std::unique_ptr<tessel_artifact, void (*)(tessel_artifact *)>;
+
 /// Loads `path` (docs/runtime.md, "Load errors"). With `privateInstance`
 /// (for compositions), an artifact that has imports, or whose file is
 /// already loaded in the process, is loaded as its own copy of the library
@@ -46,8 +50,7 @@ namespace tessel::rt::detail {
 /// otherwise, so two compositions linking the same importer to different
 /// providers would overwrite each other's import table, and an artifact
 /// file replaced since it was first loaded would not be read again.
-std::unique_ptr<tessel_artifact, void (*)(tessel_artifact *)>
-loadArtifact(const std::string &path, bool privateInstance);
+ArtifactPtr loadArtifact(const std::string &path, bool privateInstance);
 
 } // namespace tessel::rt::detail
 
