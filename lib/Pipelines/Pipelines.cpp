@@ -59,6 +59,8 @@ void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
   route.mode = options.routeLowering;
   pm.addPass(compose::createComposeLowerRoute(route));
   pm.addPass(compose::createComposeLowerMemory());
+  // External components are linked at load time: calls through imports.
+  pm.addPass(compose::createComposeLowerExternalCalls());
   pm.addPass(compose::createComposeInlineComponents());
   pm.addPass(sym::createTesselLowerSym()); // symbols -> i32 ids (+ sym.vocab)
   pm.addPass(createTesselRecordSignature());
@@ -137,6 +139,7 @@ void mlir::tessel::buildBuffersToLLVMPipeline(OpPassManager &pm,
                                               const PipelineOptions &options) {
   if (useKernels(options))
     pm.addPass(createTesselKernelsToCalls());
+  pm.addPass(createTesselImportsToCalls());
   if (options.optLevel >= 2) {
     pm.addPass(createTesselApproximateMath());
     pm.addPass(createTesselReassociateReductions());

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -60,10 +61,17 @@ struct DlCloser {
 };
 using Handle = std::unique_ptr<void, DlCloser>;
 
-std::unique_ptr<tessel_artifact> load(const std::string &path) {
-  bool isElf = checkFile(path);
-  // Without a slash dlopen searches the library path instead of the file.
-  std::string dlPath = path.find('/') == std::string::npos ? "./" + path : path;
+struct FdCloser {
+  void operator()(int *fd) const {
+    if (*fd >= 0)
+      ::close(*fd);
+    delete fd;
+  }
+};
+
+/// dlopen with the load-error messages of docs/runtime.md.
+Handle openLibrary(const std::string &path, const std::string &dlPath,
+                   bool isElf) {
   ::dlerror();
   Handle handle(::dlopen(dlPath.c_str(), RTLD_NOW | RTLD_LOCAL));
   if (!handle) {
@@ -74,6 +82,90 @@ std::unique_ptr<tessel_artifact> load(const std::string &path) {
                 "not an ELF shared library (dlopen: " + why + ")");
     loadError(TESSEL_INVALID_ARTIFACT, path, "dlopen failed: " + why);
   }
+  return handle;
+}
+
+/// A memfd holding a copy of `path`, for a private instance of the library.
+int copyToMemfd(const std::string &path) {
+  // The name only labels the mapping (/proc/PID/maps, debuggers); memfd
+  // names are limited to 249 bytes.
+  std::string base = path.substr(path.find_last_of('/') + 1).substr(0, 200);
+  int fd = ::memfd_create(("tessel:" + base).c_str(), MFD_CLOEXEC);
+  if (fd < 0)
+    loadError(TESSEL_IO_ERROR, path,
+              std::string("cannot make a private copy for linking "
+                          "(memfd_create: ") +
+                  std::strerror(errno) + ")");
+  std::unique_ptr<int, FdCloser> guard(new int(fd));
+  int in = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0)
+    loadError(TESSEL_IO_ERROR, path,
+              std::string("file is not readable: ") + std::strerror(errno));
+  std::unique_ptr<int, FdCloser> inGuard(new int(in));
+  std::vector<char> buf(1 << 20);
+  for (;;) {
+    ssize_t n = ::read(in, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      loadError(TESSEL_IO_ERROR, path,
+                std::string("read failed: ") + std::strerror(errno));
+    if (n == 0)
+      break;
+    for (ssize_t done = 0; done < n;) {
+      ssize_t w = ::write(fd, buf.data() + done, size_t(n - done));
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w < 0)
+        loadError(TESSEL_IO_ERROR, path,
+                  std::string("cannot make a private copy for linking: ") +
+                      std::strerror(errno));
+      done += w;
+    }
+  }
+  *guard = -1;
+  return fd;
+}
+
+void freeArtifact(tessel_artifact *artifact) {
+  if (!artifact)
+    return;
+  // A table that outlives this handle (the library is shared with another
+  // load) must not point into providers that are about to be unloaded.
+  if (artifact->importTable)
+    for (size_t i = 0; i < artifact->imports.size(); ++i)
+      artifact->importTable[i] = nullptr;
+  if (artifact->handle)
+    ::dlclose(artifact->handle);
+  if (artifact->privateFd >= 0)
+    ::close(artifact->privateFd);
+  delete artifact;
+}
+
+/// Whether the library at `dlPath` is loaded in this process already (by
+/// name, or by file identity); dlopen would return that instance.
+bool isLoaded(const std::string &dlPath) {
+  void *h = ::dlopen(dlPath.c_str(), RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
+  if (h)
+    ::dlclose(h);
+  return h != nullptr;
+}
+
+ArtifactPtr load(const std::string &path, bool privateInstance) {
+  bool isElf = checkFile(path);
+  // Without a slash dlopen searches the library path instead of the file.
+  std::string dlPath = path.find('/') == std::string::npos ? "./" + path : path;
+  ArtifactPtr artifact(new tessel_artifact, freeArtifact);
+  auto openPrivate = [&] {
+    artifact->privateFd = copyToMemfd(path);
+    return openLibrary(
+        path, "/proc/self/fd/" + std::to_string(artifact->privateFd), isElf);
+  };
+  // A library already loaded under this name may be another composition's
+  // (its import table is not ours) or stale (the file was replaced since:
+  // dlopen matches loaded libraries by name first).
+  bool loaded = privateInstance && isElf && isLoaded(dlPath);
+  Handle handle = loaded ? openPrivate() : openLibrary(path, dlPath, isElf);
 
   ::dlerror();
   const char *manifest = static_cast<const char *>(
@@ -84,7 +176,11 @@ std::unique_ptr<tessel_artifact> load(const std::string &path) {
                   std::string(TESSEL_MANIFEST_SYMBOL) + "'");
 
   Manifest m = parseManifest(manifest, "artifact " + quoted(path));
-  auto artifact = std::make_unique<tessel_artifact>();
+  if (privateInstance && !loaded && !m.imports.empty())
+    // An importer's table must be this artifact's alone, even if the file
+    // is loaded again later: reopen it as a private copy of the same bytes
+    // (the parsed manifest stays valid).
+    handle = openPrivate();
   artifact->path = path;
   artifact->version = m.version;
   artifact->target = m.target;
@@ -101,6 +197,19 @@ std::unique_ptr<tessel_artifact> load(const std::string &path) {
     fn.entry = reinterpret_cast<tessel_entry_fn>(sym);
     fn.artifact = artifact.get();
     artifact->functions.push_back(std::move(fn));
+  }
+  if (!m.imports.empty()) {
+    ::dlerror();
+    artifact->importTable = static_cast<tessel_entry_fn *>(
+        ::dlsym(handle.get(), TESSEL_IMPORTS_SYMBOL));
+    if (!artifact->importTable)
+      fail(TESSEL_INVALID_ARTIFACT,
+           "artifact " + quoted(path) + ": the manifest declares " +
+               std::to_string(m.imports.size()) +
+               " import(s) but the library does not export '" +
+               TESSEL_IMPORTS_SYMBOL + "'");
+    artifact->imports = std::move(m.imports);
+    artifact->providers.assign(artifact->imports.size(), nullptr);
   }
   artifact->handle = handle.release();
   return artifact;
@@ -124,6 +233,11 @@ tessel_status_t *valueInfo(const tessel_function_t *fn, size_t index,
 
 } // namespace
 
+ArtifactPtr detail::loadArtifact(const std::string &path,
+                                 bool privateInstance) {
+  return load(path, privateInstance);
+}
+
 extern "C" {
 
 tessel_status_t *tessel_artifact_load(const char *path,
@@ -131,16 +245,12 @@ tessel_status_t *tessel_artifact_load(const char *path,
   return guard([&] {
     if (!path || !out)
       fail(TESSEL_INVALID_ARGUMENT, "tessel_artifact_load: NULL argument");
-    *out = load(path).release();
+    *out = load(path, /*privateInstance=*/false).release();
   });
 }
 
 void tessel_artifact_free(tessel_artifact_t *artifact) {
-  if (!artifact)
-    return;
-  if (artifact->handle)
-    ::dlclose(artifact->handle);
-  delete artifact;
+  freeArtifact(artifact);
 }
 
 const char *tessel_artifact_path(const tessel_artifact_t *a) {
@@ -201,6 +311,32 @@ tessel_status_t *tessel_function_output(const tessel_function_t *fn,
                                         size_t index,
                                         tessel_value_info_t *out) {
   return valueInfo(fn, index, out, false);
+}
+int64_t tessel_function_input_vocab(const tessel_function_t *fn,
+                                    size_t index) {
+  return fn && index < fn->info.inputs.size() ? fn->info.inputs[index].vocab
+                                              : 0;
+}
+int64_t tessel_function_output_vocab(const tessel_function_t *fn,
+                                     size_t index) {
+  return fn && index < fn->info.outputs.size() ? fn->info.outputs[index].vocab
+                                               : 0;
+}
+const tessel_artifact_t *
+tessel_function_artifact(const tessel_function_t *fn) {
+  return fn ? fn->artifact : nullptr;
+}
+
+size_t tessel_artifact_num_imports(const tessel_artifact_t *a) {
+  return a ? a->imports.size() : 0;
+}
+const char *tessel_artifact_import_name(const tessel_artifact_t *a,
+                                        size_t index) {
+  return a && index < a->imports.size() ? a->imports[index].name.c_str() : "";
+}
+const tessel_function_t *
+tessel_artifact_import_provider(const tessel_artifact_t *a, size_t index) {
+  return a && index < a->providers.size() ? a->providers[index] : nullptr;
 }
 
 } // extern "C"

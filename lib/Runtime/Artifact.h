@@ -18,11 +18,40 @@ struct tessel_function {
 struct tessel_artifact {
   std::string path;
   void *handle = nullptr; // dlopen handle, closed by tessel_artifact_free
+  /// The memfd a private instance was loaded from (-1 for a plain load);
+  /// kept open while the library is, so its /proc/self/fd name is never
+  /// reused for another library (dlopen would match it by name).
+  int privateFd = -1;
   uint32_t version = 0;
   std::string target;
   // Built once at load time and never resized: tessel_function_t pointers
   // handed to callers stay valid for the artifact's lifetime.
   std::vector<tessel_function> functions;
+  /// The manifest's import records, in slot order.
+  std::vector<tessel::rt::detail::ManifestFunction> imports;
+  /// The artifact's exported TESSEL_IMPORTS_SYMBOL (imports.size() slots);
+  /// null when it has no imports.
+  tessel_entry_fn *importTable = nullptr;
+  /// The function each slot is linked to; null while unresolved. Written
+  /// together with importTable by the linker.
+  std::vector<const tessel_function *> providers;
 };
+
+namespace tessel::rt::detail {
+
+/// An artifact freed with tessel_artifact_free's logic.
+using ArtifactPtr =
+    std::unique_ptr<tessel_artifact, void (*)(tessel_artifact *)>;
+
+/// Loads `path` (docs/runtime.md, "Load errors"). With `privateInstance`
+/// (for compositions), an artifact that has imports, or whose file is
+/// already loaded in the process, is loaded as its own copy of the library
+/// (through a memfd): dlopen returns one shared instance per file name
+/// otherwise, so two compositions linking the same importer to different
+/// providers would overwrite each other's import table, and an artifact
+/// file replaced since it was first loaded would not be read again.
+ArtifactPtr loadArtifact(const std::string &path, bool privateInstance);
+
+} // namespace tessel::rt::detail
 
 #endif // TESSEL_LIB_RUNTIME_ARTIFACT_H

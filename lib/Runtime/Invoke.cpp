@@ -61,6 +61,17 @@ void invoke(const tessel_function *fn, tessel_tensor_t *const *inputs,
   for (size_t i = 0; i < nOut; ++i)
     if (outputs[i])
       checkArgument(*fn, "output", i, info.outputs[i], outputs[i]);
+  // The linker resolves a composition completely or not at all, so a
+  // resolved import's provider has its own imports resolved too.
+  for (size_t slot : info.uses)
+    if (!fn->artifact->providers[slot]) {
+      const std::string &name = fn->artifact->imports[slot].name;
+      fail(TESSEL_NOT_FOUND,
+           "function '" + info.name + "' of artifact '" +
+               fn->artifact->path + "' calls import '" + name +
+               "', which is not linked; load the artifact in a composition "
+               "with an artifact that exports '" + name + "'");
+    }
 
   // Allocate the missing outputs; keep ownership here until the call has
   // succeeded so a failure leaves the caller's slots as they were.
@@ -88,7 +99,11 @@ void invoke(const tessel_function *fn, tessel_tensor_t *const *inputs,
   if (rc != 0)
     fail(TESSEL_EXECUTION_FAILED,
          "function '" + info.name + "' failed: entry point '" + info.symbol +
-             "' returned " + std::to_string(rc));
+             "' returned " + std::to_string(rc) +
+             (rc == TESSEL_ENTRY_UNRESOLVED_IMPORT
+                  ? " (an import it calls, directly or through another "
+                    "artifact, is not linked)"
+                  : ""));
   for (size_t i = 0; i < nOut; ++i)
     if (allocated[i])
       outputs[i] = allocated[i].release();

@@ -26,7 +26,8 @@ public:
     std::istringstream in(text);
     std::string line;
     ManifestFunction *open = nullptr;
-    std::set<std::string> names;
+    bool openIsImport = false;
+    std::set<std::string> names, importNames;
     while (std::getline(in, line)) {
       ++lineNo_;
       if (!line.empty() && line.back() == '\r')
@@ -41,29 +42,68 @@ public:
       const std::string &kw = tok[0];
       if (kw == "target") {
         expectArgs(tok, 1, "target TRIPLE");
-        if (open || !m_.functions.empty() || sawTarget_)
+        if (open || !m_.functions.empty() || !m_.imports.empty() || sawTarget_)
           error("'target' must appear once, before the first function");
         sawTarget_ = true;
         m_.target = tok[1];
       } else if (kw == "function") {
         expectArgs(tok, 2, "function NAME SYMBOL");
         if (open)
-          error("'function' inside function '" + open->name +
-                "' (missing 'end')");
+          error("'function' inside '" + open->name + "' (missing 'end')");
         if (!names.insert(tok[1]).second)
           error("duplicate function '" + tok[1] + "'");
-        m_.functions.push_back({tok[1], tok[2], {}, {}});
+        if (importNames.count(tok[1]))
+          error("function '" + tok[1] + "' is also an import");
+        m_.functions.push_back({tok[1], tok[2], {}, {}, {}});
         open = &m_.functions.back();
+        openIsImport = false;
+      } else if (kw == "import") {
+        requireVersion2(kw);
+        expectArgs(tok, 2, "import NAME SLOT");
+        if (open)
+          error("'import' inside '" + open->name + "' (missing 'end')");
+        if (!m_.functions.empty())
+          error("'import' after a function: imports come first");
+        if (!importNames.insert(tok[1]).second)
+          error("duplicate import '" + tok[1] + "'");
+        if (tok[2] != std::to_string(m_.imports.size()))
+          error("import '" + tok[1] + "' has slot '" + tok[2] +
+                "', expected " + std::to_string(m_.imports.size()) +
+                " (slots are numbered in order)");
+        m_.imports.push_back({tok[1], "", {}, {}, {}});
+        open = &m_.imports.back();
+        openIsImport = true;
       } else if (kw == "input" || kw == "output") {
-        expectArgs(tok, 3, kw + " NAME DTYPE SHAPE");
+        if (tok.size() != 4 && tok.size() != 5)
+          error("expected '" + kw + " NAME DTYPE SHAPE [vocab=V]'");
         if (!open)
           error("'" + kw + "' outside a function");
-        ManifestValue v{tok[1], parseDType(tok[2]), parseShape(tok[3])};
+        ManifestValue v{tok[1], parseDType(tok[2]), parseShape(tok[3]), 0};
+        if (tok.size() == 5)
+          v.vocab = parseVocab(tok[4], v);
         (kw == "input" ? open->inputs : open->outputs).push_back(v);
+      } else if (kw == "uses") {
+        requireVersion2(kw);
+        expectArgs(tok, 1, "uses IMPORT");
+        if (!open || openIsImport)
+          error("'uses' outside a function");
+        size_t slot = 0;
+        while (slot < m_.imports.size() && m_.imports[slot].name != tok[1])
+          ++slot;
+        if (slot == m_.imports.size())
+          error("function '" + open->name + "' uses '" + tok[1] +
+                "', which no 'import' record declares");
+        for (size_t used : open->uses)
+          if (used == slot)
+            error("function '" + open->name + "' uses '" + tok[1] +
+                  "' twice");
+        open->uses.push_back(slot);
       } else if (kw == "end") {
         expectArgs(tok, 0, "end");
         if (!open)
           error("'end' without 'function'");
+        if (open->outputs.empty() && openIsImport)
+          error("import '" + open->name + "' has no outputs");
         open = nullptr;
       } else {
         error("unknown record '" + kw + "'");
@@ -119,6 +159,30 @@ private:
                "runtime");
   }
 
+  /// Imports and vocabularies came with version 2; in a version 1
+  /// manifest they are a mismatch between writer and header.
+  void requireVersion2(const std::string &what) {
+    if (m_.version < 2)
+      error("'" + what + "' records need ABI version 2 (the manifest says " +
+            std::to_string(m_.version) + ")");
+  }
+
+  int64_t parseVocab(const std::string &s, const ManifestValue &v) {
+    requireVersion2("vocab=");
+    const std::string prefix = "vocab=";
+    std::string n = s.compare(0, prefix.size(), prefix) == 0
+                        ? s.substr(prefix.size())
+                        : std::string();
+    if (n.empty() || n.size() > 10 ||
+        n.find_first_not_of("0123456789") != std::string::npos ||
+        std::stoll(n) < 1 || std::stoll(n) > (int64_t(1) << 31))
+      error("expected 'vocab=V' with V in [1, 2^31], got '" + s + "'");
+    if (v.dtype != TESSEL_DTYPE_I32)
+      error("'" + v.name + "' has a vocabulary but dtype " +
+            tessel_dtype_name(v.dtype) + "; symbol ids are i32");
+    return std::stoll(n);
+  }
+
   tessel_dtype_t parseDType(const std::string &s) {
     tessel_dtype_t d = tessel_dtype_from_name(s.c_str());
     if (d == TESSEL_DTYPE_INVALID || s == "bool")
@@ -138,8 +202,8 @@ private:
       if (d == "?")
         fail(TESSEL_UNSUPPORTED,
              source_ + ": manifest line " + std::to_string(lineNo_) +
-                 ": dynamic dimensions are not supported by ABI version 1 "
-                 "(shape '" + s + "')");
+                 ": dynamic dimensions are not supported by ABI version " +
+                 std::to_string(m_.version) + " (shape '" + s + "')");
       if (d.empty() || d.size() > 18 ||
           d.find_first_not_of("0123456789") != std::string::npos)
         error("invalid dimension '" + d + "' in shape '" + s + "'");

@@ -18,18 +18,28 @@ struct ManifestValue {
   std::string name;
   tessel_dtype_t dtype = TESSEL_DTYPE_INVALID;
   std::vector<int64_t> dims;
+  /// The vocabulary of a symbol-typed value (its elements are i32 ids in
+  /// [0, vocab)); 0 for a plain tensor. Version 2 manifests only.
+  int64_t vocab = 0;
 };
 
+/// An entry point (`function` record) or an import (`import` record; no
+/// symbol, no uses: its interface is what a provider must export).
 struct ManifestFunction {
   std::string name;
   std::string symbol;
   std::vector<ManifestValue> inputs;
   std::vector<ManifestValue> outputs;
+  /// Slots (indices into Manifest::imports) of the imports this entry
+  /// calls (`uses` lines).
+  std::vector<size_t> uses;
 };
 
 struct Manifest {
   uint32_t version = 0;
   std::string target;
+  /// In slot order: imports[i] is filled from tessel_artifact_imports[i].
+  std::vector<ManifestFunction> imports;
   std::vector<ManifestFunction> functions;
 };
 

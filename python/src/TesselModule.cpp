@@ -157,14 +157,78 @@ public:
           tessel_artifact_function_at(artifact.get(), i)));
     return names;
   }
+  std::vector<std::string> imports() const {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < tessel_artifact_num_imports(artifact.get()); ++i)
+      names.push_back(tessel_artifact_import_name(artifact.get(), i));
+    return names;
+  }
   std::shared_ptr<tessel_artifact_t> artifact;
+};
+
+struct CompositionDeleter {
+  void operator()(tessel_composition_t *c) const { tessel_composition_free(c); }
+};
+
+/// Artifacts linked into one model (a composition file or a list of
+/// artifacts); Functions share ownership like with Artifact.
+class Composition {
+public:
+  static Composition load(const std::string &path) {
+    tessel_composition_t *c = nullptr;
+    check(tessel_composition_load(path.c_str(), &c));
+    return Composition(c);
+  }
+  static Composition link(const std::vector<std::string> &paths) {
+    std::vector<const char *> raw;
+    for (const std::string &p : paths)
+      raw.push_back(p.c_str());
+    tessel_composition_t *c = nullptr;
+    check(tessel_composition_link(raw.data(), raw.size(), &c));
+    return Composition(c);
+  }
+  std::string path() const { return tessel_composition_path(c.get()); }
+  std::string entry() const { return tessel_composition_entry(c.get()); }
+  std::vector<std::string> artifactPaths() const {
+    std::vector<std::string> paths;
+    for (size_t i = 0; i < tessel_composition_num_artifacts(c.get()); ++i)
+      paths.push_back(
+          tessel_artifact_path(tessel_composition_artifact_at(c.get(), i)));
+    return paths;
+  }
+  std::vector<std::string> functionNames() const {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < tessel_composition_num_artifacts(c.get()); ++i) {
+      const tessel_artifact_t *a = tessel_composition_artifact_at(c.get(), i);
+      for (size_t j = 0; j < tessel_artifact_num_functions(a); ++j)
+        names.push_back(
+            tessel_function_name(tessel_artifact_function_at(a, j)));
+    }
+    return names;
+  }
+  std::string defaultFunction() const {
+    const tessel_function_t *fn = nullptr;
+    check(tessel_composition_default_function(c.get(), &fn));
+    return tessel_function_name(fn);
+  }
+  std::shared_ptr<tessel_composition_t> c;
+
+private:
+  explicit Composition(tessel_composition_t *raw)
+      : c(raw, CompositionDeleter()) {}
 };
 
 class Function {
 public:
   Function(const Artifact &owner, const std::string &name)
-      : artifact(owner.artifact) {
-    check(tessel_artifact_lookup_function(artifact.get(), name.c_str(), &fn));
+      : owner(owner.artifact) {
+    check(tessel_artifact_lookup_function(owner.artifact.get(), name.c_str(),
+                                          &fn));
+  }
+  Function(const Composition &composition, const std::string &name)
+      : owner(composition.c) {
+    check(tessel_composition_lookup_function(composition.c.get(),
+                                             name.c_str(), &fn));
   }
   std::string name() const { return tessel_function_name(fn); }
 
@@ -180,8 +244,10 @@ public:
       py::tuple shape(info.rank);
       for (size_t d = 0; d < info.rank; ++d)
         shape[d] = info.dims[d];
-      result.append(py::make_tuple(info.name,
-                                   tessel_dtype_name(info.dtype), shape));
+      int64_t vocab = inputs ? tessel_function_input_vocab(fn, i)
+                             : tessel_function_output_vocab(fn, i);
+      result.append(py::make_tuple(info.name, tessel_dtype_name(info.dtype),
+                                   shape, vocab));
     }
     return result;
   }
@@ -272,7 +338,8 @@ private:
                                   out.size(), &options);
   }
 
-  std::shared_ptr<tessel_artifact_t> artifact;
+  // The artifact or composition the function lives in, kept loaded.
+  std::shared_ptr<void> owner;
   const tessel_function_t *fn = nullptr;
 };
 
@@ -391,11 +458,26 @@ PYBIND11_MODULE(_tessel, m) {
       .def(py::init<const std::string &>(), py::arg("path"))
       .def_property_readonly("path", &Artifact::path)
       .def_property_readonly("target", &Artifact::target)
-      .def("function_names", &Artifact::functionNames);
+      .def("function_names", &Artifact::functionNames)
+      .def("imports", &Artifact::imports);
+
+  py::class_<Composition>(m, "Composition")
+      .def_static("load", &Composition::load, py::arg("path"))
+      .def_static("link", &Composition::link, py::arg("paths"))
+      .def_property_readonly("path", &Composition::path)
+      .def_property_readonly("entry", &Composition::entry)
+      .def("artifact_paths", &Composition::artifactPaths)
+      .def("function_names", &Composition::functionNames)
+      .def("default_function", &Composition::defaultFunction);
+  m.def("is_composition_file", [](const std::string &path) {
+    return tessel_is_composition_file(path.c_str()) != 0;
+  });
 
   py::class_<Function>(m, "Function")
       .def(py::init<const Artifact &, const std::string &>(),
            py::arg("artifact"), py::arg("name"))
+      .def(py::init<const Composition &, const std::string &>(),
+           py::arg("composition"), py::arg("name"))
       .def_property_readonly("name", &Function::name)
       .def_property_readonly("inputs",
                              [](const Function &f) { return f.values(true); })

@@ -11,18 +11,23 @@ Three doors into the same compiler (the one `tessel-compile` uses):
 arrays (or torch tensors), read ``.signature``, time it with
 ``.benchmark(n)``, write the artifact with ``.save(path)`` (the file
 ``tessel-run`` takes) and load one back with :func:`tessel.load`.
+Separately compiled components (``tessel.compile(..., component=NAME)``)
+are linked into one model at load time by :func:`tessel.link` or
+:func:`tessel.load_composition`, which return a :class:`LinkedModule`.
 
 Compiler developers: :mod:`tessel.ir` (parse/print modules),
 :mod:`tessel.passes` (run a pipeline by name, list passes) and
 :mod:`tessel.builder` (write model-level graphs by hand).
 """
 from .errors import CompileError, Error, InvocationError, TorchImportError
-from .runtime import CompiledModule, Signature, TensorSpec, load
+from .runtime import (CompiledModule, LinkedModule, Signature, TensorSpec,
+                      link, load, load_composition)
 from .compiler import compile
 from . import builder, ir, passes
 
 __all__ = [
-    "compile", "load", "CompiledModule", "Signature", "TensorSpec",
+    "compile", "load", "link", "load_composition", "CompiledModule",
+    "LinkedModule", "Signature", "TensorSpec",
     "Error", "CompileError", "InvocationError", "TorchImportError",
     "ir", "passes", "builder",
 ]

@@ -2,9 +2,11 @@
 
 A :class:`CompiledModule` wraps one function of an artifact (the shared
 library ``tessel-compile`` writes and ``tessel-run`` runs), loaded through
-Tessel's runtime C API. Inputs that are C-contiguous arrays of the right
-dtype are passed without a copy; outputs are numpy arrays that own the
-runtime's buffers (no copy either).
+Tessel's runtime C API; a :class:`LinkedModule` one function of several
+artifacts the runtime linked into one model (separately compiled
+components, :func:`link` and :func:`load_composition`). Inputs that are
+C-contiguous arrays of the right dtype are passed without a copy; outputs
+are numpy arrays that own the runtime's buffers (no copy either).
 """
 import os
 import shutil
@@ -21,7 +23,11 @@ _DTYPES = {"f32": np.float32, "f64": np.float64, "f16": np.float16,
 
 
 class TensorSpec(namedtuple("TensorSpec", "name dtype shape")):
-    """One input or output: its name, numpy dtype and static shape."""
+    """One input or output: its name, numpy dtype and static shape.
+    ``vocab`` is the symbol vocabulary of an int32 tensor of symbol ids
+    (a ``!sym.symbol<V>`` interface), else None."""
+
+    vocab = None
 
     def __str__(self):
         dims = "x".join(str(d) for d in self.shape)
@@ -45,9 +51,12 @@ def _short(dtype):
 
 
 def _spec(entry):
-    name, dtype, shape = entry
-    return TensorSpec(name, np.dtype(_DTYPES[dtype]) if dtype in _DTYPES
+    name, dtype, shape, vocab = entry
+    spec = TensorSpec(name, np.dtype(_DTYPES[dtype]) if dtype in _DTYPES
                       else dtype, tuple(shape))
+    if vocab:
+        spec.vocab = vocab
+    return spec
 
 
 def _as_array(value, index):
@@ -84,7 +93,10 @@ class CompiledModule:
                 function = "main"
             else:
                 function = names[0]
-        self._function = _tessel.Function(self._artifact, function)
+        self._bind(_tessel.Function(self._artifact, function), threads)
+
+    def _bind(self, function, threads):
+        self._function = function
         self.threads = 1 if threads is None else int(threads)
         if self.threads < 1:
             raise ValueError(f"threads must be >= 1, got {threads}")
@@ -142,10 +154,19 @@ class CompiledModule:
 
     def save(self, path):
         """Writes the artifact to ``path`` (run it with ``tessel-run path``
-        or load it with :func:`tessel.load`)."""
+        or load it with :func:`tessel.load`). An existing file is replaced
+        by renaming a new one over it, never rewritten in place, so a
+        process that has the old artifact loaded (a composition being
+        swapped to a retrained component) keeps running it."""
         path = os.fspath(path)
         if os.path.abspath(path) != os.path.abspath(self._path):
-            shutil.copyfile(self._path, path)
+            tmp = f"{path}.{os.getpid()}.tmp"
+            try:
+                shutil.copyfile(self._path, tmp)
+                os.replace(tmp, path)
+            finally:
+                if os.path.exists(tmp):
+                    os.remove(tmp)
         return path
 
     def _threads(self, threads):
@@ -158,10 +179,80 @@ class CompiledModule:
         return f"<tessel.CompiledModule {self._signature}>"
 
 
+class LinkedModule(CompiledModule):
+    """A callable model made of several artifacts linked by the runtime:
+    each artifact's imports (calls of components compiled into another
+    artifact) are resolved by component name and their interfaces checked.
+    Calling, ``signature``, ``benchmark`` and ``random_inputs`` work as for
+    :class:`CompiledModule`; there is no single file to ``save``."""
+
+    def __init__(self, composition, function=None, threads=None):
+        self._composition = composition
+        self._path = composition.path or None
+        self._keep = None
+        if function is None:
+            function = composition.default_function()
+        self._bind(_tessel.Function(composition, function), threads)
+
+    @property
+    def artifacts(self):
+        """The linked artifact files, in composition order."""
+        return list(self._composition.artifact_paths())
+
+    @property
+    def functions(self):
+        """Every function the linked artifacts export."""
+        return list(self._composition.function_names())
+
+    @property
+    def path(self):
+        """The composition file, or None when linked from a list."""
+        return self._path
+
+    def save(self, path):
+        raise TypeError("a linked model is several artifacts; save or copy "
+                        "each of them (LinkedModule.artifacts) and a "
+                        "composition file listing them")
+
+    def __repr__(self):
+        return f"<tessel.LinkedModule {self._signature}>"
+
+
+def _existing(path, what):
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"no such {what}: '{path}'")
+    return path
+
+
 def load(path, function=None, threads=None):
     """Loads an artifact written by :meth:`CompiledModule.save` or
-    ``tessel-compile``. Raises :class:`tessel.InvocationError` if the file
-    is not a Tessel artifact, FileNotFoundError if it does not exist."""
-    if not os.path.exists(os.fspath(path)):
-        raise FileNotFoundError(f"no such artifact: '{os.fspath(path)}'")
+    ``tessel-compile`` (a composition file is handed to
+    :func:`load_composition`). Raises :class:`tessel.InvocationError` if the
+    file is not a Tessel artifact, FileNotFoundError if it does not
+    exist."""
+    path = _existing(path, "artifact")
+    if _tessel.is_composition_file(path):
+        return load_composition(path, function=function, threads=threads)
     return CompiledModule(path, function=function, threads=threads)
+
+
+def link(paths, function=None, threads=None):
+    """Loads the artifacts at ``paths`` and links them into one model
+    (:class:`LinkedModule`). ``function`` defaults to the only function no
+    artifact imports, else ``main``. Link errors (an import no artifact
+    exports, a name two export, an interface mismatch, a cycle) raise
+    :class:`tessel.InvocationError` naming the import and the artifacts."""
+    paths = [_existing(p, "artifact") for p in paths]
+    return LinkedModule(_tessel.Composition.link(paths), function=function,
+                        threads=threads)
+
+
+def load_composition(path, function=None, threads=None):
+    """Loads a composition file (``tessel-composition 1``, then one
+    ``artifact PATH`` line per artifact, relative to the file's folder, and
+    optionally ``entry NAME``) and links its artifacts
+    (:class:`LinkedModule`). ``function`` defaults to the file's entry."""
+    path = _existing(path, "composition")
+    return LinkedModule(_tessel.Composition.load(path), function=function,
+                        threads=threads)

@@ -64,7 +64,7 @@ module attributes {tessel.functions = [{entry = "tessel_entry_main", inputs = []
 
 // -----
 
-// expected-error @+1 {{the symbol 'tessel_artifact_manifest' is reserved for the artifact manifest}}
+// expected-error @+1 {{the symbol 'tessel_artifact_manifest' is reserved for the artifact ABI}}
 module attributes {tessel.functions = []} {
   llvm.func @tessel_artifact_manifest() {
     llvm.return
@@ -87,4 +87,107 @@ module attributes {tessel.functions = [{entry = "tessel_entry_main", inputs = []
   llvm.func @main(%a0: !llvm.ptr, %a1: !llvm.ptr, %o: i64) -> i64 {
     llvm.return %o : i64
   }
+}
+
+// -----
+
+// Imports: the manifest (version 2) has one record per import, in slot
+// order, the vocabularies and each entry's uses; the artifact exports a
+// zeroed table of entry pointers. The helper calls a slot with the running
+// entry's context (a thread-local) and keeps the first failure; an entry
+// first checks that its imports are linked, then saves, sets and restores
+// the context and status around the call and returns the status.
+// CHECK-LABEL: llvm.mlir.global internal thread_local @__tessel_import_status() {{.*}} : i32
+// CHECK-LABEL: llvm.mlir.global internal thread_local @__tessel_invoke_context() {{.*}} : !llvm.ptr
+// CHECK-LABEL: llvm.mlir.global external @tessel_artifact_imports() {{.*}} : !llvm.array<2 x ptr> {
+// CHECK: llvm.mlir.zero : !llvm.array<2 x ptr>
+// CHECK-LABEL: llvm.func internal @__tessel_call_import(%{{.*}}: i32, %{{.*}}: !llvm.ptr) -> i32 {
+// CHECK: %[[TABLE:.*]] = llvm.mlir.addressof @tessel_artifact_imports
+// CHECK: %[[AT:.*]] = llvm.getelementptr %[[TABLE]][0, %arg0] : (!llvm.ptr, i32) -> !llvm.ptr, !llvm.array<2 x ptr>
+// CHECK: %[[FN:.*]] = llvm.load %[[AT]] : !llvm.ptr -> !llvm.ptr
+// CHECK: %[[NULL:.*]] = llvm.icmp "eq" %[[FN]], %{{.*}} : !llvm.ptr
+// CHECK: llvm.cond_br %[[NULL]], ^[[UNRESOLVED:.*]], ^[[CALL:.*]]
+// CHECK: ^[[UNRESOLVED]]:
+// CHECK: llvm.mlir.constant(-2 : i32)
+// CHECK: ^[[CALL]]:
+// CHECK: %[[CTX:.*]] = llvm.load %{{.*}} : !llvm.ptr -> !llvm.ptr
+// CHECK: llvm.call %[[FN]](%arg1, %[[CTX]]) : !llvm.ptr, (!llvm.ptr, !llvm.ptr) -> i32
+// CHECK: llvm.store %{{.*}}, %{{.*}} : i32, !llvm.ptr
+// CHECK: llvm.func internal @__tessel_fn_main(
+// CHECK: llvm.func @tessel_entry_main(%{{.*}}: !llvm.ptr, %[[CONTEXT:.*]]: !llvm.ptr) -> i32 {
+// CHECK: %[[T:.*]] = llvm.mlir.addressof @tessel_artifact_imports
+// CHECK: %[[SLOT:.*]] = llvm.getelementptr %[[T]][0, 1] : (!llvm.ptr) -> !llvm.ptr, !llvm.array<2 x ptr>
+// CHECK: %[[LINKED:.*]] = llvm.load %[[SLOT]]
+// CHECK: %[[ISNULL:.*]] = llvm.icmp "eq" %[[LINKED]]
+// CHECK: llvm.cond_br %[[ISNULL]], ^[[FAIL:.*]], ^[[BODY:.*]]
+// CHECK: ^[[FAIL]]:
+// CHECK: %[[UNRES:.*]] = llvm.mlir.constant(-2 : i32) : i32
+// CHECK: llvm.return %[[UNRES]] : i32
+// CHECK: ^[[BODY]]:
+// CHECK: %[[CADDR:.*]] = llvm.mlir.addressof @__tessel_invoke_context
+// CHECK: %[[SADDR:.*]] = llvm.mlir.addressof @__tessel_import_status
+// CHECK: %[[OLDC:.*]] = llvm.load %[[CADDR]]
+// CHECK: %[[OLDS:.*]] = llvm.load %[[SADDR]]
+// CHECK: llvm.store %[[CONTEXT]], %[[CADDR]]
+// CHECK: llvm.call @__tessel_fn_main(
+// CHECK: %[[STATUS:.*]] = llvm.load %[[SADDR]] : !llvm.ptr -> i32
+// CHECK: llvm.store %[[OLDC]], %[[CADDR]]
+// CHECK: llvm.store %[[OLDS]], %[[SADDR]]
+// CHECK: llvm.return %[[STATUS]] : i32
+// CHECK-LABEL: llvm.func @tessel_entry_plain(
+// CHECK-NOT: llvm.cond_br
+// CHECK: llvm.call @__tessel_fn_plain(
+// CHECK: llvm.mlir.global external constant @tessel_artifact_manifest("tessel-artifact 2\0Atarget x86_64-unknown-linux-gnu\0Aimport other 0\0Aoutput o f32 []\0Aend\0Aimport decoder 1\0Ainput ids i32 [6] vocab=12\0Aoutput emb f32 [6,4]\0Aend\0Afunction main tessel_entry_main\0Ainput ids i32 [6] vocab=12\0Aoutput y f32 []\0Auses decoder\0Aend\0Afunction plain tessel_entry_plain\0Aoutput o f32 []\0Aend\0A\00")
+// CHECK-NOT: tessel.imports
+module attributes {tessel.functions = [{entry = "tessel_entry_main", imports = ["decoder"], inputs = [{dtype = "i32", name = "ids", shape = array<i64: 6>, vocab = 12 : i64}], name = "main", outputs = [{dtype = "f32", name = "y", shape = array<i64>}], symbol = "__tessel_fn_main"}, {entry = "tessel_entry_plain", inputs = [], name = "plain", outputs = [{dtype = "f32", name = "o", shape = array<i64>}], symbol = "__tessel_fn_plain"}], tessel.imports = [{name = "other", inputs = [], outputs = [{dtype = "f32", name = "o", shape = array<i64>}]}, {inputs = [{dtype = "i32", name = "ids", shape = array<i64: 6>, vocab = 12 : i64}], name = "decoder", outputs = [{dtype = "f32", name = "emb", shape = array<i64: 6, 4>}]}]} {
+  llvm.func @__tessel_call_import(i32, !llvm.ptr) -> i32
+  llvm.func @__tessel_fn_main(%a0: !llvm.ptr, %a1: !llvm.ptr, %o: i64, %s0: i64, %t0: i64, %b0: !llvm.ptr, %b1: !llvm.ptr, %bo: i64) {
+    llvm.return
+  }
+  llvm.func @__tessel_fn_plain(%b0: !llvm.ptr, %b1: !llvm.ptr, %bo: i64) {
+    llvm.return
+  }
+}
+
+// -----
+
+// A vocabulary alone needs version 2 too.
+// CHECK: @tessel_artifact_manifest("tessel-artifact 2\0Atarget x86_64-unknown-linux-gnu\0Afunction main tessel_entry_main\0Ainput s i32 [4] vocab=3\0Aoutput s f32 []\0Aend\0A\00")
+// CHECK-NOT: tessel_artifact_imports
+module attributes {tessel.functions = [{entry = "tessel_entry_main", inputs = [{dtype = "i32", name = "s", shape = array<i64: 4>, vocab = 3 : i64}], name = "main", outputs = [{dtype = "f32", name = "s", shape = array<i64>}], symbol = "main"}]} {
+  llvm.func @main(%a0: !llvm.ptr, %a1: !llvm.ptr, %o: i64, %s0: i64, %t0: i64, %b0: !llvm.ptr, %b1: !llvm.ptr, %bo: i64) {
+    llvm.return
+  }
+}
+
+// -----
+
+// expected-error @+1 {{function 'main' uses import 'decoder', which 'tessel.imports' does not record}}
+module attributes {tessel.functions = [{entry = "tessel_entry_main", imports = ["decoder"], inputs = [], name = "main", outputs = [{dtype = "f32", name = "s", shape = array<i64>}], symbol = "main"}]} {
+}
+
+// -----
+
+// expected-error @+1 {{malformed 'tessel.imports' record (missing string 'name')}}
+module attributes {tessel.functions = [], tessel.imports = [{inputs = [], outputs = []}]} {
+}
+
+// -----
+
+// expected-error @+1 {{import 'f' is recorded twice}}
+module attributes {tessel.functions = [], tessel.imports = [{name = "f", inputs = [], outputs = []}, {name = "f", inputs = [], outputs = []}]} {
+}
+
+// -----
+
+module attributes {tessel.functions = []} {
+  // expected-error @+1 {{'__tessel_call_import' is called, but the module records no imports}}
+  llvm.func @__tessel_call_import(i32, !llvm.ptr) -> i32
+}
+
+// -----
+
+// expected-error @+1 {{the symbol 'tessel_artifact_imports' is reserved for the artifact ABI}}
+module attributes {tessel.functions = []} {
+  llvm.mlir.global external @tessel_artifact_imports() : i32
 }

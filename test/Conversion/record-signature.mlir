@@ -95,3 +95,73 @@ module {
     return %x : tensor<2xf32>
   }
 }
+
+// -----
+
+// Imports: each declaration marked tessel.import becomes a record of
+// tessel.imports (described like an entry, symbol vocabularies included)
+// and is erased; each entry lists the imports it calls, also through the
+// functions it calls.
+// CHECK: module attributes {tessel.functions = [{entry = "tessel_entry_main", imports = ["decoder", "other"], inputs = [{dtype = "i32", name = "ids", shape = array<i64: 6>, vocab = 12 : i64}], name = "main", outputs = [{dtype = "f32", name = "output0", shape = array<i64: 6, 4>}, {dtype = "f32", name = "output1", shape = array<i64: 2>}], symbol = "__tessel_fn_main"}, {entry = "tessel_entry_plain", inputs = [{dtype = "f32", name = "input0", shape = array<i64: 2>}], name = "plain", outputs = [{dtype = "f32", name = "output0", shape = array<i64: 2>}], symbol = "__tessel_fn_plain"}], tessel.imports = [{inputs = [{dtype = "i32", name = "ids", shape = array<i64: 6>, vocab = 12 : i64}], name = "decoder", outputs = [{dtype = "f32", name = "emb", shape = array<i64: 6, 4>}]}, {inputs = [], name = "other", outputs = [{dtype = "f32", name = "output0", shape = array<i64: 2>}]}]}
+// CHECK-NOT: tessel.import}
+// CHECK: tessel.call_import @decoder
+// CHECK: tessel.call_import @other
+module {
+  func.func private @decoder(tensor<6xi32> {tessel.name = "ids", sym.vocab = 12 : i64}) -> (tensor<6x4xf32> {tessel.name = "emb"}) attributes {tessel.import}
+  func.func private @other() -> tensor<2xf32> attributes {tessel.import}
+  func.func @main(%s: tensor<6xi32> {tessel.name = "ids", sym.vocab = 12 : i64}) -> (tensor<6x4xf32>, tensor<2xf32>) {
+    %i = tensor.empty() : tensor<6x4xf32>
+    %y = tessel.call_import @decoder(%s : tensor<6xi32>) outs(%i : tensor<6x4xf32>) -> tensor<6x4xf32>
+    %o = call @helper() : () -> tensor<2xf32>
+    return %y, %o : tensor<6x4xf32>, tensor<2xf32>
+  }
+  func.func private @helper() -> tensor<2xf32> {
+    %i = tensor.empty() : tensor<2xf32>
+    %o = tessel.call_import @other() outs(%i : tensor<2xf32>) -> tensor<2xf32>
+    return %o : tensor<2xf32>
+  }
+  func.func @plain(%x: tensor<2xf32>) -> tensor<2xf32> {
+    return %x : tensor<2xf32>
+  }
+}
+
+// -----
+
+// expected-error @+1 {{input #0 has dynamic shape 'tensor<?xf32>'; artifact ABI v1 needs static shapes (pin them)}}
+func.func private @dyn(tensor<?xf32>) -> tensor<2xf32> attributes {tessel.import}
+func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  return %x : tensor<2xf32>
+}
+
+// -----
+
+// expected-error @+1 {{import 'none' returns nothing}}
+func.func private @none(tensor<2xf32>) attributes {tessel.import}
+func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  return %x : tensor<2xf32>
+}
+
+// -----
+
+// expected-error @+1 {{import 'a b' has whitespace or control characters in its name; rename the component}}
+func.func private @"a b"() -> tensor<2xf32> attributes {tessel.import}
+func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  return %x : tensor<2xf32>
+}
+
+// -----
+
+// Entry names are sanitized ("a b" is exported as "a_b"); an import may not
+// take the name of an entry.
+func.func @"a b"(%x: tensor<2xf32>) -> tensor<2xf32> {
+  return %x : tensor<2xf32>
+}
+// expected-error @+1 {{import 'a_b' has the name of an entry point of this artifact}}
+func.func private @a_b() -> tensor<2xf32> attributes {tessel.import}
+
+// -----
+
+// expected-error @+1 {{input #0 has 'sym.vocab' but element type 'f32'; symbol ids are i32}}
+func.func @main(%x: tensor<2xf32> {sym.vocab = 4 : i64}) -> tensor<2xf32> {
+  return %x : tensor<2xf32>
+}

@@ -157,12 +157,24 @@ def test_route_verifier_errors_surface():
         tessel.compile(bad)
 
 
-def symbolic_pipeline(we, table):
+def symbolic_pipeline(we, table, decoder_external=False):
     """An encoder that emits discrete symbols (argmax of x We) and a decoder
     that embeds them (table lookup, tanh): two components joined by a
-    `!sym.symbol<V>` interface."""
+    `!sym.symbol<V>` interface. With `decoder_external`, the decoder is
+    declared without a body: the encoder side of a separately compiled
+    model, which calls the decoder of another artifact."""
     d, v = we.shape
     h = table.shape[1]
+    if decoder_external:
+        decoder = (f"compose.component private @decoder("
+                   f"tensor<6x!sym.symbol<{v}>>) -> tensor<6x{h}xf32>")
+    else:
+        decoder = f"""compose.component @decoder(%s: tensor<6x!sym.symbol<{v}>>) -> tensor<6x{h}xf32> {{
+  %t = "tosa.const"() <{{values = {dense(table)} : tensor<{v}x{h}xf32>}}> : () -> tensor<{v}x{h}xf32>
+  %e = sym.embed %s, %t : tensor<6x!sym.symbol<{v}>>, tensor<{v}x{h}xf32> -> tensor<6x{h}xf32>
+  %y = tosa.tanh %e : (tensor<6x{h}xf32>) -> tensor<6x{h}xf32>
+  compose.return %y : tensor<6x{h}xf32>
+}}"""
     return f"""
 compose.component @encoder(%x: tensor<6x{d}xf32>) -> tensor<6x!sym.symbol<{v}>> {{
   %zp = "tosa.const"() <{{values = dense<0.0> : tensor<1xf32>}}> : () -> tensor<1xf32>
@@ -175,12 +187,7 @@ compose.component @encoder(%x: tensor<6x{d}xf32>) -> tensor<6x!sym.symbol<{v}>> 
   %s = sym.argmax %l : tensor<6x{v}xf32> -> tensor<6x!sym.symbol<{v}>>
   compose.return %s : tensor<6x!sym.symbol<{v}>>
 }}
-compose.component @decoder(%s: tensor<6x!sym.symbol<{v}>>) -> tensor<6x{h}xf32> {{
-  %t = "tosa.const"() <{{values = {dense(table)} : tensor<{v}x{h}xf32>}}> : () -> tensor<{v}x{h}xf32>
-  %e = sym.embed %s, %t : tensor<6x!sym.symbol<{v}>>, tensor<{v}x{h}xf32> -> tensor<6x{h}xf32>
-  %y = tosa.tanh %e : (tensor<6x{h}xf32>) -> tensor<6x{h}xf32>
-  compose.return %y : tensor<6x{h}xf32>
-}}
+{decoder}
 func.func @main(%x: tensor<6x{d}xf32>) -> tensor<6x{h}xf32> {{
   %s = compose.call @encoder(%x) : (tensor<6x{d}xf32>) -> tensor<6x!sym.symbol<{v}>>
   %y = compose.call @decoder(%s) : (tensor<6x!sym.symbol<{v}>>) -> tensor<6x{h}xf32>
@@ -189,12 +196,14 @@ func.func @main(%x: tensor<6x{d}xf32>) -> tensor<6x{h}xf32> {{
 """
 
 
-def test_symbolic_interface_separately_compiled_components():
-    """The two components compile to two artifacts (the symbols cross as
-    i32 ids) whose chain equals the single-graph compilation; recompiling
-    only the decoder with retrained weights changes the output accordingly
-    while the encoder artifact is reused as is. (Linking the artifacts by
-    name inside the runtime is not built yet: the chain is done here.)"""
+def test_symbolic_interface_separately_compiled_components(tmp_path):
+    """The encoder side (encoder + main) and the decoder compile to two
+    artifacts; the encoder side calls the decoder through an import (the
+    symbols cross as i32 ids of a checked vocabulary), the runtime links
+    them at load time, and the result equals the single-graph compilation.
+    Recompiling only the decoder with retrained weights changes the output
+    to numpy's reference for the new weights, while the encoder side's file
+    stays byte for byte the same."""
     rng = np.random.default_rng(8)
     we = rng.normal(size=(5, 12)).astype(np.float32)
     table = rng.normal(size=(12, 4)).astype(np.float32)
@@ -205,18 +214,77 @@ def test_symbolic_interface_separately_compiled_components():
     whole = tessel.compile(symbolic_pipeline(we, table))(x)
     np.testing.assert_allclose(whole, np.tanh(table[ids]), rtol=1e-6, atol=1e-6)
 
-    text = symbolic_pipeline(we, table)
-    encoder = tessel.compile(text, component="encoder")
-    decoder = tessel.compile(text, component="decoder")
-    assert "encoder(" in str(encoder.signature)
-    got_ids = encoder(x)
-    assert got_ids.dtype == np.int32
-    np.testing.assert_array_equal(got_ids, ids)
-    np.testing.assert_array_equal(decoder(got_ids), whole)
+    encoder_side = tessel.compile(
+        symbolic_pipeline(we, table, decoder_external=True))
+    encoder_side.save(tmp_path / "encoder.so")
+    decoder = tessel.compile(symbolic_pipeline(we, table), component="decoder")
+    assert decoder.signature.inputs[0].dtype == np.int32
+    assert decoder.signature.inputs[0].vocab == 12
+    decoder.save(tmp_path / "decoder.so")
+    (tmp_path / "model.composition").write_text(
+        "tessel-composition 1\nartifact encoder.so\nartifact decoder.so\n")
 
+    # The encoder side alone cannot run: its import is not linked.
+    with pytest.raises(tessel.InvocationError,
+                       match="calls import 'decoder', which is not linked"):
+        tessel.load(tmp_path / "encoder.so")(x)
+
+    linked = tessel.load_composition(tmp_path / "model.composition")
+    assert isinstance(linked, tessel.LinkedModule)
+    assert str(linked.signature) == "main(input0: 6x5xf32) -> (output0: 6x4xf32)"
+    assert linked.functions == ["main", "decoder"]
+    np.testing.assert_array_equal(linked(x), whole)
+    listed = tessel.link([tmp_path / "decoder.so", tmp_path / "encoder.so"])
+    np.testing.assert_array_equal(listed(x), whole)
+    # tessel.load takes a composition file too.
+    np.testing.assert_array_equal(
+        tessel.load(tmp_path / "model.composition")(x), whole)
+
+    encoder_bytes = (tmp_path / "encoder.so").read_bytes()
     new_decoder = tessel.compile(symbolic_pipeline(we, retrained),
                                  component="decoder")
-    swapped = new_decoder(encoder(x))
+    # save() renames a new file over the old one, which `linked` still has
+    # loaded.
+    new_decoder.save(tmp_path / "decoder.so")
+    swapped = tessel.load_composition(tmp_path / "model.composition")(x)
     np.testing.assert_allclose(swapped, np.tanh(retrained[ids]), rtol=1e-6,
                                atol=1e-6)
     assert np.abs(swapped - whole).max() > 0.1
+    assert (tmp_path / "encoder.so").read_bytes() == encoder_bytes
+    # The composition loaded before the swap keeps its decoder.
+    np.testing.assert_array_equal(linked(x), whole)
+
+
+def test_link_errors_name_the_import(tmp_path):
+    """A decoder whose symbol vocabulary differs (same i32 ids, same shape)
+    is rejected at link time, as is a composition without it; a malformed
+    composition file names its line."""
+    rng = np.random.default_rng(3)
+    we = rng.normal(size=(5, 12)).astype(np.float32)
+    encoder_side = tessel.compile(
+        symbolic_pipeline(we, np.zeros((12, 4), np.float32),
+                          decoder_external=True))
+    encoder_side.save(tmp_path / "encoder.so")
+    we13 = rng.normal(size=(5, 13)).astype(np.float32)
+    other = tessel.compile(
+        symbolic_pipeline(we13, np.zeros((13, 4), np.float32)),
+        component="decoder")
+    other.save(tmp_path / "decoder13.so")
+    with pytest.raises(tessel.InvocationError,
+                       match=r"input 0 differs in symbol vocabulary \(import: "
+                             r"input0: i32 \[6\] vocab=12; function: input0: "
+                             r"i32 \[6\] vocab=13\)"):
+        tessel.link([tmp_path / "encoder.so", tmp_path / "decoder13.so"])
+    with pytest.raises(tessel.InvocationError,
+                       match="imports 'decoder', which no artifact of the "
+                             "composition exports"):
+        tessel.link([tmp_path / "encoder.so"])
+    bad = tmp_path / "bad.composition"
+    bad.write_text("tessel-composition 1\nartifact encoder.so\nlink x\n")
+    with pytest.raises(tessel.InvocationError,
+                       match="line 3: unknown record 'link'"):
+        tessel.load_composition(bad)
+    with pytest.raises(FileNotFoundError):
+        tessel.link([tmp_path / "nope.so"])
+    with pytest.raises(TypeError, match="several artifacts"):
+        tessel.link([tmp_path / "decoder13.so"]).save(tmp_path / "x.so")

@@ -16,6 +16,8 @@
 // HELP-DAG: --compose-lower-memory
 // HELP-DAG: --compose-inline-components
 // HELP-DAG: --compose-generalize-token-dim
+// HELP-DAG: --compose-lower-external-calls
+// HELP-DAG: --tessel-imports-to-calls
 // HELP-DAG: --tessel-decompose-graph-ops
 // HELP-DAG: --tessel-emit-artifact-abi
 // HELP-DAG: --tessel-record-signature

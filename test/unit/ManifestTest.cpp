@@ -87,6 +87,86 @@ TEST(Manifest, RejectsBadHeader) {
               TESSEL_UNSUPPORTED, {"ABI version 3 is newer"});
 }
 
+const std::string kHeader2 =
+    "tessel-artifact 2\ntarget x86_64-unknown-linux-gnu\n";
+
+Manifest parse2(const std::string &body) {
+  return parseManifest(kHeader2 + body, "m");
+}
+
+TEST(Manifest, ParsesImportsUsesAndVocabularies) {
+  Manifest m = parse2("import decoder 0\n"
+                      "input ids i32 [6] vocab=12\n"
+                      "output emb f32 [6,4]\n"
+                      "end\n"
+                      "import other 1\n"
+                      "output o f32 []\n"
+                      "end\n"
+                      "function main tessel_entry_main\n"
+                      "input x f32 [6,5]\n"
+                      "output y f32 [6,4]\n"
+                      "output s i32 [6] vocab=2147483648\n"
+                      "uses other\n"
+                      "uses decoder\n"
+                      "end\n");
+  EXPECT_EQ(m.version, 2u);
+  ASSERT_EQ(m.imports.size(), 2u);
+  EXPECT_EQ(m.imports[0].name, "decoder");
+  EXPECT_EQ(m.imports[0].symbol, "");
+  EXPECT_EQ(m.imports[0].inputs.at(0).vocab, 12);
+  EXPECT_EQ(m.imports[0].outputs.at(0).vocab, 0);
+  ASSERT_EQ(m.functions.size(), 1u);
+  EXPECT_EQ(m.functions[0].uses, (std::vector<size_t>{1, 0}));
+  EXPECT_EQ(m.functions[0].outputs.at(1).vocab, int64_t(1) << 31);
+}
+
+TEST(Manifest, RejectsMalformedImports) {
+  const BadCase cases[] = {
+      {"import f 1\noutput o f32 []\nend\nfunction g s\nend\n",
+       "line 3: import 'f' has slot '1', expected 0"},
+      {"function g s\nend\nimport f 0\noutput o f32 []\nend\n",
+       "line 5: 'import' after a function"},
+      {"import f 0\nend\nfunction g s\nend\n", "import 'f' has no outputs"},
+      {"import f 0\noutput o f32 []\nend\nimport f 1\noutput o f32 []\nend\n"
+       "function g s\nend\n",
+       "duplicate import 'f'"},
+      {"import f 0\noutput o f32 []\nend\nfunction f s\nend\n",
+       "function 'f' is also an import"},
+      {"function g s\nuses f\nend\n",
+       "function 'g' uses 'f', which no 'import' record declares"},
+      {"import f 0\noutput o f32 []\nend\nfunction g s\nuses f\nuses f\nend\n",
+       "uses 'f' twice"},
+      {"import f 0\noutput o f32 []\nuses f\nend\nfunction g s\nend\n",
+       "'uses' outside a function"},
+      {"import f 0\nfunction g s\nend\n", "'function' inside 'f'"},
+      {"function g s\ninput x f32 [2] vocab=3\nend\n",
+       "'x' has a vocabulary but dtype f32; symbol ids are i32"},
+      {"function g s\ninput x i32 [2] vocab=0\nend\n",
+       "expected 'vocab=V' with V in [1, 2^31], got 'vocab=0'"},
+      {"function g s\ninput x i32 [2] vocab=2147483649\nend\n",
+       "expected 'vocab=V'"},
+      {"function g s\ninput x i32 [2] sym=3\nend\n", "expected 'vocab=V'"},
+      {"function g s\ninput x i32 [2] vocab=3 more\nend\n",
+       "expected 'input NAME DTYPE SHAPE [vocab=V]'"},
+  };
+  for (const BadCase &c : cases) {
+    SCOPED_TRACE(c.body);
+    expectError([&] { parse2(c.body); }, TESSEL_INVALID_ARTIFACT,
+                {"m: malformed manifest", c.message});
+  }
+}
+
+TEST(Manifest, Version1HasNoImportsOrVocabularies) {
+  expectError(
+      [] { parse("import f 0\noutput o f32 []\nend\nfunction g s\nend\n"); },
+      TESSEL_INVALID_ARTIFACT,
+      {"line 3: 'import' records need ABI version 2 (the manifest says 1)"});
+  expectError([] { parse("function g s\ninput x i32 [2] vocab=3\nend\n"); },
+              TESSEL_INVALID_ARTIFACT, {"'vocab=' records need ABI version 2"});
+  expectError([] { parse("function g s\nuses f\nend\n"); },
+              TESSEL_INVALID_ARTIFACT, {"'uses' records need ABI version 2"});
+}
+
 TEST(Manifest, RejectsDynamicDimensions) {
   expectError([] { parse("function f s\noutput y f32 [4,?]\nend\n"); },
               TESSEL_UNSUPPORTED,

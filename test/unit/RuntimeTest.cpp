@@ -248,8 +248,8 @@ TEST(LoadError, BadMagic) {
 
 TEST(LoadError, NewerVersion) {
   expectError([] { Artifact::load(FAKE_NEWER_VERSION); }, TESSEL_UNSUPPORTED,
-              {FAKE_NEWER_VERSION, "ABI version 2 is newer",
-               "supports (version 1)"});
+              {FAKE_NEWER_VERSION, "ABI version 3 is newer",
+               "supports (version 2)"});
 }
 
 TEST(LoadError, MissingEntrySymbol) {

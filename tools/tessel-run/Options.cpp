@@ -121,20 +121,24 @@ Options tessel::run::parseOptions(int argc, char **argv) {
     return o;
   if (positional.empty())
     throw UsageError("no model file given");
-  if (positional.size() > 1)
-    throw UsageError("unexpected argument '" + positional[1] +
-                     "' (exactly one model file is expected)");
-  o.model = positional[0];
+  o.models = positional;
   return o;
 }
 
 std::string tessel::run::usageText() {
   return R"(USAGE: tessel-run MODEL.so [flags]
+       tessel-run COMPOSITION [flags]
+       tessel-run A.so B.so ... [flags]
 
-Runs a function of an artifact built by tessel-compile.
+Runs a function of an artifact built by tessel-compile, or of several
+artifacts linked into one model: a composition file ('tessel-composition 1'
+then 'artifact PATH' lines) or a list of artifacts. Imports are linked by
+component name and their interfaces checked.
 
 Flags:
-  --function=NAME        function to run (default: the only one, else 'main')
+  --function=NAME        function to run (default: the only one, else 'main';
+                         for a composition: its 'entry', else the only
+                         function no artifact imports, else 'main')
   --input=@FILE.npy      an input from a .npy file (repeat, in order)
   --input=SPEC           an inline input, e.g. --input="2x3xf32=1 2 3 4 5 6"
   --output=@FILE.npy     write the next output to a .npy file (repeat)

@@ -20,7 +20,8 @@ struct UsageError : std::runtime_error {
 };
 
 struct Options {
-  std::string model;
+  /// One artifact, one composition file, or several artifacts to link.
+  std::vector<std::string> models;
   std::string function;                // empty: pick the default
   std::vector<std::string> inputs;     // "@file.npy" or inline tensors
   std::vector<std::string> outputs;    // "@file.npy" or "-"

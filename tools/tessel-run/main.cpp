@@ -1,6 +1,7 @@
 //===- main.cpp - tessel-run: run a Tessel artifact -----------------------===//
 //
 //   tessel-run model.so --input=@x.npy --input="2xf32=1 2" --output=@y.npy
+//   tessel-run model.composition --input=@x.npy    (artifacts linked)
 //
 // Every failure is reported as "tessel-run: error: ..." with a non-zero exit
 // status (2 for command-line mistakes, 1 otherwise); nothing here aborts.
@@ -17,6 +18,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 
 using namespace tessel;
 using namespace tessel::run;
@@ -93,17 +95,49 @@ bool checkExpected(const rt::Function &fn,
   return all;
 }
 
+/// What the command line names: one artifact, or artifacts linked into a
+/// composition (a composition file, or several artifacts).
+struct Model {
+  std::unique_ptr<rt::Artifact> artifact;
+  std::unique_ptr<rt::Composition> composition;
+
+  static Model load(const std::vector<std::string> &paths) {
+    Model m;
+    if (paths.size() > 1)
+      m.composition =
+          std::make_unique<rt::Composition>(rt::Composition::link(paths));
+    else if (rt::isCompositionFile(paths[0]))
+      m.composition =
+          std::make_unique<rt::Composition>(rt::Composition::load(paths[0]));
+    else
+      m.artifact = std::make_unique<rt::Artifact>(rt::Artifact::load(paths[0]));
+    return m;
+  }
+  std::vector<rt::Function> functions() const {
+    return artifact ? artifact->functions() : composition->functions();
+  }
+  rt::Function function(const std::string &name) const {
+    return artifact ? artifact->function(name) : composition->function(name);
+  }
+  rt::Function select(const std::string &name) const {
+    if (artifact)
+      return selectFunction(*artifact, name);
+    return name.empty() ? composition->defaultFunction()
+                        : composition->function(name);
+  }
+};
+
 int runTool(const Options &opts) {
-  rt::Artifact artifact = rt::Artifact::load(opts.model);
+  Model model = Model::load(opts.models);
   if (opts.printSignature) {
     if (!opts.function.empty())
-      std::printf("func %s\n", artifact.function(opts.function).signature().c_str());
+      std::printf("func %s\n", model.function(opts.function).signature().c_str());
     else
-      for (const rt::Function &f : artifact.functions())
+      for (const rt::Function &f : model.functions())
         std::printf("func %s\n", f.signature().c_str());
     return 0;
   }
-  rt::Function fn = selectFunction(artifact, opts.function);
+  rt::Function fn = model.select(opts.function);
   size_t numOutputs = fn.outputs().size();
   if (opts.outputs.size() > numOutputs || opts.expected.size() > numOutputs)
     throw rt::Error(TESSEL_INVALID_ARGUMENT,

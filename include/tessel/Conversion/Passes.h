@@ -22,6 +22,10 @@ namespace mlir::tessel {
 inline constexpr llvm::StringLiteral kFunctionsAttrName = "tessel.functions";
 /// Argument/result attribute naming a tensor in the artifact signature.
 inline constexpr llvm::StringLiteral kNameAttrName = "tessel.name";
+/// The artifact-internal helper that calls an import through the table:
+/// declared by tessel-imports-to-calls, defined by tessel-emit-artifact-abi.
+inline constexpr llvm::StringLiteral kCallImportHelperName =
+    "__tessel_call_import";
 
 } // namespace mlir::tessel
 

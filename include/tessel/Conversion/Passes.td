@@ -10,9 +10,14 @@ def TesselRecordSignature : Pass<"tessel-record-signature", "::mlir::ModuleOp"> 
     Runs on the model-level IR, while functions still take and return
     tensors. For every public `func.func` with a body it records the names
     (from the `tessel.name` argument/result attribute, else `input<i>` /
-    `output<i>`), element types and static shapes of inputs and outputs in
-    the module attribute `tessel.functions`. `tessel-emit-artifact-abi` turns
-    that record into the manifest and entry points after lowering to LLVM.
+    `output<i>`), element types, static shapes and symbol vocabularies
+    (`sym.vocab`, set by `tessel-lower-sym`) of inputs and outputs, and the
+    imports it calls (directly or through other functions), in the module
+    attribute `tessel.functions`. Every declaration marked `tessel.import`
+    (see `compose-lower-external-calls`) is described the same way in
+    `tessel.imports` and then erased; its `tessel.call_import`s now name
+    the record. `tessel-emit-artifact-abi` turns the records into the
+    manifest, the entry points and the import table after lowering to LLVM.
 
     Rejects, with a diagnostic on the function: non-tensor arguments or
     results, dynamic dimensions, and element types outside the ABI
@@ -108,6 +113,30 @@ def TesselKernelsToCalls
                            "::mlir::func::FuncDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::arith::ArithDialect"];
+}
+
+def TesselImportsToCalls
+    : Pass<"tessel-imports-to-calls", "::mlir::ModuleOp"> {
+  let summary = "Lower tessel.call_import on memrefs to calls through the "
+                "import table";
+  let description = [{
+    After bufferization: each `tessel.call_import` becomes a call of
+    `__tessel_call_import(slot, buffers)` (slot = the import's position in
+    `tessel.imports`; buffers = an `!llvm.ptr` array, allocated once at
+    function entry, of pointers to the inputs then the outputs, as an entry
+    point takes them). Strided buffers are passed through dense copies.
+    When the call returns non-zero (the import is unresolved or failed),
+    the outputs are zero-filled. `tessel-emit-artifact-abi` defines the
+    helper: it loads the slot of the table `tessel_artifact_imports`,
+    forwards the running entry's `context` and records the failure for the
+    entry to return.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 #endif // TESSEL_CONVERSION_PASSES

@@ -117,6 +117,8 @@ struct ValueInfo {
   std::string name;
   DType dtype = TESSEL_DTYPE_INVALID;
   std::vector<int64_t> dims;
+  /// Symbol vocabulary of an i32 tensor of symbol ids; 0 for plain values.
+  int64_t vocab = 0;
   std::string typeString() const { return shapeTypeString(dtype, dims); }
 };
 
@@ -134,10 +136,16 @@ public:
   std::string name() const { return tessel_function_name(fn_); }
   std::string symbol() const { return tessel_function_symbol(fn_); }
   std::vector<ValueInfo> inputs() const {
-    return values(tessel_function_num_inputs(fn_), tessel_function_input);
+    return values(tessel_function_num_inputs(fn_), tessel_function_input,
+                  tessel_function_input_vocab);
   }
   std::vector<ValueInfo> outputs() const {
-    return values(tessel_function_num_outputs(fn_), tessel_function_output);
+    return values(tessel_function_num_outputs(fn_), tessel_function_output,
+                  tessel_function_output_vocab);
+  }
+  /// Path of the artifact that exports the function.
+  std::string artifactPath() const {
+    return tessel_artifact_path(tessel_function_artifact(fn_));
   }
   /// "add(x: 2x3xf32, y: 2x3xf32) -> (out0: 2x3xf32)"
   std::string signature() const {
@@ -180,14 +188,16 @@ public:
 private:
   using InfoFn = tessel_status_t *(*)(const tessel_function_t *, size_t,
                                       tessel_value_info_t *);
-  std::vector<ValueInfo> values(size_t n, InfoFn get) const {
+  using VocabFn = int64_t (*)(const tessel_function_t *, size_t);
+  std::vector<ValueInfo> values(size_t n, InfoFn get, VocabFn vocab) const {
     std::vector<ValueInfo> result;
     for (size_t i = 0; i < n; ++i) {
       tessel_value_info_t info;
       check(get(fn_, i, &info));
       result.push_back(
           {info.name, info.dtype,
-           std::vector<int64_t>(info.dims, info.dims + info.rank)});
+           std::vector<int64_t>(info.dims, info.dims + info.rank),
+           vocab(fn_, i)});
     }
     return result;
   }
@@ -230,10 +240,91 @@ public:
     check(tessel_artifact_lookup_function(a_, name.c_str(), &fn));
     return Function(fn);
   }
+  /// Names of the functions the artifact imports (empty for most).
+  std::vector<std::string> imports() const {
+    std::vector<std::string> names;
+    for (size_t i = 0, e = tessel_artifact_num_imports(a_); i < e; ++i)
+      names.push_back(tessel_artifact_import_name(a_, i));
+    return names;
+  }
 
 private:
   explicit Artifact(tessel_artifact_t *a) : a_(a) {}
   tessel_artifact_t *a_;
+};
+
+/// Whether `path` is a composition file (else: treat it as an artifact).
+inline bool isCompositionFile(const std::string &path) {
+  return tessel_is_composition_file(path.c_str()) != 0;
+}
+
+/// Artifacts linked into one model; move-only, unloads them on
+/// destruction. Function handles die with the Composition.
+class Composition {
+public:
+  /// A composition file (docs/runtime.md, "Compositions").
+  static Composition load(const std::string &path) {
+    tessel_composition_t *c = nullptr;
+    check(tessel_composition_load(path.c_str(), &c));
+    return Composition(c);
+  }
+  /// The artifacts at `paths`, linked.
+  static Composition link(const std::vector<std::string> &paths) {
+    std::vector<const char *> raw;
+    for (const std::string &p : paths)
+      raw.push_back(p.c_str());
+    tessel_composition_t *c = nullptr;
+    check(tessel_composition_link(raw.data(), raw.size(), &c));
+    return Composition(c);
+  }
+  Composition(Composition &&o) noexcept : c_(std::exchange(o.c_, nullptr)) {}
+  Composition &operator=(Composition &&o) noexcept {
+    if (this != &o) {
+      tessel_composition_free(c_);
+      c_ = std::exchange(o.c_, nullptr);
+    }
+    return *this;
+  }
+  Composition(const Composition &) = delete;
+  Composition &operator=(const Composition &) = delete;
+  ~Composition() { tessel_composition_free(c_); }
+
+  tessel_composition_t *get() const { return c_; }
+  std::string path() const { return tessel_composition_path(c_); }
+  std::string entry() const { return tessel_composition_entry(c_); }
+  std::vector<std::string> artifactPaths() const {
+    std::vector<std::string> paths;
+    for (size_t i = 0, e = tessel_composition_num_artifacts(c_); i < e; ++i)
+      paths.push_back(
+          tessel_artifact_path(tessel_composition_artifact_at(c_, i)));
+    return paths;
+  }
+  /// Every function of every artifact, in artifact order.
+  std::vector<Function> functions() const {
+    std::vector<Function> fns;
+    for (size_t i = 0, e = tessel_composition_num_artifacts(c_); i < e; ++i) {
+      const tessel_artifact_t *a = tessel_composition_artifact_at(c_, i);
+      for (size_t j = 0, n = tessel_artifact_num_functions(a); j < n; ++j)
+        fns.emplace_back(tessel_artifact_function_at(a, j));
+    }
+    return fns;
+  }
+  /// Throws Error(TESSEL_NOT_FOUND) listing the available names.
+  Function function(const std::string &name) const {
+    const tessel_function_t *fn = nullptr;
+    check(tessel_composition_lookup_function(c_, name.c_str(), &fn));
+    return Function(fn);
+  }
+  /// The `entry`, else the only function nothing imports, else 'main'.
+  Function defaultFunction() const {
+    const tessel_function_t *fn = nullptr;
+    check(tessel_composition_default_function(c_, &fn));
+    return Function(fn);
+  }
+
+private:
+  explicit Composition(tessel_composition_t *c) : c_(c) {}
+  tessel_composition_t *c_;
 };
 
 } // namespace tessel::rt

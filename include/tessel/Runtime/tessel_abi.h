@@ -19,6 +19,16 @@ extern "C" {
 /* First token of the manifest's first line, followed by the ABI version. */
 #define TESSEL_MANIFEST_MAGIC "tessel-artifact"
 
+/* Name of the writable array of entry-function pointers (one per `import`
+ * record of the manifest, in order) that an artifact calling other
+ * artifacts exports. The runtime fills it when it links a composition;
+ * a NULL slot is an unresolved import. */
+#define TESSEL_IMPORTS_SYMBOL "tessel_artifact_imports"
+
+/* What an entry returns when an import it calls is not linked (it returns
+ * before touching any buffer). */
+#define TESSEL_ENTRY_UNRESOLVED_IMPORT (-2)
+
 /* What the runtime passes as an entry's `context` argument. struct_size lets
  * later runtimes append fields without breaking version-1 entries. */
 typedef struct tessel_invoke_context {

@@ -22,7 +22,7 @@ extern "C" {
 
 #define TESSEL_RUNTIME_VERSION "0.1.0"
 /* Newest artifact ABI version this runtime can load. */
-#define TESSEL_ABI_VERSION 1
+#define TESSEL_ABI_VERSION 2
 
 /* Version string of the loaded library (may differ from the header's). */
 const char *tessel_runtime_version(void);
@@ -158,6 +158,78 @@ tessel_status_t *tessel_function_input(const tessel_function_t *function,
 tessel_status_t *tessel_function_output(const tessel_function_t *function,
                                         size_t index,
                                         tessel_value_info_t *out);
+
+/* Vocabulary of a symbol-typed input/output (its i32 elements are symbol
+ * ids in [0, vocab)); 0 for a plain tensor or an index out of range. */
+int64_t tessel_function_input_vocab(const tessel_function_t *function,
+                                    size_t index);
+int64_t tessel_function_output_vocab(const tessel_function_t *function,
+                                     size_t index);
+/* The artifact the function belongs to. */
+const tessel_artifact_t *
+tessel_function_artifact(const tessel_function_t *function);
+
+/* ---- Imports and compositions -------------------------------------------
+ *
+ * An artifact may import functions that other artifacts export (separately
+ * compiled components, docs/artifact-abi.md). A composition loads a set of
+ * artifacts and links every import to the one function of the set exported
+ * under its name, checking dtypes, shapes and symbol vocabularies. A
+ * function whose imports are not linked (its artifact loaded alone) fails
+ * to invoke with TESSEL_NOT_FOUND naming the import. */
+
+size_t tessel_artifact_num_imports(const tessel_artifact_t *artifact);
+/* "" when index is out of range. */
+const char *tessel_artifact_import_name(const tessel_artifact_t *artifact,
+                                        size_t index);
+/* The function the import is linked to; NULL while unresolved. */
+const tessel_function_t *
+tessel_artifact_import_provider(const tessel_artifact_t *artifact,
+                                size_t index);
+
+typedef struct tessel_composition tessel_composition_t;
+
+/* Loads the artifacts at `paths` and links them. Errors: a load error of
+ * one artifact; TESSEL_NOT_FOUND for an import no artifact exports;
+ * TESSEL_INVALID_ARGUMENT for a name two artifacts export, an interface
+ * mismatch or a cycle of imports. An artifact that has imports is loaded
+ * as a private instance, so it can be part of several compositions (and
+ * loaded alone) at once. */
+tessel_status_t *tessel_composition_link(const char *const *paths, size_t n,
+                                         tessel_composition_t **out);
+/* Reads a composition file ("tessel-composition 1", then "artifact PATH"
+ * lines, relative paths resolved against the file's folder, an optional
+ * "entry NAME") and links its artifacts. Syntax errors are
+ * TESSEL_INVALID_ARGUMENT with the line number. */
+tessel_status_t *tessel_composition_load(const char *path,
+                                         tessel_composition_t **out);
+/* Unloads every artifact; functions obtained from it die too. NULL is
+ * fine. */
+void tessel_composition_free(tessel_composition_t *composition);
+
+/* The composition file ("" when linked from a list) and its `entry` ("" when
+ * it names none). */
+const char *tessel_composition_path(const tessel_composition_t *composition);
+const char *tessel_composition_entry(const tessel_composition_t *composition);
+size_t
+tessel_composition_num_artifacts(const tessel_composition_t *composition);
+/* Owned by the composition; NULL when index is out of range. */
+const tessel_artifact_t *
+tessel_composition_artifact_at(const tessel_composition_t *composition,
+                               size_t index);
+/* A function exported by any artifact of the composition. TESSEL_NOT_FOUND
+ * (listing the names) when absent. */
+tessel_status_t *tessel_composition_lookup_function(
+    const tessel_composition_t *composition, const char *name,
+    const tessel_function_t **out);
+/* The function to run by default: the file's `entry`, else the only
+ * function no artifact imports, else 'main'; TESSEL_INVALID_ARGUMENT
+ * (listing the candidates) otherwise. */
+tessel_status_t *tessel_composition_default_function(
+    const tessel_composition_t *composition, const tessel_function_t **out);
+
+/* 1 if the file at `path` starts with "tessel-composition", else 0. */
+int tessel_is_composition_file(const char *path);
 
 /* ---- Invocation -------------------------------------------------------- */
 

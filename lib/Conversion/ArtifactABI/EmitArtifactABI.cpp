@@ -5,13 +5,20 @@
 // the static memref descriptors the lowered function expects, so the runtime
 // never needs to know MLIR's descriptor layout.
 //
+// An artifact that calls functions of other artifacts (imports) also gets
+// the import table (ImportTable.cpp), and each of its entries checks that
+// its imports are linked and hands its context to its import calls.
+//
 //===----------------------------------------------------------------------===//
+#include "ImportTable.h"
 #include "tessel/Conversion/Passes.h"
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 // The ABI's names come from the one header both sides share.
 #include "tessel/Runtime/tessel_abi.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
@@ -28,37 +35,23 @@ namespace {
 struct TensorSig {
   StringRef name, dtype;
   ArrayRef<int64_t> shape;
+  int64_t vocab = 0; // a symbol vocabulary; 0 for plain values
 };
 
 struct FunctionSig {
   StringRef name, symbol, entry;
   SmallVector<TensorSig> inputs, outputs;
+  SmallVector<StringRef> imports; // an entry's imports; empty for an import
 };
 
-/// Reads one record of `tessel.functions`; the attribute may come from
-/// hand-written IR, so every field is checked.
-FailureOr<FunctionSig> readFunction(ModuleOp module, Attribute attr) {
-  auto bad = [&](StringRef what) {
-    module.emitError() << "malformed '" << tessel::kFunctionsAttrName
-                       << "' record (" << what << "): " << attr;
-    return failure();
-  };
-  auto fn = dyn_cast<DictionaryAttr>(attr);
-  if (!fn)
-    return bad("not a dictionary");
-  FunctionSig sig;
-  for (auto [key, field] : {std::pair<StringRef, StringRef *>{"name", &sig.name},
-                            {"symbol", &sig.symbol},
-                            {"entry", &sig.entry}}) {
-    auto str = fn.getAs<StringAttr>(key);
-    if (!str || str.getValue().empty())
-      return bad(("missing string '" + key + "'").str());
-    *field = str.getValue();
-  }
+
+/// Reads the {inputs, outputs} of a record.
+LogicalResult readValues(DictionaryAttr record, FunctionSig &sig,
+                         llvm::function_ref<LogicalResult(StringRef)> bad) {
   for (auto [key, list] : {std::pair<StringRef, SmallVector<TensorSig> *>{
                                "inputs", &sig.inputs},
                            {"outputs", &sig.outputs}}) {
-    auto array = fn.getAs<ArrayAttr>(key);
+    auto array = record.getAs<ArrayAttr>(key);
     if (!array)
       return bad(("missing array '" + key + "'").str());
     for (Attribute a : array) {
@@ -68,7 +61,63 @@ FailureOr<FunctionSig> readFunction(ModuleOp module, Attribute attr) {
       auto shape = d ? d.getAs<DenseI64ArrayAttr>("shape") : DenseI64ArrayAttr();
       if (!name || !dtype || !shape)
         return bad(("an entry of '" + key + "' lacks name/dtype/shape").str());
-      list->push_back({name.getValue(), dtype.getValue(), shape.asArrayRef()});
+      TensorSig t{name.getValue(), dtype.getValue(), shape.asArrayRef()};
+      if (Attribute v = d.get("vocab")) {
+        auto vocab = dyn_cast<IntegerAttr>(v);
+        if (!vocab || vocab.getInt() < 1)
+          return bad(("an entry of '" + key + "' has a bad vocab").str());
+        t.vocab = vocab.getInt();
+      }
+      list->push_back(t);
+    }
+  }
+  return success();
+}
+
+/// Reads one record of `tessel.functions` (or, with `isImport`, of
+/// `tessel.imports`); the attribute may come from hand-written IR, so every
+/// field is checked.
+FailureOr<FunctionSig> readFunction(ModuleOp module, Attribute attr,
+                                    bool isImport) {
+  StringRef attrName = isImport ? tessel::TesselDialect::getImportsAttrName()
+                                : StringRef(tessel::kFunctionsAttrName);
+  auto bad = [&](StringRef what) -> LogicalResult {
+    module.emitError() << "malformed '" << attrName << "' record (" << what
+                       << "): " << attr;
+    return failure();
+  };
+  auto fn = dyn_cast<DictionaryAttr>(attr);
+  if (!fn) {
+    (void)bad("not a dictionary");
+    return failure();
+  }
+  FunctionSig sig;
+  SmallVector<std::pair<StringRef, StringRef *>> strings = {{"name", &sig.name}};
+  if (!isImport)
+    strings.append({{"symbol", &sig.symbol}, {"entry", &sig.entry}});
+  for (auto [key, field] : strings) {
+    auto str = fn.getAs<StringAttr>(key);
+    if (!str || str.getValue().empty()) {
+      (void)bad(("missing string '" + key + "'").str());
+      return failure();
+    }
+    *field = str.getValue();
+  }
+  if (failed(readValues(fn, sig, bad)))
+    return failure();
+  if (Attribute used = fn.get("imports")) {
+    auto array = dyn_cast<ArrayAttr>(used);
+    if (isImport || !array) {
+      (void)bad("'imports' must be an array of names on an entry");
+      return failure();
+    }
+    for (Attribute a : array) {
+      auto name = dyn_cast<StringAttr>(a);
+      if (!name) {
+        (void)bad("'imports' must be an array of names on an entry");
+        return failure();
+      }
+      sig.imports.push_back(name.getValue());
     }
   }
   return sig;
@@ -78,7 +127,30 @@ void printTensorLine(llvm::raw_ostream &os, StringRef kind,
                      const TensorSig &t) {
   os << kind << ' ' << t.name << ' ' << t.dtype << " [";
   llvm::interleave(t.shape, os, ",");
-  os << "]\n";
+  os << "]";
+  if (t.vocab)
+    os << " vocab=" << t.vocab;
+  os << "\n";
+}
+
+void printValues(llvm::raw_ostream &os, const FunctionSig &sig) {
+  for (const TensorSig &t : sig.inputs)
+    printTensorLine(os, "input", t);
+  for (const TensorSig &t : sig.outputs)
+    printTensorLine(os, "output", t);
+}
+
+/// Version 1 manifests have neither imports nor vocabularies; an artifact
+/// without them keeps version 1, so that older runtimes still load it.
+bool needsVersion2(ArrayRef<FunctionSig> functions,
+                   ArrayRef<FunctionSig> imports) {
+  if (!imports.empty())
+    return true;
+  for (const FunctionSig &f : functions)
+    for (const TensorSig &t : llvm::concat<const TensorSig>(f.inputs, f.outputs))
+      if (t.vocab)
+        return true;
+  return false;
 }
 
 struct TesselEmitArtifactABIPass
@@ -94,40 +166,84 @@ struct TesselEmitArtifactABIPass
                             "before lowering";
       return signalPassFailure();
     }
+    for (StringRef reserved :
+         {StringRef(TESSEL_MANIFEST_SYMBOL), StringRef(TESSEL_IMPORTS_SYMBOL),
+          StringRef(tessel::kContextGlobal), StringRef(tessel::kStatusGlobal)})
+      if (module.lookupSymbol(reserved)) {
+        module.emitError() << "the symbol '" << reserved
+                           << "' is reserved for the artifact ABI";
+        return signalPassFailure();
+      }
+    SmallVector<FunctionSig> imports, entries;
+    llvm::StringMap<unsigned> slots;
+    if (auto records = module->getAttrOfType<ArrayAttr>(
+            tessel::TesselDialect::getImportsAttrName())) {
+      for (Attribute a : records) {
+        FailureOr<FunctionSig> sig = readFunction(module, a, /*isImport=*/true);
+        if (failed(sig))
+          return signalPassFailure();
+        if (!slots.try_emplace(sig->name, imports.size()).second) {
+          module.emitError() << "import '" << sig->name << "' is recorded twice";
+          return signalPassFailure();
+        }
+        imports.push_back(*sig);
+      }
+    }
+    for (Attribute a : functions) {
+      FailureOr<FunctionSig> sig = readFunction(module, a, /*isImport=*/false);
+      if (failed(sig))
+        return signalPassFailure();
+      for (StringRef used : sig->imports)
+        if (!slots.count(used)) {
+          module.emitError() << "function '" << sig->name << "' uses import '"
+                             << used << "', which '"
+                             << tessel::TesselDialect::getImportsAttrName()
+                             << "' does not record";
+          return signalPassFailure();
+        }
+      entries.push_back(*sig);
+    }
+    if (failed(tessel::emitImportTable(module, imports.size())))
+      return signalPassFailure();
+
     std::string triple = targetTriple.empty()
                              ? llvm::sys::getDefaultTargetTriple()
                              : targetTriple;
     std::string manifest;
     llvm::raw_string_ostream os(manifest);
-    os << TESSEL_MANIFEST_MAGIC " 1\n" << "target " << triple << "\n";
-    if (module.lookupSymbol(TESSEL_MANIFEST_SYMBOL)) {
-      module.emitError() << "the symbol '" TESSEL_MANIFEST_SYMBOL
-                            "' is reserved for the artifact manifest";
-      return signalPassFailure();
+    os << TESSEL_MANIFEST_MAGIC " " << (needsVersion2(entries, imports) ? 2 : 1)
+       << "\n"
+       << "target " << triple << "\n";
+    for (auto [slot, sig] : llvm::enumerate(imports)) {
+      os << "import " << sig.name << ' ' << slot << "\n";
+      printValues(os, sig);
+      os << "end\n";
     }
-    llvm::StringSet<> entries;
-    for (Attribute a : functions) {
-      FailureOr<FunctionSig> sig = readFunction(module, a);
-      if (failed(sig) || failed(emitEntry(module, *sig)))
+    llvm::StringSet<> entrySymbols;
+    for (const FunctionSig &sig : entries) {
+      if (failed(emitEntry(module, sig, slots, !imports.empty())))
         return signalPassFailure();
-      entries.insert(sig->entry);
-      os << "function " << sig->name << ' ' << sig->entry << "\n";
-      for (const TensorSig &t : sig->inputs)
-        printTensorLine(os, "input", t);
-      for (const TensorSig &t : sig->outputs)
-        printTensorLine(os, "output", t);
+      entrySymbols.insert(sig.entry);
+      os << "function " << sig.name << ' ' << sig.entry << "\n";
+      printValues(os, sig);
+      for (StringRef used : sig.imports)
+        os << "uses " << used << "\n";
       os << "end\n";
     }
     emitManifest(module, manifest);
     module->removeAttr(tessel::kFunctionsAttrName);
-    // Only entries and the manifest are the artifact's interface; every
-    // other function defined here (the model's, helpers) is internal.
+    module->removeAttr(tessel::TesselDialect::getImportsAttrName());
+    // Only entries, the manifest and the import table are the artifact's
+    // interface; every other function defined here (the model's, helpers)
+    // is internal.
     for (auto fn : module.getOps<LLVM::LLVMFuncOp>())
-      if (!fn.isExternal() && !entries.contains(fn.getName()))
+      if (!fn.isExternal() && !entrySymbols.contains(fn.getName()))
         fn.setLinkage(LLVM::Linkage::Internal);
   }
 
-  LogicalResult emitEntry(ModuleOp module, const FunctionSig &sig) {
+  LogicalResult emitEntry(ModuleOp module, const FunctionSig &sig,
+                          const llvm::StringMap<unsigned> &slots,
+                          bool hasImports) {
     StringRef name = sig.name, entry = sig.entry;
     auto target = module.lookupSymbol<LLVM::LLVMFuncOp>(sig.symbol);
     if (!target)
@@ -161,11 +277,52 @@ struct TesselEmitArtifactABIPass
     auto fnTy = LLVM::LLVMFunctionType::get(i32, {ptrTy, ptrTy});
     auto entryFn = LLVM::LLVMFuncOp::create(b, loc, entry, fnTy);
     Block *body = entryFn.addEntryBlock(b);
+    Value context = body->getArgument(1);
     b.setInsertionPointToStart(body);
+    // An import that was never linked fails the entry before it touches
+    // anything (the runtime checks the same before calling; this guards
+    // callers that use the ABI directly).
+    auto tableTy = LLVM::LLVMArrayType::get(ptrTy, slots.size());
+    for (StringRef used : sig.imports) {
+      Block *check = b.getInsertionBlock();
+      Value table =
+          LLVM::AddressOfOp::create(b, loc, ptrTy, TESSEL_IMPORTS_SYMBOL);
+      Value at = LLVM::GEPOp::create(
+          b, loc, ptrTy, tableTy, table,
+          ArrayRef<LLVM::GEPArg>{0, int32_t(slots.lookup(used))});
+      Value fn = LLVM::LoadOp::create(b, loc, ptrTy, at);
+      Value isNull = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, fn,
+                                          LLVM::ZeroOp::create(b, loc, ptrTy));
+      Block *fail = b.createBlock(&entryFn.getBody());
+      LLVM::ReturnOp::create(
+          b, loc,
+          LLVM::ConstantOp::create(
+              b, loc, i32, b.getI32IntegerAttr(TESSEL_ENTRY_UNRESOLVED_IMPORT))
+              .getResult());
+      Block *next = b.createBlock(&entryFn.getBody());
+      b.setInsertionPointToEnd(check);
+      LLVM::CondBrOp::create(b, loc, isNull, fail, next);
+      b.setInsertionPointToStart(next);
+    }
     // The kernel library reads its thread count from the invoke context.
     if (LLVM::LLVMFuncOp setContext = kernelContextSetter(module, b, loc))
-      LLVM::CallOp::create(b, loc, setContext,
-                           ValueRange{body->getArgument(1)});
+      LLVM::CallOp::create(b, loc, setContext, ValueRange{context});
+    // Import calls forward this entry's context and report into this
+    // entry's status; the previous values are restored on return, so an
+    // entry re-entered through an import on the same thread stays correct.
+    Value contextAddr, statusAddr, savedContext, savedStatus;
+    if (hasImports) {
+      contextAddr =
+          LLVM::AddressOfOp::create(b, loc, ptrTy, tessel::kContextGlobal);
+      statusAddr =
+          LLVM::AddressOfOp::create(b, loc, ptrTy, tessel::kStatusGlobal);
+      savedContext = LLVM::LoadOp::create(b, loc, ptrTy, contextAddr);
+      savedStatus = LLVM::LoadOp::create(b, loc, i32, statusAddr);
+      LLVM::StoreOp::create(b, loc, context, contextAddr);
+      LLVM::StoreOp::create(
+          b, loc, LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(0)),
+          statusAddr);
+    }
     auto c64 = [&](int64_t v) {
       return LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(v));
     };
@@ -186,8 +343,15 @@ struct TesselEmitArtifactABIPass
         args.push_back(c64(s));
     }
     LLVM::CallOp::create(b, loc, target, args);
-    LLVM::ReturnOp::create(
-        b, loc, LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(0)));
+    Value rc;
+    if (hasImports) {
+      rc = LLVM::LoadOp::create(b, loc, i32, statusAddr);
+      LLVM::StoreOp::create(b, loc, savedContext, contextAddr);
+      LLVM::StoreOp::create(b, loc, savedStatus, statusAddr);
+    } else {
+      rc = LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(0));
+    }
+    LLVM::ReturnOp::create(b, loc, rc);
     return success();
   }
 

@@ -2,14 +2,20 @@
 //
 // The artifact manifest must describe tensors as the user wrote them; after
 // bufferization and LLVM lowering that information is gone, so it is
-// recorded here, at the model level, into the module attribute
-// `tessel.functions`.
+// recorded here, at the model level, into the module attributes
+// `tessel.functions` (the entry points) and `tessel.imports` (the functions
+// other artifacts provide, declared by compose-lower-external-calls). Both
+// kinds of interface are described alike, symbol vocabularies included, so
+// that the runtime can check an import against its provider.
 //
 //===----------------------------------------------------------------------===//
 #include "tessel/Conversion/Passes.h"
+#include "tessel/Dialect/Sym/IR/SymDialect.h"
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSet.h"
 
 namespace mlir::tessel {
@@ -61,15 +67,45 @@ std::string entrySymbol(StringRef name) {
 /// free, libm functions).
 constexpr llvm::StringLiteral kInternalPrefix = "__tessel_fn_";
 
+/// Names of the imports `entry` calls, directly or through the functions
+/// it calls, in first-call order.
+SmallVector<Attribute> importsUsedBy(func::FuncOp entry, ModuleOp module,
+                                     Builder &b) {
+  llvm::SetVector<StringRef> names;
+  llvm::SmallPtrSet<Operation *, 8> visited = {entry};
+  SmallVector<func::FuncOp> work = {entry};
+  while (!work.empty()) {
+    func::FuncOp fn = work.pop_back_val();
+    fn.walk([&](Operation *op) {
+      if (auto call = dyn_cast<tessel::CallImportOp>(op)) {
+        names.insert(call.getCallee());
+      } else if (auto call = dyn_cast<func::CallOp>(op)) {
+        auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+        if (callee && !callee.isDeclaration() &&
+            visited.insert(callee).second)
+          work.push_back(callee);
+      }
+    });
+  }
+  SmallVector<Attribute> result;
+  for (StringRef name : names)
+    result.push_back(b.getStringAttr(name));
+  return result;
+}
+
 struct TesselRecordSignaturePass
     : tessel::impl::TesselRecordSignatureBase<TesselRecordSignaturePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     Builder b(module.getContext());
-    SmallVector<func::FuncOp> entries;
-    for (auto fn : module.getOps<func::FuncOp>())
+    SmallVector<func::FuncOp> entries, imports;
+    for (auto fn : module.getOps<func::FuncOp>()) {
       if (!fn.isDeclaration() && fn.isPublic())
         entries.push_back(fn);
+      else if (fn.isDeclaration() &&
+               fn->hasAttr(tessel::TesselDialect::getImportAttrName()))
+        imports.push_back(fn);
+    }
     if (entries.empty()) {
       module.emitError() << "the model has no public function with a body to "
                             "export as an entry point";
@@ -93,7 +129,7 @@ struct TesselRecordSignaturePass
       }
     }
     SmallVector<Attribute> functions;
-    llvm::StringSet<> entryNames;
+    llvm::StringSet<> entryNames, exported;
     bool ok = true;
     for (func::FuncOp fn : entries) {
       FailureOr<DictionaryAttr> sig = recordFunction(fn, b, entryNames);
@@ -101,34 +137,45 @@ struct TesselRecordSignaturePass
         ok = false;
         continue;
       }
+      exported.insert(sig->getAs<StringAttr>("name").getValue());
       functions.push_back(*sig);
       // The ABI makes inputs read-only: bufferization must copy before
       // writing into an argument's buffer instead of writing in place.
       for (unsigned i = 0; i < fn.getNumArguments(); ++i)
         fn.setArgAttr(i, "bufferization.writable", b.getBoolAttr(false));
     }
+    SmallVector<Attribute> importRecords;
+    for (func::FuncOp fn : imports) {
+      FailureOr<DictionaryAttr> record = recordImport(fn, b, exported);
+      if (failed(record)) {
+        ok = false;
+        continue;
+      }
+      importRecords.push_back(*record);
+    }
     if (!ok)
       return signalPassFailure();
     module->setAttr(tessel::kFunctionsAttrName, b.getArrayAttr(functions));
+    if (!importRecords.empty())
+      module->setAttr(tessel::TesselDialect::getImportsAttrName(),
+                      b.getArrayAttr(importRecords));
+    // The records replace the declarations: a declaration with tensor types
+    // has nothing to become in the lowered module.
+    for (func::FuncOp fn : imports)
+      fn.erase();
   }
 
-  FailureOr<DictionaryAttr> recordFunction(func::FuncOp fn, Builder &b,
-                                           llvm::StringSet<> &entryNames) {
-    std::string name =
-        sanitize(fn->getAttrOfType<StringAttr>("tessel.source_name").getValue());
-    std::string entry = entrySymbol(name);
-    if (!entryNames.insert(entry).second) {
-      fn.emitError() << "entry point '" << name << "' maps to the symbol '"
-                     << entry << "' of another entry point; rename one";
-      return failure();
-    }
-    auto describe = [&](Type type, StringAttr nameAttr, StringRef kind,
+  /// The interface of `fn` (an entry point or an import) as
+  /// {inputs, outputs} arrays of {name, dtype, shape[, vocab]}.
+  FailureOr<std::pair<ArrayAttr, ArrayAttr>>
+  recordInterface(func::FuncOp fn, Builder &b, StringRef what) {
+    auto describe = [&](Type type, DictionaryAttr attrs, StringRef kind,
                         unsigned index,
                         llvm::StringSet<> &seen) -> FailureOr<Attribute> {
       auto tensor = dyn_cast<RankedTensorType>(type);
       if (!tensor) {
         fn.emitError() << kind << " #" << index << " has type " << type
-                       << "; entry points take and return ranked tensors";
+                       << "; " << what << "s take and return ranked tensors";
         return failure();
       }
       if (!tensor.hasStaticShape()) {
@@ -144,6 +191,8 @@ struct TesselRecordSignaturePass
                        << ", which the artifact ABI cannot carry";
         return failure();
       }
+      auto nameAttr =
+          attrs ? attrs.getAs<StringAttr>(tessel::kNameAttrName) : StringAttr();
       std::string name = nameAttr ? sanitize(nameAttr.getValue())
                                   : (kind + std::to_string(index)).str();
       if (name.empty() || !seen.insert(name).second) {
@@ -151,41 +200,103 @@ struct TesselRecordSignaturePass
                        << "' is empty or used twice";
         return failure();
       }
-      return Attribute(b.getDictionaryAttr({
+      SmallVector<NamedAttribute> fields = {
           b.getNamedAttr("name", b.getStringAttr(name)),
           b.getNamedAttr("dtype", b.getStringAttr(dtype)),
           b.getNamedAttr("shape", b.getDenseI64ArrayAttr(tensor.getShape())),
-      }));
+      };
+      // Symbols cross the ABI as i32 ids; the vocabulary (set by
+      // tessel-lower-sym) is the part of the interface the dtype lost.
+      if (auto vocab = attrs ? attrs.getAs<IntegerAttr>(
+                                   tessel::sym::SymDialect::getVocabAttrName())
+                             : IntegerAttr()) {
+        if (dtype != "i32") {
+          fn.emitError() << kind << " #" << index << " has '"
+                         << tessel::sym::SymDialect::getVocabAttrName()
+                         << "' but element type " << tensor.getElementType()
+                         << "; symbol ids are i32";
+          return failure();
+        }
+        fields.push_back(b.getNamedAttr("vocab", vocab));
+      }
+      return Attribute(b.getDictionaryAttr(fields));
     };
 
     SmallVector<Attribute> inputs, outputs;
     llvm::StringSet<> inNames, outNames;
     for (auto [i, type] : llvm::enumerate(fn.getArgumentTypes())) {
-      auto r = describe(type, fn.getArgAttrOfType<StringAttr>(i,
-                                                  tessel::kNameAttrName),
-                        "input", i, inNames);
+      auto r = describe(type, fn.getArgAttrDict(i), "input", i, inNames);
       if (failed(r))
         return failure();
       inputs.push_back(*r);
     }
     for (auto [i, type] : llvm::enumerate(fn.getResultTypes())) {
-      auto r = describe(type, fn.getResultAttrOfType<StringAttr>(
-                                  i, tessel::kNameAttrName),
-                        "output", i, outNames);
+      auto r = describe(type, fn.getResultAttrDict(i), "output", i, outNames);
       if (failed(r))
         return failure();
       outputs.push_back(*r);
     }
-    if (outputs.empty()) {
+    return std::make_pair(b.getArrayAttr(inputs), b.getArrayAttr(outputs));
+  }
+
+  FailureOr<DictionaryAttr> recordFunction(func::FuncOp fn, Builder &b,
+                                           llvm::StringSet<> &entryNames) {
+    std::string name =
+        sanitize(fn->getAttrOfType<StringAttr>("tessel.source_name").getValue());
+    std::string entry = entrySymbol(name);
+    if (!entryNames.insert(entry).second) {
+      fn.emitError() << "entry point '" << name << "' maps to the symbol '"
+                     << entry << "' of another entry point; rename one";
+      return failure();
+    }
+    auto sig = recordInterface(fn, b, "entry point");
+    if (failed(sig))
+      return failure();
+    if (sig->second.empty()) {
       fn.emitError() << "entry point '" << name << "' returns nothing";
+      return failure();
+    }
+    SmallVector<NamedAttribute> fields = {
+        b.getNamedAttr("name", b.getStringAttr(name)),
+        b.getNamedAttr("symbol", b.getStringAttr(fn.getName())),
+        b.getNamedAttr("entry", b.getStringAttr(entry)),
+        b.getNamedAttr("inputs", sig->first),
+        b.getNamedAttr("outputs", sig->second),
+    };
+    SmallVector<Attribute> used =
+        importsUsedBy(fn, fn->getParentOfType<ModuleOp>(), b);
+    if (!used.empty())
+      fields.push_back(b.getNamedAttr("imports", b.getArrayAttr(used)));
+    return b.getDictionaryAttr(fields);
+  }
+
+  FailureOr<DictionaryAttr> recordImport(func::FuncOp fn, Builder &b,
+                                         const llvm::StringSet<> &exported) {
+    // The runtime finds the provider by this name, and the call sites name
+    // the import by its symbol: both must be the same manifest token.
+    StringRef name = fn.getName();
+    if (sanitize(name) != name || name.empty()) {
+      fn.emitError() << "import '" << name
+                     << "' has whitespace or control characters in its name; "
+                        "rename the component";
+      return failure();
+    }
+    if (exported.contains(name)) {
+      fn.emitError() << "import '" << name
+                     << "' has the name of an entry point of this artifact";
+      return failure();
+    }
+    auto sig = recordInterface(fn, b, "import");
+    if (failed(sig))
+      return failure();
+    if (sig->second.empty()) {
+      fn.emitError() << "import '" << name << "' returns nothing";
       return failure();
     }
     return b.getDictionaryAttr({
         b.getNamedAttr("name", b.getStringAttr(name)),
-        b.getNamedAttr("symbol", b.getStringAttr(fn.getName())),
-        b.getNamedAttr("entry", b.getStringAttr(entry)),
-        b.getNamedAttr("inputs", b.getArrayAttr(inputs)),
-        b.getNamedAttr("outputs", b.getArrayAttr(outputs)),
+        b.getNamedAttr("inputs", sig->first),
+        b.getNamedAttr("outputs", sig->second),
     });
   }
 };

@@ -51,7 +51,7 @@ func.func @nested(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 compose.component private @remote(tensor<4xf32>) -> tensor<4xf32>
 func.func @external(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{calls external component 'remote', which has no body to compile here}}
+  // expected-error @+1 {{calls external component 'remote', which has no body to inline; run compose-lower-external-calls first}}
   %y = compose.call @remote(%x) : (tensor<4xf32>) -> tensor<4xf32>
   return %y : tensor<4xf32>
 }

@@ -1,5 +1,6 @@
 // tessel-lower-sym runs first in tessel-model-to-linalg: the recorded
-// signature sees i32 ids, and the vocabulary stays on the lowered function.
+// signature sees i32 ids and records their vocabulary (for the manifest),
+// and the vocabulary stays on the lowered function.
 // RUN: tessel-opt %s --pass-pipeline="builtin.module(tessel-model-to-linalg{opt-level=0})" | FileCheck %s
 // RUN: tessel-opt %s --pass-pipeline="builtin.module(tessel-model-to-linalg{opt-level=3})" | FileCheck %s
 // RUN: tessel-opt --help | FileCheck %s --check-prefix=HELP
@@ -10,7 +11,7 @@
 // HELP-DAG: assume-finite-weights
 // DIALECTS: sym
 
-// CHECK: tessel.functions = [{entry = "tessel_entry_main", inputs = [{dtype = "i32", name = "tokens", shape = array<i64: 4>}, {dtype = "f32", name = "input1", shape = array<i64: 16, 8>}], name = "main", outputs = [{dtype = "f32", name = "output0", shape = array<i64: 4, 8>}, {dtype = "i32", name = "output1", shape = array<i64: 4>}]
+// CHECK: tessel.functions = [{entry = "tessel_entry_main", inputs = [{dtype = "i32", name = "tokens", shape = array<i64: 4>, vocab = 16 : i64}, {dtype = "f32", name = "input1", shape = array<i64: 16, 8>}], name = "main", outputs = [{dtype = "f32", name = "output0", shape = array<i64: 4, 8>}, {dtype = "i32", name = "output1", shape = array<i64: 4>, vocab = 16 : i64}]
 // CHECK: func.func @__tessel_fn_main(%{{.*}}: tensor<4xi32> {{{.*}}sym.vocab = 16 : i64{{.*}}}, %{{.*}}: tensor<16x8xf32>{{.*}}) -> (tensor<4x8xf32>, tensor<4xi32> {sym.vocab = 16 : i64})
 // CHECK-NOT: sym.embed
 // CHECK-NOT: sym.quantize

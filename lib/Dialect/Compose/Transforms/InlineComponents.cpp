@@ -36,9 +36,10 @@ LogicalResult inlineCall(CallOp call, SymbolTableCollection &symbols) {
   if (component.isExternal())
     return call.emitOpError()
            << "calls external component '" << component.getSymName()
-           << "', which has no body to compile here; compile the component "
-              "that defines it as its own artifact and link the two at load "
-              "time";
+           << "', which has no body to inline; run "
+              "compose-lower-external-calls first to call it through the "
+              "import table (it is linked from another artifact at load "
+              "time)";
   Region &body = component.getBody();
   if (!body.hasOneBlock())
     return component.emitOpError()

@@ -4,7 +4,8 @@
 // tessel.attention) are in
 // destination-passing style, like linalg ops: on tensors the result is the
 // `init`; bufferized, they write the init buffer in place and read it only
-// when `accumulate` is set.
+// when `accumulate` is set. tessel.call_import is in the same style: the
+// callee reads its inputs and overwrites every init, never reading it.
 //
 //===----------------------------------------------------------------------===//
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
@@ -53,6 +54,42 @@ struct KernelOpInterface
   }
 };
 
+struct CallImportOpInterface
+    : DstBufferizableOpInterfaceExternalModel<CallImportOpInterface,
+                                              CallImportOp> {
+  bool bufferizesToMemoryRead(Operation *op, OpOperand &operand,
+                              const AnalysisState &state) const {
+    return !cast<CallImportOp>(op).isDpsInit(&operand);
+  }
+
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options,
+                          BufferizationState &state) const {
+    auto call = cast<CallImportOp>(op);
+    if (call.hasPureBufferSemantics())
+      return success();
+    auto buffers = [&](OperandRange values) -> FailureOr<SmallVector<Value>> {
+      SmallVector<Value> result;
+      for (Value v : values) {
+        FailureOr<Value> buffer = getBuffer(rewriter, v, options, state);
+        if (failed(buffer))
+          return failure();
+        result.push_back(*buffer);
+      }
+      return result;
+    };
+    FailureOr<SmallVector<Value>> inputs = buffers(call.getInputs());
+    FailureOr<SmallVector<Value>> inits = buffers(call.getInits());
+    if (failed(inputs) || failed(inits))
+      return failure();
+    rewriter.setInsertionPoint(op);
+    CallImportOp::create(rewriter, op->getLoc(), TypeRange{},
+                         call.getCalleeAttr(), *inputs, *inits);
+    replaceOpWithBufferizedValues(rewriter, op, *inits);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tessel::registerBufferizableOpInterfaceExternalModels(
@@ -62,5 +99,6 @@ void mlir::tessel::registerBufferizableOpInterfaceExternalModels(
     DepthwiseConv2DOp::attachInterface<KernelOpInterface<DepthwiseConv2DOp>>(
         *ctx);
     AttentionOp::attachInterface<KernelOpInterface<AttentionOp>>(*ctx);
+    CallImportOp::attachInterface<CallImportOpInterface>(*ctx);
   });
 }

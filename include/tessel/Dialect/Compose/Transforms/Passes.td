@@ -69,6 +69,28 @@ def ComposeExtractComponent : Pass<"compose-extract-component", "ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def ComposeLowerExternalCalls
+    : Pass<"compose-lower-external-calls", "ModuleOp"> {
+  let summary = "Call external components through the artifact's import table";
+  let description = [{
+    Separate compilation, the caller's side: every `compose.call` of an
+    external component (one without a body, provided by another artifact),
+    directly or through an instance, becomes a `tessel.call_import` of that
+    component's name, with `tensor.empty` destinations for its results
+    (`tensor.cast` where the call site is less static than the interface).
+    The component is replaced by a `func.func` declaration of the same name
+    and interface marked `tessel.import`, which `tessel-lower-sym` tags with
+    the vocabularies of its symbol arguments and results and
+    `tessel-record-signature` turns into an import record of the manifest.
+    Instances of it are erased. The interface must be static (artifact
+    ABI); an external component that is still referenced otherwise (a
+    `compose.route` expert) is an error.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::tessel::TesselDialect"];
+}
+
 def ComposeInlineComponents : Pass<"compose-inline-components", "ModuleOp"> {
   let summary = "Inline component calls and drop the composition structure";
   let description = [{
@@ -77,8 +99,9 @@ def ComposeInlineComponents : Pass<"compose-inline-components", "ModuleOp"> {
     the rest of the pipeline compiles one function. Identical weight
     constants of a component called several times (an instance shared by
     several call sites) are merged again by CSE. Afterwards the components
-    and instances are erased; a call of an external component (no body) is
-    an error until it is linked from another artifact.
+    and instances are erased. A call of an external component (no body) is
+    an error here: `compose-lower-external-calls` turns those into import
+    calls first.
   }];
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
 }

@@ -26,6 +26,15 @@ def Tessel_Dialect : Dialect {
     decomposed.
   }];
   let useDefaultAttributePrinterParser = 1;
+  let extraClassDeclaration = [{
+    /// Unit attribute marking a `func.func` declaration as an import: a
+    /// function another artifact provides, linked by name at load time
+    /// (`compose-lower-external-calls` declares them).
+    static ::llvm::StringRef getImportAttrName() { return "tessel.import"; }
+    /// Module attribute in which `tessel-record-signature` records the
+    /// imports' interfaces (and erases their declarations).
+    static ::llvm::StringRef getImportsAttrName() { return "tessel.imports"; }
+  }];
 }
 
 class Tessel_Op<string mnemonic, list<Trait> traits = []>

@@ -203,5 +203,6 @@ def Tessel_ReduceMeanOp : Tessel_Op<"reduce_mean", [Pure]> {
 }
 
 include "tessel/Dialect/Tessel/IR/TesselKernelOps.td"
+include "tessel/Dialect/Tessel/IR/TesselImportOps.td"
 
 #endif // TESSEL_OPS_TD
