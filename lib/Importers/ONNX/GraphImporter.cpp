@@ -369,7 +369,7 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   // and sum nodes are held back and replaced at the combine's position.
   std::vector<MoERoute> routes;
   if (options.raiseMixtureOfExperts)
-    routes = findMoERoutes(graph, model.opset,
+    routes = findMoERoutes(ctx, graph, model.opset,
                            valueShapes(inputs, inputTypes));
   std::map<int, const MoERoute *> routeAt;
   std::set<int> heldBack;

@@ -10,15 +10,16 @@
 //===----------------------------------------------------------------------===//
 
 #include "GateEvaluator.h"
+#include "../NodeContext.h"
 
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <functional>
 #include <limits>
 
+using namespace mlir;
 using namespace mlir::tessel::onnx_import;
 using Kind = EvalTensor::Kind;
 
@@ -275,66 +276,32 @@ Maybe reduce(const EvalTensor &x, std::optional<Shape> axes, bool keepdims,
 } // namespace
 
 std::optional<EvalTensor>
-mlir::tessel::onnx_import::toEvalTensor(const onnx::TensorProto &t) {
+mlir::tessel::onnx_import::toEvalTensor(const onnx::TensorProto &t,
+                                        MLIRContext *context) {
+  // Decoding (raw or typed fields, element types) is the importer's own
+  // convertTensorProto; only the conversion to doubles happens here.
+  std::string error;
+  FailureOr<DenseElementsAttr> attr = convertTensorProto(t, context, error);
+  if (failed(attr))
+    return std::nullopt;
   EvalTensor out;
-  out.shape.assign(t.dims().begin(), t.dims().end());
+  out.shape.assign(attr->getType().getShape().begin(),
+                   attr->getType().getShape().end());
   if (!validShape(out.shape))
     return std::nullopt;
   out.kind = kindOfOnnx(t.data_type());
-  int64_t n = out.numElements();
-  out.data.resize(n);
-  const std::string &raw = t.raw_data();
-  auto fromRaw = [&](auto zero) {
-    using T = decltype(zero);
-    if (raw.size() != size_t(n) * sizeof(T))
-      return false;
-    for (int64_t i = 0; i < n; ++i) {
-      T v;
-      std::memcpy(&v, raw.data() + i * sizeof(T), sizeof(T));
-      out.data[i] = double(v);
-    }
-    return true;
-  };
-  bool ok = false;
-  switch (t.data_type()) {
-  case onnx::TensorProto::FLOAT:
-    if (!raw.empty())
-      ok = fromRaw(float());
-    else if ((ok = t.float_data_size() == n))
-      std::copy(t.float_data().begin(), t.float_data().end(),
-                out.data.begin());
-    break;
-  case onnx::TensorProto::DOUBLE:
-    if (!raw.empty())
-      ok = fromRaw(double());
-    else if ((ok = t.double_data_size() == n))
-      std::copy(t.double_data().begin(), t.double_data().end(),
-                out.data.begin());
-    break;
-  case onnx::TensorProto::INT64:
-    if (!raw.empty())
-      ok = fromRaw(int64_t());
-    else if ((ok = t.int64_data_size() == n))
-      std::copy(t.int64_data().begin(), t.int64_data().end(),
-                out.data.begin());
-    break;
-  case onnx::TensorProto::INT32:
-  case onnx::TensorProto::BOOL:
-  case onnx::TensorProto::INT8:
-  case onnx::TensorProto::UINT8:
-    if (!raw.empty())
-      ok = t.data_type() == onnx::TensorProto::INT32 ? fromRaw(int32_t())
-           : t.data_type() == onnx::TensorProto::INT8 ? fromRaw(int8_t())
-                                                       : fromRaw(uint8_t());
-    else if ((ok = t.int32_data_size() == n))
-      std::copy(t.int32_data().begin(), t.int32_data().end(),
-                out.data.begin());
-    break;
-  default:
-    break;
-  }
-  if (!ok)
+  Type elem = attr->getElementType();
+  if (isa<FloatType>(elem)) {
+    for (const APFloat &v : attr->getValues<APFloat>())
+      out.data.push_back(v.convertToDouble());
+  } else if (auto it = dyn_cast<IntegerType>(elem)) {
+    for (const APInt &v : attr->getValues<APInt>())
+      out.data.push_back(it.isUnsigned() || it.getWidth() == 1
+                             ? double(v.getZExtValue())
+                             : double(v.getSExtValue()));
+  } else {
     return std::nullopt;
+  }
   return out;
 }
 
@@ -351,7 +318,7 @@ std::optional<EvalTensor> GateEvaluator::eval(const std::string &name) {
   if (auto it = initializers.find(name); it != initializers.end()) {
     auto [c, fresh] = constants.try_emplace(name);
     if (fresh)
-      c->second = toEvalTensor(*it->second);
+      c->second = toEvalTensor(*it->second, context);
     return c->second && wellFormed(*c->second) ? c->second : std::nullopt;
   }
   if (auto it = memo.find(name); it != memo.end())
@@ -383,7 +350,7 @@ GateEvaluator::evalNode(const onnx::NodeProto &node, unsigned output) {
 
   if (op == "Constant") {
     if (const auto *a = attr(node, "value"))
-      return toEvalTensor(a->t());
+      return toEvalTensor(a->t(), context);
     if (const auto *a = attr(node, "value_float")) {
       EvalTensor t = *make({}, Kind::Float);
       t.data[0] = a->f();

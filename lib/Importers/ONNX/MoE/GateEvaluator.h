@@ -12,6 +12,7 @@
 #ifndef TESSEL_LIB_IMPORTERS_ONNX_MOE_GATEEVALUATOR_H
 #define TESSEL_LIB_IMPORTERS_ONNX_MOE_GATEEVALUATOR_H
 
+#include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include "onnx/onnx_pb.h"
@@ -35,7 +36,8 @@ struct EvalTensor {
 };
 
 /// Converts an initializer or Constant value; nullopt for unsupported types.
-std::optional<EvalTensor> toEvalTensor(const onnx::TensorProto &t);
+std::optional<EvalTensor> toEvalTensor(const onnx::TensorProto &t,
+                                       MLIRContext *context);
 
 class GateEvaluator {
 public:
@@ -43,10 +45,10 @@ public:
   /// `initializers` the graph's initializers by name (converted only when
   /// a gate reads one: weights never are).
   GateEvaluator(
-      const onnx::GraphProto &graph, int64_t opset,
+      MLIRContext *context, const onnx::GraphProto &graph, int64_t opset,
       const std::map<std::string, int> &producer,
       const std::map<std::string, const onnx::TensorProto *> &initializers)
-      : graph(graph), opset(opset), producer(producer),
+      : context(context), graph(graph), opset(opset), producer(producer),
         initializers(initializers) {}
 
   /// Fixes the value of a graph value (the top-k results) and forgets every
@@ -62,6 +64,7 @@ private:
   std::optional<EvalTensor> evalNode(const onnx::NodeProto &node,
                                      unsigned output);
 
+  MLIRContext *context;
   const onnx::GraphProto &graph;
   int64_t opset;
   const std::map<std::string, int> &producer;

@@ -18,6 +18,7 @@
 #include <numeric>
 #include <random>
 
+using namespace mlir;
 using namespace mlir::tessel::onnx_import;
 
 namespace {
@@ -36,8 +37,9 @@ struct Term {
 
 class Finder {
 public:
-  Finder(const onnx::GraphProto &graph, int64_t opset, const ShapeMap &shapes)
-      : graph(graph), opset(opset), shapes(shapes) {
+  Finder(MLIRContext *context, const onnx::GraphProto &graph, int64_t opset,
+         const ShapeMap &shapes)
+      : context(context), graph(graph), opset(opset), shapes(shapes) {
     for (int i = 0; i < graph.node_size(); ++i) {
       const auto &n = graph.node(i);
       for (const auto &o : n.output())
@@ -103,10 +105,11 @@ private:
                   std::vector<int64_t> &expertOfTerm, GateForm &form);
   GateEvaluator &evaluator() {
     if (!eval)
-      eval.emplace(graph, opset, producer, initializers);
+      eval.emplace(context, graph, opset, producer, initializers);
     return *eval;
   }
 
+  MLIRContext *context;
   const onnx::GraphProto &graph;
   int64_t opset;
   const ShapeMap &shapes;
@@ -476,7 +479,8 @@ std::vector<MoERoute> Finder::run() {
 } // namespace
 
 std::vector<MoERoute>
-mlir::tessel::onnx_import::findMoERoutes(const onnx::GraphProto &graph,
+mlir::tessel::onnx_import::findMoERoutes(MLIRContext *context,
+                                         const onnx::GraphProto &graph,
                                          int64_t opset,
                                          const ShapeMap &shapes) {
   // Most models have no TopK: cost them nothing.
@@ -485,5 +489,5 @@ mlir::tessel::onnx_import::findMoERoutes(const onnx::GraphProto &graph,
   });
   if (!anyTopK)
     return {};
-  return Finder(graph, opset, shapes).run();
+  return Finder(context, graph, opset, shapes).run();
 }

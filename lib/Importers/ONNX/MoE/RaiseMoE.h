@@ -20,6 +20,7 @@
 #ifndef TESSEL_LIB_IMPORTERS_ONNX_MOE_RAISEMOE_H
 #define TESSEL_LIB_IMPORTERS_ONNX_MOE_RAISEMOE_H
 
+#include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include "onnx/onnx_pb.h"
@@ -53,7 +54,8 @@ struct MoERoute {
 /// Static shapes of graph values (inputs, initializers, shape inference).
 using ShapeMap = std::map<std::string, llvm::SmallVector<int64_t>>;
 
-std::vector<MoERoute> findMoERoutes(const onnx::GraphProto &graph,
+std::vector<MoERoute> findMoERoutes(MLIRContext *context,
+                                    const onnx::GraphProto &graph,
                                     int64_t opset, const ShapeMap &shapes);
 
 } // namespace mlir::tessel::onnx_import
