@@ -54,7 +54,28 @@ struct ConvCase {
   bool bias, clamp, accumulate;
   uint32_t threads;
   int64_t pt = 0, pb = 0, pl = 0, pr = 0; // implicit zero padding
+  bool winograd = false; // 3x3/1 only: tessel_kernel_conv2d_winograd_nhwc_f32
 };
+
+/// W[f][3][3][c] -> U = G g G^T packed as [16][ceil(F/NR)][C][NR], the
+/// Winograd F(2x2, 3x3) filter the compiler emits (in double, here).
+std::vector<float> winogradFilter(const std::vector<float> &w, int64_t F,
+                                  int64_t C) {
+  const double g[4][3] = {{1, 0, 0}, {.5, .5, .5}, {.5, -.5, .5}, {0, 0, 1}};
+  int64_t P = (F + NR - 1) / NR;
+  std::vector<float> u(16 * P * C * NR, 0.0f);
+  for (int64_t f = 0; f < F; ++f)
+    for (int64_t c = 0; c < C; ++c)
+      for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 4; ++j) {
+          double acc = 0;
+          for (int kh = 0; kh < 3; ++kh)
+            for (int kw = 0; kw < 3; ++kw)
+              acc += g[i][kh] * w[((f * 3 + kh) * 3 + kw) * C + c] * g[j][kw];
+          u[(((i * 4 + j) * P + f / NR) * C + c) * NR + f % NR] = float(acc);
+        }
+  return u;
+}
 
 void checkConv(const ConvCase &t) {
   int64_t OH = (t.H + t.pt + t.pb - t.dh * (t.KH - 1) - 1) / t.sh + 1;
@@ -68,12 +89,21 @@ void checkConv(const ConvCase &t) {
   std::vector<float> wp = packFilter(w, t.F, K);
   float lo = t.clamp ? -0.5f : -kInf, hi = t.clamp ? 0.75f : kInf;
   setThreads(t.threads);
-  tessel_kernel_conv2d_nhwc_f32(
-      t.N, OH, OW, t.F, t.KH, t.KW, t.C, t.H, t.W, t.pt, t.pl, in.data(),
-      t.H * t.W * t.C,
-      t.W * t.C, t.C, 1, t.sh, t.sw, t.dh, t.dw, wp.data(), 0, out.data(),
-      OH * OW * t.F, OW * t.F, t.F, 1, t.bias ? bias.data() : nullptr, lo, hi,
-      t.accumulate ? TESSEL_KERNEL_ACCUMULATE : 0);
+  if (t.winograd) {
+    std::vector<float> up = winogradFilter(w, t.F, t.C);
+    tessel_kernel_conv2d_winograd_nhwc_f32(
+        t.N, OH, OW, t.F, t.C, t.H, t.W, t.pt, t.pl, in.data(),
+        t.H * t.W * t.C, t.W * t.C, t.C, 1, up.data(), out.data(),
+        OH * OW * t.F, OW * t.F, t.F, 1, t.bias ? bias.data() : nullptr, lo,
+        hi, t.accumulate ? TESSEL_KERNEL_ACCUMULATE : 0);
+  } else {
+    tessel_kernel_conv2d_nhwc_f32(
+        t.N, OH, OW, t.F, t.KH, t.KW, t.C, t.H, t.W, t.pt, t.pl, in.data(),
+        t.H * t.W * t.C, t.W * t.C, t.C, 1, t.sh, t.sw, t.dh, t.dw, wp.data(),
+        0, out.data(), OH * OW * t.F, OW * t.F, t.F, 1,
+        t.bias ? bias.data() : nullptr, lo, hi,
+        t.accumulate ? TESSEL_KERNEL_ACCUMULATE : 0);
+  }
   setThreads(1);
   double worst = 0;
   for (int64_t n = 0; n < t.N; ++n)
@@ -143,6 +173,23 @@ TEST(ConvKernel, StemFilterRowsAsOneTap) {
 TEST(ConvKernel, TwoThreadsMatch) {
   checkConv({2, 20, 20, 16, 96, 3, 3, 1, 1, 1, 1, true, true, true, 2});
   checkConv({1, 1, 300, 64, 200, 1, 1, 1, 1, 1, 1, true, false, false, 2});
+}
+
+TEST(ConvKernel, WinogradF2x3) {
+  // Odd and even output sizes (partial 2x2 tiles), "same" and no padding,
+  // asymmetric padding, channel counts off the vector width (scalar
+  // tails), F off the panel width, batch 2, the whole epilogue, two
+  // threads, and a 1x1 image.
+  auto wino = [](ConvCase c) {
+    c.winograd = true;
+    checkConv(c);
+  };
+  wino({1, 8, 8, 32, 64, 3, 3, 1, 1, 1, 1, false, false, false, 1, 1, 1, 1, 1});
+  wino({1, 7, 9, 37, 70, 3, 3, 1, 1, 1, 1, true, true, true, 1, 1, 1, 1, 1});
+  wino({2, 10, 11, 16, 33, 3, 3, 1, 1, 1, 1, true, false, false, 1});
+  wino({1, 12, 13, 5, 130, 3, 3, 1, 1, 1, 1, false, true, true, 2, 0, 2, 1, 0});
+  wino({2, 14, 14, 64, 64, 3, 3, 1, 1, 1, 1, true, true, true, 2, 1, 1, 1, 1});
+  wino({1, 1, 1, 300, 40, 3, 3, 1, 1, 1, 1, true, false, false, 1, 1, 1, 1, 1});
 }
 
 TEST(MatmulKernel, BatchedPerImageBAndStridedOutput) {

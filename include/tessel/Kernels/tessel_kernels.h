@@ -63,6 +63,21 @@ void tessel_kernel_conv2d_nhwc_f32(
     int64_t out_sh, int64_t out_sw, int64_t out_sf, const float *bias,
     float lo, float hi, int32_t flags);
 
+/* The same convolution for 3x3 filters, stride 1 and dilation 1, by
+ * Winograd's F(2x2, 3x3): 2.25x fewer multiplications. `up` holds the
+ * transformed filter U = G g G^T packed per transform position a (0..15):
+ * up[a][p][c][j] = U[a][c][p*NR + j], zero beyond F, where (rows of G:
+ * [1,0,0], [1/2,1/2,1/2], [1/2,-1/2,1/2], [0,0,1])
+ *   U[a = 4*i + j][c][f] = sum_{kh,kw} G[i][kh] * W[f,kh,kw,c] * G[j][kw].
+ * Same padding, strides and epilogue conventions as above. */
+void tessel_kernel_conv2d_winograd_nhwc_f32(
+    int64_t N, int64_t OH, int64_t OW, int64_t F, int64_t C, int64_t H,
+    int64_t W, int64_t pad_top, int64_t pad_left, const float *in,
+    int64_t in_sn, int64_t in_sh, int64_t in_sw, int64_t in_sc,
+    const float *up, float *out, int64_t out_sn, int64_t out_sh,
+    int64_t out_sw, int64_t out_sf, const float *bias, float lo, float hi,
+    int32_t flags);
+
 /* Batched matmul C[b] = A[b] x B[b] with B packed per batch as
  * [ceil(N/NR)][K][NR] (bp_sb = 0: shared B). */
 void tessel_kernel_matmul_f32(int64_t batch, int64_t M, int64_t N, int64_t K,

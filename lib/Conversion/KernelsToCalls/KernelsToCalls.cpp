@@ -146,12 +146,27 @@ LogicalResult lowerPackedConv(ModuleOp module, PackedConv2DOp op,
   Value in = op.getInput(), out = op.getInit();
   // Within one packed filter the kernel walks the dense P x K x NR layout.
   Value wp = denseOperand(b, op, op.getPackedFilter());
+  SmallVector<int64_t> pad = op.getPadOrZero();
+  if (op.getWinograd()) {
+    // N, OH, OW, F, C, H, W, pad_top, pad_left; 3x3, strides 1, dilations 1
+    cb.dims(out, {0, 1, 2, 3});
+    cb.dims(in, {3, 1, 2});
+    cb.i64(pad[0]);
+    cb.i64(pad[2]);
+    cb.strides(cb.buffer(in));
+    cb.buffer(wp);
+    cb.strides(cb.buffer(out));
+    epilogueArgs(cb, op);
+    if (failed(cb.call(module, "tessel_kernel_conv2d_winograd_nhwc_f32")))
+      return failure();
+    op.erase();
+    return success();
+  }
   // N, OH, OW, F, KH, KW, C, H, W, pad_top, pad_left
   cb.dims(out, {0, 1, 2, 3});
   cb.i64(op.getKernelSize()[0]);
   cb.i64(op.getKernelSize()[1]);
   cb.dims(in, {3, 1, 2});
-  SmallVector<int64_t> pad = op.getPadOrZero();
   cb.i64(pad[0]);
   cb.i64(pad[2]);
   cb.strides(cb.buffer(in));

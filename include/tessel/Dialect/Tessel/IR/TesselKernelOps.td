@@ -41,6 +41,15 @@ def Tessel_PackedConv2DOp : Tessel_Op<"packed_conv2d",
     `batch_matmul` uses this op). A matmul is the 1x1 case over a
     `1 x M` image.
 
+    With `winograd`, the convolution (3x3, stride 1, dilation 1 only) runs
+    as Winograd's F(2x2, 3x3) and `packed_filter` holds the transformed
+    filter `U = G g G^T`, one packed `C x F` matrix per transform position:
+    `packed_filter[a, p, c, j] = U[a, c, p*NR + j]` (`16 x P x C x NR`)
+    with `U[4*i + j, c, f] = sum_{kh,kw} G[i, kh] * W[f, kh, kw, c] *
+    G[j, kw]` and `G = [[1, 0, 0], [1/2, 1/2, 1/2], [1/2, -1/2, 1/2],
+    [0, 0, 1]]` (docs/pipeline/kernels.md). The result is the same
+    convolution, up to rounding.
+
     ```mlir
     %y = tessel.packed_conv2d ins(%x, %wp : tensor<1x9x9x8xf32>, tensor<1x72x64xf32>)
         bias(%b : tensor<16xf32>) outs(%init : tensor<1x7x7x16xf32>)
@@ -60,7 +69,8 @@ def Tessel_PackedConv2DOp : Tessel_Op<"packed_conv2d",
       OptionalAttr<DenseI64ArrayAttr>:$pad,
       UnitAttr:$accumulate,
       OptionalAttr<F32Attr>:$clamp_min,
-      OptionalAttr<F32Attr>:$clamp_max);
+      OptionalAttr<F32Attr>:$clamp_max,
+      UnitAttr:$winograd);
   let results = (outs Variadic<AnyRankedTensor>:$result);
   let assemblyFormat = [{
     `ins` `(` $input `,` $packed_filter `:` type($input) `,` type($packed_filter) `)`
@@ -77,6 +87,8 @@ def Tessel_PackedConv2DOp : Tessel_Op<"packed_conv2d",
         return SmallVector<int64_t>(*p);
       return {0, 0, 0, 0};
     }
+    /// Verifies the `winograd` form (C: input channels, F: outputs).
+    LogicalResult verifyWinograd(int64_t c, int64_t f);
     /// NR: output channels per packed panel.
     int64_t getPanelWidth() {
       auto t = cast<ShapedType>(getPackedFilter().getType());

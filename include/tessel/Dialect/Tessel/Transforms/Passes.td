@@ -42,10 +42,21 @@ def TesselConvertToKernels : Pass<"tessel-convert-to-kernels"> {
 
     `linalg.pack` of a constant (the weights) is folded at compile time;
     packs of run-time values are lowered to pad + expand_shape + transpose.
+
+    With `winograd` (the default), a 3x3 convolution with stride 1,
+    dilation 1, constant weights and at least `winograd-min-channels` input
+    and output channels
+    becomes `tessel.packed_conv2d {winograd}`: its filter is transformed for
+    Winograd's F(2x2, 3x3) (`G g G^T`) and packed here, at compile time.
   }];
   let options = [
     Option<"panelWidth", "panel-width", "int64_t", /*default=*/"64",
            "Output channels per packed panel (the kernel library's NR)">,
+    Option<"winograd", "winograd", "bool", /*default=*/"true",
+           "Run eligible 3x3 stride-1 convolutions as Winograd F(2x2, 3x3)">,
+    Option<"winogradMinChannels", "winograd-min-channels", "int64_t",
+           /*default=*/"32",
+           "Fewest input and output channels for a Winograd convolution">,
   ];
   let dependentDialects = ["::mlir::tessel::TesselDialect",
                            "::mlir::linalg::LinalgDialect",
