@@ -156,8 +156,16 @@ int main(int argc, char **argv) {
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
   registerDefaultTimingManagerCLOptions();
-  cl::ParseCommandLineOptions(argc, argv,
-                              "Tessel compiler: model IR -> artifact\n");
+  // libLLVM registers hundreds of backend options (AMDGPU, AArch64, ...);
+  // --help lists tessel-compile's own, --help-hidden all of them (the
+  // --mlir-* debugging options keep working either way).
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "Tessel compiler: model IR -> artifact\n\n"
+      "  MLIR debugging options (--mlir-print-ir-after=PASS, --mlir-timing,\n"
+      "  --mlir-elide-elementsattrs-if-larger=N, ...) are listed by\n"
+      "  --help-hidden.\n");
 
   tessel::CompileOptions options;
   options.optLevel = optLevel;
