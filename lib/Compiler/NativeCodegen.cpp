@@ -51,6 +51,15 @@ mlir::tessel::createTargetMachine(const std::string &tripleName,
                                    "' (use --mcpu=native or an LLVM CPU "
                                    "name such as x86-64-v3, skylake-avx512)");
   }
+  // Generated loops whose innermost dimension is short (16-64 channels)
+  // are fully unrolled before LLVM's loop vectorizer runs, which then
+  // vectorizes the next loop out with gathers and scatters at the channel
+  // stride; on AMD Zen 4 those are slower than the scalar code. Without
+  // them the SLP vectorizer packs the unrolled channels into contiguous
+  // vector loads and stores instead.
+  if (triple.isX86())
+    features += std::string(features.empty() ? "" : ",") +
+                "+prefer-no-gather,+prefer-no-scatter";
   TargetOptions options;
   CodeGenOptLevel level = optLevel == 0   ? CodeGenOptLevel::None
                           : optLevel == 1 ? CodeGenOptLevel::Less
