@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tessel/Dialect/Compose/Transforms/Passes.h"
+#include "tessel/Dialect/Tessel/Utils/TosaBuilder.h"
 
 #include "mlir/IR/IRMapping.h"
 
@@ -18,15 +19,9 @@ namespace mlir::tessel::compose {
 
 using namespace mlir;
 using namespace mlir::tessel::compose;
+using mlir::tessel::castTo;
 
 namespace {
-
-/// `v` as type `t`: a tensor.cast between compatible tensor types.
-Value castTo(OpBuilder &b, Location loc, Value v, Type t) {
-  if (v.getType() == t)
-    return v;
-  return tensor::CastOp::create(b, loc, t, v);
-}
 
 LogicalResult inlineCall(CallOp call, SymbolTableCollection &symbols) {
   ComponentOp component = call.resolveComponent(symbols);

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tessel/Dialect/Compose/Transforms/Passes.h"
+#include "tessel/Dialect/Tessel/Utils/TosaBuilder.h"
 
 #include "llvm/ADT/MapVector.h"
 
@@ -21,15 +22,9 @@ namespace mlir::tessel::compose {
 
 using namespace mlir;
 using namespace mlir::tessel::compose;
+using mlir::tessel::castTo;
 
 namespace {
-
-/// `v` as type `t`: a tensor.cast between compatible tensor types.
-Value castTo(OpBuilder &b, Location loc, Value v, Type t) {
-  if (v.getType() == t)
-    return v;
-  return tensor::CastOp::create(b, loc, t, v);
-}
 
 /// The artifact ABI passes bare pointers to static buffers, so an imported
 /// interface must be ranked tensors of static shape.

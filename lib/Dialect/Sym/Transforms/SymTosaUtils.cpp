@@ -77,12 +77,6 @@ Value sym::reshape(OpBuilder &b, Location loc, Value v,
       sizes);
 }
 
-Value sym::castTo(OpBuilder &b, Location loc, Value v, Type type) {
-  if (v.getType() == type)
-    return v;
-  return tensor::CastOp::create(b, loc, type, v);
-}
-
 Value sym::nearestCodewordScores(OpBuilder &b, Location loc, Value input,
                                  Value codebookT, Value halfNorms) {
   TosaBuilder tb(b, loc);

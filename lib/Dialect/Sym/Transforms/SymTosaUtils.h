@@ -26,9 +26,6 @@ OpFoldResult product(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes);
 Value reshape(OpBuilder &b, Location loc, Value v,
               ArrayRef<OpFoldResult> sizes);
 
-/// `v` with type `type` (a tensor.cast when only static-ness differs).
-Value castTo(OpBuilder &b, Location loc, Value v, Type type);
-
 /// The nearest-codeword scores of sym.quantize, `[1, M, V]` f32:
 /// `scores[0, m, j] = x[m] . c[j] - |c[j]|^2 / 2`, where `x` is the input
 /// flattened to `[1, M, D]` and widened to f32, `codebookT` is the

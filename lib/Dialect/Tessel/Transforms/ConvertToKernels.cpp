@@ -641,11 +641,13 @@ struct ConvertToKernelsPass
       getOperation()->emitError() << "panel-width must be positive";
       return signalPassFailure();
     }
+    if (winogradMinChannels < 1) {
+      getOperation()->emitError() << "winograd-min-channels must be positive";
+      return signalPassFailure();
+    }
     RewritePatternSet patterns(ctx);
     patterns.add<ConvToKernel>(ctx, panelWidth,
-                               winograd ? std::max<int64_t>(
-                                              winogradMinChannels, 1)
-                                        : 0);
+                               winograd ? int64_t(winogradMinChannels) : 0);
     patterns.add<MatmulToKernel<linalg::MatmulOp>,
                  MatmulToKernel<linalg::BatchMatmulOp>>(ctx, panelWidth);
     patterns.add<DepthwiseToKernel<linalg::DepthwiseConv2DNhwcHwcmOp>,

@@ -1,6 +1,7 @@
 //===- TosaBuilder.cpp - Terse construction of TOSA 1.0 ops ----------------===//
 #include "tessel/Dialect/Tessel/Utils/TosaBuilder.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/Utils/ConversionUtils.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
@@ -126,3 +127,9 @@ Value TosaBuilder::concat(ValueRange xs, int64_t axis) {
 }
 
 Value TosaBuilder::zeroPoint(Type elemTy) { return scalar(elemTy, 0.0, 1); }
+
+Value mlir::tessel::castTo(OpBuilder &b, Location loc, Value v, Type type) {
+  if (v.getType() == type)
+    return v;
+  return tensor::CastOp::create(b, loc, type, v);
+}

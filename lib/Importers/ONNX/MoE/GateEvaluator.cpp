@@ -171,6 +171,23 @@ std::optional<Shape> broadcastShape(const Shape &a, const Shape &b) {
 
 /// Element of `t` at the broadcast position `idx` of a tensor of rank
 /// idx.size().
+/// The elements of `x` at `offset + sum_d idx[d] * viewStrides[d]` for
+/// every index `idx` of `outShape` (a transpose or a strided slice).
+Maybe stridedView(const EvalTensor &x, const Shape &outShape, int64_t offset,
+                  const Shape &viewStrides) {
+  Maybe out = make(outShape, x.kind);
+  if (!out)
+    return std::nullopt;
+  for (int64_t i = 0; i < out->numElements(); ++i) {
+    Shape idx = unflatten(i, outShape);
+    int64_t src = offset;
+    for (size_t d = 0; d < idx.size(); ++d)
+      src += idx[d] * viewStrides[d];
+    out->data[i] = x.data[src];
+  }
+  return out;
+}
+
 double at(const EvalTensor &t, const Shape &idx) {
   size_t off = idx.size() - t.shape.size();
   int64_t flat = 0;
@@ -628,21 +645,12 @@ GateEvaluator::evalNode(const onnx::NodeProto &node, unsigned output) {
         return std::nullopt; // not a permutation
       seen[p] = true;
     }
-    Shape outShape;
-    for (int64_t p : perm)
+    Shape outShape, viewStrides, xs = strides(x->shape);
+    for (int64_t p : perm) {
       outShape.push_back(x->shape[p]);
-    Maybe out = make(outShape, x->kind);
-    if (!out)
-      return std::nullopt;
-    Shape xs = strides(x->shape);
-    for (int64_t i = 0; i < out->numElements(); ++i) {
-      Shape idx = unflatten(i, outShape);
-      int64_t src = 0;
-      for (int64_t d = 0; d < rank; ++d)
-        src += idx[d] * xs[perm[d]];
-      out->data[i] = x->data[src];
+      viewStrides.push_back(xs[p]);
     }
-    return out;
+    return stridedView(*x, outShape, 0, viewStrides);
   }
   if (op == "Slice") {
     if (opset < 10)
@@ -701,18 +709,13 @@ GateEvaluator::evalNode(const onnx::NodeProto &node, unsigned output) {
       begin[a] = s;
       step[a] = st;
     }
-    Maybe out = make(outShape, x->kind);
-    if (!out)
-      return std::nullopt;
-    Shape xs = strides(x->shape);
-    for (int64_t i = 0; i < out->numElements(); ++i) {
-      Shape idx = unflatten(i, outShape);
-      int64_t src = 0;
-      for (int64_t d = 0; d < rank; ++d)
-        src += (begin[d] + idx[d] * step[d]) * xs[d];
-      out->data[i] = x->data[src];
+    Shape xs = strides(x->shape), viewStrides(rank);
+    int64_t offset = 0;
+    for (int64_t d = 0; d < rank; ++d) {
+      offset += begin[d] * xs[d];
+      viewStrides[d] = step[d] * xs[d];
     }
-    return out;
+    return stridedView(*x, outShape, offset, viewStrides);
   }
   if (op == "Gather") {
     Maybe indices = in(1);

@@ -13,6 +13,11 @@
 
 namespace mlir::tessel {
 
+/// `v` with type `type`: itself, or a tensor.cast between compatible tensor
+/// types (when only static-ness differs). Shared by the passes that move
+/// values across component, call and lowering boundaries.
+Value castTo(OpBuilder &b, Location loc, Value v, Type type);
+
 class TosaBuilder {
 public:
   TosaBuilder(OpBuilder &builder, Location loc) : b(builder), loc(loc) {}
