@@ -63,6 +63,7 @@ LogicalResult mlir::tessel::compileModule(ModuleOp module,
   pipelineOptions.component = options.component;
   pipelineOptions.kernels = variant.has_value() && options.optLevel >= 2;
   pipelineOptions.targetTriple = (*tm)->getTargetTriple().str();
+  pipelineOptions.vectorBits = vectorRegisterBits(**tm);
   Phase last = options.compileTo.value_or(Phase::LLVM);
   {
     PassManager pm(module.getContext());

@@ -74,6 +74,17 @@ mlir::tessel::createTargetMachine(const std::string &tripleName,
   return tm;
 }
 
+unsigned mlir::tessel::vectorRegisterBits(const TargetMachine &tm) {
+  const MCSubtargetInfo *sti = tm.getMCSubtargetInfo();
+  if (!tm.getTargetTriple().isX86())
+    return 128;
+  if (sti->checkFeatures("+avx512f"))
+    return 512;
+  if (sti->checkFeatures("+avx"))
+    return 256;
+  return 128;
+}
+
 void mlir::tessel::optimizeModule(Module &module, TargetMachine &tm,
                                   unsigned optLevel) {
   LoopAnalysisManager lam;

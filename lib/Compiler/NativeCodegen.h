@@ -17,6 +17,10 @@ llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 createTargetMachine(const std::string &triple, const std::string &cpu,
                     unsigned optLevel);
 
+/// The widest vector register the target's features allow, in bits:
+/// 512 (AVX-512), 256 (AVX), else 128.
+unsigned vectorRegisterBits(const llvm::TargetMachine &tm);
+
 /// Runs LLVM's standard -O<optLevel> pipeline on `module`.
 void optimizeModule(llvm::Module &module, llvm::TargetMachine &tm,
                     unsigned optLevel);

@@ -148,3 +148,9 @@ void tk_parallel_for(int64_t ntasks, tk_task_fn fn, void *arg) {
   pthread_mutex_unlock(&lock);
   pthread_mutex_unlock(&job_lock);
 }
+
+void tessel_kernel_parallel_for(int64_t ntasks,
+                                void (*fn)(void *arg, int64_t task),
+                                void *arg) {
+  tk_parallel_for(ntasks, fn, arg);
+}

@@ -145,9 +145,22 @@ void mlir::tessel::buildBuffersToLLVMPipeline(OpPassManager &pm,
     pm.addPass(createTesselReassociateReductions());
   }
   pm.addNestedPass<func::FuncOp>(createTesselStridedCopyToLinalg());
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  if (options.optLevel >= 2) {
+    TesselVectorizeLinalgOptions vectorize;
+    vectorize.vectorBits = options.vectorBits;
+    pm.addNestedPass<func::FuncOp>(createTesselVectorizeLinalg(vectorize));
+  }
+  if (useKernels(options)) {
+    // Parallel dimensions become scf.parallel, and the large nests run on
+    // the kernel library's thread pool.
+    pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+    pm.addPass(createTesselOutlineParallelLoops());
+  } else {
+    pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  }
   pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
@@ -159,6 +172,7 @@ void mlir::tessel::buildBuffersToLLVMPipeline(OpPassManager &pm,
   // allocator (lib/Kernels/Allocator.c) instead of malloc/free.
   memrefToLLVM.useGenericFunctions = useKernels(options);
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
+  pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());

@@ -115,6 +115,41 @@ def TesselKernelsToCalls
                            "::mlir::arith::ArithDialect"];
 }
 
+def TesselOutlineParallelLoops
+    : Pass<"tessel-outline-parallel-loops", "::mlir::ModuleOp"> {
+  let summary = "Run outermost scf.parallel loops on the kernel library's "
+                "thread pool";
+  let description = [{
+    Each outermost `scf.parallel` without reductions, with static bounds and
+    enough work (the estimated element operations of its whole nest, at
+    least `min-work`) is split along its first parallel dimension of two or
+    more iterations into up to `max-tasks` contiguous chunks. The nest is
+    outlined into a private task function `(!llvm.ptr context, i64 task)`
+    that runs one chunk, and replaced by a call of
+    `tessel_kernel_parallel_for(ntasks, task function, context)` (see
+    include/tessel/Kernels/tessel_kernels.h). The context is a stack struct
+    holding what the nest uses from outside: each buffer as its aligned
+    pointer, offset, sizes and strides (rebuilt as a memref descriptor in
+    the task function), and each scalar; constants and `memref.get_global`s
+    are re-created inside instead. Nests that call functions or allocate
+    stay serial. With one thread, the tasks run in order on the calling
+    thread.
+  }];
+  let options = [
+    Option<"minWork", "min-work", "int64_t", /*default=*/"65536",
+           "Smallest estimated work (element operations) worth dispatching">,
+    Option<"maxTasks", "max-tasks", "int64_t", /*default=*/"64",
+           "Most tasks per loop nest">,
+    Option<"minTaskWork", "min-task-work", "int64_t", /*default=*/"8192",
+           "Smallest estimated work per task">,
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TesselImportsToCalls
     : Pass<"tessel-imports-to-calls", "::mlir::ModuleOp"> {
   let summary = "Lower tessel.call_import on memrefs to calls through the "

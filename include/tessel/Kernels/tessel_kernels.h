@@ -45,6 +45,14 @@ extern "C" {
  * entry point's tessel_invoke_context (NULL: one thread). */
 void tessel_kernel_set_context(const void *invoke_context);
 
+/* Runs fn(arg, t) for t in [0, ntasks) on the kernel library's thread pool
+ * (up to the thread count set above; the caller takes part) and returns when
+ * all tasks are done. Compiled loops call it: tessel-outline-parallel-loops
+ * turns a parallel loop nest into such a task function. */
+void tessel_kernel_parallel_for(int64_t ntasks,
+                                void (*fn)(void *arg, int64_t task),
+                                void *arg);
+
 /* Direct (im2col-free) NHWC convolution as an implicit GEMM with implicit
  * zero padding:
  *   out[n,oh,ow,f] = sum_{kh,kw,c} in[n, oh*sh + kh*dh - pad_top,

@@ -34,6 +34,12 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "convolutions and matmuls at -O2 and above; the caller "
                      "links it (tessel-compile does)"),
       llvm::cl::init(true)};
+  Option<unsigned> vectorBits{
+      *this, "vector-bits",
+      llvm::cl::desc("Vector register width of the target in bits, for the "
+                     "tiles of generated loops (tessel-compile sets it from "
+                     "--mcpu)"),
+      llvm::cl::init(512)};
   Option<std::string> routeLowering{
       *this, "route-lowering",
       llvm::cl::desc("How compose.route is lowered: grouped (each expert on "

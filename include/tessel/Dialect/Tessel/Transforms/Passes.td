@@ -152,4 +152,36 @@ def TesselReassociateReductions : Pass<"tessel-reassociate-reductions"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TesselVectorizeLinalg : Pass<"tessel-vectorize-linalg", "::mlir::func::FuncOp"> {
+  let summary = "Tile linalg ops on buffers into vector-register tiles and "
+                "vectorize them";
+  let description = [{
+    For each linalg op on buffers that the kernel library does not run
+    (elementwise ops, their fused chains, reductions over outer dimensions
+    such as pooling, copies): when its innermost loop is parallel and
+    contiguous in every buffer that walks it, its shapes are static and its
+    body is `arith`/`math`, the op is tiled with every outer dimension 1 and
+    the innermost a multiple of the vector width (up to `max-unroll`
+    registers), whole when short, or one register plus a remainder tile;
+    each static tile is vectorized by upstream `linalg::vectorize`. The
+    tile loops over parallel dimensions are one `scf.parallel` (later run
+    on threads by tessel-outline-parallel-loops), reductions are `scf.for`
+    inside it. Unit dimensions are then dropped from the vectors and
+    transfers on contiguous rows become `vector.load`/`vector.store`. Other
+    ops (innermost reductions such as softmax rows, transposes, gathers)
+    are left for the scalar loops and LLVM.
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"512",
+           "Vector register width in bits (512 AVX-512, 256 AVX2, 128 SSE)">,
+    Option<"maxUnroll", "max-unroll", "int64_t", /*default=*/"2",
+           "Most vector registers per tile along the innermost dimension">,
+  ];
+  let dependentDialects = ["::mlir::vector::VectorDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::affine::AffineDialect"];
+}
+
 #endif // TESSEL_DIALECT_TESSEL_TRANSFORMS_PASSES

@@ -1,0 +1,285 @@
+//===- VectorizeLinalg.cpp - tile linalg ops on buffers into vectors ------===//
+//
+// What the kernel library does not run (elementwise chains, bias and
+// activation tails, pooling-like reductions over outer dimensions, copies)
+// is tiled so each tile is one row of vector registers along the innermost
+// dimension, and each tile is vectorized with upstream `linalg::vectorize`.
+// The tile loops over the parallel dimensions form an `scf.parallel`, which
+// tessel-outline-parallel-loops later hands to the thread pool.
+//
+// Tiles: every outer dimension by 1, the innermost by a multiple of the
+// target's vector width (up to `max-unroll` registers, so the loop body has
+// independent chains), or whole when it is short, or by one register plus
+// one remainder tile. Every tile has a static shape: no masks.
+//
+//===----------------------------------------------------------------------===//
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Interfaces/TilingInterface.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELVECTORIZELINALG
+#include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+namespace {
+
+/// True if the innermost stride of `memref` is 1 (vector loads/stores).
+bool innermostContiguous(Value memref) {
+  auto ty = dyn_cast<MemRefType>(memref.getType());
+  if (!ty || ty.getRank() == 0)
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(ty.getStridesAndOffset(strides, offset)))
+    return false;
+  return strides.back() == 1;
+}
+
+/// Why `op` is left to the scalar loops, or nullopt if it is vectorized.
+std::optional<StringRef> rejectReason(linalg::LinalgOp op) {
+  if (!op.hasPureBufferSemantics())
+    return "not on buffers";
+  if (linalg::isaContractionOpInterface(op) ||
+      linalg::isaConvolutionOpInterface(op))
+    return "contraction or convolution";
+  if (!isa<TilingInterface>(op.getOperation()))
+    return "not tileable";
+  unsigned n = op.getNumLoops();
+  if (n == 0)
+    return "no loops";
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return "dynamic shape";
+  if (ranges.back() < 4)
+    return "innermost dimension too short";
+  if (op.getIteratorTypesArray().back() != utils::IteratorType::parallel)
+    return "innermost dimension is a reduction";
+  AffineExpr inner = getAffineDimExpr(n - 1, op.getContext());
+  for (OpOperand &operand : op->getOpOperands()) {
+    Type t = operand.get().getType();
+    if (!isa<MemRefType>(t)) {
+      if (!t.isIntOrIndexOrFloat())
+        return "non-scalar operand";
+      continue;
+    }
+    if (!getElementTypeOrSelf(t).isIntOrFloat())
+      return "element type";
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    if (!map.isProjectedPermutation())
+      return "indexing map is not a projected permutation";
+    bool usesInner = map.isFunctionOfDim(n - 1);
+    bool isInit = op.isDpsInit(&operand);
+    // Vector tiles walk the innermost dimension: it must be each buffer's
+    // contiguous one (an operand without it is broadcast).
+    if ((isInit || usesInner) &&
+        (map.getNumResults() == 0 || map.getResults().back() != inner ||
+         !innermostContiguous(operand.get())))
+      return "innermost dimension is not contiguous";
+  }
+  for (Operation &bodyOp : op.getBlock()->without_terminator())
+    if (!isa<arith::ArithDialect, math::MathDialect>(bodyOp.getDialect()) &&
+        !isa<linalg::IndexOp>(bodyOp))
+      return "body op not elementwise arithmetic";
+  if (failed(linalg::vectorizeOpPrecondition(op)))
+    return "not vectorizable";
+  return std::nullopt;
+}
+
+struct VectorizeLinalg
+    : public tessel::impl::TesselVectorizeLinalgBase<VectorizeLinalg> {
+  using Base::Base;
+
+  void runOnOperation() override;
+
+private:
+  /// Replaces `op` by a loop nest over static tiles; returns the tiles.
+  FailureOr<SmallVector<Operation *>> tile(RewriterBase &rewriter,
+                                           linalg::LinalgOp op);
+};
+
+FailureOr<SmallVector<Operation *>>
+VectorizeLinalg::tile(RewriterBase &rewriter, linalg::LinalgOp op) {
+  Location loc = op.getLoc();
+  unsigned n = op.getNumLoops();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+
+  // Innermost tile: registers of the widest element type.
+  unsigned bits = 8;
+  for (Value v : op->getOperands())
+    bits = std::max(bits, getElementTypeOrSelf(v.getType())
+                              .getIntOrFloatBitWidth());
+  int64_t lanes = std::max<int64_t>(vectorBits / bits, 1);
+  int64_t inner = ranges.back();
+  int64_t tileSize, mainTiles, rem;
+  if (inner % lanes == 0) {
+    int64_t unroll = 1;
+    while (unroll * 2 <= maxUnroll && (inner / lanes) % (unroll * 2) == 0)
+      unroll *= 2;
+    tileSize = lanes * unroll;
+    rem = 0;
+  } else if (inner <= lanes * maxUnroll) {
+    tileSize = inner;
+    rem = 0;
+  } else {
+    tileSize = lanes;
+    rem = inner % lanes;
+  }
+  mainTiles = inner / tileSize;
+
+  // Parallel loops: outer parallel dims of extent > 1, plus the innermost
+  // tiles when they need a loop and no remainder follows it.
+  SmallVector<unsigned> parDims, redDims;
+  for (unsigned d = 0; d + 1 < n; ++d) {
+    if (ranges[d] <= 1)
+      continue;
+    (iters[d] == utils::IteratorType::parallel ? parDims : redDims)
+        .push_back(d);
+  }
+  bool innerLoop = mainTiles > 1;
+  bool innerInParallel = innerLoop && rem == 0;
+
+  SmallVector<Operation *> tiles;
+  auto idx = [&](OpBuilder &b, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  // Emits the tile at `offsets` (innermost offset and size given) inside
+  // loops over the reduction dimensions.
+  auto emitTile = [&](OpBuilder &b, SmallVector<OpFoldResult> offsets,
+                      OpFoldResult innerOffset, int64_t innerSize) {
+    std::function<void(OpBuilder &, unsigned)> nest = [&](OpBuilder &b,
+                                                          unsigned r) {
+      if (r < redDims.size()) {
+        scf::ForOp::create(b, loc, idx(b, 0), idx(b, ranges[redDims[r]]),
+                           idx(b, 1), ValueRange{},
+                           [&](OpBuilder &b, Location, Value iv, ValueRange) {
+                             offsets[redDims[r]] = iv;
+                             nest(b, r + 1);
+                             scf::YieldOp::create(b, loc);
+                           });
+        return;
+      }
+      offsets[n - 1] = innerOffset;
+      SmallVector<OpFoldResult> sizes(n, b.getIndexAttr(1));
+      sizes[n - 1] = b.getIndexAttr(innerSize);
+      FailureOr<TilingResult> tiled =
+          cast<TilingInterface>(op.getOperation())
+              .getTiledImplementation(b, offsets, sizes);
+      if (succeeded(tiled))
+        tiles.append(tiled->tiledOps.begin(), tiled->tiledOps.end());
+    };
+    nest(b, 0);
+  };
+  // Inside the parallel loops: the innermost tiles (and remainder).
+  auto emitInner = [&](OpBuilder &b, SmallVector<OpFoldResult> offsets) {
+    if (innerLoop && !innerInParallel) {
+      scf::ForOp::create(b, loc, idx(b, 0), idx(b, mainTiles * tileSize),
+                         idx(b, tileSize), ValueRange{},
+                         [&](OpBuilder &b, Location, Value iv, ValueRange) {
+                           emitTile(b, offsets, iv, tileSize);
+                           scf::YieldOp::create(b, loc);
+                         });
+    } else if (!innerLoop) {
+      emitTile(b, offsets, b.getIndexAttr(0), tileSize);
+    }
+    if (rem > 0)
+      emitTile(b, offsets, b.getIndexAttr(mainTiles * tileSize), rem);
+  };
+
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(op);
+  SmallVector<OpFoldResult> zeros(n, rewriter.getIndexAttr(0));
+  SmallVector<unsigned> loopDims = parDims;
+  if (innerInParallel)
+    loopDims.push_back(n - 1);
+  if (loopDims.empty()) {
+    emitInner(rewriter, zeros);
+  } else {
+    SmallVector<Value> lbs, ubs, steps;
+    for (unsigned d : loopDims) {
+      bool isInner = d == n - 1;
+      lbs.push_back(idx(rewriter, 0));
+      ubs.push_back(idx(rewriter, isInner ? mainTiles * tileSize : ranges[d]));
+      steps.push_back(idx(rewriter, isInner ? tileSize : 1));
+    }
+    scf::ParallelOp::create(
+        rewriter, loc, lbs, ubs, steps,
+        [&](OpBuilder &b, Location, ValueRange ivs) {
+          SmallVector<OpFoldResult> offsets = zeros;
+          for (auto [d, iv] : llvm::zip(loopDims, ivs))
+            offsets[d] = iv;
+          if (innerInParallel)
+            emitTile(b, offsets, offsets[n - 1], tileSize);
+          else
+            emitInner(b, offsets);
+        });
+  }
+  rewriter.eraseOp(op);
+  return tiles;
+}
+
+void VectorizeLinalg::runOnOperation() {
+  if (vectorBits < 64 || maxUnroll < 1) {
+    getOperation()->emitError("tessel-vectorize-linalg: vector-bits must be "
+                              "at least 64 and max-unroll at least 1");
+    return signalPassFailure();
+  }
+  SmallVector<linalg::LinalgOp> candidates;
+  getOperation()->walk([&](linalg::LinalgOp op) {
+    if (!rejectReason(op))
+      candidates.push_back(op);
+  });
+  IRRewriter rewriter(&getContext());
+  for (linalg::LinalgOp op : candidates) {
+    FailureOr<SmallVector<Operation *>> tiles = tile(rewriter, op);
+    if (failed(tiles))
+      continue;
+    for (Operation *t : *tiles) {
+      rewriter.setInsertionPoint(t);
+      // A tile that does not vectorize stays a (correct) linalg op and
+      // becomes loops later.
+      FailureOr<linalg::VectorizationResult> result =
+          linalg::vectorize(rewriter, t);
+      if (succeeded(result))
+        rewriter.eraseOp(t);
+    }
+  }
+
+  // Unit dimensions of the tiles out of the vectors, transfers on
+  // contiguous rows to plain loads.
+  RewritePatternSet patterns(&getContext());
+  vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
+  vector::populateVectorTransferDropUnitDimsPatterns(patterns);
+  vector::populateDropUnitDimWithShapeCastPatterns(patterns);
+  vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+  vector::populateVectorTransferLoweringPatterns(patterns,
+                                                 /*maxTransferRank=*/1);
+  vector::populateVectorBroadcastLoweringPatterns(patterns);
+  vector::populateVectorMultiReductionLoweringPatterns(
+      patterns, vector::VectorMultiReductionLowering::InnerParallel);
+  for (auto *dialect : getContext().getLoadedDialects())
+    dialect->getCanonicalizationPatterns(patterns);
+  for (RegisteredOperationName name : getContext().getRegisteredOperations())
+    if (isa<vector::VectorDialect, memref::MemRefDialect,
+            affine::AffineDialect>(name.getDialect()))
+      name.getCanonicalizationPatterns(patterns, &getContext());
+  if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    return signalPassFailure();
+}
+
+} // namespace

@@ -1,0 +1,133 @@
+// RUN: tessel-opt %s -split-input-file --tessel-vectorize-linalg | FileCheck %s
+// RUN: tessel-opt %s -split-input-file --tessel-vectorize-linalg="vector-bits=256" | FileCheck %s --check-prefix=AVX2
+// RUN: not tessel-opt %s -split-input-file --tessel-vectorize-linalg="max-unroll=0" 2>&1 | FileCheck %s --check-prefix=BAD
+
+// BAD: max-unroll at least 1
+
+// -----
+
+// A short innermost dimension (24 <= 2 registers of 16 lanes) is one
+// vector per row; the per-channel bias is read as a vector too. The two
+// outer dimensions of extent > 1 are the parallel loop.
+// CHECK-LABEL: func.func @short_row(
+// CHECK-SAME: %[[X:.*]]: memref<1x56x56x24xf32>, %[[B:.*]]: memref<24xf32>, %[[Y:.*]]: memref<1x56x56x24xf32>)
+// CHECK: scf.parallel (%[[H:.*]], %[[W:.*]]) = (%{{.*}}, %{{.*}}) to (%[[C56:.*]], %[[C56]])
+// CHECK: %[[XS:.*]] = memref.subview %[[X]][0, %[[H]], %[[W]], 0] [1, 1, 1, 24]
+// CHECK: %[[YS:.*]] = memref.subview %[[Y]][0, %[[H]], %[[W]], 0] [1, 1, 1, 24]
+// CHECK: %[[XR:.*]] = memref.subview %[[XS]]{{.*}} to memref<24xf32
+// CHECK: %[[XV:.*]] = vector.load %[[XR]]{{.*}} vector<24xf32>
+// CHECK: %[[BV:.*]] = vector.load %[[B]]{{.*}} vector<24xf32>
+// CHECK: %[[S:.*]] = arith.addf %[[XV]], %[[BV]] : vector<24xf32>
+// CHECK: %[[E:.*]] = math.exp %[[S]] : vector<24xf32>
+// CHECK: %[[YR:.*]] = memref.subview %[[YS]]{{.*}} to memref<24xf32
+// CHECK: vector.store %[[E]], %[[YR]]
+// CHECK-NOT: linalg.generic
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#bias = affine_map<(d0, d1, d2, d3) -> (d3)>
+func.func @short_row(%x: memref<1x56x56x24xf32>, %b: memref<24xf32>, %y: memref<1x56x56x24xf32>) {
+  linalg.generic {indexing_maps = [#id4, #bias, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x, %b : memref<1x56x56x24xf32>, memref<24xf32>) outs(%y : memref<1x56x56x24xf32>) {
+  ^bb0(%in: f32, %bb: f32, %out: f32):
+    %a = arith.addf %in, %bb : f32
+    %e = math.exp %a : f32
+    linalg.yield %e : f32
+  }
+  return
+}
+
+// -----
+
+// 128 lanes: tiles of two registers (max-unroll=2), the tile loop joins
+// the parallel loop; at vector-bits=256 a tile is two 8-lane registers.
+// CHECK-LABEL: func.func @unrolled(
+// CHECK: %[[C32:.*]] = arith.constant 32 : index
+// CHECK: scf.parallel (%{{.*}}, %{{.*}}) = (%{{.*}}, %{{.*}}) to (%{{.*}}, %{{.*}}) step (%{{.*}}, %[[C32]])
+// CHECK: vector.load {{.*}} vector<32xf32>
+// CHECK: vector.load {{.*}} vector<32xf32>
+// CHECK: arith.maximumf {{.*}} : vector<32xf32>
+// CHECK: vector.store {{.*}} vector<32xf32>
+// AVX2-LABEL: func.func @unrolled(
+// AVX2: %[[C16:.*]] = arith.constant 16 : index
+// AVX2: scf.parallel (%{{.*}}, %{{.*}}) = (%{{.*}}, %{{.*}}) to (%{{.*}}, %{{.*}}) step (%{{.*}}, %[[C16]])
+// AVX2: arith.maximumf {{.*}} : vector<16xf32>
+func.func @unrolled(%x: memref<8x128xf32>, %y: memref<8x128xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<8x128xf32>) outs(%y : memref<8x128xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %out : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
+// 1000 lanes: 62 one-register tiles, then a static 8-lane remainder tile
+// (no masks). The tile loop is sequential because the remainder follows it.
+// CHECK-LABEL: func.func @remainder(
+// CHECK-DAG: %[[C992:.*]] = arith.constant 992 : index
+// CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[C992]] step %[[C16]]
+// CHECK: arith.fptosi {{.*}} : vector<16xf32> to vector<16xi32>
+// CHECK: vector.store {{.*}} vector<16xi32>
+// CHECK: }
+// CHECK: memref.subview %{{.*}}[992] [8] [1]
+// CHECK: arith.fptosi {{.*}} : vector<8xf32> to vector<8xi32>
+func.func @remainder(%x: memref<1000xf32>, %y: memref<1000xi32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : memref<1000xf32>) outs(%y : memref<1000xi32>) {
+  ^bb0(%in: f32, %out: i32):
+    %c = arith.fptosi %in : f32 to i32
+    linalg.yield %c : i32
+  }
+  return
+}
+
+// -----
+
+// A reduction over an outer dimension (pooling): the reduction loop runs
+// inside the parallel tile loop and accumulates into the output row.
+// CHECK-LABEL: func.func @outer_reduction(
+// CHECK: scf.parallel (%[[J:.*]]) =
+// CHECK: scf.for %[[K:.*]] =
+// CHECK: memref.subview %{{.*}}[0, %[[K]], %[[J]]] [1, 1, 32]
+// CHECK: %[[IN:.*]] = vector.load {{.*}} vector<32xf32>
+// CHECK: %[[ACC:.*]] = vector.load {{.*}} vector<32xf32>
+// CHECK: %[[SUM:.*]] = arith.addf %[[IN]], %[[ACC]] : vector<32xf32>
+// CHECK: vector.store %[[SUM]]
+func.func @outer_reduction(%x: memref<1x49x64xf32>, %y: memref<1x64xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x : memref<1x49x64xf32>) outs(%y : memref<1x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %in, %out : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Left to the scalar loops: a reduction along the innermost dimension, a
+// transposed (non-contiguous) read, a dynamic shape, a gather in the body.
+// CHECK-LABEL: func.func @left_alone(
+// CHECK-COUNT-4: linalg.generic
+// CHECK-NOT: vector.
+func.func @left_alone(%x: memref<16x64xf32>, %t: memref<64x16xf32>, %y: memref<16xf32>, %z: memref<16x64xf32>, %d: memref<?x64xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<16x64xf32>) outs(%y : memref<16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %in, %out : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%t : memref<64x16xf32>) outs(%z : memref<16x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%d : memref<?x64xf32>) {
+  ^bb0(%out: f32):
+    %n = arith.negf %out : f32
+    linalg.yield %n : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%z : memref<16x64xf32>) {
+  ^bb0(%out: f32):
+    %c0 = arith.constant 0 : index
+    %v = memref.load %y[%c0] : memref<16xf32>
+    linalg.yield %v : f32
+  }
+  return
+}
