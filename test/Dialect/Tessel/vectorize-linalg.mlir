@@ -104,11 +104,18 @@ func.func @outer_reduction(%x: memref<1x49x64xf32>, %y: memref<1x64xf32>) {
 // -----
 
 // Left to the scalar loops: a reduction along the innermost dimension, a
-// transposed (non-contiguous) read, a dynamic shape, a gather in the body.
+// transposed (non-contiguous) read, a dynamic shape, a gather in the body,
+// i1 buffers (a byte per element in memory, a bit per lane in a vector).
 // CHECK-LABEL: func.func @left_alone(
-// CHECK-COUNT-4: linalg.generic
+// CHECK-COUNT-5: linalg.generic
 // CHECK-NOT: vector.
-func.func @left_alone(%x: memref<16x64xf32>, %t: memref<64x16xf32>, %y: memref<16xf32>, %z: memref<16x64xf32>, %d: memref<?x64xf32>) {
+func.func @left_alone(%x: memref<16x64xf32>, %t: memref<64x16xf32>, %y: memref<16xf32>, %z: memref<16x64xf32>, %d: memref<?x64xf32>, %m: memref<16x64xi1>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<16x64xf32>) outs(%m : memref<16x64xi1>) {
+  ^bb0(%in: f32, %out: i1):
+    %zero = arith.constant 0.0 : f32
+    %c = arith.cmpf ogt, %in, %zero : f32
+    linalg.yield %c : i1
+  }
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<16x64xf32>) outs(%y : memref<16xf32>) {
   ^bb0(%in: f32, %out: f32):
     %s = arith.addf %in, %out : f32

@@ -77,7 +77,9 @@ std::optional<StringRef> rejectReason(linalg::LinalgOp op) {
         return "non-scalar operand";
       continue;
     }
-    if (!getElementTypeOrSelf(t).isIntOrFloat())
+    // i1 buffers hold a byte per element, vector<Nxi1> is N bits in memory.
+    Type elt = getElementTypeOrSelf(t);
+    if (!elt.isIntOrFloat() || elt.getIntOrFloatBitWidth() % 8 != 0)
       return "element type";
     AffineMap map = op.getMatchingIndexingMap(&operand);
     if (!map.isProjectedPermutation())
