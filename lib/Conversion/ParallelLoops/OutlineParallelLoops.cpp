@@ -32,26 +32,6 @@ static constexpr llvm::StringLiteral kParallelFor =
 
 namespace {
 
-/// Estimated element operations of `block` run once: each op counts its
-/// result's elements (a vector op many, a scalar op one), loops multiply
-/// their bodies by their static trip counts (one when not static).
-int64_t estimateWork(Block &block);
-
-int64_t tripCount(Value lb, Value ub, Value step);
-int64_t saturatingMul(int64_t a, int64_t b);
-
-/// The work of a whole parallel nest.
-int64_t estimateWork(scf::ParallelOp loop) {
-  int64_t work = estimateWork(*loop.getBody());
-  for (unsigned d = 0; d < loop.getNumLoops(); ++d)
-    work = saturatingMul(std::max<int64_t>(tripCount(loop.getLowerBound()[d],
-                                                     loop.getUpperBound()[d],
-                                                     loop.getStep()[d]),
-                                           1),
-                         work);
-  return work;
-}
-
 int64_t tripCount(Value lb, Value ub, Value step) {
   auto l = getConstantIntValue(lb), u = getConstantIntValue(ub),
        s = getConstantIntValue(step);
@@ -64,6 +44,23 @@ int64_t saturatingMul(int64_t a, int64_t b) {
   if (a != 0 && b > std::numeric_limits<int64_t>::max() / a)
     return std::numeric_limits<int64_t>::max();
   return a * b;
+}
+
+/// Estimated element operations of `block` run once: each op counts its
+/// result's elements (a vector op many, a scalar op one), loops multiply
+/// their bodies by their static trip counts (one when not static).
+int64_t estimateWork(Block &block);
+
+/// The work of a whole parallel nest.
+int64_t estimateWork(scf::ParallelOp loop) {
+  int64_t work = estimateWork(*loop.getBody());
+  for (unsigned d = 0; d < loop.getNumLoops(); ++d)
+    work = saturatingMul(std::max<int64_t>(tripCount(loop.getLowerBound()[d],
+                                                     loop.getUpperBound()[d],
+                                                     loop.getStep()[d]),
+                                           1),
+                         work);
+  return work;
 }
 
 int64_t estimateWork(Block &block) {

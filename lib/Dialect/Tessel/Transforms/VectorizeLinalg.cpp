@@ -110,12 +110,11 @@ struct VectorizeLinalg
 
 private:
   /// Replaces `op` by a loop nest over static tiles; returns the tiles.
-  FailureOr<SmallVector<Operation *>> tile(RewriterBase &rewriter,
-                                           linalg::LinalgOp op);
+  SmallVector<Operation *> tile(RewriterBase &rewriter, linalg::LinalgOp op);
 };
 
-FailureOr<SmallVector<Operation *>>
-VectorizeLinalg::tile(RewriterBase &rewriter, linalg::LinalgOp op) {
+SmallVector<Operation *> VectorizeLinalg::tile(RewriterBase &rewriter,
+                                               linalg::LinalgOp op) {
   Location loc = op.getLoc();
   unsigned n = op.getNumLoops();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -248,10 +247,7 @@ void VectorizeLinalg::runOnOperation() {
   });
   IRRewriter rewriter(&getContext());
   for (linalg::LinalgOp op : candidates) {
-    FailureOr<SmallVector<Operation *>> tiles = tile(rewriter, op);
-    if (failed(tiles))
-      continue;
-    for (Operation *t : *tiles) {
+    for (Operation *t : tile(rewriter, op)) {
       rewriter.setInsertionPoint(t);
       // A tile that does not vectorize stays a (correct) linalg op and
       // becomes loops later.
