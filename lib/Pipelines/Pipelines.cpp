@@ -62,6 +62,11 @@ void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
   // External components are linked at load time: calls through imports.
   pm.addPass(compose::createComposeLowerExternalCalls());
   pm.addPass(compose::createComposeInlineComponents());
+  // Exact rewrites that use the discreteness of symbols (one-hot matmul ->
+  // gather, constant codebooks); -O2 and up, as the codebook rewrite
+  // computes distances in another order.
+  if (options.optLevel >= 2)
+    pm.addPass(sym::createTesselSimplifySym());
   pm.addPass(sym::createTesselLowerSym()); // symbols -> i32 ids (+ sym.vocab)
   pm.addPass(createTesselRecordSignature());
   // Before softmax is decomposed: attention chains become one fused kernel.
