@@ -110,11 +110,12 @@ struct VectorizeLinalg
 
 private:
   /// Replaces `op` by a loop nest over static tiles; returns the tiles.
-  SmallVector<Operation *> tile(RewriterBase &rewriter, linalg::LinalgOp op);
+  FailureOr<SmallVector<Operation *>> tile(RewriterBase &rewriter,
+                                           linalg::LinalgOp op);
 };
 
-SmallVector<Operation *> VectorizeLinalg::tile(RewriterBase &rewriter,
-                                               linalg::LinalgOp op) {
+FailureOr<SmallVector<Operation *>>
+VectorizeLinalg::tile(RewriterBase &rewriter, linalg::LinalgOp op) {
   Location loc = op.getLoc();
   unsigned n = op.getNumLoops();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -156,6 +157,7 @@ SmallVector<Operation *> VectorizeLinalg::tile(RewriterBase &rewriter,
   bool innerInParallel = innerLoop && rem == 0;
 
   SmallVector<Operation *> tiles;
+  bool tilingFailed = false;
   auto idx = [&](OpBuilder &b, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
@@ -181,8 +183,11 @@ SmallVector<Operation *> VectorizeLinalg::tile(RewriterBase &rewriter,
       FailureOr<TilingResult> tiled =
           cast<TilingInterface>(op.getOperation())
               .getTiledImplementation(b, offsets, sizes);
-      if (succeeded(tiled))
-        tiles.append(tiled->tiledOps.begin(), tiled->tiledOps.end());
+      if (failed(tiled)) {
+        tilingFailed = true;
+        return;
+      }
+      tiles.append(tiled->tiledOps.begin(), tiled->tiledOps.end());
     };
     nest(b, 0);
   };
@@ -230,6 +235,12 @@ SmallVector<Operation *> VectorizeLinalg::tile(RewriterBase &rewriter,
             emitInner(b, offsets);
         });
   }
+  // The op passed the checks of rejectReason, so its tiling cannot fail;
+  // if it ever did, the loop nest would miss tiles: fail loudly instead.
+  if (tilingFailed) {
+    op.emitError("tessel-vectorize-linalg: tiling failed");
+    return failure();
+  }
   rewriter.eraseOp(op);
   return tiles;
 }
@@ -247,7 +258,10 @@ void VectorizeLinalg::runOnOperation() {
   });
   IRRewriter rewriter(&getContext());
   for (linalg::LinalgOp op : candidates) {
-    for (Operation *t : tile(rewriter, op)) {
+    FailureOr<SmallVector<Operation *>> tiles = tile(rewriter, op);
+    if (failed(tiles))
+      return signalPassFailure();
+    for (Operation *t : *tiles) {
       rewriter.setInsertionPoint(t);
       // A tile that does not vectorize stays a (correct) linalg op and
       // becomes loops later.
