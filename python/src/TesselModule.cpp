@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "CompilerFacade.h"
 
+#include "tessel/Runtime/Runtime.h"
 #include "tessel/Runtime/tessel_runtime.h"
 
 #include <pybind11/numpy.h>
@@ -25,16 +26,22 @@
 #include <vector>
 
 namespace py = pybind11;
+namespace rt = tessel::rt;
 using namespace tessel::python;
 
 namespace {
 
-/// Raises tessel.errors.<cls>(args...) and unwinds to pybind11.
-template <typename... Args>
-[[noreturn]] void raise(const char *cls, Args &&...args) {
+/// Sets tessel.errors.<cls>(args...) as the pending Python error.
+template <typename... Args> void setError(const char *cls, Args &&...args) {
   py::object type = py::module_::import("tessel.errors").attr(cls);
   py::object error = type(std::forward<Args>(args)...);
   PyErr_SetObject(type.ptr(), error.ptr());
+}
+
+/// Raises tessel.errors.<cls>(args...) and unwinds to pybind11.
+template <typename... Args>
+[[noreturn]] void raise(const char *cls, Args &&...args) {
+  setError(cls, std::forward<Args>(args)...);
   throw py::error_already_set();
 }
 
@@ -135,101 +142,50 @@ TensorPtr wrapArray(const py::array &array, size_t index,
   return TensorPtr(t);
 }
 
-struct ArtifactDeleter {
-  void operator()(tessel_artifact_t *a) const { tessel_artifact_free(a); }
-};
-
-/// A loaded artifact; Functions share ownership so the library stays
-/// loaded while any of them lives.
+/// Functions name the runtime object they live in as their owner, so the
+/// libraries stay loaded while any of them lives: Python holds the C++
+/// runtime API's (move-only) Artifact and Composition through shared_ptr.
+/// Their rt::Error exceptions become InvocationError (translator below).
 class Artifact {
 public:
-  explicit Artifact(const std::string &path) {
-    tessel_artifact_t *a = nullptr;
-    check(tessel_artifact_load(path.c_str(), &a));
-    artifact.reset(a, ArtifactDeleter());
-  }
-  std::string path() const { return tessel_artifact_path(artifact.get()); }
-  std::string target() const { return tessel_artifact_target(artifact.get()); }
+  explicit Artifact(const std::string &path)
+      : artifact(std::make_shared<rt::Artifact>(rt::Artifact::load(path))) {}
   std::vector<std::string> functionNames() const {
     std::vector<std::string> names;
-    for (size_t i = 0; i < tessel_artifact_num_functions(artifact.get()); ++i)
-      names.push_back(tessel_function_name(
-          tessel_artifact_function_at(artifact.get(), i)));
+    for (const rt::Function &fn : artifact->functions())
+      names.push_back(fn.name());
     return names;
   }
-  std::vector<std::string> imports() const {
-    std::vector<std::string> names;
-    for (size_t i = 0; i < tessel_artifact_num_imports(artifact.get()); ++i)
-      names.push_back(tessel_artifact_import_name(artifact.get(), i));
-    return names;
-  }
-  std::shared_ptr<tessel_artifact_t> artifact;
+  std::shared_ptr<rt::Artifact> artifact;
 };
 
-struct CompositionDeleter {
-  void operator()(tessel_composition_t *c) const { tessel_composition_free(c); }
-};
-
-/// Artifacts linked into one model (a composition file or a list of
-/// artifacts); Functions share ownership like with Artifact.
 class Composition {
 public:
   static Composition load(const std::string &path) {
-    tessel_composition_t *c = nullptr;
-    check(tessel_composition_load(path.c_str(), &c));
-    return Composition(c);
+    return Composition(rt::Composition::load(path));
   }
   static Composition link(const std::vector<std::string> &paths) {
-    std::vector<const char *> raw;
-    for (const std::string &p : paths)
-      raw.push_back(p.c_str());
-    tessel_composition_t *c = nullptr;
-    check(tessel_composition_link(raw.data(), raw.size(), &c));
-    return Composition(c);
-  }
-  std::string path() const { return tessel_composition_path(c.get()); }
-  std::string entry() const { return tessel_composition_entry(c.get()); }
-  std::vector<std::string> artifactPaths() const {
-    std::vector<std::string> paths;
-    for (size_t i = 0; i < tessel_composition_num_artifacts(c.get()); ++i)
-      paths.push_back(
-          tessel_artifact_path(tessel_composition_artifact_at(c.get(), i)));
-    return paths;
+    return Composition(rt::Composition::link(paths));
   }
   std::vector<std::string> functionNames() const {
     std::vector<std::string> names;
-    for (size_t i = 0; i < tessel_composition_num_artifacts(c.get()); ++i) {
-      const tessel_artifact_t *a = tessel_composition_artifact_at(c.get(), i);
-      for (size_t j = 0; j < tessel_artifact_num_functions(a); ++j)
-        names.push_back(
-            tessel_function_name(tessel_artifact_function_at(a, j)));
-    }
+    for (const rt::Function &fn : c->functions())
+      names.push_back(fn.name());
     return names;
   }
-  std::string defaultFunction() const {
-    const tessel_function_t *fn = nullptr;
-    check(tessel_composition_default_function(c.get(), &fn));
-    return tessel_function_name(fn);
-  }
-  std::shared_ptr<tessel_composition_t> c;
+  std::shared_ptr<rt::Composition> c;
 
 private:
-  explicit Composition(tessel_composition_t *raw)
-      : c(raw, CompositionDeleter()) {}
+  explicit Composition(rt::Composition &&raw)
+      : c(std::make_shared<rt::Composition>(std::move(raw))) {}
 };
 
 class Function {
 public:
   Function(const Artifact &owner, const std::string &name)
-      : owner(owner.artifact) {
-    check(tessel_artifact_lookup_function(owner.artifact.get(), name.c_str(),
-                                          &fn));
-  }
+      : owner(owner.artifact), fn(owner.artifact->function(name).get()) {}
   Function(const Composition &composition, const std::string &name)
-      : owner(composition.c) {
-    check(tessel_composition_lookup_function(composition.c.get(),
-                                             name.c_str(), &fn));
-  }
+      : owner(composition.c), fn(composition.c->function(name).get()) {}
   std::string name() const { return tessel_function_name(fn); }
 
   /// [(name, dtype, shape)] for inputs or outputs.
@@ -454,24 +410,38 @@ PYBIND11_MODULE(_tessel, m) {
   });
   m.def("phase_names", &phaseNames);
 
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p)
+        std::rethrow_exception(p);
+    } catch (const rt::Error &e) {
+      setError("InvocationError", std::string(e.what()));
+    }
+  });
+
   py::class_<Artifact>(m, "Artifact")
       .def(py::init<const std::string &>(), py::arg("path"))
-      .def_property_readonly("path", &Artifact::path)
-      .def_property_readonly("target", &Artifact::target)
+      .def_property_readonly("path",
+                             [](const Artifact &a) { return a.artifact->path(); })
+      .def_property_readonly(
+          "target", [](const Artifact &a) { return a.artifact->target(); })
       .def("function_names", &Artifact::functionNames)
-      .def("imports", &Artifact::imports);
+      .def("imports", [](const Artifact &a) { return a.artifact->imports(); });
 
   py::class_<Composition>(m, "Composition")
       .def_static("load", &Composition::load, py::arg("path"))
       .def_static("link", &Composition::link, py::arg("paths"))
-      .def_property_readonly("path", &Composition::path)
-      .def_property_readonly("entry", &Composition::entry)
-      .def("artifact_paths", &Composition::artifactPaths)
+      .def_property_readonly("path",
+                             [](const Composition &c) { return c.c->path(); })
+      .def_property_readonly("entry",
+                             [](const Composition &c) { return c.c->entry(); })
+      .def("artifact_paths",
+           [](const Composition &c) { return c.c->artifactPaths(); })
       .def("function_names", &Composition::functionNames)
-      .def("default_function", &Composition::defaultFunction);
-  m.def("is_composition_file", [](const std::string &path) {
-    return tessel_is_composition_file(path.c_str()) != 0;
-  });
+      .def("default_function", [](const Composition &c) {
+        return c.c->defaultFunction().name();
+      });
+  m.def("is_composition_file", &rt::isCompositionFile);
 
   py::class_<Function>(m, "Function")
       .def(py::init<const Artifact &, const std::string &>(),
