@@ -97,6 +97,9 @@ void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
   pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Named output dimensions (ABI v3) must equal their inputs', proven
+  // while shapes are still in tensor form.
+  pm.addPass(createTesselCheckResultDims());
   if (useKernels(options)) {
     // Before elementwise fusion, which would merge the bias/residual/clamp
     // epilogues into generics the kernel patterns no longer recognize.

@@ -197,6 +197,8 @@ ArtifactPtr load(const std::string &path, bool privateInstance) {
     fn.entry = reinterpret_cast<tessel_entry_fn>(sym);
     fn.artifact = artifact.get();
     artifact->functions.push_back(std::move(fn));
+    // The vector never grows again, so the names stay where they are.
+    fillDimNamePointers(artifact->functions.back().info);
   }
   if (!m.imports.empty()) {
     ::dlerror();
@@ -209,6 +211,8 @@ ArtifactPtr load(const std::string &path, bool privateInstance) {
                " import(s) but the library does not export '" +
                TESSEL_IMPORTS_SYMBOL + "'");
     artifact->imports = std::move(m.imports);
+    for (ManifestFunction &import : artifact->imports)
+      fillDimNamePointers(import);
     artifact->providers.assign(artifact->imports.size(), nullptr);
   }
   artifact->handle = handle.release();
@@ -227,7 +231,8 @@ tessel_status_t *valueInfo(const tessel_function_t *fn, size_t index,
                std::to_string(index) + " out of range: function '" +
                fn->info.name + "' has " + std::to_string(values.size()));
     const ManifestValue &v = values[index];
-    *out = {v.name.c_str(), v.dtype, v.dims.size(), v.dims.data()};
+    *out = {v.name.c_str(), v.dtype, v.dims.size(), v.dims.data(),
+            v.dimNamePtrs.data()};
   });
 }
 

@@ -1,8 +1,9 @@
 //===- Invoke.cpp - checked calls of artifact entry points ----------------===//
 //
-// The entry point trusts its buffers completely (no shapes are passed), so
-// every argument is checked against the manifest here, before the call: a
-// wrong shape would otherwise be an out-of-bounds read/write in compiled code.
+// The entry point trusts its buffers completely (only the sizes of named
+// dimensions are passed), so every argument is checked against the manifest
+// here, before the call: a wrong shape would otherwise be an out-of-bounds
+// read/write in compiled code.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +11,7 @@
 #include "Internal.h"
 
 #include <cstddef>
+#include <map>
 
 using namespace tessel::rt;
 using namespace tessel::rt::detail;
@@ -21,21 +23,69 @@ std::string describe(const char *kind, size_t index, const ManifestValue &v) {
          "')";
 }
 
-void checkArgument(const tessel_function &fn, const char *kind, size_t index,
-                   const ManifestValue &expected, const tessel_tensor *got) {
-  std::string prefix =
-      "function '" + fn.info.name + "': " + describe(kind, index, expected);
-  if (!got)
-    fail(TESSEL_INVALID_ARGUMENT, prefix + " is NULL");
-  if (got->dtype != expected.dtype)
-    fail(TESSEL_INVALID_ARGUMENT,
-         prefix + " has dtype " + tessel_dtype_name(got->dtype) +
-             ", expected " + tessel_dtype_name(expected.dtype));
-  if (got->dims != expected.dims)
-    fail(TESSEL_INVALID_ARGUMENT, prefix + " has shape " +
-                                      shapeString(got->dims) + ", expected " +
-                                      shapeString(expected.dims));
-}
+/// The sizes of a function's named dimensions, bound from its arguments.
+class DimBinding {
+public:
+  explicit DimBinding(const tessel_function &fn) : fn_(fn) {}
+
+  /// Checks `got` against `expected`, binding each named dimension on its
+  /// first appearance (inputs are checked first, in order).
+  void check(const char *kind, size_t index, const ManifestValue &expected,
+             const tessel_tensor *got) {
+    std::string prefix = "function '" + fn_.info.name +
+                         "': " + describe(kind, index, expected);
+    if (!got)
+      fail(TESSEL_INVALID_ARGUMENT, prefix + " is NULL");
+    if (got->dtype != expected.dtype)
+      fail(TESSEL_INVALID_ARGUMENT,
+           prefix + " has dtype " + tessel_dtype_name(got->dtype) +
+               ", expected " + tessel_dtype_name(expected.dtype));
+    bool ok = got->dims.size() == expected.dims.size();
+    for (size_t d = 0; ok && d < expected.dims.size(); ++d)
+      ok = expected.dimNames[d].empty() ? got->dims[d] == expected.dims[d]
+                                        : true;
+    if (!ok)
+      fail(TESSEL_INVALID_ARGUMENT, prefix + " has shape " +
+                                        shapeString(got->dims) +
+                                        ", expected " + shapeString(expected));
+    for (size_t d = 0; d < expected.dims.size(); ++d) {
+      const std::string &name = expected.dimNames[d];
+      if (name.empty())
+        continue;
+      auto [it, first] =
+          bound_.emplace(name, std::make_pair(got->dims[d],
+                                              describe(kind, index, expected)));
+      if (!first && it->second.first != got->dims[d])
+        fail(TESSEL_INVALID_ARGUMENT,
+             prefix + " has shape " + shapeString(got->dims) + ", expected " +
+                 shapeString(expected) + " with " + name + " = " +
+                 std::to_string(it->second.first) + " (from " +
+                 it->second.second + ")");
+    }
+  }
+
+  /// The shape of an output to allocate.
+  std::vector<int64_t> resolve(const ManifestValue &v) const {
+    std::vector<int64_t> dims = v.dims;
+    for (size_t d = 0; d < dims.size(); ++d)
+      if (!v.dimNames[d].empty())
+        dims[d] = bound_.at(v.dimNames[d]).first;
+    return dims;
+  }
+
+  /// The sizes array that follows the buffers (ABI v3).
+  std::vector<int64_t> sizes() const {
+    std::vector<int64_t> out;
+    for (const std::string &name : fn_.info.dimOrder)
+      out.push_back(bound_.at(name).first);
+    return out;
+  }
+
+private:
+  const tessel_function &fn_;
+  /// name -> (size, the argument it came from)
+  std::map<std::string, std::pair<int64_t, std::string>> bound_;
+};
 
 void invoke(const tessel_function *fn, tessel_tensor_t *const *inputs,
             size_t nIn, tessel_tensor_t **outputs, size_t nOut,
@@ -56,11 +106,12 @@ void invoke(const tessel_function *fn, tessel_tensor_t *const *inputs,
   if ((nIn && !inputs) || (nOut && !outputs))
     fail(TESSEL_INVALID_ARGUMENT,
          "tessel_function_invoke: inputs/outputs array is NULL");
+  DimBinding binding(*fn);
   for (size_t i = 0; i < nIn; ++i)
-    checkArgument(*fn, "input", i, info.inputs[i], inputs[i]);
+    binding.check("input", i, info.inputs[i], inputs[i]);
   for (size_t i = 0; i < nOut; ++i)
     if (outputs[i])
-      checkArgument(*fn, "output", i, info.outputs[i], outputs[i]);
+      binding.check("output", i, info.outputs[i], outputs[i]);
   // The linker resolves a composition completely or not at all, so a
   // resolved import's provider has its own imports resolved too.
   for (size_t slot : info.uses)
@@ -83,9 +134,12 @@ void invoke(const tessel_function *fn, tessel_tensor_t *const *inputs,
   for (size_t i = 0; i < nOut; ++i) {
     if (!outputs[i])
       allocated[i] =
-          allocateTensor(info.outputs[i].dtype, info.outputs[i].dims);
+          allocateTensor(info.outputs[i].dtype, binding.resolve(info.outputs[i]));
     buffers.push_back(outputs[i] ? outputs[i]->data : allocated[i].get()->data);
   }
+  std::vector<int64_t> sizes = binding.sizes();
+  if (!sizes.empty())
+    buffers.push_back(sizes.data());
 
   tessel_invoke_context_t context{sizeof(tessel_invoke_context_t), 1};
   // Honour only the fields the caller's struct actually has.
@@ -103,6 +157,10 @@ void invoke(const tessel_function *fn, tessel_tensor_t *const *inputs,
              (rc == TESSEL_ENTRY_UNRESOLVED_IMPORT
                   ? " (an import it calls, directly or through another "
                     "artifact, is not linked)"
+              : rc == TESSEL_ENTRY_SHAPE_MISMATCH
+                  ? " (a named dimension's sizes disagreed: a result of "
+                    "another size than its inputs bind, or an import "
+                    "called with inconsistent sizes)"
                   : ""));
   for (size_t i = 0; i < nOut; ++i)
     if (allocated[i])

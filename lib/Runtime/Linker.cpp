@@ -3,8 +3,9 @@
 // The runtime's dynamic linker. Each import of each artifact resolves to
 // the one function another artifact of the set exports under the import's
 // name (a component name); the interfaces must agree exactly (dtype, shape
-// and symbol vocabulary, input by input and output by output), since the
-// caller trusts the callee with bare buffers. Everything is checked before
+// and symbol vocabulary, input by input and output by output; named
+// dimensions up to a consistent renaming), since the caller trusts the
+// callee with bare buffers. Everything is checked before
 // the first table slot is written, so a failed link leaves no artifact half
 // linked.
 //
@@ -27,8 +28,8 @@ std::string quoted(const std::string &s) { return "'" + s + "'"; }
 
 /// "ids: i32 [6] vocab=12" (the manifest's spelling of one value).
 std::string describe(const ManifestValue &v) {
-  std::string s = v.name + ": " + tessel_dtype_name(v.dtype) + " " +
-                  shapeString(v.dims);
+  std::string s =
+      v.name + ": " + tessel_dtype_name(v.dtype) + " " + shapeString(v);
   if (v.vocab)
     s += " vocab=" + std::to_string(v.vocab);
   return s;
@@ -41,6 +42,25 @@ void checkInterface(const tessel_artifact &importer,
                       quoted(importer.path) + " does not match function " +
                       quoted(provider.info.name) + " of artifact " +
                       quoted(provider.artifact->path) + ": ";
+  // Named dimensions match up to renaming: each of the import's names
+  // stands for exactly one of the function's, and the other way round.
+  std::map<std::string, std::string> toProvider, toImport;
+  auto sameShape = [&](const ManifestValue &a, const ManifestValue &b) {
+    if (a.dims.size() != b.dims.size())
+      return false;
+    for (size_t d = 0; d < a.dims.size(); ++d) {
+      const std::string &na = a.dimNames[d], &nb = b.dimNames[d];
+      if (na.empty() != nb.empty() || (na.empty() && a.dims[d] != b.dims[d]))
+        return false;
+      if (na.empty())
+        continue;
+      auto [ia, newA] = toProvider.emplace(na, nb);
+      auto [ib, newB] = toImport.emplace(nb, na);
+      if (ia->second != nb || ib->second != na)
+        return false;
+    }
+    return true;
+  };
   for (auto [kind, mine, theirs] :
        {std::tuple<const char *, const std::vector<ManifestValue> *,
                    const std::vector<ManifestValue> *>{
@@ -52,10 +72,11 @@ void checkInterface(const tessel_artifact &importer,
                kind + "(s), the function " + std::to_string(theirs->size()));
     for (size_t i = 0; i < mine->size(); ++i) {
       const ManifestValue &a = (*mine)[i], &b = (*theirs)[i];
-      if (a.dtype == b.dtype && a.dims == b.dims && a.vocab == b.vocab)
+      bool shapeOk = sameShape(a, b);
+      if (a.dtype == b.dtype && shapeOk && a.vocab == b.vocab)
         continue;
       std::string what = a.dtype != b.dtype ? "dtype"
-                         : a.dims != b.dims ? "shape"
+                         : !shapeOk         ? "shape"
                                             : "symbol vocabulary";
       fail(TESSEL_INVALID_ARGUMENT,
            where + kind + " " + std::to_string(i) + " differs in " + what +

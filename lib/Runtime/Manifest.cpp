@@ -10,6 +10,8 @@
 #include "Internal.h"
 #include "tessel/Runtime/tessel_abi.h"
 
+#include <algorithm>
+#include <cctype>
 #include <set>
 #include <sstream>
 
@@ -78,7 +80,10 @@ public:
           error("expected '" + kw + " NAME DTYPE SHAPE [vocab=V]'");
         if (!open)
           error("'" + kw + "' outside a function");
-        ManifestValue v{tok[1], parseDType(tok[2]), parseShape(tok[3]), 0};
+        ManifestValue v;
+        v.name = tok[1];
+        v.dtype = parseDType(tok[2]);
+        parseShape(tok[3], v);
         if (tok.size() == 5)
           v.vocab = parseVocab(tok[4], v);
         (kw == "input" ? open->inputs : open->outputs).push_back(v);
@@ -104,6 +109,7 @@ public:
           error("'end' without 'function'");
         if (open->outputs.empty() && openIsImport)
           error("import '" + open->name + "' has no outputs");
+        bindDimensions(*open);
         open = nullptr;
       } else {
         error("unknown record '" + kw + "'");
@@ -190,28 +196,53 @@ private:
     return d;
   }
 
-  std::vector<int64_t> parseShape(const std::string &s) {
+  /// "[4,T,256]": static sizes, or (version 3) names of dimensions.
+  void parseShape(const std::string &s, ManifestValue &v) {
     if (s.size() < 2 || s.front() != '[' || s.back() != ']')
       error("shape '" + s + "' is not of the form [d0,d1,...]");
-    std::vector<int64_t> dims;
     std::string body = s.substr(1, s.size() - 2);
     if (body.empty())
-      return dims; // scalar
+      return; // scalar
     std::istringstream bs(body);
     for (std::string d; std::getline(bs, d, ',');) {
       if (d == "?")
-        fail(TESSEL_UNSUPPORTED,
-             source_ + ": manifest line " + std::to_string(lineNo_) +
-                 ": dynamic dimensions are not supported by ABI version " +
-                 std::to_string(m_.version) + " (shape '" + s + "')");
-      if (d.empty() || d.size() > 18 ||
-          d.find_first_not_of("0123456789") != std::string::npos)
+        error("unnamed dynamic dimension '?' in shape '" + s +
+              "': a dynamic dimension has a name");
+      bool number = !d.empty() && d.size() <= 18 &&
+                    d.find_first_not_of("0123456789") == std::string::npos;
+      bool name = !d.empty() && !std::isdigit((unsigned char)d[0]) &&
+                  d.find_first_not_of("abcdefghijklmnopqrstuvwxyz"
+                                      "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                      "0123456789_") == std::string::npos;
+      if (name && m_.version < 3)
+        error("named dimension '" + d + "' in shape '" + s +
+              "' needs ABI version 3 (the manifest says " +
+              std::to_string(m_.version) + ")");
+      if (!number && !name)
         error("invalid dimension '" + d + "' in shape '" + s + "'");
-      dims.push_back(std::stoll(d));
+      v.dims.push_back(number ? std::stoll(d) : -1);
+      v.dimNames.push_back(number ? std::string() : d);
     }
     if (body.back() == ',')
       error("invalid dimension '' in shape '" + s + "'");
-    return dims;
+  }
+
+  /// The order of `f`'s named dimensions; an output may only use names its
+  /// inputs bind.
+  void bindDimensions(ManifestFunction &f) {
+    for (const ManifestValue &v : f.inputs)
+      for (const std::string &n : v.dimNames)
+        if (!n.empty() &&
+            std::find(f.dimOrder.begin(), f.dimOrder.end(), n) ==
+                f.dimOrder.end())
+          f.dimOrder.push_back(n);
+    for (const ManifestValue &v : f.outputs)
+      for (const std::string &n : v.dimNames)
+        if (!n.empty() && std::find(f.dimOrder.begin(), f.dimOrder.end(),
+                                    n) == f.dimOrder.end())
+          error("output '" + v.name + "' of '" + f.name +
+                "' has the dimension '" + n +
+                "', which no input has: its size would be unknown");
   }
 
   const std::string &source_;
@@ -225,4 +256,21 @@ private:
 Manifest detail::parseManifest(const std::string &text,
                                const std::string &source) {
   return Parser(source).parse(text);
+}
+
+std::string detail::shapeString(const ManifestValue &v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.dims.size(); ++i)
+    s += (i ? "," : "") + (v.dimNames[i].empty() ? std::to_string(v.dims[i])
+                                                 : v.dimNames[i]);
+  return s + "]";
+}
+
+void detail::fillDimNamePointers(ManifestFunction &f) {
+  for (auto *values : {&f.inputs, &f.outputs})
+    for (ManifestValue &v : *values) {
+      v.dimNamePtrs.clear();
+      for (const std::string &n : v.dimNames)
+        v.dimNamePtrs.push_back(n.empty() ? nullptr : n.c_str());
+    }
 }

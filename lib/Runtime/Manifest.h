@@ -17,7 +17,14 @@ namespace tessel::rt::detail {
 struct ManifestValue {
   std::string name;
   tessel_dtype_t dtype = TESSEL_DTYPE_INVALID;
+  /// The static size of each dimension; -1 at a named one.
   std::vector<int64_t> dims;
+  /// The name of each dimension ("" at a static one). Dimensions of one
+  /// name have one run-time size, bound from the inputs (version 3).
+  std::vector<std::string> dimNames;
+  /// C strings of dimNames (NULL at static dimensions) for the C API;
+  /// filled by fillDimNamePointers once the value no longer moves.
+  std::vector<const char *> dimNamePtrs;
   /// The vocabulary of a symbol-typed value (its elements are i32 ids in
   /// [0, vocab)); 0 for a plain tensor. Version 2 manifests only.
   int64_t vocab = 0;
@@ -33,6 +40,10 @@ struct ManifestFunction {
   /// Slots (indices into Manifest::imports) of the imports this entry
   /// calls (`uses` lines).
   std::vector<size_t> uses;
+  /// The function's named dimensions in the order of the sizes array an
+  /// entry call passes after its buffers: first appearance among the
+  /// inputs. Every name an output uses is among them.
+  std::vector<std::string> dimOrder;
 };
 
 struct Manifest {
@@ -43,8 +54,14 @@ struct Manifest {
   std::vector<ManifestFunction> functions;
 };
 
+/// The manifest spelling of a value's shape: "[T,256]".
+std::string shapeString(const ManifestValue &v);
+
+/// Points v.dimNamePtrs into v.dimNames for every value of `f`.
+void fillDimNamePointers(ManifestFunction &f);
+
 /// Parses manifest text; throws Error (TESSEL_INVALID_ARTIFACT, or
-/// TESSEL_UNSUPPORTED for a newer version / dynamic dimensions) whose message
+/// TESSEL_UNSUPPORTED for a newer version) whose message
 /// starts with "<source>: " and names the 1-based line.
 Manifest parseManifest(const std::string &text, const std::string &source);
 

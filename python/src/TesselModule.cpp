@@ -198,8 +198,12 @@ public:
       check(inputs ? tessel_function_input(fn, i, &info)
                    : tessel_function_output(fn, i, &info));
       py::tuple shape(info.rank);
+      // A named (dynamic) dimension appears by its name, as in ONNX's
+      // dim_param: ("T", 256).
       for (size_t d = 0; d < info.rank; ++d)
-        shape[d] = info.dims[d];
+        shape[d] = info.dim_names && info.dim_names[d]
+                       ? py::object(py::str(info.dim_names[d]))
+                       : py::object(py::int_(info.dims[d]));
       int64_t vocab = inputs ? tessel_function_input_vocab(fn, i)
                              : tessel_function_output_vocab(fn, i);
       result.append(py::make_tuple(info.name, tessel_dtype_name(info.dtype),

@@ -23,8 +23,10 @@ _DTYPES = {"f32": np.float32, "f64": np.float64, "f16": np.float16,
 
 
 class TensorSpec(namedtuple("TensorSpec", "name dtype shape")):
-    """One input or output: its name, numpy dtype and static shape.
-    ``vocab`` is the symbol vocabulary of an int32 tensor of symbol ids
+    """One input or output: its name, numpy dtype and shape. A dynamic
+    dimension appears by its name (``("T", 256)``, as an ONNX dim_param):
+    its size is bound from the inputs at each call, and every dimension of
+    that name has it. ``vocab`` is the symbol vocabulary of an int32 tensor of symbol ids
     (a ``!sym.symbol<V>`` interface), else None."""
 
     vocab = None
@@ -140,16 +142,28 @@ class CompiledModule:
         return self._function.benchmark(arrays, int(n), int(warmup),
                                         self._threads(threads))
 
-    def random_inputs(self, seed=0):
+    def random_inputs(self, seed=0, dims=None):
         """Inputs matching the signature: standard normal floats, zeros for
-        integers and booleans."""
+        integers and booleans. ``dims`` gives the size of each named
+        (dynamic) dimension, e.g. ``{"T": 64}``."""
         rng = np.random.default_rng(seed)
+        dims = dict(dims or {})
         result = []
         for spec in self._signature.inputs:
+            shape = []
+            for d in spec.shape:
+                if isinstance(d, str):
+                    if d not in dims:
+                        raise ValueError(
+                            f"input '{spec.name}' of '{self._signature.name}' has the "
+                            f"dynamic dimension '{d}'; pass its size as "
+                            f"dims={{'{d}': n}}")
+                    d = dims[d]
+                shape.append(d)
             if np.issubdtype(spec.dtype, np.floating):
-                result.append(rng.standard_normal(spec.shape).astype(spec.dtype))
+                result.append(rng.standard_normal(shape).astype(spec.dtype))
             else:
-                result.append(np.zeros(spec.shape, dtype=spec.dtype))
+                result.append(np.zeros(shape, dtype=spec.dtype))
         return result
 
     def save(self, path):

@@ -63,7 +63,7 @@ TEST(Manifest, RejectsMalformedLines) {
       {"function f\nend\n", "expected 'function NAME SYMBOL'"},
       {"function f s\ninput x f32 [1,-2]\nend\n", "invalid dimension '-2'"},
       {"function f s\ninput x f32 [1,]\nend\n", "invalid dimension"},
-      {"function f s\ninput x f32 [a]\nend\n", "invalid dimension 'a'"},
+      {"function f s\ninput x f32 [a-]\nend\n", "invalid dimension 'a-'"},
       {"function f s\nend\ntarget y\n", "'target' must appear once"},
       {"", "declares no functions"},
   };
@@ -83,8 +83,8 @@ TEST(Manifest, RejectsBadHeader) {
               TESSEL_INVALID_ARTIFACT, {"invalid ABI version '0'"});
   expectError([] { parseManifest("tessel-artifact v1\n", "m"); },
               TESSEL_INVALID_ARTIFACT, {"invalid ABI version 'v1'"});
-  expectError([] { parseManifest("tessel-artifact 3\n", "m"); },
-              TESSEL_UNSUPPORTED, {"ABI version 3 is newer"});
+  expectError([] { parseManifest("tessel-artifact 4\n", "m"); },
+              TESSEL_UNSUPPORTED, {"ABI version 4 is newer"});
 }
 
 const std::string kHeader2 =
@@ -167,11 +167,54 @@ TEST(Manifest, Version1HasNoImportsOrVocabularies) {
               TESSEL_INVALID_ARTIFACT, {"'uses' records need ABI version 2"});
 }
 
-TEST(Manifest, RejectsDynamicDimensions) {
-  expectError([] { parse("function f s\noutput y f32 [4,?]\nend\n"); },
-              TESSEL_UNSUPPORTED,
-              {"m: manifest line 4: dynamic dimensions are not supported by "
-               "ABI version 1"});
+Manifest parse3(const std::string &body) {
+  return parseManifest(
+      "tessel-artifact 3\ntarget x86_64-unknown-linux-gnu\n" + body, "m");
+}
+
+TEST(Manifest, ParsesNamedDimensions) {
+  Manifest m = parse3("import expert 0\n"
+                      "input x f32 [N,4]\n"
+                      "output y f32 [N,4]\n"
+                      "end\n"
+                      "function main s\n"
+                      "input a f32 [B,T_1,4]\n"
+                      "input b f32 [T_1]\n"
+                      "output y f32 [T_1,B]\n"
+                      "uses expert\n"
+                      "end\n");
+  const ManifestFunction &f = m.functions[0];
+  EXPECT_EQ(f.inputs[0].dims, (std::vector<int64_t>{-1, -1, 4}));
+  EXPECT_EQ(f.inputs[0].dimNames,
+            (std::vector<std::string>{"B", "T_1", ""}));
+  // The sizes array follows first appearance among the inputs.
+  EXPECT_EQ(f.dimOrder, (std::vector<std::string>{"B", "T_1"}));
+  EXPECT_EQ(shapeString(f.outputs[0]), "[T_1,B]");
+  EXPECT_EQ(m.imports[0].dimOrder, (std::vector<std::string>{"N"}));
+}
+
+TEST(Manifest, RejectsBadDynamicDimensions) {
+  struct BadCase {
+    std::string body, message;
+  };
+  const std::vector<BadCase> cases = {
+      {"function f s\noutput y f32 [4,?]\nend\n",
+       "line 4: unnamed dynamic dimension '?' in shape '[4,?]'"},
+      {"function f s\ninput x f32 [2T]\nend\n",
+       "line 4: invalid dimension '2T' in shape '[2T]'"},
+      {"function f s\ninput x f32 [T]\noutput y f32 [N]\nend\n",
+       "line 6: output 'y' of 'f' has the dimension 'N', which no input has"},
+  };
+  for (const BadCase &c : cases) {
+    SCOPED_TRACE(c.body);
+    expectError([&] { parse3(c.body); }, TESSEL_INVALID_ARTIFACT,
+                {"m: malformed manifest", c.message});
+  }
+  // Names came with version 3.
+  expectError([] { parse("function f s\noutput y f32 [T]\nend\n"); },
+              TESSEL_INVALID_ARTIFACT,
+              {"line 4: named dimension 'T' in shape '[T]' needs ABI version "
+               "3 (the manifest says 1)"});
 }
 
 } // namespace

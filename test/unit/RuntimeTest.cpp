@@ -248,8 +248,8 @@ TEST(LoadError, BadMagic) {
 
 TEST(LoadError, NewerVersion) {
   expectError([] { Artifact::load(FAKE_NEWER_VERSION); }, TESSEL_UNSUPPORTED,
-              {FAKE_NEWER_VERSION, "ABI version 3 is newer",
-               "supports (version 2)"});
+              {FAKE_NEWER_VERSION, "ABI version 4 is newer",
+               "supports (version 3)"});
 }
 
 TEST(LoadError, MissingEntrySymbol) {
@@ -266,9 +266,10 @@ TEST(LoadError, MalformedManifestLine) {
 }
 
 TEST(LoadError, DynamicDimension) {
-  expectError([] { Artifact::load(FAKE_DYNAMIC_DIM); }, TESSEL_UNSUPPORTED,
-              {FAKE_DYNAMIC_DIM,
-               "dynamic dimensions are not supported by ABI version 1"});
+  expectError([] { Artifact::load(FAKE_DYNAMIC_DIM); },
+              TESSEL_INVALID_ARTIFACT,
+              {FAKE_DYNAMIC_DIM, "unnamed dynamic dimension '?' in shape "
+                                 "'[?,3]': a dynamic dimension has a name"});
 }
 
 TEST(LoadError, CApiLeavesOutUntouched) {

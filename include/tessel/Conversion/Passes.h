@@ -22,10 +22,19 @@ namespace mlir::tessel {
 inline constexpr llvm::StringLiteral kFunctionsAttrName = "tessel.functions";
 /// Argument/result attribute naming a tensor in the artifact signature.
 inline constexpr llvm::StringLiteral kNameAttrName = "tessel.name";
+/// Argument/result attribute naming the dynamic dimensions of a tensor in
+/// the artifact signature: an array of strings, one per dimension, "" for a
+/// static one. Dimensions of one name have one run-time size (ABI v3).
+inline constexpr llvm::StringLiteral kDimNamesAttrName = "tessel.dim_names";
 /// The artifact-internal helper that calls an import through the table:
 /// declared by tessel-imports-to-calls, defined by tessel-emit-artifact-abi.
 inline constexpr llvm::StringLiteral kCallImportHelperName =
     "__tessel_call_import";
+/// The artifact-internal helper `(i32 status) -> ()` that records a failure
+/// for the running entry to return (the first one wins): declared by
+/// tessel-check-result-dims, defined by tessel-emit-artifact-abi.
+inline constexpr llvm::StringLiteral kSetStatusHelperName =
+    "__tessel_set_status";
 
 } // namespace mlir::tessel
 

@@ -19,10 +19,42 @@ def TesselRecordSignature : Pass<"tessel-record-signature", "::mlir::ModuleOp"> 
     the record. `tessel-emit-artifact-abi` turns the records into the
     manifest, the entry points and the import table after lowering to LLVM.
 
+    A dynamic dimension needs a name (artifact ABI v3): the value's
+    `tessel.dim_names` attribute, one string per dimension ("" at static
+    ones; `compose-extract-component` and `compose-lower-external-calls`
+    name a component's token dimension `T`). The records keep the names;
+    the runtime binds each from the inputs, so every name an output uses
+    must appear in an input.
+
     Rejects, with a diagnostic on the function: non-tensor arguments or
-    results, dynamic dimensions, and element types outside the ABI
+    results, unnamed dynamic dimensions, an output dimension no input
+    names, and element types outside the ABI
     (f32 f16 bf16 f64 i64 i32 i16 i8 ui8 i1).
   }];
+}
+
+def TesselCheckResultDims
+    : Pass<"tessel-check-result-dims", "::mlir::ModuleOp"> {
+  let summary = "Make each named output dimension equal its input's";
+  let description = [{
+    The runtime allocates an entry's outputs from the sizes it binds from
+    the inputs (artifact ABI v3: `output y f32 [T,256]` gets the `T` of an
+    input), and the compiled function writes its result into that buffer;
+    a result of another size would be written out of bounds. This pass runs
+    once the model is in linalg/tensor form. For every named dynamic
+    dimension of an output recorded in `tessel.functions` it tries to prove
+    (`ValueBoundsConstraintSet::areEqual`) that it equals the input
+    dimension of that name. Where it cannot, the result is guarded at run
+    time: if the sizes differ, the function returns a zero tensor of the
+    bound size instead and calls `__tessel_set_status` with
+    `TESSEL_ENTRY_SHAPE_MISMATCH`, which the entry returns (the runtime
+    reports it as an error). Functions without named dimensions are
+    untouched.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def TesselCopyRepeatedResults

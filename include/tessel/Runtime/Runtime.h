@@ -119,7 +119,19 @@ struct ValueInfo {
   std::vector<int64_t> dims;
   /// Symbol vocabulary of an i32 tensor of symbol ids; 0 for plain values.
   int64_t vocab = 0;
-  std::string typeString() const { return shapeTypeString(dtype, dims); }
+  /// The name of each dynamic dimension ("" at a static one; dims holds
+  /// -1 there): its size is bound from the inputs at each invocation.
+  std::vector<std::string> dimNames;
+  bool isDynamic(size_t d) const {
+    return d < dimNames.size() && !dimNames[d].empty();
+  }
+  /// "Tx256xf32": named dimensions by their names.
+  std::string typeString() const {
+    std::string s;
+    for (size_t d = 0; d < dims.size(); ++d)
+      s += (isDynamic(d) ? dimNames[d] : std::to_string(dims[d])) + "x";
+    return s + tessel_dtype_name(dtype);
+  }
 };
 
 struct InvokeOptions {
@@ -194,10 +206,14 @@ private:
     for (size_t i = 0; i < n; ++i) {
       tessel_value_info_t info;
       check(get(fn_, i, &info));
-      result.push_back(
-          {info.name, info.dtype,
-           std::vector<int64_t>(info.dims, info.dims + info.rank),
-           vocab(fn_, i)});
+      ValueInfo v{info.name, info.dtype,
+                  std::vector<int64_t>(info.dims, info.dims + info.rank),
+                  vocab(fn_, i), {}};
+      for (size_t d = 0; d < info.rank; ++d)
+        v.dimNames.push_back(info.dim_names && info.dim_names[d]
+                                 ? info.dim_names[d]
+                                 : "");
+      result.push_back(std::move(v));
     }
     return result;
   }

@@ -29,6 +29,10 @@ extern "C" {
  * before touching any buffer). */
 #define TESSEL_ENTRY_UNRESOLVED_IMPORT (-2)
 
+/* What an import call returns when the caller's buffers disagree on the
+ * size of a named dimension (ABI v3): the import is not called. */
+#define TESSEL_ENTRY_SHAPE_MISMATCH (-3)
+
 /* What the runtime passes as an entry's `context` argument. struct_size lets
  * later runtimes append fields without breaking version-1 entries. */
 typedef struct tessel_invoke_context {
@@ -36,7 +40,10 @@ typedef struct tessel_invoke_context {
   uint32_t num_threads;
 } tessel_invoke_context_t;
 
-/* buffers: inputs then outputs, manifest order. Returns 0 on success. */
+/* buffers: inputs then outputs, manifest order; then, for a function with
+ * named dimensions (ABI v3), a pointer to an int64_t array holding their
+ * sizes in the order of first appearance among the inputs. Returns 0 on
+ * success. */
 typedef int32_t (*tessel_entry_fn)(void **buffers, void *context);
 
 #ifdef __cplusplus

@@ -22,7 +22,7 @@ extern "C" {
 
 #define TESSEL_RUNTIME_VERSION "0.1.0"
 /* Newest artifact ABI version this runtime can load. */
-#define TESSEL_ABI_VERSION 2
+#define TESSEL_ABI_VERSION 3
 
 /* Version string of the loaded library (may differ from the header's). */
 const char *tessel_runtime_version(void);
@@ -145,7 +145,11 @@ typedef struct tessel_value_info {
   const char *name;
   tessel_dtype_t dtype;
   size_t rank;
-  const int64_t *dims; /* `rank` entries */
+  const int64_t *dims; /* `rank` entries; -1 at a named (dynamic) one */
+  /* `rank` entries: the name of each dynamic dimension ("T"), NULL at a
+   * static one. Dimensions of one name have one size per invocation, bound
+   * from the inputs (ABI version 3). */
+  const char *const *dim_names;
 } tessel_value_info_t;
 
 const char *tessel_function_name(const tessel_function_t *function);
@@ -242,7 +246,9 @@ void tessel_invoke_options_init(tessel_invoke_options_t *options);
 
 /* Runs `function`.
  * - inputs: n_inputs tensors in manifest order; count, dtype and shape are
- *   checked against the manifest before anything runs.
+ *   checked against the manifest before anything runs. A named dimension
+ *   takes its size from the first input that has it; every other input and
+ *   output with that name must agree, and outputs are allocated with it.
  * - outputs: an array of n_outputs slots (n_outputs must equal the function's
  *   output count). A NULL slot receives a newly allocated tensor the caller
  *   then owns; a non-NULL slot is checked like an input and written in place.

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ImportTable.h"
+#include "tessel/Conversion/ArtifactSignature.h"
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 // The ABI's names come from the one header both sides share.
@@ -18,6 +19,7 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/raw_ostream.h"
@@ -36,11 +38,14 @@ struct TensorSig {
   StringRef name, dtype;
   ArrayRef<int64_t> shape;
   int64_t vocab = 0; // a symbol vocabulary; 0 for plain values
+  /// The name of each dimension ("" for a static one); empty when the
+  /// shape is static.
+  SmallVector<StringRef> dimNames;
 };
 
 struct FunctionSig {
   StringRef name, symbol, entry;
-  SmallVector<TensorSig> inputs, outputs;
+  SmallVector<TensorSig, 2> inputs, outputs;
   SmallVector<StringRef> imports; // an entry's imports; empty for an import
 };
 
@@ -48,7 +53,7 @@ struct FunctionSig {
 /// Reads the {inputs, outputs} of a record.
 LogicalResult readValues(DictionaryAttr record, FunctionSig &sig,
                          llvm::function_ref<LogicalResult(StringRef)> bad) {
-  for (auto [key, list] : {std::pair<StringRef, SmallVector<TensorSig> *>{
+  for (auto [key, list] : {std::pair<StringRef, SmallVector<TensorSig, 2> *>{
                                "inputs", &sig.inputs},
                            {"outputs", &sig.outputs}}) {
     auto array = record.getAs<ArrayAttr>(key);
@@ -62,6 +67,25 @@ LogicalResult readValues(DictionaryAttr record, FunctionSig &sig,
       if (!name || !dtype || !shape)
         return bad(("an entry of '" + key + "' lacks name/dtype/shape").str());
       TensorSig t{name.getValue(), dtype.getValue(), shape.asArrayRef()};
+      auto names = d.getAs<ArrayAttr>("dim_names");
+      if (names) {
+        if (names.size() != t.shape.size())
+          return bad(("an entry of '" + key + "' has bad dim_names").str());
+        for (Attribute n : names) {
+          auto str = dyn_cast<StringAttr>(n);
+          if (!str)
+            return bad(("an entry of '" + key + "' has bad dim_names").str());
+          t.dimNames.push_back(str.getValue());
+        }
+      }
+      for (auto [i, dim] : llvm::enumerate(t.shape)) {
+        bool named = names && !t.dimNames[i].empty();
+        if (ShapedType::isDynamic(dim) != named || (!named && dim < 0))
+          return bad(("an entry of '" + key +
+                      "' has a dynamic dimension without a name, or a name "
+                      "on a static one")
+                         .str());
+      }
       if (Attribute v = d.get("vocab")) {
         auto vocab = dyn_cast<IntegerAttr>(v);
         if (!vocab || vocab.getInt() < 1)
@@ -126,7 +150,14 @@ FailureOr<FunctionSig> readFunction(ModuleOp module, Attribute attr,
 void printTensorLine(llvm::raw_ostream &os, StringRef kind,
                      const TensorSig &t) {
   os << kind << ' ' << t.name << ' ' << t.dtype << " [";
-  llvm::interleave(t.shape, os, ",");
+  llvm::interleave(llvm::seq<size_t>(0, t.shape.size()), os,
+                   [&](size_t i) {
+                     if (ShapedType::isDynamic(t.shape[i]))
+                       os << t.dimNames[i];
+                     else
+                       os << t.shape[i];
+                   },
+                   ",");
   os << "]";
   if (t.vocab)
     os << " vocab=" << t.vocab;
@@ -140,17 +171,28 @@ void printValues(llvm::raw_ostream &os, const FunctionSig &sig) {
     printTensorLine(os, "output", t);
 }
 
-/// Version 1 manifests have neither imports nor vocabularies; an artifact
-/// without them keeps version 1, so that older runtimes still load it.
-bool needsVersion2(ArrayRef<FunctionSig> functions,
-                   ArrayRef<FunctionSig> imports) {
-  if (!imports.empty())
-    return true;
-  for (const FunctionSig &f : functions)
-    for (const TensorSig &t : llvm::concat<const TensorSig>(f.inputs, f.outputs))
+/// The oldest ABI version that can describe the artifact, so that older
+/// runtimes still load what they can: version 1 has neither imports nor
+/// vocabularies, version 2 has no named (dynamic) dimensions.
+unsigned abiVersion(ArrayRef<FunctionSig> functions,
+                    ArrayRef<FunctionSig> imports) {
+  unsigned version = imports.empty() ? 1 : 2;
+  for (const FunctionSig &f : llvm::concat<const FunctionSig>(functions, imports))
+    for (const TensorSig &t : llvm::concat<const TensorSig>(f.inputs, f.outputs)) {
+      if (!t.dimNames.empty())
+        return 3;
       if (t.vocab)
-        return true;
-  return false;
+        version = 2;
+    }
+  return version;
+}
+
+/// The named dimensions of `sig` in the order of the dims array.
+SmallVector<StringRef> dimensionOrder(const FunctionSig &sig) {
+  SmallVector<SmallVector<StringRef>> names;
+  for (const TensorSig &t : sig.inputs)
+    names.push_back(t.dimNames);
+  return tessel::dimensionOrder(names);
 }
 
 struct TesselEmitArtifactABIPass
@@ -174,7 +216,7 @@ struct TesselEmitArtifactABIPass
                            << "' is reserved for the artifact ABI";
         return signalPassFailure();
       }
-    SmallVector<FunctionSig> imports, entries;
+    SmallVector<FunctionSig, 4> imports, entries;
     llvm::StringMap<unsigned> slots;
     if (auto records = module->getAttrOfType<ArrayAttr>(
             tessel::TesselDialect::getImportsAttrName())) {
@@ -203,7 +245,9 @@ struct TesselEmitArtifactABIPass
         }
       entries.push_back(*sig);
     }
-    if (failed(tessel::emitImportTable(module, imports.size())))
+    FailureOr<bool> usesStatus =
+        tessel::emitImportTable(module, imports.size());
+    if (failed(usesStatus))
       return signalPassFailure();
 
     std::string triple = targetTriple.empty()
@@ -211,7 +255,7 @@ struct TesselEmitArtifactABIPass
                              : targetTriple;
     std::string manifest;
     llvm::raw_string_ostream os(manifest);
-    os << TESSEL_MANIFEST_MAGIC " " << (needsVersion2(entries, imports) ? 2 : 1)
+    os << TESSEL_MANIFEST_MAGIC " " << abiVersion(entries, imports)
        << "\n"
        << "target " << triple << "\n";
     for (auto [slot, sig] : llvm::enumerate(imports)) {
@@ -221,7 +265,7 @@ struct TesselEmitArtifactABIPass
     }
     llvm::StringSet<> entrySymbols;
     for (const FunctionSig &sig : entries) {
-      if (failed(emitEntry(module, sig, slots, !imports.empty())))
+      if (failed(emitEntry(module, sig, slots, *usesStatus)))
         return signalPassFailure();
       entrySymbols.insert(sig.entry);
       os << "function " << sig.name << ' ' << sig.entry << "\n";
@@ -243,7 +287,7 @@ struct TesselEmitArtifactABIPass
 
   LogicalResult emitEntry(ModuleOp module, const FunctionSig &sig,
                           const llvm::StringMap<unsigned> &slots,
-                          bool hasImports) {
+                          bool usesStatus) {
     StringRef name = sig.name, entry = sig.entry;
     auto target = module.lookupSymbol<LLVM::LLVMFuncOp>(sig.symbol);
     if (!target)
@@ -258,8 +302,9 @@ struct TesselEmitArtifactABIPass
       return target.emitError()
              << "lowered function still returns values; results must have "
                 "become out-params (buffer-results-to-out-params)";
-    SmallVector<TensorSig> buffers(sig.inputs);
+    SmallVector<TensorSig, 4> buffers(sig.inputs.begin(), sig.inputs.end());
     llvm::append_range(buffers, sig.outputs);
+    SmallVector<StringRef> dims = dimensionOrder(sig);
     unsigned expectedArgs = 0;
     for (const TensorSig &t : buffers)
       expectedArgs += 3 + 2 * t.shape.size();
@@ -311,7 +356,7 @@ struct TesselEmitArtifactABIPass
     // entry's status; the previous values are restored on return, so an
     // entry re-entered through an import on the same thread stays correct.
     Value contextAddr, statusAddr, savedContext, savedStatus;
-    if (hasImports) {
+    if (usesStatus) {
       contextAddr =
           LLVM::AddressOfOp::create(b, loc, ptrTy, tessel::kContextGlobal);
       statusAddr =
@@ -326,6 +371,20 @@ struct TesselEmitArtifactABIPass
     auto c64 = [&](int64_t v) {
       return LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(v));
     };
+    // The run-time sizes of the named dimensions: an array of int64 behind
+    // the last buffer slot (ABI v3), in dimensionOrder.
+    llvm::StringMap<Value> dimValues;
+    if (!dims.empty()) {
+      Value slot = LLVM::GEPOp::create(
+          b, loc, ptrTy, ptrTy, body->getArgument(0),
+          ArrayRef<LLVM::GEPArg>{int32_t(buffers.size())});
+      Value array = LLVM::LoadOp::create(b, loc, ptrTy, slot);
+      for (auto [k, name] : llvm::enumerate(dims)) {
+        Value at = LLVM::GEPOp::create(b, loc, ptrTy, i64, array,
+                                       ArrayRef<LLVM::GEPArg>{int32_t(k)});
+        dimValues[name] = LLVM::LoadOp::create(b, loc, i64, at);
+      }
+    }
     SmallVector<Value> args;
     for (auto [i, t] : llvm::enumerate(buffers)) {
       Value slot = LLVM::GEPOp::create(b, loc, ptrTy, ptrTy,
@@ -334,17 +393,28 @@ struct TesselEmitArtifactABIPass
       Value data = LLVM::LoadOp::create(b, loc, ptrTy, slot);
       // allocated ptr, aligned ptr, offset, sizes..., strides (row-major).
       args.append({data, data, c64(0)});
-      for (int64_t d : t.shape)
-        args.push_back(c64(d));
-      SmallVector<int64_t> strides(t.shape.size(), 1);
-      for (int64_t k = (int64_t)t.shape.size() - 2; k >= 0; --k)
-        strides[k] = strides[k + 1] * t.shape[k + 1];
-      for (int64_t s : strides)
-        args.push_back(c64(s));
+      SmallVector<Value> sizes;
+      for (auto [k, d] : llvm::enumerate(t.shape))
+        sizes.push_back(ShapedType::isDynamic(d)
+                            ? dimValues.lookup(t.dimNames[k])
+                            : Value(c64(d)));
+      if (llvm::is_contained(sizes, Value()))
+        return module.emitError()
+               << "function '" << name << "' has an output dimension that "
+               << "no input names";
+      SmallVector<Value> strides(sizes.size());
+      Value stride = c64(1);
+      for (int64_t k = int64_t(sizes.size()) - 1; k >= 0; --k) {
+        strides[k] = stride;
+        if (k > 0)
+          stride = LLVM::MulOp::create(b, loc, stride, sizes[k]);
+      }
+      llvm::append_range(args, sizes);
+      llvm::append_range(args, strides);
     }
     LLVM::CallOp::create(b, loc, target, args);
     Value rc;
-    if (hasImports) {
+    if (usesStatus) {
       rc = LLVM::LoadOp::create(b, loc, i32, statusAddr);
       LLVM::StoreOp::create(b, loc, savedContext, contextAddr);
       LLVM::StoreOp::create(b, loc, savedStatus, statusAddr);

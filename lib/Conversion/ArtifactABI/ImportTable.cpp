@@ -39,6 +39,40 @@ LLVM::GlobalOp zeroGlobal(ModuleOp module, OpBuilder &b, Location loc,
   return global;
 }
 
+/// `__tessel_set_status(rc)`: the first failure of the running entry wins.
+///
+///   if status == 0: status = rc
+LogicalResult defineSetStatus(LLVM::LLVMFuncOp helper) {
+  MLIRContext *ctx = helper.getContext();
+  OpBuilder b(ctx);
+  Location loc = helper.getLoc();
+  auto i32 = b.getI32Type();
+  auto ptrTy = LLVM::LLVMPointerType::get(ctx);
+  auto fnTy = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {i32});
+  if (helper.getFunctionType() != fnTy || !helper.isExternal())
+    return helper.emitError() << "'" << tessel::kSetStatusHelperName
+                              << "' must be an external declaration of type "
+                              << fnTy;
+  Block *entry = helper.addEntryBlock(b);
+  Block *set = b.createBlock(&helper.getBody());
+  Block *done = b.createBlock(&helper.getBody());
+  b.setInsertionPointToStart(entry);
+  Value statusAddr =
+      LLVM::AddressOfOp::create(b, loc, ptrTy, tessel::kStatusGlobal);
+  Value status = LLVM::LoadOp::create(b, loc, i32, statusAddr);
+  Value first = LLVM::ICmpOp::create(
+      b, loc, LLVM::ICmpPredicate::eq, status,
+      LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(0)));
+  LLVM::CondBrOp::create(b, loc, first, set, done);
+  b.setInsertionPointToStart(set);
+  LLVM::StoreOp::create(b, loc, entry->getArgument(0), statusAddr);
+  LLVM::BrOp::create(b, loc, ValueRange{}, done);
+  b.setInsertionPointToStart(done);
+  LLVM::ReturnOp::create(b, loc, ValueRange{});
+  helper.setLinkage(LLVM::Linkage::Internal);
+  return success();
+}
+
 } // namespace
 
 /// With imports: the exported table (one entry-function pointer per
@@ -46,33 +80,40 @@ LLVM::GlobalOp zeroGlobal(ModuleOp module, OpBuilder &b, Location loc,
 /// the body of `__tessel_call_import(slot, buffers)`:
 ///
 ///   fn = table[slot]
-///   if fn == null: rc = TESSEL_ENTRY_UNRESOLVED_IMPORT
+///   if buffers == null: rc = TESSEL_ENTRY_SHAPE_MISMATCH (the call site
+///                       found its named dimensions inconsistent)
+///   elif fn == null: rc = TESSEL_ENTRY_UNRESOLVED_IMPORT
 ///   else:          rc = fn(buffers, context of the running entry)
 ///   if rc != 0 and status == 0: status = rc
 ///   return rc
-LogicalResult mlir::tessel::emitImportTable(ModuleOp module,
-                                            size_t numImports) {
+FailureOr<bool> mlir::tessel::emitImportTable(ModuleOp module,
+                                              size_t numImports) {
   auto helper =
       module.lookupSymbol<LLVM::LLVMFuncOp>(tessel::kCallImportHelperName);
-  if (numImports == 0) {
-    if (helper)
-      return helper.emitError()
-             << "'" << tessel::kCallImportHelperName
-             << "' is called, but the module records no imports";
-    return success();
-  }
+  auto setStatusHelper =
+      module.lookupSymbol<LLVM::LLVMFuncOp>(tessel::kSetStatusHelperName);
+  if (numImports == 0 && helper)
+    return helper.emitError()
+           << "'" << tessel::kCallImportHelperName
+           << "' is called, but the module records no imports";
+  if (numImports == 0 && !setStatusHelper)
+    return false;
   MLIRContext *ctx = module.getContext();
   OpBuilder b(ctx);
   Location loc = module.getLoc();
   auto ptrTy = LLVM::LLVMPointerType::get(ctx);
   auto i32 = b.getI32Type();
+  zeroGlobal(module, b, loc, ptrTy, tessel::kContextGlobal, false, true);
+  zeroGlobal(module, b, loc, i32, tessel::kStatusGlobal, false, true);
+  if (setStatusHelper && failed(defineSetStatus(setStatusHelper)))
+    return failure();
+  if (numImports == 0)
+    return true;
   auto tableTy = LLVM::LLVMArrayType::get(ptrTy, numImports);
   zeroGlobal(module, b, loc, tableTy, TESSEL_IMPORTS_SYMBOL,
              /*exported=*/true, /*threadLocal=*/false);
-  zeroGlobal(module, b, loc, ptrTy, tessel::kContextGlobal, false, true);
-  zeroGlobal(module, b, loc, i32, tessel::kStatusGlobal, false, true);
   if (!helper)
-    return success(); // every import call was folded away
+    return true; // every import call was folded away
   auto fnTy = LLVM::LLVMFunctionType::get(i32, {i32, ptrTy});
   if (helper.getFunctionType() != fnTy)
     return helper.emitError()
@@ -82,6 +123,7 @@ LogicalResult mlir::tessel::emitImportTable(ModuleOp module,
     return helper.emitError()
            << "'" << tessel::kCallImportHelperName << "' is already defined";
   Block *entry = helper.addEntryBlock(b);
+  Block *lookup = b.createBlock(&helper.getBody());
   Block *unresolved = b.createBlock(&helper.getBody());
   Block *call = b.createBlock(&helper.getBody());
   Block *record = b.createBlock(&helper.getBody(), {}, {i32}, {loc});
@@ -89,6 +131,15 @@ LogicalResult mlir::tessel::emitImportTable(ModuleOp module,
   Block *done = b.createBlock(&helper.getBody());
 
   b.setInsertionPointToStart(entry);
+  Value noBuffers = LLVM::ICmpOp::create(
+      b, loc, LLVM::ICmpPredicate::eq, entry->getArgument(1),
+      LLVM::ZeroOp::create(b, loc, ptrTy));
+  Value mismatch = LLVM::ConstantOp::create(
+      b, loc, i32, b.getI32IntegerAttr(TESSEL_ENTRY_SHAPE_MISMATCH));
+  LLVM::CondBrOp::create(b, loc, noBuffers, record, ValueRange{mismatch},
+                         lookup, ValueRange{});
+
+  b.setInsertionPointToStart(lookup);
   Value table = LLVM::AddressOfOp::create(b, loc, ptrTy, TESSEL_IMPORTS_SYMBOL);
   Value at = LLVM::GEPOp::create(
       b, loc, ptrTy, tableTy, table,
@@ -137,5 +188,5 @@ LogicalResult mlir::tessel::emitImportTable(ModuleOp module,
   b.setInsertionPointToStart(done);
   LLVM::ReturnOp::create(b, loc, result);
   helper.setLinkage(LLVM::Linkage::Internal);
-  return success();
+  return true;
 }

@@ -14,8 +14,11 @@ inline constexpr llvm::StringLiteral kStatusGlobal = "__tessel_import_status";
 
 /// With `numImports` > 0: the exported table TESSEL_IMPORTS_SYMBOL, the
 /// two thread-locals, and the body of `__tessel_call_import` if the module
-/// declares it. Without imports, a declared helper is an error.
-LogicalResult emitImportTable(ModuleOp module, size_t numImports);
+/// declares it. Without imports, a declared helper is an error. The
+/// thread-locals and the body of `__tessel_set_status` also come with a
+/// declaration of that helper (run-time shape guards). Returns whether
+/// entries must return the status thread-local.
+FailureOr<bool> emitImportTable(ModuleOp module, size_t numImports);
 
 } // namespace mlir::tessel
 

@@ -178,11 +178,13 @@ struct TesselRecordSignaturePass
                        << "; " << what << "s take and return ranked tensors";
         return failure();
       }
+      ArrayAttr dimNames;
       if (!tensor.hasStaticShape()) {
-        fn.emitError() << kind << " #" << index << " has dynamic shape "
-                       << type
-                       << "; artifact ABI v1 needs static shapes (pin them)";
-        return failure();
+        FailureOr<ArrayAttr> names =
+            readDimNames(fn, tensor, attrs, kind, index, what);
+        if (failed(names))
+          return failure();
+        dimNames = *names;
       }
       StringRef dtype = abiDType(tensor.getElementType());
       if (dtype.empty()) {
@@ -205,6 +207,8 @@ struct TesselRecordSignaturePass
           b.getNamedAttr("dtype", b.getStringAttr(dtype)),
           b.getNamedAttr("shape", b.getDenseI64ArrayAttr(tensor.getShape())),
       };
+      if (dimNames)
+        fields.push_back(b.getNamedAttr("dim_names", dimNames));
       // Symbols cross the ABI as i32 ids; the vocabulary (set by
       // tessel-lower-sym) is the part of the interface the dtype lost.
       if (auto vocab = attrs ? attrs.getAs<IntegerAttr>(
@@ -230,13 +234,73 @@ struct TesselRecordSignaturePass
         return failure();
       inputs.push_back(*r);
     }
+    llvm::StringSet<> inputDims;
+    for (Attribute in : inputs)
+      if (auto names = cast<DictionaryAttr>(in).getAs<ArrayAttr>("dim_names"))
+        for (auto name : names.getAsValueRange<StringAttr>())
+          inputDims.insert(name);
     for (auto [i, type] : llvm::enumerate(fn.getResultTypes())) {
       auto r = describe(type, fn.getResultAttrDict(i), "output", i, outNames);
       if (failed(r))
         return failure();
+      if (auto names = cast<DictionaryAttr>(*r).getAs<ArrayAttr>("dim_names"))
+        for (auto name : names.getAsValueRange<StringAttr>())
+          if (!name.empty() && !inputDims.contains(name)) {
+            fn.emitError() << "output #" << i << " has the dynamic dimension '"
+                           << name
+                           << "', which no input has: the caller could not "
+                              "know the output's size";
+            return failure();
+          }
       outputs.push_back(*r);
     }
     return std::make_pair(b.getArrayAttr(inputs), b.getArrayAttr(outputs));
+  }
+
+  /// The names of `tensor`'s dimensions from the value's
+  /// `tessel.dim_names` ("" at static ones), which every dynamic dimension
+  /// needs: the manifest names the run-time sizes (ABI v3).
+  static FailureOr<ArrayAttr> readDimNames(Operation *fn,
+                                           RankedTensorType tensor,
+                                           DictionaryAttr attrs,
+                                           StringRef kind, unsigned index,
+                                           StringRef what) {
+    auto names =
+        attrs ? attrs.getAs<ArrayAttr>(tessel::kDimNamesAttrName) : ArrayAttr();
+    auto err = [&]() {
+      InFlightDiagnostic d = fn->emitError();
+      d << what << " " << kind << " #" << index << " has type " << tensor
+        << "; ";
+      return d;
+    };
+    if (!names) {
+      err() << "name its dynamic dimensions with '"
+            << tessel::kDimNamesAttrName
+            << "' (the artifact ABI binds them from the inputs) or pin them";
+      return failure();
+    }
+    if (names.size() != size_t(tensor.getRank()) ||
+        !llvm::all_of(names, llvm::IsaPred<StringAttr>)) {
+      err() << "'" << tessel::kDimNamesAttrName
+            << "' must be an array of one string per dimension";
+      return failure();
+    }
+    for (auto [d, a] : llvm::zip(tensor.getShape(), names)) {
+      StringRef name = cast<StringAttr>(a).getValue();
+      bool identifier =
+          !name.empty() && !isdigit(static_cast<unsigned char>(name[0])) &&
+          llvm::all_of(name, [](char c) {
+            return isalnum(static_cast<unsigned char>(c)) || c == '_';
+          });
+      if (ShapedType::isDynamic(d) ? !identifier : !name.empty()) {
+        err() << "'" << tessel::kDimNamesAttrName
+              << "' must name each dynamic dimension with an identifier "
+                 "([A-Za-z_][A-Za-z0-9_]*) and each static one \"\", got "
+              << names;
+        return failure();
+      }
+    }
+    return names;
   }
 
   FailureOr<DictionaryAttr> recordFunction(func::FuncOp fn, Builder &b,

@@ -11,6 +11,7 @@
 // on defined values, and the entry still reports the failure.
 //
 //===----------------------------------------------------------------------===//
+#include "tessel/Conversion/ArtifactSignature.h"
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 
@@ -28,23 +29,59 @@ using namespace mlir::tessel;
 
 namespace {
 
-/// Slot of each import: its position in `tessel.imports`.
-FailureOr<llvm::StringMap<unsigned>> importSlots(ModuleOp module) {
-  llvm::StringMap<unsigned> slots;
+/// What a call site needs of an import's record.
+struct ImportInfo {
+  unsigned slot = 0;
+  /// Per input, then per output: the name of each dimension ("" when
+  /// static).
+  SmallVector<SmallVector<StringRef>> dimNames;
+  unsigned numInputs = 0;
+};
+
+/// Each import's record, by name; its slot is its position in
+/// `tessel.imports`.
+FailureOr<llvm::StringMap<ImportInfo>> importInfos(ModuleOp module) {
+  llvm::StringMap<ImportInfo> infos;
   auto records =
       module->getAttrOfType<ArrayAttr>(TesselDialect::getImportsAttrName());
   if (!records)
-    return slots;
+    return infos;
   for (auto [i, a] : llvm::enumerate(records)) {
+    auto bad = [&, a = a](StringRef what) {
+      return module.emitError()
+             << "malformed '" << TesselDialect::getImportsAttrName()
+             << "' record (" << what << "): " << a;
+    };
     auto d = dyn_cast<DictionaryAttr>(a);
     auto name = d ? d.getAs<StringAttr>("name") : StringAttr();
     if (!name)
-      return module.emitError()
-             << "malformed '" << TesselDialect::getImportsAttrName()
-             << "' record (missing string 'name'): " << a;
-    slots[name.getValue()] = i;
+      return bad("missing string 'name'");
+    ImportInfo info;
+    info.slot = i;
+    for (StringRef key : {"inputs", "outputs"}) {
+      auto values = d.getAs<ArrayAttr>(key);
+      if (!values)
+        return bad(("missing array '" + key + "'").str());
+      if (key == "outputs")
+        info.numInputs = info.dimNames.size();
+      for (Attribute v : values) {
+        auto value = dyn_cast<DictionaryAttr>(v);
+        if (!value)
+          return bad(("an entry of '" + key + "' is not a dictionary").str());
+        SmallVector<StringRef> names;
+        if (auto dims = value.getAs<ArrayAttr>("dim_names"))
+          for (Attribute n : dims) {
+            auto str = dyn_cast<StringAttr>(n);
+            if (!str)
+              return bad("'dim_names' must hold strings");
+            names.push_back(str.getValue());
+          }
+        info.dimNames.push_back(names);
+      }
+    }
+    infos[name.getValue()] = std::move(info);
   }
-  return slots;
+  return infos;
 }
 
 /// `__tessel_call_import(i32 slot, !llvm.ptr buffers) -> i32`, declared on
@@ -70,6 +107,31 @@ FailureOr<func::FuncOp> helperDecl(ModuleOp module, OpBuilder &b,
   return fn;
 }
 
+/// Whether the elements of every `type` buffer are dense and row-major from
+/// its first element on (any offset; a dynamic size only where no stride
+/// depends on it).
+bool isContiguousRowMajor(MemRefType type) {
+  if (type.getLayout().isIdentity())
+    return true;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return false;
+  int64_t expected = 1;
+  for (int64_t k = type.getRank() - 1; k >= 0; --k) {
+    if (type.getDimSize(k) == 1)
+      continue; // a unit dimension's stride is never used
+    if (strides[k] != expected)
+      return false;
+    if (k > 0) {
+      if (type.isDynamicDim(k))
+        return false;
+      expected *= type.getDimSize(k);
+    }
+  }
+  return true;
+}
+
 /// Pointer to the first element of a contiguous buffer.
 Value firstElement(OpBuilder &b, Location loc, Value memref) {
   auto md = memref::ExtractStridedMetadataOp::create(b, loc, memref);
@@ -87,12 +149,12 @@ Value firstElement(OpBuilder &b, Location loc, Value memref) {
 }
 
 LogicalResult lowerCall(ModuleOp module, CallImportOp op,
-                        const llvm::StringMap<unsigned> &slots) {
+                        const llvm::StringMap<ImportInfo> &imports) {
   if (!op.hasPureBufferSemantics())
     return op.emitOpError() << "must be bufferized before "
                                "tessel-imports-to-calls";
-  auto slot = slots.find(op.getCallee());
-  if (slot == slots.end())
+  auto import = imports.find(op.getCallee());
+  if (import == imports.end())
     return op.emitOpError() << "calls " << op.getCalleeAttr()
                             << ", which has no record in '"
                             << TesselDialect::getImportsAttrName()
@@ -110,14 +172,39 @@ LogicalResult lowerCall(ModuleOp module, CallImportOp op,
 
   // One pointer array per call site, in the caller's frame: allocated at
   // function entry, so a call in a loop does not grow the stack.
+  const ImportInfo &info = import->second;
   unsigned numBuffers = op.getInputs().size() + op.getInits().size();
-  Value array;
+  if (info.dimNames.size() != numBuffers ||
+      info.numInputs != op.getInputs().size())
+    return op.emitOpError() << "has " << op.getInputs().size() << " inputs and "
+                            << op.getInits().size()
+                            << " outputs, but the record of "
+                            << op.getCalleeAttr() << " has "
+                            << info.numInputs << " and "
+                            << info.dimNames.size() - info.numInputs;
+  for (auto [value, names] : llvm::zip(op->getOperands(), info.dimNames))
+    if (!names.empty() &&
+        names.size() != size_t(cast<MemRefType>(value.getType()).getRank()))
+      return op.emitOpError() << "has an operand whose rank differs from "
+                                 "the record of "
+                              << op.getCalleeAttr();
+  SmallVector<StringRef> dims =
+      dimensionOrder(ArrayRef(info.dimNames).take_front(info.numInputs));
+  // The sizes of the named dimensions follow the buffers (ABI v3).
+  Value array, dimArray;
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(&fn.getFunctionBody().front());
-    Value count = LLVM::ConstantOp::create(b, loc, b.getI64Type(),
-                                           b.getI64IntegerAttr(numBuffers));
+    Value count = LLVM::ConstantOp::create(
+        b, loc, b.getI64Type(),
+        b.getI64IntegerAttr(numBuffers + (dims.empty() ? 0 : 1)));
     array = LLVM::AllocaOp::create(b, loc, ptrTy, ptrTy, count);
+    if (!dims.empty()) {
+      Value numDims = LLVM::ConstantOp::create(
+          b, loc, b.getI64Type(), b.getI64IntegerAttr(dims.size()));
+      dimArray =
+          LLVM::AllocaOp::create(b, loc, ptrTy, b.getI64Type(), numDims);
+    }
   }
 
   // The callee walks each buffer densely: strided views get a dense copy
@@ -127,12 +214,17 @@ LogicalResult lowerCall(ModuleOp module, CallImportOp op,
   for (OpOperand &operand : op->getOpOperands()) {
     Value v = operand.get();
     auto type = cast<MemRefType>(v.getType());
-    if (memref::isStaticShapeAndContiguousRowMajor(type)) {
+    if (isContiguousRowMajor(type)) {
       dense.push_back(v);
       continue;
     }
+    SmallVector<Value> sizes;
+    for (int64_t k = 0; k < type.getRank(); ++k)
+      if (type.isDynamicDim(k))
+        sizes.push_back(memref::DimOp::create(b, loc, v, k));
     Value copy = memref::AllocOp::create(
-        b, loc, MemRefType::get(type.getShape(), type.getElementType()));
+        b, loc, MemRefType::get(type.getShape(), type.getElementType()),
+        sizes);
     temps.push_back(copy);
     dense.push_back(copy);
     if (op.isDpsInit(&operand))
@@ -145,10 +237,43 @@ LogicalResult lowerCall(ModuleOp module, CallImportOp op,
                                    ArrayRef<LLVM::GEPArg>{int32_t(i)});
     LLVM::StoreOp::create(b, loc, firstElement(b, loc, v), at);
   }
+  // Each named dimension's size comes from its first input; every other
+  // dimension of that name must agree, or the callee would read past a
+  // buffer: the call then passes no buffers and fails instead.
+  Value buffersArg = array;
+  if (!dims.empty()) {
+    llvm::StringMap<Value> sizes;
+    Value mismatch = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
+    for (auto [v, names] : llvm::zip(op->getOperands(), info.dimNames))
+      for (auto [k, name] : llvm::enumerate(names)) {
+        if (name.empty())
+          continue;
+        Value size = memref::DimOp::create(b, loc, v, k);
+        auto [it, first] = sizes.try_emplace(name, size);
+        if (!first)
+          mismatch = arith::OrIOp::create(
+              b, loc, mismatch,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                    it->second, size));
+      }
+    for (auto [k, name] : llvm::enumerate(dims)) {
+      Value size = arith::IndexCastOp::create(b, loc, b.getI64Type(),
+                                              sizes.lookup(name));
+      Value at = LLVM::GEPOp::create(b, loc, ptrTy, b.getI64Type(), dimArray,
+                                     ArrayRef<LLVM::GEPArg>{int32_t(k)});
+      LLVM::StoreOp::create(b, loc, size, at);
+    }
+    Value at = LLVM::GEPOp::create(b, loc, ptrTy, ptrTy, array,
+                                   ArrayRef<LLVM::GEPArg>{int32_t(numBuffers)});
+    LLVM::StoreOp::create(b, loc, dimArray, at);
+    buffersArg = arith::SelectOp::create(
+        b, loc, mismatch, LLVM::ZeroOp::create(b, loc, ptrTy), array);
+  }
   Value slotIndex = arith::ConstantOp::create(
-      b, loc, b.getI32IntegerAttr(int32_t(slot->second)));
-  Value rc = func::CallOp::create(b, loc, *helper, ValueRange{slotIndex, array})
-                 .getResult(0);
+      b, loc, b.getI32IntegerAttr(int32_t(info.slot)));
+  Value rc =
+      func::CallOp::create(b, loc, *helper, ValueRange{slotIndex, buffersArg})
+          .getResult(0);
   Value zero = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
   Value failedCall =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, rc, zero);
@@ -179,11 +304,11 @@ struct TesselImportsToCallsPass
     module.walk([&](CallImportOp op) { calls.push_back(op); });
     if (calls.empty())
       return;
-    FailureOr<llvm::StringMap<unsigned>> slots = importSlots(module);
-    if (failed(slots))
+    FailureOr<llvm::StringMap<ImportInfo>> imports = importInfos(module);
+    if (failed(imports))
       return signalPassFailure();
     for (CallImportOp op : calls)
-      if (failed(lowerCall(module, op, *slots)))
+      if (failed(lowerCall(module, op, *imports)))
         return signalPassFailure();
   }
 };

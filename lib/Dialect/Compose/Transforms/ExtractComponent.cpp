@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tessel/Dialect/Compose/Transforms/Passes.h"
+#include "tessel/Dialect/Compose/Transforms/TokenDims.h"
 
 namespace mlir::tessel::compose {
 #define GEN_PASS_DEF_COMPOSEEXTRACTCOMPONENT
@@ -77,6 +78,10 @@ struct ComposeExtractComponentPass
     func::ReturnOp::create(b, ret.getLoc(), ret.getOperands());
     ret.erase();
     comp.erase();
+    // A route expert keeps its dynamic token dimension: the artifact runs
+    // on however many tokens the importer passes.
+    if (failed(nameTokenDims(fn)))
+      return signalPassFailure();
   }
 };
 

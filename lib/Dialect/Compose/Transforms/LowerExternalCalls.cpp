@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tessel/Dialect/Compose/Transforms/Passes.h"
+#include "tessel/Dialect/Compose/Transforms/TokenDims.h"
 #include "tessel/Dialect/Tessel/Utils/TosaBuilder.h"
 
 #include "llvm/ADT/MapVector.h"
@@ -26,18 +27,32 @@ using mlir::tessel::castTo;
 
 namespace {
 
-/// The artifact ABI passes bare pointers to static buffers, so an imported
-/// interface must be ranked tensors of static shape.
-LogicalResult checkStaticInterface(CallOp call, ComponentOp component) {
+/// The artifact ABI passes dense buffers of ranked tensors. A dynamic
+/// dimension is the component's token dimension (TokenDims.h): one run-time
+/// size, which the caller must know from its inputs to size the results.
+LogicalResult checkInterface(CallOp call, ComponentOp component) {
+  bool dynamicArg = false;
   auto check = [&](Type t, StringRef kind, unsigned i) -> LogicalResult {
     auto tensor = dyn_cast<RankedTensorType>(t);
-    if (tensor && tensor.hasStaticShape())
+    if (!tensor)
+      return call.emitOpError()
+             << "calls external component '" << component.getSymName()
+             << "', whose " << kind << " #" << i << " has type " << t
+             << "; an imported component crosses the artifact ABI, which "
+                "needs ranked tensors";
+    if (tensor.hasStaticShape())
+      return success();
+    if (kind == "argument") {
+      dynamicArg = true;
+      return success();
+    }
+    if (dynamicArg)
       return success();
     return call.emitOpError()
            << "calls external component '" << component.getSymName()
-           << "', whose " << kind << " #" << i << " has type " << t
-           << "; an imported component crosses the artifact ABI, which "
-              "needs ranked tensors of static shape";
+           << "', whose result #" << i << " has type " << t
+           << " with a dynamic token dimension but no argument has one: "
+              "the size of its result cannot be known from its inputs";
   };
   for (auto [i, t] : llvm::enumerate(component.getArgumentTypes()))
     if (failed(check(t, "argument", i)))
@@ -52,6 +67,19 @@ LogicalResult checkStaticInterface(CallOp call, ComponentOp component) {
   return success();
 }
 
+/// The run-time token count of a call: the size of the first dynamic
+/// dimension among the inputs (cast to the interface's types). Null when
+/// the interface is static.
+Value tokenCount(OpBuilder &b, Location loc, ValueRange inputs) {
+  for (Value v : inputs) {
+    auto tensor = cast<RankedTensorType>(v.getType());
+    for (auto [pos, d] : llvm::enumerate(tensor.getShape()))
+      if (ShapedType::isDynamic(d))
+        return tensor::DimOp::create(b, loc, v, pos);
+  }
+  return {};
+}
+
 void lowerCall(CallOp call, ComponentOp component) {
   OpBuilder b(call);
   Location loc = call.getLoc();
@@ -59,10 +87,12 @@ void lowerCall(CallOp call, ComponentOp component) {
   for (auto [v, t] : llvm::zip(call.getOperands(),
                                component.getArgumentTypes()))
     inputs.push_back(castTo(b, loc, v, t));
+  Value tokens = tokenCount(b, loc, inputs);
   for (Type t : component.getResultTypes()) {
     auto tensor = cast<RankedTensorType>(t);
+    SmallVector<Value> sizes(tensor.getNumDynamicDims(), tokens);
     inits.push_back(tensor::EmptyOp::create(b, loc, tensor.getShape(),
-                                            tensor.getElementType()));
+                                            tensor.getElementType(), sizes));
   }
   auto import = tessel::CallImportOp::create(
       b, loc, component.getResultTypes(),
@@ -90,7 +120,7 @@ struct ComposeLowerExternalCallsPass
     });
     for (auto &[component, calls] : external)
       for (CallOp call : calls)
-        if (failed(checkStaticInterface(call, component)))
+        if (failed(checkInterface(call, component)))
           return signalPassFailure();
     for (auto &[component, calls] : external)
       for (CallOp call : calls)
@@ -142,6 +172,8 @@ struct ComposeLowerExternalCallsPass
         decl.setArgAttrsAttr(argAttrs);
       if (resAttrs)
         decl.setResAttrsAttr(resAttrs);
+      if (failed(nameTokenDims(decl)))
+        return signalPassFailure();
     }
   }
 };

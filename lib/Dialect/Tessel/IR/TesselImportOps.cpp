@@ -23,10 +23,6 @@ LogicalResult CallImportOp::verify() {
       return emitOpError() << "operands must be all ranked tensors or all "
                               "memrefs, got "
                            << v.getType();
-    if (!t.hasStaticShape())
-      return emitOpError() << "operand type " << v.getType()
-                           << " is not static; the artifact ABI passes "
-                              "buffers of static shape";
   }
   if (!tensors) {
     if (getNumResults() != 0)

@@ -33,8 +33,9 @@ def Tessel_CallImportOp : Tessel_Op<"call_import",
     declarations in the module attribute `tessel.imports` and erases them;
     from then on `callee` must name a record there.
     `tessel-imports-to-calls` lowers the bufferized op to an indirect call
-    through the import table. Every operand has a static shape, because the
-    artifact ABI passes bare buffer pointers.
+    through the import table. A dynamic dimension is named by the
+    declaration's (or record's) `tessel.dim_names`; the call passes its
+    run-time size with the buffers (artifact ABI v3).
 
     ```mlir
     %y = tessel.call_import @decoder(%ids : tensor<6xi32>)

@@ -1,0 +1,166 @@
+//===- CheckResultDims.cpp - named output dims equal their inputs' --------===//
+//
+// ABI v3 lets an entry's shapes name dynamic dimensions; the runtime binds
+// a name from the inputs and allocates the outputs with it. The compiled
+// function trusts that buffer, so here, on linalg/tensor IR, each named
+// output dimension is proven equal to the input dimension of its name, or
+// else checked at run time: a mismatch returns zeros of the bound size and
+// fails the entry, never writes past the buffer. (Value bounds see through
+// DPS ops, empty tensors and slices, not through the collapse/expand pairs
+// of a lowered reshape; the guard costs one compare per output.)
+//
+//===----------------------------------------------------------------------===//
+#include "tessel/Conversion/Passes.h"
+
+#include "tessel/Runtime/tessel_abi.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
+#include "llvm/ADT/StringMap.h"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELCHECKRESULTDIMS
+#include "tessel/Conversion/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+
+namespace {
+
+/// The dim names of the `values` of a record; an entry without names is
+/// an empty list.
+SmallVector<SmallVector<StringRef>> dimNames(DictionaryAttr record,
+                                             StringRef key) {
+  SmallVector<SmallVector<StringRef>> result;
+  auto values = record.getAs<ArrayAttr>(key);
+  for (Attribute a : values ? values.getValue() : ArrayRef<Attribute>()) {
+    SmallVector<StringRef> names;
+    auto d = dyn_cast<DictionaryAttr>(a);
+    if (auto list = d ? d.getAs<ArrayAttr>("dim_names") : ArrayAttr())
+      for (Attribute n : list)
+        if (auto s = dyn_cast<StringAttr>(n))
+          names.push_back(s.getValue());
+    result.push_back(names);
+  }
+  return result;
+}
+
+struct TesselCheckResultDimsPass
+    : tessel::impl::TesselCheckResultDimsBase<TesselCheckResultDimsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto records = module->getAttrOfType<ArrayAttr>(tessel::kFunctionsAttrName);
+    if (!records)
+      return;
+    bool ok = true;
+    for (Attribute a : records) {
+      auto record = dyn_cast<DictionaryAttr>(a);
+      auto symbol = record ? record.getAs<StringAttr>("symbol") : StringAttr();
+      auto fn = symbol ? module.lookupSymbol<func::FuncOp>(symbol)
+                       : func::FuncOp();
+      if (!fn || fn.isDeclaration())
+        continue; // tessel-emit-artifact-abi reports broken records
+      if (failed(guard(fn, dimNames(record, "inputs"),
+                       dimNames(record, "outputs"))))
+        ok = false;
+    }
+    if (!ok)
+      signalPassFailure();
+  }
+
+  LogicalResult guard(func::FuncOp fn,
+                      ArrayRef<SmallVector<StringRef>> inputs,
+                      ArrayRef<SmallVector<StringRef>> outputs) {
+    // Where each name is bound: the first input dimension that has it.
+    llvm::StringMap<std::pair<unsigned, int64_t>> bound;
+    for (auto [i, names] : llvm::enumerate(inputs))
+      for (auto [d, name] : llvm::enumerate(names))
+        if (!name.empty())
+          bound.try_emplace(name, i, d);
+    SmallVector<func::ReturnOp> returns;
+    fn.walk([&](func::ReturnOp ret) { returns.push_back(ret); });
+    for (func::ReturnOp ret : returns) {
+      OpBuilder b(ret);
+      Location loc = ret.getLoc();
+      for (auto [i, names] : llvm::enumerate(outputs)) {
+        if (i >= ret.getNumOperands())
+          break;
+        Value result = ret.getOperand(i);
+        auto type = dyn_cast<RankedTensorType>(result.getType());
+        if (!type || names.size() != size_t(type.getRank()))
+          continue; // the record is checked where it is written
+        // Each dimension's size as the runtime binds it.
+        SmallVector<Value> boundSizes;
+        Value ok;
+        for (auto [d, name] : llvm::enumerate(names)) {
+          if (name.empty())
+            continue;
+          auto it = bound.find(name);
+          if (it == bound.end() || it->second.first >= fn.getNumArguments())
+            return fn.emitError() << "output #" << i << " names '" << name
+                                  << "', which no input binds";
+          auto [input, inputDim] = it->second;
+          Value arg = fn.getArgument(input);
+          boundSizes.push_back(tensor::DimOp::create(b, loc, arg, inputDim));
+          FailureOr<bool> equal = ValueBoundsConstraintSet::areEqual(
+              {result, int64_t(d)}, {arg, inputDim});
+          if (succeeded(equal) && *equal)
+            continue;
+          Value same = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::eq,
+              tensor::DimOp::create(b, loc, result, d), boundSizes.back());
+          ok = ok ? arith::AndIOp::create(b, loc, ok, same) : same;
+        }
+        if (!ok)
+          continue; // proven
+        FailureOr<func::FuncOp> fail = statusHelper(fn, b, loc);
+        if (failed(fail))
+          return failure();
+        auto guarded = scf::IfOp::create(
+            b, loc, ok,
+            [&](OpBuilder &t, Location l) {
+              scf::YieldOp::create(t, l, result);
+            },
+            [&](OpBuilder &e, Location l) {
+              Value code = arith::ConstantOp::create(
+                  e, l, e.getI32IntegerAttr(TESSEL_ENTRY_SHAPE_MISMATCH));
+              func::CallOp::create(e, l, *fail, ValueRange{code});
+              Value empty = tensor::EmptyOp::create(
+                  e, l, type.getShape(), type.getElementType(), boundSizes);
+              Value zero = arith::ConstantOp::create(
+                  e, l, cast<TypedAttr>(e.getZeroAttr(type.getElementType())));
+              scf::YieldOp::create(
+                  e, l,
+                  linalg::FillOp::create(e, l, zero, empty).getResult(0));
+            });
+        ret.setOperand(i, guarded.getResult(0));
+      }
+    }
+    return success();
+  }
+
+  /// `__tessel_set_status(i32)`, declared on first use.
+  static FailureOr<func::FuncOp> statusHelper(func::FuncOp fn, OpBuilder &b,
+                                              Location loc) {
+    auto module = fn->getParentOfType<ModuleOp>();
+    FunctionType type = b.getFunctionType({b.getI32Type()}, {});
+    if (Operation *existing = module.lookupSymbol(tessel::kSetStatusHelperName)) {
+      auto helper = dyn_cast<func::FuncOp>(existing);
+      if (!helper || helper.getFunctionType() != type)
+        return existing->emitError() << "the symbol '"
+                                     << tessel::kSetStatusHelperName
+                                     << "' is reserved for the artifact ABI";
+      return helper;
+    }
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(module.getBody());
+    auto helper =
+        func::FuncOp::create(b, loc, tessel::kSetStatusHelperName, type);
+    helper.setPrivate();
+    return helper;
+  }
+};
+
+} // namespace
