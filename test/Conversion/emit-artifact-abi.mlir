@@ -102,6 +102,11 @@ module attributes {tessel.functions = [{entry = "tessel_entry_main", inputs = []
 // CHECK-LABEL: llvm.mlir.global external @tessel_artifact_imports() {{.*}} : !llvm.array<2 x ptr> {
 // CHECK: llvm.mlir.zero : !llvm.array<2 x ptr>
 // CHECK-LABEL: llvm.func internal @__tessel_call_import(%{{.*}}: i32, %{{.*}}: !llvm.ptr) -> i32 {
+// No buffers: the call site found its named dimensions inconsistent.
+// CHECK: %[[NOBUF:.*]] = llvm.icmp "eq" %arg1, %{{.*}} : !llvm.ptr
+// CHECK: %[[MISMATCH:.*]] = llvm.mlir.constant(-3 : i32) : i32
+// CHECK: llvm.cond_br %[[NOBUF]], ^[[RECORD:.*]](%[[MISMATCH]] : i32), ^[[LOOKUP:.*]]
+// CHECK: ^[[LOOKUP]]:
 // CHECK: %[[TABLE:.*]] = llvm.mlir.addressof @tessel_artifact_imports
 // CHECK: %[[AT:.*]] = llvm.getelementptr %[[TABLE]][0, %arg0] : (!llvm.ptr, i32) -> !llvm.ptr, !llvm.array<2 x ptr>
 // CHECK: %[[FN:.*]] = llvm.load %[[AT]] : !llvm.ptr -> !llvm.ptr
@@ -190,4 +195,41 @@ module attributes {tessel.functions = []} {
 // expected-error @+1 {{the symbol 'tessel_artifact_imports' is reserved for the artifact ABI}}
 module attributes {tessel.functions = []} {
   llvm.mlir.global external @tessel_artifact_imports() : i32
+}
+
+// -----
+
+// Named dimensions (ABI v3): the manifest spells them by name; the entry
+// reads their sizes from the int64 array behind the buffers (slot 2 here)
+// and builds sizes and row-major strides from them. A declared
+// __tessel_set_status (a run-time shape guard) gets its body and the
+// status thread-local, which the entry returns.
+// CHECK-LABEL: llvm.mlir.global internal thread_local @__tessel_import_status()
+// CHECK-LABEL: llvm.func internal @__tessel_set_status(%{{.*}}: i32) {
+// CHECK: llvm.icmp "eq"
+// CHECK: llvm.store %arg0, %{{.*}} : i32, !llvm.ptr
+// CHECK: llvm.func @tessel_entry_expert(%[[BUF:.*]]: !llvm.ptr, %{{.*}}: !llvm.ptr) -> i32
+// CHECK: %[[SLOT:.*]] = llvm.getelementptr %[[BUF]][2] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
+// CHECK: %[[DIMS:.*]] = llvm.load %[[SLOT]] : !llvm.ptr -> !llvm.ptr
+// CHECK: %[[AT:.*]] = llvm.getelementptr %[[DIMS]][0] : (!llvm.ptr) -> !llvm.ptr, i64
+// CHECK: %[[T:.*]] = llvm.load %[[AT]] : !llvm.ptr -> i64
+// CHECK: %[[X:.*]] = llvm.load %{{.*}} : !llvm.ptr -> !llvm.ptr
+// CHECK: %[[FOUR:.*]] = llvm.mlir.constant(4 : i64) : i64
+// CHECK: %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
+// CHECK: %[[STRIDE0:.*]] = llvm.mul %[[ONE]], %[[FOUR]] : i64
+// CHECK: llvm.call @__tessel_fn_expert(%[[X]], %[[X]], %{{.*}}, %[[T]], %[[FOUR]], %[[STRIDE0]], %[[ONE]],
+// CHECK: %[[RC:.*]] = llvm.load %{{.*}} : !llvm.ptr -> i32
+// CHECK: llvm.return %[[RC]] : i32
+// CHECK: @tessel_artifact_manifest("tessel-artifact 3\0Atarget x86_64-unknown-linux-gnu\0Afunction expert tessel_entry_expert\0Ainput x f32 [T,4]\0Aoutput y f32 [T,4]\0Aend\0A\00")
+module attributes {tessel.functions = [{entry = "tessel_entry_expert", inputs = [{dim_names = ["T", ""], dtype = "f32", name = "x", shape = array<i64: -9223372036854775808, 4>}], name = "expert", outputs = [{dim_names = ["T", ""], dtype = "f32", name = "y", shape = array<i64: -9223372036854775808, 4>}], symbol = "__tessel_fn_expert"}]} {
+  llvm.func @__tessel_set_status(i32)
+  llvm.func @__tessel_fn_expert(%a0: !llvm.ptr, %a1: !llvm.ptr, %o: i64, %s0: i64, %s1: i64, %t0: i64, %t1: i64, %b0: !llvm.ptr, %b1: !llvm.ptr, %bo: i64, %bs0: i64, %bs1: i64, %bt0: i64, %bt1: i64) {
+    llvm.return
+  }
+}
+
+// -----
+
+// expected-error @+1 {{malformed 'tessel.functions' record (an entry of 'inputs' has a dynamic dimension without a name, or a name on a static one)}}
+module attributes {tessel.functions = [{entry = "tessel_entry_f", inputs = [{dtype = "f32", name = "x", shape = array<i64: -9223372036854775808>}], name = "f", outputs = [{dtype = "f32", name = "y", shape = array<i64: 4>}], symbol = "f"}]} {
 }

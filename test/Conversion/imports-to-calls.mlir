@@ -29,7 +29,7 @@
 // CHECK:   linalg.fill ins(%[[ZERO]] : f32) outs(%[[OUT]] : memref<6x4xf32>)
 // CHECK: }
 // CHECK-NOT: tessel.call_import
-module attributes {tessel.imports = [{name = "other", inputs = [], outputs = []}, {name = "decoder", inputs = [], outputs = []}]} {
+module attributes {tessel.imports = [{name = "other", inputs = [], outputs = [{}]}, {name = "decoder", inputs = [{}], outputs = [{}]}]} {
   func.func @main(%ids: memref<6xi32>, %out: memref<6x4xf32>) {
     %c0 = arith.constant 0 : index
     %c2 = arith.constant 2 : index
@@ -64,7 +64,7 @@ module attributes {tessel.imports = [{name = "other", inputs = [], outputs = []}
 // CHECK: memref.copy %[[OD]], %[[OS]]
 // CHECK: memref.dealloc %[[XD]]
 // CHECK: memref.dealloc %[[OD]]
-module attributes {tessel.imports = [{name = "f", inputs = [], outputs = []}]} {
+module attributes {tessel.imports = [{name = "f", inputs = [{}, {}], outputs = [{}]}]} {
   func.func @strided(%x: memref<4x8xf32>, %o: memref<4x8xf32>) {
     %xs = memref.subview %x[0, 0] [4, 2] [1, 1] : memref<4x8xf32> to memref<4x2xf32, strided<[8, 1]>>
     %os = memref.subview %o[0, 0] [4, 2] [1, 1] : memref<4x8xf32> to memref<4x2xf32, strided<[8, 1]>>
@@ -83,7 +83,7 @@ module attributes {tessel.imports = [{name = "f", inputs = [], outputs = []}]} {
 // CHECK: linalg.fill ins(%[[F]] : i1) outs(%{{.*}} : memref<3xi1>)
 // CHECK: %[[Z:.*]] = arith.constant 0 : i64
 // CHECK: linalg.fill ins(%[[Z]] : i64) outs(%{{.*}} : memref<2xi64>)
-module attributes {tessel.imports = [{name = "f", inputs = [], outputs = []}]} {
+module attributes {tessel.imports = [{name = "f", inputs = [], outputs = [{}, {}]}]} {
   func.func @zeros(%a: memref<3xi1>, %b: memref<2xi64>) {
     tessel.call_import @f() outs(%a, %b : memref<3xi1>, memref<2xi64>)
     return
@@ -107,4 +107,50 @@ func.func @unrecorded(%o: memref<2xf32>) {
   // expected-error @+1 {{calls @g, which has no record in 'tessel.imports' (run tessel-record-signature first)}}
   tessel.call_import @g() outs(%o : memref<2xf32>)
   return
+}
+
+// -----
+
+// Named dimensions (ABI v3): the size of each name, from its first input,
+// goes into an int64 array behind the buffers; a second input of the same
+// name must agree, else the call passes no buffers (the helper then fails
+// with TESSEL_ENTRY_SHAPE_MISMATCH). Row blocks of a dense buffer
+// (a dynamic leading dimension, any offset) are passed without a copy.
+// CHECK-LABEL: func.func @dynamic(
+// CHECK-SAME: %[[X:.*]]: memref<?x4xf32, strided<[4, 1], offset: ?>>, %[[Y:.*]]: memref<?x4xf32>, %[[O:.*]]: memref<?x4xf32>)
+// CHECK-DAG: %[[THREE:.*]] = llvm.mlir.constant(4 : i64) : i64
+// CHECK-DAG: %[[ARR:.*]] = llvm.alloca %[[THREE]] x !llvm.ptr
+// CHECK-DAG: %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
+// CHECK-DAG: %[[DIMS:.*]] = llvm.alloca %[[ONE]] x i64
+// CHECK-NOT: memref.alloc
+// CHECK: %[[C0:.*]] = arith.constant 0 : index
+// CHECK: %[[TX:.*]] = memref.dim %[[X]], %[[C0]]
+// CHECK: %[[TY:.*]] = memref.dim %[[Y]], %{{.*}}
+// CHECK: %[[NE:.*]] = arith.cmpi ne, %[[TX]], %[[TY]] : index
+// CHECK: %[[BAD:.*]] = arith.ori %{{.*}}, %[[NE]]
+// CHECK: %[[TO:.*]] = memref.dim %[[O]], %{{.*}}
+// CHECK: arith.cmpi ne, %[[TX]], %[[TO]] : index
+// CHECK: %[[T64:.*]] = arith.index_cast %[[TX]] : index to i64
+// CHECK: %[[D0:.*]] = llvm.getelementptr %[[DIMS]][0] : (!llvm.ptr) -> !llvm.ptr, i64
+// CHECK: llvm.store %[[T64]], %[[D0]] : i64, !llvm.ptr
+// CHECK: %[[S3:.*]] = llvm.getelementptr %[[ARR]][3] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
+// CHECK: llvm.store %[[DIMS]], %[[S3]] : !llvm.ptr, !llvm.ptr
+// CHECK: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK: %[[ARG:.*]] = arith.select %{{.*}}, %[[NULL]], %[[ARR]] : !llvm.ptr
+// CHECK: call @__tessel_call_import(%{{.*}}, %[[ARG]])
+module attributes {tessel.imports = [{name = "f", inputs = [{dim_names = ["T", ""]}, {dim_names = ["T", ""]}], outputs = [{dim_names = ["T", ""]}]}]} {
+  func.func @dynamic(%x: memref<?x4xf32, strided<[4, 1], offset: ?>>, %y: memref<?x4xf32>, %o: memref<?x4xf32>) {
+    tessel.call_import @f(%x, %y : memref<?x4xf32, strided<[4, 1], offset: ?>>, memref<?x4xf32>) outs(%o : memref<?x4xf32>)
+    return
+  }
+}
+
+// -----
+
+module attributes {tessel.imports = [{name = "f", inputs = [{}], outputs = [{}]}]} {
+  func.func @count(%x: memref<4xf32>, %o: memref<4xf32>) {
+    // expected-error @+1 {{has 2 inputs and 1 outputs, but the record of @f has 1 and 1}}
+    tessel.call_import @f(%x, %x : memref<4xf32>, memref<4xf32>) outs(%o : memref<4xf32>)
+    return
+  }
 }

@@ -54,9 +54,45 @@ func.func @"a.b"(%x: tensor<2xf32>) -> tensor<2xf32> {
 
 // -----
 
-// expected-error @+1 {{input #0 has dynamic shape 'tensor<?x3xf32>'; artifact ABI v1 needs static shapes (pin them)}}
+// expected-error @+1 {{entry point input #0 has type 'tensor<?x3xf32>'; name its dynamic dimensions with 'tessel.dim_names' (the artifact ABI binds them from the inputs) or pin them}}
 func.func @dynamic(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
   return %x : tensor<?x3xf32>
+}
+
+// -----
+
+// Named dynamic dimensions (ABI v3) are recorded with their names.
+// CHECK: tessel.functions = [{entry = "tessel_entry_named", inputs = [{dim_names = ["B", "", "T"], dtype = "f32", name = "input0", shape = array<i64: -9223372036854775808, 3, -9223372036854775808>}], name = "named", outputs = [{dim_names = ["T", "B"], dtype = "f32", name = "output0", shape = array<i64: -9223372036854775808, -9223372036854775808>}]
+func.func @named(%x: tensor<?x3x?xf32> {tessel.dim_names = ["B", "", "T"]}) -> (tensor<?x?xf32> {tessel.dim_names = ["T", "B"]}) {
+  %c = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %b = tensor.dim %x, %c : tensor<?x3x?xf32>
+  %t = tensor.dim %x, %c2 : tensor<?x3x?xf32>
+  %e = tensor.empty(%t, %b) : tensor<?x?xf32>
+  return %e : tensor<?x?xf32>
+}
+
+// -----
+
+// expected-error @+1 {{output #0 has the dynamic dimension 'N', which no input has: the caller could not know the output's size}}
+func.func @unbound(%x: tensor<?xf32> {tessel.dim_names = ["T"]}) -> (tensor<?xf32> {tessel.dim_names = ["N"]}) {
+  return %x : tensor<?xf32>
+}
+
+// -----
+
+// expected-error @+1 {{entry point input #0 has type 'tensor<?x3xf32>'; 'tessel.dim_names' must name each dynamic dimension with an identifier ([A-Za-z_][A-Za-z0-9_]*) and each static one "", got ["T", "K"]}}
+func.func @named_static(%x: tensor<?x3xf32> {tessel.dim_names = ["T", "K"]}) -> tensor<3xf32> {
+  %c = arith.constant dense<1.0> : tensor<3xf32>
+  return %c : tensor<3xf32>
+}
+
+// -----
+
+// expected-error @+1 {{entry point input #0 has type 'tensor<?xf32>'; 'tessel.dim_names' must be an array of one string per dimension}}
+func.func @short(%x: tensor<?xf32> {tessel.dim_names = []}) -> tensor<3xf32> {
+  %c = arith.constant dense<1.0> : tensor<3xf32>
+  return %c : tensor<3xf32>
 }
 
 // -----
@@ -127,7 +163,7 @@ module {
 
 // -----
 
-// expected-error @+1 {{input #0 has dynamic shape 'tensor<?xf32>'; artifact ABI v1 needs static shapes (pin them)}}
+// expected-error @+1 {{import input #0 has type 'tensor<?xf32>'; name its dynamic dimensions with 'tessel.dim_names'}}
 func.func private @dyn(tensor<?xf32>) -> tensor<2xf32> attributes {tessel.import}
 func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
   return %x : tensor<2xf32>

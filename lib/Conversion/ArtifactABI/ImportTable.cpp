@@ -103,15 +103,16 @@ FailureOr<bool> mlir::tessel::emitImportTable(ModuleOp module,
   Location loc = module.getLoc();
   auto ptrTy = LLVM::LLVMPointerType::get(ctx);
   auto i32 = b.getI32Type();
+  auto tableTy = LLVM::LLVMArrayType::get(ptrTy, numImports);
+  if (numImports > 0)
+    zeroGlobal(module, b, loc, tableTy, TESSEL_IMPORTS_SYMBOL,
+               /*exported=*/true, /*threadLocal=*/false);
   zeroGlobal(module, b, loc, ptrTy, tessel::kContextGlobal, false, true);
   zeroGlobal(module, b, loc, i32, tessel::kStatusGlobal, false, true);
   if (setStatusHelper && failed(defineSetStatus(setStatusHelper)))
     return failure();
   if (numImports == 0)
     return true;
-  auto tableTy = LLVM::LLVMArrayType::get(ptrTy, numImports);
-  zeroGlobal(module, b, loc, tableTy, TESSEL_IMPORTS_SYMBOL,
-             /*exported=*/true, /*threadLocal=*/false);
   if (!helper)
     return true; // every import call was folded away
   auto fnTy = LLVM::LLVMFunctionType::get(i32, {i32, ptrTy});

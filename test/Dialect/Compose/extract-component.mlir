@@ -36,3 +36,21 @@ module {
 
 // expected-error @+1 {{is external (no body): it is compiled where it is defined}}
 compose.component private @head(tensor<4xf32>) -> tensor<4xf32>
+
+// -----
+
+// A route expert keeps its dynamic token dimension; the entry names every
+// `?` of its interface `T`, bound at run time from the input (ABI v3).
+// CHECK-LABEL: func.func @head(%{{.*}}: tensor<?x4xf32> {tessel.dim_names = ["T", ""], tessel.name = "x"}) -> (tensor<?x4xf32> {tessel.dim_names = ["T", ""]})
+compose.component @head(%x: tensor<?x4xf32> {tessel.name = "x"}) -> tensor<?x4xf32> {
+  %y = tosa.exp %x : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  compose.return %y : tensor<?x4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{component 'head' has result #0 of type 'tensor<?x4xf32>' with a dynamic token dimension but no argument with one: its size cannot be known from the inputs}}
+compose.component @head(%x: tensor<2x4xf32>) -> tensor<?x4xf32> {
+  %y = tensor.cast %x : tensor<2x4xf32> to tensor<?x4xf32>
+  compose.return %y : tensor<?x4xf32>
+}

@@ -60,11 +60,46 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-compose.component private @expert(tensor<?x4xf32>) -> tensor<?x4xf32>
-func.func @main(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
-  // expected-error @+1 {{calls external component 'expert', whose argument #0 has type 'tensor<?x4xf32>'; an imported component crosses the artifact ABI, which needs ranked tensors of static shape}}
-  %y = compose.call @expert(%x) : (tensor<?x4xf32>) -> tensor<?x4xf32>
+// A dynamic token dimension (a route expert compiled on its own): the
+// results' `?` take the run-time size of the first dynamic input
+// dimension; a static call site is cast to the interface and back. The
+// declaration names every `?` of its interface `T` (ABI v3).
+// CHECK-LABEL: func.func private @expert(tensor<?x4xf32> {tessel.dim_names = ["T", ""]}, tensor<4xf32>) -> (tensor<?x4xf32> {tessel.dim_names = ["T", ""]}) attributes {tessel.import}
+// CHECK-LABEL: func.func @main(
+// CHECK-SAME: %[[X:.*]]: tensor<?x4xf32>, %[[R:.*]]: tensor<5x4xf32>, %[[B:.*]]: tensor<4xf32>)
+// CHECK: %[[C0:.*]] = arith.constant 0 : index
+// CHECK: %[[T:.*]] = tensor.dim %[[X]], %[[C0]] : tensor<?x4xf32>
+// CHECK: %[[INIT:.*]] = tensor.empty(%[[T]]) : tensor<?x4xf32>
+// CHECK: %[[Y:.*]] = tessel.call_import @expert(%[[X]], %[[B]] : tensor<?x4xf32>, tensor<4xf32>) outs(%[[INIT]] : tensor<?x4xf32>) -> tensor<?x4xf32>
+// CHECK: %[[RC:.*]] = tensor.cast %[[R]] : tensor<5x4xf32> to tensor<?x4xf32>
+// CHECK: %[[T2:.*]] = tensor.dim %[[RC]], %{{.*}} : tensor<?x4xf32>
+// CHECK: %[[INIT2:.*]] = tensor.empty(%[[T2]]) : tensor<?x4xf32>
+// CHECK: %[[Z:.*]] = tessel.call_import @expert(%[[RC]], %[[B]] : tensor<?x4xf32>, tensor<4xf32>) outs(%[[INIT2]] : tensor<?x4xf32>) -> tensor<?x4xf32>
+// CHECK: %[[ZC:.*]] = tensor.cast %[[Z]] : tensor<?x4xf32> to tensor<5x4xf32>
+// CHECK: return %[[Y]], %[[ZC]]
+compose.component private @expert(tensor<?x4xf32>, tensor<4xf32>) -> tensor<?x4xf32>
+func.func @main(%x: tensor<?x4xf32>, %r: tensor<5x4xf32>, %b: tensor<4xf32>) -> (tensor<?x4xf32>, tensor<5x4xf32>) {
+  %y = compose.call @expert(%x, %b) : (tensor<?x4xf32>, tensor<4xf32>) -> tensor<?x4xf32>
+  %z = compose.call @expert(%r, %b) : (tensor<5x4xf32>, tensor<4xf32>) -> tensor<5x4xf32>
+  return %y, %z : tensor<?x4xf32>, tensor<5x4xf32>
+}
+
+// -----
+
+compose.component private @grow(tensor<4xf32>) -> tensor<?x4xf32>
+func.func @main(%x: tensor<4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{calls external component 'grow', whose result #0 has type 'tensor<?x4xf32>' with a dynamic token dimension but no argument has one: the size of its result cannot be known from its inputs}}
+  %y = compose.call @grow(%x) : (tensor<4xf32>) -> tensor<?x4xf32>
   return %y : tensor<?x4xf32>
+}
+
+// -----
+
+compose.component private @opaque(tensor<*xf32>) -> tensor<4xf32>
+func.func @main(%x: tensor<*xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{calls external component 'opaque', whose argument #0 has type 'tensor<*xf32>'; an imported component crosses the artifact ABI, which needs ranked tensors}}
+  %y = compose.call @opaque(%x) : (tensor<*xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
 }
 
 // -----

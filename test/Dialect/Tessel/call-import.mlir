@@ -79,10 +79,13 @@ func.func @arity(%s: tensor<6xi32>) -> tensor<6x4xf32> {
 
 // -----
 
-func.func @dynamic(%s: tensor<?xi32>, %init: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{operand type 'tensor<?xi32>' is not static; the artifact ABI passes buffers of static shape}}
-  %y = tessel.call_import @f(%s : tensor<?xi32>) outs(%init : tensor<4xf32>) -> tensor<4xf32>
-  return %y : tensor<4xf32>
+// A dynamic (named) dimension crosses the ABI with its run-time size.
+// CHECK-LABEL: func.func @dynamic
+// CHECK: tessel.call_import @e(%{{.*}} : tensor<?x4xf32>) outs(%{{.*}} : tensor<?x4xf32>) -> tensor<?x4xf32>
+func.func private @e(tensor<?x4xf32> {tessel.dim_names = ["T", ""]}) -> (tensor<?x4xf32> {tessel.dim_names = ["T", ""]}) attributes {tessel.import}
+func.func @dynamic(%s: tensor<?x4xf32>, %init: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %y = tessel.call_import @e(%s : tensor<?x4xf32>) outs(%init : tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
 }
 
 // -----
