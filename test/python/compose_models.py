@@ -57,7 +57,10 @@ compose.component @{name}(%x: {_ty((None, d))}) -> {_ty((None, d))}
 }}
 """
 
-    def mlir(self):
+    def mlir(self, external_experts=False):
+        """The whole model; with `external_experts`, only the router: each
+        expert is an external component, compiled on its own
+        (`component="expert<e>"` of the whole model) and linked by name."""
         T, d, E = self.T, self.d, self.E
         experts = ", ".join(f"@expert{e}" for e in range(E))
         attrs = f"experts = [{experts}], k = {self.k} : i64"
@@ -65,7 +68,12 @@ compose.component @{name}(%x: {_ty((None, d))}) -> {_ty((None, d))}
             attrs += ", renormalize"
         if self.capacity:
             attrs += f", capacity = {self.capacity} : i64"
-        body = "".join(self.expert_mlir(e) for e in range(E))
+        if external_experts:
+            body = "".join(
+                f"compose.component private @expert{e}({_ty((None, d))}) -> "
+                f"{_ty((None, d))}\n" for e in range(E))
+        else:
+            body = "".join(self.expert_mlir(e) for e in range(E))
         return body + f"""
 func.func @main(%x: {_ty((T, d))}) -> {_ty((T, d))} {{
   %zp = "tosa.const"() <{{values = dense<0.0> : tensor<1xf32>}}> : () -> tensor<1xf32>
