@@ -8,12 +8,40 @@
 #ifndef TESSEL_CONVERSION_ARTIFACTSIGNATURE_H
 #define TESSEL_CONVERSION_ARTIFACTSIGNATURE_H
 
+#include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
 namespace mlir::tessel {
+
+/// The key of a value's dimension names in the records of
+/// `tessel.functions` and `tessel.imports` (written by
+/// tessel-record-signature).
+inline constexpr llvm::StringLiteral kRecordDimNamesKey = "dim_names";
+
+/// The dimension names of one value of a record: one string per dimension,
+/// "" at a static one; empty when the value has no dynamic dimension (or is
+/// not a dictionary). Fails when the field is not an array of strings.
+inline mlir::FailureOr<llvm::SmallVector<llvm::StringRef>>
+recordDimNames(mlir::Attribute value) {
+  llvm::SmallVector<llvm::StringRef> names;
+  auto dict = llvm::dyn_cast<mlir::DictionaryAttr>(value);
+  mlir::Attribute field = dict ? dict.get(kRecordDimNamesKey) : nullptr;
+  if (!field)
+    return names;
+  auto array = llvm::dyn_cast<mlir::ArrayAttr>(field);
+  if (!array)
+    return mlir::failure();
+  for (mlir::Attribute a : array) {
+    auto str = llvm::dyn_cast<mlir::StringAttr>(a);
+    if (!str)
+      return mlir::failure();
+    names.push_back(str.getValue());
+  }
+  return names;
+}
 
 /// The named (dynamic) dimensions of a function, given the dim names of its
 /// inputs ("" for a static dimension): the order of the int64 array that

@@ -10,6 +10,7 @@
 // of a lowered reshape; the guard costs one compare per output.)
 //
 //===----------------------------------------------------------------------===//
+#include "tessel/Conversion/ArtifactSignature.h"
 #include "tessel/Conversion/Passes.h"
 
 #include "tessel/Runtime/tessel_abi.h"
@@ -36,13 +37,9 @@ SmallVector<SmallVector<StringRef>> dimNames(DictionaryAttr record,
   SmallVector<SmallVector<StringRef>> result;
   auto values = record.getAs<ArrayAttr>(key);
   for (Attribute a : values ? values.getValue() : ArrayRef<Attribute>()) {
-    SmallVector<StringRef> names;
-    auto d = dyn_cast<DictionaryAttr>(a);
-    if (auto list = d ? d.getAs<ArrayAttr>("dim_names") : ArrayAttr())
-      for (Attribute n : list)
-        if (auto s = dyn_cast<StringAttr>(n))
-          names.push_back(s.getValue());
-    result.push_back(names);
+    // tessel-emit-artifact-abi reports a malformed field.
+    FailureOr<SmallVector<StringRef>> names = tessel::recordDimNames(a);
+    result.push_back(succeeded(names) ? *names : SmallVector<StringRef>());
   }
   return result;
 }

@@ -67,19 +67,13 @@ LogicalResult readValues(DictionaryAttr record, FunctionSig &sig,
       if (!name || !dtype || !shape)
         return bad(("an entry of '" + key + "' lacks name/dtype/shape").str());
       TensorSig t{name.getValue(), dtype.getValue(), shape.asArrayRef()};
-      auto names = d.getAs<ArrayAttr>("dim_names");
-      if (names) {
-        if (names.size() != t.shape.size())
-          return bad(("an entry of '" + key + "' has bad dim_names").str());
-        for (Attribute n : names) {
-          auto str = dyn_cast<StringAttr>(n);
-          if (!str)
-            return bad(("an entry of '" + key + "' has bad dim_names").str());
-          t.dimNames.push_back(str.getValue());
-        }
-      }
+      FailureOr<SmallVector<StringRef>> names = tessel::recordDimNames(d);
+      if (failed(names) ||
+          (!names->empty() && names->size() != t.shape.size()))
+        return bad(("an entry of '" + key + "' has bad dim_names").str());
+      t.dimNames = std::move(*names);
       for (auto [i, dim] : llvm::enumerate(t.shape)) {
-        bool named = names && !t.dimNames[i].empty();
+        bool named = !t.dimNames.empty() && !t.dimNames[i].empty();
         if (ShapedType::isDynamic(dim) != named || (!named && dim < 0))
           return bad(("an entry of '" + key +
                       "' has a dynamic dimension without a name, or a name "

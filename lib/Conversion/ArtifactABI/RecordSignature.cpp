@@ -9,6 +9,7 @@
 // that the runtime can check an import against its provider.
 //
 //===----------------------------------------------------------------------===//
+#include "tessel/Conversion/ArtifactSignature.h"
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/Sym/IR/SymDialect.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
@@ -208,7 +209,8 @@ struct TesselRecordSignaturePass
           b.getNamedAttr("shape", b.getDenseI64ArrayAttr(tensor.getShape())),
       };
       if (dimNames)
-        fields.push_back(b.getNamedAttr("dim_names", dimNames));
+        fields.push_back(
+            b.getNamedAttr(tessel::kRecordDimNamesKey, dimNames));
       // Symbols cross the ABI as i32 ids; the vocabulary (set by
       // tessel-lower-sym) is the part of the interface the dtype lost.
       if (auto vocab = attrs ? attrs.getAs<IntegerAttr>(
@@ -235,23 +237,24 @@ struct TesselRecordSignaturePass
       inputs.push_back(*r);
     }
     llvm::StringSet<> inputDims;
-    for (Attribute in : inputs)
-      if (auto names = cast<DictionaryAttr>(in).getAs<ArrayAttr>("dim_names"))
-        for (auto name : names.getAsValueRange<StringAttr>())
-          inputDims.insert(name);
+    // The records were just written, so their names are well-formed.
+    for (Attribute in : inputs) {
+      SmallVector<StringRef> names = *tessel::recordDimNames(in);
+      inputDims.insert(names.begin(), names.end());
+    }
     for (auto [i, type] : llvm::enumerate(fn.getResultTypes())) {
       auto r = describe(type, fn.getResultAttrDict(i), "output", i, outNames);
       if (failed(r))
         return failure();
-      if (auto names = cast<DictionaryAttr>(*r).getAs<ArrayAttr>("dim_names"))
-        for (auto name : names.getAsValueRange<StringAttr>())
-          if (!name.empty() && !inputDims.contains(name)) {
-            fn.emitError() << "output #" << i << " has the dynamic dimension '"
-                           << name
-                           << "', which no input has: the caller could not "
-                              "know the output's size";
-            return failure();
-          }
+      SmallVector<StringRef> names = *tessel::recordDimNames(*r);
+      for (StringRef name : names)
+        if (!name.empty() && !inputDims.contains(name)) {
+          fn.emitError() << "output #" << i << " has the dynamic dimension '"
+                         << name
+                         << "', which no input has: the caller could not "
+                            "know the output's size";
+          return failure();
+        }
       outputs.push_back(*r);
     }
     return std::make_pair(b.getArrayAttr(inputs), b.getArrayAttr(outputs));

@@ -68,15 +68,10 @@ FailureOr<llvm::StringMap<ImportInfo>> importInfos(ModuleOp module) {
         auto value = dyn_cast<DictionaryAttr>(v);
         if (!value)
           return bad(("an entry of '" + key + "' is not a dictionary").str());
-        SmallVector<StringRef> names;
-        if (auto dims = value.getAs<ArrayAttr>("dim_names"))
-          for (Attribute n : dims) {
-            auto str = dyn_cast<StringAttr>(n);
-            if (!str)
-              return bad("'dim_names' must hold strings");
-            names.push_back(str.getValue());
-          }
-        info.dimNames.push_back(names);
+        FailureOr<SmallVector<StringRef>> names = recordDimNames(value);
+        if (failed(names))
+          return bad("'dim_names' must hold strings");
+        info.dimNames.push_back(*names);
       }
     }
     infos[name.getValue()] = std::move(info);
