@@ -79,7 +79,7 @@ TK_INLINE void store_tile(const int mr, const int nv,
       if (last && bias)
         r += bias[j];
       if (last && clamp)
-        r = fminf(fmaxf(r, lo), hi);
+        r = tk_clamp_scalar(r, lo, hi);
       crow[i][j * csf] = r;
     }
   }
@@ -433,7 +433,7 @@ void tessel_kernel_conv2d_nhwc_f32(
             float *o = out + n * out_sn + oh * out_sh + ow * out_sw +
                        f * out_sf;
             float r = (accumulate ? *o : 0.0f) + (bias ? bias[f] : 0.0f);
-            *o = clamp ? fminf(fmaxf(r, lo), hi) : r;
+            *o = clamp ? tk_clamp_scalar(r, lo, hi) : r;
           }
     return;
   }

@@ -38,7 +38,7 @@ TK_INLINE float finish(const dw_job_t *j, float r, const float *o,
   if (j->bias)
     r += j->bias[c];
   if (j->clamp)
-    r = fminf(fmaxf(r, j->lo), j->hi);
+    r = tk_clamp_scalar(r, j->lo, j->hi);
   return j->silu ? tk_silu_scalar(r) : r;
 }
 

@@ -62,6 +62,11 @@ TK_INLINE tk_vec tk_select(tk_ivec m, tk_vec a, tk_vec b) {
 TK_INLINE int tk_has_clamp(float lo, float hi) {
   return !(isinf(lo) && lo < 0 && isinf(hi) && hi > 0);
 }
+/* Clamps x to [lo, hi]; NaN stays NaN (PyTorch's clamp and relu, TOSA's
+ * clamp with PROPAGATE), which fminf(fmaxf(x, lo), hi) would turn into lo. */
+TK_INLINE float tk_clamp_scalar(float x, float lo, float hi) {
+  return x < lo ? lo : x > hi ? hi : x;
+}
 TK_INLINE tk_vec tk_max(tk_vec a, tk_vec b) { return tk_select(a < b, b, a); }
 TK_INLINE tk_vec tk_min(tk_vec a, tk_vec b) { return tk_select(a > b, b, a); }
 

@@ -128,7 +128,7 @@ static inline float finish(const wino_t *w, float y, const float *o,
     y += *o;
   if (w->bias)
     y += w->bias[f];
-  return w->clamp ? fminf(fmaxf(y, w->lo), w->hi) : y;
+  return w->clamp ? tk_clamp_scalar(y, w->lo, w->hi) : y;
 }
 
 /* Task: one row of tiles (n, th): its up to 2 x 2*TW outputs. */

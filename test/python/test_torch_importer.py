@@ -572,3 +572,44 @@ def test_failure_while_running_names_the_node():
     assert e.node == "matmul" and "running the module" in str(e)
     assert f"{THIS_FILE}:{line_of('MATMUL_LINE')}" in str(e)
     assert "While executing" not in str(e)
+
+
+class _NaNNet(nn.Module):
+    """Convolutions whose channel counts (5, 7, 12) leave remainders past
+    the kernels' vector width, a depthwise and a grouped convolution, with
+    ReLU / ReLU6 epilogues fused into them at -O2."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(3, 5, 3, padding=1)
+        self.c2 = nn.Conv2d(5, 7, 1)
+        self.dw = nn.Conv2d(7, 7, 3, padding=1, groups=7)
+        self.g = nn.Conv2d(7, 14, 3, padding=1, groups=7)
+        self.c3 = nn.Conv2d(14, 12, 3, padding=1)
+        self.fc = nn.Linear(12, 4)
+
+    def forward(self, x):
+        x = torch.relu(self.c1(x))
+        x = torch.relu(self.c2(x))
+        x = torch.clamp(self.dw(x), 0, 6)
+        x = torch.relu(self.g(x))
+        x = F.max_pool2d(torch.relu(self.c3(x)), 2)
+        return self.fc(x.mean(dim=(2, 3)))
+
+
+@pytest.mark.parametrize("opt_level", [0, 2, 3])
+def test_nan_propagates_like_pytorch_at_every_level(opt_level):
+    # PyTorch's relu/clamp/max_pool keep NaN; so must every Tessel path
+    # (the kernels' fused clamp epilogues included), or a NaN pixel would
+    # silently vanish into a plausible answer.
+    torch.manual_seed(0)
+    m = _NaNNet().eval()
+    x = torch.randn(2, 3, 9, 9)
+    x[0, 1, 4, 4] = float("nan")          # one pixel of image 0
+    f = tessel.compile(m, (x,), opt_level=opt_level)
+    got, ref = f(x), m(x).detach().numpy()
+    assert np.isnan(ref[0]).all() and not np.isnan(ref[1]).any()
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(ref))
+    np.testing.assert_allclose(got[1], ref[1], rtol=1e-4, atol=1e-5)
+    allnan = torch.full((2, 3, 9, 9), float("nan"))
+    assert np.isnan(f(allnan)).all()
