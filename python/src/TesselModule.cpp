@@ -132,6 +132,13 @@ TensorPtr wrapArray(const py::array &array, size_t index,
           name() + ": numpy dtype '" +
               std::string(py::str(array.dtype())) +
               "' has no Tessel equivalent");
+  // A big-endian array read as little-endian would be garbage
+  // (tessel.CompiledModule converts such arrays first).
+  if (!array.dtype().attr("isnative").cast<bool>())
+    raise("InvocationError",
+          name() + " has non-native byte order ('" +
+              std::string(py::str(array.dtype())) +
+              "'); convert it with array.astype(array.dtype.newbyteorder('='))");
   if (!(array.flags() & py::array::c_style))
     raise("InvocationError", name() + " is not C-contiguous");
   std::vector<int64_t> dims(array.shape(), array.shape() + array.ndim());
@@ -235,7 +242,11 @@ public:
   py::dict benchmark(const std::vector<py::array> &arrays, int iterations,
                      int warmup, uint32_t threads) const {
     if (iterations < 1)
-      throw py::value_error("benchmark: iterations must be >= 1");
+      throw py::value_error("benchmark: iterations must be >= 1, got " +
+                            std::to_string(iterations));
+    if (warmup < 0)
+      throw py::value_error("benchmark: warmup must be >= 0, got " +
+                            std::to_string(warmup));
     std::vector<TensorPtr> inputs = wrapAll(arrays);
     std::vector<tessel_tensor_t *> in = raw(inputs);
     std::vector<tessel_tensor_t *> slots(tessel_function_num_outputs(fn),
@@ -248,7 +259,8 @@ public:
     tessel_status_t *status = nullptr;
     {
       py::gil_scoped_release release;
-      for (int i = 0; i < warmup + iterations && !status; ++i) {
+      for (long long i = 0; i < (long long)warmup + iterations && !status;
+           ++i) {
         auto start = std::chrono::steady_clock::now();
         status = run(in, slots, threads);
         std::chrono::duration<double, std::milli> d =

@@ -64,7 +64,8 @@ def _spec(entry):
 def _as_array(value, index):
     """numpy view of an input: torch tensors and contiguous arrays are
     shared, anything else is converted (non-contiguous arrays are copied
-    to C order; the dtype is never changed)."""
+    to C order, arrays of non-native byte order are converted to native
+    order; the element type is never changed)."""
     if hasattr(value, "detach") and hasattr(value, "numpy"):  # torch.Tensor
         value = value.detach()
         if value.device.type != "cpu":
@@ -77,6 +78,9 @@ def _as_array(value, index):
             raise InvocationError(
                 f"input {index}: cannot convert {type(value).__name__} to an "
                 f"array: {e}") from None
+    if not value.dtype.isnative:
+        # Big-endian data (e.g. x.astype('>f4')): same values, native bytes.
+        value = value.astype(value.dtype.newbyteorder("="))
     if not value.flags.c_contiguous:
         value = np.ascontiguousarray(value)
     return value
