@@ -16,6 +16,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 
 using namespace tessel::rt;
 using namespace tessel::rt::detail;
@@ -196,6 +197,20 @@ uint32_t readLE(const unsigned char *p, size_t n) {
 
 } // namespace
 
+namespace {
+/// The data size a complete prefix + header declares.
+size_t npyDataBytes(const std::string &prefixAndHeader,
+                    const std::string &source) {
+  size_t lenBytes = prefixAndHeader[6] == 1 ? 2 : 4;
+  size_t prefix = kMagicLen + 2 + lenBytes;
+  std::string text = prefixAndHeader.substr(prefix);
+  Header h = HeaderParser(text, source).parse();
+  DType dtype = dtypeFromDescr(h.descr, source);
+  return checkedNumElements(h.shape, tessel_dtype_size(dtype)) *
+         tessel_dtype_size(dtype);
+}
+} // namespace
+
 Tensor tessel::rt::parseNpy(const void *data, size_t size,
                             const std::string &source) {
   const auto *p = static_cast<const unsigned char *>(data);
@@ -243,6 +258,17 @@ Tensor tessel::rt::parseNpy(const void *data, size_t size,
   return t;
 }
 
+namespace {
+/// Appends up to `n` bytes of `f` to `bytes`; false at end of file.
+bool readSome(std::FILE *f, size_t n, std::string &bytes) {
+  size_t old = bytes.size();
+  bytes.resize(old + n);
+  size_t got = std::fread(bytes.data() + old, 1, n, f);
+  bytes.resize(old + got);
+  return got == n;
+}
+} // namespace
+
 Tensor tessel::rt::readNpy(const std::string &path) {
   // stdio rather than iostreams: errno is reliable, so "No such file" and
   // "Permission denied" reach the user.
@@ -252,16 +278,35 @@ Tensor tessel::rt::readNpy(const std::string &path) {
     fail(err == ENOENT ? TESSEL_NOT_FOUND : TESSEL_IO_ERROR,
          "cannot open '" + path + "': " + std::strerror(err));
   }
+  std::unique_ptr<std::FILE, int (*)(std::FILE *)> guard(f, std::fclose);
+  std::string source = "'" + path + "'";
+  // Read only what the header declares, checking the magic first: a
+  // device or pipe (/dev/zero) or a large file of something else is never
+  // read whole.
   std::string bytes;
-  char buf[1 << 16];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0)
-    bytes.append(buf, n);
-  bool bad = std::ferror(f);
-  std::fclose(f);
-  if (bad)
+  readSome(f, kMagicLen + 2, bytes);
+  if (bytes.size() < kMagicLen || std::memcmp(bytes.data(), kMagic, kMagicLen))
+    return parseNpy(bytes.data(), bytes.size(), source); // bad magic
+  if (bytes.size() == kMagicLen + 2) {
+    size_t lenBytes = bytes[6] == 1 ? 2 : 4;
+    readSome(f, lenBytes, bytes);
+    if (bytes.size() == kMagicLen + 2 + lenBytes) {
+      size_t headerLen = readLE(
+          reinterpret_cast<const unsigned char *>(bytes.data()) + 8, lenBytes);
+      // Real headers are a few hundred bytes; a huge length is corruption.
+      if (headerLen > (size_t(1) << 20))
+        fail(TESSEL_INVALID_ARGUMENT,
+             source + ": .npy header length " + std::to_string(headerLen) +
+                 " is implausibly large (corrupt file?)");
+      if (readSome(f, headerLen, bytes)) {
+        size_t need = npyDataBytes(bytes, source);
+        readSome(f, need, bytes);
+      }
+    }
+  }
+  if (std::ferror(f))
     fail(TESSEL_IO_ERROR, "cannot read '" + path + "'");
-  return parseNpy(bytes.data(), bytes.size(), "'" + path + "'");
+  return parseNpy(bytes.data(), bytes.size(), source);
 }
 
 namespace {

@@ -5,6 +5,7 @@
 #include "Internal.h"
 
 #include <cerrno>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -47,12 +48,14 @@ public:
   void set(Tensor &t, size_t i, const std::string &tok) {
     void *d = t.data();
     switch (t.dtype()) {
-    case TESSEL_DTYPE_F32: return store(d, i, float(parseFloat(tok, t)));
-    case TESSEL_DTYPE_F64: return store(d, i, parseFloat(tok, t));
+    case TESSEL_DTYPE_F32:
+      return store(d, i, float(parseFloat(tok, t, FLT_MAX)));
+    case TESSEL_DTYPE_F64: return store(d, i, parseFloat(tok, t, DBL_MAX));
     case TESSEL_DTYPE_F16:
-      return store(d, i, floatToHalf(float(parseFloat(tok, t))));
+      return store(d, i, floatToHalf(float(parseFloat(tok, t, 65519.0))));
     case TESSEL_DTYPE_BF16:
-      return store(d, i, floatToBf16(float(parseFloat(tok, t))));
+      // bf16 has f32's exponent range.
+      return store(d, i, floatToBf16(float(parseFloat(tok, t, FLT_MAX))));
     case TESSEL_DTYPE_I64:
       return store(d, i, int64_t(parseInt(tok, t, INT64_MIN, INT64_MAX)));
     case TESSEL_DTYPE_I32:
@@ -76,11 +79,19 @@ private:
                                       tessel_dtype_name(t.dtype()) +
                                       " value '" + tok + "'" + why);
   }
-  double parseFloat(const std::string &tok, const Tensor &t) {
+  /// A finite literal beyond `max` (the dtype's largest finite value) is
+  /// an error, as integers out of range are: it would silently become
+  /// +-inf. "inf" and "nan" stay what they say; underflow rounds to zero.
+  double parseFloat(const std::string &tok, const Tensor &t, double max) {
     char *end = nullptr;
+    errno = 0;
     double v = std::strtod(tok.c_str(), &end);
-    if (*end != '\0')
+    if (end == tok.c_str() || *end != '\0')
       bad(tok, t);
+    bool literalInf = tok.find_first_of("iI") != std::string::npos;
+    if (!literalInf && !std::isnan(v) &&
+        ((errno == ERANGE && std::isinf(v)) || std::fabs(v) > max))
+      bad(tok, t, " (out of range)");
     return v;
   }
   long long parseInt(const std::string &tok, const Tensor &t, long long lo,

@@ -36,6 +36,25 @@ int64_t parsePositive(const std::string &flag, const std::string &v,
   return n;
 }
 
+/// Whether two paths name the same file: the same text, or (once both
+/// directories exist) the same directory and file name.
+bool samePath(const std::string &a, const std::string &b) {
+  if (a == b)
+    return true;
+  auto canonical = [](const std::string &p) {
+    size_t slash = p.find_last_of('/');
+    std::string dir = slash == std::string::npos ? "." : p.substr(0, slash + 1);
+    std::string base = slash == std::string::npos ? p : p.substr(slash + 1);
+    char *real = ::realpath(dir.c_str(), nullptr);
+    if (!real)
+      return p;
+    std::string out = std::string(real) + "/" + base;
+    std::free(real);
+    return out;
+  };
+  return canonical(a) == canonical(b);
+}
+
 } // namespace
 
 Options tessel::run::parseOptions(int argc, char **argv) {
@@ -88,6 +107,11 @@ Options tessel::run::parseOptions(int argc, char **argv) {
       if (value != "-" && (value.size() < 2 || value[0] != '@'))
         throw UsageError("--output expects '-' (print) or '@FILE.npy', got '" +
                          value + "'");
+      if (value != "-")
+        for (const std::string &earlier : o.outputs)
+          if (earlier != "-" && samePath(earlier.substr(1), value.substr(1)))
+            throw UsageError("two --output flags write '" + value.substr(1) +
+                             "': each output needs its own file");
       o.outputs.push_back(value);
     } else if (name == "expected_output") {
       needValue();
