@@ -48,6 +48,9 @@ static bool useKernels(const PipelineOptions &options) {
 
 void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
                                               const PipelineOptions &options) {
+  // Tensors too large to compile are an error here, not an out-of-memory
+  // abort in a folder later.
+  pm.addPass(createTesselCheckTensorSizes());
   // A composition compiles as one function: routes become top-k selection
   // and expert calls, memory ops TOSA, and component calls are inlined.
   if (!options.component.empty()) {
@@ -107,6 +110,9 @@ void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
+  // After the kernel patterns (which pack constant filters): large splats
+  // are filled at run time instead of stored in the artifact.
+  pm.addPass(createTesselSplatsToFills());
   if (options.optLevel > 0) {
     pm.addPass(createTesselFuseElementwise());
     pm.addPass(createCanonicalizerPass());
@@ -186,6 +192,7 @@ void mlir::tessel::buildBuffersToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   TesselEmitArtifactABIOptions abi;
   abi.targetTriple = options.targetTriple;
+  abi.cpuFeatures = options.cpuFeatures;
   pm.addPass(createTesselEmitArtifactABI(abi));
 }
 

@@ -4,6 +4,45 @@
 
 include "mlir/Pass/PassBase.td"
 
+def TesselCheckTensorSizes : Pass<"tessel-check-tensor-sizes", "::mlir::ModuleOp"> {
+  let summary = "Reject tensors too large to compile or run";
+  let description = [{
+    The first pass of the pipeline. Every statically shaped type in the
+    module (op results and operands, block arguments, function signatures,
+    typed attributes such as `dense<1.0> : tensor<100000000000xf32>`) must
+    have at most `max-elements` elements, and its element count must not
+    overflow 64 bits. Such a module is otherwise accepted by the parser (a
+    splat is one value) and fails much later: an out-of-memory abort while
+    folding or materializing the constant, or an artifact whose manifest the
+    runtime refuses. The error names the type and the op.
+  }];
+  let options = [
+    Option<"maxElements", "max-elements", "int64_t",
+           /*default=*/"int64_t(1) << 31",
+           "The most elements one tensor may have (default 2^31, the ONNX "
+           "importer's limit)">,
+  ];
+}
+
+def TesselSplatsToFills : Pass<"tessel-splats-to-fills"> {
+  let summary = "Large splat constants become fills, not data";
+  let description = [{
+    On linalg on tensors, before bufferization: an `arith.constant` splat
+    tensor with more than `min-elements` elements becomes
+    `linalg.fill(tensor.empty)`. Bufferized as a constant it would be a
+    global of its full size in the artifact (a ConstantOfShape of
+    1024x1024x1024 is 4 GiB of object file and minutes of code generation);
+    filled, it is one loop at run time. Small splats stay constants, which
+    later passes fold.
+  }];
+  let options = [
+    Option<"minElements", "min-elements", "int64_t", /*default=*/"65536",
+           "Splats with more elements than this become fills">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def TesselDecomposeGraphOps : Pass<"tessel-decompose-graph-ops"> {
   let summary = "Decompose tessel graph ops into TOSA and math ops";
   let description = [{
