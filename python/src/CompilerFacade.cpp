@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "tessel/Support/InputLimits.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -121,6 +122,11 @@ IRModule::~IRModule() {
 std::unique_ptr<IRModule> IRModule::parse(const std::string &text,
                                           const std::string &name,
                                           Status &status) {
+  std::string tooDeep;
+  if (!mlir::tessel::checkMLIRNesting(text, tooDeep)) {
+    status = Status::failure("cannot parse '" + name + "'", tooDeep);
+    return nullptr;
+  }
   auto impl = std::make_unique<Impl>();
   impl->context = makeContext();
   llvm::SourceMgr sourceMgr;

@@ -11,6 +11,7 @@
 #include "tessel/Compiler/Compiler.h"
 #include "tessel/Importers/ONNX/ONNXImporter.h"
 #include "tessel/InitAll.h"
+#include "tessel/Support/InputLimits.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
@@ -20,6 +21,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -135,9 +137,10 @@ static OwningOpRef<ModuleOp> loadModel(MLIRContext &context,
     return {};
   }
   std::string err;
-  std::unique_ptr<MemoryBuffer> file = openInputFile(inputPath, &err);
-  if (!file) {
-    errs() << "tessel-compile: error: " << err << "\n";
+  std::unique_ptr<MemoryBuffer> file = tessel::readModelInput(inputPath, err);
+  if (!file || !tessel::checkMLIRNesting(file->getBuffer(), err)) {
+    errs() << "tessel-compile: error: "
+           << (file ? "cannot parse '" + inputPath + "': " : "") << err << "\n";
     return {};
   }
   sourceMgr.AddNewSourceBuffer(std::move(file), SMLoc());
@@ -166,6 +169,18 @@ int main(int argc, char **argv) {
       "  MLIR debugging options (--mlir-print-ir-after=PASS, --mlir-timing,\n"
       "  --mlir-elide-elementsattrs-if-larger=N, ...) are listed by\n"
       "  --help-hidden.\n");
+
+  // Never replace the model with the compiler's output.
+  if (outputPath != "-" && inputPath != "-") {
+    bool same = outputPath == inputPath;
+    if (!same && sys::fs::exists(outputPath))
+      sys::fs::equivalent(inputPath, outputPath, same);
+    if (same) {
+      errs() << "tessel-compile: error: the output '" << outputPath
+             << "' is the input file; choose another -o\n";
+      return 1;
+    }
+  }
 
   tessel::CompileOptions options;
   options.optLevel = optLevel;

@@ -467,7 +467,11 @@ LogicalResult mlir::tessel::onnx_import::parseShapeOption(
       }
       shape.push_back(d);
     }
-    options.shapes[name] = shape;
+    auto [it, inserted] = options.shapes.try_emplace(name, shape);
+    if (!inserted && it->second != shape) {
+      error = "--shape gives input '" + name.str() + "' two shapes";
+      return failure();
+    }
   }
   return success();
 }
@@ -480,7 +484,11 @@ LogicalResult mlir::tessel::onnx_import::parseBindOption(
             "' (expected NAME=@FILE.npy)";
     return failure();
   }
-  options.boundInputs[name] = file.str();
+  auto [it, inserted] = options.boundInputs.try_emplace(name, file.str());
+  if (!inserted && it->second != file.str()) {
+    error = "--bind-input binds input '" + name.str() + "' to two files";
+    return failure();
+  }
   return success();
 }
 

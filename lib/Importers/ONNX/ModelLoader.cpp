@@ -320,12 +320,27 @@ bool pinShapes(onnx::GraphProto &graph, const ImportOptions &options,
 
 } // namespace
 
+namespace {
+/// The newest opset of the default domain whose operator changes the
+/// converters know. Opsets 19 to 22 changed operators only by new attributes
+/// and element types, which a converter rejects by name when it does not
+/// handle them; a newer opset may change an operator's meaning silently.
+constexpr int64_t kNewestOpset = 22;
+} // namespace
+
 bool mlir::tessel::onnx_import::loadModel(llvm::StringRef path,
                                           const ImportOptions &options,
                                           LoadedModel &out,
                                           std::string &error) {
   if (llvm::sys::fs::is_directory(path)) {
     error = "'" + path.str() + "' is a directory, not an ONNX model";
+    return false;
+  }
+  // A device or pipe (/dev/zero) would be read without end.
+  llvm::sys::fs::file_status status;
+  if (!llvm::sys::fs::status(path, status) &&
+      status.type() != llvm::sys::fs::file_type::regular_file) {
+    error = "'" + path.str() + "' is not a regular file";
     return false;
   }
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
@@ -361,6 +376,13 @@ bool mlir::tessel::onnx_import::loadModelBytes(llvm::StringRef bytes,
       out.opset = op.version();
   if (out.opset == 0) {
     error = "'" + path.str() + "' imports no opset of the default ONNX domain";
+    return false;
+  }
+  if (out.opset > kNewestOpset) {
+    error = "'" + path.str() + "' imports opset " + std::to_string(out.opset) +
+            " of the default ONNX domain; Tessel imports opsets 1 to " +
+            std::to_string(kNewestOpset) +
+            " (re-export the model with an older opset)";
     return false;
   }
   for (auto &t : *model.mutable_graph()->mutable_initializer())

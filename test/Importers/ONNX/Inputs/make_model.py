@@ -23,6 +23,9 @@ def build(kind):
     if kind == "add":
         return model([helper.make_node("Add", ["x", "y"], ["z"], name="add0")],
                      [vi("x", [2, 3]), vi("y", [2, 3])], [vi("z", [2, 3])])
+    if kind == "future-opset":
+        return model([helper.make_node("Add", ["x", "x"], ["y"])],
+                     [vi("x", [6])], [vi("y", [6])], opset=9999)
     if kind == "symbolic":
         return model([helper.make_node("Relu", ["x"], ["y"], name="relu0")],
                      [vi("x", ["N", 4])], [vi("y", ["N", 4])])
