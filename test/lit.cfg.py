@@ -22,4 +22,4 @@ config.substitutions.append(("%tessel_src", config.tessel_src_root))
 config.substitutions.append(
     ("%e2e", os.path.join(config.tessel_src_root, "test", "e2e", "run_e2e.py")))
 llvm_config.add_tool_substitutions(
-    ["tessel-opt", "tessel-compile", "tessel-run"], config.tessel_tools_dir)
+    ["tessel-opt", "tessel-compile", "tessel-run", "tessel-seal"], config.tessel_tools_dir)

@@ -13,6 +13,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -64,6 +65,7 @@ LogicalResult mlir::tessel::compileModule(ModuleOp module,
   pipelineOptions.kernels = variant.has_value() && options.optLevel >= 2;
   pipelineOptions.targetTriple = (*tm)->getTargetTriple().str();
   pipelineOptions.vectorBits = vectorRegisterBits(**tm);
+  pipelineOptions.cpuFeatures = requiredCpuFeatures(**tm);
   Phase last = options.compileTo.value_or(Phase::LLVM);
   {
     PassManager pm(module.getContext());
@@ -100,6 +102,7 @@ LogicalResult mlir::tessel::compileModule(ModuleOp module,
 
   TimingScope codegenTiming = timing.nest("Code generation");
   if (options.emit == EmitKind::Object) {
+    // ToolOutputFile writes "-" to stdout.
     if (llvm::Error e = writeObjectFile(*llvmModule, **tm, outputPath))
       return module.emitError() << llvm::toString(std::move(e));
     return success();
@@ -118,7 +121,28 @@ LogicalResult mlir::tessel::compileModule(ModuleOp module,
   SmallVector<std::string> archives;
   if (!kernelArchive.empty())
     archives.push_back(kernelArchive);
-  if (llvm::Error e = linkSharedLibrary(objectPath, archives, outputPath))
+  if (outputPath != "-") {
+    if (llvm::Error e = linkSharedLibrary(objectPath, archives, outputPath))
+      return module.emitError() << llvm::toString(std::move(e));
+    return success();
+  }
+  // "-o -": the linker needs a file; link to a temporary one and copy its
+  // bytes to stdout (as iree-compile does with its module).
+  llvm::SmallString<128> libraryPath;
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+          "tessel-artifact", "so", libraryPath))
+    return module.emitError() << "cannot create a temporary file: "
+                              << ec.message();
+  auto removeLibrary =
+      llvm::make_scope_exit([&] { llvm::sys::fs::remove(libraryPath); });
+  if (llvm::Error e = linkSharedLibrary(objectPath, archives, libraryPath))
     return module.emitError() << llvm::toString(std::move(e));
-  return success();
+  auto bytes = llvm::MemoryBuffer::getFile(libraryPath, /*IsText=*/false,
+                                           /*RequiresNullTerminator=*/false);
+  if (!bytes)
+    return module.emitError() << "cannot read the linked artifact: "
+                              << bytes.getError().message();
+  return writeText(module, "-", [&](raw_ostream &os) {
+    os << (*bytes)->getBuffer();
+  });
 }

@@ -7,11 +7,14 @@
 //===----------------------------------------------------------------------===//
 #include "Linker.h"
 
+#include "tessel/Runtime/ArtifactSeal.h"
+
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
 
@@ -63,5 +66,28 @@ Error mlir::tessel::linkSharedLibrary(StringRef objectPath,
                                  " failed" +
                                  (errMsg.empty() ? "" : ": " + errMsg) +
                                  (log.empty() ? "" : "\n" + log));
+  return sealArtifact(outputPath);
+}
+
+Error mlir::tessel::sealArtifact(StringRef path) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> buf =
+      MemoryBuffer::getFile(path, /*IsText=*/false,
+                            /*RequiresNullTerminator=*/false);
+  if (!buf)
+    return createStringError(buf.getError(), "cannot read '" + path +
+                                                 "' to seal it: " +
+                                                 buf.getError().message());
+  std::string seal =
+      ::tessel::seal::make((*buf)->getBufferStart(), (*buf)->getBufferSize());
+  std::error_code ec;
+  raw_fd_ostream os(path, ec, sys::fs::OF_Append);
+  if (!ec) {
+    os << seal;
+    os.close();
+    ec = os.error();
+  }
+  if (ec)
+    return createStringError(ec, "cannot seal '" + path + "': " +
+                                     ec.message());
   return Error::success();
 }

@@ -12,10 +12,14 @@ namespace mlir::tessel {
 /// Links `objectPath` and the static `archives` into the shared library
 /// `outputPath` with the system C compiler driver ($TESSEL_LINKER, else cc,
 /// clang-22, clang or gcc from PATH). The artifact depends on libc, libm and
-/// libpthread only.
+/// libpthread only. The result is sealed (sealArtifact).
 llvm::Error linkSharedLibrary(llvm::StringRef objectPath,
                               llvm::ArrayRef<std::string> archives,
                               llvm::StringRef outputPath);
+
+/// Appends the integrity seal of include/tessel/Runtime/ArtifactSeal.h to
+/// the file at `path`; the runtime refuses artifacts without a valid one.
+llvm::Error sealArtifact(llvm::StringRef path);
 
 } // namespace mlir::tessel
 

@@ -1,6 +1,7 @@
 //===- NativeCodegen.cpp - LLVM IR to optimized object code ----------------===//
 #include "NativeCodegen.h"
 
+#include "llvm/ADT/StringSet.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -72,6 +73,23 @@ mlir::tessel::createTargetMachine(const std::string &tripleName,
                              "cannot create a target machine for '" +
                                  triple.str() + "'");
   return tm;
+}
+
+std::string mlir::tessel::requiredCpuFeatures(const TargetMachine &tm) {
+  if (!tm.getTargetTriple().isX86())
+    return "";
+  const MCSubtargetInfo *sti = tm.getMCSubtargetInfo();
+  llvm::StringSet<> known;
+  for (const SubtargetFeatureKV &kv : sti->getAllProcessorFeatures())
+    known.insert(kv.Key);
+  std::string out;
+  for (const char *name : {
+#define TESSEL_CPU_FEATURE(NAME, ...) NAME,
+#include "tessel/Runtime/CpuFeatures.def"
+       })
+    if (known.contains(name) && sti->checkFeatures(std::string("+") + name))
+      out += (out.empty() ? "" : ",") + std::string(name);
+  return out;
 }
 
 unsigned mlir::tessel::vectorRegisterBits(const TargetMachine &tm) {

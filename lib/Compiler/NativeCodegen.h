@@ -17,6 +17,11 @@ llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 createTargetMachine(const std::string &triple, const std::string &cpu,
                     unsigned optLevel);
 
+/// The instruction-set extensions of the target CPU that the runtime can
+/// check (include/tessel/Runtime/CpuFeatures.def), comma-separated; empty
+/// for a target other than x86.
+std::string requiredCpuFeatures(const llvm::TargetMachine &tm);
+
 /// The widest vector register the target's features allow, in bits:
 /// 512 (AVX-512), 256 (AVX), else 128.
 unsigned vectorRegisterBits(const llvm::TargetMachine &tm);

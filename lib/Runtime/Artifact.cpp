@@ -7,11 +7,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "Artifact.h"
+#include "CpuFeatures.h"
 #include "Internal.h"
+#include "tessel/Runtime/ArtifactSeal.h"
 
 #include <cerrno>
 #include <cstring>
 #include <dlfcn.h>
+#include <elf.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -29,9 +32,8 @@ std::string quoted(const std::string &path) { return "'" + path + "'"; }
   fail(code, "cannot load artifact " + quoted(path) + ": " + why);
 }
 
-/// Checks the file exists and is readable; returns whether it starts with the
-/// ELF magic, so a dlopen failure can be explained precisely.
-bool checkFile(const std::string &path) {
+/// Checks the file exists, is a regular file and readable.
+void checkFile(const std::string &path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) {
     int err = errno;
@@ -43,14 +45,6 @@ bool checkFile(const std::string &path) {
     loadError(TESSEL_INVALID_ARGUMENT, path, "is a directory");
   if (!S_ISREG(st.st_mode))
     loadError(TESSEL_INVALID_ARGUMENT, path, "not a regular file");
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    loadError(TESSEL_IO_ERROR, path,
-              std::string("file is not readable: ") + std::strerror(errno));
-  unsigned char magic[4] = {0, 0, 0, 0};
-  ssize_t n = ::read(fd, magic, sizeof magic);
-  ::close(fd);
-  return n == 4 && std::memcmp(magic, "\x7f" "ELF", 4) == 0;
 }
 
 struct DlCloser {
@@ -68,63 +62,152 @@ struct FdCloser {
     delete fd;
   }
 };
+using Fd = std::unique_ptr<int, FdCloser>;
 
-/// dlopen with the load-error messages of docs/runtime.md.
-Handle openLibrary(const std::string &path, const std::string &dlPath,
-                   bool isElf) {
-  ::dlerror();
-  Handle handle(::dlopen(dlPath.c_str(), RTLD_NOW | RTLD_LOCAL));
-  if (!handle) {
-    const char *err = ::dlerror();
-    std::string why = err ? err : "unknown dlopen error";
-    if (!isElf)
-      loadError(TESSEL_INVALID_ARTIFACT, path,
-                "not an ELF shared library (dlopen: " + why + ")");
-    loadError(TESSEL_INVALID_ARTIFACT, path, "dlopen failed: " + why);
-  }
-  return handle;
-}
-
-/// A memfd holding a copy of `path`, for a private instance of the library.
-int copyToMemfd(const std::string &path) {
-  // The name only labels the mapping (/proc/PID/maps, debuggers); memfd
-  // names are limited to 249 bytes.
-  std::string base = path.substr(path.find_last_of('/') + 1).substr(0, 200);
-  int fd = ::memfd_create(("tessel:" + base).c_str(), MFD_CLOEXEC);
-  if (fd < 0)
-    loadError(TESSEL_IO_ERROR, path,
-              std::string("cannot make a private copy for linking "
-                          "(memfd_create: ") +
-                  std::strerror(errno) + ")");
-  std::unique_ptr<int, FdCloser> guard(new int(fd));
-  int in = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (in < 0)
-    loadError(TESSEL_IO_ERROR, path,
-              std::string("file is not readable: ") + std::strerror(errno));
-  std::unique_ptr<int, FdCloser> inGuard(new int(in));
-  std::vector<char> buf(1 << 20);
-  for (;;) {
-    ssize_t n = ::read(in, buf.data(), buf.size());
+/// Reads all of `fd` (a regular file of `size` bytes at open time).
+std::string readAll(int fd, size_t size, const std::string &path) {
+  std::string bytes(size, '\0');
+  size_t done = 0;
+  while (done < size) {
+    ssize_t n = ::read(fd, bytes.data() + done, size - done);
     if (n < 0 && errno == EINTR)
       continue;
     if (n < 0)
       loadError(TESSEL_IO_ERROR, path,
                 std::string("read failed: ") + std::strerror(errno));
     if (n == 0)
-      break;
-    for (ssize_t done = 0; done < n;) {
-      ssize_t w = ::write(fd, buf.data() + done, size_t(n - done));
-      if (w < 0 && errno == EINTR)
-        continue;
-      if (w < 0)
-        loadError(TESSEL_IO_ERROR, path,
-                  std::string("cannot make a private copy for linking: ") +
-                      std::strerror(errno));
-      done += w;
-    }
+      loadError(TESSEL_IO_ERROR, path,
+                "the file shrank while it was read (is it being written?)");
+    done += size_t(n);
   }
+  return bytes;
+}
+
+/// Checks that the ELF headers describe a shared library for this machine
+/// that lies within the file; the seal already rules out damage, this names
+/// what is wrong with a foreign library.
+void checkElf(const char *data, size_t size, const std::string &path) {
+  Elf64_Ehdr eh;
+  if (size < sizeof eh)
+    loadError(TESSEL_INVALID_ARTIFACT, path, "ELF header is truncated");
+  std::memcpy(&eh, data, sizeof eh);
+  if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB)
+    loadError(TESSEL_INVALID_ARTIFACT, path,
+              "not a 64-bit little-endian ELF file");
+#if defined(__x86_64__)
+  if (eh.e_machine != EM_X86_64)
+    loadError(TESSEL_UNSUPPORTED, path,
+              "compiled for another machine (ELF e_machine " +
+                  std::to_string(eh.e_machine) + "), this one is x86-64");
+#endif
+  if (eh.e_type != ET_DYN)
+    loadError(TESSEL_INVALID_ARTIFACT, path, "not a shared library");
+  auto within = [&](uint64_t off, uint64_t count, uint64_t each) {
+    return off <= size && (each == 0 || count <= (size - off) / each);
+  };
+  if (eh.e_phentsize != sizeof(Elf64_Phdr) ||
+      !within(eh.e_phoff, eh.e_phnum, sizeof(Elf64_Phdr)))
+    loadError(TESSEL_INVALID_ARTIFACT, path,
+              "program headers lie outside the file");
+  for (unsigned i = 0; i < eh.e_phnum; ++i) {
+    Elf64_Phdr ph;
+    std::memcpy(&ph, data + eh.e_phoff + i * sizeof ph, sizeof ph);
+    if (ph.p_type == PT_LOAD && !within(ph.p_offset, ph.p_filesz, 1))
+      loadError(TESSEL_INVALID_ARTIFACT, path,
+                "segment " + std::to_string(i) +
+                    " lies outside the file (truncated?)");
+  }
+}
+
+/// The file's bytes, once its ELF magic and seal are checked.
+std::string readSealed(const std::string &path) {
+  int in = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0)
+    loadError(TESSEL_IO_ERROR, path,
+              std::string("file is not readable: ") + std::strerror(errno));
+  Fd guard(new int(in));
+  struct stat st;
+  if (::fstat(in, &st) != 0 || !S_ISREG(st.st_mode))
+    loadError(TESSEL_INVALID_ARGUMENT, path, "not a regular file");
+  // The magic first: a large file of something else is not read whole.
+  unsigned char magic[4] = {0, 0, 0, 0};
+  ssize_t n = ::pread(in, magic, sizeof magic, 0);
+  if (n != 4 || std::memcmp(magic, "\x7f" "ELF", 4) != 0)
+    loadError(TESSEL_INVALID_ARTIFACT, path,
+              "not an ELF shared library (no ELF magic in its first bytes)");
+  std::string bytes = readAll(in, size_t(st.st_size), path);
+  switch (tessel::seal::check(bytes.data(), bytes.size())) {
+  case tessel::seal::Result::Ok:
+    break;
+  case tessel::seal::Result::Missing:
+    loadError(TESSEL_INVALID_ARTIFACT, path,
+              "no Tessel seal at the end of the file: it was not written by "
+              "tessel-compile, or it was truncated, stripped or extended "
+              "since (recompile it)");
+  case tessel::seal::Result::WrongSize:
+    loadError(TESSEL_INVALID_ARTIFACT, path,
+              "damaged: the seal records another file size (the file was "
+              "truncated or extended after tessel-compile wrote it)");
+  case tessel::seal::Result::Mismatch:
+    loadError(TESSEL_INVALID_ARTIFACT, path,
+              "damaged: the checksum of its contents does not match its "
+              "seal (the file was modified after tessel-compile wrote it)");
+  }
+  checkElf(bytes.data(), bytes.size() - tessel::seal::kSize, path);
+  return bytes;
+}
+
+/// A sealed memfd holding `bytes`: the library is loaded from this private
+/// copy, so a file replaced, rewritten or truncated after loading cannot
+/// change (or fault) the code that runs.
+int copyToMemfd(const std::string &path, const std::string &bytes) {
+  // The name only labels the mapping (/proc/PID/maps, debuggers); memfd
+  // names are limited to 249 bytes.
+  std::string base = path.substr(path.find_last_of('/') + 1).substr(0, 200);
+  int fd = ::memfd_create(("tessel:" + base).c_str(),
+                          MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0)
+    loadError(TESSEL_IO_ERROR, path,
+              std::string("cannot make a private copy (memfd_create: ") +
+                  std::strerror(errno) + ")");
+  Fd guard(new int(fd));
+  for (size_t done = 0; done < bytes.size();) {
+    ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w < 0)
+      loadError(TESSEL_IO_ERROR, path,
+                std::string("cannot make a private copy: ") +
+                    std::strerror(errno));
+    done += size_t(w);
+  }
+  // Best effort: nothing in this process writes to it, the seals say so
+  // to the kernel too.
+  (void)::fcntl(fd, F_ADD_SEALS,
+                F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
   *guard = -1;
   return fd;
+}
+
+/// dlopen with the load-error messages of docs/runtime.md.
+Handle openLibrary(const std::string &path, const std::string &dlPath) {
+  ::dlerror();
+  Handle handle(::dlopen(dlPath.c_str(), RTLD_NOW | RTLD_LOCAL));
+  if (!handle) {
+    const char *err = ::dlerror();
+    loadError(TESSEL_INVALID_ARTIFACT, path,
+              "dlopen failed: " +
+                  std::string(err ? err : "unknown dlopen error"));
+  }
+  return handle;
+}
+
+/// Whether `sym` lies in the library that defines `anchor` (dlsym also
+/// finds the symbols of the library's dependencies, libc's malloc say).
+bool sameLibrary(const void *sym, const void *anchor) {
+  Dl_info a, b;
+  return ::dladdr(sym, &a) && ::dladdr(anchor, &b) &&
+         a.dli_fbase == b.dli_fbase;
 }
 
 void freeArtifact(tessel_artifact *artifact) {
@@ -142,30 +225,12 @@ void freeArtifact(tessel_artifact *artifact) {
   delete artifact;
 }
 
-/// Whether the library at `dlPath` is loaded in this process already (by
-/// name, or by file identity); dlopen would return that instance.
-bool isLoaded(const std::string &dlPath) {
-  void *h = ::dlopen(dlPath.c_str(), RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
-  if (h)
-    ::dlclose(h);
-  return h != nullptr;
-}
-
-ArtifactPtr load(const std::string &path, bool privateInstance) {
-  bool isElf = checkFile(path);
-  // Without a slash dlopen searches the library path instead of the file.
-  std::string dlPath = path.find('/') == std::string::npos ? "./" + path : path;
+ArtifactPtr load(const std::string &path) {
+  checkFile(path);
   ArtifactPtr artifact(new tessel_artifact, freeArtifact);
-  auto openPrivate = [&] {
-    artifact->privateFd = copyToMemfd(path);
-    return openLibrary(
-        path, "/proc/self/fd/" + std::to_string(artifact->privateFd), isElf);
-  };
-  // A library already loaded under this name may be another composition's
-  // (its import table is not ours) or stale (the file was replaced since:
-  // dlopen matches loaded libraries by name first).
-  bool loaded = privateInstance && isElf && isLoaded(dlPath);
-  Handle handle = loaded ? openPrivate() : openLibrary(path, dlPath, isElf);
+  artifact->privateFd = copyToMemfd(path, readSealed(path));
+  Handle handle = openLibrary(
+      path, "/proc/self/fd/" + std::to_string(artifact->privateFd));
 
   ::dlerror();
   const char *manifest = static_cast<const char *>(
@@ -175,12 +240,21 @@ ArtifactPtr load(const std::string &path, bool privateInstance) {
               "not a Tessel artifact: the shared library does not export '" +
                   std::string(TESSEL_MANIFEST_SYMBOL) + "'");
 
+  if (!sameLibrary(manifest, manifest))
+    loadError(TESSEL_INVALID_ARTIFACT, path,
+              "'" + std::string(TESSEL_MANIFEST_SYMBOL) +
+                  "' is not defined by the library");
   Manifest m = parseManifest(manifest, "artifact " + quoted(path));
-  if (privateInstance && !loaded && !m.imports.empty())
-    // An importer's table must be this artifact's alone, even if the file
-    // is loaded again later: reopen it as a private copy of the same bytes
-    // (the parsed manifest stays valid).
-    handle = openPrivate();
+  std::vector<std::string> missing = missingCpuFeatures(m.requiredFeatures);
+  if (!missing.empty()) {
+    std::string list;
+    for (const std::string &f : missing)
+      list += (list.empty() ? "" : ", ") + f;
+    loadError(TESSEL_UNSUPPORTED, path,
+              "compiled for a CPU with features this one lacks: " + list +
+                  " (recompile it with --mcpu=native, or for a CPU "
+                  "this machine has)");
+  }
   artifact->path = path;
   artifact->version = m.version;
   artifact->target = m.target;
@@ -192,6 +266,12 @@ ArtifactPtr load(const std::string &path, bool privateInstance) {
       fail(TESSEL_INVALID_ARTIFACT,
            "artifact " + quoted(path) + ": entry symbol '" + f.symbol +
                "' of function '" + f.name + "' is missing");
+    if (!sameLibrary(sym, manifest))
+      fail(TESSEL_INVALID_ARTIFACT,
+           "artifact " + quoted(path) + ": entry symbol '" + f.symbol +
+               "' of function '" + f.name +
+               "' is not defined by the artifact (it resolves to another "
+               "library)");
     tessel_function fn;
     fn.info = std::move(f);
     fn.entry = reinterpret_cast<tessel_entry_fn>(sym);
@@ -238,9 +318,8 @@ tessel_status_t *valueInfo(const tessel_function_t *fn, size_t index,
 
 } // namespace
 
-ArtifactPtr detail::loadArtifact(const std::string &path,
-                                 bool privateInstance) {
-  return load(path, privateInstance);
+ArtifactPtr detail::loadArtifact(const std::string &path) {
+  return load(path);
 }
 
 extern "C" {
@@ -250,7 +329,7 @@ tessel_status_t *tessel_artifact_load(const char *path,
   return guard([&] {
     if (!path || !out)
       fail(TESSEL_INVALID_ARGUMENT, "tessel_artifact_load: NULL argument");
-    *out = load(path, /*privateInstance=*/false).release();
+    *out = load(path).release();
   });
 }
 

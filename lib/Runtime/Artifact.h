@@ -18,9 +18,9 @@ struct tessel_function {
 struct tessel_artifact {
   std::string path;
   void *handle = nullptr; // dlopen handle, closed by tessel_artifact_free
-  /// The memfd a private instance was loaded from (-1 for a plain load);
-  /// kept open while the library is, so its /proc/self/fd name is never
-  /// reused for another library (dlopen would match it by name).
+  /// The memfd the library was loaded from; kept open while the library
+  /// is, so its /proc/self/fd name is never reused for another library
+  /// (dlopen would match it by name).
   int privateFd = -1;
   uint32_t version = 0;
   std::string target;
@@ -43,14 +43,13 @@ namespace tessel::rt::detail {
 using ArtifactPtr =
     std::unique_ptr<tessel_artifact, void (*)(tessel_artifact *)>;
 
-/// Loads `path` (docs/runtime.md, "Load errors"). With `privateInstance`
-/// (for compositions), an artifact that has imports, or whose file is
-/// already loaded in the process, is loaded as its own copy of the library
-/// (through a memfd): dlopen returns one shared instance per file name
-/// otherwise, so two compositions linking the same importer to different
-/// providers would overwrite each other's import table, and an artifact
-/// file replaced since it was first loaded would not be read again.
-ArtifactPtr loadArtifact(const std::string &path, bool privateInstance);
+/// Loads `path` (docs/runtime.md, "Load errors"): checks the ELF magic and
+/// the seal (include/tessel/Runtime/ArtifactSeal.h), then dlopens a private,
+/// sealed memfd copy of the bytes it checked. Every load is its own
+/// instance of the library: two compositions linking the same importer to
+/// different providers keep separate import tables, and a file replaced or
+/// truncated after loading changes nothing in the process.
+ArtifactPtr loadArtifact(const std::string &path);
 
 } // namespace tessel::rt::detail
 

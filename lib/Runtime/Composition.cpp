@@ -28,7 +28,7 @@ linkPaths(const std::vector<std::string> &paths,
   auto c = std::make_unique<tessel_composition>();
   for (size_t i = 0; i < paths.size(); ++i) {
     try {
-      c->artifacts.push_back(loadArtifact(paths[i], /*privateInstance=*/true));
+      c->artifacts.push_back(loadArtifact(paths[i]));
     } catch (const Error &e) {
       throw Error(e.code(), origins[i] + e.what());
     }

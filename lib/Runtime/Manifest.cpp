@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Manifest.h"
+#include "CpuFeatures.h"
 #include "Internal.h"
 #include "tessel/Runtime/tessel_abi.h"
 
@@ -48,6 +49,23 @@ public:
           error("'target' must appear once, before the first function");
         sawTarget_ = true;
         m_.target = tok[1];
+      } else if (kw == "requires") {
+        if (m_.version < 4)
+          error("'requires' records need ABI version 4 (the manifest says " +
+                std::to_string(m_.version) + ")");
+        if (tok.size() < 2)
+          error("expected 'requires FEATURE...'");
+        if (!sawTarget_ || open || !m_.functions.empty() ||
+            !m_.imports.empty() || sawRequires_)
+          error("'requires' must appear once, after 'target' and before "
+                "the first function");
+        sawRequires_ = true;
+        for (size_t i = 1; i < tok.size(); ++i) {
+          if (!isKnownCpuFeature(tok[i]))
+            error("unknown CPU feature '" + tok[i] +
+                  "' (the artifact is newer than this runtime?)");
+          m_.requiredFeatures.push_back(tok[i]);
+        }
       } else if (kw == "function") {
         expectArgs(tok, 2, "function NAME SYMBOL");
         if (open)
@@ -248,6 +266,7 @@ private:
   const std::string &source_;
   size_t lineNo_ = 0;
   bool sawTarget_ = false;
+  bool sawRequires_ = false;
   Manifest m_;
 };
 

@@ -49,6 +49,9 @@ struct ManifestFunction {
 struct Manifest {
   uint32_t version = 0;
   std::string target;
+  /// CPU features the code needs (`requires` record, version 4): names from
+  /// include/tessel/Runtime/CpuFeatures.def.
+  std::vector<std::string> requiredFeatures;
   /// In slot order: imports[i] is filled from tessel_artifact_imports[i].
   std::vector<ManifestFunction> imports;
   std::vector<ManifestFunction> functions;

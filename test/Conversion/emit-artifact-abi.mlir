@@ -1,4 +1,5 @@
 // RUN: tessel-opt %s -split-input-file -tessel-emit-artifact-abi=target-triple=x86_64-unknown-linux-gnu -verify-diagnostics | FileCheck %s
+// RUN: tessel-opt %s -split-input-file -tessel-emit-artifact-abi="target-triple=x86_64-unknown-linux-gnu cpu-features=avx2,avx512f,fma" -verify-diagnostics | FileCheck %s --check-prefix=FEATURES
 
 // The lowered function becomes internal; the entry loads one pointer per
 // buffer (inputs, then outputs) and passes static row-major descriptors.
@@ -16,6 +17,8 @@
 // CHECK: llvm.return %{{.*}} : i32
 // CHECK: llvm.mlir.global external constant @tessel_artifact_manifest("tessel-artifact 1\0Atarget x86_64-unknown-linux-gnu\0Afunction main tessel_entry_main\0Ainput x f32 [2,3]\0Aoutput s f32 []\0Aend\0A\00")
 // CHECK-NOT: tessel.functions
+// The CPU features the code needs make a version-4 manifest.
+// FEATURES: llvm.mlir.global external constant @tessel_artifact_manifest("tessel-artifact 4\0Atarget x86_64-unknown-linux-gnu\0Arequires avx2 avx512f fma\0Afunction main tessel_entry_main\0A
 module attributes {tessel.functions = [{entry = "tessel_entry_main", inputs = [{dtype = "f32", name = "x", shape = array<i64: 2, 3>}], name = "main", outputs = [{dtype = "f32", name = "s", shape = array<i64>}], symbol = "__tessel_fn_main"}]} {
   llvm.func @__tessel_fn_main(%a0: !llvm.ptr, %a1: !llvm.ptr, %o: i64, %s0: i64, %s1: i64, %t0: i64, %t1: i64, %b0: !llvm.ptr, %b1: !llvm.ptr, %bo: i64) {
     llvm.return

@@ -1,6 +1,7 @@
 """The tessel package's compile/run API through its three doors (MLIR,
 ONNX, builder), checked against numpy, plus every error class."""
 import os
+import shutil
 import subprocess
 
 import numpy as np
@@ -171,6 +172,45 @@ def test_benchmark_reports_timings():
     assert 0 < r["min_ms"] <= r["median_ms"] <= r["max_ms"]
     r = f.benchmark(3, np.ones((2, 8), np.float32), warmup=0, threads=2)
     assert r["iterations"] == 3 and r["threads"] == 2
+
+
+def test_benchmark_rejects_non_positive_counts():
+    f = tessel.compile(SOFTMAX_MLIR)
+    x = np.ones((2, 8), np.float32)
+    for n, warmup in ((0, 0), (1, -1), (0, -5), (-3, 1)):
+        with pytest.raises(ValueError, match="iterations must be >= 1|warmup must be >= 0"):
+            f.benchmark(n, warmup=warmup)
+    with pytest.raises(ValueError, match="warmup must be >= 0, got -1"):
+        f.benchmark(2, x, warmup=-1)
+
+
+def test_big_endian_inputs_keep_their_values():
+    f = tessel.compile(SOFTMAX_MLIR)
+    x = np.random.default_rng(1).standard_normal((2, 8)).astype(np.float32)
+    big = x.astype(">f4")
+    assert not big.dtype.isnative
+    np.testing.assert_array_equal(f(big), f(x))
+    np.testing.assert_allclose(f(big), np_softmax(x), rtol=1e-5, atol=1e-6)
+
+
+def test_artifact_file_rewritten_after_loading(tmp_path):
+    # The library runs from a private copy: overwriting or truncating the
+    # file changes nothing for the loaded module (no SIGSEGV/SIGBUS).
+    f = tessel.compile(SOFTMAX_MLIR)
+    path = tmp_path / "m.so"
+    f.save(path)
+    g = tessel.load(path)
+    x = np.linspace(-1, 1, 16, dtype=np.float32).reshape(2, 8)
+    expected = g(x)
+    other = tessel.compile(SOFTMAX_MLIR.replace("axis = -1", "axis = 0"))
+    other.save(tmp_path / "other.so")
+    shutil.copyfile(tmp_path / "other.so", path)   # cp over it, in place
+    np.testing.assert_array_equal(g(x), expected)
+    with open(path, "r+b") as fh:        # truncated in place
+        fh.truncate(100)
+    np.testing.assert_array_equal(g(x), expected)
+    with pytest.raises(tessel.InvocationError, match="no Tessel seal"):
+        tessel.load(path)
 
 
 # ---- errors --------------------------------------------------------------------------------

@@ -13,7 +13,7 @@
 // PRINT: IR Dump After TesselConvertToKernels (tessel-convert-to-kernels)
 
 // MLIR: llvm.func @tessel_entry_main(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) -> i32
-// LLVMIR: @tessel_artifact_manifest = {{.*}}constant [{{[0-9]+}} x i8] c"tessel-artifact 1
+// LLVMIR: @tessel_artifact_manifest = {{.*}}constant [{{[0-9]+}} x i8] c"tessel-artifact 4
 // LLVMIR: define {{.*}}i32 @tessel_entry_main(ptr {{.*}}, ptr {{.*}})
 // OBJ: R tessel_artifact_manifest
 // OBJ: T tessel_entry_main

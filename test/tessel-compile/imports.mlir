@@ -24,7 +24,7 @@
 // MLIR: llvm.func internal @__tessel_fn_main(
 // MLIR: llvm.call @__tessel_call_import(
 // MLIR: llvm.func @tessel_entry_main(
-// MLIR: @tessel_artifact_manifest("tessel-artifact 2\0Atarget {{[^\\]*}}\0Aimport decoder 0\0Ainput ids i32 [4] vocab=8\0Aoutput emb f32 [4,3]\0Aend\0Afunction main tessel_entry_main\0Ainput x f32 [4,8]\0Aoutput y f32 [4,3]\0Auses decoder\0Aend\0A\00")
+// MLIR: @tessel_artifact_manifest("tessel-artifact 4\0Atarget {{[^\\]*}}\0Arequires {{[^\\]*}}\0Aimport decoder 0\0Ainput ids i32 [4] vocab=8\0Aoutput emb f32 [4,3]\0Aend\0Afunction main tessel_entry_main\0Ainput x f32 [4,8]\0Aoutput y f32 [4,3]\0Auses decoder\0Aend\0A\00")
 
 // LIB: B tessel_artifact_imports
 // LIB: R tessel_artifact_manifest

@@ -83,8 +83,8 @@ TEST(Manifest, RejectsBadHeader) {
               TESSEL_INVALID_ARTIFACT, {"invalid ABI version '0'"});
   expectError([] { parseManifest("tessel-artifact v1\n", "m"); },
               TESSEL_INVALID_ARTIFACT, {"invalid ABI version 'v1'"});
-  expectError([] { parseManifest("tessel-artifact 4\n", "m"); },
-              TESSEL_UNSUPPORTED, {"ABI version 4 is newer"});
+  expectError([] { parseManifest("tessel-artifact 5\n", "m"); },
+              TESSEL_UNSUPPORTED, {"ABI version 5 is newer"});
 }
 
 const std::string kHeader2 =
@@ -218,3 +218,32 @@ TEST(Manifest, RejectsBadDynamicDimensions) {
 }
 
 } // namespace
+
+TEST(Manifest, ParsesRequiredCpuFeatures) {
+  Manifest m = parseManifest("tessel-artifact 4\ntarget t\n"
+                             "requires avx2 avx512f sse4.2\n"
+                             "function f s\nend\n",
+                             "m");
+  EXPECT_EQ(m.version, 4u);
+  EXPECT_EQ(m.requiredFeatures,
+            (std::vector<std::string>{"avx2", "avx512f", "sse4.2"}));
+}
+
+TEST(Manifest, RejectsBadRequires) {
+  const BadCase cases[] = {
+      {"tessel-artifact 3\ntarget t\nrequires avx2\nfunction f s\nend\n",
+       "line 3: 'requires' records need ABI version 4"},
+      {"tessel-artifact 4\ntarget t\nrequires avx9000\nfunction f s\nend\n",
+       "line 3: unknown CPU feature 'avx9000'"},
+      {"tessel-artifact 4\ntarget t\nrequires\nfunction f s\nend\n",
+       "expected 'requires FEATURE...'"},
+      {"tessel-artifact 4\nrequires avx2\ntarget t\nfunction f s\nend\n",
+       "'requires' must appear once, after 'target'"},
+      {"tessel-artifact 4\ntarget t\nrequires avx2\nrequires fma\n"
+       "function f s\nend\n",
+       "'requires' must appear once"},
+  };
+  for (const BadCase &c : cases)
+    expectError([&] { parseManifest(c.body, "m"); }, TESSEL_INVALID_ARTIFACT,
+                {"m: malformed manifest", c.message});
+}

@@ -133,7 +133,7 @@ const char tessel_artifact_manifest[] =
     "onnx-artifact 1\ntarget x\nfunction f tessel_entry_f\nend\n";
 #elif defined(FAKE_NEWER_VERSION)
 const char tessel_artifact_manifest[] =
-    "tessel-artifact 4\ntarget x\nfunction f tessel_entry_f\nend\n";
+    "tessel-artifact 5\ntarget x\nfunction f tessel_entry_f\nend\n";
 #elif defined(FAKE_MISSING_ENTRY)
 const char tessel_artifact_manifest[] =
     HEADER "function g tessel_entry_g\noutput o f32 []\nend\n";
@@ -143,6 +143,11 @@ const char tessel_artifact_manifest[] =
 #elif defined(FAKE_DYNAMIC_DIM)
 const char tessel_artifact_manifest[] =
     HEADER "function f tessel_entry_f\ninput x f32 [?,3]\nend\n";
+#elif defined(FAKE_FOREIGN_ENTRY)
+/* The entry symbol names libc's malloc, which dlsym finds through the
+ * library's dependencies: it must not be called as an entry. */
+const char tessel_artifact_manifest[] =
+    HEADER "function f malloc\noutput o f32 []\nend\n";
 #else
 #error "define one FAKE_* variant"
 #endif

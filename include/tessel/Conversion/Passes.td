@@ -86,6 +86,11 @@ def TesselEmitArtifactABI : Pass<"tessel-emit-artifact-abi", "::mlir::ModuleOp">
   let options = [
     Option<"targetTriple", "target-triple", "std::string", /*default=*/"\"\"",
            "Triple written to the manifest (default: the host's)">,
+    Option<"cpuFeatures", "cpu-features", "std::string", /*default=*/"\"\"",
+           "Comma-separated CPU features the code needs (names from "
+           "include/tessel/Runtime/CpuFeatures.def), written to the "
+           "manifest's `requires` record (ABI version 4) so the runtime "
+           "refuses a CPU without them">,
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }

@@ -28,6 +28,11 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       *this, "target-triple",
       llvm::cl::desc("Triple recorded in the artifact manifest"),
       llvm::cl::init("")};
+  Option<std::string> cpuFeatures{
+      *this, "cpu-features",
+      llvm::cl::desc("CPU features the artifact requires, recorded in its "
+                     "manifest (tessel-compile sets them from --mcpu)"),
+      llvm::cl::init("")};
   Option<bool> kernels{
       *this, "kernels",
       llvm::cl::desc("Call the kernel library (include/tessel/Kernels) for "

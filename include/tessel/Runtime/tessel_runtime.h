@@ -22,7 +22,7 @@ extern "C" {
 
 #define TESSEL_RUNTIME_VERSION "0.1.0"
 /* Newest artifact ABI version this runtime can load. */
-#define TESSEL_ABI_VERSION 3
+#define TESSEL_ABI_VERSION 4
 
 /* Version string of the loaded library (may differ from the header's). */
 const char *tessel_runtime_version(void);

@@ -167,9 +167,12 @@ void printValues(llvm::raw_ostream &os, const FunctionSig &sig) {
 
 /// The oldest ABI version that can describe the artifact, so that older
 /// runtimes still load what they can: version 1 has neither imports nor
-/// vocabularies, version 2 has no named (dynamic) dimensions.
+/// vocabularies, version 2 has no named (dynamic) dimensions, version 3 no
+/// `requires` record.
 unsigned abiVersion(ArrayRef<FunctionSig> functions,
-                    ArrayRef<FunctionSig> imports) {
+                    ArrayRef<FunctionSig> imports, bool requiresFeatures) {
+  if (requiresFeatures)
+    return 4;
   unsigned version = imports.empty() ? 1 : 2;
   for (const FunctionSig &f : llvm::concat<const FunctionSig>(functions, imports))
     for (const TensorSig &t : llvm::concat<const TensorSig>(f.inputs, f.outputs)) {
@@ -247,11 +250,24 @@ struct TesselEmitArtifactABIPass
     std::string triple = targetTriple.empty()
                              ? llvm::sys::getDefaultTargetTriple()
                              : targetTriple;
+    SmallVector<StringRef> features;
+    StringRef(cpuFeatures).split(features, ',', -1, /*KeepEmpty=*/false);
+    for (StringRef f : features)
+      if (f.empty() || f.find_first_of(" \t\n") != StringRef::npos) {
+        module.emitError() << "invalid CPU feature name '" << f << "'";
+        return signalPassFailure();
+      }
     std::string manifest;
     llvm::raw_string_ostream os(manifest);
-    os << TESSEL_MANIFEST_MAGIC " " << abiVersion(entries, imports)
-       << "\n"
+    os << TESSEL_MANIFEST_MAGIC " "
+       << abiVersion(entries, imports, !features.empty()) << "\n"
        << "target " << triple << "\n";
+    if (!features.empty()) {
+      os << "requires";
+      for (StringRef f : features)
+        os << ' ' << f;
+      os << "\n";
+    }
     for (auto [slot, sig] : llvm::enumerate(imports)) {
       os << "import " << sig.name << ' ' << slot << "\n";
       printValues(os, sig);

@@ -1,0 +1,37 @@
+//===- SealTest.cpp - the artifact seal (ArtifactSeal.h) ------------------===//
+
+#include "tessel/Runtime/ArtifactSeal.h"
+
+#include <gtest/gtest.h>
+
+namespace {
+
+// Reference values of XXH64 with seed 0 (xxHash's own test vectors).
+TEST(Seal, Xxh64MatchesTheReference) {
+  EXPECT_EQ(tessel::seal::xxh64("", 0), 0xEF46DB3751D8E999ULL);
+  EXPECT_EQ(tessel::seal::xxh64("a", 1), 0xD24EC4F1A98C6E5BULL);
+  EXPECT_EQ(tessel::seal::xxh64("abc", 3), 0x44BC2CF5AD770999ULL);
+}
+
+TEST(Seal, ChecksSizeAndContents) {
+  std::string payload(1000, '\0');
+  for (size_t i = 0; i < payload.size(); ++i)
+    payload[i] = char(i * 7);
+  std::string file = payload + tessel::seal::make(payload.data(),
+                                                  payload.size());
+  using tessel::seal::Result;
+  EXPECT_EQ(tessel::seal::check(file.data(), file.size()), Result::Ok);
+  std::string edited = file;
+  edited[500] ^= 1;
+  EXPECT_EQ(tessel::seal::check(edited.data(), edited.size()),
+            Result::Mismatch);
+  std::string truncated = file.substr(0, 900);
+  EXPECT_EQ(tessel::seal::check(truncated.data(), truncated.size()),
+            Result::Missing);
+  std::string shifted = file.substr(100);
+  EXPECT_EQ(tessel::seal::check(shifted.data(), shifted.size()),
+            Result::WrongSize);
+  EXPECT_EQ(tessel::seal::check(file.data(), 3), Result::Missing);
+}
+
+} // namespace
