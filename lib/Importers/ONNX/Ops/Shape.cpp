@@ -8,6 +8,7 @@
 // that later ops that need constant shapes still see them.
 //
 //===----------------------------------------------------------------------===//
+#include "llvm/Support/MathExtras.h"
 #include "Common.h"
 
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
@@ -790,18 +791,29 @@ LogicalResult convertTile(NodeContext &ctx) {
     return failure();
   }
   SmallVector<int64_t> out;
-  SmallVector<SmallVector<int64_t>> lists;
   for (auto [d, r] : llvm::zip(in, *repeats)) {
     if (r < 1)
       return ctx.unsupported("Tile with a repeat count below 1");
-    out.push_back(d * r);
-    SmallVector<int64_t> l;
-    for (int64_t k = 0; k < d * r; ++k)
-      l.push_back(k % d);
-    lists.push_back(l);
+    int64_t size;
+    if (llvm::MulOverflow(d, r, size))
+      return ctx.emitError() << "the tiled result has a dimension of more "
+                                "than 2^63 elements ("
+                             << d << " x " << r << ")";
+    out.push_back(size);
   }
+  // Before anything is sized by it: repeats of 2^40 must be an error, not
+  // an index list of 2^40 entries.
+  if (failed(checkShape(ctx, out, "the tiled result")))
+    return failure();
   DenseElementsAttr c = ctx.constantInput(0);
   if (foldable(c) && numElements(out) <= kFoldLimit) {
+    SmallVector<SmallVector<int64_t>> lists;
+    for (auto [d, size] : llvm::zip(in, out)) {
+      SmallVector<int64_t> l;
+      for (int64_t k = 0; k < size; ++k)
+        l.push_back(k % d);
+      lists.push_back(l);
+    }
     ctx.setConstantOutput(
         0, selectConstant(c, lists, RankedTensorType::get(out, c.getElementType())));
     return success();

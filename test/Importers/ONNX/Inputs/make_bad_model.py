@@ -25,6 +25,19 @@ def ints(name, values):
 
 
 def build(kind):
+    if kind == "tile-huge":
+        return model([helper.make_node("Tile", ["x", "r"], ["y"], name="Tile_0")],
+                     [vi("x", [2, 2])], [vi("y", [2 ** 41, 2 ** 41])],
+                     [numpy_helper.from_array(np.array([2 ** 40, 2 ** 40], np.int64), "r")])
+    if kind == "constantofshape-4gib":
+        # A 1024^3 splat feeding a reduction: filled at run time, never
+        # 4 GiB of constant data in the artifact.
+        value = numpy_helper.from_array(np.array([1.0], np.float32))
+        return model([helper.make_node("ConstantOfShape", ["s"], ["c"], value=value),
+                      helper.make_node("ReduceSum", ["c"], ["r"], keepdims=0),
+                      helper.make_node("Add", ["x", "r"], ["y"])],
+                     [vi("x", [1])], [vi("y", [1])],
+                     [numpy_helper.from_array(np.array([1024] * 3, np.int64), "s")])
     if kind == "constantofshape-negative":
         return model([helper.make_node("ConstantOfShape", ["s"], ["y"])],
                      [], [vi("y", ["n"])], [ints("s", [-100])])
