@@ -1,7 +1,11 @@
 //===- InputLimits.cpp - reading model files within bounds ----------------===//
 #include "tessel/Support/InputLimits.h"
 
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FileSystem.h"
+
+#include <cstdio>
+#include <cstdlib>
 
 #include <cerrno>
 #include <cstring>
@@ -138,4 +142,24 @@ bool mlir::tessel::checkMLIRNesting(StringRef text, std::string &error,
     }
   }
   return true;
+}
+
+static const char *errorToolName = "tessel";
+
+void mlir::tessel::installToolErrorHandlers(const char *toolName) {
+  errorToolName = toolName;
+  llvm::install_fatal_error_handler(
+      [](void *, const char *reason, bool) {
+        // LLVM exits with status 1 once this returns.
+        std::fprintf(stderr, "%s: error: %s\n", errorToolName, reason);
+      },
+      nullptr);
+  llvm::install_bad_alloc_error_handler(
+      [](void *, const char *reason, bool) {
+        // No allocation may happen here.
+        std::fprintf(stderr, "%s: error: out of memory (%s)\n", errorToolName,
+                     reason ? reason : "allocation failed");
+        std::_Exit(1);
+      },
+      nullptr);
 }

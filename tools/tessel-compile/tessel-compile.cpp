@@ -152,6 +152,7 @@ static OwningOpRef<ModuleOp> loadModel(MLIRContext &context,
 
 int main(int argc, char **argv) {
   InitLLVM y(argc, argv);
+  mlir::tessel::installToolErrorHandlers("tessel-compile");
   // Before the pass-manager options: --mlir-print-ir-before/after=<pass>
   // take their list of pass names from the registry when created.
   tessel::registerAllPasses();

@@ -17,6 +17,7 @@
 
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
+  mlir::tessel::installToolErrorHandlers("tessel-opt");
   mlir::DialectRegistry registry;
   mlir::tessel::registerAllDialects(registry);
   mlir::tessel::registerAllPasses();

@@ -38,6 +38,11 @@ std::unique_ptr<llvm::MemoryBuffer> readModelInput(llvm::StringRef path,
 bool checkMLIRNesting(llvm::StringRef text, std::string &error,
                       unsigned maxDepth = kMaxMLIRNesting);
 
+/// Makes LLVM's fatal errors and allocation failures print
+/// "<tool>: error: ..." and exit with status 1, like every other error of
+/// the tool, instead of "LLVM ERROR: ..." and an abort.
+void installToolErrorHandlers(const char *toolName);
+
 } // namespace mlir::tessel
 
 #endif // TESSEL_SUPPORT_INPUTLIMITS_H
