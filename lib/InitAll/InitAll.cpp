@@ -9,6 +9,7 @@
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 #include "tessel/Pipelines/Pipelines.h"
+#include "tessel/Quantization/Passes.h"
 
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -28,6 +29,7 @@ void mlir::tessel::registerAllPasses() {
   compose::registerComposeTransformsPasses();
   sym::registerSymTransformsPasses();
   registerTesselConversionPasses();
+  registerTesselQuantizationPasses();
   registerTesselPipelines();
 }
 

@@ -5,6 +5,7 @@
 #include "tessel/Dialect/Compose/Transforms/Passes.h"
 #include "tessel/Dialect/Sym/Transforms/Passes.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
+#include "tessel/Quantization/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
@@ -72,6 +73,9 @@ void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
     pm.addPass(sym::createTesselSimplifySym());
   pm.addPass(sym::createTesselLowerSym()); // symbols -> i32 ids (+ sym.vocab)
   pm.addPass(createTesselRecordSignature());
+  // Quantized values (quant casts of !quant.uniform tensors) become integer
+  // and float arithmetic.
+  pm.addNestedPass<func::FuncOp>(createTesselLowerQuant());
   // Before softmax is decomposed: attention chains become one fused kernel.
   if (useKernels(options))
     pm.addNestedPass<func::FuncOp>(createTesselFuseAttention());

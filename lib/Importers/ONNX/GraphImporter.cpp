@@ -15,6 +15,7 @@
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Importers/ONNX/ONNXImporter.h"
 
+#include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -331,7 +332,8 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   ctx->loadDialect<arith::ArithDialect, func::FuncDialect,
                    math::MathDialect, tensor::TensorDialect,
                    tosa::TosaDialect, tessel::TesselDialect,
-                   tessel::compose::ComposeDialect, linalg::LinalgDialect>();
+                   tessel::compose::ComposeDialect, linalg::LinalgDialect,
+                   quant::QuantDialect>();
   const onnx::GraphProto &graph = model.model.graph();
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
   (*module)->setAttr("tessel.source",

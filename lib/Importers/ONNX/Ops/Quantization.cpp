@@ -11,8 +11,12 @@
 // uint8 data is shifted by -128 into int8 first (zero points shifted alike),
 // which leaves every difference, so the result, unchanged.
 //
-// Float math (divide, round half to even, clamp, convert) uses arith/math
-// ops on whole tensors. Unsigned tensors go through toI32 / fromI32 only, as
+// QuantizeLinear / DequantizeLinear with constant scales and zero points
+// become upstream quant casts on !quant.uniform tensors (per tensor or per
+// axis), so passes see the quantization; tessel-lower-quant gives them their
+// meaning (docs/quantization.md). With parameters computed at run time they
+// are expanded here. Float math (divide, round half to even, clamp,
+// convert) uses arith/math ops on whole tensors. Unsigned tensors go through toI32 / fromI32 only, as
 // the first and last op: TOSA ops on them do not lower (see mapScalars).
 //
 //===----------------------------------------------------------------------===//
@@ -20,6 +24,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Quant/IR/Quant.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 
@@ -184,6 +190,82 @@ FailureOr<IntegerType> quantizedType(NodeContext &ctx) {
   return it;
 }
 
+//===----------------------------------------------------------------------===//
+// Quantized types
+//===----------------------------------------------------------------------===//
+
+/// The !quant.uniform element type of (scale, zero point) inputs 1 and 2
+/// for data of shape `xt` with storage `storage`, when both are constants
+/// the quant dialect can hold: a per-tensor or per-axis positive finite
+/// scale. Otherwise null, and the caller expands the arithmetic (a scale
+/// computed at run time has no type).
+Type uniformType(NodeContext &ctx, RankedTensorType xt, IntegerType storage,
+                 FloatType expressed, int64_t axis) {
+  DenseElementsAttr scale = ctx.constantInput(1);
+  DenseElementsAttr zp = ctx.hasInput(2) ? ctx.constantInput(2) : nullptr;
+  if (!scale || (ctx.hasInput(2) && !zp) || !storage ||
+      storage.getWidth() > 16 || !expressed ||
+      !isa<FloatType>(scale.getElementType()))
+    return nullptr;
+  ArrayRef<int64_t> ps = scale.getType().getShape();
+  int64_t n = scale.getNumElements();
+  int64_t rank = xt.getRank();
+  bool perTensor = n == 1 && ps.size() <= 1;
+  if (!perTensor) {
+    if (rank == 0 || ps.size() != 1 || axis < -rank || axis >= rank)
+      return nullptr;
+    axis = axis < 0 ? axis + rank : axis;
+    if (xt.isDynamicDim(axis) || xt.getDimSize(axis) != n)
+      return nullptr;
+  }
+  SmallVector<double> scales;
+  for (APFloat v : scale.getValues<APFloat>()) {
+    bool lost;
+    v.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+    double d = v.convertToDouble();
+    if (!(d > 0) || !std::isfinite(d))
+      return nullptr;
+    scales.push_back(d);
+  }
+  SmallVector<int64_t> zeroPoints =
+      zp ? toInts(zp) : SmallVector<int64_t>(n, 0);
+  if (int64_t(zeroPoints.size()) != n)
+    return nullptr;
+  bool isSigned = !storage.isUnsigned();
+  unsigned width = storage.getWidth();
+  int64_t lo = quant::QuantizedType::getDefaultMinimumForInteger(isSigned, width);
+  int64_t hi = quant::QuantizedType::getDefaultMaximumForInteger(isSigned, width);
+  for (int64_t z : zeroPoints)
+    if (z < lo || z > hi)
+      return nullptr;
+  unsigned flags = isSigned ? quant::QuantizationFlags::Signed : 0;
+  Type signless = IntegerType::get(ctx.context(), width);
+  if (perTensor)
+    return quant::UniformQuantizedType::get(flags, signless, expressed,
+                                            scales[0], zeroPoints[0], lo, hi);
+  return quant::UniformQuantizedPerAxisType::get(
+      flags, signless, expressed, scales, zeroPoints, int32_t(axis), lo, hi);
+}
+
+/// Integer data reinterpreted between its ONNX type (ui8, i8, ...) and the
+/// signless type of the same width quant.scast takes.
+Value toSignless(NodeContext &ctx, Value x) {
+  auto it = cast<IntegerType>(elemOf(x));
+  if (it.isSignless())
+    return x;
+  Type signless = ctx.builder().getIntegerType(it.getWidth());
+  return mapScalars(ctx, x, signless, [&](OpBuilder &b, Location loc, Value e) {
+    return reinterpret(b, loc, e, signless);
+  });
+}
+Value fromSignless(NodeContext &ctx, Value x, IntegerType to) {
+  if (to.isSignless())
+    return x;
+  return mapScalars(ctx, x, to, [&](OpBuilder &b, Location loc, Value e) {
+    return reinterpret(b, loc, e, to);
+  });
+}
+
 /// y = saturate(round(x / scale) + zero_point), per tensor or per axis.
 LogicalResult convertQuantizeLinear(NodeContext &ctx) {
   FailureOr<int64_t> axis = ctx.intAttr("axis", 1);
@@ -194,6 +276,19 @@ LogicalResult convertQuantizeLinear(NodeContext &ctx) {
     return failure();
   Value x = ctx.input(0);
   RankedTensorType xt = typeOf(x);
+  // Constant parameters: a quantized type, lowered by tessel-lower-quant.
+  if (Type q = uniformType(ctx, xt, *outElem, dyn_cast<FloatType>(elemOf(x)),
+                           *axis);
+      q && elemOf(ctx.input(1)) == elemOf(x)) {
+    OpBuilder &b = ctx.builder();
+    Value quantized = quant::QuantizeCastOp::create(
+        b, ctx.loc(), withElementType(xt, q), x);
+    Value stored = quant::StorageCastOp::create(
+        b, ctx.loc(),
+        withElementType(xt, b.getIntegerType(outElem->getWidth())), quantized);
+    ctx.setOutput(0, fromSignless(ctx, stored, *outElem));
+    return success();
+  }
   auto scale = alignParam(ctx, toF32(ctx, ctx.input(1)), xt, *axis, "y_scale");
   if (failed(scale))
     return failure();
@@ -221,6 +316,17 @@ LogicalResult convertDequantizeLinear(NodeContext &ctx) {
   RankedTensorType xt = typeOf(x);
   if (!isa<IntegerType>(xt.getElementType()))
     return ctx.unsupported("dequantizing non-integer (float8) data");
+  // Constant parameters: a quantized type, lowered by tessel-lower-quant.
+  if (Type q = uniformType(ctx, xt, cast<IntegerType>(xt.getElementType()),
+                           dyn_cast<FloatType>(elemOf(ctx.input(1))), *axis)) {
+    OpBuilder &b = ctx.builder();
+    Value quantized = quant::StorageCastOp::create(
+        b, ctx.loc(), withElementType(xt, q), toSignless(ctx, x));
+    ctx.setOutput(0, quant::DequantizeCastOp::create(
+                         b, ctx.loc(),
+                         withElementType(xt, elemOf(ctx.input(1))), quantized));
+    return success();
+  }
   auto scale = alignParam(ctx, ctx.input(1), xt, *axis, "x_scale");
   if (failed(scale))
     return failure();

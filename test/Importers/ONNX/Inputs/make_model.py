@@ -23,6 +23,28 @@ def build(kind):
     if kind == "add":
         return model([helper.make_node("Add", ["x", "y"], ["z"], name="add0")],
                      [vi("x", [2, 3]), vi("y", [2, 3])], [vi("z", [2, 3])])
+    if kind == "qdq-per-tensor":
+        # QuantizeLinear -> DequantizeLinear with constant uint8 parameters.
+        inits = [numpy_helper.from_array(np.array(0.5, np.float32), "s"),
+                 numpy_helper.from_array(np.array(10, np.uint8), "z")]
+        return model([helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"]),
+                      helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"])],
+                     [vi("x", [6])], [vi("q", [6], TensorProto.UINT8), vi("y", [6])],
+                     inits)
+    if kind == "dq-per-axis-matmul":
+        # int8 weights dequantized per output column, then a MatMul.
+        w = np.array([[1, -2], [3, 4], [-128, 127]], np.int8)
+        inits = [numpy_helper.from_array(w, "w"),
+                 numpy_helper.from_array(np.array([0.5, 0.25], np.float32), "s"),
+                 numpy_helper.from_array(np.array([0, -1], np.int8), "z")]
+        return model([helper.make_node("DequantizeLinear", ["w", "s", "z"], ["wf"], axis=1),
+                      helper.make_node("MatMul", ["x", "wf"], ["y"])],
+                     [vi("x", [1, 3])], [vi("y", [1, 2])], inits)
+    if kind == "qdq-dynamic-scale":
+        # The scale is a graph input: no quantized type, expanded arithmetic.
+        return model([helper.make_node("QuantizeLinear", ["x", "s"], ["q"]),
+                      helper.make_node("DequantizeLinear", ["q", "s"], ["y"])],
+                     [vi("x", [3]), vi("s", [])], [vi("y", [3])])
     if kind == "future-opset":
         return model([helper.make_node("Add", ["x", "x"], ["y"])],
                      [vi("x", [6])], [vi("y", [6])], opset=9999)

@@ -1,0 +1,214 @@
+//===- LowerQuant.cpp - quant casts to integer and float arithmetic -------===//
+//
+// The meaning of quant.dcast / quant.qcast on tensors, with ONNX's
+// DequantizeLinear / QuantizeLinear semantics (round half to even, exact
+// division, saturation), per tensor or per axis. Everything before this
+// pass sees quantized types; everything after it plain integers and floats.
+//
+//===----------------------------------------------------------------------===//
+#include "tessel/Quantization/Passes.h"
+
+#include "tessel/Dialect/Tessel/Utils/TosaBuilder.h"
+
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELLOWERQUANT
+#include "tessel/Quantization/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+
+namespace {
+
+/// The parameters of a uniform quantized element type.
+struct Params {
+  SmallVector<double> scales;
+  SmallVector<int64_t> zeroPoints;
+  /// The quantized dimension; -1 per tensor.
+  int64_t axis = -1;
+  IntegerType storage; // signless
+  bool isSigned = true;
+  int64_t min = 0, max = 0;
+  FloatType expressed;
+};
+
+std::optional<Params> paramsOf(Type elem) {
+  Params p;
+  if (auto t = dyn_cast<quant::UniformQuantizedType>(elem)) {
+    p.scales = {t.getScale()};
+    p.zeroPoints = {t.getZeroPoint()};
+  } else if (auto t = dyn_cast<quant::UniformQuantizedPerAxisType>(elem)) {
+    p.scales.assign(t.getScales().begin(), t.getScales().end());
+    p.zeroPoints.assign(t.getZeroPoints().begin(), t.getZeroPoints().end());
+    p.axis = t.getQuantizedDimension();
+  } else {
+    return std::nullopt;
+  }
+  auto q = cast<quant::QuantizedType>(elem);
+  p.storage = dyn_cast<IntegerType>(q.getStorageType());
+  p.expressed = dyn_cast<FloatType>(q.getExpressedType());
+  if (!p.storage || !p.expressed)
+    return std::nullopt;
+  p.isSigned = q.isSigned();
+  p.min = q.getStorageTypeMin();
+  p.max = q.getStorageTypeMax();
+  return p;
+}
+
+/// `values` as an f32 constant of rank `rank` that broadcasts along `axis`
+/// (all-ones shape per tensor).
+Value paramTensor(OpBuilder &b, Location loc, ArrayRef<double> values,
+                  int64_t rank, int64_t axis) {
+  SmallVector<int64_t> shape(rank, 1);
+  if (axis >= 0)
+    shape[axis] = values.size();
+  SmallVector<float> f(values.begin(), values.end());
+  auto type = RankedTensorType::get(shape, b.getF32Type());
+  return arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(type, ArrayRef<float>(f)));
+}
+
+SmallVector<double> toDoubles(ArrayRef<int64_t> v) {
+  return SmallVector<double>(v.begin(), v.end());
+}
+
+RankedTensorType withElement(RankedTensorType t, Type elem) {
+  return RankedTensorType::get(t.getShape(), elem);
+}
+
+/// y = (x - zero_point) * scale. x - zero_point is exact in f32 for storage
+/// of up to 16 bits, so this is the integer difference, scaled once.
+struct LowerDequantize : OpRewritePattern<quant::DequantizeCastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(quant::DequantizeCastOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inTy = dyn_cast<RankedTensorType>(op.getInput().getType());
+    if (!inTy)
+      return rewriter.notifyMatchFailure(op, "not a ranked tensor");
+    std::optional<Params> p = paramsOf(inTy.getElementType());
+    if (!p || p->storage.getWidth() > 16)
+      return rewriter.notifyMatchFailure(op, "not uniform 8/16-bit storage");
+    Location loc = op.getLoc();
+    tessel::TosaBuilder tb(rewriter, loc);
+    Value stored = quant::StorageCastOp::create(
+        rewriter, loc, withElement(inTy, p->storage), op.getInput());
+    auto f32Ty = withElement(inTy, rewriter.getF32Type());
+    Value x = p->isSigned
+                  ? Value(arith::SIToFPOp::create(rewriter, loc, f32Ty, stored))
+                  : Value(arith::UIToFPOp::create(rewriter, loc, f32Ty, stored));
+    int64_t rank = inTy.getRank();
+    Value zp = paramTensor(rewriter, loc, toDoubles(p->zeroPoints), rank,
+                           p->axis);
+    Value scale = paramTensor(rewriter, loc, p->scales, rank, p->axis);
+    Value y = tb.mul(tb.sub(x, zp), scale);
+    if (!p->expressed.isF32())
+      y = arith::TruncFOp::create(rewriter, loc,
+                                  withElement(inTy, p->expressed), y);
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+/// q = saturate(round_half_to_even(x / scale) + zero_point), the division
+/// exact (not a multiplication by a rounded reciprocal).
+struct LowerQuantize : OpRewritePattern<quant::QuantizeCastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(quant::QuantizeCastOp op,
+                                PatternRewriter &rewriter) const override {
+    auto outTy = dyn_cast<RankedTensorType>(op.getResult().getType());
+    if (!outTy || !outTy.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "not a static ranked tensor");
+    std::optional<Params> p = paramsOf(outTy.getElementType());
+    if (!p || p->storage.getWidth() > 16)
+      return rewriter.notifyMatchFailure(op, "not uniform 8/16-bit storage");
+    Location loc = op.getLoc();
+    tessel::TosaBuilder tb(rewriter, loc);
+    Type f32 = rewriter.getF32Type();
+    auto f32Ty = withElement(outTy, f32);
+    Value x = op.getInput();
+    if (!cast<RankedTensorType>(x.getType()).getElementType().isF32())
+      x = arith::ExtFOp::create(rewriter, loc, f32Ty, x);
+    int64_t rank = outTy.getRank();
+    Value scale = paramTensor(rewriter, loc, p->scales, rank, p->axis);
+    SmallVector<int64_t> multiples;
+    for (auto [have, want] :
+         llvm::zip(cast<RankedTensorType>(scale.getType()).getShape(),
+                   outTy.getShape()))
+      multiples.push_back(have == want ? 1 : want);
+    if (llvm::any_of(multiples, [](int64_t m) { return m != 1; }))
+      scale = tosa::TileOp::create(rewriter, loc, f32Ty, scale,
+                                   tb.shape(multiples));
+    Value v = arith::DivFOp::create(rewriter, loc, x, scale);
+    v = math::RoundEvenOp::create(rewriter, loc, v);
+    v = tb.add(v, paramTensor(rewriter, loc, toDoubles(p->zeroPoints), rank,
+                              p->axis));
+    v = tosa::ClampOp::create(rewriter, loc, f32Ty, v,
+                              rewriter.getFloatAttr(f32, double(p->min)),
+                              rewriter.getFloatAttr(f32, double(p->max)));
+    Value i = arith::FPToSIOp::create(
+        rewriter, loc, withElement(outTy, rewriter.getI32Type()), v);
+    i = arith::TruncIOp::create(rewriter, loc, withElement(outTy, p->storage),
+                                i);
+    rewriter.replaceOpWithNewOp<quant::StorageCastOp>(op, outTy, i);
+    return success();
+  }
+};
+
+bool isQuantized(Type t) {
+  if (auto shaped = dyn_cast<ShapedType>(t))
+    t = shaped.getElementType();
+  return isa<quant::QuantizedType>(t);
+}
+
+struct TesselLowerQuantPass
+    : tessel::impl::TesselLowerQuantBase<TesselLowerQuantPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<LowerDequantize, LowerQuantize>(&getContext());
+    // One walk, no folding: upstream folds dcast(qcast(x)) to x, which
+    // would drop the rounding and saturation of a quantize-dequantize pair.
+    walkAndApplyPatterns(getOperation(), std::move(patterns));
+    // Storage casts that meet cancel: scast(scast(x)) is x.
+    getOperation()->walk([](quant::StorageCastOp op) {
+      auto inner = op.getInput().getDefiningOp<quant::StorageCastOp>();
+      if (inner && inner.getInput().getType() == op.getType())
+        op.getResult().replaceAllUsesWith(inner.getInput());
+    });
+    WalkResult leftover = getOperation()->walk([](Operation *op) {
+      for (Type t : llvm::concat<const Type>(op->getOperandTypes(),
+                                             op->getResultTypes()))
+        if (isQuantized(t) && !isa<quant::StorageCastOp>(op)) {
+          op->emitError() << "quantized value of type " << t
+                          << " has no lowering here: only quant.qcast, "
+                             "quant.dcast and quant.scast are lowered";
+          return WalkResult::interrupt();
+        }
+      return WalkResult::advance();
+    });
+    if (leftover.wasInterrupted())
+      return signalPassFailure();
+    // Storage casts left without users (the casts into quantized types of
+    // lowered values) go, in reverse order so a chain goes whole.
+    SmallVector<quant::StorageCastOp> casts;
+    getOperation()->walk([&](quant::StorageCastOp op) { casts.push_back(op); });
+    for (quant::StorageCastOp op : llvm::reverse(casts))
+      if (op->use_empty())
+        op->erase();
+    WalkResult stillQuantized = getOperation()->walk([](Operation *op) {
+      for (Type t : op->getResultTypes())
+        if (isQuantized(t)) {
+          op->emitError() << "quantized value of type " << t
+                          << " is still used after lowering";
+          return WalkResult::interrupt();
+        }
+      return WalkResult::advance();
+    });
+    if (stillQuantized.wasInterrupted())
+      signalPassFailure();
+  }
+};
+
+} // namespace
