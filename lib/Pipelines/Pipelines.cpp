@@ -52,6 +52,13 @@ void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
   // Tensors too large to compile are an error here, not an out-of-memory
   // abort in a folder later.
   pm.addPass(createTesselCheckTensorSizes());
+  // Quantization first, before any pass that folds: upstream folds
+  // quant.dcast(quant.qcast(x)) to x, which would drop the rounding of a
+  // quantize-dequantize pair. Products of dequantized values run on their
+  // integers; then quantized values (quant casts of !quant.uniform tensors)
+  // become integer and float arithmetic.
+  pm.addNestedPass<func::FuncOp>(createTesselFoldQDQ());
+  pm.addNestedPass<func::FuncOp>(createTesselLowerQuant());
   // A composition compiles as one function: routes become top-k selection
   // and expert calls, memory ops TOSA, and component calls are inlined.
   if (!options.component.empty()) {
@@ -73,9 +80,7 @@ void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
     pm.addPass(sym::createTesselSimplifySym());
   pm.addPass(sym::createTesselLowerSym()); // symbols -> i32 ids (+ sym.vocab)
   pm.addPass(createTesselRecordSignature());
-  // Quantized values (quant casts of !quant.uniform tensors) become integer
-  // and float arithmetic.
-  pm.addNestedPass<func::FuncOp>(createTesselLowerQuant());
+
   // Before softmax is decomposed: attention chains become one fused kernel.
   if (useKernels(options))
     pm.addNestedPass<func::FuncOp>(createTesselFuseAttention());

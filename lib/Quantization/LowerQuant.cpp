@@ -80,7 +80,8 @@ RankedTensorType withElement(RankedTensorType t, Type elem) {
 }
 
 /// y = (x - zero_point) * scale. x - zero_point is exact in f32 for storage
-/// of up to 16 bits, so this is the integer difference, scaled once.
+/// of up to 16 bits, so this is the integer difference, scaled once; 32-bit
+/// storage (integer accumulators) is rounded to f32 first.
 struct LowerDequantize : OpRewritePattern<quant::DequantizeCastOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(quant::DequantizeCastOp op,
@@ -89,8 +90,8 @@ struct LowerDequantize : OpRewritePattern<quant::DequantizeCastOp> {
     if (!inTy)
       return rewriter.notifyMatchFailure(op, "not a ranked tensor");
     std::optional<Params> p = paramsOf(inTy.getElementType());
-    if (!p || p->storage.getWidth() > 16)
-      return rewriter.notifyMatchFailure(op, "not uniform 8/16-bit storage");
+    if (!p || p->storage.getWidth() > 32)
+      return rewriter.notifyMatchFailure(op, "not uniform storage of <= 32 bits");
     Location loc = op.getLoc();
     tessel::TosaBuilder tb(rewriter, loc);
     Value stored = quant::StorageCastOp::create(

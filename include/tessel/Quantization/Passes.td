@@ -27,11 +27,43 @@ def TesselLowerQuant : Pass<"tessel-lower-quant", "::mlir::func::FuncOp"> {
     dimension. Storage casts that meet (`scast(scast(x))`) cancel; a
     quantized value left over afterwards (an op with no lowering consumed
     it) is an error naming the op. Runs before TOSA is lowered to linalg;
-    `tessel-fold-qdq` (to come) runs before it to turn DQ -> op -> Q chains
-    into integer ops.
+    `tessel-fold-qdq` runs before it to turn DQ -> op -> Q chains
+    into integer ops. Storage of 32 bits (the accumulators `tessel-fold-qdq`
+    produces) dequantizes through an f32 conversion, rounded as ONNX
+    Runtime's integer-to-float matmuls round it.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect",
+                           "::mlir::quant::QuantDialect",
+                           "::mlir::tosa::TosaDialect"];
+}
+
+def TesselFoldQDQ : Pass<"tessel-fold-qdq", "::mlir::func::FuncOp"> {
+  let summary = "Run products of dequantized operands on their integers";
+  let description = [{
+    A `tosa.matmul` whose operands are both dequantized 8-bit values
+    (`quant.dcast` of `quant.scast`, seen through `tosa.reshape`s) becomes
+    a `tosa.matmul` of the stored integers with their zero points (i32
+    accumulation), whose result is dequantized with the product of the
+    scales:
+
+    ```mlir
+    %a = quant.dcast(quant.scast %x : ... !quant.uniform<u8:f32, sa:za>)
+    %b = quant.dcast(quant.scast %w : ... !quant.uniform<i8:f32:2, {sb_n:zb}>)
+    %y = tosa.matmul %a, %b, %fzero, %fzero    // f32
+    // becomes
+    %acc = tosa.matmul %x', %w, %za', %zb       // i8 x i8 -> i32
+    %y = quant.dcast(quant.scast %acc : !quant.uniform<i32:f32:2, {sa*sb_n}>)
+    ```
+
+    The integer sum is exact, so the result differs from the float one by
+    rounding only. uint8 storage is moved into int8 range by flipping the
+    top bit (x - 128), its zero point alike. The activation must be
+    quantized per tensor, the weights per tensor or per output column with
+    one zero point (TOSA's zero point is a scalar); anything else stays in
+    float. A `quant.qcast` that follows is left to `tessel-lower-quant`.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::quant::QuantDialect",
                            "::mlir::tosa::TosaDialect"];
 }

@@ -1,0 +1,193 @@
+//===- FoldQDQ.cpp - products of dequantized values on integers -----------===//
+//
+// A QDQ model (ONNX Runtime's quantizer, PyTorch's export) says "int8" by
+// wrapping float ops in DequantizeLinear / QuantizeLinear. The product of two
+// dequantized operands is computed on the stored integers instead, exactly,
+// and dequantized once with the product of the scales: the rule ONNX
+// Runtime's QDQ transformer applies to MatMul. docs/quantization.md.
+//
+//===----------------------------------------------------------------------===//
+#include "tessel/Quantization/Passes.h"
+
+#include "tessel/Dialect/Tessel/Utils/TosaBuilder.h"
+
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELFOLDQDQ
+#include "tessel/Quantization/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+
+namespace {
+
+/// An operand that is dequantized 8-bit storage, reshaped to the operand's
+/// shape: the storage integers (signless) and the quantization, its axis
+/// (if any) renumbered for that shape.
+struct Dequantized {
+  Value storage;
+  bool isSigned = true;
+  SmallVector<double> scales;
+  SmallVector<int64_t> zeroPoints;
+  int64_t axis = -1; // per tensor
+};
+
+/// Where dimension `axis` of `from` is in `to`, a reshape of it that keeps
+/// that dimension whole (the same size, after the same number of elements);
+/// -1 if it does not.
+int64_t remapAxis(ArrayRef<int64_t> from, ArrayRef<int64_t> to, int64_t axis) {
+  int64_t before = 1;
+  for (int64_t d = 0; d < axis; ++d)
+    before *= from[d];
+  int64_t prefix = 1;
+  for (int64_t d = 0, e = to.size(); d < e; ++d) {
+    if (prefix == before && to[d] == from[axis])
+      return d;
+    prefix *= to[d];
+  }
+  return -1;
+}
+
+/// Looks through tosa.reshape ops for quant.dcast(quant.scast(x)) with
+/// 8-bit storage; rebuilds the reshapes on the storage integers.
+std::optional<Dequantized> dequantized(PatternRewriter &rewriter, Value v) {
+  SmallVector<tosa::ReshapeOp> reshapes;
+  while (auto r = v.getDefiningOp<tosa::ReshapeOp>()) {
+    reshapes.push_back(r);
+    v = r.getInput1();
+  }
+  auto dcast = v.getDefiningOp<quant::DequantizeCastOp>();
+  if (!dcast)
+    return std::nullopt;
+  auto scast = dcast.getInput().getDefiningOp<quant::StorageCastOp>();
+  auto qTy = dyn_cast<RankedTensorType>(dcast.getInput().getType());
+  if (!scast || !qTy || !qTy.hasStaticShape())
+    return std::nullopt;
+  Dequantized d;
+  d.storage = scast.getInput();
+  Type elem = qTy.getElementType();
+  if (auto t = dyn_cast<quant::UniformQuantizedType>(elem)) {
+    d.scales = {t.getScale()};
+    d.zeroPoints = {t.getZeroPoint()};
+  } else if (auto t = dyn_cast<quant::UniformQuantizedPerAxisType>(elem)) {
+    d.scales.assign(t.getScales().begin(), t.getScales().end());
+    d.zeroPoints.assign(t.getZeroPoints().begin(), t.getZeroPoints().end());
+    d.axis = t.getQuantizedDimension();
+  } else {
+    return std::nullopt;
+  }
+  auto q = cast<quant::QuantizedType>(elem);
+  if (q.getStorageTypeIntegralWidth() != 8 ||
+      !isa<FloatType>(q.getExpressedType()))
+    return std::nullopt;
+  d.isSigned = q.isSigned();
+  ArrayRef<int64_t> shape = qTy.getShape();
+  for (tosa::ReshapeOp r : llvm::reverse(reshapes)) {
+    auto outTy = cast<RankedTensorType>(r.getType());
+    if (!outTy.hasStaticShape())
+      return std::nullopt;
+    if (d.axis >= 0) {
+      d.axis = remapAxis(shape, outTy.getShape(), d.axis);
+      if (d.axis < 0)
+        return std::nullopt;
+    }
+    shape = outTy.getShape();
+  }
+  if (!reshapes.empty()) {
+    auto storageTy = RankedTensorType::get(
+        shape, cast<RankedTensorType>(d.storage.getType()).getElementType());
+    d.storage = tosa::ReshapeOp::create(rewriter, reshapes.front().getLoc(),
+                                        storageTy, d.storage,
+                                        reshapes.front().getShape());
+  }
+  return d;
+}
+
+bool isZero(Value v) {
+  return matchPattern(v, m_Zero()) || matchPattern(v, m_AnyZeroFloat());
+}
+
+/// `x` (signless 8-bit storage) as int8 values: uint8 minus 128, which is
+/// the top bit flipped.
+Value toInt8(PatternRewriter &rewriter, Location loc, const Dequantized &d) {
+  if (d.isSigned)
+    return d.storage;
+  auto ty = cast<RankedTensorType>(d.storage.getType());
+  Value flip = arith::ConstantOp::create(
+      rewriter, loc,
+      DenseElementsAttr::get(ty, rewriter.getIntegerAttr(ty.getElementType(),
+                                                         0x80)));
+  return arith::XOrIOp::create(rewriter, loc, d.storage, flip);
+}
+
+Value zeroPointConst(PatternRewriter &rewriter, Location loc, int64_t zp) {
+  auto ty = RankedTensorType::get({1}, rewriter.getI8Type());
+  return tosa::ConstOp::create(
+      rewriter, loc, ty,
+      DenseElementsAttr::get(ty, rewriter.getIntegerAttr(rewriter.getI8Type(),
+                                                         zp)));
+}
+
+struct FoldMatMul : OpRewritePattern<tosa::MatMulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tosa::MatMulOp op,
+                                PatternRewriter &rewriter) const override {
+    auto outTy = cast<RankedTensorType>(op.getType());
+    if (!isa<FloatType>(outTy.getElementType()) || !outTy.hasStaticShape() ||
+        !isZero(op.getAZp()) || !isZero(op.getBZp()))
+      return rewriter.notifyMatchFailure(op, "not a float matmul");
+    std::optional<Dequantized> a = dequantized(rewriter, op.getA());
+    std::optional<Dequantized> b = a ? dequantized(rewriter, op.getB())
+                                     : std::nullopt;
+    if (!a || !b)
+      return rewriter.notifyMatchFailure(op, "operands not dequantized");
+    // TOSA takes one zero point per operand; per-column weights may vary
+    // only in scale. The activation is per tensor.
+    if (a->axis >= 0 || (b->axis >= 0 && b->axis != 2) ||
+        llvm::any_of(b->zeroPoints,
+                     [&](int64_t z) { return z != b->zeroPoints[0]; }))
+      return rewriter.notifyMatchFailure(op, "unsupported quantization axes");
+    Location loc = op.getLoc();
+    int64_t za = a->zeroPoints[0] - (a->isSigned ? 0 : 128);
+    int64_t zb = b->zeroPoints[0] - (b->isSigned ? 0 : 128);
+    auto accTy = RankedTensorType::get(outTy.getShape(), rewriter.getI32Type());
+    Value acc = tosa::MatMulOp::create(
+        rewriter, loc, accTy, toInt8(rewriter, loc, *a),
+        toInt8(rewriter, loc, *b), zeroPointConst(rewriter, loc, za),
+        zeroPointConst(rewriter, loc, zb));
+    // The accumulator's scale: sa * sb (per output column if b is).
+    SmallVector<double> scales;
+    for (double sb : b->scales)
+      scales.push_back(a->scales[0] * sb);
+    auto i32 = rewriter.getI32Type();
+    auto f = cast<FloatType>(outTy.getElementType());
+    int64_t lo = quant::QuantizedType::getDefaultMinimumForInteger(true, 32);
+    int64_t hi = quant::QuantizedType::getDefaultMaximumForInteger(true, 32);
+    Type q =
+        b->axis < 0
+            ? Type(quant::UniformQuantizedType::get(
+                  quant::QuantizationFlags::Signed, i32, f, scales[0], 0, lo,
+                  hi))
+            : Type(quant::UniformQuantizedPerAxisType::get(
+                  quant::QuantizationFlags::Signed, i32, f, scales,
+                  SmallVector<int64_t>(scales.size(), 0), 2, lo, hi));
+    Value accQ = quant::StorageCastOp::create(
+        rewriter, loc, RankedTensorType::get(outTy.getShape(), q), acc);
+    rewriter.replaceOpWithNewOp<quant::DequantizeCastOp>(op, outTy, accQ);
+    return success();
+  }
+};
+
+struct TesselFoldQDQPass : tessel::impl::TesselFoldQDQBase<TesselFoldQDQPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<FoldMatMul>(&getContext());
+    walkAndApplyPatterns(getOperation(), std::move(patterns));
+  }
+};
+
+} // namespace

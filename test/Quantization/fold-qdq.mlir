@@ -1,0 +1,75 @@
+// RUN: tessel-opt %s -split-input-file -tessel-fold-qdq | FileCheck %s
+
+// uint8 activation per tensor (zero point 130), int8 weights per output
+// column (zero point 0), through the importer's reshapes: an i8 x i8 -> i32
+// matmul with the shifted zero point (130 - 128 = 2), dequantized with
+// sa * sb per column.
+// CHECK-LABEL: func.func @per_column
+// CHECK-DAG: %[[FLIP:.*]] = arith.constant dense<-128> : tensor<1x4x3xi8>
+// CHECK-DAG: %[[XR:.*]] = tosa.reshape %[[X:.*]], %{{.*}} : (tensor<4x3xi8>, !tosa.shape<3>) -> tensor<1x4x3xi8>
+// CHECK-DAG: %[[XS:.*]] = arith.xori %[[XR]], %[[FLIP]] : tensor<1x4x3xi8>
+// CHECK-DAG: %[[WR:.*]] = tosa.reshape %[[W:.*]], %{{.*}} : (tensor<3x2xi8>, !tosa.shape<3>) -> tensor<1x3x2xi8>
+// CHECK-DAG: %[[ZA:.*]] = "tosa.const"() <{values = dense<2> : tensor<1xi8>}>
+// CHECK-DAG: %[[ZB:.*]] = "tosa.const"() <{values = dense<0> : tensor<1xi8>}>
+// CHECK: %[[ACC:.*]] = tosa.matmul %[[XS]], %[[WR]], %[[ZA]], %[[ZB]] : (tensor<1x4x3xi8>, tensor<1x3x2xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x2xi32>
+// CHECK: %[[Q:.*]] = quant.scast %[[ACC]] : tensor<1x4x2xi32> to tensor<1x4x2x!quant.uniform<i32:f32:2, {5.000000e-02,2.500000e-02}>>
+// CHECK: %[[Y:.*]] = quant.dcast %[[Q]]
+// CHECK: tosa.reshape %[[Y]]
+func.func @per_column(%x: tensor<4x3xi8>, %w: tensor<3x2xi8>) -> tensor<4x2xf32> {
+  %xq = quant.scast %x : tensor<4x3xi8> to tensor<4x3x!quant.uniform<u8:f32, 0.1:130>>
+  %xf = quant.dcast %xq : tensor<4x3x!quant.uniform<u8:f32, 0.1:130>> to tensor<4x3xf32>
+  %wq = quant.scast %w : tensor<3x2xi8> to tensor<3x2x!quant.uniform<i8:f32:1, {0.5, 0.25}>>
+  %wf = quant.dcast %wq : tensor<3x2x!quant.uniform<i8:f32:1, {0.5, 0.25}>> to tensor<3x2xf32>
+  %s3a = tosa.const_shape {values = dense<[1, 4, 3]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %a = tosa.reshape %xf, %s3a : (tensor<4x3xf32>, !tosa.shape<3>) -> tensor<1x4x3xf32>
+  %s3b = tosa.const_shape {values = dense<[1, 3, 2]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %b = tosa.reshape %wf, %s3b : (tensor<3x2xf32>, !tosa.shape<3>) -> tensor<1x3x2xf32>
+  %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %y = tosa.matmul %a, %b, %z, %z : (tensor<1x4x3xf32>, tensor<1x3x2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x4x2xf32>
+  %s2 = tosa.const_shape {values = dense<[4, 2]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %r = tosa.reshape %y, %s2 : (tensor<1x4x2xf32>, !tosa.shape<2>) -> tensor<4x2xf32>
+  return %r : tensor<4x2xf32>
+}
+
+// -----
+
+// Signed per-tensor operands need no shift.
+// CHECK-LABEL: func.func @per_tensor
+// CHECK-NOT: arith.xori
+// CHECK: tosa.matmul %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (tensor<1x2x3xi8>, tensor<1x3x2xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x2x2xi32>
+// CHECK: quant.scast %{{.*}} : tensor<1x2x2xi32> to tensor<1x2x2x!quant.uniform<i32:f32, 2.500000e-01>>
+func.func @per_tensor(%x: tensor<1x2x3xi8>, %w: tensor<1x3x2xi8>) -> tensor<1x2x2xf32> {
+  %xq = quant.scast %x : tensor<1x2x3xi8> to tensor<1x2x3x!quant.uniform<i8:f32, 0.5:-5>>
+  %xf = quant.dcast %xq : tensor<1x2x3x!quant.uniform<i8:f32, 0.5:-5>> to tensor<1x2x3xf32>
+  %wq = quant.scast %w : tensor<1x3x2xi8> to tensor<1x3x2x!quant.uniform<i8:f32, 0.5:7>>
+  %wf = quant.dcast %wq : tensor<1x3x2x!quant.uniform<i8:f32, 0.5:7>> to tensor<1x3x2xf32>
+  %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %y = tosa.matmul %xf, %wf, %z, %z : (tensor<1x2x3xf32>, tensor<1x3x2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x2x2xf32>
+  return %y : tensor<1x2x2xf32>
+}
+
+// -----
+
+// What stays in float: a float activation (weight-only quantization),
+// per-column weights with differing zero points, a per-axis activation.
+// CHECK-LABEL: func.func @stays_float
+// CHECK-NOT: i32
+// CHECK: tosa.matmul %{{.*}} : (tensor<1x2x3xf32>, tensor<1x3x2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x2x2xf32>
+// CHECK: tosa.matmul %{{.*}} : (tensor<1x2x3xf32>, tensor<1x3x2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x2x2xf32>
+// CHECK: tosa.matmul %{{.*}} : (tensor<1x2x3xf32>, tensor<1x3x2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x2x2xf32>
+func.func @stays_float(%a: tensor<1x2x3xf32>, %x: tensor<1x2x3xi8>, %w: tensor<1x3x2xi8>)
+    -> (tensor<1x2x2xf32>, tensor<1x2x2xf32>, tensor<1x2x2xf32>) {
+  %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %wq = quant.scast %w : tensor<1x3x2xi8> to tensor<1x3x2x!quant.uniform<i8:f32:2, {0.5:1, 0.25:2}>>
+  %wf = quant.dcast %wq : tensor<1x3x2x!quant.uniform<i8:f32:2, {0.5:1, 0.25:2}>> to tensor<1x3x2xf32>
+  %y0 = tosa.matmul %a, %wf, %z, %z : (tensor<1x2x3xf32>, tensor<1x3x2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x2x2xf32>
+  %xq = quant.scast %x : tensor<1x2x3xi8> to tensor<1x2x3x!quant.uniform<i8:f32, 0.5>>
+  %xf = quant.dcast %xq : tensor<1x2x3x!quant.uniform<i8:f32, 0.5>> to tensor<1x2x3xf32>
+  %y1 = tosa.matmul %xf, %wf, %z, %z : (tensor<1x2x3xf32>, tensor<1x3x2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x2x2xf32>
+  %pq = quant.scast %x : tensor<1x2x3xi8> to tensor<1x2x3x!quant.uniform<i8:f32:1, {0.5, 0.25}>>
+  %pf = quant.dcast %pq : tensor<1x2x3x!quant.uniform<i8:f32:1, {0.5, 0.25}>> to tensor<1x2x3xf32>
+  %vq = quant.scast %w : tensor<1x3x2xi8> to tensor<1x3x2x!quant.uniform<i8:f32, 0.5>>
+  %vf = quant.dcast %vq : tensor<1x3x2x!quant.uniform<i8:f32, 0.5>> to tensor<1x3x2xf32>
+  %y2 = tosa.matmul %pf, %vf, %z, %z : (tensor<1x2x3xf32>, tensor<1x3x2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x2x2xf32>
+  return %y0, %y1, %y2 : tensor<1x2x2xf32>, tensor<1x2x2xf32>, tensor<1x2x2xf32>
+}
