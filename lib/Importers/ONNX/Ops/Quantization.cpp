@@ -247,12 +247,31 @@ Type uniformType(NodeContext &ctx, RankedTensorType xt, IntegerType storage,
       flags, signless, expressed, scales, zeroPoints, int32_t(axis), lo, hi);
 }
 
+/// The signless tensor `x` was reinterpreted from by fromSignless, if it
+/// was: QuantizeLinear -> DequantizeLinear on uint8 then needs no
+/// reinterpretation loop in either direction.
+Value reinterpretedFrom(Value x) {
+  auto gen = x.getDefiningOp<tensor::GenerateOp>();
+  if (!gen || gen.getBody().front().getOperations().size() != 3)
+    return nullptr;
+  Block &body = gen.getBody().front();
+  auto extract = dyn_cast<tensor::ExtractOp>(&body.front());
+  auto cast = dyn_cast<UnrealizedConversionCastOp>(*std::next(body.begin()));
+  if (!extract || !cast || cast.getOperand(0) != extract.getResult() ||
+      extract.getIndices() != ValueRange(body.getArguments()))
+    return nullptr;
+  Value src = extract.getTensor();
+  return elemOf(src).isSignlessInteger() ? src : nullptr;
+}
+
 /// Integer data reinterpreted between its ONNX type (ui8, i8, ...) and the
 /// signless type of the same width quant.scast takes.
 Value toSignless(NodeContext &ctx, Value x) {
   auto it = cast<IntegerType>(elemOf(x));
   if (it.isSignless())
     return x;
+  if (Value src = reinterpretedFrom(x))
+    return src;
   Type signless = ctx.builder().getIntegerType(it.getWidth());
   return mapScalars(ctx, x, signless, [&](OpBuilder &b, Location loc, Value e) {
     return reinterpret(b, loc, e, signless);
