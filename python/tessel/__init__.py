@@ -18,15 +18,19 @@ are linked into one model at load time by :func:`tessel.link` or
 Compiler developers: :mod:`tessel.ir` (parse/print modules),
 :mod:`tessel.passes` (run a pipeline by name, list passes) and
 :mod:`tessel.builder` (write model-level graphs by hand).
+
+Quantization: :func:`tessel.quantize_onnx` writes an int8 QDQ model from
+an ONNX model and calibration samples (docs/quantization.md).
 """
 from .errors import CompileError, Error, InvocationError, TorchImportError
 from .runtime import (CompiledModule, LinkedModule, Signature, TensorSpec,
                       link, load, load_composition)
 from .compiler import compile
+from .quantize import quantize_onnx
 from . import builder, ir, passes
 
 __all__ = [
-    "compile", "load", "link", "load_composition", "CompiledModule",
+    "compile", "quantize_onnx", "load", "link", "load_composition", "CompiledModule",
     "LinkedModule", "Signature", "TensorSpec",
     "Error", "CompileError", "InvocationError", "TorchImportError",
     "ir", "passes", "builder",

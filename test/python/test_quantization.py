@@ -68,3 +68,102 @@ def test_qdq_matmul_runs_on_integers_and_matches_numpy(x_type, x_zp, per_column,
     # Requantization may round differently right at a half-way point.
     assert np.abs(yq.astype(np.int32) - yq_ref).max() <= 1
     assert (yq == yq_ref).mean() > 0.97
+
+
+# ---- post-training quantization: tessel.quantize_onnx --------------------------
+
+def small_cnn_onnx(rng):
+    """Conv(3->8) -> Relu -> Conv(8->8) -> GlobalAveragePool -> Flatten ->
+    Gemm(8->10), random weights."""
+    inits = [
+        numpy_helper.from_array((rng.standard_normal((8, 3, 3, 3)) * 0.3).astype(np.float32), "w1"),
+        numpy_helper.from_array((rng.standard_normal(8) * 0.1).astype(np.float32), "b1"),
+        numpy_helper.from_array((rng.standard_normal((8, 8, 3, 3)) * 0.2).astype(np.float32), "w2"),
+        numpy_helper.from_array((rng.standard_normal(8) * 0.1).astype(np.float32), "b2"),
+        numpy_helper.from_array((rng.standard_normal((10, 8)) * 0.5).astype(np.float32), "w3"),
+        numpy_helper.from_array((rng.standard_normal(10) * 0.1).astype(np.float32), "b3"),
+    ]
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], name="conv1", pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+        helper.make_node("Conv", ["r1", "w2", "b2"], ["c2"], name="conv2", pads=[1, 1, 1, 1]),
+        helper.make_node("GlobalAveragePool", ["c2"], ["p"], name="pool"),
+        helper.make_node("Flatten", ["p"], ["f"], name="flatten"),
+        helper.make_node("Gemm", ["f", "w3", "b3"], ["y"], name="fc", transB=1),
+    ]
+    g = helper.make_graph(nodes, "cnn", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 12, 12])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 10])], inits)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def cosine(a, b):
+    a, b = a.reshape(-1).astype(np.float64), b.reshape(-1).astype(np.float64)
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+@pytest.mark.parametrize("method", ["minmax", "percentile"])
+def test_quantize_onnx_writes_a_qdq_model_close_to_float(tmp_path, method):
+    rng = np.random.default_rng(3)
+    model = small_cnn_onnx(rng)
+    samples = [rng.standard_normal((1, 3, 12, 12)).astype(np.float32) for _ in range(16)]
+    dst, rep = tmp_path / "q.onnx", tmp_path / "report.json"
+    q = tessel.quantize_onnx(model, samples, dst, method=method, report=rep)
+    onnx.checker.check_model(onnx.load(dst))
+    ops = [n.op_type for n in q.graph.node]
+    # x, r1, f in; c1, c2, y out; three weights.
+    assert ops.count("QuantizeLinear") == 6 and ops.count("DequantizeLinear") == 9
+    inits = {t.name: numpy_helper.to_array(t) for t in q.graph.initializer}
+    assert inits["w1_quantized"].dtype == np.int8
+    assert inits["w1_scale"].shape == (8,)                   # per output channel
+    np.testing.assert_allclose(np.abs(inits["w1_quantized"]).max(axis=(1, 2, 3)), 127)
+    assert inits["x_zero_point"].dtype == np.uint8
+
+    f32 = tessel.compile(model.SerializeToString())
+    i8 = tessel.compile(str(dst))
+    agree, cos = 0, []
+    for _ in range(20):
+        x = rng.standard_normal((1, 3, 12, 12)).astype(np.float32)
+        a, b = f32(x), i8(x)
+        cos.append(cosine(a, b))
+        agree += int(a.argmax() == b.argmax())
+    assert min(cos) > 0.99 and agree >= 18
+    assert not np.array_equal(f32(samples[0]), i8(samples[0]))   # really quantized
+
+    import json
+    r = json.loads(rep.read_text())
+    assert [l["node"] for l in r["layers"]] == ["conv1", "conv2", "fc"]
+    assert all(l["sqnr_db"] > 20 for l in r["layers"]), r["layers"]
+    assert len(r["layers"][0]["weight"]["scales"]) == 8
+
+
+def test_quantize_onnx_exclude_and_per_tensor(tmp_path):
+    rng = np.random.default_rng(4)
+    model = small_cnn_onnx(rng)
+    samples = {"x": rng.standard_normal((4, 1, 3, 12, 12)).astype(np.float32)}
+    q = tessel.quantize_onnx(model, samples, exclude=["fc"], per_channel=False)
+    inits = {t.name for t in q.graph.initializer}
+    assert "w3" in inits and "w3_quantized" not in inits        # fc stays float
+    scale = next(t for t in q.graph.initializer if t.name == "w2_scale")
+    assert list(scale.dims) == []                                # per tensor
+    f = tessel.compile(q.SerializeToString())
+    assert f(samples["x"][0]).shape == (1, 10)
+
+
+def test_quantize_onnx_bad_input(tmp_path):
+    rng = np.random.default_rng(5)
+    model = small_cnn_onnx(rng)
+    x = rng.standard_normal((1, 3, 12, 12)).astype(np.float32)
+    with pytest.raises(ValueError, match="names no node of the model: \\['nope'\\]"):
+        tessel.quantize_onnx(model, [x], exclude=["nope"])
+    with pytest.raises(ValueError, match="method must be one of"):
+        tessel.quantize_onnx(model, [x], method="entropy")
+    with pytest.raises(ValueError, match="calibration data is empty"):
+        tessel.quantize_onnx(model, [])
+    with pytest.raises(ValueError, match="sample 0 has 2 array"):
+        tessel.quantize_onnx(model, [(x, x)])
+    with pytest.raises(ValueError, match="calibration sample 0: .*shape"):
+        tessel.quantize_onnx(model, [np.zeros((1, 3, 5, 5), np.float32)])
+    with pytest.raises(ValueError, match="calibration sample 0: .*dtype"):
+        tessel.quantize_onnx(model, [x.astype(np.float64)])
+    with pytest.raises(FileNotFoundError):
+        tessel.quantize_onnx(tmp_path / "missing.onnx", [x])
