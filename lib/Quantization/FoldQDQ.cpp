@@ -52,13 +52,17 @@ int64_t remapAxis(ArrayRef<int64_t> from, ArrayRef<int64_t> to, int64_t axis) {
   return -1;
 }
 
-/// Looks through tosa.reshape ops for quant.dcast(quant.scast(x)) with
-/// 8-bit storage; rebuilds the reshapes on the storage integers.
+/// Looks through tosa.reshape and tosa.transpose ops (layout changes the
+/// importer puts between a DequantizeLinear and its consumer: 2-D to 3-D
+/// matmul operands, Gemm's transB) for quant.dcast(quant.scast(x)) with
+/// 8-bit storage; replays those ops on the storage integers.
 std::optional<Dequantized> dequantized(PatternRewriter &rewriter, Value v) {
-  SmallVector<tosa::ReshapeOp> reshapes;
-  while (auto r = v.getDefiningOp<tosa::ReshapeOp>()) {
-    reshapes.push_back(r);
-    v = r.getInput1();
+  SmallVector<Operation *> layout;
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isa<tosa::ReshapeOp, tosa::TransposeOp>(def))
+      break;
+    layout.push_back(def);
+    v = def->getOperand(0);
   }
   auto dcast = v.getDefiningOp<quant::DequantizeCastOp>();
   if (!dcast)
@@ -85,24 +89,39 @@ std::optional<Dequantized> dequantized(PatternRewriter &rewriter, Value v) {
       !isa<FloatType>(q.getExpressedType()))
     return std::nullopt;
   d.isSigned = q.isSigned();
+  // First check that the quantized axis survives every layout op, then
+  // build the integer copies.
   ArrayRef<int64_t> shape = qTy.getShape();
-  for (tosa::ReshapeOp r : llvm::reverse(reshapes)) {
-    auto outTy = cast<RankedTensorType>(r.getType());
+  int64_t axis = d.axis;
+  for (Operation *op : llvm::reverse(layout)) {
+    auto outTy = cast<RankedTensorType>(op->getResult(0).getType());
     if (!outTy.hasStaticShape())
       return std::nullopt;
-    if (d.axis >= 0) {
-      d.axis = remapAxis(shape, outTy.getShape(), d.axis);
-      if (d.axis < 0)
+    if (axis >= 0) {
+      if (auto t = dyn_cast<tosa::TransposeOp>(op)) {
+        ArrayRef<int32_t> perms = t.getPerms();
+        axis = llvm::find(perms, int32_t(axis)) - perms.begin();
+      } else {
+        axis = remapAxis(shape, outTy.getShape(), axis);
+      }
+      if (axis < 0)
         return std::nullopt;
     }
     shape = outTy.getShape();
   }
-  if (!reshapes.empty()) {
-    auto storageTy = RankedTensorType::get(
-        shape, cast<RankedTensorType>(d.storage.getType()).getElementType());
-    d.storage = tosa::ReshapeOp::create(rewriter, reshapes.front().getLoc(),
-                                        storageTy, d.storage,
-                                        reshapes.front().getShape());
+  d.axis = axis;
+  Type storageElem = cast<RankedTensorType>(d.storage.getType()).getElementType();
+  for (Operation *op : llvm::reverse(layout)) {
+    auto outTy = RankedTensorType::get(
+        cast<RankedTensorType>(op->getResult(0).getType()).getShape(),
+        storageElem);
+    if (auto t = dyn_cast<tosa::TransposeOp>(op))
+      d.storage = tosa::TransposeOp::create(rewriter, op->getLoc(), outTy,
+                                            d.storage, t.getPermsAttr());
+    else
+      d.storage = tosa::ReshapeOp::create(
+          rewriter, op->getLoc(), outTy, d.storage,
+          cast<tosa::ReshapeOp>(op).getShape());
   }
   return d;
 }

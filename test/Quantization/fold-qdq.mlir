@@ -73,3 +73,25 @@ func.func @stays_float(%a: tensor<1x2x3xf32>, %x: tensor<1x2x3xi8>, %w: tensor<1
   %y2 = tosa.matmul %pf, %vf, %z, %z : (tensor<1x2x3xf32>, tensor<1x3x2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x2x2xf32>
   return %y0, %y1, %y2 : tensor<1x2x2xf32>, tensor<1x2x2xf32>, tensor<1x2x2xf32>
 }
+
+// -----
+
+// Gemm's transB: weights [N, K] per output row (axis 0), transposed and
+// reshaped to [1, K, N]; the axis follows the transpose to 2.
+// CHECK-LABEL: func.func @transposed_weights
+// CHECK: %[[T:.*]] = tosa.transpose %{{.*}} {perms = array<i32: 1, 0>} : (tensor<2x3xi8>) -> tensor<3x2xi8>
+// CHECK: %[[R:.*]] = tosa.reshape %[[T]], %{{.*}} : (tensor<3x2xi8>, !tosa.shape<3>) -> tensor<1x3x2xi8>
+// CHECK: tosa.matmul %{{.*}}, %[[R]], %{{.*}}, %{{.*}} : (tensor<1x4x3xi8>, tensor<1x3x2xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x2xi32>
+// CHECK: quant.scast %{{.*}} : tensor<1x4x2xi32> to tensor<1x4x2x!quant.uniform<i32:f32:2, {5.000000e-02,2.500000e-02}>>
+func.func @transposed_weights(%x: tensor<1x4x3xi8>, %w: tensor<2x3xi8>) -> tensor<1x4x2xf32> {
+  %xq = quant.scast %x : tensor<1x4x3xi8> to tensor<1x4x3x!quant.uniform<i8:f32, 0.1>>
+  %xf = quant.dcast %xq : tensor<1x4x3x!quant.uniform<i8:f32, 0.1>> to tensor<1x4x3xf32>
+  %wq = quant.scast %w : tensor<2x3xi8> to tensor<2x3x!quant.uniform<i8:f32:0, {0.5, 0.25}>>
+  %wf = quant.dcast %wq : tensor<2x3x!quant.uniform<i8:f32:0, {0.5, 0.25}>> to tensor<2x3xf32>
+  %t = tosa.transpose %wf {perms = array<i32: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %s3 = tosa.const_shape {values = dense<[1, 3, 2]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %b = tosa.reshape %t, %s3 : (tensor<3x2xf32>, !tosa.shape<3>) -> tensor<1x3x2xf32>
+  %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %y = tosa.matmul %xf, %b, %z, %z : (tensor<1x4x3xf32>, tensor<1x3x2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x4x2xf32>
+  return %y : tensor<1x4x2xf32>
+}
