@@ -11,6 +11,7 @@ PACKAGES=(
   libgtest-dev
   libonnx-dev libprotobuf-dev libonnx-testdata python3-onnx
   python3-numpy python3-pytest python3-torch python3-torchvision pybind11-dev
+  python3-sklearn
 )
 
 missing=()

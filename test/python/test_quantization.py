@@ -167,3 +167,55 @@ def test_quantize_onnx_bad_input(tmp_path):
         tessel.quantize_onnx(model, [x.astype(np.float64)])
     with pytest.raises(FileNotFoundError):
         tessel.quantize_onnx(tmp_path / "missing.onnx", [x])
+
+
+# ---- accuracy on a model trained at test time -----------------------------------
+
+def test_digits_cnn_int8_accuracy_within_one_point_of_float(tmp_path):
+    """A small CNN trained for a few seconds on scikit-learn's digits (8x8
+    images, Debian's python3-sklearn), quantized with quantize_onnx from
+    training images: int8 test accuracy within 1 point of float, and the
+    int8 outputs really differ from the float ones."""
+    datasets = pytest.importorskip("sklearn.datasets")
+    torch = pytest.importorskip("torch")
+    d = datasets.load_digits()
+    x = (d.images / 16.0).astype(np.float32)[:, None]          # [N, 1, 8, 8]
+    y = d.target.astype(np.int64)
+    perm = np.random.default_rng(0).permutation(len(x))
+    x, y = x[perm], y[perm]
+    xtr, ytr, xte, yte = x[:1400], y[:1400], x[1400:], y[1400:]
+
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(
+        torch.nn.Conv2d(1, 16, 3, padding=1), torch.nn.ReLU(),
+        torch.nn.Conv2d(16, 32, 3, padding=1, stride=2), torch.nn.ReLU(),
+        torch.nn.Flatten(), torch.nn.Linear(32 * 4 * 4, 64), torch.nn.ReLU(),
+        torch.nn.Linear(64, 10))
+    opt = torch.optim.Adam(net.parameters(), lr=3e-3)
+    xt, yt = torch.from_numpy(xtr), torch.from_numpy(ytr)
+    for epoch in range(12):
+        for i in range(0, len(xt), 64):
+            opt.zero_grad()
+            loss = torch.nn.functional.cross_entropy(net(xt[i:i + 64]), yt[i:i + 64])
+            loss.backward()
+            opt.step()
+    net.eval()
+    batch = len(xte)
+    src = tmp_path / "digits.onnx"
+    torch.onnx.export(net, (torch.from_numpy(xte),), str(src), input_names=["x"],
+                      opset_version=13)
+    # Four calibration batches of training images (the exported model's
+    # batch is the test set's size).
+    calib = [xtr[np.arange(j * 97, j * 97 + batch) % len(xtr)] for j in range(4)]
+    q = tessel.quantize_onnx(src, calib, tmp_path / "digits.int8.onnx")
+    assert sum(n.op_type == "QuantizeLinear" for n in q.graph.node) >= 4
+
+    f32 = tessel.compile(str(src))
+    i8 = tessel.compile(str(tmp_path / "digits.int8.onnx"))
+    a, b = f32(xte), i8(xte)
+    acc_f = (a.argmax(1) == yte).mean()
+    acc_q = (b.argmax(1) == yte).mean()
+    assert acc_f > 0.9, acc_f                       # the float model learned
+    print(f"digits: float {acc_f:.4f}, int8 {acc_q:.4f}")
+    assert abs(acc_f - acc_q) <= 0.01, (acc_f, acc_q)
+    assert np.abs(a - b).max() > 1e-3               # int8 is not float
