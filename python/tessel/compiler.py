@@ -114,9 +114,32 @@ def _no_shapes(shapes, what):
                         "carries its shapes in its types)")
 
 
+def _quantized_onnx(source, example_inputs, quantize, calibration_data):
+    """`source` (a torch module or an ONNX model) as a QDQ ModelProto."""
+    if quantize != "int8":
+        raise ValueError(f"quantize must be 'int8', got {quantize!r}")
+    if calibration_data is None:
+        raise ValueError("quantize='int8' needs calibration_data (samples of "
+                         "the model's inputs)")
+    from .quantize import quantize_onnx
+    if _is_torch_module(source):
+        if example_inputs is None:
+            raise TypeError("compiling a torch.nn.Module needs example_inputs")
+        from .torch_importer import export_onnx
+        source = export_onnx(source, example_inputs)
+    elif isinstance(source, str) and not _looks_like_path(source) or \
+            isinstance(source, ir.Module) or (
+                isinstance(source, (str, os.PathLike)) and
+                not os.fspath(source).endswith(".onnx")):
+        raise TypeError("quantize= applies to torch modules and ONNX models; "
+                        "quantize MLIR by writing quant.qcast/quant.dcast")
+    return quantize_onnx(source, calibration_data)
+
+
 def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
             threads=None, shapes=None, function=None,
-            route_lowering="grouped", component=None, raise_moe=True):
+            route_lowering="grouped", component=None, raise_moe=True,
+            quantize=None, calibration_data=None):
     """Compiles ``source`` and returns a callable :class:`CompiledModule`.
 
     source: a ``torch.nn.Module`` (with ``example_inputs``, a tuple of
@@ -135,9 +158,17 @@ def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
     raise_moe (ONNX and torch sources): import top-k gated mixtures of
     experts as ``compose.route`` so the route lowering runs each expert on
     just its tokens; False keeps the exported dense graph.
+    quantize="int8" (torch and ONNX sources) quantizes the model first
+    with :func:`tessel.quantize_onnx` from ``calibration_data`` (samples of
+    the inputs) and compiles the QDQ model.
     Errors raise :class:`tessel.CompileError` carrying the MLIR diagnostics
     (or :class:`tessel.TorchImportError` for an untranslatable torch node).
     """
+    if quantize is not None:
+        source = _quantized_onnx(source, example_inputs, quantize,
+                                 calibration_data)
+    elif calibration_data is not None:
+        raise ValueError("calibration_data applies with quantize='int8'")
     if route_lowering not in ("grouped", "dense"):
         raise ValueError("route_lowering must be 'grouped' or 'dense', got "
                          f"{route_lowering!r}")

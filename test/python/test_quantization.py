@@ -219,3 +219,25 @@ def test_digits_cnn_int8_accuracy_within_one_point_of_float(tmp_path):
     print(f"digits: float {acc_f:.4f}, int8 {acc_q:.4f}")
     assert abs(acc_f - acc_q) <= 0.01, (acc_f, acc_q)
     assert np.abs(a - b).max() > 1e-3               # int8 is not float
+
+
+def test_compile_with_quantize_int8():
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(1)
+    net = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(),
+                              torch.nn.Linear(64, 8)).eval()
+    x = torch.randn(4, 32)
+    calib = [torch.randn(4, 32).numpy() for _ in range(16)]
+    q = tessel.compile(net, (x,), quantize="int8", calibration_data=calib)
+    f = tessel.compile(net, (x,))
+    a, b = f(x), q(x)
+    assert cosine(a, b) > 0.99 and not np.array_equal(a, b)
+    with pytest.raises(ValueError, match="needs calibration_data"):
+        tessel.compile(net, (x,), quantize="int8")
+    with pytest.raises(ValueError, match="quantize must be 'int8'"):
+        tessel.compile(net, (x,), quantize="int4", calibration_data=calib)
+    with pytest.raises(ValueError, match="calibration_data applies with quantize"):
+        tessel.compile(net, (x,), calibration_data=calib)
+    with pytest.raises(TypeError, match="quantize= applies to torch modules and ONNX"):
+        tessel.compile("func.func @main() {\n return\n}", quantize="int8",
+                       calibration_data=calib)
