@@ -18,12 +18,7 @@ runs="${1:-1000000}"
 shift || true
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(npy manifest tensor_text composition artifact)
-if ! dpkg-query -W -f='${Status}' libclang-rt-22-dev 2>/dev/null | grep -q "install ok installed"; then
-  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq --no-install-recommends libclang-rt-22-dev >/dev/null
-fi
+bash "$root/scripts/install_clang_rt.sh"
 if [ ! -f "$build/build.ninja" ]; then
   cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \

@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "tessel/Quantization/Passes.h"
 
+#include "QuantParams.h"
+
 #include "tessel/Dialect/Tessel/Utils/TosaBuilder.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
@@ -71,24 +73,15 @@ std::optional<Dequantized> dequantized(PatternRewriter &rewriter, Value v) {
   auto qTy = dyn_cast<RankedTensorType>(dcast.getInput().getType());
   if (!scast || !qTy || !qTy.hasStaticShape())
     return std::nullopt;
+  std::optional<tessel::QuantParams> p = tessel::quantParamsOf(qTy.getElementType());
+  if (!p || p->storage.getWidth() != 8)
+    return std::nullopt;
   Dequantized d;
   d.storage = scast.getInput();
-  Type elem = qTy.getElementType();
-  if (auto t = dyn_cast<quant::UniformQuantizedType>(elem)) {
-    d.scales = {t.getScale()};
-    d.zeroPoints = {t.getZeroPoint()};
-  } else if (auto t = dyn_cast<quant::UniformQuantizedPerAxisType>(elem)) {
-    d.scales.assign(t.getScales().begin(), t.getScales().end());
-    d.zeroPoints.assign(t.getZeroPoints().begin(), t.getZeroPoints().end());
-    d.axis = t.getQuantizedDimension();
-  } else {
-    return std::nullopt;
-  }
-  auto q = cast<quant::QuantizedType>(elem);
-  if (q.getStorageTypeIntegralWidth() != 8 ||
-      !isa<FloatType>(q.getExpressedType()))
-    return std::nullopt;
-  d.isSigned = q.isSigned();
+  d.scales = p->scales;
+  d.zeroPoints = p->zeroPoints;
+  d.axis = p->axis;
+  d.isSigned = p->isSigned;
   // First check that the quantized axis survives every layout op, then
   // build the integer copies.
   ArrayRef<int64_t> shape = qTy.getShape();

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "tessel/Quantization/Passes.h"
 
+#include "QuantParams.h"
+
 #include "tessel/Dialect/Tessel/Utils/TosaBuilder.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
@@ -23,39 +25,10 @@ using namespace mlir;
 
 namespace {
 
-/// The parameters of a uniform quantized element type.
-struct Params {
-  SmallVector<double> scales;
-  SmallVector<int64_t> zeroPoints;
-  /// The quantized dimension; -1 per tensor.
-  int64_t axis = -1;
-  IntegerType storage; // signless
-  bool isSigned = true;
-  int64_t min = 0, max = 0;
-  FloatType expressed;
-};
+using tessel::QuantParams;
 
-std::optional<Params> paramsOf(Type elem) {
-  Params p;
-  if (auto t = dyn_cast<quant::UniformQuantizedType>(elem)) {
-    p.scales = {t.getScale()};
-    p.zeroPoints = {t.getZeroPoint()};
-  } else if (auto t = dyn_cast<quant::UniformQuantizedPerAxisType>(elem)) {
-    p.scales.assign(t.getScales().begin(), t.getScales().end());
-    p.zeroPoints.assign(t.getZeroPoints().begin(), t.getZeroPoints().end());
-    p.axis = t.getQuantizedDimension();
-  } else {
-    return std::nullopt;
-  }
-  auto q = cast<quant::QuantizedType>(elem);
-  p.storage = dyn_cast<IntegerType>(q.getStorageType());
-  p.expressed = dyn_cast<FloatType>(q.getExpressedType());
-  if (!p.storage || !p.expressed)
-    return std::nullopt;
-  p.isSigned = q.isSigned();
-  p.min = q.getStorageTypeMin();
-  p.max = q.getStorageTypeMax();
-  return p;
+std::optional<QuantParams> paramsOf(Type elem) {
+  return tessel::quantParamsOf(elem);
 }
 
 /// `values` as an f32 constant of rank `rank` that broadcasts along `axis`
@@ -89,7 +62,7 @@ struct LowerDequantize : OpRewritePattern<quant::DequantizeCastOp> {
     auto inTy = dyn_cast<RankedTensorType>(op.getInput().getType());
     if (!inTy)
       return rewriter.notifyMatchFailure(op, "not a ranked tensor");
-    std::optional<Params> p = paramsOf(inTy.getElementType());
+    std::optional<QuantParams> p = paramsOf(inTy.getElementType());
     if (!p || p->storage.getWidth() > 32)
       return rewriter.notifyMatchFailure(op, "not uniform storage of <= 32 bits");
     Location loc = op.getLoc();
@@ -122,7 +95,7 @@ struct LowerQuantize : OpRewritePattern<quant::QuantizeCastOp> {
     auto outTy = dyn_cast<RankedTensorType>(op.getResult().getType());
     if (!outTy || !outTy.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "not a static ranked tensor");
-    std::optional<Params> p = paramsOf(outTy.getElementType());
+    std::optional<QuantParams> p = paramsOf(outTy.getElementType());
     if (!p || p->storage.getWidth() > 16)
       return rewriter.notifyMatchFailure(op, "not uniform 8/16-bit storage");
     Location loc = op.getLoc();
