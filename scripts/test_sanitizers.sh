@@ -20,4 +20,5 @@ fi
 ninja -C "$build"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:${ASAN_OPTIONS:-}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
+export TSAN_OPTIONS="halt_on_error=1:suppressions=$root/test/unit/tsan.supp:${TSAN_OPTIONS:-}"
 ctest --test-dir "$build" -j "$(nproc)" --output-on-failure

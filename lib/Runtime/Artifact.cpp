@@ -202,6 +202,14 @@ Handle openLibrary(const std::string &path, const std::string &dlPath) {
   return handle;
 }
 
+/// Whether a library of that name is loaded in this process.
+bool isLoaded(const std::string &dlPath) {
+  void *h = ::dlopen(dlPath.c_str(), RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
+  if (h)
+    ::dlclose(h);
+  return h != nullptr;
+}
+
 /// Whether `sym` lies in the library that defines `anchor` (dlsym also
 /// finds the symbols of the library's dependencies, libc's malloc say).
 bool sameLibrary(const void *sym, const void *anchor) {
@@ -229,6 +237,23 @@ ArtifactPtr load(const std::string &path) {
   checkFile(path);
   ArtifactPtr artifact(new tessel_artifact, freeArtifact);
   artifact->privateFd = copyToMemfd(path, readSealed(path));
+  // dlopen matches loaded libraries by name: were a library of an earlier
+  // load under this fd's name still loaded (glibc may keep one loaded past
+  // dlclose), this load would share its instance and import table. Such a
+  // name is skipped by moving the copy to another descriptor.
+  std::vector<int> skipped;
+  while (isLoaded("/proc/self/fd/" + std::to_string(artifact->privateFd))) {
+    skipped.push_back(artifact->privateFd);
+    artifact->privateFd = ::fcntl(skipped.back(), F_DUPFD_CLOEXEC, 0);
+    if (artifact->privateFd < 0 || skipped.size() > 64) {
+      for (int fd : skipped)
+        ::close(fd);
+      loadError(TESSEL_IO_ERROR, path, "cannot find an unused descriptor "
+                                       "name for the private copy");
+    }
+  }
+  for (int fd : skipped)
+    ::close(fd);
   Handle handle = openLibrary(
       path, "/proc/self/fd/" + std::to_string(artifact->privateFd));
 
