@@ -254,8 +254,8 @@ ArtifactPtr load(const std::string &path) {
   }
   for (int fd : skipped)
     ::close(fd);
-  Handle handle = openLibrary(
-      path, "/proc/self/fd/" + std::to_string(artifact->privateFd));
+  std::string dlPath = "/proc/self/fd/" + std::to_string(artifact->privateFd);
+  Handle handle = openLibrary(path, dlPath);
 
   ::dlerror();
   const char *manifest = static_cast<const char *>(
@@ -265,10 +265,14 @@ ArtifactPtr load(const std::string &path) {
               "not a Tessel artifact: the shared library does not export '" +
                   std::string(TESSEL_MANIFEST_SYMBOL) + "'");
 
-  if (!sameLibrary(manifest, manifest))
+  // dlsym also searches the library's dependencies: the manifest must be
+  // this library's own.
+  Dl_info owner;
+  if (!::dladdr(manifest, &owner) || !owner.dli_fname ||
+      std::string(owner.dli_fname) != dlPath)
     loadError(TESSEL_INVALID_ARTIFACT, path,
-              "'" + std::string(TESSEL_MANIFEST_SYMBOL) +
-                  "' is not defined by the library");
+              "not a Tessel artifact: '" + std::string(TESSEL_MANIFEST_SYMBOL) +
+                  "' is not defined by the library itself");
   Manifest m = parseManifest(manifest, "artifact " + quoted(path));
   std::vector<std::string> missing = missingCpuFeatures(m.requiredFeatures);
   if (!missing.empty()) {
