@@ -26,10 +26,7 @@ using namespace mlir;
 namespace {
 
 using tessel::QuantParams;
-
-std::optional<QuantParams> paramsOf(Type elem) {
-  return tessel::quantParamsOf(elem);
-}
+using tessel::quantParamsOf;
 
 /// `values` as an f32 constant of rank `rank` that broadcasts along `axis`
 /// (all-ones shape per tensor).
@@ -62,7 +59,7 @@ struct LowerDequantize : OpRewritePattern<quant::DequantizeCastOp> {
     auto inTy = dyn_cast<RankedTensorType>(op.getInput().getType());
     if (!inTy)
       return rewriter.notifyMatchFailure(op, "not a ranked tensor");
-    std::optional<QuantParams> p = paramsOf(inTy.getElementType());
+    std::optional<QuantParams> p = quantParamsOf(inTy.getElementType());
     if (!p || p->storage.getWidth() > 32)
       return rewriter.notifyMatchFailure(op, "not uniform storage of <= 32 bits");
     Location loc = op.getLoc();
@@ -95,7 +92,7 @@ struct LowerQuantize : OpRewritePattern<quant::QuantizeCastOp> {
     auto outTy = dyn_cast<RankedTensorType>(op.getResult().getType());
     if (!outTy || !outTy.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "not a static ranked tensor");
-    std::optional<QuantParams> p = paramsOf(outTy.getElementType());
+    std::optional<QuantParams> p = quantParamsOf(outTy.getElementType());
     if (!p || p->storage.getWidth() > 16)
       return rewriter.notifyMatchFailure(op, "not uniform 8/16-bit storage");
     Location loc = op.getLoc();

@@ -62,7 +62,6 @@ def test_qdq_matmul_runs_on_integers_and_matches_numpy(x_type, x_zp, per_column,
     yq_ref = quantize(y_ref, y_scale, y_zp, -128, 127)
 
     f = tessel.compile(model.SerializeToString(), opt_level=opt_level)
-    ir = tessel.compile  # noqa: F841 (the IR is checked by the lit tests)
     y, yq = f(x)
     np.testing.assert_allclose(y, y_ref, rtol=1e-5, atol=1e-4)
     # Requantization may round differently right at a half-way point.

@@ -16,26 +16,14 @@
 #include <vector>
 
 using namespace tessel;
+using namespace tessel::test;
 using rt::Artifact;
 using rt::Composition;
 using rt::Tensor;
 
 namespace {
 
-Tensor f32(const std::vector<int64_t> &dims, std::vector<float> values) {
-  Tensor t = Tensor::allocate(TESSEL_DTYPE_F32, dims);
-  std::copy(values.begin(), values.end(), t.data<float>());
-  return t;
-}
 
-/// y = scale(x) + 1 through the composition's `twice` (2x+1 or 3x+1).
-std::vector<float> runTwice(const rt::Function &twice, float x0) {
-  std::vector<Tensor> in;
-  in.push_back(f32({3}, {x0, x0 + 1, x0 + 2}));
-  std::vector<Tensor> out = twice.invoke(in);
-  const float *y = out.at(0).data<float>();
-  return {y[0], y[1], y[2]};
-}
 
 TEST(Concurrency, OneArtifactFromManyThreads) {
   Artifact a = Artifact::load(FAKE_SINGLE);

@@ -19,19 +19,7 @@ using rt::Tensor;
 
 namespace {
 
-Tensor f32(const std::vector<int64_t> &dims, std::vector<float> values) {
-  Tensor t = Tensor::allocate(TESSEL_DTYPE_F32, dims);
-  std::copy(values.begin(), values.end(), t.data<float>());
-  return t;
-}
 
-std::vector<float> runTwice(const rt::Function &twice) {
-  std::vector<Tensor> in;
-  in.push_back(f32({3}, {1, 2, 3}));
-  std::vector<Tensor> out = twice.invoke(in);
-  const float *y = out.at(0).data<float>();
-  return {y[0], y[1], y[2]};
-}
 
 TEST(Link, CallsThroughTheImportTable) {
   Composition c = Composition::link({LINKED_IMPORTER, LINKED_PROVIDER});

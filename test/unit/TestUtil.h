@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <vector>
 #include <string>
 
 namespace tessel::test {
@@ -38,6 +40,23 @@ void expectError(F &&body, tessel_status_code_t code,
       EXPECT_NE(std::string(e.what()).find(p), std::string::npos)
           << "message '" << e.what() << "' lacks '" << p << "'";
   }
+}
+
+/// An f32 tensor of `dims` holding `values`.
+inline rt::Tensor f32(const std::vector<int64_t> &dims,
+                      const std::vector<float> &values) {
+  rt::Tensor t = rt::Tensor::allocate(TESSEL_DTYPE_F32, dims);
+  std::copy(values.begin(), values.end(), t.data<float>());
+  return t;
+}
+
+/// The linked fixtures' `twice` (scale(x) + 1) on x = [x0, x0+1, x0+2].
+inline std::vector<float> runTwice(const rt::Function &twice, float x0 = 1) {
+  std::vector<rt::Tensor> in;
+  in.push_back(f32({3}, {x0, x0 + 1, x0 + 2}));
+  std::vector<rt::Tensor> out = twice.invoke(in);
+  const float *y = out.at(0).data<float>();
+  return {y[0], y[1], y[2]};
 }
 
 } // namespace tessel::test
