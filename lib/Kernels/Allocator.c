@@ -9,6 +9,8 @@
  * plain malloc, buffers above the mmap threshold are unmapped on free and
  * page-faulted in again on every call). Blocks are 64-byte aligned, so
  * vector loads never split cache lines at a buffer's start. */
+#include "tessel/Kernels/tessel_kernels.h"
+
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>

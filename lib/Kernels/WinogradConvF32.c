@@ -28,9 +28,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-void *_mlir_memref_to_llvm_alloc(size_t size);
-void _mlir_memref_to_llvm_free(void *ptr);
-
 typedef struct {
   int64_t N, TH, TW, OH, OW, C, F, H, W, pad_top, pad_left;
   const float *in;

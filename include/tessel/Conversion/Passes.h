@@ -9,6 +9,8 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
+// Pass option defaults name the kernel library's constants (TESSEL_KERNEL_NR).
+#include "tessel/Kernels/tessel_kernels.h"
 
 namespace mlir::tessel {
 

@@ -135,21 +135,25 @@ def TesselKernelsToCalls
     f32 `linalg.depthwise_conv_2d_nhwc_hwc(m)` (channel multiplier 1) and
     dense f32 `linalg.transpose`s that are batched 2-D transposes once
     adjacent dims are grouped (run-time weight packing, NCHW to NHWC)
-    become `func.call`s of the functions declared in
-    include/tessel/Kernels/tessel_kernels.h, passing each buffer as an
+    become `func.call`s of the kernel library's functions. Which op becomes
+    which call, and each argument, are described per kernel in
+    include/tessel/Kernels/Kernels.td (the marshalling is generated from
+    it, docs/pipeline/kernels.md); each buffer is passed as an
     `!llvm.ptr` to its first element plus its strides, so every layout
     bufferization produces (subviews included) is handled. tessel-compile
     links the kernel library into the artifact; `tessel-emit-artifact-abi`
     passes the invoke context (thread count) to it.
   }];
   let options = [
-    Option<"panelWidth", "panel-width", "int64_t", /*default=*/"64",
+    Option<"panelWidth", "panel-width", "int64_t", /*default=*/"TESSEL_KERNEL_NR",
            "The kernel library's NR: packed_conv2d must use this panel width">,
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::func::FuncDialect",
                            "::mlir::memref::MemRefDialect",
-                           "::mlir::arith::ArithDialect"];
+                           "::mlir::arith::ArithDialect",
+                           // linalg depthwise convs become tessel.depthwise_conv2d
+                           "::mlir::tessel::TesselDialect"];
 }
 
 def TesselOutlineParallelLoops
@@ -164,7 +168,7 @@ def TesselOutlineParallelLoops
     outlined into a private task function `(!llvm.ptr context, i64 task)`
     that runs one chunk, and replaced by a call of
     `tessel_kernel_parallel_for(ntasks, task function, context)` (see
-    include/tessel/Kernels/tessel_kernels.h). The context is a stack struct
+    include/tessel/Kernels/Kernels.td). The context is a stack struct
     holding what the nest uses from outside: each buffer as its aligned
     pointer, offset, sizes and strides (rebuilt as a memref descriptor in
     the task function), and each scalar; constants and `memref.get_global`s

@@ -436,7 +436,7 @@ struct TesselEmitArtifactABIPass
   }
 
   /// tessel_kernel_set_context, declared on demand, if the module calls
-  /// into the kernel library (include/tessel/Kernels/tessel_kernels.h).
+  /// into the kernel library (include/tessel/Kernels/Kernels.td).
   static LLVM::LLVMFuncOp kernelContextSetter(ModuleOp module, OpBuilder &b,
                                               Location loc) {
     constexpr StringLiteral name = "tessel_kernel_set_context";

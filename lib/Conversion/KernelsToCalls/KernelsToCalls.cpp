@@ -1,8 +1,11 @@
 //===- KernelsToCalls.cpp - kernel ops -> calls into the kernel library ----===//
 //
-// The ABI is the C one of include/tessel/Kernels/tessel_kernels.h: every
-// buffer is passed as a pointer to its first element (aligned base + offset)
-// and its strides in elements; sizes, flags and the epilogue follow.
+// Which op becomes which call, and each argument's value, are described
+// per kernel in include/tessel/Kernels/Kernels.td; tessel-tblgen generates
+// the marshalling (KernelCalls.cpp.inc) from it, with the same C signature
+// the kernel library is compiled against. This file has the builder those
+// descriptions use: a buffer is a pointer to its first element (aligned
+// base + offset) and its strides in elements.
 //
 //===----------------------------------------------------------------------===//
 #include "tessel/Conversion/Passes.h"
@@ -24,9 +27,13 @@ using namespace mlir::tessel;
 
 namespace {
 
-/// Builds call arguments in the kernel ABI's types.
-struct CallBuilder {
-  OpBuilder &b;
+/// Builds call arguments in the kernel ABI's types; the generated
+/// marshalling (KernelCalls.cpp.inc) calls it, one statement per argument.
+struct KernelCallBuilder {
+  explicit KernelCallBuilder(Operation *op) : op(op), b(op), loc(op->getLoc()) {}
+
+  Operation *op;
+  OpBuilder b;
   Location loc;
   SmallVector<Value> args;
   SmallVector<Type> types;
@@ -52,6 +59,9 @@ struct CallBuilder {
     args.push_back(LLVM::ZeroOp::create(b, loc, ptrTy));
     types.push_back(ptrTy);
   }
+  Value dim(Value memref, unsigned d) {
+    return memref::DimOp::create(b, loc, memref, d);
+  }
   /// Pushes a pointer to the first element of `memref`; returns its strides.
   SmallVector<Value> buffer(Value memref) {
     auto md = memref::ExtractStridedMetadataOp::create(b, loc, memref);
@@ -68,18 +78,36 @@ struct CallBuilder {
     types.push_back(ptrTy);
     return SmallVector<Value>(md.getStrides().begin(), md.getStrides().end());
   }
-  void strides(ArrayRef<Value> s) {
-    for (Value v : s)
+  /// Pushes the first `n` of `s` (all there are if fewer: the call's type
+  /// check then reports the mismatch).
+  void strides(ArrayRef<Value> s, size_t n) {
+    for (Value v : s.take_front(std::min(n, s.size())))
       i64(v);
   }
-  void dims(Value memref, ArrayRef<unsigned> which) {
-    for (unsigned d : which)
-      i64(memref::DimOp::create(b, loc, memref, d).getResult());
+  /// A pointer, `rank` sizes and `rank` strides; null and zeros without
+  /// `memref`.
+  void optionalSizedStrided(Value memref, unsigned rank) {
+    if (!memref) {
+      nullPtr();
+      for (unsigned i = 0; i < 2 * rank; ++i)
+        i64(int64_t(0));
+      return;
+    }
+    SmallVector<Value> s = buffer(memref);
+    for (unsigned d = 0; d < rank; ++d)
+      i64(dim(memref, d));
+    strides(s, rank);
   }
 
-  /// Emits the call, declaring `name` in `module` on first use.
-  LogicalResult call(ModuleOp module, StringRef name) {
+  /// Emits the call, declaring `name` in `module` on first use. `declared`
+  /// is the kernel's type by its description; the arguments marshalled must
+  /// have exactly those types.
+  LogicalResult call(ModuleOp module, StringRef name, FunctionType declared) {
     auto fnTy = b.getFunctionType(types, {});
+    if (fnTy != declared)
+      return op->emitOpError()
+             << "marshals " << fnTy << " for '" << name
+             << "', but its description (Kernels.td) declares " << declared;
     if (auto fn = module.lookupSymbol<func::FuncOp>(name)) {
       if (fn.getFunctionType() != fnTy)
         return fn.emitError() << "'" << name
@@ -115,10 +143,27 @@ Value denseOperand(OpBuilder &b, Operation *op, Value memref) {
   return copy;
 }
 
-/// The trailing epilogue arguments every kernel op passes: bias pointer (or
+/// The stride between the packed filters of batch images (rank 4), or 0
+/// when all images share one (rank 3).
+Value batchStride(KernelCallBuilder &cb, Value packed) {
+  if (cast<MemRefType>(packed.getType()).getRank() != 4)
+    return arith::ConstantIndexOp::create(cb.b, cb.loc, 0);
+  auto md = memref::ExtractStridedMetadataOp::create(cb.b, cb.loc, packed);
+  return md.getStrides()[0];
+}
+
+LogicalResult checkPanelWidth(PackedConv2DOp op) {
+  if (op.getPanelWidth() == TESSEL_KERNEL_NR)
+    return success();
+  return op.emitOpError() << "uses panel width " << op.getPanelWidth()
+                          << ", but the kernel library's is "
+                          << TESSEL_KERNEL_NR;
+}
+
+/// The epilogue arguments (EpilogueArg in Kernels.td): bias pointer (or
 /// null), clamp bounds (-inf/+inf: none) and flags.
 template <typename OpT>
-void epilogueArgs(CallBuilder &cb, OpT op) {
+void epilogueArgs(KernelCallBuilder &cb, OpT op) {
   if (Value bias = op.getBias())
     cb.buffer(denseOperand(cb.b, op, bias));
   else
@@ -133,175 +178,20 @@ void epilogueArgs(CallBuilder &cb, OpT op) {
   cb.i32(flags);
 }
 
-LogicalResult lowerPackedConv(ModuleOp module, PackedConv2DOp op,
-                              int64_t panelWidth) {
-  if (!op.hasPureBufferSemantics())
-    return op.emitOpError() << "must be bufferized before "
-                               "tessel-kernels-to-calls";
-  if (op.getPanelWidth() != panelWidth)
-    return op.emitOpError() << "uses panel width " << op.getPanelWidth()
-                            << ", but the kernel library's is " << panelWidth;
-  OpBuilder b(op);
-  CallBuilder cb{b, op.getLoc(), {}, {}};
-  Value in = op.getInput(), out = op.getInit();
-  // Within one packed filter the kernel walks the dense P x K x NR layout.
-  Value wp = denseOperand(b, op, op.getPackedFilter());
-  SmallVector<int64_t> pad = op.getPadOrZero();
-  if (op.getWinograd()) {
-    // N, OH, OW, F, C, H, W, pad_top, pad_left; 3x3, strides 1, dilations 1
-    cb.dims(out, {0, 1, 2, 3});
-    cb.dims(in, {3, 1, 2});
-    cb.i64(pad[0]);
-    cb.i64(pad[2]);
-    cb.strides(cb.buffer(in));
-    cb.buffer(wp);
-    cb.strides(cb.buffer(out));
-    epilogueArgs(cb, op);
-    if (failed(cb.call(module, "tessel_kernel_conv2d_winograd_nhwc_f32")))
-      return failure();
-    op.erase();
-    return success();
-  }
-  // N, OH, OW, F, KH, KW, C, H, W, pad_top, pad_left
-  cb.dims(out, {0, 1, 2, 3});
-  cb.i64(op.getKernelSize()[0]);
-  cb.i64(op.getKernelSize()[1]);
-  cb.dims(in, {3, 1, 2});
-  cb.i64(pad[0]);
-  cb.i64(pad[2]);
-  cb.strides(cb.buffer(in));
-  cb.i64(op.getStrides()[0]);
-  cb.i64(op.getStrides()[1]);
-  cb.i64(op.getDilations()[0]);
-  cb.i64(op.getDilations()[1]);
-  SmallVector<Value> wStrides = cb.buffer(wp);
-  if (wStrides.size() == 4)
-    cb.i64(wStrides[0]);
-  else
-    cb.i64(int64_t(0));
-  cb.strides(cb.buffer(out));
-  epilogueArgs(cb, op);
-  if (failed(cb.call(module, "tessel_kernel_conv2d_nhwc_f32")))
-    return failure();
-  op.erase();
-  return success();
-}
-
-/// linalg depthwise conv (accumulating into its output, like every linalg
-/// convolution) with a channel multiplier of 1.
-LogicalResult lowerDepthwise(ModuleOp module, linalg::LinalgOp op,
-                             bool hasMultiplier,
-                             DenseIntElementsAttr stridesAttr,
-                             DenseIntElementsAttr dilationsAttr) {
-  Value in = op.getDpsInputs()[0], w = op.getDpsInputs()[1];
-  Value out = op.getDpsInits()[0];
-  auto inTy = dyn_cast<MemRefType>(in.getType());
-  auto wTy = dyn_cast<MemRefType>(w.getType());
-  auto outTy = dyn_cast<MemRefType>(out.getType());
-  if (!inTy || !wTy || !outTy || !inTy.getElementType().isF32() ||
-      !wTy.getElementType().isF32() || !outTy.getElementType().isF32())
-    return success(); // not ours: lowered to loops later
-  if (hasMultiplier && wTy.getDimSize(3) != 1)
-    return success();
-  SmallVector<int64_t> strides(stridesAttr.getValues<int64_t>());
-  SmallVector<int64_t> dilations(dilationsAttr.getValues<int64_t>());
-  OpBuilder b(op);
-  CallBuilder cb{b, op.getLoc(), {}, {}};
-  // N, OH, OW, C, KH, KW, H, W, pad_top, pad_left (linalg: already padded)
-  cb.dims(out, {0, 1, 2, 3});
-  cb.dims(w, {0, 1});
-  cb.dims(in, {1, 2});
-  cb.i64(int64_t(0));
-  cb.i64(int64_t(0));
-  cb.strides(cb.buffer(in));
-  cb.i64(strides[0]);
-  cb.i64(strides[1]);
-  cb.i64(dilations[0]);
-  cb.i64(dilations[1]);
-  SmallVector<Value> ws = cb.buffer(w);
-  cb.strides(ArrayRef<Value>(ws).take_front(3));
-  SmallVector<Value> os = cb.buffer(out);
-  cb.strides(ArrayRef<Value>(os).take_front(4));
-  cb.nullPtr();
-  float inf = std::numeric_limits<float>::infinity();
-  cb.f32(-inf);
-  cb.f32(inf);
-  cb.i32(TESSEL_KERNEL_ACCUMULATE);
-  if (failed(cb.call(module, "tessel_kernel_depthwise_conv2d_nhwc_f32")))
-    return failure();
-  op->erase();
-  return success();
-}
-
-/// tessel.depthwise_conv2d: implicit padding, bias and clamp epilogue.
-LogicalResult lowerDepthwiseOp(ModuleOp module, DepthwiseConv2DOp op) {
-  if (!op.hasPureBufferSemantics())
-    return op.emitOpError() << "must be bufferized before "
-                               "tessel-kernels-to-calls";
-  OpBuilder b(op);
-  CallBuilder cb{b, op.getLoc(), {}, {}};
-  Value in = op.getInput(), w = op.getFilter(), out = op.getInit();
-  cb.dims(out, {0, 1, 2, 3});
-  cb.dims(w, {0, 1});
-  cb.dims(in, {1, 2});
-  cb.i64(op.getPad()[0]);
-  cb.i64(op.getPad()[2]);
-  cb.strides(cb.buffer(in));
-  cb.i64(op.getStrides()[0]);
-  cb.i64(op.getStrides()[1]);
-  cb.i64(op.getDilations()[0]);
-  cb.i64(op.getDilations()[1]);
-  cb.strides(cb.buffer(w));
-  cb.strides(cb.buffer(out));
-  epilogueArgs(cb, op);
-  if (failed(cb.call(module, "tessel_kernel_depthwise_conv2d_nhwc_f32")))
-    return failure();
-  op.erase();
-  return success();
-}
-
-/// tessel.attention: every operand with its own strides (head-split views
-/// need no copy); the mask with its sizes, so the kernel can broadcast it.
-LogicalResult lowerAttention(ModuleOp module, AttentionOp op) {
-  if (!op.hasPureBufferSemantics())
-    return op.emitOpError() << "must be bufferized before "
-                               "tessel-kernels-to-calls";
-  OpBuilder b(op);
-  CallBuilder cb{b, op.getLoc(), {}, {}};
-  // B, M, N, D, Dv
-  cb.dims(op.getQuery(), {0, 1});
-  cb.dims(op.getKey(), {1, 2});
-  cb.dims(op.getValue(), {2});
-  cb.strides(cb.buffer(op.getQuery()));
-  cb.strides(cb.buffer(op.getKey()));
-  cb.strides(cb.buffer(op.getValue()));
-  if (Value mask = op.getMask()) {
-    SmallVector<Value> ms = cb.buffer(mask);
-    cb.dims(mask, {0, 1, 2});
-    cb.strides(ms);
-  } else {
-    cb.nullPtr();
-    for (int i = 0; i < 6; ++i)
-      cb.i64(int64_t(0));
-  }
-  cb.f32(op.getScale().convertToFloat());
-  cb.strides(cb.buffer(op.getInit()));
-  if (failed(cb.call(module, "tessel_kernel_attention_f32")))
-    return failure();
-  op.erase();
-  return success();
-}
+struct BatchedTranspose {
+  int64_t batch, rows, cols;
+};
 
 /// A dense f32 linalg.transpose whose permutation, once adjacent dims that
 /// stay together are merged, is a batched 2-D transpose ([B][R][C] ->
 /// [B][C][R], or [R][C] -> [C][R]). Other transposes stay loops.
-LogicalResult lowerTranspose(ModuleOp module, linalg::TransposeOp op) {
+std::optional<BatchedTranspose> asBatchedTranspose(linalg::TransposeOp op) {
   auto inTy = dyn_cast<MemRefType>(op.getInput().getType());
   auto outTy = dyn_cast<MemRefType>(op.getInit().getType());
   if (!inTy || !outTy || !inTy.getElementType().isF32() ||
       !inTy.hasStaticShape() || !inTy.getLayout().isIdentity() ||
       !outTy.getLayout().isIdentity())
-    return success();
+    return std::nullopt;
   ArrayRef<int64_t> perm = op.getPermutation();
   ArrayRef<int64_t> shape = inTy.getShape();
   // Groups of input dims that stay adjacent and in order, in output order.
@@ -318,33 +208,56 @@ LogicalResult lowerTranspose(ModuleOp module, linalg::TransposeOp op) {
       n *= shape[d];
     return n;
   };
-  int64_t batch, rows, cols;
+  BatchedTranspose t;
   if (groups.size() == 2 && groups[0].first > groups[1].first) {
-    batch = 1; // [R][C] -> [C][R]
-    rows = size(groups[1]);
-    cols = size(groups[0]);
+    t = {1, size(groups[1]), size(groups[0])}; // [R][C] -> [C][R]
   } else if (groups.size() == 3 && groups[0].first == 0 &&
              groups[1].first > groups[2].first) {
-    batch = size(groups[0]); // [B][R][C] -> [B][C][R]
-    rows = size(groups[2]);
-    cols = size(groups[1]);
+    t = {size(groups[0]), size(groups[2]), size(groups[1])};
   } else {
-    return success();
+    return std::nullopt;
   }
-  if (rows == 1 || cols == 1)
-    return success(); // a reshape, copied fast enough by the loops
-  OpBuilder b(op);
-  CallBuilder cb{b, op.getLoc(), {}, {}};
-  cb.i64(batch);
-  cb.i64(rows);
-  cb.i64(cols);
-  cb.buffer(op.getInput());
-  cb.buffer(op.getInit());
-  if (failed(cb.call(module, "tessel_kernel_transpose_f32")))
-    return failure();
-  op->erase();
-  return success();
+  if (t.rows == 1 || t.cols == 1)
+    return std::nullopt; // a reshape, copied fast enough by the loops
+  return t;
 }
+
+/// A remaining f32 linalg depthwise convolution (multiplier 1) as the
+/// equivalent tessel.depthwise_conv2d on its buffers (accumulating into its
+/// output, as every linalg convolution does), so one description lowers
+/// both.
+template <typename LinalgOpT>
+void depthwiseAsKernelOp(LinalgOpT op, bool hasMultiplier) {
+  Value in = op.getDpsInputs()[0], w = op.getDpsInputs()[1];
+  Value out = op.getDpsInits()[0];
+  auto inTy = dyn_cast<MemRefType>(in.getType());
+  auto wTy = dyn_cast<MemRefType>(w.getType());
+  auto outTy = dyn_cast<MemRefType>(out.getType());
+  if (!inTy || !wTy || !outTy || !inTy.getElementType().isF32() ||
+      !wTy.getElementType().isF32() || !outTy.getElementType().isF32())
+    return; // not ours: lowered to loops later
+  if (hasMultiplier && wTy.getDimSize(3) != 1)
+    return;
+  OpBuilder b(op);
+  if (hasMultiplier) { // the unit multiplier dim of filter and output
+    w = memref::CollapseShapeOp::create(
+        b, op.getLoc(), w, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+    out = memref::CollapseShapeOp::create(
+        b, op.getLoc(), out,
+        ArrayRef<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
+  }
+  SmallVector<int64_t> strides(op.getStrides().template getValues<int64_t>());
+  SmallVector<int64_t> dilations(
+      op.getDilations().template getValues<int64_t>());
+  DepthwiseConv2DOp::create(
+      b, op.getLoc(), TypeRange{}, in, w, /*bias=*/Value(), out,
+      b.getDenseI64ArrayAttr(strides), b.getDenseI64ArrayAttr(dilations),
+      b.getDenseI64ArrayAttr({0, 0, 0, 0}), /*accumulate=*/b.getUnitAttr(),
+      /*clamp_min=*/nullptr, /*clamp_max=*/nullptr, /*silu=*/nullptr);
+  op->erase();
+}
+
+#include "tessel/Kernels/KernelCalls.cpp.inc"
 
 struct KernelsToCallsPass
     : tessel::impl::TesselKernelsToCallsBase<KernelsToCallsPass> {
@@ -357,31 +270,34 @@ struct KernelsToCallsPass
                          << TESSEL_KERNEL_NR;
       return signalPassFailure();
     }
+    // Linalg depthwise convolutions the kernel ops did not take first.
+    SmallVector<Operation *> linalgDepthwise;
+    module.walk([&](Operation *op) {
+      if (isa<linalg::DepthwiseConv2DNhwcHwcOp,
+              linalg::DepthwiseConv2DNhwcHwcmOp>(op))
+        linalgDepthwise.push_back(op);
+    });
+    for (Operation *op : linalgDepthwise) {
+      if (auto dw = dyn_cast<linalg::DepthwiseConv2DNhwcHwcOp>(op))
+        depthwiseAsKernelOp(dw, /*hasMultiplier=*/false);
+      else
+        depthwiseAsKernelOp(cast<linalg::DepthwiseConv2DNhwcHwcmOp>(op),
+                            /*hasMultiplier=*/true);
+    }
+
     SmallVector<Operation *> ops;
     module.walk([&](Operation *op) {
-      if (isa<PackedConv2DOp, DepthwiseConv2DOp, AttentionOp,
-              linalg::TransposeOp,
-              linalg::DepthwiseConv2DNhwcHwcOp,
-              linalg::DepthwiseConv2DNhwcHwcmOp>(op))
+      if (hasKernelLowering(op))
         ops.push_back(op);
     });
     for (Operation *op : ops) {
-      LogicalResult r = success();
-      if (auto conv = dyn_cast<PackedConv2DOp>(op))
-        r = lowerPackedConv(module, conv, panelWidth);
-      else if (auto dw = dyn_cast<DepthwiseConv2DOp>(op))
-        r = lowerDepthwiseOp(module, dw);
-      else if (auto att = dyn_cast<AttentionOp>(op))
-        r = lowerAttention(module, att);
-      else if (auto tr = dyn_cast<linalg::TransposeOp>(op))
-        r = lowerTranspose(module, tr);
-      else if (auto dw = dyn_cast<linalg::DepthwiseConv2DNhwcHwcOp>(op))
-        r = lowerDepthwise(module, dw, false, dw.getStrides(),
-                           dw.getDilations());
-      else if (auto dw = dyn_cast<linalg::DepthwiseConv2DNhwcHwcmOp>(op))
-        r = lowerDepthwise(module, dw, true, dw.getStrides(),
-                           dw.getDilations());
-      if (failed(r))
+      auto dps = dyn_cast<DestinationStyleOpInterface>(op);
+      if (dps && !dps.hasPureBufferSemantics()) {
+        op->emitOpError() << "must be bufferized before "
+                             "tessel-kernels-to-calls";
+        return signalPassFailure();
+      }
+      if (failed(lowerToKernelCall(module, op)))
         return signalPassFailure();
     }
   }

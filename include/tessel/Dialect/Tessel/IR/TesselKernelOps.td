@@ -3,7 +3,7 @@
 // Codegen-level ops, produced by `tessel-convert-to-kernels` from linalg
 // named ops and lowered by `tessel-lower-kernels-to-calls` into calls of
 // the kernel library linked into every artifact
-// (include/tessel/Kernels/tessel_kernels.h). They work on tensors (so that
+// (include/tessel/Kernels/Kernels.td). They work on tensors (so that
 // weight packing folds into constants and bufferization plans their
 // buffers) and on memrefs (after bufferization), like linalg ops.
 //

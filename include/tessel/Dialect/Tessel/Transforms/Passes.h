@@ -11,6 +11,8 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/Pass/Pass.h"
+// Pass option defaults name the kernel library's constants (TESSEL_KERNEL_NR).
+#include "tessel/Kernels/tessel_kernels.h"
 
 namespace mlir::tessel {
 

@@ -89,7 +89,7 @@ def TesselConvertToKernels : Pass<"tessel-convert-to-kernels"> {
     Winograd's F(2x2, 3x3) (`G g G^T`) and packed here, at compile time.
   }];
   let options = [
-    Option<"panelWidth", "panel-width", "int64_t", /*default=*/"64",
+    Option<"panelWidth", "panel-width", "int64_t", /*default=*/"TESSEL_KERNEL_NR",
            "Output channels per packed panel (the kernel library's NR)">,
     Option<"winograd", "winograd", "bool", /*default=*/"true",
            "Run eligible 3x3 stride-1 convolutions as Winograd F(2x2, 3x3)">,
