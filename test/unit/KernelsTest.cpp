@@ -437,4 +437,118 @@ TEST(AttentionKernel, FullyMaskedRowIsNaN) {
   }
 }
 
+
+//===----------------------------------------------------------------------===//
+// int8 matmul: bit-exact against an int64 reference.
+//===----------------------------------------------------------------------===//
+
+constexpr int64_t KG = TESSEL_KERNEL_KGROUP_I8;
+
+/// B (K x N, row-major) in the kernel's layout: bp[p][g][j][t] =
+/// B[g*KG + t][p*NR + j], zero-padded.
+std::vector<int8_t> packI8(const std::vector<int8_t> &b, int64_t K,
+                           int64_t N) {
+  const int64_t panels = (N + NR - 1) / NR, groups = (K + KG - 1) / KG;
+  std::vector<int8_t> p(panels * groups * NR * KG, 0);
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t n = 0; n < N; ++n)
+      p[((n / NR * groups + k / KG) * NR + n % NR) * KG + k % KG] =
+          b[k * N + n];
+  return p;
+}
+
+struct I8Case {
+  int64_t batch, M, N, K;
+  int32_t aZp, bZp;
+  bool aSigned, sharedB, passColsum, accumulate;
+  int64_t cPad; // extra row stride of C
+  unsigned threads;
+};
+
+void checkMatmulI8(const I8Case &t) {
+  SCOPED_TRACE(testing::Message()
+               << "batch " << t.batch << " M " << t.M << " N " << t.N << " K "
+               << t.K << " zp " << t.aZp << "/" << t.bZp << " signed "
+               << t.aSigned << " shared " << t.sharedB << " colsum "
+               << t.passColsum << " acc " << t.accumulate << " threads "
+               << t.threads);
+  std::mt19937 gen(unsigned(t.M * 131 + t.N * 7 + t.K));
+  std::uniform_int_distribution<int> byte(0, 255);
+  const int64_t bBatches = t.sharedB ? 1 : t.batch;
+  std::vector<uint8_t> a(t.batch * t.M * t.K);
+  for (uint8_t &x : a)
+    x = uint8_t(byte(gen));
+  std::vector<int8_t> packed;
+  std::vector<std::vector<int8_t>> bs;
+  std::vector<int32_t> colsum;
+  for (int64_t b = 0; b < bBatches; ++b) {
+    std::vector<int8_t> m(t.K * t.N);
+    for (int8_t &x : m)
+      x = int8_t(byte(gen) - 128);
+    std::vector<int8_t> p = packI8(m, t.K, t.N);
+    packed.insert(packed.end(), p.begin(), p.end());
+    for (int64_t n = 0; n < t.N; ++n) {
+      int32_t s = 0;
+      for (int64_t k = 0; k < t.K; ++k)
+        s += m[k * t.N + n];
+      colsum.push_back(s);
+    }
+    bs.push_back(std::move(m));
+  }
+  const int64_t bpStride = t.sharedB ? 0 : int64_t(packed.size() / t.batch);
+  const int64_t cSm = t.N + t.cPad;
+  std::vector<int32_t> c(t.batch * t.M * cSm, 7), init = c;
+  setThreads(t.threads);
+  tessel_kernel_matmul_u8s8_i32(
+      t.batch, t.M, t.N, t.K, a.data(), t.M * t.K, t.K, t.aZp, packed.data(),
+      bpStride, t.passColsum ? colsum.data() : nullptr, t.bZp, c.data(),
+      t.M * cSm, cSm, 1,
+      (t.accumulate ? TESSEL_KERNEL_ACCUMULATE : 0) |
+          (t.aSigned ? TESSEL_KERNEL_A_SIGNED : 0));
+  setThreads(1);
+  for (int64_t b = 0; b < t.batch; ++b) {
+    const std::vector<int8_t> &m = bs[t.sharedB ? 0 : b];
+    for (int64_t i = 0; i < t.M; ++i)
+      for (int64_t n = 0; n < cSm; ++n) {
+        int64_t at = (b * t.M + i) * cSm + n;
+        if (n >= t.N) { // padding between rows is never written
+          ASSERT_EQ(c[at], 7) << "pad " << b << "," << i << "," << n;
+          continue;
+        }
+        int64_t ref = t.accumulate ? init[at] : 0;
+        for (int64_t k = 0; k < t.K; ++k) {
+          uint8_t raw = a[(b * t.M + i) * t.K + k];
+          int64_t av = t.aSigned ? int64_t(int8_t(raw)) : int64_t(raw);
+          ref += (av - t.aZp) * (int64_t(m[k * t.N + n]) - t.bZp);
+        }
+        ASSERT_EQ(c[at], ref) << b << "," << i << "," << n;
+      }
+  }
+}
+
+TEST(MatmulI8Kernel, ShapesAndRemainders) {
+  for (int64_t M : {1, 5, 6, 7, 13, 50})
+    for (int64_t N : {1, 16, 63, 64, 65, 130})
+      for (int64_t K : {1, 3, 4, 5, 67, 300})
+        checkMatmulI8({1, M, N, K, 3, 0, false, true, false, false, 0, 1});
+}
+
+TEST(MatmulI8Kernel, ZeroPointsSignsAndColumnSums) {
+  for (int32_t aZp : {0, 128, 255, -7})
+    for (int32_t bZp : {0, 5, -128})
+      for (bool aSigned : {false, true})
+        for (bool colsum : {false, true})
+          checkMatmulI8(
+              {1, 9, 70, 33, aZp, bZp, aSigned, true, colsum, false, 0, 1});
+}
+
+TEST(MatmulI8Kernel, BatchStridesAccumulateThreads) {
+  checkMatmulI8({3, 20, 100, 50, 10, 0, false, false, false, false, 0, 1});
+  checkMatmulI8({3, 20, 100, 50, 10, 0, false, false, true, false, 0, 2});
+  checkMatmulI8({2, 100, 130, 64, 128, 3, true, true, false, true, 5, 2});
+  checkMatmulI8({1, 1, 768, 768, 0, 0, false, true, false, false, 0, 2});
+  // Extreme values: 255 * -128 * K stays exact in int32.
+  checkMatmulI8({1, 6, 64, 4096, 0, 0, false, true, false, false, 0, 1});
+}
+
 } // namespace

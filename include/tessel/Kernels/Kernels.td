@@ -49,6 +49,12 @@ def : KernelConstant<"ACCUMULATE", 1,
   "flags: add to the existing output values">;
 def : KernelConstant<"SILU", 2,
   "flags (depthwise): out = silu(clamp(...)), x*sigmoid(x)">;
+def : KernelConstant<"A_SIGNED", 4,
+  "flags (int8 matmul): A is signed 8-bit, not unsigned">;
+def : KernelConstant<"KGROUP_I8", 4, [{
+  Consecutive k values per column in packed int8 weights: what one int32
+  lane of `vpdpbusd` sums (u8 x s8, 4 at a time).
+}]>;
 
 // bias (NULL: none), clamp bounds (-inf/+inf: none) and flags, from an op
 // with the kernel ops' `bias`, `clamp_min`, `clamp_max`, `accumulate`.
@@ -269,6 +275,36 @@ def TransposeF32 : Kernel<"transpose_f32"> {
     I64Arg<"t->cols">:$cols,
     PtrArg<"const float", "$_op.getInput()">:$in,
     PtrArg<"float", "$_op.getInit()">:$out);
+}
+
+//===----------------------------------------------------------------------===//
+// int8 kernels (docs/quantization.md).
+//===----------------------------------------------------------------------===//
+
+def MatmulU8S8I32 : Kernel<"matmul_u8s8_i32"> {
+  let summary = "Batched int8 matmul with exact int32 results";
+  let description = [{
+      c[b][m][n] (+)= sum_k (a[b][m][k] - a_zp) * (B[b][k][n] - b_zp)
+    a is unsigned 8-bit (signed with TESSEL_KERNEL_A_SIGNED), rows of K
+    contiguous bytes at stride a_sm; B is signed 8-bit, packed per batch
+    (bp_sb = 0: shared) in panels of NR columns and groups of KGROUP_I8 k:
+      bp[p][g][j][t] = B[g * KGROUP_I8 + t][p * NR + j],
+    zero beyond K and N. b_colsum (NULL: computed from bp when a_zp needs
+    it) holds sum_k B[k][n], N per packed B. With
+    TESSEL_KERNEL_ACCUMULATE the result is added to c. AVX-512 VNNI
+    (vpdpbusd) where the CPU has it, portable C elsewhere; bit-exact
+    either way.
+  }];
+  let arguments = (ins
+    OpaqueArg<"int64_t">:$batch, OpaqueArg<"int64_t">:$M,
+    OpaqueArg<"int64_t">:$N, OpaqueArg<"int64_t">:$K,
+    OpaqueArg<"const uint8_t *">:$a, OpaqueArg<"int64_t">:$a_sb,
+    OpaqueArg<"int64_t">:$a_sm, OpaqueArg<"int32_t">:$a_zp,
+    OpaqueArg<"const int8_t *">:$bp, OpaqueArg<"int64_t">:$bp_sb,
+    OpaqueArg<"const int32_t *">:$b_colsum, OpaqueArg<"int32_t">:$b_zp,
+    OpaqueArg<"int32_t *">:$c, OpaqueArg<"int64_t">:$c_sb,
+    OpaqueArg<"int64_t">:$c_sm, OpaqueArg<"int64_t">:$c_sn,
+    OpaqueArg<"int32_t">:$flags);
 }
 
 #endif // TESSEL_KERNELS_TD

@@ -1,0 +1,259 @@
+/* MatmulU8S8.c - int8 matmul with exact int32 results
+ * (tessel_kernel_matmul_u8s8_i32, described in Kernels.td).
+ *
+ * C = (A - a_zp) x (B - b_zp) in int32, A unsigned 8-bit (or signed with
+ * TESSEL_KERNEL_A_SIGNED), B signed 8-bit packed for VNNI: per panel of NR
+ * columns, groups of 4 consecutive k per column, bp[p][k/4][j][k%4]
+ * (what `vpdpbusd` multiplies: 4 u8 x 4 s8 summed into one int32 lane).
+ * The kernel computes S = sum_k a*b and corrects for the zero points:
+ *   C[m][n] = S - a_zp * colsum_b[n] - b_zp * rowsum_a[m] + K * a_zp * b_zp
+ * where colsum_b comes with the weights (packed at compile time) or is
+ * computed here. Signed activations are made unsigned by flipping the top
+ * bit (a + 128, a_zp + 128), so one micro-kernel serves both.
+ *
+ * The AVX-512 VNNI micro-kernel keeps 6 rows x 64 columns of int32 in 24
+ * zmm accumulators, like the fp32 one; each step broadcasts 4 bytes of a
+ * row and runs `vpdpbusd` against 4 vectors of packed weights: 4x the
+ * multiply-adds of an fp32 FMA per instruction. It is chosen at run time
+ * (CPUID), since x86-64-v4 does not imply VNNI; other CPUs take portable C
+ * over the same layout. int32 sums wrap only past K = 65793 (255 * 128 *
+ * K < 2^31), far beyond any layer.
+ */
+#include "ThreadPool.h"
+#include "tessel/Kernels/tessel_kernels.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__) && !defined(TESSEL_KERNELS_NO_ASM)
+#include <immintrin.h>
+#define TK_HAVE_VNNI_PATH 1
+#endif
+
+#define NR TESSEL_KERNEL_NR
+#define KG TESSEL_KERNEL_KGROUP_I8
+#define MR 6
+/* Rows per task (a multiple of MR). */
+#define MBLOCK 48
+
+typedef struct {
+  int64_t M, N, K, npanels, mtiles;
+  const uint8_t *a;
+  int64_t a_sb, a_sm;
+  int32_t a_zp, b_zp;
+  uint32_t a_flip; /* 0x80808080 for signed A: a + 128 per byte */
+  const int8_t *bp;
+  int64_t bp_sb;
+  const int32_t *colsum; /* NULL when a_zp is 0 */
+  int64_t colsum_sb;
+  int32_t *c;
+  int64_t c_sb, c_sm, c_sn;
+  int accumulate;
+} job_t;
+
+/* 4 bytes of row `a` from k = 4 * g: the last group is zero-padded (the
+ * packed weights are zero there too, so the pad adds nothing). */
+static inline uint32_t load_group(const uint8_t *a, int64_t g, int64_t K) {
+  uint32_t v = 0;
+  const int64_t k = g * KG;
+  memcpy(&v, a + k, (size_t)(K - k >= KG ? KG : K - k));
+  return v;
+}
+
+/* sum_k (a[k] ^ flip) over one row. */
+static int32_t row_sum(const uint8_t *a, int64_t K, uint32_t flip) {
+  int32_t s = 0;
+  const uint8_t f = (uint8_t)flip;
+  for (int64_t k = 0; k < K; ++k)
+    s += (uint8_t)(a[k] ^ f);
+  return s;
+}
+
+/* acc[r][j] = sum over the panel's k of (a_r ^ flip) * b, rows r < mr. */
+static void tile_portable(int mr, const uint8_t *const *arow, int64_t K,
+                          uint32_t flip, const int8_t *panel,
+                          int32_t acc[MR][NR]) {
+  const int64_t groups = (K + KG - 1) / KG;
+  memset(acc, 0, sizeof(int32_t) * MR * NR);
+  for (int r = 0; r < mr; ++r) {
+    int32_t *out = acc[r];
+    for (int64_t g = 0; g < groups; ++g) {
+      uint32_t word = load_group(arow[r], g, K) ^ flip;
+      uint8_t av[KG];
+      memcpy(av, &word, KG);
+      const int8_t *b = panel + g * NR * KG;
+      for (int j = 0; j < NR; ++j) {
+        int32_t s = 0;
+        for (int t = 0; t < KG; ++t)
+          s += (int32_t)av[t] * (int32_t)b[j * KG + t];
+        out[j] += s;
+      }
+    }
+  }
+}
+
+#ifdef TK_HAVE_VNNI_PATH
+#define TK_VNNI_TARGET                                                         \
+  __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
+
+/* One MR-row tile with the row count a compile-time constant once inlined
+ * into the switch below, so the 4 x R accumulators stay in registers. */
+TK_VNNI_TARGET static inline __attribute__((always_inline)) void
+tile_vnni_rows(const int R, const uint8_t *const *arow, int64_t K,
+               uint32_t flip, const int8_t *panel, int32_t acc[MR][NR]) {
+  __m512i c[MR][4];
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < 4; ++v)
+      c[r][v] = _mm512_setzero_si512();
+  const int64_t full = K / KG, groups = (K + KG - 1) / KG;
+  const __m512i flipv = _mm512_set1_epi32((int)flip);
+  for (int64_t g = 0; g < groups; ++g) {
+    const int8_t *b = panel + g * NR * KG;
+    const __m512i b0 = _mm512_loadu_si512(b), b1 = _mm512_loadu_si512(b + 64),
+                  b2 = _mm512_loadu_si512(b + 128),
+                  b3 = _mm512_loadu_si512(b + 192);
+    for (int r = 0; r < R; ++r) {
+      int32_t word;
+      if (g < full)
+        memcpy(&word, arow[r] + g * KG, sizeof word);
+      else
+        word = (int32_t)load_group(arow[r], g, K);
+      const __m512i av = _mm512_xor_si512(_mm512_set1_epi32(word), flipv);
+      c[r][0] = _mm512_dpbusd_epi32(c[r][0], av, b0);
+      c[r][1] = _mm512_dpbusd_epi32(c[r][1], av, b1);
+      c[r][2] = _mm512_dpbusd_epi32(c[r][2], av, b2);
+      c[r][3] = _mm512_dpbusd_epi32(c[r][3], av, b3);
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < 4; ++v)
+      _mm512_storeu_si512(acc[r] + 16 * v, c[r][v]);
+}
+
+TK_VNNI_TARGET static void tile_vnni(int mr, const uint8_t *const *arow,
+                                     int64_t K, uint32_t flip,
+                                     const int8_t *panel, int32_t acc[MR][NR]) {
+  switch (mr) {
+  case 1: tile_vnni_rows(1, arow, K, flip, panel, acc); break;
+  case 2: tile_vnni_rows(2, arow, K, flip, panel, acc); break;
+  case 3: tile_vnni_rows(3, arow, K, flip, panel, acc); break;
+  case 4: tile_vnni_rows(4, arow, K, flip, panel, acc); break;
+  case 5: tile_vnni_rows(5, arow, K, flip, panel, acc); break;
+  default: tile_vnni_rows(6, arow, K, flip, panel, acc); break;
+  }
+}
+
+static int has_vnni(void) {
+  static int cached = -1;
+  int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+  if (v < 0) {
+    /* TESSEL_KERNELS_NO_VNNI=1 takes the portable path (its tests, and
+     * comparisons) on a CPU that has VNNI. */
+    const char *off = getenv("TESSEL_KERNELS_NO_VNNI");
+    __builtin_cpu_init();
+    v = !(off && *off && *off != '0') &&
+        __builtin_cpu_supports("avx512vnni") &&
+        __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512vl");
+    __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+  }
+  return v;
+}
+#endif
+
+typedef void (*tile_fn)(int, const uint8_t *const *, int64_t, uint32_t,
+                        const int8_t *, int32_t[MR][NR]);
+
+static tile_fn choose_tile(void) {
+#ifdef TK_HAVE_VNNI_PATH
+  if (has_vnni())
+    return tile_vnni;
+#endif
+  return tile_portable;
+}
+
+static void run_task(void *arg, int64_t task) {
+  const job_t *j = (const job_t *)arg;
+  const int64_t p = task % j->npanels;
+  const int64_t mt = (task / j->npanels) % j->mtiles;
+  const int64_t b = task / (j->npanels * j->mtiles);
+  const tile_fn tile = choose_tile();
+  const int8_t *panel = j->bp + b * j->bp_sb + p * ((j->K + KG - 1) / KG) * NR * KG;
+  const int32_t *colsum =
+      j->colsum ? j->colsum + b * j->colsum_sb + p * NR : NULL;
+  const int64_t n0 = p * NR, width = j->N - n0 < NR ? j->N - n0 : NR;
+  const int32_t kzz = (int32_t)j->K * j->a_zp * j->b_zp;
+  int32_t acc[MR][NR];
+  const int64_t m_end =
+      (mt + 1) * MBLOCK < j->M ? (mt + 1) * MBLOCK : j->M;
+  for (int64_t m0 = mt * MBLOCK; m0 < m_end; m0 += MR) {
+    const int mr = (int)(m_end - m0 < MR ? m_end - m0 : MR);
+    const uint8_t *arow[MR];
+    for (int r = 0; r < mr; ++r)
+      arow[r] = j->a + b * j->a_sb + (m0 + r) * j->a_sm;
+    tile(mr, arow, j->K, j->a_flip, panel, acc);
+    for (int r = 0; r < mr; ++r) {
+      const int32_t rowterm =
+          j->b_zp ? j->b_zp * row_sum(arow[r], j->K, j->a_flip) : 0;
+      int32_t *crow = j->c + b * j->c_sb + (m0 + r) * j->c_sm + n0 * j->c_sn;
+      for (int64_t n = 0; n < width; ++n) {
+        int32_t v = acc[r][n] - rowterm + kzz -
+                    (colsum ? j->a_zp * colsum[n] : 0);
+        int32_t *o = crow + n * j->c_sn;
+        *o = j->accumulate ? *o + v : v;
+      }
+    }
+  }
+}
+
+/* colsum[b][n] = sum_k B[b][k][n] from the packed layout. */
+static int32_t *column_sums(const int8_t *bp, int64_t bp_sb, int64_t batches,
+                            int64_t npanels, int64_t K) {
+  const int64_t groups = (K + KG - 1) / KG;
+  int32_t *s = (int32_t *)calloc((size_t)(batches * npanels * NR),
+                                 sizeof(int32_t));
+  if (!s)
+    abort(); /* out of memory: nothing sane to return */
+  for (int64_t b = 0; b < batches; ++b)
+    for (int64_t p = 0; p < npanels; ++p) {
+      const int8_t *panel = bp + b * bp_sb + p * groups * NR * KG;
+      int32_t *out = s + (b * npanels + p) * NR;
+      for (int64_t g = 0; g < groups; ++g)
+        for (int jj = 0; jj < NR; ++jj)
+          for (int t = 0; t < KG; ++t)
+            out[jj] += panel[(g * NR + jj) * KG + t];
+    }
+  return s;
+}
+
+void tessel_kernel_matmul_u8s8_i32(int64_t batch, int64_t M, int64_t N,
+                                   int64_t K, const uint8_t *a, int64_t a_sb,
+                                   int64_t a_sm, int32_t a_zp,
+                                   const int8_t *bp, int64_t bp_sb,
+                                   const int32_t *b_colsum, int32_t b_zp,
+                                   int32_t *c, int64_t c_sb, int64_t c_sm,
+                                   int64_t c_sn, int32_t flags) {
+  if (batch <= 0 || M <= 0 || N <= 0)
+    return;
+  const int accumulate = (flags & TESSEL_KERNEL_ACCUMULATE) != 0;
+  const int a_signed = (flags & TESSEL_KERNEL_A_SIGNED) != 0;
+  const int64_t npanels = (N + NR - 1) / NR;
+  const int32_t azp = a_zp + (a_signed ? 128 : 0);
+  /* Column sums: the caller's (N per packed B), computed here when the
+   * caller has none and a zero point needs them, or none at all. */
+  int32_t *sums = NULL;
+  int64_t colsum_sb = bp_sb ? N : 0;
+  if (!b_colsum && azp != 0) {
+    sums = column_sums(bp, bp_sb, bp_sb ? batch : 1, npanels, K);
+    b_colsum = sums;
+    colsum_sb = bp_sb ? npanels * NR : 0;
+  }
+  job_t job = {M,        N,         K,     npanels, (M + MBLOCK - 1) / MBLOCK,
+               a,        a_sb,      a_sm,  azp,     b_zp,
+               a_signed ? 0x80808080u : 0u,
+               bp,       bp_sb,     azp ? b_colsum : NULL,
+               colsum_sb, c,        c_sb,  c_sm,    c_sn,
+               accumulate};
+  tk_parallel_for(batch * job.mtiles * npanels, run_task, &job);
+  free(sums);
+}
