@@ -69,15 +69,22 @@ std::optional<Dequantized> dequantized(PatternRewriter &rewriter, Value v) {
   auto dcast = v.getDefiningOp<quant::DequantizeCastOp>();
   if (!dcast)
     return std::nullopt;
-  auto scast = dcast.getInput().getDefiningOp<quant::StorageCastOp>();
   auto qTy = dyn_cast<RankedTensorType>(dcast.getInput().getType());
-  if (!scast || !qTy || !qTy.hasStaticShape())
+  if (!qTy || !qTy.hasStaticShape())
     return std::nullopt;
   std::optional<tessel::QuantParams> p = tessel::quantParamsOf(qTy.getElementType());
   if (!p || p->storage.getWidth() != 8)
     return std::nullopt;
   Dequantized d;
-  d.storage = scast.getInput();
+  // The stored integers: a quantized model input or constant is already
+  // integers (scast); a float quantized in the graph (QuantizeLinear, a
+  // qcast) is read as its storage, which tessel-lower-quant computes.
+  if (auto scast = dcast.getInput().getDefiningOp<quant::StorageCastOp>())
+    d.storage = scast.getInput();
+  else
+    d.storage = quant::StorageCastOp::create(
+        rewriter, dcast.getLoc(),
+        RankedTensorType::get(qTy.getShape(), p->storage), dcast.getInput());
   d.scales = p->scales;
   d.zeroPoints = p->zeroPoints;
   d.axis = p->axis;

@@ -196,3 +196,21 @@ func.func @depthwise_silu(%x: memref<1x6x6x8xf32>, %w: memref<3x3x8xf32>, %o: me
        pad = array<i64: 0, 0, 0, 0>, silu}
   return
 }
+
+// -----
+
+// tessel.packed_matmul_i8: batch, M, N, K, A with its batch and row strides,
+// the zero points, the packed weights (0: shared by the batch), the column
+// sums, C with its strides, flags (A_SIGNED | ACCUMULATE = 5), in the
+// order Kernels.td describes.
+// CHECK-LABEL: func @matmul_i8
+// CHECK-DAG: %[[AZP:.*]] = arith.constant 3 : i32
+// CHECK-DAG: %[[FLAGS:.*]] = arith.constant 5 : i32
+// CHECK: call @tessel_kernel_matmul_u8s8_i32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[AZP]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[FLAGS]]) : (i64, i64, i64, i64, !llvm.ptr, i64, i64, i32, !llvm.ptr, i64, !llvm.ptr, i32, !llvm.ptr, i64, i64, i64, i32) -> ()
+// CHECK-NOT: tessel.packed_matmul_i8
+func.func @matmul_i8(%a: memref<1x5x70xi8>, %b: memref<1x18x64x4xi8>, %s: memref<10xi32>, %c: memref<1x5x10xi32>) {
+  tessel.packed_matmul_i8 ins(%a, %b : memref<1x5x70xi8>, memref<1x18x64x4xi8>)
+      column_sums(%s : memref<10xi32>) outs(%c : memref<1x5x10xi32>)
+      {a_zp = 3 : i32, b_zp = 0 : i32, a_signed, accumulate}
+  return
+}

@@ -44,14 +44,17 @@ def qdq_matmul_model(w, w_scale, w_zp, x_scale, x_zp, y_scale, y_zp,
                                          (TensorProto.INT8, -5)])
 @pytest.mark.parametrize("per_column", [True, False])
 @pytest.mark.parametrize("opt_level", [0, 2])
-def test_qdq_matmul_runs_on_integers_and_matches_numpy(x_type, x_zp, per_column, opt_level):
+@pytest.mark.parametrize("m,k,n", [(5, 37, 19), (70, 300, 130)])  # remainders everywhere
+def test_qdq_matmul_runs_on_integers_and_matches_numpy(x_type, x_zp, per_column, opt_level, m, k, n):
     rng = np.random.default_rng(7)
-    k, n, m = 37, 19, 5                       # odd sizes: remainders everywhere
     w = rng.integers(-128, 128, size=(k, n), dtype=np.int8)
     w_scale = (rng.uniform(0.005, 0.02, n) if per_column else np.float32(0.01)).astype(np.float32)
+    # The zero point has the scale's shape, as ONNX requires (and the int8
+    # kernel needs: one zero point per column would not fold).
+    w_zp = np.zeros(n, np.int8) if per_column else 0
     lo, hi = (0, 255) if x_type == TensorProto.UINT8 else (-128, 127)
     x_scale, y_scale, y_zp = np.float32(0.05), np.float32(0.25), -3
-    model = qdq_matmul_model(w, w_scale, 0, x_scale, x_zp, y_scale, y_zp, x_type, m=m)
+    model = qdq_matmul_model(w, w_scale, w_zp, x_scale, x_zp, y_scale, y_zp, x_type, m=m)
     x = rng.standard_normal((m, k)).astype(np.float32) * 4
 
     # Reference: the QDQ graph's float semantics.

@@ -56,6 +56,10 @@ class F32Arg<code value>
 // A pointer to the first element of a memref.
 class PtrArg<string cType, code memref>
     : KernelArg<[cType # " *"], ["$name"], "cb.buffer(" # memref # ");">;
+// PtrArg of an optional memref (a null Value): NULL without it.
+class OptPtrArg<string cType, code memref>
+    : KernelArg<[cType # " *"], ["$name"],
+                "cb.optionalBuffer(" # memref # ");">;
 // A pointer to the first element of a memref and its leading strides (in
 // elements), named `<name>_<suffix>`: as many as `strides` has.
 class StridedArg<string cType, code memref, list<string> strides>

@@ -148,7 +148,7 @@ def Conv2DNhwcF32 : Kernel<"conv2d_nhwc_f32"> {
     I64Arg<"$_op.getDilations()[0]">:$dil_h,
     I64Arg<"$_op.getDilations()[1]">:$dil_w,
     PtrArg<"const float", "wp">:$wp,
-    I64Arg<"batchStride(cb, wp)">:$wp_sn,
+    I64Arg<"batchStride(cb, wp, /*batchedRank=*/4)">:$wp_sn,
     StridedArg<"float", "$_op.getInit()", ["sn", "sh", "sw", "sf"]>:$out,
     EpilogueArg<"$_op">:$epilogue);
 }
@@ -295,16 +295,27 @@ def MatmulU8S8I32 : Kernel<"matmul_u8s8_i32"> {
     (vpdpbusd) where the CPU has it, portable C elsewhere; bit-exact
     either way.
   }];
+  let op = "PackedMatmulI8Op";
+  let prologue = [{
+    // Rows of K contiguous bytes; the packed weights and sums dense.
+    Value a = denseOperand(cb.b, $_op, $_op.getInput());
+    Value bp = denseOperand(cb.b, $_op, $_op.getPackedB());
+    Value sums = $_op.getColumnSums()
+                     ? denseOperand(cb.b, $_op, $_op.getColumnSums())
+                     : Value();
+  }];
   let arguments = (ins
-    OpaqueArg<"int64_t">:$batch, OpaqueArg<"int64_t">:$M,
-    OpaqueArg<"int64_t">:$N, OpaqueArg<"int64_t">:$K,
-    OpaqueArg<"const uint8_t *">:$a, OpaqueArg<"int64_t">:$a_sb,
-    OpaqueArg<"int64_t">:$a_sm, OpaqueArg<"int32_t">:$a_zp,
-    OpaqueArg<"const int8_t *">:$bp, OpaqueArg<"int64_t">:$bp_sb,
-    OpaqueArg<"const int32_t *">:$b_colsum, OpaqueArg<"int32_t">:$b_zp,
-    OpaqueArg<"int32_t *">:$c, OpaqueArg<"int64_t">:$c_sb,
-    OpaqueArg<"int64_t">:$c_sm, OpaqueArg<"int64_t">:$c_sn,
-    OpaqueArg<"int32_t">:$flags);
+    DimArg<"$_op.getInit()", 0>:$batch, DimArg<"$_op.getInit()", 1>:$M,
+    DimArg<"$_op.getInit()", 2>:$N, DimArg<"a", 2>:$K,
+    StridedArg<"const uint8_t", "a", ["sb", "sm"]>:$a,
+    I32Arg<"$_op.getAZp()">:$a_zp,
+    PtrArg<"const int8_t", "bp">:$bp,
+    I64Arg<"batchStride(cb, bp, /*batchedRank=*/5)">:$bp_sb,
+    OptPtrArg<"const int32_t", "sums">:$b_colsum,
+    I32Arg<"$_op.getBZp()">:$b_zp,
+    StridedArg<"int32_t", "$_op.getInit()", ["sb", "sm", "sn"]>:$c,
+    I32Arg<"($_op.getAccumulate() ? TESSEL_KERNEL_ACCUMULATE : 0) | "
+           "($_op.getASigned() ? TESSEL_KERNEL_A_SIGNED : 0)">:$flags);
 }
 
 #endif // TESSEL_KERNELS_TD

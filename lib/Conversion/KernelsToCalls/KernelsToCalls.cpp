@@ -59,6 +59,13 @@ struct KernelCallBuilder {
     args.push_back(LLVM::ZeroOp::create(b, loc, ptrTy));
     types.push_back(ptrTy);
   }
+  /// buffer(memref), or a null pointer without `memref`.
+  void optionalBuffer(Value memref) {
+    if (memref)
+      buffer(memref);
+    else
+      nullPtr();
+  }
   Value dim(Value memref, unsigned d) {
     return memref::DimOp::create(b, loc, memref, d);
   }
@@ -143,10 +150,10 @@ Value denseOperand(OpBuilder &b, Operation *op, Value memref) {
   return copy;
 }
 
-/// The stride between the packed filters of batch images (rank 4), or 0
-/// when all images share one (rank 3).
-Value batchStride(KernelCallBuilder &cb, Value packed) {
-  if (cast<MemRefType>(packed.getType()).getRank() != 4)
+/// The stride between the packed weights of batch entries (a `packed` of
+/// rank `batchedRank`), or 0 when all entries share one (a rank less).
+Value batchStride(KernelCallBuilder &cb, Value packed, int64_t batchedRank) {
+  if (cast<MemRefType>(packed.getType()).getRank() != batchedRank)
     return arith::ConstantIndexOp::create(cb.b, cb.loc, 0);
   auto md = memref::ExtractStridedMetadataOp::create(cb.b, cb.loc, packed);
   return md.getStrides()[0];

@@ -257,3 +257,55 @@ func.func @winograd_wrong_panels(%x: tensor<1x9x9x8xf32>, %u: tensor<16x2x8x64xf
        dilations = array<i64: 1, 1>, winograd} -> tensor<1x7x7x16xf32>
   return %y : tensor<1x7x7x16xf32>
 }
+
+// -----
+
+// tessel.packed_matmul_i8: round trip on tensors and memrefs.
+// CHECK-LABEL: func.func @matmul_i8
+// CHECK: tessel.packed_matmul_i8 ins(%{{.*}}, %{{.*}} : tensor<1x5x70xi8>, tensor<1x18x64x4xi8>) column_sums(%{{.*}} : tensor<10xi32>) outs(%{{.*}} : tensor<1x5x10xi32>) {a_signed, a_zp = 3 : i32, b_zp = 0 : i32} -> tensor<1x5x10xi32>
+// CHECK: tessel.packed_matmul_i8 ins(%{{.*}}, %{{.*}} : memref<2x5x70xi8>, memref<2x1x18x64x4xi8>) outs(%{{.*}} : memref<2x5x10xi32>) {a_zp = 0 : i32, accumulate, b_zp = 1 : i32}
+func.func @matmul_i8(%a: tensor<1x5x70xi8>, %b: tensor<1x18x64x4xi8>, %s: tensor<10xi32>, %c: tensor<1x5x10xi32>,
+                     %ma: memref<2x5x70xi8>, %mb: memref<2x1x18x64x4xi8>, %mc: memref<2x5x10xi32>) -> tensor<1x5x10xi32> {
+  %r = tessel.packed_matmul_i8 ins(%a, %b : tensor<1x5x70xi8>, tensor<1x18x64x4xi8>)
+      column_sums(%s : tensor<10xi32>) outs(%c : tensor<1x5x10xi32>)
+      {a_zp = 3 : i32, b_zp = 0 : i32, a_signed} -> tensor<1x5x10xi32>
+  tessel.packed_matmul_i8 ins(%ma, %mb : memref<2x5x70xi8>, memref<2x1x18x64x4xi8>)
+      outs(%mc : memref<2x5x10xi32>) {a_zp = 0 : i32, b_zp = 1 : i32, accumulate}
+  return %r : tensor<1x5x10xi32>
+}
+
+// -----
+
+func.func @matmul_i8_groups(%a: tensor<1x5x70xi8>, %b: tensor<1x17x64x4xi8>, %c: tensor<1x5x10xi32>) -> tensor<1x5x10xi32> {
+  // expected-error @+1 {{packed_b has 17 groups of 4 k, but K is 70}}
+  %r = tessel.packed_matmul_i8 ins(%a, %b : tensor<1x5x70xi8>, tensor<1x17x64x4xi8>)
+      outs(%c : tensor<1x5x10xi32>) {a_zp = 0 : i32, b_zp = 0 : i32} -> tensor<1x5x10xi32>
+  return %r : tensor<1x5x10xi32>
+}
+
+// -----
+
+func.func @matmul_i8_panels(%a: tensor<1x5x70xi8>, %b: tensor<2x18x64x4xi8>, %c: tensor<1x5x10xi32>) -> tensor<1x5x10xi32> {
+  // expected-error @+1 {{packed_b has 2 panels of 64 columns, but N is 10}}
+  %r = tessel.packed_matmul_i8 ins(%a, %b : tensor<1x5x70xi8>, tensor<2x18x64x4xi8>)
+      outs(%c : tensor<1x5x10xi32>) {a_zp = 0 : i32, b_zp = 0 : i32} -> tensor<1x5x10xi32>
+  return %r : tensor<1x5x10xi32>
+}
+
+// -----
+
+func.func @matmul_i8_types(%a: tensor<1x5x70xi8>, %b: tensor<1x18x64x4xi8>, %c: tensor<1x5x10xf32>) -> tensor<1x5x10xf32> {
+  // expected-error @+1 {{init must be i32, got 'f32'}}
+  %r = tessel.packed_matmul_i8 ins(%a, %b : tensor<1x5x70xi8>, tensor<1x18x64x4xi8>)
+      outs(%c : tensor<1x5x10xf32>) {a_zp = 0 : i32, b_zp = 0 : i32} -> tensor<1x5x10xf32>
+  return %r : tensor<1x5x10xf32>
+}
+
+// -----
+
+func.func @matmul_i8_sums(%a: tensor<1x5x70xi8>, %b: tensor<1x18x64x4xi8>, %s: tensor<9xi32>, %c: tensor<1x5x10xi32>) -> tensor<1x5x10xi32> {
+  // expected-error @+1 {{column_sums must be i32 with one value per column}}
+  %r = tessel.packed_matmul_i8 ins(%a, %b : tensor<1x5x70xi8>, tensor<1x18x64x4xi8>)
+      column_sums(%s : tensor<9xi32>) outs(%c : tensor<1x5x10xi32>) {a_zp = 0 : i32, b_zp = 0 : i32} -> tensor<1x5x10xi32>
+  return %r : tensor<1x5x10xi32>
+}

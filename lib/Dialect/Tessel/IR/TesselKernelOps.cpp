@@ -264,3 +264,69 @@ void AttentionOp::getEffects(
         &effects) {
   kernelOpEffects(*this, effects);
 }
+
+LogicalResult PackedMatmulI8Op::verify() {
+  SmallVector<Value> operands = {getInput(), getPackedB(), getInit()};
+  if (getColumnSums())
+    operands.push_back(getColumnSums());
+  bool tensors = isa<RankedTensorType>(getInput().getType());
+  for (Value v : operands) {
+    auto t = dyn_cast<ShapedType>(v.getType());
+    if (!t || !t.hasRank() || isa<RankedTensorType>(t) != tensors)
+      return emitOpError() << "operands must be all ranked tensors or all "
+                              "memrefs, got "
+                           << v.getType();
+  }
+  if (tensors != (getNumResults() == 1))
+    return emitOpError() << "has one result on tensors and none on memrefs";
+  if (tensors && getOperation()->getResult(0).getType() != getInit().getType())
+    return emitOpError() << "result type must match 'init' type "
+                         << getInit().getType();
+  auto aTy = cast<ShapedType>(getInput().getType());
+  auto bTy = cast<ShapedType>(getPackedB().getType());
+  auto cTy = cast<ShapedType>(getInit().getType());
+  if (!aTy.getElementType().isInteger(8) || !bTy.getElementType().isInteger(8))
+    return emitOpError() << "input and packed_b must be 8-bit integers";
+  if (!cTy.getElementType().isInteger(32))
+    return emitOpError() << "init must be i32, got " << cTy.getElementType();
+  if (aTy.getRank() != 3 || cTy.getRank() != 3)
+    return emitOpError() << "input and init must be rank 3 (batch x M x K, "
+                            "batch x M x N)";
+  if (bTy.getRank() != 4 && bTy.getRank() != 5)
+    return emitOpError() << "packed_b must be P x G x NR x 4, or rank 5 with "
+                            "a leading batch dim";
+  ArrayRef<int64_t> bs = bTy.getShape().take_back(4);
+  int64_t batch = cTy.getDimSize(0), m = cTy.getDimSize(1),
+          n = cTy.getDimSize(2), k = aTy.getDimSize(2);
+  auto differ = [](int64_t x, int64_t y) { return known(x) && known(y) && x != y; };
+  if (differ(aTy.getDimSize(0), batch) || differ(aTy.getDimSize(1), m))
+    return emitOpError() << "input and init disagree on batch or M";
+  if (bTy.getRank() == 5 && differ(bTy.getDimSize(0), batch))
+    return emitOpError() << "packed_b has " << bTy.getDimSize(0)
+                         << " batch entries, init " << batch;
+  if (bs[3] != 4)
+    return emitOpError() << "packed_b's last dim must be 4 (k per group), got "
+                         << bs[3];
+  if (known(bs[2]) && known(n) && known(bs[0]) &&
+      bs[0] != (n + bs[2] - 1) / bs[2])
+    return emitOpError() << "packed_b has " << bs[0] << " panels of "
+                         << bs[2] << " columns, but N is " << n;
+  if (known(k) && known(bs[1]) && bs[1] != (k + 3) / 4)
+    return emitOpError() << "packed_b has " << bs[1]
+                         << " groups of 4 k, but K is " << k;
+  if (Value sums = getColumnSums()) {
+    auto sTy = cast<ShapedType>(sums.getType());
+    if (!sTy.getElementType().isInteger(32) ||
+        sTy.getRank() != bTy.getRank() - 3 ||
+        differ(sTy.getDimSize(sTy.getRank() - 1), n))
+      return emitOpError() << "column_sums must be i32 with one value per "
+                              "column (per batch entry for rank-5 packed_b)";
+  }
+  return success();
+}
+
+void PackedMatmulI8Op::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  kernelOpEffects(*this, effects);
+}

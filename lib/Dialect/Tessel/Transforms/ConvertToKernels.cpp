@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
+#include "QuantizedMatmulToKernel.h"
 #include "WinogradFilter.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -650,6 +651,7 @@ struct ConvertToKernelsPass
                                winograd ? int64_t(winogradMinChannels) : 0);
     patterns.add<MatmulToKernel<linalg::MatmulOp>,
                  MatmulToKernel<linalg::BatchMatmulOp>>(ctx, panelWidth);
+    populateQuantizedMatmulToKernelPatterns(patterns, panelWidth);
     patterns.add<DepthwiseToKernel<linalg::DepthwiseConv2DNhwcHwcmOp>,
                  DepthwiseToKernel<linalg::DepthwiseConv2DNhwcHwcOp>,
                  FuseResidualAdd<PackedConv2DOp>, FuseBiasAdd<PackedConv2DOp>,

@@ -204,4 +204,54 @@ def Tessel_AttentionOp : Tessel_Op<"attention",
   }];
 }
 
+def Tessel_PackedMatmulI8Op : Tessel_Op<"packed_matmul_i8",
+    [DestinationStyleOpInterface,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "batched int8 matmul with VNNI-packed weights, exact int32 result";
+  let description = [{
+    ```
+    acc[b, m, n] = sum_k (input[b, m, k] - a_zp) * (B[b, k, n] - b_zp)
+    out = (accumulate ? init : 0) + acc
+    ```
+
+    `input` is `Batch x M x K` 8-bit (signed with `a_signed`, else
+    unsigned), `init` `Batch x M x N` i32. `packed_b` is `B` (signed 8-bit)
+    packed in panels of `NR` columns and groups of 4 consecutive `k`:
+    `packed_b[p, g, j, t] = B[g*4 + t, p*NR + j]`, zero beyond `K` and
+    `N` (`P x G x NR x 4`, one `B` for every batch entry; rank 5 with a
+    leading batch dim: one per entry). The optional `column_sums` holds
+    `sum_k B[k, n]` (`N`, or `Batch x N`), which the zero-point correction
+    needs; without it the kernel computes them. This is what
+    `linalg.quantized_batch_matmul` (and an i8 x i8 -> i32
+    `linalg.batch_matmul`) with constant weights becomes;
+    `tessel-kernels-to-calls` calls `tessel_kernel_matmul_u8s8_i32`.
+
+    ```mlir
+    %y = tessel.packed_matmul_i8 ins(%x, %wp : tensor<1x128x768xi8>, tensor<12x192x64x4xi8>)
+        column_sums(%cs : tensor<768xi32>) outs(%init : tensor<1x128x768xi32>)
+        {a_zp = 2 : i32, b_zp = 0 : i32, a_signed} -> tensor<1x128x768xi32>
+    ```
+  }];
+  let arguments = (ins
+      AnyShaped:$input,
+      AnyShaped:$packed_b,
+      Optional<AnyShaped>:$column_sums,
+      AnyShaped:$init,
+      I32Attr:$a_zp,
+      I32Attr:$b_zp,
+      UnitAttr:$a_signed,
+      UnitAttr:$accumulate);
+  let results = (outs Variadic<AnyRankedTensor>:$result);
+  let assemblyFormat = [{
+    `ins` `(` $input `,` $packed_b `:` type($input) `,` type($packed_b) `)`
+    (`column_sums` `(` $column_sums^ `:` type($column_sums) `)`)?
+    `outs` `(` $init `:` type($init) `)`
+    attr-dict (`->` type($result)^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
+  }];
+}
+
 #endif // TESSEL_KERNEL_OPS_TD
