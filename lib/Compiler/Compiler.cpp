@@ -62,6 +62,7 @@ LogicalResult mlir::tessel::compileModule(ModuleOp module,
   pipelineOptions.optLevel = options.optLevel;
   pipelineOptions.routeLowering = options.routeLowering;
   pipelineOptions.component = options.component;
+  pipelineOptions.quantize = options.quantize;
   pipelineOptions.kernels = variant.has_value() && options.optLevel >= 2;
   pipelineOptions.targetTriple = (*tm)->getTargetTriple().str();
   pipelineOptions.vectorBits = vectorRegisterBits(**tm);

@@ -42,6 +42,15 @@ StringRef mlir::tessel::phaseName(Phase phase) {
   llvm_unreachable("unknown phase");
 }
 
+std::optional<QuantizeMode>
+mlir::tessel::parseQuantizeMode(llvm::StringRef name) {
+  if (name == "none")
+    return QuantizeMode::None;
+  if (name == "int8-dynamic")
+    return QuantizeMode::Int8Dynamic;
+  return std::nullopt;
+}
+
 /// Kernel-library codegen is the -O2/-O3 path; -O0/-O1 stay plain loops.
 static bool useKernels(const PipelineOptions &options) {
   return options.kernels && options.optLevel >= 2;
@@ -59,6 +68,8 @@ void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
   // become integer and float arithmetic.
   pm.addNestedPass<func::FuncOp>(createTesselFoldQDQ());
   pm.addNestedPass<func::FuncOp>(createTesselLowerQuant());
+  if (options.quantize == QuantizeMode::Int8Dynamic)
+    pm.addNestedPass<func::FuncOp>(createTesselQuantizeDynamic());
   // A composition compiles as one function: routes become top-k selection
   // and expert calls, memory ops TOSA, and component calls are inlined.
   if (!options.component.empty()) {

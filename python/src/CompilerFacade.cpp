@@ -230,6 +230,12 @@ Status IRModule::compile(const CompileOptions &options,
   opts.kernels = options.kernels;
   opts.routeLowering = options.routeLowering;
   opts.component = options.component;
+  if (std::optional<::mlir::tessel::QuantizeMode> q =
+          ::mlir::tessel::parseQuantizeMode(options.quantize))
+    opts.quantize = *q;
+  else
+    return Status::failure("quantize must be 'none' or 'int8-dynamic', got '" +
+                           options.quantize + "'");
   if (options.emit == "lib")
     opts.emit = ::mlir::tessel::EmitKind::Library;
   else if (options.emit == "obj")

@@ -42,6 +42,8 @@ struct CompileOptions {
   std::string emit = "lib";
   /// Empty, or a phase name: stop there and write its MLIR.
   std::string compileTo;
+  /// "none" or "int8-dynamic" (tessel-compile --quantize).
+  std::string quantize = "none";
 };
 
 struct PassInfo {

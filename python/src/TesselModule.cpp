@@ -393,7 +393,7 @@ PYBIND11_MODULE(_tessel, m) {
              const std::string &mcpu, const std::string &triple,
              bool kernels, const std::string &emit,
              const std::string &compileTo, const std::string &route,
-             const std::string &component) {
+             const std::string &component, const std::string &quantize) {
             CompileOptions options;
             options.optLevel = optLevel;
             options.mcpu = mcpu;
@@ -403,6 +403,7 @@ PYBIND11_MODULE(_tessel, m) {
             options.compileTo = compileTo;
             options.routeLowering = route;
             options.component = component;
+            options.quantize = quantize;
             Status st;
             {
               py::gil_scoped_release release;
@@ -414,7 +415,7 @@ PYBIND11_MODULE(_tessel, m) {
           py::arg("mcpu") = "native", py::arg("triple") = "",
           py::arg("kernels") = true, py::arg("emit") = "lib",
           py::arg("compile_to") = "", py::arg("route_lowering") = "grouped",
-          py::arg("component") = "")
+          py::arg("component") = "", py::arg("quantize") = "none")
       .def("function_names",
            [](PyIRModule &self) { return self.get().functionNames(); });
 

@@ -160,11 +160,17 @@ def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
     just its tokens; False keeps the exported dense graph.
     quantize="int8" (torch and ONNX sources) quantizes the model first
     with :func:`tessel.quantize_onnx` from ``calibration_data`` (samples of
-    the inputs) and compiles the QDQ model.
+    the inputs) and compiles the QDQ model. quantize="int8-dynamic" (any
+    source) is ``tessel-compile --quantize=int8-dynamic``: matmuls with
+    constant weights run on int8, the weights quantized per column at
+    compile time, the activations per row at run time; no calibration.
     Errors raise :class:`tessel.CompileError` carrying the MLIR diagnostics
     (or :class:`tessel.TorchImportError` for an untranslatable torch node).
     """
-    if quantize is not None:
+    if quantize not in (None, "int8", "int8-dynamic"):
+        raise ValueError("quantize must be None, 'int8' or 'int8-dynamic', "
+                         f"got {quantize!r}")
+    if quantize == "int8":
         source = _quantized_onnx(source, example_inputs, quantize,
                                  calibration_data)
     elif calibration_data is not None:
@@ -180,6 +186,8 @@ def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
     path = os.path.join(workdir.name, "model.so")
     module._native.compile(path, opt_level=opt_level, mcpu=mcpu,
                            route_lowering=route_lowering,
-                           component=component or "")
+                           component=component or "",
+                           quantize="int8-dynamic" if quantize == "int8-dynamic"
+                           else "none")
     return CompiledModule(path, function=function, threads=threads,
                           _keep=workdir)

@@ -96,6 +96,11 @@ def build(name):
         return tv.efficientnet_b0(weights=None), torch.randn(1, 3, 224, 224)
     if name == "bert":
         return BertEncoder(), torch.randn(1, 128, 256)
+    if name == "bert768":
+        # BERT-base width (d 768, 12 heads, FF 3072) at 4 layers, seq 128:
+        # the encoder the quantization targets are measured on.
+        return BertEncoder(d=768, heads=12, layers=4, ff=3072), \
+            torch.randn(1, 128, 768)
     if name == "gpt":
         return GPTDecoder(), torch.randint(0, 512, (1, 64))
     if name == "moe":

@@ -243,3 +243,56 @@ def test_compile_with_quantize_int8():
     with pytest.raises(TypeError, match="quantize= applies to torch modules and ONNX"):
         tessel.compile("func.func @main() {\n return\n}", quantize="int8",
                        calibration_data=calib)
+
+
+# ---- dynamic quantization: quantize="int8-dynamic" -----------------------------
+
+def test_int8_dynamic_matches_its_integer_definition():
+    """Gemm (transB) and MatMul with constant weights run on int8: weights
+    per column and activations per row, symmetric; the result equals the
+    exact integer product rescaled (numpy reference), and really differs
+    from the float one."""
+    rng = np.random.default_rng(3)
+    m, k, n = 70, 300, 130                     # remainders in every tile
+    w1 = (rng.standard_normal((n, k)) * 0.1).astype(np.float32)   # Gemm, transB
+    b1 = (rng.standard_normal(n) * 0.1).astype(np.float32)
+    w2 = (rng.standard_normal((n, 19)) * 0.1).astype(np.float32)  # MatMul
+    nodes = [helper.make_node("Gemm", ["x", "w1", "b1"], ["h"], transB=1),
+             helper.make_node("MatMul", ["h", "w2"], ["y"])]
+    g = helper.make_graph(nodes, "dyn", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [m, k])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [m, 19])],
+                          [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(b1, "b1"),
+                           numpy_helper.from_array(w2, "w2")])
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    x = rng.standard_normal((m, k)).astype(np.float32)
+    x[5] = 0.0                                 # an all-zero row stays zero
+
+    def dyn_matmul(a, w):                      # a: m x k, w: k x n
+        sw = np.abs(w).max(axis=0) / np.float32(127)
+        qw = np.clip(np.rint(w / sw), -127, 127)
+        sa = np.maximum(np.abs(a).max(axis=1, keepdims=True) * np.float32(1 / 127),
+                        np.float32(np.finfo(np.float32).tiny))
+        qa = np.clip(np.rint(a * (np.float32(1) / sa)), -127, 127)
+        acc = qa.astype(np.int64) @ qw.astype(np.int64)
+        return (acc.astype(np.float32) * sa * sw).astype(np.float32)
+
+    h_ref = dyn_matmul(x, w1.T) + b1
+    y_ref = dyn_matmul(h_ref, w2)
+    y_float = (x @ w1.T + b1) @ w2
+    y = tessel.compile(model.SerializeToString(), quantize="int8-dynamic")(x)
+    # Equal up to float rounding of the rescale (and a rare one-step change
+    # of a quantized h at a rounding tie).
+    np.testing.assert_allclose(y, y_ref, rtol=1e-3, atol=2e-3)
+    assert cosine(y, y_float) > 0.999
+    assert np.abs(y - y_float).max() > 1e-3    # it really ran on int8
+    np.testing.assert_array_equal(y[5], dyn_matmul(np.broadcast_to(b1, (1, n)), w2)[0])
+
+
+def test_int8_dynamic_bad_values():
+    model = qdq_matmul_model(np.ones((3, 2), np.int8), np.float32(1), 0, np.float32(1), 0,
+                             np.float32(1), 0, TensorProto.UINT8, m=2)
+    with pytest.raises(ValueError, match="quantize must be"):
+        tessel.compile(model.SerializeToString(), quantize="int4")
+    with pytest.raises(ValueError, match="calibration_data applies"):
+        tessel.compile(model.SerializeToString(), quantize="int8-dynamic",
+                       calibration_data=[np.zeros((2, 3), np.float32)])

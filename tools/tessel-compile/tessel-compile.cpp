@@ -79,6 +79,14 @@ static cl::opt<std::string> componentName(
     cl::desc("Compile only this compose.component (separate compilation): "
              "it becomes the artifact's entry point, named after it"),
     cl::value_desc("name"), cl::init(""), cl::cat(category));
+static cl::opt<std::string> quantize(
+    "quantize",
+    cl::desc("Quantize while compiling: none (default) or int8-dynamic "
+             "(matmuls with constant weights run on int8: weights quantized "
+             "per column at compile time, activations per row at run time). "
+             "QDQ models (tessel.quantize_onnx, ONNX Runtime's quantizer) "
+             "run their int8 parts on int8 without this"),
+    cl::value_desc("none|int8-dynamic"), cl::init("none"), cl::cat(category));
 static cl::opt<std::string> compileTo(
     "compile-to",
     cl::desc("Stop after PHASE and write its MLIR: input, linalg, "
@@ -197,6 +205,20 @@ int main(int argc, char **argv) {
   }
   options.routeLowering = routeLowering;
   options.component = componentName;
+  if (std::optional<tessel::QuantizeMode> q =
+          tessel::parseQuantizeMode(quantize)) {
+    options.quantize = *q;
+  } else if (quantize == "int8") {
+    errs() << "tessel-compile: error: --quantize=int8 (static, with calibration "
+              "data) is not available from tessel-compile yet: write a QDQ "
+              "model with tessel.quantize_onnx(model, samples, out) and "
+              "compile that, or use --quantize=int8-dynamic\n";
+    return 1;
+  } else {
+    errs() << "tessel-compile: error: unknown --quantize value '" << quantize
+           << "' (expected none or int8-dynamic)\n";
+    return 1;
+  }
   if (!compileTo.empty()) {
     options.compileTo = tessel::parsePhase(compileTo);
     if (!options.compileTo) {

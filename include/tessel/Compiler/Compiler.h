@@ -42,6 +42,8 @@ struct CompileOptions {
   std::string routeLowering = "grouped";
   /// Non-empty: compile only this compose.component, as the entry point.
   std::string component;
+  /// Quantization done by the compiler (QDQ models need none).
+  QuantizeMode quantize = QuantizeMode::None;
 };
 
 /// Compiles `module` (model-level IR) in place and writes the result to

@@ -20,6 +20,12 @@
 
 namespace mlir::tessel {
 
+/// How the model is quantized by the compiler (docs/quantization.md).
+enum class QuantizeMode {
+  None,        // as written: QDQ models still run their int8 parts on int8
+  Int8Dynamic, // matmuls with constant weights: int8, activations at run time
+};
+
 struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   Option<unsigned> optLevel{*this, "opt-level",
                             llvm::cl::desc("Optimization level 0..3"),
@@ -51,12 +57,24 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "its own tokens) or dense (every expert on every token, "
                      "the reference)"),
       llvm::cl::init("grouped")};
+  Option<QuantizeMode> quantize{
+      *this, "quantize",
+      llvm::cl::desc("Quantize the model: none, or int8-dynamic (int8 "
+                     "weights, activations quantized per row at run time)"),
+      llvm::cl::init(QuantizeMode::None),
+      llvm::cl::values(
+          clEnumValN(QuantizeMode::None, "none", "no quantization"),
+          clEnumValN(QuantizeMode::Int8Dynamic, "int8-dynamic",
+                     "dynamic int8 for matmuls with constant weights"))};
   Option<std::string> component{
       *this, "component",
       llvm::cl::desc("Compile only this compose.component, as the entry "
                      "point (separate compilation)"),
       llvm::cl::init("")};
 };
+
+/// Parses a --quantize value (none|int8-dynamic).
+std::optional<QuantizeMode> parseQuantizeMode(llvm::StringRef name);
 
 /// The phases of the CPU pipeline, in order.
 enum class Phase { Input, Linalg, Bufferized, LLVM };

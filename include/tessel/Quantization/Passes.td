@@ -68,4 +68,28 @@ def TesselFoldQDQ : Pass<"tessel-fold-qdq", "::mlir::func::FuncOp"> {
                            "::mlir::tosa::TosaDialect"];
 }
 
+def TesselQuantizeDynamic : Pass<"tessel-quantize-dynamic", "::mlir::func::FuncOp"> {
+  let summary = "int8 matmuls with constant weights, activations quantized at run time";
+  let description = [{
+    Dynamic quantization (`tessel-compile --quantize=int8-dynamic`): every
+    f32 `tosa.matmul` whose weights are constant (seen through
+    `tosa.reshape` / `tosa.transpose`) runs on int8. The weights are
+    quantized here, symmetric per output column; the activations at run
+    time, symmetric per row (`max |a| / 127`); the i8 x i8 -> i32 product is
+    exact and is rescaled by both scales:
+
+    ```mlir
+    %y = tosa.matmul %a, %w_f32, %zero, %zero      // f32
+    // becomes
+    %sa  = max(reduce_max(abs(%a), axis 2) / 127, FLT_MIN)
+    %qa  = tosa.cast(%a * reciprocal(%sa))          // f32 -> i8, ties to even
+    %acc = tosa.matmul %qa, %w_i8, %zp0, %zp0      // i8 x i8 -> i32
+    %y   = tosa.cast(%acc) * %sa * %sw             // f32
+    ```
+
+    Matmuls of two run-time values (attention's scores) stay in float.
+  }];
+  let dependentDialects = ["::mlir::tosa::TosaDialect"];
+}
+
 #endif // TESSEL_QUANTIZATION_PASSES

@@ -1,0 +1,165 @@
+//===- QuantizeDynamic.cpp - int8 matmuls with run-time activation scales -===//
+//
+// Dynamic quantization (ONNX Runtime's quantize_dynamic, PyTorch's
+// torch.ao.quantization.quantize_dynamic) for the linear layers of
+// transformers: the weights are quantized once, here, and the activations
+// at run time, per row, so no calibration data is needed. A
+// `tosa.matmul` of a float activation and constant float weights becomes
+//
+//   s_a[b,m]  = max_k |a[b,m,k]| / 127            (per row, run time)
+//   q_a       = round_half_even(a / s_a)          (int8, in [-127, 127])
+//   s_w[n]    = max_k |w[k,n]| / 127              (per column, compile time)
+//   q_w       = round_half_even(w / s_w)          (int8 constant)
+//   acc       = tosa.matmul(q_a, q_w)             (i8 x i8 -> i32, exact)
+//   y         = float(acc) * s_a[b,m] * s_w[n]
+//
+// The integer matmul is what tessel-convert-to-kernels gives the VNNI kernel;
+// the reductions and casts are elementwise work that fuses.
+// docs/quantization.md.
+//
+//===----------------------------------------------------------------------===//
+#include "tessel/Quantization/Passes.h"
+
+#include "tessel/Dialect/Tessel/Utils/TosaBuilder.h"
+
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
+
+#include <cfloat>
+#include <cmath>
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELQUANTIZEDYNAMIC
+#include "tessel/Quantization/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+
+namespace {
+
+/// The f32 values of `v` (row-major, in `v`'s shape) if it is a constant
+/// seen through tosa.reshape / tosa.transpose (how importers hand weights
+/// to a matmul: 2-D to 3-D, Gemm's transB).
+std::optional<std::vector<float>> constantValues(Value v) {
+  auto ty = dyn_cast<RankedTensorType>(v.getType());
+  if (!ty || !ty.hasStaticShape() || !ty.getElementType().isF32())
+    return std::nullopt;
+  DenseFPElementsAttr attr;
+  if (matchPattern(v, m_Constant(&attr))) {
+    std::vector<float> out;
+    out.reserve(ty.getNumElements());
+    if (attr.isSplat())
+      out.assign(ty.getNumElements(), attr.getSplatValue<float>());
+    else
+      for (float x : attr.getValues<float>())
+        out.push_back(x);
+    return out;
+  }
+  Operation *def = v.getDefiningOp();
+  if (auto r = dyn_cast_or_null<tosa::ReshapeOp>(def))
+    return constantValues(r.getInput1());
+  auto t = dyn_cast_or_null<tosa::TransposeOp>(def);
+  if (!t)
+    return std::nullopt;
+  std::optional<std::vector<float>> in = constantValues(t.getInput1());
+  if (!in)
+    return std::nullopt;
+  auto inTy = cast<RankedTensorType>(t.getInput1().getType());
+  ArrayRef<int64_t> inShape = inTy.getShape(), outShape = ty.getShape();
+  ArrayRef<int32_t> perms = t.getPerms();
+  int64_t rank = inShape.size();
+  SmallVector<int64_t> inStrides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    inStrides[d] = inStrides[d + 1] * inShape[d + 1];
+  std::vector<float> out(ty.getNumElements());
+  SmallVector<int64_t> idx(rank, 0); // output index
+  for (int64_t i = 0, e = out.size(); i < e; ++i) {
+    int64_t src = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      src += idx[d] * inStrides[perms[d]];
+    out[i] = (*in)[src];
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++idx[d] < outShape[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+bool isZero(Value v) {
+  return matchPattern(v, m_Zero()) || matchPattern(v, m_AnyZeroFloat());
+}
+
+struct QuantizeMatMul : OpRewritePattern<tosa::MatMulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tosa::MatMulOp op,
+                                PatternRewriter &rewriter) const override {
+    auto outTy = cast<RankedTensorType>(op.getType());
+    auto aTy = cast<RankedTensorType>(op.getA().getType());
+    if (!outTy.getElementType().isF32() || !aTy.getElementType().isF32() ||
+        !outTy.hasStaticShape() || !aTy.hasStaticShape() ||
+        !isZero(op.getAZp()) || !isZero(op.getBZp()))
+      return rewriter.notifyMatchFailure(op, "not a static f32 matmul");
+    std::optional<std::vector<float>> w = constantValues(op.getB());
+    if (!w)
+      return rewriter.notifyMatchFailure(op, "weights are not constant");
+    auto bTy = cast<RankedTensorType>(op.getB().getType());
+    const int64_t batches = bTy.getDimSize(0), k = bTy.getDimSize(1),
+                  n = bTy.getDimSize(2);
+
+    // Weights: symmetric int8 per output column (per batch entry).
+    std::vector<int8_t> qw(w->size());
+    std::vector<float> sw(batches * n);
+    for (int64_t b = 0; b < batches; ++b)
+      for (int64_t j = 0; j < n; ++j) {
+        float maxAbs = 0.0f;
+        for (int64_t i = 0; i < k; ++i)
+          maxAbs = std::max(maxAbs, std::fabs((*w)[(b * k + i) * n + j]));
+        float s = maxAbs > 0.0f && std::isfinite(maxAbs) ? maxAbs / 127.0f
+                                                          : 1.0f;
+        sw[b * n + j] = s;
+        for (int64_t i = 0; i < k; ++i) {
+          float q = std::nearbyint((*w)[(b * k + i) * n + j] / s);
+          qw[(b * k + i) * n + j] = int8_t(std::clamp(q, -127.0f, 127.0f));
+        }
+      }
+    Location loc = op.getLoc();
+    tessel::TosaBuilder tb(rewriter, loc);
+    Type f32 = rewriter.getF32Type(), i8 = rewriter.getI8Type();
+    auto qwTy = RankedTensorType::get(bTy.getShape(), i8);
+    Value qwV = tosa::ConstOp::create(
+        rewriter, loc, qwTy,
+        DenseElementsAttr::get(qwTy, ArrayRef<int8_t>(qw)));
+    auto swTy = RankedTensorType::get({batches, 1, n}, f32);
+    Value swV = tosa::ConstOp::create(
+        rewriter, loc, swTy, DenseElementsAttr::get(swTy, ArrayRef<float>(sw)));
+
+    // Activations: symmetric int8 per row, scales at run time. The floor
+    // on the scale keeps an all-zero row at zero (not 0 * inf).
+    Value absA = tosa::AbsOp::create(rewriter, loc, aTy, op.getA());
+    Value maxAbs = tb.reduceMax(absA, 2);
+    Value sa = tb.maximum(tb.mul(maxAbs, tb.scalar(f32, 1.0 / 127.0, 3)),
+                          tb.scalar(f32, FLT_MIN, 3));
+    Value qa = tb.cast(tb.mul(op.getA(), tb.reciprocal(sa)), i8);
+
+    auto accTy = RankedTensorType::get(outTy.getShape(), rewriter.getI32Type());
+    Value acc = tosa::MatMulOp::create(rewriter, loc, accTy, qa, qwV,
+                                       tb.zeroPoint(i8), tb.zeroPoint(i8));
+    Value y = tb.mul(tb.mul(tb.cast(acc, f32), sa), swV);
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+struct TesselQuantizeDynamicPass
+    : tessel::impl::TesselQuantizeDynamicBase<TesselQuantizeDynamicPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<QuantizeMatMul>(&getContext());
+    walkAndApplyPatterns(getOperation(), std::move(patterns));
+  }
+};
+
+} // namespace
