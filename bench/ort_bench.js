@@ -3,6 +3,7 @@
 //
 //   node bench/ort_bench.js --model=M.onnx --input=@x.npy [--threads=1,2]
 //        [--runs=20] [--min-runs=3] [--warmup=2] [--budget=5]
+//        [--save-output=y.npy]
 //   node bench/ort_bench.js --version
 //
 // For each thread count: a session with intraOpNumThreads=N,
@@ -12,6 +13,8 @@
 // JSON object on stdout:
 //   {"ort_version": "...", "results": {"1": {"median_ms":..,"min_ms":..,
 //    "max_ms":..,"mean_ms":..,"runs":..}, "2": {...}}}
+// --save-output writes the first output of the last run as a float32 .npy
+// (to compare outputs across runtimes, e.g. Tessel's int8 with ORT's).
 // A failure prints {"error": "first line of the message"} and exits 1.
 'use strict';
 
@@ -69,6 +72,21 @@ function readNpy(file) {
   return { type: t[0], data, dims };
 }
 
+// Writes a float32 C-order .npy (format 1.0).
+function writeNpyF32(file, data, dims) {
+  let header = `{'descr': '<f4', 'fortran_order': False, 'shape': (${dims.join(', ')}${dims.length === 1 ? ',' : ''}), }`;
+  const pad = 64 - ((10 + header.length + 1) % 64);
+  header += ' '.repeat(pad % 64) + '\n';
+  const head = Buffer.alloc(10);
+  head.writeUInt8(0x93, 0);
+  head.write('NUMPY', 1, 'latin1');
+  head.writeUInt8(1, 6);
+  head.writeUInt8(0, 7);
+  head.writeUInt16LE(header.length, 8);
+  const body = Buffer.from(Float32Array.from(data).buffer);
+  fs.writeFileSync(file, Buffer.concat([head, Buffer.from(header, 'latin1'), body]));
+}
+
 function stats(times) {
   const s = [...times].sort((a, b) => a - b);
   const n = s.length;
@@ -119,14 +137,19 @@ async function main() {
     for (let i = 0; i < warmup; ++i) await session.run(feeds);
     const times = [];
     const start = process.hrtime.bigint();
+    let last = null;
     while (times.length < runs) {
       const t0 = process.hrtime.bigint();
-      await session.run(feeds);
+      last = await session.run(feeds);
       const t1 = process.hrtime.bigint();
       times.push(Number(t1 - t0) / 1e6);
       if (times.length >= minRuns && Number(t1 - start) / 1e6 > budgetMs) break;
     }
     results[String(n)] = stats(times);
+    if (typeof opts['save-output'] === 'string' && last) {
+      const y = last[session.outputNames[0]];
+      writeNpyF32(opts['save-output'], y.data, y.dims);
+    }
     if (session.release) await session.release();
   }
   process.stdout.write(JSON.stringify({ ort_version: version, results }) + '\n');

@@ -153,6 +153,29 @@ def _run_all(model, samples, names):
     return values
 
 
+def _inline_initializer_identities(g):
+    """Identity nodes that only rename an initializer (PyTorch's exporter
+    writes them for weights it deduplicated, e.g. the layers of a
+    TransformerEncoder) are removed and their consumers read the
+    initializer, so those weights are quantized as weights."""
+    inits = {t.name for t in g.initializer}
+    outputs = {o.name for o in g.output}
+    alias = {}
+    for n in g.node:
+        if n.op_type == "Identity" and n.input[0] in inits and \
+                n.output[0] not in outputs:
+            alias[n.output[0]] = n.input[0]
+    if not alias:
+        return
+    kept = [n for n in g.node if not (n.op_type == "Identity" and n.output[0] in alias)]
+    for n in kept:
+        for i, x in enumerate(n.input):
+            if x in alias:
+                n.input[i] = alias[x]
+    del g.node[:]
+    g.node.extend(kept)
+
+
 def quantize_onnx(model, calibration_data, output=None, *, method="minmax",
                   percentile=99.99, per_channel=True, exclude=(),
                   report=None):
@@ -182,6 +205,7 @@ def quantize_onnx(model, calibration_data, output=None, *, method="minmax",
         raise ValueError(f"the model imports opset {opset}; per-channel "
                          "quantization needs opset 13 or newer (re-export it)")
     g = m.graph
+    _inline_initializer_identities(g)
     inits = {t.name: t for t in g.initializer}
     input_names = [i.name for i in g.input if i.name not in inits]
     names = {n.name for n in g.node}
@@ -224,7 +248,14 @@ def quantize_onnx(model, calibration_data, output=None, *, method="minmax",
     # Rewrite: Q/DQ before each activation input, after each output; weights
     # stored as int8 initializers with a DequantizeLinear.
     new_nodes = []
-    new_inits = [t for t in g.initializer if t.name not in weights]
+    # A weight's float initializer stays when something other than a
+    # quantized node's weight input still reads it.
+    target_ids = {id(n) for n in targets}
+    still_read = {x for n in g.node for i, x in enumerate(n.input)
+                  if id(n) not in target_ids or i != 1}
+    still_read |= {o.name for o in g.output}
+    new_inits = [t for t in g.initializer
+                 if t.name not in weights or t.name in still_read]
     wq = {}
     for name, (w, axis) in weights.items():
         q, s = _quantize_weight(w, axis, per_channel)
@@ -237,7 +268,6 @@ def quantize_onnx(model, calibration_data, output=None, *, method="minmax",
         new_inits += [numpy_helper.from_array(np.array(s, np.float32), x + "_scale"),
                       numpy_helper.from_array(np.array(z, np.uint8), x + "_zero_point")]
 
-    target_ids = {id(n) for n in targets}
     dequantized = {}   # tensor -> the name its consumers read
     for n in g.node:
         if id(n) not in target_ids:

@@ -55,9 +55,41 @@ struct QuantizedMatmulToKernel : OpRewritePattern<OpT> {
       za = zaV.getSExtValue();
       zb = zbV.getSExtValue();
     }
+    // A zero fill as init: the kernel overwrites; else it accumulates.
+    bool accumulate = true;
+    if (auto fill = init.getDefiningOp<linalg::FillOp>())
+      if (matchPattern(fill.getInputs()[0], m_Zero())) {
+        init = fill.getOutputs()[0];
+        accumulate = false;
+      }
+    auto create = [&](Value packed, Value sums) {
+      rewriter.replaceOpWithNewOp<PackedMatmulI8Op>(
+          op, TypeRange{init.getType()}, a, packed, sums, init,
+          rewriter.getI32IntegerAttr(int32_t(za)),
+          rewriter.getI32IntegerAttr(int32_t(zb)),
+          /*a_signed=*/rewriter.getUnitAttr(),
+          accumulate ? rewriter.getUnitAttr() : nullptr);
+    };
+
     DenseIntElementsAttr weights;
-    if (!matchPattern(b, m_Constant(&weights)))
-      return rewriter.notifyMatchFailure(op, "run-time weights");
+    if (!matchPattern(b, m_Constant(&weights))) {
+      // A run-time B (attention's K^T and V in a QDQ model) is packed at
+      // run time by the same layout as a linalg.pack (P x G x NR x 4 per
+      // batch entry, zero-padded); the kernel sums its columns.
+      Location loc = op.getLoc();
+      Value zero =
+          arith::ConstantOp::create(rewriter, loc, rewriter.getI8IntegerAttr(0));
+      SmallVector<OpFoldResult> tiles = {rewriter.getIndexAttr(nr),
+                                         rewriter.getIndexAttr(kGroup)};
+      SmallVector<int64_t> innerDims = {2, 1}, outerPerm = {0, 2, 1};
+      Value dest = linalg::PackOp::createDestinationTensor(
+          rewriter, loc, b, tiles, innerDims, outerPerm);
+      Value packed = linalg::PackOp::create(rewriter, loc, b, dest, innerDims,
+                                            tiles, zero, outerPerm)
+                         .getResult();
+      create(packed, Value());
+      return success();
+    }
 
     auto bTy = cast<RankedTensorType>(b.getType());
     const int64_t batches = bTy.getDimSize(0), k = bTy.getDimSize(1),
@@ -99,19 +131,7 @@ struct QuantizedMatmulToKernel : OpRewritePattern<OpT> {
         rewriter, loc, sumsTy,
         DenseElementsAttr::get(sumsTy, ArrayRef<int32_t>(sums)));
 
-    // A zero fill as init: the kernel overwrites; else it accumulates.
-    bool accumulate = true;
-    if (auto fill = init.getDefiningOp<linalg::FillOp>())
-      if (matchPattern(fill.getInputs()[0], m_Zero())) {
-        init = fill.getOutputs()[0];
-        accumulate = false;
-      }
-    rewriter.replaceOpWithNewOp<PackedMatmulI8Op>(
-        op, TypeRange{init.getType()}, a, packedV, sumsV, init,
-        rewriter.getI32IntegerAttr(int32_t(za)),
-        rewriter.getI32IntegerAttr(int32_t(zb)),
-        /*a_signed=*/rewriter.getUnitAttr(),
-        accumulate ? rewriter.getUnitAttr() : nullptr);
+    create(packedV, sumsV);
     return success();
   }
 
