@@ -5,6 +5,11 @@
 #                                      GEMM/conv microbenchmark, chart + docs
 #   bench/run.sh --quick               smoke run (3 small models, 1 thread)
 #   bench/run.sh --models resnet18,bert --threads 1 --runs 5
+#   bench/run.sh --int8                int8 rows only (bench/int8_bench.py):
+#                                      Tessel int8 vs fp32 vs ORT int8 on the
+#                                      same QDQ models, with output agreement
+#
+# A full run also runs the int8 rows and writes docs/performance-int8.md.
 #
 # All options go to bench/bench_models.py (see --help there); --no-docs
 # keeps docs/performance.png and docs/performance.md untouched, --docs
@@ -23,9 +28,12 @@ ROOT="$(dirname "$BENCH")"
 PY=/usr/bin/python3    # Debian's python: numpy, torch, torchvision, onnx
 
 docs=auto
+int8=auto
 args=()
 for a in "$@"; do
   case "$a" in
+    --int8) int8=only ;;
+    --no-int8) int8=no ;;
     --docs) docs=yes ;;
     --no-docs) docs=no ;;
     -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"
@@ -67,6 +75,10 @@ fi
 
 # --- the benchmark ---------------------------------------------------------
 cd "$ROOT"
+if [ "$int8" = only ]; then
+  "$PY" "$BENCH/int8_bench.py" --docs
+  exit 0
+fi
 "$PY" "$BENCH/bench_models.py" "${args[@]+"${args[@]}"}"
 
 # --- chart and docs --------------------------------------------------------
@@ -89,4 +101,5 @@ if [ "$docs" = yes ]; then
     say "warning: no matplotlib: docs/performance.png not written"
   fi
   "$PY" "$BENCH/report.py" "$BENCH/results/latest.json" "$ROOT/docs/performance.md"
+  [ "$int8" = no ] || "$PY" "$BENCH/int8_bench.py" --docs
 fi

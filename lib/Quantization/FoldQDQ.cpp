@@ -126,10 +126,6 @@ std::optional<Dequantized> dequantized(PatternRewriter &rewriter, Value v) {
   return d;
 }
 
-bool isZero(Value v) {
-  return matchPattern(v, m_Zero()) || matchPattern(v, m_AnyZeroFloat());
-}
-
 /// `x` (signless 8-bit storage) as int8 values: uint8 minus 128, which is
 /// the top bit flipped.
 Value toInt8(PatternRewriter &rewriter, Location loc, const Dequantized &d) {
@@ -157,7 +153,8 @@ struct FoldMatMul : OpRewritePattern<tosa::MatMulOp> {
                                 PatternRewriter &rewriter) const override {
     auto outTy = cast<RankedTensorType>(op.getType());
     if (!isa<FloatType>(outTy.getElementType()) || !outTy.hasStaticShape() ||
-        !isZero(op.getAZp()) || !isZero(op.getBZp()))
+        !tessel::isZeroConstant(op.getAZp()) ||
+        !tessel::isZeroConstant(op.getBZp()))
       return rewriter.notifyMatchFailure(op, "not a float matmul");
     std::optional<Dequantized> a = dequantized(rewriter, op.getA());
     std::optional<Dequantized> b = a ? dequantized(rewriter, op.getB())

@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Matchers.h"
 
 #include <optional>
 
@@ -24,6 +25,11 @@ struct QuantParams {
 
 /// The parameters of `elem` if it is a uniform quantized type with integer
 /// storage and a float expressed type.
+/// A zero-point operand (of tosa.matmul) that is a constant zero.
+inline bool isZeroConstant(Value v) {
+  return matchPattern(v, m_Zero()) || matchPattern(v, m_AnyZeroFloat());
+}
+
 inline std::optional<QuantParams> quantParamsOf(Type elem) {
   QuantParams p;
   if (auto t = dyn_cast<quant::UniformQuantizedType>(elem)) {

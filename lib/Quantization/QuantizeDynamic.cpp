@@ -20,6 +20,8 @@
 //===----------------------------------------------------------------------===//
 #include "tessel/Quantization/Passes.h"
 
+#include "QuantParams.h"
+
 #include "tessel/Dialect/Tessel/Utils/TosaBuilder.h"
 
 #include "mlir/IR/Matchers.h"
@@ -88,10 +90,6 @@ std::optional<std::vector<float>> constantValues(Value v) {
   return out;
 }
 
-bool isZero(Value v) {
-  return matchPattern(v, m_Zero()) || matchPattern(v, m_AnyZeroFloat());
-}
-
 struct QuantizeMatMul : OpRewritePattern<tosa::MatMulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(tosa::MatMulOp op,
@@ -100,7 +98,8 @@ struct QuantizeMatMul : OpRewritePattern<tosa::MatMulOp> {
     auto aTy = cast<RankedTensorType>(op.getA().getType());
     if (!outTy.getElementType().isF32() || !aTy.getElementType().isF32() ||
         !outTy.hasStaticShape() || !aTy.hasStaticShape() ||
-        !isZero(op.getAZp()) || !isZero(op.getBZp()))
+        !tessel::isZeroConstant(op.getAZp()) ||
+        !tessel::isZeroConstant(op.getBZp()))
       return rewriter.notifyMatchFailure(op, "not a static f32 matmul");
     std::optional<std::vector<float>> w = constantValues(op.getB());
     if (!w)
