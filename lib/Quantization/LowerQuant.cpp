@@ -63,6 +63,10 @@ struct LowerDequantize : OpRewritePattern<quant::DequantizeCastOp> {
     if (!p || p->storage.getWidth() > 32)
       return rewriter.notifyMatchFailure(op, "not uniform storage of <= 32 bits");
     Location loc = op.getLoc();
+    if (Value folded = foldConstant(rewriter, op, inTy, *p)) {
+      rewriter.replaceOp(op, folded);
+      return success();
+    }
     tessel::TosaBuilder tb(rewriter, loc);
     Value stored = quant::StorageCastOp::create(
         rewriter, loc, withElement(inTy, p->storage), op.getInput());
@@ -80,6 +84,38 @@ struct LowerDequantize : OpRewritePattern<quant::DequantizeCastOp> {
                                   withElement(inTy, p->expressed), y);
     rewriter.replaceOp(op, y);
     return success();
+  }
+
+  /// Quantized constants (the weights of a QDQ model) dequantized now, with
+  /// the same f32 arithmetic as the code below would run: otherwise every
+  /// inference would dequantize (and re-pack) all the weights.
+  static Value foldConstant(PatternRewriter &rewriter,
+                            quant::DequantizeCastOp op, RankedTensorType inTy,
+                            const QuantParams &p) {
+    auto scast = op.getInput().getDefiningOp<quant::StorageCastOp>();
+    DenseIntElementsAttr stored;
+    if (!scast || !p.expressed.isF32() || !inTy.hasStaticShape() ||
+        !matchPattern(scast.getInput(), m_Constant(&stored)))
+      return Value();
+    ArrayRef<int64_t> shape = inTy.getShape();
+    int64_t inner = 1; // elements per step of the quantized axis
+    for (int64_t d = p.axis + 1; p.axis >= 0 && d < inTy.getRank(); ++d)
+      inner *= shape[d];
+    int64_t axisSize = p.axis >= 0 ? shape[p.axis] : 1;
+    SmallVector<float> values;
+    values.reserve(inTy.getNumElements());
+    int64_t i = 0;
+    for (const APInt &v : stored.getValues<APInt>()) {
+      int64_t c = p.axis >= 0 ? (i / inner) % axisSize : 0;
+      float x = p.isSigned ? float(v.getSExtValue()) : float(v.getZExtValue());
+      float d = x - float(p.zeroPoints[c]);
+      values.push_back(d * float(p.scales[c]));
+      ++i;
+    }
+    auto f32Ty = RankedTensorType::get(shape, rewriter.getF32Type());
+    return arith::ConstantOp::create(
+        rewriter, op.getLoc(), f32Ty,
+        DenseElementsAttr::get(f32Ty, ArrayRef<float>(values)));
   }
 };
 
@@ -103,7 +139,18 @@ struct LowerQuantize : OpRewritePattern<quant::QuantizeCastOp> {
     if (!cast<RankedTensorType>(x.getType()).getElementType().isF32())
       x = arith::ExtFOp::create(rewriter, loc, f32Ty, x);
     int64_t rank = outTy.getRank();
-    Value scale = paramTensor(rewriter, loc, p->scales, rank, p->axis);
+    Value scale;
+    if (p->axis < 0) {
+      // Per tensor: a splat of the full shape (stored once, filled at run
+      // time if large), which layout passes see as a constant and move
+      // transposes across, as they do for the rest of this elementwise
+      // chain.
+      scale = arith::ConstantOp::create(
+          rewriter, loc,
+          DenseElementsAttr::get(f32Ty, float(p->scales.front())));
+    } else {
+      scale = paramTensor(rewriter, loc, p->scales, rank, p->axis);
+    }
     SmallVector<int64_t> multiples;
     for (auto [have, want] :
          llvm::zip(cast<RankedTensorType>(scale.getType()).getShape(),

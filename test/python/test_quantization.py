@@ -236,7 +236,7 @@ def test_compile_with_quantize_int8():
     assert cosine(a, b) > 0.99 and not np.array_equal(a, b)
     with pytest.raises(ValueError, match="needs calibration_data"):
         tessel.compile(net, (x,), quantize="int8")
-    with pytest.raises(ValueError, match="quantize must be 'int8'"):
+    with pytest.raises(ValueError, match="quantize must be None, 'int8' or 'int8-dynamic'"):
         tessel.compile(net, (x,), quantize="int4", calibration_data=calib)
     with pytest.raises(ValueError, match="calibration_data applies with quantize"):
         tessel.compile(net, (x,), calibration_data=calib)

@@ -73,16 +73,21 @@ unsigned numDataOperands(Operation *op) {
 
 /// elementwise(transpose(x, P), small...) ->
 ///   transpose(elementwise(x, transpose(small, P^-1)...), P)
-/// Every full-size operand must be a transpose with the same P; smaller
-/// (broadcast) operands and constants are transposed back instead, which is
-/// cheap (and folds for constants).
+/// Every full-size operand must be a transpose with the same P or a
+/// constant; smaller (broadcast) operands and constants are transposed back
+/// instead, which is cheap (and folds for constants). Elementwise means TOSA's
+/// elementwise ops and the arith/math ops applied to tensors
+/// (tessel-lower-quant's conversions and rounding): QDQ models put those
+/// around every convolution.
 struct SinkThroughElementwise : RewritePattern {
   SinkThroughElementwise(MLIRContext *ctx)
       : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
   LogicalResult matchAndRewrite(Operation *op,
                                 PatternRewriter &rewriter) const override {
     if (!op->hasTrait<OpTrait::tosa::TosaElementwiseOperator>() &&
-        !isa<tosa::MulOp>(op))
+        !isa<tosa::MulOp>(op) &&
+        !(op->hasTrait<OpTrait::Elementwise>() &&
+          isa<arith::ArithDialect, math::MathDialect>(op->getDialect())))
       return failure();
     if (op->getNumResults() != 1 || !isStaticRanked(op->getResult(0)))
       return failure();
@@ -94,8 +99,9 @@ struct SinkThroughElementwise : RewritePattern {
       if (!isStaticRanked(v))
         return failure();
       auto t = cast<RankedTensorType>(v.getType());
-      if (t.getNumElements() != resTy.getNumElements())
-        continue; // broadcast operand
+      if (t.getNumElements() != resTy.getNumElements() ||
+          matchPattern(v, m_Constant()))
+        continue; // broadcast operand or constant
       if (!joinTranspose(v, perm))
         return failure();
     }
@@ -110,7 +116,8 @@ struct SinkThroughElementwise : RewritePattern {
         continue;
       }
       auto t = cast<RankedTensorType>(v.getType());
-      if (t.getNumElements() == resTy.getNumElements())
+      if (t.getNumElements() == resTy.getNumElements() &&
+          !matchPattern(v, m_Constant()))
         operands.push_back(v.getDefiningOp<tosa::TransposeOp>().getInput1());
       else
         operands.push_back(transpose(rewriter, op->getLoc(), v, inv));
