@@ -74,3 +74,32 @@ func.func @unlowered(%x: tensor<4xi8>) -> tensor<4x!quant.uniform<i8:f32, 0.5>> 
   // expected-error @+1 {{quantized value of type 'tensor<4x!quant.uniform<i8:f32, 5.000000e-01>>' has no lowering here}}
   return %q : tensor<4x!quant.uniform<i8:f32, 5.000000e-01>>
 }
+
+// -----
+
+// Quantized constants (a QDQ model's weights) are dequantized at compile
+// time, per axis here: (q - zp) * scale = [(4-1)*0.5, (-2-1)*0.5], [(4-0)*2, (-2-0)*2].
+// CHECK-LABEL: func.func @dequantize_constant
+// CHECK-NOT: tosa.
+// CHECK: %[[W:.*]] = arith.constant dense<{{\[}}[1.500000e+00, -1.500000e+00], [8.000000e+00, -4.000000e+00]]> : tensor<2x2xf32>
+// CHECK: return %[[W]]
+func.func @dequantize_constant() -> tensor<2x2xf32> {
+  %w = arith.constant dense<[[4, -2], [4, -2]]> : tensor<2x2xi8>
+  %q = quant.scast %w : tensor<2x2xi8> to tensor<2x2x!quant.uniform<i8:f32:0, {0.5:1, 2.0:0}>>
+  %y = quant.dcast %q : tensor<2x2x!quant.uniform<i8:f32:0, {0.5:1, 2.0:0}>> to tensor<2x2xf32>
+  return %y : tensor<2x2xf32>
+}
+
+// -----
+
+// Per tensor, the quantize step divides by a splat of the full shape (a
+// constant the layout passes move transposes across), not a tiled tensor.
+// CHECK-LABEL: func.func @quantize_per_tensor
+// CHECK-NOT: tosa.tile
+// CHECK: %[[S:.*]] = arith.constant dense<2.500000e-01> : tensor<2x3xf32>
+// CHECK: arith.divf %{{.*}}, %[[S]] : tensor<2x3xf32>
+func.func @quantize_per_tensor(%x: tensor<2x3xf32>) -> tensor<2x3xi8> {
+  %q = quant.qcast %x : tensor<2x3xf32> to tensor<2x3x!quant.uniform<i8:f32, 0.25:1>>
+  %s = quant.scast %q : tensor<2x3x!quant.uniform<i8:f32, 0.25:1>> to tensor<2x3xi8>
+  return %s : tensor<2x3xi8>
+}

@@ -49,3 +49,28 @@ func.func @unit_dims(%a: tensor<1x1x1x8xf32>, %b: tensor<1x2x1x8xf32>) -> (tenso
   %tb = tosa.transpose %b {perms = array<i32: 0, 3, 1, 2>} : (tensor<1x2x1x8xf32>) -> tensor<1x8x2x1xf32>
   return %ta, %tb : tensor<1x8x1x1xf32>, tensor<1x8x2x1xf32>
 }
+
+// -----
+
+// A QuantizeLinear/DequantizeLinear chain as tessel-lower-quant writes it
+// (arith/math ops on tensors, a splat scale of the full shape) between two
+// convolutions' layout transposes: the transpose sinks through every op,
+// the splat is transposed instead, and the pair cancels.
+// CHECK-LABEL: func @qdq_chain
+// CHECK-NOT: tosa.transpose %arg0
+// CHECK: arith.divf %arg0, %{{.*}} : tensor<1x4x4x8xf32>
+// CHECK: math.roundeven %{{.*}} : tensor<1x4x4x8xf32>
+// CHECK: arith.fptosi %{{.*}} : tensor<1x4x4x8xf32> to tensor<1x4x4x8xi32>
+// CHECK: arith.sitofp %{{.*}} : tensor<1x4x4x8xi32> to tensor<1x4x4x8xf32>
+// CHECK-NOT: tosa.transpose
+// CHECK: return
+func.func @qdq_chain(%x: tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32> {
+  %t = tosa.transpose %x {perms = array<i32: 0, 3, 1, 2>} : (tensor<1x4x4x8xf32>) -> tensor<1x8x4x4xf32>
+  %s = arith.constant dense<0.5> : tensor<1x8x4x4xf32>
+  %d = arith.divf %t, %s : tensor<1x8x4x4xf32>
+  %r = math.roundeven %d : tensor<1x8x4x4xf32>
+  %i = arith.fptosi %r : tensor<1x8x4x4xf32> to tensor<1x8x4x4xi32>
+  %f = arith.sitofp %i : tensor<1x8x4x4xi32> to tensor<1x8x4x4xf32>
+  %b = tosa.transpose %f {perms = array<i32: 0, 2, 3, 1>} : (tensor<1x8x4x4xf32>) -> tensor<1x4x4x8xf32>
+  return %b : tensor<1x4x4x8xf32>
+}
