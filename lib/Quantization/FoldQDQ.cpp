@@ -11,6 +11,7 @@
 
 #include "QuantParams.h"
 
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Dialect/Tessel/Utils/TosaBuilder.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
@@ -147,6 +148,48 @@ Value zeroPointConst(PatternRewriter &rewriter, Location loc, int64_t zp) {
                                                          zp)));
 }
 
+/// Whether `a` (activation) and `b` (weights, quantized dimension
+/// `bAxis` if per axis) can run as one integer product: TOSA takes one zero
+/// point per operand, so per-axis weights may vary only in scale, and the
+/// activation is per tensor.
+bool foldable(const Dequantized &a, const Dequantized &b, int64_t bAxis) {
+  return a.axis < 0 && (b.axis < 0 || b.axis == bAxis) &&
+         llvm::all_of(b.zeroPoints,
+                      [&](int64_t z) { return z == b.zeroPoints[0]; });
+}
+
+/// The f32 result `outTy` (B x M x N) of the product of `a` (B x M x K) and
+/// `b` (B x K x N, per tensor or per column) as an exact i8 x i8 -> i32
+/// tosa.matmul, dequantized with the scale products.
+Value integerProduct(PatternRewriter &rewriter, Location loc,
+                     const Dequantized &a, const Dequantized &b,
+                     RankedTensorType outTy) {
+  int64_t za = a.zeroPoints[0] - (a.isSigned ? 0 : 128);
+  int64_t zb = b.zeroPoints[0] - (b.isSigned ? 0 : 128);
+  auto accTy = RankedTensorType::get(outTy.getShape(), rewriter.getI32Type());
+  Value acc = tosa::MatMulOp::create(
+      rewriter, loc, accTy, toInt8(rewriter, loc, a), toInt8(rewriter, loc, b),
+      zeroPointConst(rewriter, loc, za), zeroPointConst(rewriter, loc, zb));
+  // The accumulator's scale: sa * sb (per output column if b is).
+  SmallVector<double> scales;
+  for (double sb : b.scales)
+    scales.push_back(a.scales[0] * sb);
+  auto i32 = rewriter.getI32Type();
+  auto f = cast<FloatType>(outTy.getElementType());
+  int64_t lo = quant::QuantizedType::getDefaultMinimumForInteger(true, 32);
+  int64_t hi = quant::QuantizedType::getDefaultMaximumForInteger(true, 32);
+  Type q = b.axis < 0
+               ? Type(quant::UniformQuantizedType::get(
+                     quant::QuantizationFlags::Signed, i32, f, scales[0], 0,
+                     lo, hi))
+               : Type(quant::UniformQuantizedPerAxisType::get(
+                     quant::QuantizationFlags::Signed, i32, f, scales,
+                     SmallVector<int64_t>(scales.size(), 0), 2, lo, hi));
+  Value accQ = quant::StorageCastOp::create(
+      rewriter, loc, RankedTensorType::get(outTy.getShape(), q), acc);
+  return quant::DequantizeCastOp::create(rewriter, loc, outTy, accQ);
+}
+
 struct FoldMatMul : OpRewritePattern<tosa::MatMulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(tosa::MatMulOp op,
@@ -161,39 +204,64 @@ struct FoldMatMul : OpRewritePattern<tosa::MatMulOp> {
                                      : std::nullopt;
     if (!a || !b)
       return rewriter.notifyMatchFailure(op, "operands not dequantized");
-    // TOSA takes one zero point per operand; per-column weights may vary
-    // only in scale. The activation is per tensor.
-    if (a->axis >= 0 || (b->axis >= 0 && b->axis != 2) ||
-        llvm::any_of(b->zeroPoints,
-                     [&](int64_t z) { return z != b->zeroPoints[0]; }))
+    if (!foldable(*a, *b, /*bAxis=*/2))
+      return rewriter.notifyMatchFailure(op, "unsupported quantization axes");
+    rewriter.replaceOp(op, integerProduct(rewriter, op.getLoc(), *a, *b, outTy));
+    return success();
+  }
+};
+
+/// A pointwise convolution (1x1 filter, stride 1, no padding; ONNX Conv
+/// with dequantized input and weights) is the product of the N*H*W x C
+/// pixels and the C x F filter: the same integer product as a matmul, then
+/// the float bias. Other convolutions stay in float until the integer
+/// convolution kernel exists.
+/// Whether a convolution has no zero points and one group (tosa.conv2d has
+/// zero-point operands, tessel.conv2d groups).
+bool plainConv(tosa::Conv2DOp op) {
+  return tessel::isZeroConstant(op.getInputZp()) &&
+         tessel::isZeroConstant(op.getWeightZp());
+}
+bool plainConv(tessel::Conv2DOp op) { return op.getGroups() == 1; }
+
+template <typename ConvOp>
+struct FoldPointwiseConv : OpRewritePattern<ConvOp> {
+  using OpRewritePattern<ConvOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvOp op,
+                                PatternRewriter &rewriter) const override {
+    auto outTy = cast<RankedTensorType>(op.getType());
+    auto wTy = cast<RankedTensorType>(op.getWeight().getType());
+    if (!isa<FloatType>(outTy.getElementType()) || !outTy.hasStaticShape() ||
+        !wTy.hasStaticShape() || wTy.getDimSize(1) != 1 ||
+        wTy.getDimSize(2) != 1 ||
+        llvm::any_of(op.getPad(), [](int64_t p) { return p != 0; }) ||
+        llvm::any_of(op.getStride(), [](int64_t s) { return s != 1; }) ||
+        !plainConv(op))
+      return rewriter.notifyMatchFailure(op, "not a float pointwise conv");
+    std::optional<Dequantized> x = dequantized(rewriter, op.getInput());
+    std::optional<Dequantized> w = x ? dequantized(rewriter, op.getWeight())
+                                     : std::nullopt;
+    if (!x || !w)
+      return rewriter.notifyMatchFailure(op, "operands not dequantized");
+    if (!foldable(*x, *w, /*bAxis=*/0))
       return rewriter.notifyMatchFailure(op, "unsupported quantization axes");
     Location loc = op.getLoc();
-    int64_t za = a->zeroPoints[0] - (a->isSigned ? 0 : 128);
-    int64_t zb = b->zeroPoints[0] - (b->isSigned ? 0 : 128);
-    auto accTy = RankedTensorType::get(outTy.getShape(), rewriter.getI32Type());
-    Value acc = tosa::MatMulOp::create(
-        rewriter, loc, accTy, toInt8(rewriter, loc, *a),
-        toInt8(rewriter, loc, *b), zeroPointConst(rewriter, loc, za),
-        zeroPointConst(rewriter, loc, zb));
-    // The accumulator's scale: sa * sb (per output column if b is).
-    SmallVector<double> scales;
-    for (double sb : b->scales)
-      scales.push_back(a->scales[0] * sb);
-    auto i32 = rewriter.getI32Type();
-    auto f = cast<FloatType>(outTy.getElementType());
-    int64_t lo = quant::QuantizedType::getDefaultMinimumForInteger(true, 32);
-    int64_t hi = quant::QuantizedType::getDefaultMaximumForInteger(true, 32);
-    Type q =
-        b->axis < 0
-            ? Type(quant::UniformQuantizedType::get(
-                  quant::QuantizationFlags::Signed, i32, f, scales[0], 0, lo,
-                  hi))
-            : Type(quant::UniformQuantizedPerAxisType::get(
-                  quant::QuantizationFlags::Signed, i32, f, scales,
-                  SmallVector<int64_t>(scales.size(), 0), 2, lo, hi));
-    Value accQ = quant::StorageCastOp::create(
-        rewriter, loc, RankedTensorType::get(outTy.getShape(), q), acc);
-    rewriter.replaceOpWithNewOp<quant::DequantizeCastOp>(op, outTy, accQ);
+    tessel::TosaBuilder tb(rewriter, loc);
+    ArrayRef<int64_t> out = outTy.getShape(); // N x H x W x F
+    int64_t pixels = out[0] * out[1] * out[2], c = wTy.getDimSize(3),
+            f = out[3];
+    // Pixels x C (the activation, per tensor) and C x F (the filter, per
+    // output channel: the product's column).
+    x->storage = tb.reshape(x->storage, {1, pixels, c});
+    w->storage = tb.reshape(
+        tb.transpose(tb.reshape(w->storage, {f, c}), {1, 0}), {1, c, f});
+    if (w->axis >= 0)
+      w->axis = 2;
+    auto prodTy = RankedTensorType::get({1, pixels, f}, outTy.getElementType());
+    Value y = tb.reshape(integerProduct(rewriter, loc, *x, *w, prodTy), out);
+    auto biasTy = cast<RankedTensorType>(op.getBias().getType());
+    Value bias = tb.reshape(op.getBias(), {1, 1, 1, biasTy.getNumElements()});
+    rewriter.replaceOp(op, tb.add(y, bias));
     return success();
   }
 };
@@ -201,7 +269,8 @@ struct FoldMatMul : OpRewritePattern<tosa::MatMulOp> {
 struct TesselFoldQDQPass : tessel::impl::TesselFoldQDQBase<TesselFoldQDQPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<FoldMatMul>(&getContext());
+    patterns.add<FoldMatMul, FoldPointwiseConv<tosa::Conv2DOp>,
+                 FoldPointwiseConv<tessel::Conv2DOp>>(&getContext());
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };

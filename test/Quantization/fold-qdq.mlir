@@ -95,3 +95,39 @@ func.func @transposed_weights(%x: tensor<1x4x3xi8>, %w: tensor<2x3xi8>) -> tenso
   %y = tosa.matmul %xf, %b, %z, %z : (tensor<1x4x3xf32>, tensor<1x3x2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x4x2xf32>
   return %y : tensor<1x4x2xf32>
 }
+
+// -----
+
+// A pointwise convolution of a dequantized activation (through the
+// importer's NCHW -> NHWC transpose) and per-output-channel weights is the
+// integer product of the pixels (N*H*W x C) and the filter (C x F), then the
+// float bias; 3x3 and grouped convolutions stay float.
+// CHECK-LABEL: func.func @pointwise_conv
+// CHECK: %[[XT:.*]] = tosa.transpose %[[XS:.*]] {perms = array<i32: 0, 2, 3, 1>} : (tensor<1x3x2x2xi8>) -> tensor<1x2x2x3xi8>
+// CHECK: %[[X2:.*]] = tosa.reshape %[[XT]], %{{.*}} : (tensor<1x2x2x3xi8>, !tosa.shape<3>) -> tensor<1x4x3xi8>
+// CHECK: %[[W2:.*]] = tosa.reshape %{{.*}}, %{{.*}} : (tensor<2x1x1x3xi8>, !tosa.shape<2>) -> tensor<2x3xi8>
+// CHECK: %[[WT:.*]] = tosa.transpose %[[W2]] {perms = array<i32: 1, 0>} : (tensor<2x3xi8>) -> tensor<3x2xi8>
+// CHECK: %[[W3:.*]] = tosa.reshape %[[WT]], %{{.*}} : (tensor<3x2xi8>, !tosa.shape<3>) -> tensor<1x3x2xi8>
+// CHECK: %[[ACC:.*]] = tosa.matmul %{{.*}}, %[[W3]], %{{.*}}, %{{.*}} : (tensor<1x4x3xi8>, tensor<1x3x2xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x2xi32>
+// CHECK: quant.scast %[[ACC]] : tensor<1x4x2xi32> to tensor<1x4x2x!quant.uniform<i32:f32:2, {5.000000e-02,2.500000e-02}>>
+// CHECK: %[[Y:.*]] = tosa.reshape %{{.*}}, %{{.*}} : (tensor<1x4x2xf32>, !tosa.shape<4>) -> tensor<1x2x2x2xf32>
+// CHECK: %[[B:.*]] = tosa.reshape %{{.*}}, %{{.*}} : (tensor<2xf32>, !tosa.shape<4>) -> tensor<1x1x1x2xf32>
+// CHECK: %[[R:.*]] = tosa.add %[[Y]], %[[B]]
+// CHECK: tessel.conv2d {{.*}} : (tensor<1x2x2x3xf32>, tensor<2x3x3x3xf32>, tensor<2xf32>) -> tensor<1x2x2x2xf32>
+// CHECK: tessel.conv2d {{.*}} {dilation = array<i64: 1, 1>, groups = 3 : i64
+func.func @pointwise_conv(%x: tensor<1x3x2x2xi8>, %w: tensor<2x1x1x3xi8>, %w3: tensor<2x3x3x3xf32>,
+                          %wg: tensor<3x1x1x1xf32>, %b: tensor<2xf32>, %b3: tensor<3xf32>)
+    -> (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x3xf32>) {
+  %xq = quant.scast %x : tensor<1x3x2x2xi8> to tensor<1x3x2x2x!quant.uniform<i8:f32, 0.1:0>>
+  %xf = quant.dcast %xq : tensor<1x3x2x2x!quant.uniform<i8:f32, 0.1:0>> to tensor<1x3x2x2xf32>
+  %xt = tosa.transpose %xf {perms = array<i32: 0, 2, 3, 1>} : (tensor<1x3x2x2xf32>) -> tensor<1x2x2x3xf32>
+  %wq = quant.scast %w : tensor<2x1x1x3xi8> to tensor<2x1x1x3x!quant.uniform<i8:f32:0, {0.5, 0.25}>>
+  %wf = quant.dcast %wq : tensor<2x1x1x3x!quant.uniform<i8:f32:0, {0.5, 0.25}>> to tensor<2x1x1x3xf32>
+  %y = tessel.conv2d %xt, %wf, %b {dilation = array<i64: 1, 1>, groups = 1 : i64, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>}
+      : (tensor<1x2x2x3xf32>, tensor<2x1x1x3xf32>, tensor<2xf32>) -> tensor<1x2x2x2xf32>
+  %y3 = tessel.conv2d %xt, %w3, %b {dilation = array<i64: 1, 1>, groups = 1 : i64, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>}
+      : (tensor<1x2x2x3xf32>, tensor<2x3x3x3xf32>, tensor<2xf32>) -> tensor<1x2x2x2xf32>
+  %yg = tessel.conv2d %xt, %wg, %b3 {dilation = array<i64: 1, 1>, groups = 3 : i64, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>}
+      : (tensor<1x2x2x3xf32>, tensor<3x1x1x1xf32>, tensor<3xf32>) -> tensor<1x2x2x3xf32>
+  return %y, %y3, %yg : tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x3xf32>
+}

@@ -296,3 +296,35 @@ def test_int8_dynamic_bad_values():
     with pytest.raises(ValueError, match="calibration_data applies"):
         tessel.compile(model.SerializeToString(), quantize="int8-dynamic",
                        calibration_data=[np.zeros((2, 3), np.float32)])
+
+
+@pytest.mark.parametrize("opt_level", [0, 2])
+def test_qdq_pointwise_conv_runs_on_integers_and_matches_numpy(opt_level):
+    """A QDQ 1x1 Conv (uint8 activation, per-channel int8 weights, float
+    bias): at -O2 the int8 kernel's product (tessel-fold-qdq's pointwise
+    form); both levels equal numpy's evaluation of the QDQ graph."""
+    rng = np.random.default_rng(11)
+    c, f, h, w = 37, 70, 5, 3                   # remainders in every tile
+    wq = rng.integers(-127, 128, size=(f, c, 1, 1), dtype=np.int8)
+    ws = rng.uniform(0.005, 0.02, f).astype(np.float32)
+    b = rng.standard_normal(f).astype(np.float32)
+    xs, xz = np.float32(0.04), 131
+    inits = [numpy_helper.from_array(wq, "wq"), numpy_helper.from_array(ws, "ws"),
+             numpy_helper.from_array(np.zeros(f, np.int8), "wz"),
+             numpy_helper.from_array(b, "b"),
+             numpy_helper.from_array(np.array(xs, np.float32), "xs"),
+             numpy_helper.from_array(np.array(xz, np.uint8), "xz")]
+    nodes = [helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+             helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xf"]),
+             helper.make_node("DequantizeLinear", ["wq", "ws", "wz"], ["wf"], axis=0),
+             helper.make_node("Conv", ["xf", "wf", "b"], ["y"])]
+    g = helper.make_graph(nodes, "qconv", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, c, h, w])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, f, h, w])], inits)
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    x = (rng.standard_normal((1, c, h, w)) * 3).astype(np.float32)
+    xq = quantize(x, xs, xz, 0, 255)
+    xf = (xq - xz) * np.float64(xs)
+    wf = wq[:, :, 0, 0].astype(np.float64) * ws[:, None]
+    y_ref = np.einsum("fc,nchw->nfhw", wf, xf) + b[None, :, None, None]
+    y = tessel.compile(model.SerializeToString(), opt_level=opt_level)(x)
+    np.testing.assert_allclose(y, y_ref, rtol=1e-5, atol=1e-4)
