@@ -158,18 +158,17 @@ bool foldable(const Dequantized &a, const Dequantized &b, int64_t bAxis) {
                       [&](int64_t z) { return z == b.zeroPoints[0]; });
 }
 
-/// The f32 result `outTy` (B x M x N) of the product of `a` (B x M x K) and
-/// `b` (B x K x N, per tensor or per column) as an exact i8 x i8 -> i32
-/// tosa.matmul, dequantized with the scale products.
-Value integerProduct(PatternRewriter &rewriter, Location loc,
-                     const Dequantized &a, const Dequantized &b,
-                     RankedTensorType outTy) {
-  int64_t za = a.zeroPoints[0] - (a.isSigned ? 0 : 128);
-  int64_t zb = b.zeroPoints[0] - (b.isSigned ? 0 : 128);
-  auto accTy = RankedTensorType::get(outTy.getShape(), rewriter.getI32Type());
-  Value acc = tosa::MatMulOp::create(
-      rewriter, loc, accTy, toInt8(rewriter, loc, a), toInt8(rewriter, loc, b),
-      zeroPointConst(rewriter, loc, za), zeroPointConst(rewriter, loc, zb));
+/// The int8 zero point of `d` as toInt8 stores it.
+int64_t int8ZeroPoint(const Dequantized &d) {
+  return d.zeroPoints[0] - (d.isSigned ? 0 : 128);
+}
+
+/// `acc`, the exact i32 result of a product of `a` and `b`, dequantized to
+/// `outTy` with the scale products (per `axis` of the result if b is per
+/// axis).
+Value dequantizeAccumulator(PatternRewriter &rewriter, Location loc, Value acc,
+                            const Dequantized &a, const Dequantized &b,
+                            RankedTensorType outTy, int64_t axis) {
   // The accumulator's scale: sa * sb (per output column if b is).
   SmallVector<double> scales;
   for (double sb : b.scales)
@@ -184,10 +183,24 @@ Value integerProduct(PatternRewriter &rewriter, Location loc,
                      lo, hi))
                : Type(quant::UniformQuantizedPerAxisType::get(
                      quant::QuantizationFlags::Signed, i32, f, scales,
-                     SmallVector<int64_t>(scales.size(), 0), 2, lo, hi));
+                     SmallVector<int64_t>(scales.size(), 0), axis, lo, hi));
   Value accQ = quant::StorageCastOp::create(
       rewriter, loc, RankedTensorType::get(outTy.getShape(), q), acc);
   return quant::DequantizeCastOp::create(rewriter, loc, outTy, accQ);
+}
+
+/// The f32 result `outTy` (B x M x N) of the product of `a` (B x M x K) and
+/// `b` (B x K x N, per tensor or per column) as an exact i8 x i8 -> i32
+/// tosa.matmul, dequantized with the scale products.
+Value integerProduct(PatternRewriter &rewriter, Location loc,
+                     const Dequantized &a, const Dequantized &b,
+                     RankedTensorType outTy) {
+  auto accTy = RankedTensorType::get(outTy.getShape(), rewriter.getI32Type());
+  Value acc = tosa::MatMulOp::create(
+      rewriter, loc, accTy, toInt8(rewriter, loc, a), toInt8(rewriter, loc, b),
+      zeroPointConst(rewriter, loc, int8ZeroPoint(a)),
+      zeroPointConst(rewriter, loc, int8ZeroPoint(b)));
+  return dequantizeAccumulator(rewriter, loc, acc, a, b, outTy, /*axis=*/2);
 }
 
 struct FoldMatMul : OpRewritePattern<tosa::MatMulOp> {
@@ -211,11 +224,6 @@ struct FoldMatMul : OpRewritePattern<tosa::MatMulOp> {
   }
 };
 
-/// A pointwise convolution (1x1 filter, stride 1, no padding; ONNX Conv
-/// with dequantized input and weights) is the product of the N*H*W x C
-/// pixels and the C x F filter: the same integer product as a matmul, then
-/// the float bias. Other convolutions stay in float until the integer
-/// convolution kernel exists.
 /// Whether a convolution has no zero points and one group (tosa.conv2d has
 /// zero-point operands, tessel.conv2d groups).
 bool plainConv(tosa::Conv2DOp op) {
@@ -224,20 +232,24 @@ bool plainConv(tosa::Conv2DOp op) {
 }
 bool plainConv(tessel::Conv2DOp op) { return op.getGroups() == 1; }
 
+/// A convolution (ONNX Conv, one group) of a dequantized input and
+/// dequantized weights runs on the stored integers, then adds the float
+/// bias. A pointwise one (1x1, stride 1, no padding) is the product of the
+/// N*H*W x C pixels and the C x F filter, the same integer matmul as
+/// FoldMatMul's; any other is an i8 x i8 -> i32 tosa.conv2d with the zero
+/// points as operands (its padding reads as the input's zero point, i.e.
+/// 0.0, as the float convolution pads), which the int8 kernel runs on an
+/// im2col matrix.
 template <typename ConvOp>
-struct FoldPointwiseConv : OpRewritePattern<ConvOp> {
+struct FoldConv : OpRewritePattern<ConvOp> {
   using OpRewritePattern<ConvOp>::OpRewritePattern;
   LogicalResult matchAndRewrite(ConvOp op,
                                 PatternRewriter &rewriter) const override {
     auto outTy = cast<RankedTensorType>(op.getType());
     auto wTy = cast<RankedTensorType>(op.getWeight().getType());
     if (!isa<FloatType>(outTy.getElementType()) || !outTy.hasStaticShape() ||
-        !wTy.hasStaticShape() || wTy.getDimSize(1) != 1 ||
-        wTy.getDimSize(2) != 1 ||
-        llvm::any_of(op.getPad(), [](int64_t p) { return p != 0; }) ||
-        llvm::any_of(op.getStride(), [](int64_t s) { return s != 1; }) ||
-        !plainConv(op))
-      return rewriter.notifyMatchFailure(op, "not a float pointwise conv");
+        !wTy.hasStaticShape() || !plainConv(op))
+      return rewriter.notifyMatchFailure(op, "not a float conv of one group");
     std::optional<Dequantized> x = dequantized(rewriter, op.getInput());
     std::optional<Dequantized> w = x ? dequantized(rewriter, op.getWeight())
                                      : std::nullopt;
@@ -245,20 +257,63 @@ struct FoldPointwiseConv : OpRewritePattern<ConvOp> {
       return rewriter.notifyMatchFailure(op, "operands not dequantized");
     if (!foldable(*x, *w, /*bAxis=*/0))
       return rewriter.notifyMatchFailure(op, "unsupported quantization axes");
+    // TOSA's int8 convolution takes a weight zero point of 0 only.
+    if (int8ZeroPoint(*w) != 0 &&
+        (wTy.getDimSize(1) != 1 || wTy.getDimSize(2) != 1))
+      return rewriter.notifyMatchFailure(op, "weights with a zero point");
     Location loc = op.getLoc();
     tessel::TosaBuilder tb(rewriter, loc);
     ArrayRef<int64_t> out = outTy.getShape(); // N x H x W x F
-    int64_t pixels = out[0] * out[1] * out[2], c = wTy.getDimSize(3),
-            f = out[3];
-    // Pixels x C (the activation, per tensor) and C x F (the filter, per
-    // output channel: the product's column).
-    x->storage = tb.reshape(x->storage, {1, pixels, c});
-    w->storage = tb.reshape(
-        tb.transpose(tb.reshape(w->storage, {f, c}), {1, 0}), {1, c, f});
-    if (w->axis >= 0)
-      w->axis = 2;
-    auto prodTy = RankedTensorType::get({1, pixels, f}, outTy.getElementType());
-    Value y = tb.reshape(integerProduct(rewriter, loc, *x, *w, prodTy), out);
+    int64_t f = out[3];
+    bool pointwise =
+        wTy.getDimSize(1) == 1 && wTy.getDimSize(2) == 1 &&
+        llvm::all_of(op.getPad(), [](int64_t p) { return p == 0; }) &&
+        llvm::all_of(op.getStride(), [](int64_t s) { return s == 1; });
+    Value y;
+    if (pointwise) {
+      int64_t pixels = out[0] * out[1] * out[2], c = wTy.getDimSize(3);
+      // Pixels x C (the activation, per tensor) and C x F (the filter, per
+      // output channel: the product's column).
+      x->storage = tb.reshape(x->storage, {1, pixels, c});
+      w->storage = tb.reshape(
+          tb.transpose(tb.reshape(w->storage, {f, c}), {1, 0}), {1, c, f});
+      if (w->axis >= 0)
+        w->axis = 2;
+      auto prodTy =
+          RankedTensorType::get({1, pixels, f}, outTy.getElementType());
+      y = tb.reshape(integerProduct(rewriter, loc, *x, *w, prodTy), out);
+    } else {
+      // tosa.conv2d wants the padded extent to fit the strides exactly;
+      // ONNX floors, so the bottom/right padding rows no output reads go.
+      SmallVector<int64_t> pad(op.getPad());
+      auto inTy = cast<RankedTensorType>(op.getInput().getType());
+      for (int d = 0; d < 2; ++d) {
+        int64_t extent = inTy.getDimSize(1 + d) - 1 + pad[2 * d] +
+                         pad[2 * d + 1] -
+                         (wTy.getDimSize(1 + d) - 1) * op.getDilation()[d];
+        int64_t rem = extent % op.getStride()[d];
+        if (rem > pad[2 * d + 1])
+          return rewriter.notifyMatchFailure(op, "input rows past the last "
+                                                 "window");
+        pad[2 * d + 1] -= rem;
+      }
+      auto accTy = RankedTensorType::get(out, rewriter.getI32Type());
+      auto biasTy = RankedTensorType::get({f}, rewriter.getI32Type());
+      Value zeroBias = tosa::ConstOp::create(
+          rewriter, loc, biasTy,
+          DenseElementsAttr::get(biasTy, rewriter.getI32IntegerAttr(0)));
+      Value acc = tosa::Conv2DOp::create(
+          rewriter, loc, accTy, toInt8(rewriter, loc, *x),
+          toInt8(rewriter, loc, *w), zeroBias,
+          zeroPointConst(rewriter, loc, int8ZeroPoint(*x)),
+          zeroPointConst(rewriter, loc, 0), rewriter.getDenseI64ArrayAttr(pad),
+          op.getStrideAttr(), op.getDilationAttr(),
+          TypeAttr::get(rewriter.getI32Type()));
+      if (w->axis >= 0)
+        w->axis = 3;
+      y = dequantizeAccumulator(rewriter, loc, acc, *x, *w, outTy,
+                                /*axis=*/3);
+    }
     auto biasTy = cast<RankedTensorType>(op.getBias().getType());
     Value bias = tb.reshape(op.getBias(), {1, 1, 1, biasTy.getNumElements()});
     rewriter.replaceOp(op, tb.add(y, bias));
@@ -269,8 +324,8 @@ struct FoldPointwiseConv : OpRewritePattern<ConvOp> {
 struct TesselFoldQDQPass : tessel::impl::TesselFoldQDQBase<TesselFoldQDQPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<FoldMatMul, FoldPointwiseConv<tosa::Conv2DOp>,
-                 FoldPointwiseConv<tessel::Conv2DOp>>(&getContext());
+    patterns.add<FoldMatMul, FoldConv<tosa::Conv2DOp>,
+                 FoldConv<tessel::Conv2DOp>>(&getContext());
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };

@@ -131,3 +131,24 @@ func.func @pointwise_conv(%x: tensor<1x3x2x2xi8>, %w: tensor<2x1x1x3xi8>, %w3: t
       : (tensor<1x2x2x3xf32>, tensor<3x1x1x1xf32>, tensor<3xf32>) -> tensor<1x2x2x3xf32>
   return %y, %y3, %yg : tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x3xf32>
 }
+
+// -----
+
+// Any other convolution becomes an i8 x i8 -> i32 tosa.conv2d with the
+// input's zero point (so padding reads as 0.0) and a zero bias, then the
+// dequantization per output channel and the float bias. Its padding is
+// trimmed to what the stride-2 windows read (ONNX floors: 8 + 1 + 1 - 3 is
+// odd, so pad_bottom 1 -> 0).
+// CHECK-LABEL: func.func @conv3x3
+// CHECK: %[[ACC:.*]] = tosa.conv2d %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 0, 1, 1>, stride = array<i64: 2, 2>} : (tensor<1x8x7x3xi8>, tensor<2x3x3x3xi8>, tensor<2xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x4x2xi32>
+// CHECK: quant.scast %[[ACC]] : tensor<1x4x4x2xi32> to tensor<1x4x4x2x!quant.uniform<i32:f32:3, {5.000000e-02,2.500000e-02}>>
+// CHECK: tosa.add
+func.func @conv3x3(%x: tensor<1x8x7x3xi8>, %w: tensor<2x3x3x3xi8>, %b: tensor<2xf32>) -> tensor<1x4x4x2xf32> {
+  %xq = quant.scast %x : tensor<1x8x7x3xi8> to tensor<1x8x7x3x!quant.uniform<i8:f32, 0.1:4>>
+  %xf = quant.dcast %xq : tensor<1x8x7x3x!quant.uniform<i8:f32, 0.1:4>> to tensor<1x8x7x3xf32>
+  %wq = quant.scast %w : tensor<2x3x3x3xi8> to tensor<2x3x3x3x!quant.uniform<i8:f32:0, {0.5, 0.25}>>
+  %wf = quant.dcast %wq : tensor<2x3x3x3x!quant.uniform<i8:f32:0, {0.5, 0.25}>> to tensor<2x3x3x3xf32>
+  %y = tessel.conv2d %xf, %wf, %b {dilation = array<i64: 1, 1>, groups = 1 : i64, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 2, 2>}
+      : (tensor<1x8x7x3xf32>, tensor<2x3x3x3xf32>, tensor<2xf32>) -> tensor<1x4x4x2xf32>
+  return %y : tensor<1x4x4x2xf32>
+}

@@ -299,13 +299,16 @@ def test_int8_dynamic_bad_values():
 
 
 @pytest.mark.parametrize("opt_level", [0, 2])
-def test_qdq_pointwise_conv_runs_on_integers_and_matches_numpy(opt_level):
-    """A QDQ 1x1 Conv (uint8 activation, per-channel int8 weights, float
-    bias): at -O2 the int8 kernel's product (tessel-fold-qdq's pointwise
-    form); both levels equal numpy's evaluation of the QDQ graph."""
+@pytest.mark.parametrize("kernel,stride,pads", [(1, 1, 0), (3, 2, 1), (3, 1, 1), (7, 2, 3)])
+def test_qdq_conv_runs_on_integers_and_matches_numpy(opt_level, kernel, stride, pads):
+    """A QDQ Conv (uint8 activation, per-channel int8 weights, float bias):
+    at -O2 the int8 kernel's product (pointwise: the pixel matrix; else an
+    im2col matrix, its padding the zero point); at both levels equal to
+    numpy's evaluation of the QDQ graph. H = 8 with stride 2 leaves a row
+    no window reads (ONNX floors the output size)."""
     rng = np.random.default_rng(11)
-    c, f, h, w = 37, 70, 5, 3                   # remainders in every tile
-    wq = rng.integers(-127, 128, size=(f, c, 1, 1), dtype=np.int8)
+    c, f, h, w = 13, 70, 8, 7                   # remainders in every tile
+    wq = rng.integers(-127, 128, size=(f, c, kernel, kernel), dtype=np.int8)
     ws = rng.uniform(0.005, 0.02, f).astype(np.float32)
     b = rng.standard_normal(f).astype(np.float32)
     xs, xz = np.float32(0.04), 131
@@ -314,17 +317,25 @@ def test_qdq_pointwise_conv_runs_on_integers_and_matches_numpy(opt_level):
              numpy_helper.from_array(b, "b"),
              numpy_helper.from_array(np.array(xs, np.float32), "xs"),
              numpy_helper.from_array(np.array(xz, np.uint8), "xz")]
+    oh = (h + 2 * pads - kernel) // stride + 1
+    ow = (w + 2 * pads - kernel) // stride + 1
     nodes = [helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
              helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xf"]),
              helper.make_node("DequantizeLinear", ["wq", "ws", "wz"], ["wf"], axis=0),
-             helper.make_node("Conv", ["xf", "wf", "b"], ["y"])]
+             helper.make_node("Conv", ["xf", "wf", "b"], ["y"], strides=[stride, stride],
+                              pads=[pads] * 4)]
     g = helper.make_graph(nodes, "qconv", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, c, h, w])],
-                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, f, h, w])], inits)
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, f, oh, ow])], inits)
     model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
     x = (rng.standard_normal((1, c, h, w)) * 3).astype(np.float32)
-    xq = quantize(x, xs, xz, 0, 255)
-    xf = (xq - xz) * np.float64(xs)
-    wf = wq[:, :, 0, 0].astype(np.float64) * ws[:, None]
-    y_ref = np.einsum("fc,nchw->nfhw", wf, xf) + b[None, :, None, None]
+    xf = (quantize(x, xs, xz, 0, 255) - xz) * np.float64(xs)
+    xp = np.pad(xf, ((0, 0), (0, 0), (pads, pads), (pads, pads)))   # float zeros
+    wf = wq.astype(np.float64) * ws[:, None, None, None]
+    y_ref = np.zeros((1, f, oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            win = xp[0, :, i * stride:i * stride + kernel, j * stride:j * stride + kernel]
+            y_ref[0, :, i, j] = np.einsum("fckl,ckl->f", wf, win)
+    y_ref += b[None, :, None, None]
     y = tessel.compile(model.SerializeToString(), opt_level=opt_level)(x)
     np.testing.assert_allclose(y, y_ref, rtol=1e-5, atol=1e-4)

@@ -37,10 +37,13 @@ func.func @batched_accumulate(%a: tensor<2x3x4xi8>, %init: tensor<2x3x2xi32>) ->
 
 // -----
 
-// What stays: run-time weights, run-time zero points, unsigned casts.
+// Run-time weights are packed at run time (a linalg.pack of the same
+// layout, lowered to pad + reshape + transpose; the kernel sums the
+// columns); run-time zero points and unsigned casts stay linalg.
 // CHECK-LABEL: func.func @stays
-// CHECK-NOT: tessel.packed_matmul_i8
-// CHECK: linalg.batch_matmul
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<1x1x4x1x4xi8>) outs(%{{.*}} : tensor<1x1x1x4x4xi8>) permutation = [0, 3, 1, 4, 2]
+// CHECK: tessel.packed_matmul_i8 ins(%arg0, %{{.*}} : tensor<1x3x4xi8>, tensor<1x1x1x4x4xi8>) outs(%arg3 : tensor<1x3x2xi32>) {a_signed, a_zp = 0 : i32, accumulate, b_zp = 0 : i32}
+// CHECK-NOT: column_sums
 // CHECK: linalg.quantized_batch_matmul
 // CHECK: linalg.batch_matmul
 func.func @stays(%a: tensor<1x3x4xi8>, %b: tensor<1x4x2xi8>, %zp: i32, %init: tensor<1x3x2xi32>)
@@ -53,4 +56,35 @@ func.func @stays(%a: tensor<1x3x4xi8>, %b: tensor<1x4x2xi8>, %zp: i32, %init: te
   %r2 = linalg.batch_matmul {cast = #linalg.type_fn<cast_unsigned>} ins(%a, %w : tensor<1x3x4xi8>, tensor<1x4x2xi8>)
       outs(%init : tensor<1x3x2xi32>) -> tensor<1x3x2xi32>
   return %r0, %r1, %r2 : tensor<1x3x2xi32>, tensor<1x3x2xi32>, tensor<1x3x2xi32>
+}
+
+// -----
+
+// An integer convolution (tosa-to-linalg's form: input padded with its zero
+// point) runs on its im2col matrix: one copy through the strided window
+// (stride 2 here), the 3x3x2 filter packed as an 18 x 4 matrix in 5 groups
+// of 4 k. The zero-bias broadcast init is overwritten, not accumulated.
+// CHECK-DAG: #[[WIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 * 2 + d3, d2 * 2 + d4, d5)>
+// CHECK-LABEL: func.func @conv3x3
+// CHECK: %[[COLS:.*]] = linalg.generic {indexing_maps = [#[[WIN]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%arg0 : tensor<1x7x7x2xi8>) outs(%{{.*}} : tensor<1x3x3x3x3x2xi8>)
+// CHECK: %[[A:.*]] = tensor.collapse_shape %[[COLS]] {{\[}}[0], [1, 2], [3, 4, 5]] : tensor<1x3x3x3x3x2xi8> into tensor<1x9x18xi8>
+// CHECK: %[[Y:.*]] = tessel.packed_matmul_i8 ins(%[[A]], %{{.*}} : tensor<1x9x18xi8>, tensor<1x5x4x4xi8>) column_sums(%{{.*}} : tensor<4xi32>) outs(%{{.*}} : tensor<1x9x4xi32>) {a_signed, a_zp = 3 : i32, b_zp = 0 : i32}
+// CHECK: tensor.expand_shape %[[Y]] {{\[}}[0], [1, 2], [3]] output_shape [1, 3, 3, 4]
+#bcast = affine_map<(d0, d1, d2, d3) -> (d3)>
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @conv3x3(%x: tensor<1x7x7x2xi8>) -> tensor<1x3x3x4xi32> {
+  %w = arith.constant dense<1> : tensor<4x3x3x2xi8>
+  %za = arith.constant 3 : i32
+  %zb = arith.constant 0 : i32
+  %zero = arith.constant dense<0> : tensor<4xi32>
+  %e = tensor.empty() : tensor<1x3x3x4xi32>
+  %init = linalg.generic {indexing_maps = [#bcast, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%zero : tensor<4xi32>) outs(%e : tensor<1x3x3x4xi32>) {
+  ^bb0(%in: i32, %out: i32):
+    linalg.yield %in : i32
+  } -> tensor<1x3x3x4xi32>
+  %y = linalg.conv_2d_nhwc_fhwc_q {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%x, %w, %za, %zb : tensor<1x7x7x2xi8>, tensor<4x3x3x2xi8>, i32, i32)
+      outs(%init : tensor<1x3x3x4xi32>) -> tensor<1x3x3x4xi32>
+  return %y : tensor<1x3x3x4xi32>
 }

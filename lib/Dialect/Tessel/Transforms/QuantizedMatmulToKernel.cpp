@@ -15,6 +15,7 @@
 #include "tessel/Kernels/tessel_kernels.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 
 using namespace mlir;
@@ -29,6 +30,98 @@ bool isStaticInt(Value v, unsigned width) {
   return t && t.hasStaticShape() && t.getElementType().isInteger(width);
 }
 
+/// The kernel's init: a zero fill, or a broadcast of zeros (tosa-to-linalg's
+/// bias init of an integer convolution with a zero bias), is overwritten
+/// (returns the empty tensor beneath, `accumulate` false); anything else
+/// is accumulated into.
+Value kernelInit(Value init, bool &accumulate) {
+  accumulate = false;
+  if (auto fill = init.getDefiningOp<linalg::FillOp>())
+    if (matchPattern(fill.getInputs()[0], m_Zero()))
+      return fill.getOutputs()[0];
+  if (auto gen = init.getDefiningOp<linalg::GenericOp>())
+    if (gen.getNumDpsInputs() == 1 && gen.getNumDpsInits() == 1 &&
+        gen.getNumParallelLoops() == gen.getNumLoops() &&
+        matchPattern(gen.getInputs()[0], m_Zero()) &&
+        gen.getRegion().front().getOperations().size() == 1 &&
+        gen.getRegion().front().getTerminator()->getOperand(0) ==
+            gen.getRegion().front().getArgument(0))
+      return gen.getOutputs()[0];
+  accumulate = true;
+  return init;
+}
+
+/// Constant weights B[b][k][n] (`at(b, k, n)`) packed now in the kernel's
+/// layout, packed[b][p][g][j][t] = B[b][g*4 + t][p*nr + j] (zero-padded;
+/// rank 4 when one B serves every batch entry), with their column sums.
+std::pair<Value, Value>
+packConstantWeights(PatternRewriter &rewriter, Location loc, int64_t batches,
+                    int64_t k, int64_t n, int64_t nr,
+                    llvm::function_ref<int8_t(int64_t, int64_t, int64_t)> at) {
+  const int64_t panels = (n + nr - 1) / nr, groups = (k + kGroup - 1) / kGroup;
+  std::vector<int8_t> packed(batches * panels * groups * nr * kGroup, 0);
+  std::vector<int32_t> sums(batches * n, 0);
+  for (int64_t bi = 0; bi < batches; ++bi)
+    for (int64_t kk = 0; kk < k; ++kk)
+      for (int64_t nn = 0; nn < n; ++nn) {
+        int8_t w = at(bi, kk, nn);
+        packed[(((bi * panels + nn / nr) * groups + kk / kGroup) * nr +
+                nn % nr) *
+                   kGroup +
+               kk % kGroup] = w;
+        sums[bi * n + nn] += w;
+      }
+  SmallVector<int64_t> packedShape = {panels, groups, nr, kGroup};
+  SmallVector<int64_t> sumsShape = {n};
+  if (batches != 1) {
+    packedShape.insert(packedShape.begin(), batches);
+    sumsShape.insert(sumsShape.begin(), batches);
+  }
+  auto packedTy = RankedTensorType::get(packedShape, rewriter.getI8Type());
+  auto sumsTy = RankedTensorType::get(sumsShape, rewriter.getI32Type());
+  Value packedV = arith::ConstantOp::create(
+      rewriter, loc, packedTy,
+      DenseElementsAttr::get(packedTy, ArrayRef<int8_t>(packed)));
+  Value sumsV = arith::ConstantOp::create(
+      rewriter, loc, sumsTy,
+      DenseElementsAttr::get(sumsTy, ArrayRef<int32_t>(sums)));
+  return {packedV, sumsV};
+}
+
+SmallVector<int8_t> int8Values(DenseIntElementsAttr attr) {
+  SmallVector<int8_t> values;
+  values.reserve(attr.getNumElements());
+  for (const APInt &v : attr.getValues<APInt>())
+    values.push_back(int8_t(v.getSExtValue()));
+  return values;
+}
+
+/// Constant zero points of a quantized linalg op (operands 2 and 3), or 0.
+template <typename OpT>
+LogicalResult zeroPoints(OpT op, int64_t &za, int64_t &zb) {
+  za = zb = 0;
+  if (op.getInputs().size() < 4)
+    return success();
+  APInt zaV, zbV;
+  if (!matchPattern(op.getInputs()[2], m_ConstantInt(&zaV)) ||
+      !matchPattern(op.getInputs()[3], m_ConstantInt(&zbV)))
+    return failure();
+  za = zaV.getSExtValue();
+  zb = zbV.getSExtValue();
+  return success();
+}
+
+PackedMatmulI8Op createKernel(PatternRewriter &rewriter, Location loc, Value a,
+                              Value packed, Value sums, Value init,
+                              bool accumulate, int64_t za, int64_t zb) {
+  return PackedMatmulI8Op::create(
+      rewriter, loc, TypeRange{init.getType()}, a, packed, sums, init,
+      rewriter.getI32IntegerAttr(int32_t(za)),
+      rewriter.getI32IntegerAttr(int32_t(zb)),
+      /*a_signed=*/rewriter.getUnitAttr(),
+      accumulate ? rewriter.getUnitAttr() : nullptr);
+}
+
 template <typename OpT>
 struct QuantizedMatmulToKernel : OpRewritePattern<OpT> {
   QuantizedMatmulToKernel(MLIRContext *ctx, int64_t nr)
@@ -36,47 +129,26 @@ struct QuantizedMatmulToKernel : OpRewritePattern<OpT> {
 
   LogicalResult matchAndRewrite(OpT op,
                                 PatternRewriter &rewriter) const override {
-    constexpr bool hasZeroPoints =
-        std::is_same_v<OpT, linalg::QuantizedBatchMatmulOp>;
     Value a = op.getInputs()[0], b = op.getInputs()[1];
     Value init = op.getOutputs()[0];
     if (!isStaticInt(a, 8) || !isStaticInt(b, 8) || !isStaticInt(init, 32))
       return rewriter.notifyMatchFailure(op, "not a static i8 x i8 -> i32");
-    if constexpr (!hasZeroPoints) {
+    if constexpr (std::is_same_v<OpT, linalg::BatchMatmulOp>) {
       if (op.hasUserDefinedMaps() || op.getCast() != linalg::TypeFn::cast_signed)
         return rewriter.notifyMatchFailure(op, "maps or unsigned cast");
     }
-    int64_t za = 0, zb = 0;
-    if constexpr (hasZeroPoints) {
-      APInt zaV, zbV;
-      if (!matchPattern(op.getInputs()[2], m_ConstantInt(&zaV)) ||
-          !matchPattern(op.getInputs()[3], m_ConstantInt(&zbV)))
-        return rewriter.notifyMatchFailure(op, "run-time zero points");
-      za = zaV.getSExtValue();
-      zb = zbV.getSExtValue();
-    }
-    // A zero fill as init: the kernel overwrites; else it accumulates.
-    bool accumulate = true;
-    if (auto fill = init.getDefiningOp<linalg::FillOp>())
-      if (matchPattern(fill.getInputs()[0], m_Zero())) {
-        init = fill.getOutputs()[0];
-        accumulate = false;
-      }
-    auto create = [&](Value packed, Value sums) {
-      rewriter.replaceOpWithNewOp<PackedMatmulI8Op>(
-          op, TypeRange{init.getType()}, a, packed, sums, init,
-          rewriter.getI32IntegerAttr(int32_t(za)),
-          rewriter.getI32IntegerAttr(int32_t(zb)),
-          /*a_signed=*/rewriter.getUnitAttr(),
-          accumulate ? rewriter.getUnitAttr() : nullptr);
-    };
+    int64_t za, zb;
+    if (failed(zeroPoints(op, za, zb)))
+      return rewriter.notifyMatchFailure(op, "run-time zero points");
+    Location loc = op.getLoc();
+    bool accumulate;
+    init = kernelInit(init, accumulate);
 
     DenseIntElementsAttr weights;
     if (!matchPattern(b, m_Constant(&weights))) {
       // A run-time B (attention's K^T and V in a QDQ model) is packed at
       // run time by the same layout as a linalg.pack (P x G x NR x 4 per
       // batch entry, zero-padded); the kernel sums its columns.
-      Location loc = op.getLoc();
       Value zero =
           arith::ConstantOp::create(rewriter, loc, rewriter.getI8IntegerAttr(0));
       SmallVector<OpFoldResult> tiles = {rewriter.getIndexAttr(nr),
@@ -87,51 +159,108 @@ struct QuantizedMatmulToKernel : OpRewritePattern<OpT> {
       Value packed = linalg::PackOp::create(rewriter, loc, b, dest, innerDims,
                                             tiles, zero, outerPerm)
                          .getResult();
-      create(packed, Value());
+      rewriter.replaceOp(op, createKernel(rewriter, loc, a, packed, Value(),
+                                          init, accumulate, za, zb));
       return success();
     }
-
     auto bTy = cast<RankedTensorType>(b.getType());
-    const int64_t batches = bTy.getDimSize(0), k = bTy.getDimSize(1),
-                  n = bTy.getDimSize(2);
-    const int64_t panels = (n + nr - 1) / nr, groups = (k + kGroup - 1) / kGroup;
-    // packed[b][p][g][j][t] = B[b][g*4 + t][p*nr + j]; column sums per b.
-    std::vector<int8_t> packed(batches * panels * groups * nr * kGroup, 0);
-    std::vector<int32_t> sums(batches * n, 0);
-    SmallVector<int8_t> values;
-    values.reserve(weights.getNumElements());
-    for (const APInt &v : weights.getValues<APInt>())
-      values.push_back(int8_t(v.getSExtValue()));
-    for (int64_t bi = 0; bi < batches; ++bi)
-      for (int64_t kk = 0; kk < k; ++kk)
-        for (int64_t nn = 0; nn < n; ++nn) {
-          int8_t w = values[(bi * k + kk) * n + nn];
-          int64_t at =
-              (((bi * panels + nn / nr) * groups + kk / kGroup) * nr + nn % nr) *
-                  kGroup +
-              kk % kGroup;
-          packed[at] = w;
-          sums[bi * n + nn] += w;
-        }
-    Location loc = op.getLoc();
-    // One batch of weights for every entry: the shared (rank-4) form.
-    const bool shared = batches == 1;
-    SmallVector<int64_t> packedShape = {panels, groups, nr, kGroup};
-    SmallVector<int64_t> sumsShape = {n};
-    if (!shared) {
-      packedShape.insert(packedShape.begin(), batches);
-      sumsShape.insert(sumsShape.begin(), batches);
-    }
-    auto packedTy = RankedTensorType::get(packedShape, rewriter.getI8Type());
-    auto sumsTy = RankedTensorType::get(sumsShape, rewriter.getI32Type());
-    Value packedV = arith::ConstantOp::create(
-        rewriter, loc, packedTy,
-        DenseElementsAttr::get(packedTy, ArrayRef<int8_t>(packed)));
-    Value sumsV = arith::ConstantOp::create(
-        rewriter, loc, sumsTy,
-        DenseElementsAttr::get(sumsTy, ArrayRef<int32_t>(sums)));
+    const int64_t k = bTy.getDimSize(1), n = bTy.getDimSize(2);
+    SmallVector<int8_t> w = int8Values(weights);
+    auto [packed, sums] = packConstantWeights(
+        rewriter, loc, bTy.getDimSize(0), k, n, nr,
+        [&](int64_t bi, int64_t kk, int64_t nn) {
+          return w[(bi * k + kk) * n + nn];
+        });
+    rewriter.replaceOp(op, createKernel(rewriter, loc, a, packed, sums, init,
+                                        accumulate, za, zb));
+    return success();
+  }
 
-    create(packedV, sumsV);
+  int64_t nr;
+};
+
+/// An integer NHWC convolution (linalg.conv_2d_nhwc_fhwc[_q]: tosa-to-linalg
+/// has padded the input with its zero point) with a constant filter runs
+/// as the int8 matmul of its im2col matrix, N x (OH*OW) x (KH*KW*C), built
+/// by one copy (a linalg.generic whose input map has the strided window),
+/// and the filter as a K x F matrix packed now. A 1x1, stride-1 convolution
+/// needs no copy.
+template <typename OpT>
+struct QuantizedConvToKernel : OpRewritePattern<OpT> {
+  QuantizedConvToKernel(MLIRContext *ctx, int64_t nr)
+      : OpRewritePattern<OpT>(ctx), nr(nr) {}
+
+  LogicalResult matchAndRewrite(OpT op,
+                                PatternRewriter &rewriter) const override {
+    Value x = op.getInputs()[0], f = op.getInputs()[1];
+    Value init = op.getOutputs()[0];
+    if (!isStaticInt(x, 8) || !isStaticInt(f, 8) || !isStaticInt(init, 32))
+      return rewriter.notifyMatchFailure(op, "not a static i8 x i8 -> i32");
+    int64_t za, zb;
+    if (failed(zeroPoints(op, za, zb)))
+      return rewriter.notifyMatchFailure(op, "run-time zero points");
+    DenseIntElementsAttr filter;
+    if (!matchPattern(f, m_Constant(&filter)))
+      return rewriter.notifyMatchFailure(op, "run-time filter");
+    SmallVector<int64_t> strides(op.getStrides().template getValues<int64_t>());
+    SmallVector<int64_t> dilations(
+        op.getDilations().template getValues<int64_t>());
+    ArrayRef<int64_t> xs = cast<RankedTensorType>(x.getType()).getShape();
+    ArrayRef<int64_t> fs = cast<RankedTensorType>(f.getType()).getShape();
+    ArrayRef<int64_t> os = cast<RankedTensorType>(init.getType()).getShape();
+    const int64_t n = xs[0], c = xs[3], fo = fs[0], kh = fs[1], kw = fs[2],
+                  oh = os[1], ow = os[2], k = kh * kw * c;
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Type i8 = rewriter.getI8Type();
+
+    Value cols;
+    if (kh == 1 && kw == 1 && strides[0] == 1 && strides[1] == 1 &&
+        xs[1] == oh && xs[2] == ow) {
+      cols = tensor::CollapseShapeOp::create(
+          rewriter, loc, RankedTensorType::get({n, oh * ow, c}, i8), x,
+          ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}});
+    } else {
+      // cols[n, oh, ow, kh, kw, c] = x[n, oh*sh + kh*dh, ow*sw + kw*dw, c]
+      AffineExpr d0, d1, d2, d3, d4, d5;
+      bindDims(ctx, d0, d1, d2, d3, d4, d5);
+      auto inMap = AffineMap::get(
+          6, 0,
+          {d0, d1 * strides[0] + d3 * dilations[0],
+           d2 * strides[1] + d4 * dilations[1], d5},
+          ctx);
+      auto outMap = AffineMap::getMultiDimIdentityMap(6, ctx);
+      Value empty = tensor::EmptyOp::create(
+          rewriter, loc, ArrayRef<int64_t>{n, oh, ow, kh, kw, c}, i8);
+      Value window =
+          linalg::GenericOp::create(
+              rewriter, loc, empty.getType(), ValueRange{x}, ValueRange{empty},
+              ArrayRef<AffineMap>{inMap, outMap},
+              SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
+              [](OpBuilder &b, Location l, ValueRange args) {
+                linalg::YieldOp::create(b, l, args[0]);
+              })
+              .getResult(0);
+      cols = tensor::CollapseShapeOp::create(
+          rewriter, loc, RankedTensorType::get({n, oh * ow, k}, i8), window,
+          ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3, 4, 5}});
+    }
+    // B[k][f] = filter[f][k], k = (kh*KW + kw)*C + c: the window's order.
+    SmallVector<int8_t> w = int8Values(filter);
+    auto [packed, sums] = packConstantWeights(
+        rewriter, loc, 1, k, fo, nr,
+        [&](int64_t, int64_t kk, int64_t ff) { return w[ff * k + kk]; });
+    bool accumulate;
+    init = kernelInit(init, accumulate);
+    auto outTy = cast<RankedTensorType>(init.getType());
+    Value init3 = tensor::CollapseShapeOp::create(
+        rewriter, loc, RankedTensorType::get({n, oh * ow, fo}, rewriter.getI32Type()),
+        init, ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}});
+    Value y = createKernel(rewriter, loc, cols, packed, sums, init3, accumulate,
+                           za, zb)
+                  .getResult()[0];
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+        op, outTy, y, ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}});
     return success();
   }
 
@@ -143,6 +272,8 @@ struct QuantizedMatmulToKernel : OpRewritePattern<OpT> {
 void mlir::tessel::populateQuantizedMatmulToKernelPatterns(
     RewritePatternSet &patterns, int64_t nr) {
   patterns.add<QuantizedMatmulToKernel<linalg::QuantizedBatchMatmulOp>,
-               QuantizedMatmulToKernel<linalg::BatchMatmulOp>>(
+               QuantizedMatmulToKernel<linalg::BatchMatmulOp>,
+               QuantizedConvToKernel<linalg::Conv2DNhwcFhwcQOp>,
+               QuantizedConvToKernel<linalg::Conv2DNhwcFhwcOp>>(
       patterns.getContext(), nr);
 }
