@@ -284,19 +284,23 @@ struct FoldConv : OpRewritePattern<ConvOp> {
       y = tb.reshape(integerProduct(rewriter, loc, *x, *w, prodTy), out);
     } else {
       // tosa.conv2d wants the padded extent to fit the strides exactly;
-      // ONNX floors, so the bottom/right padding rows no output reads go.
+      // ONNX floors, so the bottom/right padding rows (then input rows) that
+      // no window reads go.
       SmallVector<int64_t> pad(op.getPad());
-      auto inTy = cast<RankedTensorType>(op.getInput().getType());
+      SmallVector<int64_t> inShape(
+          cast<RankedTensorType>(x->storage.getType()).getShape());
+      bool trimmed = false;
       for (int d = 0; d < 2; ++d) {
-        int64_t extent = inTy.getDimSize(1 + d) - 1 + pad[2 * d] +
-                         pad[2 * d + 1] -
+        int64_t extent = inShape[1 + d] - 1 + pad[2 * d] + pad[2 * d + 1] -
                          (wTy.getDimSize(1 + d) - 1) * op.getDilation()[d];
         int64_t rem = extent % op.getStride()[d];
-        if (rem > pad[2 * d + 1])
-          return rewriter.notifyMatchFailure(op, "input rows past the last "
-                                                 "window");
-        pad[2 * d + 1] -= rem;
+        int64_t fromPad = std::min(rem, pad[2 * d + 1]);
+        pad[2 * d + 1] -= fromPad;
+        inShape[1 + d] -= rem - fromPad;
+        trimmed |= rem > fromPad;
       }
+      if (trimmed)
+        x->storage = tb.slice(x->storage, {0, 0, 0, 0}, inShape);
       auto accTy = RankedTensorType::get(out, rewriter.getI32Type());
       auto biasTy = RankedTensorType::get({f}, rewriter.getI32Type());
       Value zeroBias = tosa::ConstOp::create(

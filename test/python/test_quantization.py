@@ -299,13 +299,14 @@ def test_int8_dynamic_bad_values():
 
 
 @pytest.mark.parametrize("opt_level", [0, 2])
-@pytest.mark.parametrize("kernel,stride,pads", [(1, 1, 0), (3, 2, 1), (3, 1, 1), (7, 2, 3)])
+@pytest.mark.parametrize("kernel,stride,pads", [(1, 1, 0), (1, 2, 0), (3, 2, 1), (3, 1, 1), (7, 2, 3)])
 def test_qdq_conv_runs_on_integers_and_matches_numpy(opt_level, kernel, stride, pads):
     """A QDQ Conv (uint8 activation, per-channel int8 weights, float bias):
     at -O2 the int8 kernel's product (pointwise: the pixel matrix; else an
     im2col matrix, its padding the zero point); at both levels equal to
     numpy's evaluation of the QDQ graph. H = 8 with stride 2 leaves a row
-    no window reads (ONNX floors the output size)."""
+    no window reads (ONNX floors the output size): padding, or with the 1x1
+    stride-2 projection an input row, the integer convolution drops."""
     rng = np.random.default_rng(11)
     c, f, h, w = 13, 70, 8, 7                   # remainders in every tile
     wq = rng.integers(-127, 128, size=(f, c, kernel, kernel), dtype=np.int8)
