@@ -225,7 +225,10 @@ int8 weights, uint8 activations, minmax calibration); ONNX Runtime 1.30
 `tessel-compile --quantize=int8-dynamic` of the float model (transformers).
 Ratios: "int8 vs own fp32" is Tessel fp32 / the faster Tessel int8 form;
 "Tessel int8 vs ORT int8" is ORT's time / Tessel's (above 1: Tessel is
-faster). Cosines compare whole outputs.
+faster). Cosines compare whole outputs. Medians move between runs on this
+shared machine (consecutive runs measured MobileNetV2's Tessel int8 at 5.6
+and 7.8 ms, ORT int8 at 4.0 to 6.0 ms; ResNet-50's within 2 %): compare the
+ratios of one run, and repeat a run before trusting a small one.
 
 {text}
 

@@ -62,6 +62,11 @@ def TesselFoldQDQ : Pass<"tessel-fold-qdq", "::mlir::func::FuncOp"> {
     quantized per tensor, the weights per tensor or per output column with
     one zero point (TOSA's zero point is a scalar); anything else stays in
     float. A `quant.qcast` that follows is left to `tessel-lower-quant`.
+
+    Convolutions of one group (`tessel.conv2d`, `tosa.conv2d`) fold alike:
+    a pointwise one into the same integer matmul over its pixels, any other
+    into an i8 x i8 -> i32 `tosa.conv2d` with the input's zero point (its
+    padding reads as 0.0), the float bias added after dequantization.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::quant::QuantDialect",
