@@ -103,7 +103,7 @@ def cosine(a, b):
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
 
 
-@pytest.mark.parametrize("method", ["minmax", "percentile"])
+@pytest.mark.parametrize("method", ["minmax", "percentile", "entropy"])
 def test_quantize_onnx_writes_a_qdq_model_close_to_float(tmp_path, method):
     rng = np.random.default_rng(3)
     model = small_cnn_onnx(rng)
@@ -134,7 +134,11 @@ def test_quantize_onnx_writes_a_qdq_model_close_to_float(tmp_path, method):
     import json
     r = json.loads(rep.read_text())
     assert [l["node"] for l in r["layers"]] == ["conv1", "conv2", "fc"]
-    assert all(l["sqnr_db"] > 20 for l in r["layers"]), r["layers"]
+    # Entropy calibration clips the tails (it minimizes the information lost
+    # on the bulk, not the error on the calibration set), so its SQNR on
+    # that set is lower.
+    floor = 12 if method == "entropy" else 20
+    assert all(l["sqnr_db"] > floor for l in r["layers"]), r["layers"]
     assert len(r["layers"][0]["weight"]["scales"]) == 8
 
 
@@ -151,6 +155,28 @@ def test_quantize_onnx_exclude_and_per_tensor(tmp_path):
     assert f(samples["x"][0]).shape == (1, 10)
 
 
+def test_entropy_calibration_clips_outliers():
+    """Entropy calibration keeps the bulk of a distribution and clips rare
+    outliers (minmax would spend the 256 levels on them): a Gaussian with
+    two outliers at +-40 gets a symmetric threshold of a few sigma; a ReLU
+    output a one-sided one; and the threshold minimizes the KL divergence
+    over the candidates (checked against a direct evaluation)."""
+    from tessel.quantize import _entropy_range, _kl_threshold
+    rng = np.random.default_rng(0)
+    v = np.concatenate([rng.standard_normal(200000), [40.0, -40.0]])
+    lo, hi = _entropy_range(v)
+    assert lo == -hi and 2.5 < hi < 6.0
+    r = np.maximum(rng.standard_normal(200000), 0.0)
+    r[0] = 50.0
+    lo, hi = _entropy_range(r)
+    assert lo == 0.0 and 2.0 < hi < 6.0
+    # A histogram whose mass is all in the first 128 bins: no clipping loss
+    # there, so the smallest threshold that holds it wins.
+    hist = np.zeros(2048)
+    hist[:100] = 1.0
+    assert _kl_threshold(hist) == 128
+
+
 def test_quantize_onnx_bad_input(tmp_path):
     rng = np.random.default_rng(5)
     model = small_cnn_onnx(rng)
@@ -158,7 +184,7 @@ def test_quantize_onnx_bad_input(tmp_path):
     with pytest.raises(ValueError, match="names no node of the model: \\['nope'\\]"):
         tessel.quantize_onnx(model, [x], exclude=["nope"])
     with pytest.raises(ValueError, match="method must be one of"):
-        tessel.quantize_onnx(model, [x], method="entropy")
+        tessel.quantize_onnx(model, [x], method="kl")
     with pytest.raises(ValueError, match="calibration data is empty"):
         tessel.quantize_onnx(model, [])
     with pytest.raises(ValueError, match="sample 0 has 2 array"):
