@@ -1,6 +1,7 @@
 //===- Compiler.cpp - Model IR to a runnable artifact ----------------------===//
 #include "tessel/Compiler/Compiler.h"
 
+#include "Calibration.h"
 #include "KernelLibrary.h"
 #include "Linker.h"
 #include "NativeCodegen.h"
@@ -56,6 +57,17 @@ LogicalResult mlir::tessel::compileModule(ModuleOp module,
     if (!archive)
       return module.emitError() << llvm::toString(archive.takeError());
     kernelArchive = *archive;
+  }
+
+  // Static int8: calibrate first (the module gets its ranges), then the
+  // pipeline quantizes what was calibrated.
+  if (!options.calibration.empty()) {
+    if (options.quantize != QuantizeMode::Int8)
+      return module.emitError()
+             << "calibration data is for static int8 quantization "
+                "(--quantize=int8)";
+    if (failed(calibrateModule(module, options, timing)))
+      return failure();
   }
 
   PipelineOptions pipelineOptions;

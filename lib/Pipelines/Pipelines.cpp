@@ -48,6 +48,8 @@ mlir::tessel::parseQuantizeMode(llvm::StringRef name) {
     return QuantizeMode::None;
   if (name == "int8-dynamic")
     return QuantizeMode::Int8Dynamic;
+  if (name == "int8")
+    return QuantizeMode::Int8;
   return std::nullopt;
 }
 
@@ -66,6 +68,9 @@ void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
   // quantize-dequantize pair. Products of dequantized values run on their
   // integers; then quantized values (quant casts of !quant.uniform tensors)
   // become integer and float arithmetic.
+  // Static quantization writes the QDQ form the next two passes fold.
+  if (options.quantize == QuantizeMode::Int8)
+    pm.addNestedPass<func::FuncOp>(createTesselQuantizeStatic());
   pm.addNestedPass<func::FuncOp>(createTesselFoldQDQ());
   pm.addNestedPass<func::FuncOp>(createTesselLowerQuant());
   if (options.quantize == QuantizeMode::Int8Dynamic)

@@ -22,6 +22,8 @@
 
 #include "QuantParams.h"
 
+#include "tessel/Quantization/StaticQuantization.h"
+
 #include "tessel/Dialect/Tessel/Utils/TosaBuilder.h"
 
 #include "mlir/IR/Matchers.h"
@@ -40,56 +42,6 @@ using namespace mlir;
 
 namespace {
 
-/// The f32 values of `v` (row-major, in `v`'s shape) if it is a constant
-/// seen through tosa.reshape / tosa.transpose (how importers hand weights
-/// to a matmul: 2-D to 3-D, Gemm's transB).
-std::optional<std::vector<float>> constantValues(Value v) {
-  auto ty = dyn_cast<RankedTensorType>(v.getType());
-  if (!ty || !ty.hasStaticShape() || !ty.getElementType().isF32())
-    return std::nullopt;
-  DenseFPElementsAttr attr;
-  if (matchPattern(v, m_Constant(&attr))) {
-    std::vector<float> out;
-    out.reserve(ty.getNumElements());
-    if (attr.isSplat())
-      out.assign(ty.getNumElements(), attr.getSplatValue<float>());
-    else
-      for (float x : attr.getValues<float>())
-        out.push_back(x);
-    return out;
-  }
-  Operation *def = v.getDefiningOp();
-  if (auto r = dyn_cast_or_null<tosa::ReshapeOp>(def))
-    return constantValues(r.getInput1());
-  auto t = dyn_cast_or_null<tosa::TransposeOp>(def);
-  if (!t)
-    return std::nullopt;
-  std::optional<std::vector<float>> in = constantValues(t.getInput1());
-  if (!in)
-    return std::nullopt;
-  auto inTy = cast<RankedTensorType>(t.getInput1().getType());
-  ArrayRef<int64_t> inShape = inTy.getShape(), outShape = ty.getShape();
-  ArrayRef<int32_t> perms = t.getPerms();
-  int64_t rank = inShape.size();
-  SmallVector<int64_t> inStrides(rank, 1);
-  for (int64_t d = rank - 2; d >= 0; --d)
-    inStrides[d] = inStrides[d + 1] * inShape[d + 1];
-  std::vector<float> out(ty.getNumElements());
-  SmallVector<int64_t> idx(rank, 0); // output index
-  for (int64_t i = 0, e = out.size(); i < e; ++i) {
-    int64_t src = 0;
-    for (int64_t d = 0; d < rank; ++d)
-      src += idx[d] * inStrides[perms[d]];
-    out[i] = (*in)[src];
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      if (++idx[d] < outShape[d])
-        break;
-      idx[d] = 0;
-    }
-  }
-  return out;
-}
-
 struct QuantizeMatMul : OpRewritePattern<tosa::MatMulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(tosa::MatMulOp op,
@@ -101,7 +53,7 @@ struct QuantizeMatMul : OpRewritePattern<tosa::MatMulOp> {
         !tessel::isZeroConstant(op.getAZp()) ||
         !tessel::isZeroConstant(op.getBZp()))
       return rewriter.notifyMatchFailure(op, "not a static f32 matmul");
-    std::optional<std::vector<float>> w = constantValues(op.getB());
+    std::optional<std::vector<float>> w = tessel::constantValues(op.getB());
     if (!w)
       return rewriter.notifyMatchFailure(op, "weights are not constant");
     auto bTy = cast<RankedTensorType>(op.getB().getType());

@@ -81,12 +81,44 @@ static cl::opt<std::string> componentName(
     cl::value_desc("name"), cl::init(""), cl::cat(category));
 static cl::opt<std::string> quantize(
     "quantize",
-    cl::desc("Quantize while compiling: none (default) or int8-dynamic "
-             "(matmuls with constant weights run on int8: weights quantized "
-             "per column at compile time, activations per row at run time). "
-             "QDQ models (tessel.quantize_onnx, ONNX Runtime's quantizer) "
-             "run their int8 parts on int8 without this"),
-    cl::value_desc("none|int8-dynamic"), cl::init("none"), cl::cat(category));
+    cl::desc("Quantize while compiling: none (default), int8 (static: "
+             "calibrated on --calibration-data; convolutions and matmuls "
+             "run on int8) or int8-dynamic (matmuls with constant weights "
+             "run on int8: weights quantized per column at compile time, "
+             "activations per row at run time). QDQ models "
+             "(tessel.quantize_onnx, ONNX Runtime's quantizer) run their "
+             "int8 parts on int8 without this"),
+    cl::value_desc("none|int8|int8-dynamic"), cl::init("none"),
+    cl::cat(category));
+static cl::list<std::string> calibrationData(
+    "calibration-data",
+    cl::desc("--quantize=int8: the calibration samples of one model input, "
+             "a .npy of shape [K, *input shape] (repeat once per input, in "
+             "order)"),
+    cl::value_desc("@samples.npy"), cl::cat(category));
+static cl::opt<std::string> calibrationMethod(
+    "calibration-method",
+    cl::desc("--quantize=int8: how activation ranges are chosen: minmax "
+             "(default; the observed range), percentile (the central "
+             "--calibration-percentile % of values) or entropy (the "
+             "clipping threshold of least KL divergence)"),
+    cl::value_desc("minmax|percentile|entropy"), cl::init("minmax"),
+    cl::cat(category));
+static cl::opt<double> calibrationPercentile(
+    "calibration-percentile",
+    cl::desc("--calibration-method=percentile: the % of values kept "
+             "(default 99.99)"),
+    cl::value_desc("p"), cl::init(99.99), cl::cat(category));
+static cl::list<std::string> quantizeExclude(
+    "quantize-exclude",
+    cl::desc("--quantize=int8: nodes (ONNX node names) kept in float"),
+    cl::value_desc("node,..."), cl::CommaSeparated, cl::cat(category));
+static cl::opt<std::string> quantizeReport(
+    "quantize-report",
+    cl::desc("--quantize=int8: write a JSON report: per layer the ranges, "
+             "scales and zero points chosen and the SQNR (dB) of its output "
+             "against float on the calibration data"),
+    cl::value_desc("file.json"), cl::init(""), cl::cat(category));
 static cl::opt<std::string> compileTo(
     "compile-to",
     cl::desc("Stop after PHASE and write its MLIR: input, linalg, "
@@ -158,6 +190,63 @@ static OwningOpRef<ModuleOp> loadModel(MLIRContext &context,
   return module;
 }
 
+/// The static-quantization flags into `options`: they apply with
+/// --quantize=int8 only, which needs calibration data.
+static LogicalResult readQuantizationOptions(tessel::CompileOptions &options) {
+  bool isStatic = options.quantize == tessel::QuantizeMode::Int8;
+  for (const char *flag : {"calibration-data", "calibration-method",
+                           "calibration-percentile", "quantize-exclude",
+                           "quantize-report"}) {
+    auto &opts = cl::getRegisteredOptions();
+    if (!isStatic && opts.count(flag) && opts[flag]->getNumOccurrences()) {
+      errs() << "tessel-compile: error: --" << flag
+             << " applies with --quantize=int8 (static quantization)\n";
+      return failure();
+    }
+  }
+  if (!isStatic)
+    return success();
+  if (calibrationData.empty()) {
+    errs() << "tessel-compile: error: --quantize=int8 needs calibration "
+              "samples: --calibration-data=@samples.npy (shape [K, *input "
+              "shape]) once per model input\n";
+    return failure();
+  }
+  std::optional<tessel::CalibrationMethod> method =
+      tessel::parseCalibrationMethod(calibrationMethod);
+  if (!method) {
+    errs() << "tessel-compile: error: unknown --calibration-method '"
+           << calibrationMethod << "' (expected minmax, percentile or "
+           << "entropy)\n";
+    return failure();
+  }
+  if (!(calibrationPercentile > 0.0 && calibrationPercentile <= 100.0)) {
+    errs() << "tessel-compile: error: --calibration-percentile must be in "
+              "(0, 100], got "
+           << calibrationPercentile << "\n";
+    return failure();
+  }
+  options.calibrationMethod = *method;
+  options.calibrationPercentile = calibrationPercentile;
+  for (const std::string &arg : calibrationData) {
+    StringRef path = StringRef(arg).starts_with("@") ? StringRef(arg).drop_front()
+                                                      : StringRef(arg);
+    std::string error;
+    std::optional<tessel::CalibrationSamples> samples =
+        tessel::readCalibrationSamples(path, error);
+    if (!samples) {
+      errs() << "tessel-compile: error: --calibration-data: " << error
+             << "\n";
+      return failure();
+    }
+    options.calibration.push_back(std::move(*samples));
+  }
+  options.quantizeExclude.assign(quantizeExclude.begin(),
+                                 quantizeExclude.end());
+  options.quantizeReport = quantizeReport;
+  return success();
+}
+
 int main(int argc, char **argv) {
   InitLLVM y(argc, argv);
   mlir::tessel::installToolErrorHandlers("tessel-compile");
@@ -208,17 +297,13 @@ int main(int argc, char **argv) {
   if (std::optional<tessel::QuantizeMode> q =
           tessel::parseQuantizeMode(quantize)) {
     options.quantize = *q;
-  } else if (quantize == "int8") {
-    errs() << "tessel-compile: error: --quantize=int8 (static, with calibration "
-              "data) is not available from tessel-compile yet: write a QDQ "
-              "model with tessel.quantize_onnx(model, samples, out) and "
-              "compile that, or use --quantize=int8-dynamic\n";
-    return 1;
   } else {
     errs() << "tessel-compile: error: unknown --quantize value '" << quantize
-           << "' (expected none or int8-dynamic)\n";
+           << "' (expected none, int8 or int8-dynamic)\n";
     return 1;
   }
+  if (failed(readQuantizationOptions(options)))
+    return 1;
   if (!compileTo.empty()) {
     options.compileTo = tessel::parsePhase(compileTo);
     if (!options.compileTo) {

@@ -9,6 +9,7 @@
 #define TESSEL_COMPILER_COMPILER_H
 
 #include "tessel/Pipelines/Pipelines.h"
+#include "tessel/Quantization/Calibration.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LogicalResult.h"
@@ -16,6 +17,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace mlir::tessel {
 
@@ -26,6 +28,20 @@ enum class EmitKind {
   Object,  ///< a relocatable object file
   Library, ///< the shared-library artifact (default)
 };
+
+/// One model input's calibration samples, stacked on a new leading axis
+/// (`[K, *input shape]`), row-major.
+struct CalibrationSamples {
+  std::string source; ///< where they came from, for messages
+  std::string dtype;  ///< ABI dtype name: "f32", "i64", ...
+  std::vector<int64_t> dims;
+  std::vector<char> data;
+};
+
+/// Reads a .npy file of stacked samples; on failure returns std::nullopt
+/// and sets `error`.
+std::optional<CalibrationSamples> readCalibrationSamples(llvm::StringRef path,
+                                                         std::string &error);
 
 struct CompileOptions {
   unsigned optLevel = 2;
@@ -44,6 +60,17 @@ struct CompileOptions {
   std::string component;
   /// Quantization done by the compiler (QDQ models need none).
   QuantizeMode quantize = QuantizeMode::None;
+  /// Static int8 (quantize == Int8): the samples of each model input, in
+  /// order. Empty: the module is already calibrated (or has nothing to
+  /// quantize).
+  std::vector<CalibrationSamples> calibration;
+  CalibrationMethod calibrationMethod = CalibrationMethod::MinMax;
+  /// For CalibrationMethod::Percentile: the central % of values kept.
+  double calibrationPercentile = 99.99;
+  /// Node names (ONNX node names: the ops' NameLocs) kept in float.
+  std::vector<std::string> quantizeExclude;
+  /// Non-empty: write the per-layer quantization report (JSON) here.
+  std::string quantizeReport;
 };
 
 /// Compiles `module` (model-level IR) in place and writes the result to

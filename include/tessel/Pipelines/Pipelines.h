@@ -24,6 +24,7 @@ namespace mlir::tessel {
 enum class QuantizeMode {
   None,        // as written: QDQ models still run their int8 parts on int8
   Int8Dynamic, // matmuls with constant weights: int8, activations at run time
+  Int8,        // static: calibrated sites (tessel.calibrated_ranges) on int8
 };
 
 struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
@@ -59,13 +60,17 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::init("grouped")};
   Option<QuantizeMode> quantize{
       *this, "quantize",
-      llvm::cl::desc("Quantize the model: none, or int8-dynamic (int8 "
-                     "weights, activations quantized per row at run time)"),
+      llvm::cl::desc("Quantize the model: none, int8-dynamic (int8 "
+                     "weights, activations quantized per row at run time) or "
+                     "int8 (static: the ops calibration annotated with "
+                     "tessel.calibrated_ranges)"),
       llvm::cl::init(QuantizeMode::None),
       llvm::cl::values(
           clEnumValN(QuantizeMode::None, "none", "no quantization"),
           clEnumValN(QuantizeMode::Int8Dynamic, "int8-dynamic",
-                     "dynamic int8 for matmuls with constant weights"))};
+                     "dynamic int8 for matmuls with constant weights"),
+          clEnumValN(QuantizeMode::Int8, "int8",
+                     "static int8 from calibrated ranges"))};
   Option<std::string> component{
       *this, "component",
       llvm::cl::desc("Compile only this compose.component, as the entry "
@@ -73,7 +78,7 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::init("")};
 };
 
-/// Parses a --quantize value (none|int8-dynamic).
+/// Parses a --quantize value (none|int8-dynamic|int8).
 std::optional<QuantizeMode> parseQuantizeMode(llvm::StringRef name);
 
 /// The phases of the CPU pipeline, in order.

@@ -97,4 +97,74 @@ def TesselQuantizeDynamic : Pass<"tessel-quantize-dynamic", "::mlir::func::FuncO
   let dependentDialects = ["::mlir::tosa::TosaDialect"];
 }
 
+def TesselExposeCalibrationTaps : Pass<"tessel-expose-calibration-taps", "::mlir::ModuleOp"> {
+  let summary = "Return the activations static quantization calibrates";
+  let description = [{
+    The first step of static (post-training) quantization: every public
+    function with a body also returns, after its own results, the float
+    activation operands of each quantization site (see
+    `tessel-quantize-static`), site by site in walk order, and with
+    `outputs` each site's result after its activations. The compiler driver
+    compiles the module so instrumented, runs it on the calibration samples
+    and turns the values it sees into each site's ranges; with `outputs`
+    it compares the float and int8 results of every site for
+    `--quantize-report`. The taps are named `calibration_tap_<n>`.
+
+    ```mlir
+    func.func @main(%x: tensor<1x2x8xf32>) -> tensor<1x2x4xf32> {
+      %y = tosa.matmul %x, %w, %z, %z : ... -> tensor<1x2x4xf32>
+      return %y : tensor<1x2x4xf32>
+    }
+    // becomes
+    func.func @main(%x: tensor<1x2x8xf32>) -> (tensor<1x2x4xf32>,
+        tensor<1x2x8xf32> {tessel.name = "calibration_tap_0"}) {
+      ...
+      return %y, %x : tensor<1x2x4xf32>, tensor<1x2x8xf32>
+    }
+    ```
+  }];
+  let options = [
+    Option<"outputs", "outputs", "bool", /*default=*/"false",
+           "Also return each site's result">,
+  ];
+}
+
+def TesselQuantizeStatic : Pass<"tessel-quantize-static", "::mlir::func::FuncOp"> {
+  let summary = "Quantize calibrated matmuls and convolutions to int8";
+  let description = [{
+    Static (post-training) int8 quantization, the last step: each
+    quantization site that carries calibrated ranges
+    (`tessel.calibrated_ranges = array<f64: lo, hi, ...>`, one pair per
+    activation operand, written by the compiler driver from the
+    calibration run) gets
+
+    - its activations quantized per tensor to uint8 over their range
+      (widened to hold 0): `quant.qcast` then `quant.dcast`;
+    - its constant weights quantized here, symmetric int8 per output
+      channel (zero point 0, values in [-127, 127]): an i8 constant,
+      `quant.scast`, `quant.dcast`.
+
+    That is the form of a QDQ model, which `tessel-fold-qdq` runs on
+    integers. Sites are f32 `tosa.matmul`s (constant weights, or two
+    run-time operands as in attention) and single-group `tessel.conv2d` /
+    `tosa.conv2d`s with constant weights; their results stay float (the
+    next site quantizes what it reads), so no rounding is added that no
+    integer product needs. Ops without ranges (excluded by
+    `--quantize-exclude`, or with no int8 form) stay float.
+
+    ```mlir
+    %y = tosa.matmul %x, %w, %z, %z {tessel.calibrated_ranges = array<f64: -1.0, 3.0>}
+    // becomes
+    %q = quant.qcast %x : tensor<1x2x8xf32> to tensor<1x2x8x!quant.uniform<u8:f32, 0.0156..:64>>
+    %a = quant.dcast %q : ... to tensor<1x2x8xf32>
+    %c = "tosa.const"() : () -> tensor<1x8x4xi8>
+    %s = quant.scast %c : tensor<1x8x4xi8> to tensor<1x8x4x!quant.uniform<i8<-127:127>:f32:2, {...}>>
+    %b = quant.dcast %s : ... to tensor<1x8x4xf32>
+    %y = tosa.matmul %a, %b, %z, %z
+    ```
+  }];
+  let dependentDialects = ["::mlir::quant::QuantDialect",
+                           "::mlir::tosa::TosaDialect"];
+}
+
 #endif // TESSEL_QUANTIZATION_PASSES
