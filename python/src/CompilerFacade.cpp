@@ -234,8 +234,28 @@ Status IRModule::compile(const CompileOptions &options,
           ::mlir::tessel::parseQuantizeMode(options.quantize))
     opts.quantize = *q;
   else
-    return Status::failure("quantize must be 'none' or 'int8-dynamic', got '" +
-                           options.quantize + "'");
+    return Status::failure(
+        "quantize must be 'none', 'int8' or 'int8-dynamic', got '" +
+        options.quantize + "'");
+  std::optional<::mlir::tessel::CalibrationMethod> method =
+      ::mlir::tessel::parseCalibrationMethod(options.calibrationMethod);
+  if (!method)
+    return Status::failure("calibration_method must be 'minmax', "
+                           "'percentile' or 'entropy', got '" +
+                           options.calibrationMethod + "'");
+  opts.calibrationMethod = *method;
+  opts.calibrationPercentile = options.calibrationPercentile;
+  for (size_t i = 0; i < options.calibration.size(); ++i) {
+    const CompileOptions::Samples &s = options.calibration[i];
+    ::mlir::tessel::CalibrationSamples samples;
+    samples.source = "calibration_data input " + std::to_string(i);
+    samples.dtype = s.dtype;
+    samples.dims = s.dims;
+    samples.data.assign(s.bytes.begin(), s.bytes.end());
+    opts.calibration.push_back(std::move(samples));
+  }
+  opts.quantizeExclude = options.quantizeExclude;
+  opts.quantizeReport = options.quantizeReport;
   if (options.emit == "lib")
     opts.emit = ::mlir::tessel::EmitKind::Library;
   else if (options.emit == "obj")

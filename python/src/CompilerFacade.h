@@ -42,8 +42,20 @@ struct CompileOptions {
   std::string emit = "lib";
   /// Empty, or a phase name: stop there and write its MLIR.
   std::string compileTo;
-  /// "none" or "int8-dynamic" (tessel-compile --quantize).
+  /// "none", "int8" or "int8-dynamic" (tessel-compile --quantize).
   std::string quantize = "none";
+  /// quantize == "int8": each model input's samples, stacked on a new
+  /// leading axis (tessel-compile --calibration-data).
+  struct Samples {
+    std::string dtype; ///< ABI name: "f32", "i64", ...
+    std::vector<int64_t> dims;
+    std::string bytes; ///< row-major
+  };
+  std::vector<Samples> calibration;
+  std::string calibrationMethod = "minmax";
+  double calibrationPercentile = 99.99;
+  std::vector<std::string> quantizeExclude;
+  std::string quantizeReport;
 };
 
 struct PassInfo {

@@ -393,7 +393,12 @@ PYBIND11_MODULE(_tessel, m) {
              const std::string &mcpu, const std::string &triple,
              bool kernels, const std::string &emit,
              const std::string &compileTo, const std::string &route,
-             const std::string &component, const std::string &quantize) {
+             const std::string &component, const std::string &quantize,
+             const std::vector<py::array> &calibration,
+             const std::string &calibrationMethod,
+             double calibrationPercentile,
+             const std::vector<std::string> &quantizeExclude,
+             const std::string &quantizeReport) {
             CompileOptions options;
             options.optLevel = optLevel;
             options.mcpu = mcpu;
@@ -404,6 +409,26 @@ PYBIND11_MODULE(_tessel, m) {
             options.routeLowering = route;
             options.component = component;
             options.quantize = quantize;
+            for (const py::array &a : calibration) {
+              tessel_dtype_t dt = toTessel(a.dtype());
+              if (dt == TESSEL_DTYPE_INVALID ||
+                  !(a.flags() & py::array::c_style) ||
+                  !a.dtype().attr("isnative").cast<bool>())
+                throw py::value_error(
+                    "calibration arrays must be C-contiguous, native-endian "
+                    "arrays of a Tessel dtype, got " +
+                    std::string(py::str(a.dtype())));
+              CompileOptions::Samples samples;
+              samples.dtype = tessel_dtype_name(dt);
+              samples.dims.assign(a.shape(), a.shape() + a.ndim());
+              samples.bytes.assign(static_cast<const char *>(a.data()),
+                                   a.nbytes());
+              options.calibration.push_back(std::move(samples));
+            }
+            options.calibrationMethod = calibrationMethod;
+            options.calibrationPercentile = calibrationPercentile;
+            options.quantizeExclude = quantizeExclude;
+            options.quantizeReport = quantizeReport;
             Status st;
             {
               py::gil_scoped_release release;
@@ -415,7 +440,12 @@ PYBIND11_MODULE(_tessel, m) {
           py::arg("mcpu") = "native", py::arg("triple") = "",
           py::arg("kernels") = true, py::arg("emit") = "lib",
           py::arg("compile_to") = "", py::arg("route_lowering") = "grouped",
-          py::arg("component") = "", py::arg("quantize") = "none")
+          py::arg("component") = "", py::arg("quantize") = "none",
+          py::arg("calibration") = std::vector<py::array>{},
+          py::arg("calibration_method") = "minmax",
+          py::arg("calibration_percentile") = 99.99,
+          py::arg("quantize_exclude") = std::vector<std::string>{},
+          py::arg("quantize_report") = "")
       .def("function_names",
            [](PyIRModule &self) { return self.get().functionNames(); });
 

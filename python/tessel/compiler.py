@@ -114,32 +114,52 @@ def _no_shapes(shapes, what):
                         "carries its shapes in its types)")
 
 
-def _quantized_onnx(source, example_inputs, quantize, calibration_data):
-    """`source` (a torch module or an ONNX model) as a QDQ ModelProto."""
-    if quantize != "int8":
-        raise ValueError(f"quantize must be 'int8', got {quantize!r}")
-    if calibration_data is None:
-        raise ValueError("quantize='int8' needs calibration_data (samples of "
-                         "the model's inputs)")
-    from .quantize import quantize_onnx
-    if _is_torch_module(source):
-        if example_inputs is None:
-            raise TypeError("compiling a torch.nn.Module needs example_inputs")
-        from .torch_importer import export_onnx
-        source = export_onnx(source, example_inputs)
-    elif isinstance(source, str) and not _looks_like_path(source) or \
-            isinstance(source, ir.Module) or (
-                isinstance(source, (str, os.PathLike)) and
-                not os.fspath(source).endswith(".onnx")):
-        raise TypeError("quantize= applies to torch modules and ONNX models; "
-                        "quantize MLIR by writing quant.qcast/quant.dcast")
-    return quantize_onnx(source, calibration_data)
+def _stacked_calibration(calibration_data):
+    """Calibration samples as one stacked [K, *shape] array per model input
+    (what tessel-compile --calibration-data takes): a list of samples, each
+    an array (one-input models) or a tuple/list of arrays (one per input, in
+    order), or, for a one-input model, an array already stacked."""
+    import numpy as np
+    if hasattr(calibration_data, "shape") and hasattr(calibration_data, "dtype"):
+        return [np.ascontiguousarray(_as_numpy(calibration_data))]
+    samples = list(calibration_data)
+    if not samples:
+        raise ValueError("calibration_data is empty")
+    rows = [tuple(s) if isinstance(s, (tuple, list)) else (s,) for s in samples]
+    n = len(rows[0])
+    for i, r in enumerate(rows):
+        if len(r) != n:
+            raise ValueError(f"calibration sample {i} has {len(r)} array(s), "
+                             f"sample 0 has {n}")
+    stacked = []
+    for j in range(n):
+        arrays = [_as_numpy(r[j]) for r in rows]
+        shapes = {a.shape for a in arrays}
+        dtypes = {a.dtype for a in arrays}
+        if len(shapes) != 1 or len(dtypes) != 1:
+            raise ValueError(f"calibration samples of input {j} differ in "
+                             f"shape or dtype: {sorted(map(str, shapes))} "
+                             f"{sorted(map(str, dtypes))}")
+        a = np.stack(arrays)
+        if not a.dtype.isnative:
+            a = a.astype(a.dtype.newbyteorder("="))
+        stacked.append(np.ascontiguousarray(a))
+    return stacked
+
+
+def _as_numpy(x):
+    import numpy as np
+    if hasattr(x, "detach"):                   # a torch tensor
+        x = x.detach().cpu().numpy()
+    return np.asarray(x)
 
 
 def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
             threads=None, shapes=None, function=None,
             route_lowering="grouped", component=None, raise_moe=True,
-            quantize=None, calibration_data=None):
+            quantize=None, calibration_data=None, calibration_method="minmax",
+            calibration_percentile=99.99, quantize_exclude=(),
+            quantize_report=None):
     """Compiles ``source`` and returns a callable :class:`CompiledModule`.
 
     source: a ``torch.nn.Module`` (with ``example_inputs``, a tuple of
@@ -158,9 +178,17 @@ def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
     raise_moe (ONNX and torch sources): import top-k gated mixtures of
     experts as ``compose.route`` so the route lowering runs each expert on
     just its tokens; False keeps the exported dense graph.
-    quantize="int8" (torch and ONNX sources) quantizes the model first
-    with :func:`tessel.quantize_onnx` from ``calibration_data`` (samples of
-    the inputs) and compiles the QDQ model. quantize="int8-dynamic" (any
+    quantize="int8" (any source) is ``tessel-compile --quantize=int8``:
+    static int8, calibrated by running the float model on
+    ``calibration_data`` (a list of samples, each an array or a tuple of
+    arrays, one per input; or one stacked ``[K, *shape]`` array for a
+    one-input model); convolutions and matmuls run on int8 with per-channel
+    weights and per-tensor activations. calibration_method ("minmax",
+    "percentile" with calibration_percentile, or "entropy"),
+    quantize_exclude (node names kept in float) and quantize_report (a
+    path for the per-layer JSON report) are the matching
+    ``--calibration-method``, ``--quantize-exclude`` and
+    ``--quantize-report``. quantize="int8-dynamic" (any
     source) is ``tessel-compile --quantize=int8-dynamic``: matmuls with
     constant weights run on int8, the weights quantized per column at
     compile time, the activations per row at run time; no calibration.
@@ -170,11 +198,19 @@ def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
     if quantize not in (None, "int8", "int8-dynamic"):
         raise ValueError("quantize must be None, 'int8' or 'int8-dynamic', "
                          f"got {quantize!r}")
+    calibration = []
     if quantize == "int8":
-        source = _quantized_onnx(source, example_inputs, quantize,
-                                 calibration_data)
+        if calibration_data is None:
+            raise ValueError("quantize='int8' needs calibration_data (samples "
+                             "of the model's inputs)")
+        calibration = _stacked_calibration(calibration_data)
     elif calibration_data is not None:
         raise ValueError("calibration_data applies with quantize='int8'")
+    elif quantize_exclude or quantize_report is not None:
+        raise ValueError("quantize_exclude and quantize_report apply with "
+                         "quantize='int8'")
+    if isinstance(quantize_exclude, str):
+        quantize_exclude = [quantize_exclude]
     if route_lowering not in ("grouped", "dense"):
         raise ValueError("route_lowering must be 'grouped' or 'dense', got "
                          f"{route_lowering!r}")
@@ -187,7 +223,12 @@ def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
     module._native.compile(path, opt_level=opt_level, mcpu=mcpu,
                            route_lowering=route_lowering,
                            component=component or "",
-                           quantize="int8-dynamic" if quantize == "int8-dynamic"
-                           else "none")
+                           quantize=quantize or "none",
+                           calibration=calibration,
+                           calibration_method=calibration_method,
+                           calibration_percentile=float(calibration_percentile),
+                           quantize_exclude=list(quantize_exclude),
+                           quantize_report=os.fspath(quantize_report)
+                           if quantize_report is not None else "")
     return CompiledModule(path, function=function, threads=threads,
                           _keep=workdir)

@@ -240,35 +240,135 @@ def test_digits_cnn_int8_accuracy_within_one_point_of_float(tmp_path):
 
     f32 = tessel.compile(str(src))
     i8 = tessel.compile(str(tmp_path / "digits.int8.onnx"))
-    a, b = f32(xte), i8(xte)
+    # The compiler's own static int8 (tessel-compile --quantize=int8).
+    s8 = tessel.compile(str(src), quantize="int8", calibration_data=calib)
+    a, b, c = f32(xte), i8(xte), s8(xte)
     acc_f = (a.argmax(1) == yte).mean()
     acc_q = (b.argmax(1) == yte).mean()
+    acc_s = (c.argmax(1) == yte).mean()
     assert acc_f > 0.9, acc_f                       # the float model learned
-    print(f"digits: float {acc_f:.4f}, int8 {acc_q:.4f}")
+    print(f"digits: float {acc_f:.4f}, int8 QDQ {acc_q:.4f}, int8 static {acc_s:.4f}")
     assert abs(acc_f - acc_q) <= 0.01, (acc_f, acc_q)
+    assert abs(acc_f - acc_s) <= 0.01, (acc_f, acc_s)
     assert np.abs(a - b).max() > 1e-3               # int8 is not float
+    assert np.abs(a - c).max() > 1e-3
 
 
-def test_compile_with_quantize_int8():
+def test_compile_with_quantize_int8(tmp_path):
+    """tessel.compile(quantize="int8") is tessel-compile --quantize=int8:
+    the compiler calibrates on the samples (any source: torch here, MLIR
+    and ONNX below), writes the report, and refuses bad arguments."""
     torch = pytest.importorskip("torch")
     torch.manual_seed(1)
     net = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(),
                               torch.nn.Linear(64, 8)).eval()
     x = torch.randn(4, 32)
     calib = [torch.randn(4, 32).numpy() for _ in range(16)]
-    q = tessel.compile(net, (x,), quantize="int8", calibration_data=calib)
+    report = tmp_path / "report.json"
+    q = tessel.compile(net, (x,), quantize="int8", calibration_data=calib,
+                       quantize_report=report)
     f = tessel.compile(net, (x,))
     a, b = f(x), q(x)
     assert cosine(a, b) > 0.99 and not np.array_equal(a, b)
+    import json
+    layers = json.loads(report.read_text())["layers"]
+    assert [l["precision"] for l in layers] == ["int8", "int8"]
+    assert all(l["sqnr_db"] > 20 for l in layers), layers
+    # A stacked [K, *shape] array is the same calibration data.
+    q2 = tessel.compile(net, (x,), quantize="int8",
+                        calibration_data=np.stack(calib))
+    np.testing.assert_array_equal(q2(x), b)
     with pytest.raises(ValueError, match="needs calibration_data"):
         tessel.compile(net, (x,), quantize="int8")
     with pytest.raises(ValueError, match="quantize must be None, 'int8' or 'int8-dynamic'"):
         tessel.compile(net, (x,), quantize="int4", calibration_data=calib)
     with pytest.raises(ValueError, match="calibration_data applies with quantize"):
         tessel.compile(net, (x,), calibration_data=calib)
-    with pytest.raises(TypeError, match="quantize= applies to torch modules and ONNX"):
-        tessel.compile("func.func @main() {\n return\n}", quantize="int8",
-                       calibration_data=calib)
+    with pytest.raises(ValueError, match="quantize_exclude and quantize_report apply"):
+        tessel.compile(net, (x,), quantize_exclude=["fc"])
+    with pytest.raises(tessel.CompileError, match="no node named 'nope'"):
+        tessel.compile(net, (x,), quantize="int8", calibration_data=calib,
+                       quantize_exclude=["nope"])
+    with pytest.raises(tessel.CompileError, match="holds f64 values"):
+        tessel.compile(net, (x,), quantize="int8",
+                       calibration_data=[c.astype(np.float64) for c in calib])
+    with pytest.raises(tessel.CompileError, match=r"is 16x4x31xf32, expected \[K, \*input shape\]"):
+        tessel.compile(net, (x,), quantize="int8",
+                       calibration_data=[c[:, :31] for c in calib])
+    with pytest.raises(ValueError, match="calibration sample 1 has 2 array"):
+        tessel.compile(net, (x,), quantize="int8",
+                       calibration_data=[calib[0], (calib[1], calib[2])])
+    with pytest.raises(tessel.CompileError, match="calibration_method must be"):
+        tessel.compile(net, (x,), quantize="int8", calibration_data=calib,
+                       calibration_method="kl")
+
+
+def _static_act(v, lo, hi):
+    """A calibrated activation through uint8 and back, as static int8
+    quantizes it: range widened to hold 0, scale (hi - lo) / 255, zero
+    point round(-lo / scale), ONNX QuantizeLinear (f32 division, ties to
+    even, saturate)."""
+    lo, hi = min(float(lo), 0.0), max(float(hi), 0.0)
+    scale = (hi - lo) / 255.0 if hi > lo else 1.0
+    zp = float(np.clip(np.rint(-lo / scale), 0, 255))
+    s32 = np.float32(scale)
+    q = np.clip(np.rint(v.astype(np.float32) / s32) + zp, 0, 255)
+    return (q - zp) * np.float64(s32)
+
+
+def _static_weight(w, axis):
+    """Weights through symmetric per-channel int8 and back."""
+    other = tuple(d for d in range(w.ndim) if d != axis)
+    s = (np.abs(w).max(axis=other, keepdims=True) / np.float32(127)).astype(np.float32)
+    s = np.where(s > 0, s, np.float32(1))
+    return np.clip(np.rint(w / s), -127, 127) * s.astype(np.float64)
+
+
+@pytest.mark.parametrize("method", ["minmax", "percentile"])
+def test_static_int8_matches_its_definition(method):
+    """Gemm (transB) -> Relu -> MatMul quantized by the compiler from
+    calibration samples equals a numpy reference of static int8: each
+    layer's input quantized per tensor over the range calibration saw
+    (minmax, or numpy's percentile), weights per output column; and really
+    differs from float."""
+    rng = np.random.default_rng(5)
+    m, k, n, o = 6, 70, 40, 19
+    w1 = (rng.standard_normal((n, k)) * 0.1).astype(np.float32)
+    b1 = (rng.standard_normal(n) * 0.1).astype(np.float32)
+    w2 = (rng.standard_normal((n, o)) * 0.2).astype(np.float32)
+    nodes = [helper.make_node("Gemm", ["x", "w1", "b1"], ["h"], name="fc1", transB=1),
+             helper.make_node("Relu", ["h"], ["r"], name="relu"),
+             helper.make_node("MatMul", ["r", "w2"], ["y"], name="fc2")]
+    g = helper.make_graph(nodes, "static", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [m, k])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [m, o])],
+                          [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(b1, "b1"),
+                           numpy_helper.from_array(w2, "w2")])
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    calib = [rng.standard_normal((m, k)).astype(np.float32) * (1 + i) for i in range(5)]
+    x = rng.standard_normal((m, k)).astype(np.float32) * 2
+
+    def rng_of(values):
+        v = np.concatenate([a.reshape(-1) for a in values]).astype(np.float64)
+        if method == "minmax":
+            return v.min(), v.max()
+        return np.percentile(v, 0.5), np.percentile(v, 99.5)
+
+    hidden = [np.maximum(c.astype(np.float64) @ w1.T.astype(np.float64) + b1, 0)
+              .astype(np.float32) for c in calib]
+    lo1, hi1 = rng_of(calib)
+    lo2, hi2 = rng_of(hidden)
+    h = _static_act(x, lo1, hi1) @ _static_weight(w1.T, 1) + b1
+    r = np.maximum(h, 0)
+    ref = _static_act(r, lo2, hi2) @ _static_weight(w2, 1)
+
+    q = tessel.compile(model.SerializeToString(), quantize="int8",
+                       calibration_data=calib, calibration_method=method,
+                       calibration_percentile=99.5)
+    f = tessel.compile(model.SerializeToString())
+    got, flt = q(x), f(x)
+    scale = np.abs(ref).max()
+    np.testing.assert_allclose(got, ref, rtol=0, atol=2e-4 * scale)
+    assert np.abs(flt - ref).max() > 2e-3 * scale     # int8 is not float
 
 
 # ---- dynamic quantization: quantize="int8-dynamic" -----------------------------
