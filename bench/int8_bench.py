@@ -12,6 +12,9 @@ standard QDQ model, bench/work/NAME/NAME.qdq.onnx. Then, one thread each:
 
   tessel fp32      tessel-compile -O3 of the float model
   tessel int8      tessel-compile -O3 of the QDQ model
+  tessel ptq8      tessel-compile -O3 --quantize=int8 of the float model,
+                   calibrated by the compiler on the same samples
+                   (--calibration-data=@calibration.npy)
   tessel dyn8      tessel-compile -O3 --quantize=int8-dynamic of the float
                    model (transformers: matmuls only)
   ort fp32 / int8  onnxruntime-node 1.30 (CPU EP, all graph optimizations)
@@ -130,6 +133,10 @@ def run_model(name, tools, args):
                                              os.path.join(mdir, "fp32.O3.so"), x, o, args.runs)),
             ("tessel_int8", lambda o: tessel(tools, qdq, os.path.join(mdir, "qdq.O3.so"), x, o,
                                              args.runs)),
+            ("tessel_ptq8", lambda o: tessel(
+                tools, os.path.join(mdir, name + ".onnx"), os.path.join(mdir, "ptq8.O3.so"), x, o,
+                args.runs, ["--quantize=int8",
+                            "--calibration-data=@" + os.path.join(mdir, "calibration.npy")])),
             ("ort_fp32", lambda o: ort(os.path.join(mdir, name + ".onnx"), x, o, args.runs)),
             ("ort_int8", lambda o: ort(qdq, x, o, args.runs))]
     if name in TRANSFORMERS:
@@ -146,7 +153,7 @@ def run_model(name, tools, args):
             res[key + "_ms"] = None
             res[key + "_error"] = str(e)
             log(f"{name}: {key} failed: {e}")
-    for key in ("tessel_int8", "tessel_dyn8", "ort_int8"):
+    for key in ("tessel_int8", "tessel_ptq8", "tessel_dyn8", "ort_int8"):
         if key in outs:
             res[key + "_cos_float"] = cosine(outs[key], ref)
     if "tessel_int8" in outs and "ort_int8" in outs:
@@ -155,6 +162,8 @@ def run_model(name, tools, args):
             res["top1_tessel_int8_eq_float"] = bool(outs["tessel_int8"].argmax() == ref.argmax())
             res["top1_tessel_eq_ort_int8"] = bool(outs["tessel_int8"].argmax()
                                                  == outs["ort_int8"].argmax())
+    if "tessel_ptq8" in outs and name not in TRANSFORMERS:
+        res["top1_tessel_ptq8_eq_float"] = bool(outs["tessel_ptq8"].argmax() == ref.argmax())
     return res
 
 
@@ -163,20 +172,22 @@ def ratio(a, b):
 
 
 def table(data):
-    lines = ["| model | Tessel fp32 | Tessel int8 (QDQ) | Tessel dyn8 | ORT fp32 | ORT int8 (QDQ) "
-             "| int8 vs own fp32 | Tessel int8 vs ORT int8 | cos(int8, float) | cos(Tessel, ORT int8) "
-             "| top-1 same |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| model | Tessel fp32 | Tessel int8 (QDQ) | Tessel ptq8 | Tessel dyn8 | ORT fp32 "
+             "| ORT int8 (QDQ) | QDQ int8 vs own fp32 | ptq8 vs own fp32 | dyn8 vs own fp32 "
+             "| Tessel int8 vs ORT int8 | cos(int8, float) | cos(ptq8, float) "
+             "| cos(Tessel, ORT int8) | top-1 same |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     ms = lambda v: f"{v:.2f} ms" if v else "-"  # noqa: E731
     for r in data["models"]:
         fp, i8, dy = r.get("tessel_fp32_ms"), r.get("tessel_int8_ms"), r.get("tessel_dyn8_ms")
+        pq = r.get("tessel_ptq8_ms")
         of, oi = r.get("ort_fp32_ms"), r.get("ort_int8_ms")
-        best = min(v for v in (i8, dy) if v) if (i8 or dy) else None
         top = r.get("top1_tessel_eq_ort_int8")
         lines.append(
-            f"| {r['model']} | {ms(fp)} | {ms(i8)} | {ms(dy)} | {ms(of)} | {ms(oi)} "
-            f"| {ratio(fp, best)} | {ratio(oi, i8)} "
+            f"| {r['model']} | {ms(fp)} | {ms(i8)} | {ms(pq)} | {ms(dy)} | {ms(of)} | {ms(oi)} "
+            f"| {ratio(fp, i8)} | {ratio(fp, pq)} | {ratio(fp, dy)} | {ratio(oi, i8)} "
             f"| {r.get('tessel_int8_cos_float', float('nan')):.5f} "
+            f"| {r.get('tessel_ptq8_cos_float', float('nan')):.5f} "
             f"| {r.get('cos_tessel_ort_int8', float('nan')):.5f} "
             f"| {'-' if top is None else ('yes' if top else 'no')} |")
     return "\n".join(lines)
@@ -221,9 +232,13 @@ thread everywhere. FMA peak of one core measured in the same run:
 
 Tessel int8 is the QDQ model written by `tessel.quantize_onnx` (per-channel
 int8 weights, uint8 activations, minmax calibration); ONNX Runtime 1.30
-(onnxruntime-node, CPU EP) runs the same QDQ file. "dyn8" is
+(onnxruntime-node, CPU EP) runs the same QDQ file. "ptq8" is the
+compiler's own static int8, `tessel-compile --quantize=int8
+--calibration-data=@calibration.npy` of the float model on the same
+samples (only the inputs of convolutions and matmuls are quantized, so it
+rounds less than the QDQ file, which also quantizes their outputs). "dyn8" is
 `tessel-compile --quantize=int8-dynamic` of the float model (transformers).
-Ratios: "int8 vs own fp32" is Tessel fp32 / the faster Tessel int8 form;
+Ratios: "... vs own fp32" is Tessel fp32 / that int8 form;
 "Tessel int8 vs ORT int8" is ORT's time / Tessel's (above 1: Tessel is
 faster). Cosines compare whole outputs. Medians move between runs on this
 shared machine (consecutive runs measured MobileNetV2's Tessel int8 at 5.6
