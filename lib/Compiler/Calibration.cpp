@@ -21,6 +21,7 @@
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -264,6 +265,10 @@ LogicalResult mlir::tessel::calibrateModule(ModuleOp module,
                                             const CompileOptions &options,
                                             TimingScope &timing) {
   TimingScope calTiming = timing.nest("Calibration");
+  if (!isValidCalibrationPercentile(options.calibrationPercentile))
+    return mlir::emitError(module.getLoc())
+           << "the calibration percentile must be in [50, 100], got "
+           << llvm::formatv("{0}", options.calibrationPercentile).str();
   func::FuncOp entry = entryFunction(module);
   if (!entry)
     return mlir::emitError(module.getLoc())
@@ -288,6 +293,18 @@ LogicalResult mlir::tessel::calibrateModule(ModuleOp module,
   SmallVector<SkippedSite> skipped;
   SmallVector<QuantizationSite> sites = findQuantizationSites(entry, &skipped);
   bool report = !options.quantizeReport.empty();
+  if (llvm::all_of(sites, [&](const QuantizationSite &s) {
+        return excluded.contains(nodeName(s.op));
+      })) {
+    InFlightDiagnostic w = mlir::emitWarning(module.getLoc())
+                           << "--quantize=int8: nothing to quantize, the "
+                              "model stays float (no convolution or matmul "
+                              "with an int8 form";
+    if (!skipped.empty())
+      w << "; '" << opLabel(skipped.front().op, 0)
+        << "': " << skipped.front().reason;
+    w << ")";
+  }
 
   llvm::SmallString<128> dir;
   if (std::error_code ec =
@@ -312,6 +329,14 @@ LogicalResult mlir::tessel::calibrateModule(ModuleOp module,
       failed(floatRun.check(module)))
     return failure();
   SmallVector<TapIndex> taps = tapIndices(sites, origOutputs, report);
+  size_t tapCount = 0;
+  for (const QuantizationSite &site : sites)
+    tapCount += site.activations.size() + (report ? 1 : 0);
+  if (floatRun.numOutputs() != origOutputs + tapCount)
+    return mlir::emitError(module.getLoc())
+           << "internal error: the calibration artifact has "
+           << floatRun.numOutputs() << " results, expected "
+           << origOutputs + tapCount;
 
   // Observe every activation tap over every sample.
   std::vector<std::vector<RangeObserver>> observers(sites.size());
@@ -326,6 +351,10 @@ LogicalResult mlir::tessel::calibrateModule(ModuleOp module,
     for (size_t i = 0; i < sites.size(); ++i)
       for (size_t a = 0; a < taps[i].activations.size(); ++a) {
         tessel_tensor_t *t = outs[taps[i].activations[a]];
+        if (tessel_tensor_dtype(t) != TESSEL_DTYPE_F32)
+          return mlir::emitError(module.getLoc())
+                 << "internal error: calibration tap of '"
+                 << opLabel(sites[i].op, i) << "' is not f32";
         observers[i][a].observe(
             static_cast<const float *>(tessel_tensor_const_data(t)),
             tessel_tensor_num_elements(t));
@@ -380,6 +409,13 @@ LogicalResult mlir::tessel::calibrateModule(ModuleOp module,
       return failure();
     for (size_t i = 0; i < sites.size(); ++i) {
       tessel_tensor_t *ref = outs[taps[i].output], *got = qouts[taps[i].output];
+      if (qouts.size() != outs.size() ||
+          tessel_tensor_dtype(ref) != TESSEL_DTYPE_F32 ||
+          tessel_tensor_dtype(got) != TESSEL_DTYPE_F32 ||
+          tessel_tensor_num_elements(ref) != tessel_tensor_num_elements(got))
+        return mlir::emitError(module.getLoc())
+               << "internal error: the float and int8 results of '"
+               << opLabel(sites[i].op, i) << "' differ in type";
       const float *r = static_cast<const float *>(tessel_tensor_const_data(ref));
       const float *g = static_cast<const float *>(tessel_tensor_const_data(got));
       for (size_t e = 0, n = tessel_tensor_num_elements(ref); e < n; ++e) {

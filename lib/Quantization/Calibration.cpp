@@ -22,7 +22,7 @@ constexpr size_t kEntropyLevels = 128;
 
 /// numpy.percentile(sorted, q) with linear interpolation.
 double percentileOf(std::vector<float> &v, double q) {
-  double pos = q / 100.0 * double(v.size() - 1);
+  double pos = std::clamp(q / 100.0, 0.0, 1.0) * double(v.size() - 1);
   size_t below = size_t(std::floor(pos));
   size_t above = std::min(below + 1, v.size() - 1);
   std::nth_element(v.begin(), v.begin() + below, v.end());
@@ -30,7 +30,9 @@ double percentileOf(std::vector<float> &v, double q) {
   double b = a;
   if (above != below)
     b = *std::min_element(v.begin() + below + 1, v.end());
-  return a + (b - a) * (pos - double(below));
+  // numpy's _lerp: from the nearer end, so both ends are exact.
+  double t = pos - double(below);
+  return t >= 0.5 ? b - (b - a) * (1.0 - t) : a + (b - a) * t;
 }
 
 std::pair<double, double> entropyRange(const std::vector<float> &v, double lo,
@@ -41,13 +43,25 @@ std::pair<double, double> entropyRange(const std::vector<float> &v, double lo,
     return {lo, hi};
   size_t bins = std::clamp(v.size() / kEntropyValuesPerBin, 2 * kEntropyLevels,
                            kEntropyBins);
+  // Bins as numpy.histogram makes them: edges linspace(0, top, bins + 1),
+  // each value's bin computed then corrected against its edges, the last
+  // bin closed.
+  std::vector<double> edges(bins + 1);
+  const double step = top / double(bins);
+  for (size_t i = 0; i < bins; ++i)
+    edges[i] = double(i) * step;
+  edges[bins] = top;
   std::vector<double> hist(bins, 0.0);
   for (float x : v) {
     double m = oneSided ? double(x) : std::fabs(double(x));
-    size_t b = size_t(m / top * double(bins));
-    hist[std::min(b, bins - 1)] += 1.0;
+    size_t b = std::min(size_t(m * (double(bins) / top)), bins - 1);
+    if (b > 0 && m < edges[b])
+      --b;
+    else if (b + 1 < bins && m >= edges[b + 1])
+      ++b;
+    hist[b] += 1.0;
   }
-  double t = double(klThreshold(hist, kEntropyLevels)) * top / double(bins);
+  double t = edges[klThreshold(hist, kEntropyLevels)];
   if (oneSided)
     return {0.0, t};
   return {std::max(lo, -t), std::min(hi, t)};
@@ -103,7 +117,7 @@ std::pair<double, double> RangeObserver::range() const {
     std::vector<float> v = values;
     double l = percentileOf(v, 100.0 - percentile);
     double h = percentileOf(v, percentile);
-    return {l, h};
+    return {std::min(l, h), std::max(l, h)};
   }
   case CalibrationMethod::Entropy:
     return entropyRange(values, lo, hi);

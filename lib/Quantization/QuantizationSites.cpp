@@ -17,6 +17,7 @@
 #include "mlir/IR/Matchers.h"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 
 using namespace mlir;
@@ -84,8 +85,10 @@ std::vector<float> mlir::tessel::symmetricScales(ArrayRef<float> values,
       for (int64_t i = 0; i < inner; ++i)
         maxAbs[c] = std::max(maxAbs[c],
                              std::fabs(values[(o * channels + c) * inner + i]));
+  // A scale below f32's normal range is no valid quantized type (and such
+  // weights are 0 to any precision that matters): 1 then.
   for (float &s : maxAbs)
-    s = s > 0.0f && std::isfinite(s) ? s / 127.0f : 1.0f;
+    s = std::isfinite(s) && s / 127.0f >= FLT_MIN ? s / 127.0f : 1.0f;
   return maxAbs;
 }
 
@@ -94,7 +97,9 @@ ActivationQuantization mlir::tessel::activationQuantization(double lo,
   lo = std::min(lo, 0.0);
   hi = std::max(hi, 0.0);
   ActivationQuantization q;
-  q.scale = hi > lo ? (hi - lo) / 255.0 : 1.0;
+  q.scale = (hi - lo) / 255.0;
+  if (!(q.scale >= FLT_MIN) || !std::isfinite(q.scale))
+    q.scale = 1.0; // an empty (or subnormal) range: every value is 0
   q.zeroPoint = std::clamp<int64_t>(std::llrint(-lo / q.scale), 0, 255);
   return q;
 }
@@ -183,15 +188,29 @@ SmallVector<QuantizationSite>
 mlir::tessel::findQuantizationSites(func::FuncOp fn,
                                     SmallVectorImpl<SkippedSite> *skipped) {
   SmallVector<QuantizationSite> sites;
+  Block *body = fn.isDeclaration() ? nullptr : &fn.front();
   fn.walk([&](Operation *op) {
     if (!isa<tosa::MatMulOp, tosa::Conv2DOp, tosa::DepthwiseConv2DOp,
              tessel::Conv2DOp>(op))
       return;
-    if (!llvm::all_of(op->getOperands().take_front(2), isStaticF32) ||
-        !isStaticF32(op->getResult(0)))
+    auto isF32 = [](Value v) {
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      return t && t.getElementType().isF32();
+    };
+    if (!llvm::all_of(op->getOperands().take_front(2), isF32) ||
+        !isF32(op->getResult(0)))
       return; // integer and non-f32 products are not ours to quantize
     QuantizationSite site;
-    std::string why = classify(op, site);
+    std::string why;
+    if (op->getBlock() != body)
+      // Taps return values from the function's body; control-flow regions
+      // (tosa.cond_if, tosa.while_loop) cannot return theirs there.
+      why = "inside control flow";
+    else if (!llvm::all_of(op->getOperands().take_front(2), isStaticF32) ||
+             !isStaticF32(op->getResult(0)))
+      why = "dynamic shape";
+    else
+      why = classify(op, site);
     if (why.empty())
       sites.push_back(site);
     else if (skipped)

@@ -42,3 +42,25 @@ func.func private @helper(%a: tensor<1x2x4xf32>, %b: tensor<1x4x3xf32>) -> tenso
   %y = tosa.matmul %a, %b, %z, %z : (tensor<1x2x4xf32>, tensor<1x4x3xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x2x3xf32>
   return %y : tensor<1x2x3xf32>
 }
+
+// -----
+
+// A matmul inside control flow is no site: its values cannot be returned
+// from the function's body (tessel-quantize-static leaves it float).
+// CHECK-LABEL: func.func @branch
+// CHECK-SAME: -> tensor<1x2x3xf32> {
+// CHECK-NOT: calibration_tap
+func.func @branch(%p: tensor<i1>, %a: tensor<1x2x4xf32>) -> tensor<1x2x3xf32> {
+  %r = tosa.cond_if %p (%x = %a) : tensor<i1> (tensor<1x2x4xf32>) -> tensor<1x2x3xf32> {
+  ^bb0(%x: tensor<1x2x4xf32>):
+    %w = "tosa.const"() <{values = dense<0.5> : tensor<1x4x3xf32>}> : () -> tensor<1x4x3xf32>
+    %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+    %y = tosa.matmul %x, %w, %z, %z : (tensor<1x2x4xf32>, tensor<1x4x3xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x2x3xf32>
+    tosa.yield %y : tensor<1x2x3xf32>
+  } else {
+  ^bb0(%x: tensor<1x2x4xf32>):
+    %c = "tosa.const"() <{values = dense<0.0> : tensor<1x2x3xf32>}> : () -> tensor<1x2x3xf32>
+    tosa.yield %c : tensor<1x2x3xf32>
+  }
+  return %r : tensor<1x2x3xf32>
+}

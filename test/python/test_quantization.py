@@ -298,6 +298,9 @@ def test_compile_with_quantize_int8(tmp_path):
     with pytest.raises(ValueError, match="calibration sample 1 has 2 array"):
         tessel.compile(net, (x,), quantize="int8",
                        calibration_data=[calib[0], (calib[1], calib[2])])
+    with pytest.raises(tessel.CompileError, match=r"percentile must be in \[50, 100\], got 150"):
+        tessel.compile(net, (x,), quantize="int8", calibration_data=calib,
+                       calibration_method="percentile", calibration_percentile=150)
     with pytest.raises(tessel.CompileError, match="calibration_method must be"):
         tessel.compile(net, (x,), quantize="int8", calibration_data=calib,
                        calibration_method="kl")

@@ -220,9 +220,9 @@ static LogicalResult readQuantizationOptions(tessel::CompileOptions &options) {
            << "entropy)\n";
     return failure();
   }
-  if (!(calibrationPercentile > 0.0 && calibrationPercentile <= 100.0)) {
+  if (!tessel::isValidCalibrationPercentile(calibrationPercentile)) {
     errs() << "tessel-compile: error: --calibration-percentile must be in "
-              "(0, 100], got "
+              "[50, 100], got "
            << calibrationPercentile << "\n";
     return failure();
   }

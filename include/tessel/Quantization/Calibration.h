@@ -24,6 +24,10 @@ enum class CalibrationMethod {
   Entropy,    ///< the clipping threshold of least KL divergence (TensorRT)
 };
 
+/// The central % of values --calibration-method=percentile keeps: in
+/// [50, 100] (below 50 the low bound would pass the high one).
+inline bool isValidCalibrationPercentile(double p) { return p >= 50.0 && p <= 100.0; }
+
 /// Parses minmax|percentile|entropy.
 std::optional<CalibrationMethod> parseCalibrationMethod(llvm::StringRef name);
 llvm::StringRef calibrationMethodName(CalibrationMethod method);
