@@ -72,11 +72,11 @@ public:
   /// Checks the samples against the entry's inputs; sets count().
   LogicalResult check(ModuleOp module) {
     size_t n = tessel_function_num_inputs(fn);
+    std::vector<tessel_value_info_t> infos(n);
     std::vector<std::string> names;
     for (size_t i = 0; i < n; ++i) {
-      tessel_value_info_t info;
-      tessel_status_free(tessel_function_input(fn, i, &info));
-      names.push_back(info.name);
+      tessel_status_free(tessel_function_input(fn, i, &infos[i]));
+      names.push_back(infos[i].name);
     }
     if (samples->size() != n)
       return mlir::emitError(module.getLoc())
@@ -86,8 +86,7 @@ public:
              << " time(s): give --calibration-data once per input, in order";
     for (size_t i = 0; i < n; ++i) {
       const CalibrationSamples &s = (*samples)[i];
-      tessel_value_info_t info;
-      tessel_status_free(tessel_function_input(fn, i, &info));
+      const tessel_value_info_t &info = infos[i];
       ArrayRef<int64_t> want(info.dims, info.rank);
       std::string wantType = shapeString(want, tessel_dtype_name(info.dtype));
       if (tessel_dtype_from_name(s.dtype.c_str()) != info.dtype)
@@ -171,8 +170,10 @@ struct TapIndex {
   size_t output = 0;
 };
 
+/// The taps of `sites` numbered from `first`; `end` receives one past the
+/// last, i.e. the instrumented entry's result count.
 SmallVector<TapIndex> tapIndices(ArrayRef<QuantizationSite> sites,
-                                 size_t first, bool outputs) {
+                                 size_t first, bool outputs, size_t &end) {
   SmallVector<TapIndex> taps;
   size_t next = first;
   for (const QuantizationSite &site : sites) {
@@ -183,6 +184,7 @@ SmallVector<TapIndex> tapIndices(ArrayRef<QuantizationSite> sites,
       t.output = next++;
     taps.push_back(t);
   }
+  end = next;
   return taps;
 }
 
@@ -328,15 +330,13 @@ LogicalResult mlir::tessel::calibrateModule(ModuleOp module,
   if (failed(floatRun.load(module, floatPath, options.calibration)) ||
       failed(floatRun.check(module)))
     return failure();
-  SmallVector<TapIndex> taps = tapIndices(sites, origOutputs, report);
-  size_t tapCount = 0;
-  for (const QuantizationSite &site : sites)
-    tapCount += site.activations.size() + (report ? 1 : 0);
-  if (floatRun.numOutputs() != origOutputs + tapCount)
+  size_t numResults;
+  SmallVector<TapIndex> taps =
+      tapIndices(sites, origOutputs, report, numResults);
+  if (floatRun.numOutputs() != numResults)
     return mlir::emitError(module.getLoc())
            << "internal error: the calibration artifact has "
-           << floatRun.numOutputs() << " results, expected "
-           << origOutputs + tapCount;
+           << floatRun.numOutputs() << " results, expected " << numResults;
 
   // Observe every activation tap over every sample.
   std::vector<std::vector<RangeObserver>> observers(sites.size());
@@ -371,7 +371,7 @@ LogicalResult mlir::tessel::calibrateModule(ModuleOp module,
       continue;
     SmallVector<double> bounds;
     for (size_t a = 0; a < observers[i].size(); ++a) {
-      const RangeObserver &o = observers[i][a];
+      RangeObserver &o = observers[i][a];
       if (o.sawNonFinite() || o.count() == 0)
         return mlir::emitError(op->getLoc())
                << "operand " << sites[i].activations[a] << " of '"

@@ -89,6 +89,7 @@ llvm::StringRef mlir::tessel::calibrationMethodName(CalibrationMethod method) {
 }
 
 void RangeObserver::observe(const float *data, size_t n) {
+  const bool keep = method != CalibrationMethod::MinMax;
   for (size_t i = 0; i < n; ++i) {
     float x = data[i];
     if (!std::isfinite(x)) {
@@ -102,21 +103,20 @@ void RangeObserver::observe(const float *data, size_t n) {
       hi = std::max(hi, double(x));
     }
     ++seen;
+    if (keep)
+      values.push_back(x);
   }
-  if (method != CalibrationMethod::MinMax)
-    for (size_t i = 0; i < n; ++i)
-      if (std::isfinite(data[i]))
-        values.push_back(data[i]);
 }
 
-std::pair<double, double> RangeObserver::range() const {
+std::pair<double, double> RangeObserver::range() {
   switch (method) {
   case CalibrationMethod::MinMax:
     return {lo, hi};
   case CalibrationMethod::Percentile: {
-    std::vector<float> v = values;
-    double l = percentileOf(v, 100.0 - percentile);
-    double h = percentileOf(v, percentile);
+    // Reorders `values` in place (no copy of what may be every activation
+    // of every sample).
+    double l = percentileOf(values, 100.0 - percentile);
+    double h = percentileOf(values, percentile);
     return {std::min(l, h), std::max(l, h)};
   }
   case CalibrationMethod::Entropy:

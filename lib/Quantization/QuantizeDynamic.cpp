@@ -63,19 +63,13 @@ struct QuantizeMatMul : OpRewritePattern<tosa::MatMulOp> {
     // Weights: symmetric int8 per output column (per batch entry).
     std::vector<int8_t> qw(w->size());
     std::vector<float> sw(batches * n);
-    for (int64_t b = 0; b < batches; ++b)
-      for (int64_t j = 0; j < n; ++j) {
-        float maxAbs = 0.0f;
-        for (int64_t i = 0; i < k; ++i)
-          maxAbs = std::max(maxAbs, std::fabs((*w)[(b * k + i) * n + j]));
-        float s = maxAbs > 0.0f && std::isfinite(maxAbs) ? maxAbs / 127.0f
-                                                          : 1.0f;
-        sw[b * n + j] = s;
-        for (int64_t i = 0; i < k; ++i) {
-          float q = std::nearbyint((*w)[(b * k + i) * n + j] / s);
-          qw[(b * k + i) * n + j] = int8_t(std::clamp(q, -127.0f, 127.0f));
-        }
-      }
+    for (int64_t b = 0; b < batches; ++b) {
+      ArrayRef<float> slice(w->data() + b * k * n, k * n);
+      std::vector<float> scales = tessel::symmetricScales(slice, {k, n}, 1);
+      llvm::copy(scales, sw.begin() + b * n);
+      for (int64_t i = 0; i < k * n; ++i)
+        qw[b * k * n + i] = tessel::quantizeSymmetricInt8(slice[i], scales[i % n]);
+    }
     Location loc = op.getLoc();
     tessel::TosaBuilder tb(rewriter, loc);
     Type f32 = rewriter.getF32Type(), i8 = rewriter.getI8Type();

@@ -48,9 +48,8 @@ Value quantizeWeights(OpBuilder &b, Location loc, Value w,
     inner *= shape[d];
   std::vector<int8_t> q(values.size());
   for (size_t i = 0; i < values.size(); ++i) {
-    float s = scales[(i / inner) % shape[axis]];
-    float r = std::nearbyint(values[i] / s);
-    q[i] = int8_t(std::isfinite(r) ? std::clamp(r, -127.0f, 127.0f) : 0.0f);
+    q[i] = tessel::quantizeSymmetricInt8(values[i],
+                                         scales[(i / inner) % shape[axis]]);
   }
   auto storageTy = ty.clone(b.getIntegerType(8));
   Value stored = tosa::ConstOp::create(

@@ -43,8 +43,9 @@ public:
   /// Whether a NaN or infinity was seen (no range is meaningful then).
   bool sawNonFinite() const { return nonFinite; }
   size_t count() const { return seen; }
-  /// [lo, hi]; requires count() > 0 and !sawNonFinite().
-  std::pair<double, double> range() const;
+  /// [lo, hi]; requires count() > 0 and !sawNonFinite(). May reorder the
+  /// values kept.
+  std::pair<double, double> range();
 
 private:
   CalibrationMethod method;

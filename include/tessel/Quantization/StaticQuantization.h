@@ -16,6 +16,9 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Operation.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -70,6 +73,14 @@ std::optional<std::vector<float>> constantValues(Value v);
 /// finite.
 std::vector<float> symmetricScales(ArrayRef<float> values,
                                    ArrayRef<int64_t> shape, int64_t axis);
+
+/// `w / scale` rounded half to even and saturated to [-127, 127] (NaN to
+/// 0): a symmetric int8 weight, as static and dynamic quantization store
+/// them.
+inline int8_t quantizeSymmetricInt8(float w, float scale) {
+  float r = std::nearbyint(w / scale);
+  return int8_t(std::isnan(r) ? 0.0f : std::clamp(r, -127.0f, 127.0f));
+}
 
 /// uint8 scale and zero point for values in [lo, hi], the range widened to
 /// hold 0 so that zero (padding, ReLU's floor) is exact.
