@@ -97,3 +97,46 @@ func.func @costly_same_shape(%x: tensor<8x64xf32>, %z: tensor<8x64xf32>) -> tens
   } -> tensor<8x64xf32>
   return %y : tensor<8x64xf32>
 }
+
+// -----
+
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#ch4 = affine_map<(d0, d1, d2, d3) -> (d0, 0, 0, d3)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#ch3 = affine_map<(d0, d1, d2) -> (d0, 0, d2)>
+
+// Per-channel constants read through a broadcast of their unit dims (as
+// tosa-to-linalg writes them) are read as 1-D constants, so the scale on
+// one side of an expand_shape and the bias on the other fuse into one loop.
+// CHECK-DAG: #[[CH:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3)>
+// CHECK-LABEL: func @unit_broadcast_constants
+// CHECK-DAG: %[[S:.*]] = arith.constant dense<{{\[\[}}5.000000e-01, 2.500000e-01, 1.250000e-01, 6.250000e-02]]> : tensor<1x4xf32>
+// CHECK-DAG: %[[B:.*]] = arith.constant dense<{{\[\[}}1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]]> : tensor<1x4xf32>
+// CHECK: linalg.generic
+// CHECK-SAME: indexing_maps = [#{{.*}}, #[[CH]], #[[CH]], #{{.*}}]
+// CHECK-SAME: ins(%{{.*}}, %[[S]], %[[B]] : tensor<1x2x3x4xi32>, tensor<1x4xf32>, tensor<1x4xf32>)
+// CHECK: arith.sitofp
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK-NOT: linalg.generic
+func.func @unit_broadcast_constants(%x: tensor<1x6x4xi32>) -> tensor<1x2x3x4xf32> {
+  %s = arith.constant dense<[[[0.5, 0.25, 0.125, 0.0625]]]> : tensor<1x1x4xf32>
+  %b = arith.constant dense<[[[[1.0, 2.0, 3.0, 4.0]]]]> : tensor<1x1x1x4xf32>
+  %e3 = tensor.empty() : tensor<1x6x4xf32>
+  %d = linalg.generic {indexing_maps = [#id3, #ch3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %s : tensor<1x6x4xi32>, tensor<1x1x4xf32>) outs(%e3 : tensor<1x6x4xf32>) {
+  ^bb0(%v: i32, %sc: f32, %o: f32):
+    %f = arith.sitofp %v : i32 to f32
+    %m = arith.mulf %f, %sc : f32
+    linalg.yield %m : f32
+  } -> tensor<1x6x4xf32>
+  %r = tensor.expand_shape %d [[0], [1, 2], [3]] output_shape [1, 2, 3, 4] : tensor<1x6x4xf32> into tensor<1x2x3x4xf32>
+  %e4 = tensor.empty() : tensor<1x2x3x4xf32>
+  %y = linalg.generic {indexing_maps = [#id4, #ch4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%r, %b : tensor<1x2x3x4xf32>, tensor<1x1x1x4xf32>) outs(%e4 : tensor<1x2x3x4xf32>) {
+  ^bb0(%v: f32, %bb: f32, %o: f32):
+    %a = arith.addf %v, %bb : f32
+    linalg.yield %a : f32
+  } -> tensor<1x2x3x4xf32>
+  return %y : tensor<1x2x3x4xf32>
+}
