@@ -15,6 +15,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <limits>
 #include <random>
 #include <tuple>
 #include <vector>
@@ -549,6 +551,134 @@ TEST(MatmulI8Kernel, BatchStridesAccumulateThreads) {
   checkMatmulI8({1, 1, 768, 768, 0, 0, false, true, false, false, 0, 2});
   // Extreme values: 255 * -128 * K stays exact in int32.
   checkMatmulI8({1, 6, 64, 4096, 0, 0, false, true, false, false, 0, 1});
+}
+
+
+//===----------------------------------------------------------------------===//
+// int8 matmul with the requantizing epilogue: the int32 kernel's product
+// (checked above) finished by the reference below, one f32 operation per
+// step, must give the same bits.
+//===----------------------------------------------------------------------===//
+
+#pragma clang fp contract(off)
+
+enum class RqOut { F32, Q8, Q8Table, F32Table };
+
+struct RqCase {
+  int64_t M, N, K;
+  RqOut out;
+  bool bias;
+  float lo, hi, qmin, qmax;
+  int64_t cSn; // column stride of C (1: the vector path)
+  unsigned threads;
+};
+
+float clampRef(float y, float lo, float hi) {
+  y = y > hi ? hi : y;
+  return y < lo ? lo : y;
+}
+
+void checkRequant(const RqCase &t) {
+  SCOPED_TRACE(testing::Message() << "M " << t.M << " N " << t.N << " K "
+                                  << t.K << " out " << int(t.out) << " bias "
+                                  << t.bias << " q [" << t.qmin << ", "
+                                  << t.qmax << "] sn " << t.cSn << " threads "
+                                  << t.threads);
+  std::mt19937 gen(unsigned(t.M * 31 + t.N * 3 + t.K + int(t.out)));
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::uniform_real_distribution<float> real(-1.0f, 1.0f);
+  std::vector<uint8_t> a(t.M * t.K);
+  for (uint8_t &x : a)
+    x = uint8_t(byte(gen));
+  std::vector<int8_t> b(t.K * t.N);
+  for (int8_t &x : b)
+    x = int8_t(byte(gen) - 128);
+  std::vector<int8_t> packed = packI8(b, t.K, t.N);
+  const int32_t aZp = 3;
+  std::vector<int32_t> acc(t.M * t.N);
+  tessel_kernel_matmul_u8s8_i32(1, t.M, t.N, t.K, a.data(), 0, t.K, aZp,
+                                packed.data(), 0, nullptr, 0, acc.data(), 0,
+                                t.N, 1, 0);
+  std::vector<float> scale(t.N), bias(t.N);
+  for (int64_t n = 0; n < t.N; ++n) {
+    scale[n] = (0.5f + 0.5f * real(gen)) * 1e-4f;
+    bias[n] = real(gen);
+  }
+  const bool quantize = t.out != RqOut::F32;
+  const bool f32 = t.out == RqOut::F32 || t.out == RqOut::F32Table;
+  const float outScale = 0.0123f, outZp = t.qmin < 0 ? 3.0f : 120.0f;
+  std::vector<uint8_t> table8(256);
+  std::vector<float> tableF(256);
+  for (int i = 0; i < 256; ++i) {
+    table8[i] = uint8_t((i * 37 + 11) & 0xFF);
+    tableF[i] = float(i) * 0.25f - 7.0f;
+  }
+  const void *table = t.out == RqOut::Q8Table    ? (const void *)table8.data()
+                      : t.out == RqOut::F32Table ? (const void *)tableF.data()
+                                                 : nullptr;
+  const int64_t bytes = f32 ? 4 : 1, cSm = t.N * t.cSn;
+  std::vector<uint8_t> c(t.M * cSm * bytes, 0xA5);
+  setThreads(t.threads);
+  tessel_kernel_matmul_u8s8_requant(
+      1, t.M, t.N, t.K, a.data(), 0, t.K, aZp, packed.data(), 0, nullptr, 0,
+      c.data(), 0, cSm, t.cSn, scale.data(), t.bias ? bias.data() : nullptr,
+      t.lo, t.hi, outScale, outZp, t.qmin, t.qmax, table,
+      (quantize ? TESSEL_KERNEL_QUANTIZE : 0) |
+          (f32 ? TESSEL_KERNEL_OUT_F32 : 0));
+  setThreads(1);
+  for (int64_t m = 0; m < t.M; ++m)
+    for (int64_t n = 0; n < t.N; ++n) {
+      float y = float(acc[m * t.N + n]);
+      y = y * scale[n];
+      if (t.bias)
+        y = y + bias[n];
+      y = clampRef(y, t.lo, t.hi);
+      const int64_t at = (m * cSm + n * t.cSn) * bytes;
+      if (!quantize) {
+        float got;
+        std::memcpy(&got, &c[at], 4);
+        ASSERT_EQ(std::memcmp(&got, &y, 4), 0) << m << "," << n << ": " << got
+                                               << " vs " << y;
+        continue;
+      }
+      float q = std::nearbyint(y / outScale);
+      q = q + outZp;
+      q = clampRef(q, t.qmin, t.qmax);
+      uint8_t v = uint8_t(int32_t(q));
+      if (t.out == RqOut::F32Table) {
+        float got;
+        std::memcpy(&got, &c[at], 4);
+        ASSERT_EQ(got, tableF[v]) << m << "," << n;
+      } else {
+        uint8_t want = t.out == RqOut::Q8Table ? table8[v] : v;
+        ASSERT_EQ(int(c[at]), int(want)) << m << "," << n;
+      }
+    }
+  // Elements between strided columns are never written.
+  if (t.cSn > 1)
+    for (int64_t i = 0; i < t.M * cSm; ++i)
+      if (i % t.cSn != 0)
+        for (int64_t k = 0; k < bytes; ++k)
+          ASSERT_EQ(c[i * bytes + k], 0xA5) << "gap " << i;
+}
+
+TEST(MatmulI8RequantKernel, OutputKindsAndTails) {
+  const float inf = std::numeric_limits<float>::infinity();
+  for (RqOut out : {RqOut::F32, RqOut::Q8, RqOut::Q8Table, RqOut::F32Table})
+    for (int64_t N : {1, 17, 63, 64, 65, 130})
+      for (int64_t M : {1, 7, 50})
+        checkRequant({M, N, 37, out, true, -inf, inf, 0.0f, 255.0f, 1, 1});
+}
+
+TEST(MatmulI8RequantKernel, ClampsRangesBiasStridesThreads) {
+  const float inf = std::numeric_limits<float>::infinity();
+  checkRequant({20, 100, 64, RqOut::Q8, true, 0.0f, 6.0f, 0.0f, 255.0f, 1, 1});
+  checkRequant({20, 100, 64, RqOut::Q8, false, -inf, inf, -128.0f, 127.0f, 1, 1});
+  checkRequant({20, 100, 64, RqOut::F32, false, 0.0f, inf, 0, 255.0f, 1, 1});
+  checkRequant({13, 70, 9, RqOut::Q8Table, true, -1.0f, 1.0f, 0.0f, 255.0f, 3, 1});
+  checkRequant({13, 70, 9, RqOut::F32, true, -inf, inf, 0.0f, 255.0f, 2, 1});
+  checkRequant({100, 130, 200, RqOut::Q8Table, true, 0.0f, inf, 0.0f, 255.0f, 1, 2});
+  checkRequant({100, 130, 200, RqOut::F32Table, true, 0.0f, inf, -128.0f, 127.0f, 1, 2});
 }
 
 } // namespace

@@ -51,6 +51,10 @@ def : KernelConstant<"SILU", 2,
   "flags (depthwise): out = silu(clamp(...)), x*sigmoid(x)">;
 def : KernelConstant<"A_SIGNED", 4,
   "flags (int8 matmul): A is signed 8-bit, not unsigned">;
+def : KernelConstant<"QUANTIZE", 8,
+  "flags (int8 matmul epilogue): quantize the result to 8 bits">;
+def : KernelConstant<"OUT_F32", 16,
+  "flags (int8 matmul epilogue): the output elements are f32, not 8-bit">;
 def : KernelConstant<"KGROUP_I8", 4, [{
   Consecutive k values per column in packed int8 weights: what one int32
   lane of `vpdpbusd` sums (u8 x s8, 4 at a time).
@@ -316,6 +320,61 @@ def MatmulU8S8I32 : Kernel<"matmul_u8s8_i32"> {
     StridedArg<"int32_t", "$_op.getInit()", ["sb", "sm", "sn"]>:$c,
     I32Arg<"($_op.getAccumulate() ? TESSEL_KERNEL_ACCUMULATE : 0) | "
            "($_op.getASigned() ? TESSEL_KERNEL_A_SIGNED : 0)">:$flags);
+}
+
+def MatmulU8S8Requant : Kernel<"matmul_u8s8_requant"> {
+  let summary = "Batched int8 matmul with a fused dequantize / requantize "
+                "epilogue";
+  let description = [{
+      acc = sum_k (a[b][m][k] - a_zp) * (B[b][k][n] - b_zp)   (int32)
+      y = min(max(f32(acc) * scale[n] (+ bias[n]), lo), hi)
+    without TESSEL_KERNEL_QUANTIZE: c (f32) = y; with it
+      q = min(max(roundeven(y / out_scale) + out_zp, qmin), qmax)
+      v = the 8-bit pattern of q; c = table ? table[v] : v
+    where c's elements are f32 with TESSEL_KERNEL_OUT_F32, else 8-bit,
+    and table (NULL: none) has 256 of them. One f32 operation per step,
+    no fused multiply-add: bit-exact with the elementwise code it replaces.
+    a, B, b_colsum and the zero points as in matmul_u8s8_i32. bias may be
+    NULL; lo/hi are -inf/+inf for no clamp.
+  }];
+  let op = "PackedMatmulI8RequantOp";
+  let prologue = [{
+    Value a = denseOperand(cb.b, $_op, $_op.getInput());
+    Value bp = denseOperand(cb.b, $_op, $_op.getPackedB());
+    Value sums = $_op.getColumnSums()
+                     ? denseOperand(cb.b, $_op, $_op.getColumnSums())
+                     : Value();
+    Value scale = denseOperand(cb.b, $_op, $_op.getScale());
+    Value bias = $_op.getBias() ? denseOperand(cb.b, $_op, $_op.getBias())
+                                : Value();
+    Value table = $_op.getTable() ? denseOperand(cb.b, $_op, $_op.getTable())
+                                  : Value();
+    bool quantize = $_op.getOutScale().has_value();
+    bool outF32 = cast<ShapedType>($_op.getInit().getType())
+                      .getElementType().isF32();
+  }];
+  let arguments = (ins
+    DimArg<"$_op.getInit()", 0>:$batch, DimArg<"$_op.getInit()", 1>:$M,
+    DimArg<"$_op.getInit()", 2>:$N, DimArg<"a", 2>:$K,
+    StridedArg<"const uint8_t", "a", ["sb", "sm"]>:$a,
+    I32Arg<"$_op.getAZp()">:$a_zp,
+    PtrArg<"const int8_t", "bp">:$bp,
+    I64Arg<"batchStride(cb, bp, /*batchedRank=*/5)">:$bp_sb,
+    OptPtrArg<"const int32_t", "sums">:$b_colsum,
+    I32Arg<"$_op.getBZp()">:$b_zp,
+    StridedArg<"void", "$_op.getInit()", ["sb", "sm", "sn"]>:$c,
+    PtrArg<"const float", "scale">:$scale,
+    OptPtrArg<"const float", "bias">:$bias,
+    F32Arg<"$_op.getClampMin().convertToFloat()">:$lo,
+    F32Arg<"$_op.getClampMax().convertToFloat()">:$hi,
+    F32Arg<"quantize ? $_op.getOutScale()->convertToFloat() : 1.0f">:$out_scale,
+    F32Arg<"$_op.getOutZp().convertToFloat()">:$out_zp,
+    F32Arg<"$_op.getQmin().convertToFloat()">:$qmin,
+    F32Arg<"$_op.getQmax().convertToFloat()">:$qmax,
+    OptPtrArg<"const void", "table">:$table,
+    I32Arg<"($_op.getASigned() ? TESSEL_KERNEL_A_SIGNED : 0) | "
+           "(quantize ? TESSEL_KERNEL_QUANTIZE : 0) | "
+           "(outF32 ? TESSEL_KERNEL_OUT_F32 : 0)">:$flags);
 }
 
 #endif // TESSEL_KERNELS_TD

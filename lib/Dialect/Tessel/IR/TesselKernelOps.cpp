@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::tessel;
 
@@ -265,67 +267,138 @@ void AttentionOp::getEffects(
   kernelOpEffects(*this, effects);
 }
 
-LogicalResult PackedMatmulI8Op::verify() {
-  SmallVector<Value> operands = {getInput(), getPackedB(), getInit()};
-  if (getColumnSums())
-    operands.push_back(getColumnSums());
-  bool tensors = isa<RankedTensorType>(getInput().getType());
+/// The checks tessel.packed_matmul_i8 and its requantizing form share:
+/// operand kinds, ranks, the packing and the column sums. `extra` are the
+/// other operands; `outElem` says whether init's element type is allowed.
+template <typename OpT>
+static LogicalResult
+verifyPackedMatmulI8(OpT op, ArrayRef<Value> extra,
+                     llvm::function_ref<bool(Type)> outElem,
+                     StringRef outElemText) {
+  SmallVector<Value> operands = {op.getInput(), op.getPackedB(), op.getInit()};
+  if (op.getColumnSums())
+    operands.push_back(op.getColumnSums());
+  llvm::append_range(operands, extra);
+  bool tensors = isa<RankedTensorType>(op.getInput().getType());
   for (Value v : operands) {
     auto t = dyn_cast<ShapedType>(v.getType());
     if (!t || !t.hasRank() || isa<RankedTensorType>(t) != tensors)
-      return emitOpError() << "operands must be all ranked tensors or all "
+      return op.emitOpError() << "operands must be all ranked tensors or all "
                               "memrefs, got "
                            << v.getType();
   }
-  if (tensors != (getNumResults() == 1))
-    return emitOpError() << "has one result on tensors and none on memrefs";
-  if (tensors && getOperation()->getResult(0).getType() != getInit().getType())
-    return emitOpError() << "result type must match 'init' type "
-                         << getInit().getType();
-  auto aTy = cast<ShapedType>(getInput().getType());
-  auto bTy = cast<ShapedType>(getPackedB().getType());
-  auto cTy = cast<ShapedType>(getInit().getType());
+  if (tensors != (op->getNumResults() == 1))
+    return op.emitOpError() << "has one result on tensors and none on memrefs";
+  if (tensors && op->getResult(0).getType() != op.getInit().getType())
+    return op.emitOpError() << "result type must match 'init' type "
+                         << op.getInit().getType();
+  auto aTy = cast<ShapedType>(op.getInput().getType());
+  auto bTy = cast<ShapedType>(op.getPackedB().getType());
+  auto cTy = cast<ShapedType>(op.getInit().getType());
   if (!aTy.getElementType().isInteger(8) || !bTy.getElementType().isInteger(8))
-    return emitOpError() << "input and packed_b must be 8-bit integers";
-  if (!cTy.getElementType().isInteger(32))
-    return emitOpError() << "init must be i32, got " << cTy.getElementType();
+    return op.emitOpError() << "input and packed_b must be 8-bit integers";
+  if (!outElem(cTy.getElementType()))
+    return op.emitOpError() << "init must be " << outElemText << ", got "
+                            << cTy.getElementType();
   if (aTy.getRank() != 3 || cTy.getRank() != 3)
-    return emitOpError() << "input and init must be rank 3 (batch x M x K, "
+    return op.emitOpError() << "input and init must be rank 3 (batch x M x K, "
                             "batch x M x N)";
   if (bTy.getRank() != 4 && bTy.getRank() != 5)
-    return emitOpError() << "packed_b must be P x G x NR x 4, or rank 5 with "
+    return op.emitOpError() << "packed_b must be P x G x NR x 4, or rank 5 with "
                             "a leading batch dim";
   ArrayRef<int64_t> bs = bTy.getShape().take_back(4);
   int64_t batch = cTy.getDimSize(0), m = cTy.getDimSize(1),
           n = cTy.getDimSize(2), k = aTy.getDimSize(2);
   auto differ = [](int64_t x, int64_t y) { return known(x) && known(y) && x != y; };
   if (differ(aTy.getDimSize(0), batch) || differ(aTy.getDimSize(1), m))
-    return emitOpError() << "input and init disagree on batch or M";
+    return op.emitOpError() << "input and init disagree on batch or M";
   if (bTy.getRank() == 5 && differ(bTy.getDimSize(0), batch))
-    return emitOpError() << "packed_b has " << bTy.getDimSize(0)
+    return op.emitOpError() << "packed_b has " << bTy.getDimSize(0)
                          << " batch entries, init " << batch;
   if (bs[3] != 4)
-    return emitOpError() << "packed_b's last dim must be 4 (k per group), got "
+    return op.emitOpError() << "packed_b's last dim must be 4 (k per group), got "
                          << bs[3];
   if (known(bs[2]) && known(n) && known(bs[0]) &&
       bs[0] != (n + bs[2] - 1) / bs[2])
-    return emitOpError() << "packed_b has " << bs[0] << " panels of "
+    return op.emitOpError() << "packed_b has " << bs[0] << " panels of "
                          << bs[2] << " columns, but N is " << n;
   if (known(k) && known(bs[1]) && bs[1] != (k + 3) / 4)
-    return emitOpError() << "packed_b has " << bs[1]
+    return op.emitOpError() << "packed_b has " << bs[1]
                          << " groups of 4 k, but K is " << k;
-  if (Value sums = getColumnSums()) {
+  if (Value sums = op.getColumnSums()) {
     auto sTy = cast<ShapedType>(sums.getType());
     if (!sTy.getElementType().isInteger(32) ||
         sTy.getRank() != bTy.getRank() - 3 ||
         differ(sTy.getDimSize(sTy.getRank() - 1), n))
-      return emitOpError() << "column_sums must be i32 with one value per "
+      return op.emitOpError() << "column_sums must be i32 with one value per "
                               "column (per batch entry for rank-5 packed_b)";
   }
   return success();
 }
 
+LogicalResult PackedMatmulI8Op::verify() {
+  return verifyPackedMatmulI8(
+      *this, {}, [](Type t) { return t.isInteger(32); }, "i32");
+}
+
+LogicalResult PackedMatmulI8RequantOp::verify() {
+  SmallVector<Value> extra = {getScale()};
+  for (Value v : {getBias(), getTable()})
+    if (v)
+      extra.push_back(v);
+  bool quantize = getOutScale().has_value();
+  auto outOk = [&](Type t) {
+    return t.isF32() || (quantize && t.isInteger(8));
+  };
+  if (failed(verifyPackedMatmulI8(*this, extra, outOk,
+                                  quantize ? "i8 or f32" : "f32")))
+    return failure();
+  auto cTy = cast<ShapedType>(getInit().getType());
+  int64_t n = cTy.getDimSize(2);
+  for (Value v : {getScale(), getBias()}) {
+    if (!v)
+      continue;
+    auto t = cast<ShapedType>(v.getType());
+    if (!t.getElementType().isF32() || t.getRank() != 1 ||
+        (known(n) && known(t.getDimSize(0)) && t.getDimSize(0) != n))
+      return emitOpError() << "scale and bias must be " << n
+                           << " f32 values, got " << v.getType();
+  }
+  if (Value table = getTable()) {
+    auto t = cast<ShapedType>(table.getType());
+    if (!quantize)
+      return emitOpError() << "a table needs out_scale (it maps quantized "
+                              "values)";
+    if (t.getRank() != 1 || t.getDimSize(0) != 256 ||
+        t.getElementType() != cTy.getElementType())
+      return emitOpError() << "table must be 256 values of the output's "
+                              "element type, got "
+                           << table.getType();
+  } else if (quantize && !cTy.getElementType().isInteger(8)) {
+    return emitOpError() << "a quantized output without a table must be i8";
+  }
+  if (quantize) {
+    float lo = getQmin().convertToFloat(), hi = getQmax().convertToFloat();
+    if (lo != std::floor(lo) || hi != std::floor(hi) || lo < -128.0f ||
+        hi > 255.0f || lo > hi || hi - lo > 255.0f)
+      return emitOpError() << "qmin and qmax must be integers of an 8-bit "
+                              "range within [-128, 255], got ["
+                           << lo << ", " << hi << "]";
+    float s = getOutScale()->convertToFloat();
+    if (!(s > 0.0f) || !std::isfinite(s))
+      return emitOpError() << "out_scale must be positive and finite, got "
+                           << s;
+  }
+  return success();
+}
+
 void PackedMatmulI8Op::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  kernelOpEffects(*this, effects);
+}
+
+void PackedMatmulI8RequantOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
   kernelOpEffects(*this, effects);

@@ -254,4 +254,80 @@ def Tessel_PackedMatmulI8Op : Tessel_Op<"packed_matmul_i8",
   }];
 }
 
+def Tessel_PackedMatmulI8RequantOp : Tessel_Op<"packed_matmul_i8_requant",
+    [DestinationStyleOpInterface, AttrSizedOperandSegments,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "int8 matmul with a fused dequantize / requantize epilogue";
+  let description = [{
+    The product of `tessel.packed_matmul_i8`, finished per element in
+    registers instead of a pass over an int32 buffer:
+
+    ```
+    acc[b, m, n] = sum_k (input[b, m, k] - a_zp) * (B[b, k, n] - b_zp)
+    y = f32(acc) * scale[n]            (then + bias[n] with `bias`)
+    y = maximumf(minimumf(y, clamp_max), clamp_min)
+    without out_scale:  out = y                            (init f32)
+    with out_scale:     q = roundeven(y / out_scale) + out_zp
+                        q = maximumf(minimumf(q, qmax), qmin)
+                        v = the 8-bit pattern of q
+                        out = table ? table[v] : v          (init i8 or f32)
+    ```
+
+    Every step is one f32 operation, rounded as the arith op of the same
+    name rounds it (no fused multiply-add), so the result is bit for bit
+    that of the `linalg.generic` it replaces (`tessel-fuse-requantize`).
+    `[qmin, qmax]` lies in `[-128, 255]`: a u8 or an s8 range, whose value
+    `v` is the 8-bit pattern of. `table` (256 values, indexed by `v` read
+    unsigned) is what the rest of an elementwise chain after the
+    quantization computes: a dequantize, a clip and a requantize of a QDQ
+    model's activation, say; its element type is the output's.
+    Operands, packing and zero points are those of `tessel.packed_matmul_i8`;
+    `scale` and `bias` have `N` f32 values. `tessel-kernels-to-calls`
+    calls `tessel_kernel_matmul_u8s8_requant`.
+
+    ```mlir
+    %y = tessel.packed_matmul_i8_requant ins(%x, %wp : tensor<1x128x768xi8>, tensor<12x192x64x4xi8>)
+        column_sums(%cs : tensor<768xi32>) scale(%s : tensor<768xf32>)
+        bias(%b : tensor<768xf32>) outs(%init : tensor<1x128x768xi8>)
+        {a_zp = 2 : i32, b_zp = 0 : i32, a_signed, clamp_min = 0.0 : f32,
+         clamp_max = 0x7F800000 : f32, out_scale = 0.05 : f32,
+         out_zp = 0.0 : f32, qmin = 0.0 : f32, qmax = 255.0 : f32}
+        -> tensor<1x128x768xi8>
+    ```
+  }];
+  let arguments = (ins
+      AnyShaped:$input,
+      AnyShaped:$packed_b,
+      Optional<AnyShaped>:$column_sums,
+      AnyShaped:$scale,
+      Optional<AnyShaped>:$bias,
+      Optional<AnyShaped>:$table,
+      AnyShaped:$init,
+      I32Attr:$a_zp,
+      I32Attr:$b_zp,
+      UnitAttr:$a_signed,
+      F32Attr:$clamp_min,
+      F32Attr:$clamp_max,
+      OptionalAttr<F32Attr>:$out_scale,
+      DefaultValuedAttr<F32Attr, "0.0f">:$out_zp,
+      DefaultValuedAttr<F32Attr, "0.0f">:$qmin,
+      DefaultValuedAttr<F32Attr, "255.0f">:$qmax);
+  let results = (outs Variadic<AnyRankedTensor>:$result);
+  let assemblyFormat = [{
+    `ins` `(` $input `,` $packed_b `:` type($input) `,` type($packed_b) `)`
+    (`column_sums` `(` $column_sums^ `:` type($column_sums) `)`)?
+    `scale` `(` $scale `:` type($scale) `)`
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    (`table` `(` $table^ `:` type($table) `)`)?
+    `outs` `(` $init `:` type($init) `)`
+    attr-dict (`->` type($result)^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
+    /// The kernel overwrites init; it never reads it.
+    bool getAccumulate() { return false; }
+  }];
+}
+
 #endif // TESSEL_KERNEL_OPS_TD
