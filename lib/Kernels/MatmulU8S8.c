@@ -69,6 +69,8 @@ struct epilogue {
   float lo, hi, out_scale, out_zp, qmin, qmax;
   const void *table;
   int quantize, out_f32;
+  int dequantize, dq_signed; /* f32 out = (v - dq_zp) * dq_scale */
+  float dq_scale, dq_zp, dq_lo, dq_hi;
 };
 
 /* y, clamped, as the arith ops do it: minimumf then maximumf (a NaN stays
@@ -100,7 +102,14 @@ static void finish_row_portable(const struct epilogue *e, const int32_t *v,
       continue;
     }
     uint8_t q = quantize_scalar(e, y);
-    if (e->out_f32)
+    if (e->dequantize) {
+      if (e->table)
+        q = ((const uint8_t *)e->table)[q];
+      float f = e->dq_signed ? (float)(int8_t)q : (float)q;
+      f = f - e->dq_zp;
+      f = f * e->dq_scale;
+      ((float *)out)[n * out_sn] = clampf(f, e->dq_lo, e->dq_hi);
+    } else if (e->out_f32)
       ((float *)out)[n * out_sn] = ((const float *)e->table)[q];
     else
       ((uint8_t *)out)[n * out_sn] =
@@ -225,9 +234,12 @@ static int has_vnni(void) {
   const __m512 lo = _mm512_set1_ps(e->lo), hi = _mm512_set1_ps(e->hi);         \
   const __m512 s = _mm512_set1_ps(e->out_scale), zp = _mm512_set1_ps(e->out_zp); \
   const __m512 qlo = _mm512_set1_ps(e->qmin), qhi = _mm512_set1_ps(e->qmax);   \
+  const __m512 dqs = _mm512_set1_ps(e->dq_scale);                              \
+  const __m512 dqz = _mm512_set1_ps(e->dq_zp);                                 \
+  const __m512 dql = _mm512_set1_ps(e->dq_lo), dqh = _mm512_set1_ps(e->dq_hi); \
   const uint8_t *t8 = (const uint8_t *)e->table;                               \
   __m512i t0 = _mm512_setzero_si512(), t1 = t0, t2 = t0, t3 = t0;              \
-  if (t8 && !e->out_f32) {                                                     \
+  if (t8 && (!e->out_f32 || e->dequantize)) {                                 \
     t0 = _mm512_loadu_si512(t8);                                               \
     t1 = _mm512_loadu_si512(t8 + 64);                                          \
     t2 = _mm512_loadu_si512(t8 + 128);                                         \
@@ -238,10 +250,17 @@ static int has_vnni(void) {
     const int64_t rem = width - n;                                             \
     const __mmask16 m = rem >= 16 ? (__mmask16)0xFFFF                          \
                                   : (__mmask16)((1u << rem) - 1);              \
+    const __m512 sc = _mm512_maskz_loadu_ps(m, e->scale + n0 + n);             \
+    const __m512 bi = e->bias ? _mm512_maskz_loadu_ps(m, e->bias + n0 + n)     \
+                              : _mm512_setzero_ps();                           \
+    /* rows inner: mr independent chains in flight */                          \
+    for (int r = 0; r < mr; ++r) {                                             \
+    const int32_t *v = acc[r];                                                 \
+    char *out = out0 + r * out_rs;                                             \
     __m512 y = _mm512_cvtepi32_ps(_mm512_maskz_loadu_epi32(m, v + n));         \
-    y = _mm512_mul_ps(y, _mm512_maskz_loadu_ps(m, e->scale + n0 + n));         \
+    y = _mm512_mul_ps(y, sc);                                                  \
     if (e->bias)                                                               \
-      y = _mm512_add_ps(y, _mm512_maskz_loadu_ps(m, e->bias + n0 + n));        \
+      y = _mm512_add_ps(y, bi);                                                \
     /* min(a, b) is a < b ? a : b: a NaN y passes, as in clampf */             \
     y = _mm512_max_ps(lo, _mm512_min_ps(hi, y));                               \
     if (!e->quantize) {                                                        \
@@ -253,7 +272,7 @@ static int has_vnni(void) {
     q = _mm512_add_ps(q, zp);                                                  \
     q = _mm512_max_ps(qlo, _mm512_min_ps(qhi, q));                             \
     const __m512i qi = _mm512_cvttps_epi32(q);                                 \
-    if (e->out_f32) {                                                          \
+    if (e->out_f32 && !e->dequantize) {                                        \
       const __m512i idx = _mm512_and_si512(qi, _mm512_set1_epi32(0xFF));       \
       _mm512_mask_storeu_ps(                                                   \
           (float *)out + n, m,                                                 \
@@ -265,13 +284,24 @@ static int has_vnni(void) {
     if (t8) {                                                                  \
       LUT8;                                                                    \
     }                                                                          \
+    if (e->dequantize) {                                                       \
+      const __m512i vi = e->dq_signed ? _mm512_cvtepi8_epi32(b)                \
+                                      : _mm512_cvtepu8_epi32(b);               \
+      __m512 f = _mm512_sub_ps(_mm512_cvtepi32_ps(vi), dqz);                   \
+      f = _mm512_mul_ps(f, dqs);                                               \
+      f = _mm512_max_ps(dql, _mm512_min_ps(dqh, f));                           \
+      _mm512_mask_storeu_ps((float *)out + n, m, f);                           \
+      continue;                                                                \
+    }                                                                          \
     _mm_mask_storeu_epi8((uint8_t *)out + n, m, b);                            \
+    }                                                                          \
   }
 
-TK_VNNI_TARGET static void finish_row_avx512(const struct epilogue *e,
-                                             const int32_t *v, int64_t n0,
-                                             int64_t width, char *out,
-                                             int64_t out_sn) {
+TK_VNNI_TARGET static void finish_tile_avx512(const struct epilogue *e,
+                                              int32_t acc[MR][NR], int mr,
+                                              int64_t n0, int64_t width,
+                                              char *out0, int64_t out_rs,
+                                              int64_t out_sn) {
   (void)out_sn;
   TK_FINISH_ROW_BODY({
     uint8_t bytes[16];
@@ -283,9 +313,9 @@ TK_VNNI_TARGET static void finish_row_avx512(const struct epilogue *e,
 }
 
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx512vbmi")))
-static void finish_row_vbmi(const struct epilogue *e, const int32_t *v,
-                            int64_t n0, int64_t width, char *out,
-                            int64_t out_sn) {
+static void finish_tile_vbmi(const struct epilogue *e, int32_t acc[MR][NR],
+                             int mr, int64_t n0, int64_t width, char *out0,
+                             int64_t out_rs, int64_t out_sn) {
   (void)out_sn;
   TK_FINISH_ROW_BODY({
     const __m512i i = _mm512_castsi128_si512(b);
@@ -308,17 +338,27 @@ static int has_vbmi(void) {
 }
 #endif
 
-typedef void (*finish_fn)(const struct epilogue *, const int32_t *, int64_t,
-                          int64_t, char *, int64_t);
+/* The epilogue of an mr-row tile: out0 is its first output element, out_rs
+ * the bytes between rows, out_sn the elements between columns. */
+typedef void (*finish_fn)(const struct epilogue *, int32_t[MR][NR], int,
+                          int64_t, int64_t, char *, int64_t, int64_t);
+
+static void finish_tile_portable(const struct epilogue *e,
+                                 int32_t acc[MR][NR], int mr, int64_t n0,
+                                 int64_t width, char *out0, int64_t out_rs,
+                                 int64_t out_sn) {
+  for (int r = 0; r < mr; ++r)
+    finish_row_portable(e, acc[r], n0, width, out0 + r * out_rs, out_sn);
+}
 
 /* The vector epilogue needs contiguous output columns. */
 static finish_fn choose_finish(int64_t out_sn) {
 #ifdef TK_HAVE_VNNI_PATH
   if (out_sn == 1 && has_vnni())
-    return has_vbmi() ? finish_row_vbmi : finish_row_avx512;
+    return has_vbmi() ? finish_tile_vbmi : finish_tile_avx512;
 #endif
   (void)out_sn;
-  return finish_row_portable;
+  return finish_tile_portable;
 }
 
 typedef void (*tile_fn)(int, const uint8_t *const *, int64_t, uint32_t,
@@ -359,16 +399,19 @@ static void run_task(void *arg, int64_t task) {
       int32_t *v = acc[r];
       for (int64_t n = 0; n < width; ++n)
         v[n] = v[n] - rowterm + kzz - (colsum ? j->a_zp * colsum[n] : 0);
-      const int64_t at = b * j->c_sb + (m0 + r) * j->c_sm + n0 * j->c_sn;
-      if (j->ep) {
-        const int64_t bytes = j->ep->out_f32 || !j->ep->quantize ? 4 : 1;
-        finish(j->ep, v, n0, width, (char *)j->c + at * bytes, j->c_sn);
-        continue;
-      }
-      int32_t *crow = (int32_t *)j->c + at;
+    }
+    const int64_t at = b * j->c_sb + m0 * j->c_sm + n0 * j->c_sn;
+    if (j->ep) {
+      const int64_t bytes = j->ep->out_f32 || !j->ep->quantize ? 4 : 1;
+      finish(j->ep, acc, mr, n0, width, (char *)j->c + at * bytes,
+             j->c_sm * bytes, j->c_sn);
+      continue;
+    }
+    for (int r = 0; r < mr; ++r) {
+      int32_t *crow = (int32_t *)j->c + at + r * j->c_sm;
       for (int64_t n = 0; n < width; ++n) {
         int32_t *o = crow + n * j->c_sn;
-        *o = j->accumulate ? *o + v[n] : v[n];
+        *o = j->accumulate ? *o + acc[r][n] : acc[r][n];
       }
     }
   }
@@ -442,11 +485,24 @@ void tessel_kernel_matmul_u8s8_requant(
     const int32_t *b_colsum, int32_t b_zp, void *c, int64_t c_sb, int64_t c_sm,
     int64_t c_sn, const float *scale, const float *bias, float lo, float hi,
     float out_scale, float out_zp, float qmin, float qmax, const void *table,
-    int32_t flags) {
-  const struct epilogue ep = {scale,  bias,   lo,   hi,
-                              out_scale, out_zp, qmin, qmax,
-                              table,  (flags & TESSEL_KERNEL_QUANTIZE) != 0,
-                              (flags & TESSEL_KERNEL_OUT_F32) != 0};
+    float dq_scale, float dq_zp, float dq_lo, float dq_hi, int32_t flags) {
+  const struct epilogue ep = {scale,
+                              bias,
+                              lo,
+                              hi,
+                              out_scale,
+                              out_zp,
+                              qmin,
+                              qmax,
+                              table,
+                              (flags & TESSEL_KERNEL_QUANTIZE) != 0,
+                              (flags & TESSEL_KERNEL_OUT_F32) != 0,
+                              (flags & TESSEL_KERNEL_DEQUANTIZE) != 0,
+                              (flags & TESSEL_KERNEL_DQ_SIGNED) != 0,
+                              dq_scale,
+                              dq_zp,
+                              dq_lo,
+                              dq_hi};
   matmul_u8s8(batch, M, N, K, a, a_sb, a_sm, a_zp, bp, bp_sb, b_colsum, b_zp,
               c, c_sb, c_sm, c_sn, flags & ~TESSEL_KERNEL_ACCUMULATE, &ep);
 }

@@ -143,6 +143,10 @@ void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
+  // After elementwise fusion has gathered an int8 matmul's dequantize,
+  // activation and requantize into the one generic that reads it.
+  if (useKernels(options))
+    pm.addPass(createTesselFuseRequantize());
 }
 
 void mlir::tessel::buildLinalgToBuffersPipeline(

@@ -214,3 +214,25 @@ func.func @matmul_i8(%a: memref<1x5x70xi8>, %b: memref<1x18x64x4xi8>, %s: memref
       {a_zp = 3 : i32, b_zp = 0 : i32, a_signed, accumulate}
   return
 }
+
+// -----
+
+// tessel.packed_matmul_i8_requant: the matmul's arguments, C (8-bit, a void
+// pointer), scale, bias (none: a null pointer), clamp, out scale and zero point, the
+// quantized range, the table, the dequantization (scale 1, zero 0: none)
+// and flags (A_SIGNED | QUANTIZE = 12).
+// CHECK-LABEL: func @matmul_i8_requant
+// CHECK-DAG: %[[LO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG: %[[HI:.*]] = arith.constant 6.000000e+00 : f32
+// CHECK-DAG: %[[OS:.*]] = arith.constant 5.000000e-02 : f32
+// CHECK-DAG: %[[OZ:.*]] = arith.constant 1.200000e+01 : f32
+// CHECK-DAG: %[[FLAGS:.*]] = arith.constant 12 : i32
+// CHECK: call @tessel_kernel_matmul_u8s8_requant({{.*}}, %[[LO]], %[[HI]], %[[OS]], %[[OZ]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[FLAGS]]) : (i64, i64, i64, i64, !llvm.ptr, i64, i64, i32, !llvm.ptr, i64, !llvm.ptr, i32, !llvm.ptr, i64, i64, i64, !llvm.ptr, !llvm.ptr, f32, f32, f32, f32, f32, f32, !llvm.ptr, f32, f32, f32, f32, i32) -> ()
+// CHECK-NOT: tessel.packed_matmul_i8_requant
+func.func @matmul_i8_requant(%a: memref<1x5x70xi8>, %b: memref<1x18x64x4xi8>, %s: memref<10xf32>, %t: memref<256xi8>, %c: memref<1x5x10xi8>) {
+  tessel.packed_matmul_i8_requant ins(%a, %b : memref<1x5x70xi8>, memref<1x18x64x4xi8>)
+      scale(%s : memref<10xf32>) table(%t : memref<256xi8>) outs(%c : memref<1x5x10xi8>)
+      {a_zp = 3 : i32, b_zp = 0 : i32, a_signed, clamp_min = 0.0 : f32, clamp_max = 6.0 : f32,
+       out_scale = 0.05 : f32, out_zp = 12.0 : f32}
+  return
+}

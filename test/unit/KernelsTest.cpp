@@ -562,7 +562,16 @@ TEST(MatmulI8Kernel, BatchStridesAccumulateThreads) {
 
 #pragma clang fp contract(off)
 
-enum class RqOut { F32, Q8, Q8Table, F32Table };
+enum class RqOut {
+  F32,
+  Q8,
+  Q8Table,
+  F32Table,
+  Dequant,
+  DequantSigned,
+  DequantClamped,
+  DequantTable
+};
 
 struct RqCase {
   int64_t M, N, K;
@@ -584,6 +593,7 @@ void checkRequant(const RqCase &t) {
                                   << t.bias << " q [" << t.qmin << ", "
                                   << t.qmax << "] sn " << t.cSn << " threads "
                                   << t.threads);
+  const float inf = std::numeric_limits<float>::infinity();
   std::mt19937 gen(unsigned(t.M * 31 + t.N * 3 + t.K + int(t.out)));
   std::uniform_int_distribution<int> byte(0, 255);
   std::uniform_real_distribution<float> real(-1.0f, 1.0f);
@@ -605,7 +615,14 @@ void checkRequant(const RqCase &t) {
     bias[n] = real(gen);
   }
   const bool quantize = t.out != RqOut::F32;
-  const bool f32 = t.out == RqOut::F32 || t.out == RqOut::F32Table;
+  const bool dequant = t.out == RqOut::Dequant ||
+                       t.out == RqOut::DequantSigned ||
+                       t.out == RqOut::DequantClamped ||
+                       t.out == RqOut::DequantTable;
+  const float dqLo = t.out == RqOut::DequantClamped ? 0.0f : -inf;
+  const float dqHi = t.out == RqOut::DequantClamped ? 3.0f : inf;
+  const bool f32 = t.out == RqOut::F32 || t.out == RqOut::F32Table || dequant;
+  const float dqScale = 0.037f, dqZp = 5.0f;
   const float outScale = 0.0123f, outZp = t.qmin < 0 ? 3.0f : 120.0f;
   std::vector<uint8_t> table8(256);
   std::vector<float> tableF(256);
@@ -613,7 +630,8 @@ void checkRequant(const RqCase &t) {
     table8[i] = uint8_t((i * 37 + 11) & 0xFF);
     tableF[i] = float(i) * 0.25f - 7.0f;
   }
-  const void *table = t.out == RqOut::Q8Table    ? (const void *)table8.data()
+  const void *table = t.out == RqOut::Q8Table || t.out == RqOut::DequantTable
+                          ? (const void *)table8.data()
                       : t.out == RqOut::F32Table ? (const void *)tableF.data()
                                                  : nullptr;
   const int64_t bytes = f32 ? 4 : 1, cSm = t.N * t.cSn;
@@ -622,9 +640,11 @@ void checkRequant(const RqCase &t) {
   tessel_kernel_matmul_u8s8_requant(
       1, t.M, t.N, t.K, a.data(), 0, t.K, aZp, packed.data(), 0, nullptr, 0,
       c.data(), 0, cSm, t.cSn, scale.data(), t.bias ? bias.data() : nullptr,
-      t.lo, t.hi, outScale, outZp, t.qmin, t.qmax, table,
+      t.lo, t.hi, outScale, outZp, t.qmin, t.qmax, table, dqScale, dqZp, dqLo, dqHi,
       (quantize ? TESSEL_KERNEL_QUANTIZE : 0) |
-          (f32 ? TESSEL_KERNEL_OUT_F32 : 0));
+          (f32 ? TESSEL_KERNEL_OUT_F32 : 0) |
+          (dequant ? TESSEL_KERNEL_DEQUANTIZE : 0) |
+          (t.out == RqOut::DequantSigned ? TESSEL_KERNEL_DQ_SIGNED : 0));
   setThreads(1);
   for (int64_t m = 0; m < t.M; ++m)
     for (int64_t n = 0; n < t.N; ++n) {
@@ -645,7 +665,17 @@ void checkRequant(const RqCase &t) {
       q = q + outZp;
       q = clampRef(q, t.qmin, t.qmax);
       uint8_t v = uint8_t(int32_t(q));
-      if (t.out == RqOut::F32Table) {
+      if (dequant) {
+        if (t.out == RqOut::DequantTable)
+          v = table8[v];
+        float f = t.out == RqOut::DequantSigned ? float(int8_t(v)) : float(v);
+        f = f - dqZp;
+        f = f * dqScale;
+        f = clampRef(f, dqLo, dqHi);
+        float got;
+        std::memcpy(&got, &c[at], 4);
+        ASSERT_EQ(std::memcmp(&got, &f, 4), 0) << m << "," << n;
+      } else if (t.out == RqOut::F32Table) {
         float got;
         std::memcpy(&got, &c[at], 4);
         ASSERT_EQ(got, tableF[v]) << m << "," << n;
@@ -664,7 +694,8 @@ void checkRequant(const RqCase &t) {
 
 TEST(MatmulI8RequantKernel, OutputKindsAndTails) {
   const float inf = std::numeric_limits<float>::infinity();
-  for (RqOut out : {RqOut::F32, RqOut::Q8, RqOut::Q8Table, RqOut::F32Table})
+  for (RqOut out : {RqOut::F32, RqOut::Q8, RqOut::Q8Table, RqOut::F32Table,
+                    RqOut::Dequant})
     for (int64_t N : {1, 17, 63, 64, 65, 130})
       for (int64_t M : {1, 7, 50})
         checkRequant({M, N, 37, out, true, -inf, inf, 0.0f, 255.0f, 1, 1});
@@ -679,6 +710,12 @@ TEST(MatmulI8RequantKernel, ClampsRangesBiasStridesThreads) {
   checkRequant({13, 70, 9, RqOut::F32, true, -inf, inf, 0.0f, 255.0f, 2, 1});
   checkRequant({100, 130, 200, RqOut::Q8Table, true, 0.0f, inf, 0.0f, 255.0f, 1, 2});
   checkRequant({100, 130, 200, RqOut::F32Table, true, 0.0f, inf, -128.0f, 127.0f, 1, 2});
+  checkRequant({30, 70, 20, RqOut::DequantSigned, true, -inf, inf, -128.0f, 127.0f, 1, 1});
+  checkRequant({30, 70, 20, RqOut::DequantSigned, true, -inf, inf, -128.0f, 127.0f, 2, 1});
+  checkRequant({30, 70, 20, RqOut::DequantClamped, true, -inf, inf, 0.0f, 255.0f, 1, 1});
+  checkRequant({30, 70, 20, RqOut::DequantClamped, true, -inf, inf, 0.0f, 255.0f, 3, 1});
+  checkRequant({30, 70, 20, RqOut::DequantTable, true, 0.0f, 6.0f, 0.0f, 255.0f, 1, 1});
+  checkRequant({30, 70, 20, RqOut::DequantTable, true, 0.0f, 6.0f, 0.0f, 255.0f, 2, 1});
 }
 
 } // namespace

@@ -55,6 +55,10 @@ def : KernelConstant<"QUANTIZE", 8,
   "flags (int8 matmul epilogue): quantize the result to 8 bits">;
 def : KernelConstant<"OUT_F32", 16,
   "flags (int8 matmul epilogue): the output elements are f32, not 8-bit">;
+def : KernelConstant<"DEQUANTIZE", 32,
+  "flags (int8 matmul epilogue): f32 output (v - dq_zp) * dq_scale">;
+def : KernelConstant<"DQ_SIGNED", 64,
+  "flags (int8 matmul epilogue): the dequantized 8-bit value is signed">;
 def : KernelConstant<"KGROUP_I8", 4, [{
   Consecutive k values per column in packed int8 weights: what one int32
   lane of `vpdpbusd` sums (u8 x s8, 4 at a time).
@@ -332,7 +336,10 @@ def MatmulU8S8Requant : Kernel<"matmul_u8s8_requant"> {
       q = min(max(roundeven(y / out_scale) + out_zp, qmin), qmax)
       v = the 8-bit pattern of q; c = table ? table[v] : v
     where c's elements are f32 with TESSEL_KERNEL_OUT_F32, else 8-bit,
-    and table (NULL: none) has 256 of them. One f32 operation per step,
+    and table (NULL: none) has 256 of them; with TESSEL_KERNEL_DEQUANTIZE
+    c (f32) = min(max((f32(w) - dq_zp) * dq_scale, dq_lo), dq_hi), where
+    w = table ? table[v] : v (a table of 256 bytes), read signed with
+    TESSEL_KERNEL_DQ_SIGNED, else unsigned. One f32 operation per step,
     no fused multiply-add: bit-exact with the elementwise code it replaces.
     a, B, b_colsum and the zero points as in matmul_u8s8_i32. bias may be
     NULL; lo/hi are -inf/+inf for no clamp.
@@ -372,9 +379,16 @@ def MatmulU8S8Requant : Kernel<"matmul_u8s8_requant"> {
     F32Arg<"$_op.getQmin().convertToFloat()">:$qmin,
     F32Arg<"$_op.getQmax().convertToFloat()">:$qmax,
     OptPtrArg<"const void", "table">:$table,
+    F32Arg<"$_op.getDequantScale() ? $_op.getDequantScale()->convertToFloat() "
+           ": 1.0f">:$dq_scale,
+    F32Arg<"$_op.getDequantZp().convertToFloat()">:$dq_zp,
+    F32Arg<"$_op.getDequantMin().convertToFloat()">:$dq_lo,
+    F32Arg<"$_op.getDequantMax().convertToFloat()">:$dq_hi,
     I32Arg<"($_op.getASigned() ? TESSEL_KERNEL_A_SIGNED : 0) | "
            "(quantize ? TESSEL_KERNEL_QUANTIZE : 0) | "
-           "(outF32 ? TESSEL_KERNEL_OUT_F32 : 0)">:$flags);
+           "(outF32 ? TESSEL_KERNEL_OUT_F32 : 0) | "
+           "($_op.getDequantScale() ? TESSEL_KERNEL_DEQUANTIZE : 0) | "
+           "($_op.getDequantSigned() ? TESSEL_KERNEL_DQ_SIGNED : 0)">:$flags);
 }
 
 #endif // TESSEL_KERNELS_TD

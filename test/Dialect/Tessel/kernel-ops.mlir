@@ -309,3 +309,74 @@ func.func @matmul_i8_sums(%a: tensor<1x5x70xi8>, %b: tensor<1x18x64x4xi8>, %s: t
       column_sums(%s : tensor<9xi32>) outs(%c : tensor<1x5x10xi32>) {a_zp = 0 : i32, b_zp = 0 : i32} -> tensor<1x5x10xi32>
   return %r : tensor<1x5x10xi32>
 }
+
+// -----
+
+// tessel.packed_matmul_i8_requant: round trip on tensors and memrefs.
+// CHECK-LABEL: func.func @matmul_i8_requant
+// CHECK: tessel.packed_matmul_i8_requant ins(%{{.*}}, %{{.*}} : tensor<1x5x70xi8>, tensor<1x18x64x4xi8>) scale(%{{.*}} : tensor<10xf32>) bias(%{{.*}} : tensor<10xf32>) table(%{{.*}} : tensor<256xi8>) outs(%{{.*}} : tensor<1x5x10xi8>) {a_signed, a_zp = 3 : i32, b_zp = 0 : i32, clamp_max = 6.000000e+00 : f32, clamp_min = 0.000000e+00 : f32, out_scale = 5.000000e-02 : f32, out_zp = 1.200000e+01 : f32} -> tensor<1x5x10xi8>
+// CHECK: tessel.packed_matmul_i8_requant ins(%{{.*}}, %{{.*}} : memref<1x5x70xi8>, memref<1x18x64x4xi8>) scale(%{{.*}} : memref<10xf32>) outs(%{{.*}} : memref<1x5x10xf32>) {a_zp = 0 : i32, b_zp = 0 : i32, clamp_max = 0x7F800000 : f32, clamp_min = 0xFF800000 : f32}
+func.func @matmul_i8_requant(%a: tensor<1x5x70xi8>, %b: tensor<1x18x64x4xi8>, %s: tensor<10xf32>, %t: tensor<256xi8>, %c: tensor<1x5x10xi8>,
+                             %ma: memref<1x5x70xi8>, %mb: memref<1x18x64x4xi8>, %ms: memref<10xf32>, %mc: memref<1x5x10xf32>) -> tensor<1x5x10xi8> {
+  %r = tessel.packed_matmul_i8_requant ins(%a, %b : tensor<1x5x70xi8>, tensor<1x18x64x4xi8>)
+      scale(%s : tensor<10xf32>) bias(%s : tensor<10xf32>) table(%t : tensor<256xi8>) outs(%c : tensor<1x5x10xi8>)
+      {a_zp = 3 : i32, b_zp = 0 : i32, a_signed, clamp_min = 0.0 : f32, clamp_max = 6.0 : f32,
+       out_scale = 0.05 : f32, out_zp = 12.0 : f32} -> tensor<1x5x10xi8>
+  tessel.packed_matmul_i8_requant ins(%ma, %mb : memref<1x5x70xi8>, memref<1x18x64x4xi8>)
+      scale(%ms : memref<10xf32>) outs(%mc : memref<1x5x10xf32>)
+      {a_zp = 0 : i32, b_zp = 0 : i32, clamp_min = 0xFF800000 : f32, clamp_max = 0x7F800000 : f32}
+  return %r : tensor<1x5x10xi8>
+}
+
+// -----
+
+func.func @requant_scale_size(%a: tensor<1x5x70xi8>, %b: tensor<1x18x64x4xi8>, %s: tensor<9xf32>, %c: tensor<1x5x10xf32>) -> tensor<1x5x10xf32> {
+  // expected-error @+1 {{scale and bias must be 10 f32 values, got 'tensor<9xf32>'}}
+  %r = tessel.packed_matmul_i8_requant ins(%a, %b : tensor<1x5x70xi8>, tensor<1x18x64x4xi8>)
+      scale(%s : tensor<9xf32>) outs(%c : tensor<1x5x10xf32>)
+      {a_zp = 0 : i32, b_zp = 0 : i32, clamp_min = 0.0 : f32, clamp_max = 6.0 : f32} -> tensor<1x5x10xf32>
+  return %r : tensor<1x5x10xf32>
+}
+
+// -----
+
+func.func @requant_i8_without_quantize(%a: tensor<1x5x70xi8>, %b: tensor<1x18x64x4xi8>, %s: tensor<10xf32>, %c: tensor<1x5x10xi8>) -> tensor<1x5x10xi8> {
+  // expected-error @+1 {{init must be f32, got 'i8'}}
+  %r = tessel.packed_matmul_i8_requant ins(%a, %b : tensor<1x5x70xi8>, tensor<1x18x64x4xi8>)
+      scale(%s : tensor<10xf32>) outs(%c : tensor<1x5x10xi8>)
+      {a_zp = 0 : i32, b_zp = 0 : i32, clamp_min = 0.0 : f32, clamp_max = 6.0 : f32} -> tensor<1x5x10xi8>
+  return %r : tensor<1x5x10xi8>
+}
+
+// -----
+
+func.func @requant_range(%a: tensor<1x5x70xi8>, %b: tensor<1x18x64x4xi8>, %s: tensor<10xf32>, %c: tensor<1x5x10xi8>) -> tensor<1x5x10xi8> {
+  // expected-error @+1 {{qmin and qmax must be integers of an 8-bit range within [-128, 255], got [-1.000000e+00, 2.550000e+02]}}
+  %r = tessel.packed_matmul_i8_requant ins(%a, %b : tensor<1x5x70xi8>, tensor<1x18x64x4xi8>)
+      scale(%s : tensor<10xf32>) outs(%c : tensor<1x5x10xi8>)
+      {a_zp = 0 : i32, b_zp = 0 : i32, clamp_min = 0.0 : f32, clamp_max = 6.0 : f32,
+       out_scale = 0.1 : f32, qmin = -1.0 : f32, qmax = 255.0 : f32} -> tensor<1x5x10xi8>
+  return %r : tensor<1x5x10xi8>
+}
+
+// -----
+
+func.func @requant_table_type(%a: tensor<1x5x70xi8>, %b: tensor<1x18x64x4xi8>, %s: tensor<10xf32>, %t: tensor<256xf32>, %c: tensor<1x5x10xi8>) -> tensor<1x5x10xi8> {
+  // expected-error @+1 {{table must be 256 values of type 'i8' (the output's, or i8 before dequant_scale), got 'tensor<256xf32>'}}
+  %r = tessel.packed_matmul_i8_requant ins(%a, %b : tensor<1x5x70xi8>, tensor<1x18x64x4xi8>)
+      scale(%s : tensor<10xf32>) table(%t : tensor<256xf32>) outs(%c : tensor<1x5x10xi8>)
+      {a_zp = 0 : i32, b_zp = 0 : i32, clamp_min = 0.0 : f32, clamp_max = 6.0 : f32,
+       out_scale = 0.1 : f32} -> tensor<1x5x10xi8>
+  return %r : tensor<1x5x10xi8>
+}
+
+// -----
+
+func.func @requant_out_scale(%a: tensor<1x5x70xi8>, %b: tensor<1x18x64x4xi8>, %s: tensor<10xf32>, %c: tensor<1x5x10xi8>) -> tensor<1x5x10xi8> {
+  // expected-error @+1 {{out_scale must be positive and finite, got 0.000000e+00}}
+  %r = tessel.packed_matmul_i8_requant ins(%a, %b : tensor<1x5x70xi8>, tensor<1x18x64x4xi8>)
+      scale(%s : tensor<10xf32>) outs(%c : tensor<1x5x10xi8>)
+      {a_zp = 0 : i32, b_zp = 0 : i32, clamp_min = 0.0 : f32, clamp_max = 6.0 : f32,
+       out_scale = 0.0 : f32} -> tensor<1x5x10xi8>
+  return %r : tensor<1x5x10xi8>
+}

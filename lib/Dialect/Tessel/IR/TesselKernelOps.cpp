@@ -369,13 +369,22 @@ LogicalResult PackedMatmulI8RequantOp::verify() {
     if (!quantize)
       return emitOpError() << "a table needs out_scale (it maps quantized "
                               "values)";
+    Type elem = getDequantScale() ? IntegerType::get(getContext(), 8)
+                                  : cTy.getElementType();
     if (t.getRank() != 1 || t.getDimSize(0) != 256 ||
-        t.getElementType() != cTy.getElementType())
-      return emitOpError() << "table must be 256 values of the output's "
-                              "element type, got "
+        t.getElementType() != elem)
+      return emitOpError() << "table must be 256 values of type " << elem
+                           << " (the output's, or i8 before dequant_scale), "
+                              "got "
                            << table.getType();
-  } else if (quantize && !cTy.getElementType().isInteger(8)) {
-    return emitOpError() << "a quantized output without a table must be i8";
+  }
+  if (getDequantScale()) {
+    if (!quantize || !cTy.getElementType().isF32())
+      return emitOpError() << "dequant_scale needs out_scale and an f32 "
+                              "output";
+  } else if (!getTable() && quantize && !cTy.getElementType().isInteger(8)) {
+    return emitOpError() << "a quantized f32 output needs a table or "
+                            "dequant_scale";
   }
   if (quantize) {
     float lo = getQmin().convertToFloat(), hi = getQmax().convertToFloat();

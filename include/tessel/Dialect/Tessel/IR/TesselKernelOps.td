@@ -271,6 +271,10 @@ def Tessel_PackedMatmulI8RequantOp : Tessel_Op<"packed_matmul_i8_requant",
                         q = maximumf(minimumf(q, qmax), qmin)
                         v = the 8-bit pattern of q
                         out = table ? table[v] : v          (init i8 or f32)
+    with dequant_scale: w = table ? table[v] : v       (table i8)
+                        out = (f32(w) - dequant_zp) * dequant_scale  (init f32;
+                        w read signed with dequant_signed, else unsigned),
+                        then maximumf(minimumf(out, dequant_max), dequant_min)
     ```
 
     Every step is one f32 operation, rounded as the arith op of the same
@@ -280,7 +284,10 @@ def Tessel_PackedMatmulI8RequantOp : Tessel_Op<"packed_matmul_i8_requant",
     `v` is the 8-bit pattern of. `table` (256 values, indexed by `v` read
     unsigned) is what the rest of an elementwise chain after the
     quantization computes: a dequantize, a clip and a requantize of a QDQ
-    model's activation, say; its element type is the output's.
+    model's activation, say; its element type is the output's. The common
+    case of an f32 table, the dequantization of `v` or of an 8-bit function
+    of it, is `dequant_scale` and `dequant_zp` (and an i8 table) instead: a
+    few vector operations rather than a gather.
     Operands, packing and zero points are those of `tessel.packed_matmul_i8`;
     `scale` and `bias` have `N` f32 values. `tessel-kernels-to-calls`
     calls `tessel_kernel_matmul_u8s8_requant`.
@@ -311,7 +318,12 @@ def Tessel_PackedMatmulI8RequantOp : Tessel_Op<"packed_matmul_i8_requant",
       OptionalAttr<F32Attr>:$out_scale,
       DefaultValuedAttr<F32Attr, "0.0f">:$out_zp,
       DefaultValuedAttr<F32Attr, "0.0f">:$qmin,
-      DefaultValuedAttr<F32Attr, "255.0f">:$qmax);
+      DefaultValuedAttr<F32Attr, "255.0f">:$qmax,
+      OptionalAttr<F32Attr>:$dequant_scale,
+      DefaultValuedAttr<F32Attr, "0.0f">:$dequant_zp,
+      UnitAttr:$dequant_signed,
+      DefaultValuedAttr<F32Attr, "-INFINITY">:$dequant_min,
+      DefaultValuedAttr<F32Attr, "INFINITY">:$dequant_max);
   let results = (outs Variadic<AnyRankedTensor>:$result);
   let assemblyFormat = [{
     `ins` `(` $input `,` $packed_b `:` type($input) `,` type($packed_b) `)`

@@ -146,6 +146,30 @@ def TesselFuseElementwise : Pass<"tessel-fuse-elementwise"> {
                            "::mlir::affine::AffineDialect"];
 }
 
+def TesselFuseRequantize : Pass<"tessel-fuse-requantize"> {
+  let summary = "Fuse the dequantize / requantize after an int8 matmul into its kernel";
+  let description = [{
+    After elementwise fusion, the int32 result of a `tessel.packed_matmul_i8`
+    is read by one `linalg.generic` that dequantizes it (a per-column scale,
+    a bias), clips it, quantizes it for the next layer and often goes on with
+    the quantized value (a QDQ model's dequantize, activation, requantize).
+    Such a generic becomes the matmul's epilogue,
+    `tessel.packed_matmul_i8_requant`, and the int32 buffer and the pass
+    over it disappear. The generic's body must be, from the matmul's value:
+    `sitofp`, `mulf` by a per-column constant, optionally `addf` of a
+    per-column constant, `minimumf`/`maximumf` by constants; then either
+    the end (an f32 result) or `divf` by a constant, `roundeven`, optionally
+    `addf` of a constant, `minimumf`/`maximumf` to an 8-bit range,
+    `fptosi`, `trunci` to i8, and then anything computed from that 8-bit
+    value and constants alone, which is evaluated here for all 256 values
+    into the op's table. Any other generic (a residual input, a per-element
+    operand, another op) is left as it is: the int32 result and the generic
+    stay, and the answer is the same either way, bit for bit.
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def TesselSinkTransposes : Pass<"tessel-sink-transposes"> {
   let summary = "Move TOSA transposes below reductions and broadcasting ops";
   let description = [{

@@ -1,0 +1,545 @@
+//===- FuseRequantize.cpp - int8 matmul epilogues into the kernel ---------===//
+//
+// A QDQ model's int8 layer is, after tessel-fold-qdq and elementwise
+// fusion, a tessel.packed_matmul_i8 writing int32 and one linalg.generic
+// reading it back: dequantize (x scale[n], + bias[n]), clip, quantize for
+// the next layer, and often a dequantize, an activation and a requantize
+// of the quantized value. Run over a separate int32 buffer, that generic
+// cost MobileNetV2 in int8 as much time as its matmuls. Here it becomes
+// the kernel's epilogue (tessel.packed_matmul_i8_requant), computed while
+// the tile is in registers.
+//
+// Exactness: the epilogue performs the generic's f32 operations in the
+// same order, so the fused result is the unfused one bit for bit. What
+// follows the quantization is a function of one 8-bit value, evaluated
+// here by folding the generic's own ops for each of the 256 values.
+//
+//===----------------------------------------------------------------------===//
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <cmath>
+#include <limits>
+#include <optional>
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELFUSEREQUANTIZE
+#include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+namespace {
+
+/// The matmul whose result `v` is, through single-use reshapes that keep
+/// the column dimension last; null if none.
+PackedMatmulI8Op matmulThroughReshapes(Value v,
+                                       SmallVectorImpl<Operation *> &chain) {
+  while (true) {
+    Operation *def = v.getDefiningOp();
+    if (!def || !def->hasOneUse())
+      return nullptr;
+    chain.push_back(def);
+    if (auto mm = dyn_cast<PackedMatmulI8Op>(def))
+      return mm.getAccumulate() ? nullptr : mm;
+    if (auto e = dyn_cast<tensor::ExpandShapeOp>(def))
+      v = e.getSrc();
+    else if (auto c = dyn_cast<tensor::CollapseShapeOp>(def))
+      v = c.getSrc();
+    else
+      return nullptr;
+  }
+}
+
+/// The f32 values of a constant tensor: a dense or resource constant, or a
+/// fill of a constant.
+std::optional<SmallVector<float>> constantFloats(Value v) {
+  if (auto fill = v.getDefiningOp<linalg::FillOp>()) {
+    FloatAttr f;
+    if (!matchPattern(fill.getInputs()[0], m_Constant(&f)) ||
+        !f.getType().isF32())
+      return std::nullopt;
+    return SmallVector<float>{float(f.getValueAsDouble())};
+  }
+  Attribute attr;
+  if (!matchPattern(v, m_Constant(&attr)))
+    return std::nullopt;
+  if (auto dense = dyn_cast<DenseFPElementsAttr>(attr)) {
+    if (!dense.getElementType().isF32())
+      return std::nullopt;
+    if (dense.isSplat())
+      return SmallVector<float>{dense.getSplatValue<float>()};
+    return SmallVector<float>(dense.getValues<float>());
+  }
+  if (auto res = dyn_cast<DenseF32ResourceElementsAttr>(attr))
+    if (std::optional<ArrayRef<float>> data = res.tryGetAsArrayRef())
+      return SmallVector<float>(data->begin(), data->end());
+  return std::nullopt;
+}
+
+/// One f32 per output column (or one for all): what a body value that does
+/// not depend on the matmul is.
+struct Column {
+  SmallVector<float> values; // 1 (uniform) or N
+  bool uniform() const {
+    return llvm::all_equal(values);
+  }
+  float at(int64_t n) const { return values.size() == 1 ? values[0] : values[n]; }
+};
+
+struct EpilogueMatch {
+  Column scale;
+  std::optional<Column> bias;
+  float lo = -std::numeric_limits<float>::infinity();
+  float hi = std::numeric_limits<float>::infinity();
+  std::optional<float> outScale;
+  float outZp = 0.0f, qmin = -std::numeric_limits<float>::infinity(),
+        qmax = std::numeric_limits<float>::infinity();
+  Value quantized;               // the trunci to i8
+  SmallVector<Operation *> tail; // ops after it, in order
+  // A tail that is a dequantization: (f32(v) - zp) * scale.
+  std::optional<float> dqScale;
+  float dqZp = 0.0f;
+  float dqLo = -std::numeric_limits<float>::infinity();
+  float dqHi = std::numeric_limits<float>::infinity();
+  bool dqSigned = false;
+};
+
+class FuseRequantize : public OpRewritePattern<linalg::GenericOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp g,
+                                PatternRewriter &rewriter) const override {
+    if (g.getNumDpsInits() != 1 || g->getNumResults() != 1 ||
+        g.getNumParallelLoops() != g.getNumLoops() || !g.hasPureTensorSemantics())
+      return rewriter.notifyMatchFailure(g, "not a parallel one-result generic");
+    auto outTy = cast<RankedTensorType>(g->getResult(0).getType());
+    Type outElem = outTy.getElementType();
+    Block &body = g.getRegion().front();
+    if (!outTy.hasStaticShape() || outTy.getRank() == 0 ||
+        !(outElem.isF32() || outElem.isInteger(8)) ||
+        !g.getMatchingIndexingMap(g.getDpsInitOperand(0)).isIdentity() ||
+        !g.getMatchingBlockArgument(g.getDpsInitOperand(0)).use_empty())
+      return rewriter.notifyMatchFailure(g, "output");
+
+    // The matmul's operand and the per-column constants.
+    PackedMatmulI8Op mm;
+    SmallVector<Operation *> chain;
+    BlockArgument acc;
+    DenseMap<Value, Column> columns;
+    const int64_t lastLoop = g.getNumLoops() - 1;
+    const int64_t n = outTy.getShape().back();
+    for (OpOperand *in : g.getDpsInputOperands()) {
+      AffineMap map = g.getMatchingIndexingMap(in);
+      SmallVector<Operation *> c;
+      if (!mm) {
+        if (PackedMatmulI8Op found = matchThrough(in->get(), c)) {
+          auto resTy = cast<RankedTensorType>(found.getInit().getType());
+          if (!map.isIdentity() || !resTy.hasStaticShape() ||
+              resTy.getShape().back() != n)
+            return rewriter.notifyMatchFailure(g, "matmul read oddly");
+          mm = found;
+          chain = std::move(c);
+          acc = g.getMatchingBlockArgument(in);
+          continue;
+        }
+      }
+      std::optional<Column> col = columnOperand(in, map, lastLoop, n);
+      if (!col)
+        return rewriter.notifyMatchFailure(g, "an operand is not per column");
+      columns[g.getMatchingBlockArgument(in)] = *col;
+    }
+    if (!mm)
+      return rewriter.notifyMatchFailure(g, "no int8 matmul read");
+
+    EpilogueMatch m;
+    if (failed(matchBody(body, acc, columns, outElem, m)))
+      return rewriter.notifyMatchFailure(g, "body is not a requantization");
+    // The tail: an f32 result that dequantizes an 8-bit value w (v itself,
+    // or the last trunci to i8 of the tail) is (w - zp) * scale in the
+    // kernel, w by a table of v when it is not v; anything else is a
+    // table of the result.
+    Value table;
+    ArrayRef<Operation *> tail = m.tail;
+    Value tabled = body.getTerminator()->getOperand(0);
+    Type tableElem = outElem;
+    if (outElem.isF32() && !tail.empty()) {
+      // The dequantization starts at the first int-to-float of an i8.
+      for (size_t split = 0; split < tail.size(); ++split) {
+        if (!isa<arith::UIToFPOp, arith::SIToFPOp>(tail[split]))
+          continue;
+        Value w = tail[split]->getOperand(0);
+        if (!w.getType().isInteger(8))
+          break;
+        bool made = w == m.quantized ||
+                    llvm::is_contained(tail.take_front(split), w.getDefiningOp());
+        if (made && matchDequant(m, w, tail.drop_front(split))) {
+          tail = tail.take_front(split);
+          tabled = w;
+          tableElem = rewriter.getI8Type();
+        }
+        break;
+      }
+    }
+    if (!tail.empty()) {
+      std::optional<Attribute> t = tabulate(m.quantized, tail, tabled, tableElem);
+      if (!t)
+        return rewriter.notifyMatchFailure(g, "tail does not fold");
+      table = arith::ConstantOp::create(rewriter, g.getLoc(),
+                                        cast<TypedAttr>(*t));
+    } else if (m.outScale && !outElem.isInteger(8) && !m.dqScale) {
+      return rewriter.notifyMatchFailure(g, "quantized value read as f32");
+    }
+
+    Location loc = g.getLoc();
+    auto mmTy = cast<RankedTensorType>(mm.getInit().getType());
+    auto vecTy = RankedTensorType::get({n}, rewriter.getF32Type());
+    auto columnConst = [&](const Column &c) -> Value {
+      SmallVector<float> v(n);
+      for (int64_t i = 0; i < n; ++i)
+        v[i] = c.at(i);
+      return arith::ConstantOp::create(
+          rewriter, loc, DenseElementsAttr::get(vecTy, ArrayRef<float>(v)));
+    };
+    Value scale = columnConst(m.scale);
+    Value bias = m.bias ? columnConst(*m.bias) : Value();
+    Value init = tensor::EmptyOp::create(rewriter, loc, mmTy.getShape(), outElem);
+    auto f32 = [&](float v) { return rewriter.getF32FloatAttr(v); };
+    auto fused = PackedMatmulI8RequantOp::create(
+        rewriter, loc, TypeRange{init.getType()}, mm.getInput(),
+        mm.getPackedB(), mm.getColumnSums(), scale, bias, table, init,
+        mm.getAZpAttr(), mm.getBZpAttr(), mm.getASignedAttr(), f32(m.lo),
+        f32(m.hi), m.outScale ? f32(*m.outScale) : FloatAttr(), f32(m.outZp),
+        f32(m.outScale ? m.qmin : 0.0f), f32(m.outScale ? m.qmax : 255.0f),
+        m.dqScale ? f32(*m.dqScale) : FloatAttr(), f32(m.dqZp),
+        m.dqSigned ? rewriter.getUnitAttr() : UnitAttr(), f32(m.dqLo),
+        f32(m.dqHi));
+    rewriter.replaceOp(g, reshapeTo(rewriter, loc, fused->getResult(0), outTy));
+    for (Operation *op : chain) // matmul last: users first
+      if (op->use_empty())
+        rewriter.eraseOp(op);
+    return success();
+  }
+
+private:
+  static PackedMatmulI8Op matchThrough(Value v,
+                                       SmallVectorImpl<Operation *> &chain) {
+    return matmulThroughReshapes(v, chain);
+  }
+
+  /// A constant input read the same at every row: its only non-unit dim (if
+  /// any) is indexed by the last loop and has N entries.
+  static std::optional<Column> columnOperand(OpOperand *in, AffineMap map,
+                                             int64_t lastLoop, int64_t n) {
+    auto ty = dyn_cast<RankedTensorType>(in->get().getType());
+    if (!ty || !ty.hasStaticShape())
+      return std::nullopt;
+    std::optional<SmallVector<float>> values = constantFloats(in->get());
+    if (!values)
+      return std::nullopt;
+    bool perColumn = false;
+    for (auto [d, expr] : llvm::enumerate(map.getResults())) {
+      if (ty.getDimSize(d) == 1)
+        continue; // whatever indexes it, it reads index 0
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      if (!dim || dim.getPosition() != lastLoop || ty.getDimSize(d) != n)
+        return std::nullopt;
+      perColumn = true;
+    }
+    if (values->size() != (perColumn ? size_t(n) : size_t(1)) &&
+        !(values->size() == 1))
+      return std::nullopt;
+    return Column{*values};
+  }
+
+  /// The only user of `v`, if it has exactly one.
+  static Operation *onlyUser(Value v) {
+    return v.hasOneUse() ? *v.getUsers().begin() : nullptr;
+  }
+
+  /// The operand of binary `op` other than `v`, as a known column value.
+  static std::optional<Column> other(Operation *op, Value v,
+                                     const DenseMap<Value, Column> &columns,
+                                     bool mustBeRhs = false) {
+    if (op->getNumOperands() != 2)
+      return std::nullopt;
+    if (mustBeRhs && op->getOperand(0) != v)
+      return std::nullopt;
+    Value o = op->getOperand(0) == v ? op->getOperand(1) : op->getOperand(0);
+    if (o == v)
+      return std::nullopt;
+    auto it = columns.find(o);
+    if (it != columns.end())
+      return it->second;
+    FloatAttr f;
+    if (matchPattern(o, m_Constant(&f)) && f.getType().isF32())
+      return Column{{float(f.getValueAsDouble())}};
+    return std::nullopt;
+  }
+
+  /// minimumf / maximumf by uniform constants starting at `v`: folds them
+  /// into [lo, hi] (in any order, which is a clamp when lo <= hi).
+  static Value clamps(Value v, const DenseMap<Value, Column> &columns,
+                      float &lo, float &hi, size_t *count = nullptr) {
+    while (Operation *u = onlyUser(v)) {
+      if (!isa<arith::MinimumFOp, arith::MaximumFOp>(u))
+        break;
+      std::optional<Column> c = other(u, v, columns);
+      if (!c || !c->uniform())
+        break;
+      if (isa<arith::MinimumFOp>(u))
+        hi = std::min(hi, c->values[0]);
+      else
+        lo = std::max(lo, c->values[0]);
+      v = u->getResult(0);
+      if (count)
+        ++*count;
+    }
+    return v;
+  }
+
+  static LogicalResult matchBody(Block &body, BlockArgument acc,
+                                 const DenseMap<Value, Column> &columns,
+                                 Type outElem, EpilogueMatch &m) {
+    auto *yield = body.getTerminator();
+    // sitofp, x scale, + bias
+    auto toF = dyn_cast_or_null<arith::SIToFPOp>(onlyUser(acc));
+    if (!toF || !toF.getType().isF32())
+      return failure();
+    auto mul = dyn_cast_or_null<arith::MulFOp>(onlyUser(toF));
+    std::optional<Column> scale;
+    if (!mul || !(scale = other(mul, toF, columns)))
+      return failure();
+    m.scale = *scale;
+    Value v = mul;
+    if (auto add = dyn_cast_or_null<arith::AddFOp>(onlyUser(v)))
+      if (std::optional<Column> b = other(add, v, columns)) {
+        m.bias = *b;
+        v = add;
+      }
+    v = clamps(v, columns, m.lo, m.hi);
+    if (!(m.lo <= m.hi))
+      return failure();
+    SmallPtrSet<Operation *, 16> matched;
+    for (Operation *op = acc.getUsers().begin() != acc.getUsers().end()
+                             ? *acc.getUsers().begin()
+                             : nullptr;
+         op && op != v.getDefiningOp(); op = onlyUser(op->getResult(0)))
+      matched.insert(op);
+    matched.insert(v.getDefiningOp());
+    if (onlyUser(v) == yield) {
+      if (!outElem.isF32())
+        return failure();
+      return success(allAccounted(body, matched, {}));
+    }
+    // / out_scale, roundeven, + zero point, saturate, to 8 bits
+    auto div = dyn_cast_or_null<arith::DivFOp>(onlyUser(v));
+    std::optional<Column> s;
+    if (!div || !(s = other(div, v, columns, /*mustBeRhs=*/true)) ||
+        !s->uniform())
+      return failure();
+    m.outScale = s->values[0];
+    if (!(*m.outScale > 0.0f) || !std::isfinite(*m.outScale))
+      return failure();
+    auto round = dyn_cast_or_null<math::RoundEvenOp>(onlyUser(div));
+    if (!round)
+      return failure();
+    v = round;
+    if (auto add = dyn_cast_or_null<arith::AddFOp>(onlyUser(v)))
+      if (std::optional<Column> zp = other(add, v, columns);
+          zp && zp->uniform()) {
+        m.outZp = zp->values[0];
+        v = add;
+      }
+    Value clamped = clamps(v, columns, m.qmin, m.qmax);
+    auto toI = dyn_cast_or_null<arith::FPToSIOp>(onlyUser(clamped));
+    if (!toI || !toI.getType().isInteger(32))
+      return failure();
+    auto trunc = dyn_cast_or_null<arith::TruncIOp>(onlyUser(toI));
+    if (!trunc || !trunc.getType().isInteger(8))
+      return failure();
+    if (m.qmin != std::floor(m.qmin) || m.qmax != std::floor(m.qmax) ||
+        m.qmin < -128.0f || m.qmax > 255.0f || m.qmin > m.qmax ||
+        m.qmax - m.qmin > 255.0f)
+      return failure();
+    for (Operation *op = div; op; op = op == trunc ? nullptr
+                                                   : onlyUser(op->getResult(0)))
+      matched.insert(op);
+    m.quantized = trunc;
+    // The tail: ops of the 8-bit value and constants only.
+    DenseSet<Value> tailValues = {trunc};
+    for (Operation &op : body.without_terminator()) {
+      if (matched.contains(&op) || matchPattern(&op, m_Constant()))
+        continue;
+      if (!isa<arith::ArithDialect, math::MathDialect>(op.getDialect()) ||
+          op.getNumResults() != 1 || op.getNumRegions() != 0)
+        return failure();
+      for (Value o : op.getOperands())
+        if (!tailValues.contains(o) && !matchPattern(o, m_Constant()))
+          return failure();
+      tailValues.insert(op.getResult(0));
+      m.tail.push_back(&op);
+    }
+    Value out = yield->getOperand(0);
+    if (!tailValues.contains(out))
+      return failure();
+    if (out == trunc.getResult())
+      m.tail.clear();
+    return success();
+  }
+
+  /// `ops` are `mulf(subf(uitofp|sitofp(w), zp), scale)` (the subf
+  /// optional), with constant zp and scale, then clamps by constants: the
+  /// dequantization of `w` (and a ReLU/ReLU6 of it).
+  static bool matchDequant(EpilogueMatch &m, Value w,
+                           ArrayRef<Operation *> ops) {
+    if (ops.size() < 2)
+      return false;
+    Operation *toF = ops[0];
+    if (!isa<arith::UIToFPOp, arith::SIToFPOp>(toF) ||
+        toF->getOperand(0) != w || !toF->getResult(0).getType().isF32() ||
+        !toF->hasOneUse())
+      return false;
+    DenseMap<Value, Column> none;
+    Value v = toF->getResult(0);
+    float zp = 0.0f;
+    size_t count = 2; // the cast and the mulf
+    if (auto sub = dyn_cast<arith::SubFOp>(ops[1])) {
+      std::optional<Column> z;
+      if (onlyUser(v) != sub || !(z = other(sub, v, none, /*mustBeRhs=*/true)))
+        return false;
+      ++count;
+      zp = z->values[0];
+      v = sub;
+    }
+    auto mul = dyn_cast_or_null<arith::MulFOp>(onlyUser(v));
+    std::optional<Column> s;
+    if (!mul || !(s = other(mul, v, none)))
+      return false;
+    float lo = -std::numeric_limits<float>::infinity(),
+          hi = std::numeric_limits<float>::infinity();
+    Value end = clamps(mul, none, lo, hi, &count);
+    if (!(lo <= hi) || end.getDefiningOp() != ops.back() ||
+        count != ops.size())
+      return false;
+    m.dqScale = s->values[0];
+    m.dqZp = zp;
+    m.dqSigned = isa<arith::SIToFPOp>(toF);
+    m.dqLo = lo;
+    m.dqHi = hi;
+    return true;
+  }
+
+  /// Every non-constant op of the body is in `matched` or `tail`.
+  static bool allAccounted(Block &body,
+                           const SmallPtrSetImpl<Operation *> &matched,
+                           ArrayRef<Operation *> tail) {
+    for (Operation &op : body.without_terminator())
+      if (!matched.contains(&op) && !llvm::is_contained(tail, &op) &&
+          !matchPattern(&op, m_Constant()))
+        return false;
+    return true;
+  }
+
+  /// `out` for each of the 256 values of the 8-bit `in`, by folding `ops`
+  /// (which compute it from `in` and constants) on constants.
+  static std::optional<Attribute> tabulate(Value in, ArrayRef<Operation *> ops,
+                                           Value out, Type outElem) {
+    Builder b(in.getContext());
+    SmallVector<Attribute> entries;
+    for (int i = 0; i < 256; ++i) {
+      DenseMap<Value, Attribute> known;
+      known[in] = b.getIntegerAttr(b.getI8Type(), APInt(8, i));
+      for (Operation *op : ops) {
+        SmallVector<Attribute> operands;
+        for (Value o : op->getOperands()) {
+          Attribute a = known.lookup(o);
+          if (!a)
+            matchPattern(o, m_Constant(&a));
+          operands.push_back(a);
+        }
+        SmallVector<OpFoldResult> results;
+        if (failed(op->fold(operands, results)) || results.size() != 1)
+          return std::nullopt;
+        // A fold may answer with an operand (x * 1 is x): its value.
+        auto attr = dyn_cast<Attribute>(results[0]);
+        if (!attr) {
+          Value same = cast<Value>(results[0]);
+          attr = known.lookup(same);
+          if (!attr && !matchPattern(same, m_Constant(&attr)))
+            return std::nullopt;
+        }
+        known[op->getResult(0)] = attr;
+      }
+      Attribute r = known.lookup(out);
+      if (!r)
+        return std::nullopt;
+      entries.push_back(r);
+    }
+    auto ty = RankedTensorType::get({256}, outElem);
+    if (outElem.isF32()) {
+      SmallVector<float> v;
+      for (Attribute a : entries) {
+        auto f = dyn_cast<FloatAttr>(a);
+        if (!f)
+          return std::nullopt;
+        v.push_back(f.getValue().convertToFloat());
+      }
+      return DenseElementsAttr::get(ty, ArrayRef<float>(v));
+    }
+    SmallVector<int8_t> v;
+    for (Attribute a : entries) {
+      auto i = dyn_cast<IntegerAttr>(a);
+      if (!i || i.getType() != outElem)
+        return std::nullopt;
+      v.push_back(int8_t(i.getValue().getZExtValue()));
+    }
+    return DenseElementsAttr::get(ty, ArrayRef<int8_t>(v));
+  }
+
+  /// `v` (B x M x N) reshaped to `to` (the same elements, N last).
+  static Value reshapeTo(PatternRewriter &rewriter, Location loc, Value v,
+                         RankedTensorType to) {
+    auto from = cast<RankedTensorType>(v.getType());
+    if (from == to)
+      return v;
+    if (from.getRank() < to.getRank())
+      if (auto re = getReassociationIndicesForReshape(from, to))
+        return tensor::ExpandShapeOp::create(rewriter, loc, to, v, *re);
+    if (from.getRank() > to.getRank())
+      if (auto re = getReassociationIndicesForReshape(from, to))
+        return tensor::CollapseShapeOp::create(rewriter, loc, to, v, *re);
+    auto flatTy = RankedTensorType::get({from.getNumElements()},
+                                        from.getElementType());
+    SmallVector<ReassociationIndices> all(1);
+    for (int64_t d = 0; d < from.getRank(); ++d)
+      all[0].push_back(d);
+    Value flat = tensor::CollapseShapeOp::create(rewriter, loc, flatTy, v, all);
+    SmallVector<ReassociationIndices> allTo(1);
+    for (int64_t d = 0; d < to.getRank(); ++d)
+      allTo[0].push_back(d);
+    return tensor::ExpandShapeOp::create(rewriter, loc, to, flat, allTo);
+  }
+};
+
+struct FuseRequantizePass
+    : tessel::impl::TesselFuseRequantizeBase<FuseRequantizePass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<FuseRequantize>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace
