@@ -88,3 +88,30 @@ func.func @conv3x3(%x: tensor<1x7x7x2xi8>) -> tensor<1x3x3x4xi32> {
       outs(%init : tensor<1x3x3x4xi32>) -> tensor<1x3x3x4xi32>
   return %y : tensor<1x3x3x4xi32>
 }
+
+// -----
+
+// Weights stored transposed (a 1x1 convolution's F x C filter as the C x F
+// matmul operand, tosa-to-linalg's linalg.transpose + expand_shape of the
+// constant) are packed at compile time too, the same packing and sums as
+// @quantized, with no linalg.pack left to run.
+// CHECK-LABEL: func.func @transposed_constant
+// CHECK-DAG: %[[W:.*]] = arith.constant dense<{{\[}}{{\[}}{{\[}}[1, 4, 7, 10], [2, 5, 8, 11], [3, 6, 9, 12], [0, 0, 0, 0]], {{\[}}[13, 0, 0, 0], [14, 0, 0, 0], [15, 0, 0, 0], [0, 0, 0, 0]]]]> : tensor<1x2x4x4xi8>
+// CHECK-DAG: %[[S:.*]] = arith.constant dense<[35, 40, 45]> : tensor<3xi32>
+// CHECK: tessel.packed_matmul_i8 ins(%{{.*}}, %[[W]] : tensor<1x2x5xi8>, tensor<1x2x4x4xi8>) column_sums(%[[S]] : tensor<3xi32>)
+// CHECK-NOT: linalg.pack
+// CHECK-NOT: linalg.transpose
+func.func @transposed_constant(%a: tensor<1x2x5xi8>) -> tensor<1x2x3xi32> {
+  %wt = arith.constant dense<[[1, 4, 7, 10, 13], [2, 5, 8, 11, 14], [3, 6, 9, 12, 15]]> : tensor<3x5xi8>
+  %te = tensor.empty() : tensor<5x3xi8>
+  %t = linalg.transpose ins(%wt : tensor<3x5xi8>) outs(%te : tensor<5x3xi8>) permutation = [1, 0]
+  %w = tensor.expand_shape %t [[0, 1], [2]] output_shape [1, 5, 3] : tensor<5x3xi8> into tensor<1x5x3xi8>
+  %za = arith.constant 2 : i32
+  %zb = arith.constant -1 : i32
+  %c0 = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<1x2x3xi32>
+  %f = linalg.fill ins(%c0 : i32) outs(%e : tensor<1x2x3xi32>) -> tensor<1x2x3xi32>
+  %r = linalg.quantized_batch_matmul ins(%a, %w, %za, %zb : tensor<1x2x5xi8>, tensor<1x5x3xi8>, i32, i32)
+      outs(%f : tensor<1x2x3xi32>) -> tensor<1x2x3xi32>
+  return %r : tensor<1x2x3xi32>
+}

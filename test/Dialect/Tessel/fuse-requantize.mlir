@@ -311,3 +311,59 @@ func.func @rank0_untouched(%x: tensor<f32>) -> tensor<i8> {
   } -> tensor<i8>
   return %y : tensor<i8>
 }
+
+// -----
+
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#col = affine_map<(d0, d1, d2) -> (d2)>
+
+// A QDQ model's Q -> DQ -> Clip -> Q -> DQ into a float op: the requantize
+// is an 8-bit table, the last dequantization (from the last int-to-float)
+// runs in the kernel, no f32 table.
+// CHECK-LABEL: func @requantize_then_dequantize
+// CHECK: %[[T:.*]] = arith.constant dense<{{.*}}> : tensor<256xi8>
+// CHECK: tessel.packed_matmul_i8_requant
+// CHECK-SAME: table(%[[T]] : tensor<256xi8>) outs(%{{.*}} : tensor<1x4x16xf32>)
+// CHECK-SAME: dequant_scale = 2.000000e-01 : f32
+// CHECK-NOT: dequant_zp
+func.func @requantize_then_dequantize(%x: tensor<1x4x8xi8>) -> tensor<1x4x16xf32> {
+  %wp = arith.constant dense<1> : tensor<1x2x64x4xi8>
+  %e = tensor.empty() : tensor<1x4x16xi32>
+  %acc = tessel.packed_matmul_i8 ins(%x, %wp : tensor<1x4x8xi8>, tensor<1x2x64x4xi8>) outs(%e : tensor<1x4x16xi32>) {a_signed, a_zp = -128 : i32, b_zp = 0 : i32} -> tensor<1x4x16xi32>
+  %scale = arith.constant dense<[0.5, 0.25, 0.5, 0.25, 0.5, 0.25, 0.5, 0.25, 0.5, 0.25, 0.5, 0.25, 0.5, 0.25, 0.5, 0.125]> : tensor<16xf32>
+  %s = arith.constant 0.1 : f32
+  %s2 = arith.constant 0.2 : f32
+  %zp = arith.constant 3.0 : f32
+  %lo = arith.constant 0.0 : f32
+  %hi = arith.constant 255.0 : f32
+  %six = arith.constant 6.0 : f32
+  %eo = tensor.empty() : tensor<1x4x16xf32>
+  %y = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%acc, %scale : tensor<1x4x16xi32>, tensor<16xf32>) outs(%eo : tensor<1x4x16xf32>) {
+  ^bb0(%a: i32, %sc: f32, %o: f32):
+    %f = arith.sitofp %a : i32 to f32
+    %m = arith.mulf %f, %sc : f32
+    %d = arith.divf %m, %s : f32
+    %r = math.roundeven %d : f32
+    %z = arith.addf %r, %zp : f32
+    %c1 = arith.minimumf %z, %hi : f32
+    %c2 = arith.maximumf %c1, %lo : f32
+    %i = arith.fptosi %c2 : f32 to i32
+    %t = arith.trunci %i : i32 to i8
+    %u = arith.uitofp %t : i8 to f32
+    %us = arith.subf %u, %zp : f32
+    %um = arith.mulf %us, %s : f32
+    %k1 = arith.minimumf %um, %six : f32
+    %k2 = arith.maximumf %k1, %lo : f32
+    %d2 = arith.divf %k2, %s2 : f32
+    %r2 = math.roundeven %d2 : f32
+    %q1 = arith.minimumf %r2, %hi : f32
+    %q2 = arith.maximumf %q1, %lo : f32
+    %i2 = arith.fptosi %q2 : f32 to i32
+    %t2 = arith.trunci %i2 : i32 to i8
+    %u2 = arith.uitofp %t2 : i8 to f32
+    %out = arith.mulf %u2, %s2 : f32
+    linalg.yield %out : f32
+  } -> tensor<1x4x16xf32>
+  return %y : tensor<1x4x16xf32>
+}

@@ -174,8 +174,8 @@ public:
     Value tabled = body.getTerminator()->getOperand(0);
     Type tableElem = outElem;
     if (outElem.isF32() && !tail.empty()) {
-      // The dequantization starts at the first int-to-float of an i8.
-      for (size_t split = 0; split < tail.size(); ++split) {
+      // The dequantization starts at the last int-to-float of an i8.
+      for (size_t split = tail.size(); split-- > 0;) {
         if (!isa<arith::UIToFPOp, arith::SIToFPOp>(tail[split]))
           continue;
         Value w = tail[split]->getOperand(0);

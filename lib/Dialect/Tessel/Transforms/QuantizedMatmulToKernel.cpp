@@ -16,6 +16,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
 
 using namespace mlir;
@@ -88,12 +89,59 @@ packConstantWeights(PatternRewriter &rewriter, Location loc, int64_t batches,
   return {packedV, sumsV};
 }
 
-SmallVector<int8_t> int8Values(DenseIntElementsAttr attr) {
-  SmallVector<int8_t> values;
-  values.reserve(attr.getNumElements());
-  for (const APInt &v : attr.getValues<APInt>())
-    values.push_back(int8_t(v.getSExtValue()));
-  return values;
+/// The 8-bit values (row-major) of a constant: dense elements, or a dense
+/// resource (how the ONNX importer keeps initializers) whose blob is
+/// readable, seen through reshapes and transposes (tosa-to-linalg's form of
+/// a 1x1 convolution's weights as a matmul operand, which canonicalization
+/// folds only after the kernel patterns have run).
+std::optional<SmallVector<int8_t>> constantInt8Values(Value v) {
+  if (auto e = v.getDefiningOp<tensor::ExpandShapeOp>())
+    return constantInt8Values(e.getSrc());
+  if (auto c = v.getDefiningOp<tensor::CollapseShapeOp>())
+    return constantInt8Values(c.getSrc());
+  if (auto t = v.getDefiningOp<linalg::TransposeOp>()) {
+    auto inTy = dyn_cast<RankedTensorType>(t.getInput().getType());
+    std::optional<SmallVector<int8_t>> in = constantInt8Values(t.getInput());
+    if (!in || !inTy || !inTy.hasStaticShape())
+      return std::nullopt;
+    ArrayRef<int64_t> shape = inTy.getShape();
+    ArrayRef<int64_t> perm = t.getPermutation();
+    const int64_t rank = shape.size();
+    SmallVector<int64_t> inStride(rank, 1);
+    for (int64_t d = rank - 2; d >= 0; --d)
+      inStride[d] = inStride[d + 1] * shape[d + 1];
+    // out[o] = in[i] with i[perm[d]] = o[d]: walk out in row-major order.
+    SmallVector<int8_t> out(in->size());
+    SmallVector<int64_t> idx(rank, 0);
+    for (size_t o = 0; o < out.size(); ++o) {
+      int64_t at = 0;
+      for (int64_t d = 0; d < rank; ++d)
+        at += idx[d] * inStride[perm[d]];
+      out[o] = (*in)[at];
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        if (++idx[d] < shape[perm[d]])
+          break;
+        idx[d] = 0;
+      }
+    }
+    return out;
+  }
+  Attribute attr;
+  if (!matchPattern(v, m_Constant(&attr)))
+    return std::nullopt;
+  if (auto dense = dyn_cast<DenseIntElementsAttr>(attr)) {
+    if (!dense.getElementType().isInteger(8))
+      return std::nullopt;
+    SmallVector<int8_t> values;
+    values.reserve(dense.getNumElements());
+    for (const APInt &x : dense.getValues<APInt>())
+      values.push_back(int8_t(x.getSExtValue()));
+    return values;
+  }
+  if (auto res = dyn_cast<DenseI8ResourceElementsAttr>(attr))
+    if (std::optional<ArrayRef<int8_t>> data = res.tryGetAsArrayRef())
+      return SmallVector<int8_t>(data->begin(), data->end());
+  return std::nullopt;
 }
 
 /// Constant zero points of a quantized linalg op (operands 2 and 3), or 0.
@@ -144,8 +192,8 @@ struct QuantizedMatmulToKernel : OpRewritePattern<OpT> {
     bool accumulate;
     init = kernelInit(init, accumulate);
 
-    DenseIntElementsAttr weights;
-    if (!matchPattern(b, m_Constant(&weights))) {
+    std::optional<SmallVector<int8_t>> weights = constantInt8Values(b);
+    if (!weights) {
       // A run-time B (attention's K^T and V in a QDQ model) is packed at
       // run time by the same layout as a linalg.pack (P x G x NR x 4 per
       // batch entry, zero-padded); the kernel sums its columns.
@@ -165,7 +213,7 @@ struct QuantizedMatmulToKernel : OpRewritePattern<OpT> {
     }
     auto bTy = cast<RankedTensorType>(b.getType());
     const int64_t k = bTy.getDimSize(1), n = bTy.getDimSize(2);
-    SmallVector<int8_t> w = int8Values(weights);
+    const SmallVector<int8_t> &w = *weights;
     auto [packed, sums] = packConstantWeights(
         rewriter, loc, bTy.getDimSize(0), k, n, nr,
         [&](int64_t bi, int64_t kk, int64_t nn) {
@@ -199,8 +247,8 @@ struct QuantizedConvToKernel : OpRewritePattern<OpT> {
     int64_t za, zb;
     if (failed(zeroPoints(op, za, zb)))
       return rewriter.notifyMatchFailure(op, "run-time zero points");
-    DenseIntElementsAttr filter;
-    if (!matchPattern(f, m_Constant(&filter)))
+    std::optional<SmallVector<int8_t>> filter = constantInt8Values(f);
+    if (!filter)
       return rewriter.notifyMatchFailure(op, "run-time filter");
     SmallVector<int64_t> strides(op.getStrides().template getValues<int64_t>());
     SmallVector<int64_t> dilations(
@@ -246,7 +294,7 @@ struct QuantizedConvToKernel : OpRewritePattern<OpT> {
           ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3, 4, 5}});
     }
     // B[k][f] = filter[f][k], k = (kh*KW + kw)*C + c: the window's order.
-    SmallVector<int8_t> w = int8Values(filter);
+    const SmallVector<int8_t> &w = *filter;
     auto [packed, sums] = packConstantWeights(
         rewriter, loc, 1, k, fo, nr,
         [&](int64_t, int64_t kk, int64_t ff) { return w[ff * k + kk]; });
