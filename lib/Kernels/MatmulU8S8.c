@@ -393,12 +393,18 @@ static void run_task(void *arg, int64_t task) {
     for (int r = 0; r < mr; ++r)
       arow[r] = j->a + b * j->a_sb + (m0 + r) * j->a_sm;
     tile(mr, arow, j->K, j->a_flip, panel, acc);
+    /* Zero-point corrections: simple loops over a local array, which the
+     * compiler vectorizes (the colsum test hoisted out of them). */
     for (int r = 0; r < mr; ++r) {
-      const int32_t rowterm =
-          j->b_zp ? j->b_zp * row_sum(arow[r], j->K, j->a_flip) : 0;
+      const int32_t off =
+          kzz - (j->b_zp ? j->b_zp * row_sum(arow[r], j->K, j->a_flip) : 0);
       int32_t *v = acc[r];
-      for (int64_t n = 0; n < width; ++n)
-        v[n] = v[n] - rowterm + kzz - (colsum ? j->a_zp * colsum[n] : 0);
+      if (colsum)
+        for (int64_t n = 0; n < width; ++n)
+          v[n] += off - j->a_zp * colsum[n];
+      else if (off)
+        for (int64_t n = 0; n < width; ++n)
+          v[n] += off;
     }
     const int64_t at = b * j->c_sb + m0 * j->c_sm + n0 * j->c_sn;
     if (j->ep) {
@@ -409,9 +415,16 @@ static void run_task(void *arg, int64_t task) {
     }
     for (int r = 0; r < mr; ++r) {
       int32_t *crow = (int32_t *)j->c + at + r * j->c_sm;
-      for (int64_t n = 0; n < width; ++n) {
-        int32_t *o = crow + n * j->c_sn;
-        *o = j->accumulate ? *o + acc[r][n] : acc[r][n];
+      if (j->c_sn == 1 && !j->accumulate) {
+        memcpy(crow, acc[r], (size_t)width * sizeof(int32_t));
+      } else if (j->c_sn == 1) {
+        for (int64_t n = 0; n < width; ++n)
+          crow[n] += acc[r][n];
+      } else {
+        for (int64_t n = 0; n < width; ++n) {
+          int32_t *o = crow + n * j->c_sn;
+          *o = j->accumulate ? *o + acc[r][n] : acc[r][n];
+        }
       }
     }
   }

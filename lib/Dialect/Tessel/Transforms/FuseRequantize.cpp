@@ -143,7 +143,7 @@ public:
       AffineMap map = g.getMatchingIndexingMap(in);
       SmallVector<Operation *> c;
       if (!mm) {
-        if (PackedMatmulI8Op found = matchThrough(in->get(), c)) {
+        if (PackedMatmulI8Op found = matmulThroughReshapes(in->get(), c)) {
           auto resTy = cast<RankedTensorType>(found.getInit().getType());
           if (!map.isIdentity() || !resTy.hasStaticShape() ||
               resTy.getShape().back() != n)
@@ -166,8 +166,8 @@ public:
     if (failed(matchBody(body, acc, columns, outElem, m)))
       return rewriter.notifyMatchFailure(g, "body is not a requantization");
     // The tail: an f32 result that dequantizes an 8-bit value w (v itself,
-    // or the last trunci to i8 of the tail) is (w - zp) * scale in the
-    // kernel, w by a table of v when it is not v; anything else is a
+    // or an 8-bit value the tail computes from v) is (w - zp) * scale in
+    // the kernel, w by a table of v when it is not v; anything else is a
     // table of the result.
     Value table;
     ArrayRef<Operation *> tail = m.tail;
@@ -232,11 +232,6 @@ public:
   }
 
 private:
-  static PackedMatmulI8Op matchThrough(Value v,
-                                       SmallVectorImpl<Operation *> &chain) {
-    return matmulThroughReshapes(v, chain);
-  }
-
   /// A constant input read the same at every row: its only non-unit dim (if
   /// any) is indexed by the last loop and has N entries.
   static std::optional<Column> columnOperand(OpOperand *in, AffineMap map,
