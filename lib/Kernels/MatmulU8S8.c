@@ -15,8 +15,9 @@
  * zmm accumulators, like the fp32 one; each step broadcasts 4 bytes of a
  * row and runs `vpdpbusd` against 4 vectors of packed weights: 4x the
  * multiply-adds of an fp32 FMA per instruction. It is chosen at run time
- * (CPUID), since x86-64-v4 does not imply VNNI; other CPUs take portable C
- * over the same layout. int32 sums wrap only past K = 65793 (255 * 128 *
+ * (CPUID), since x86-64-v4 does not imply VNNI; CPUs with AVX2 but no VNNI
+ * take tile_avx2 (16-bit vpmaddwd, exact), others portable C over the same
+ * layout. int32 sums wrap only past K = 65793 (255 * 128 *
  * K < 2^31), far beyond any layer.
  *
  * tessel_kernel_matmul_u8s8_requant runs the same tiles and, instead of
@@ -326,6 +327,96 @@ static void finish_tile_vbmi(const struct epilogue *e, int32_t acc[MR][NR],
   })
 }
 
+/* AVX2 without VNNI: exact products by widening both operands to 16 bits
+ * and `vpmaddwd` (vpmaddubsw would saturate: 255 * 127 * 2 > 32767). For 8
+ * columns, the 32 packed bytes (8 columns x 4 k) widen to two vectors of 4
+ * columns x 4 k; against a row's 4 bytes (widened, repeated) vpmaddwd gives
+ * each column's two pair sums, kept apart in the accumulators and added
+ * once per tile. Two rows x 16 columns at a time: 8 accumulators, 4
+ * widened B vectors and 2 rows' bytes fit AVX2's 16 registers. */
+#define TK_AVX2_TARGET __attribute__((target("avx2")))
+
+/* A row's 4 bytes from k = 4g, flipped, widened to 16 bits and repeated. */
+TK_AVX2_TARGET static inline __attribute__((always_inline)) __m256i
+widen_row_word(uint32_t word, uint32_t flip) {
+  return _mm256_cvtepu8_epi16(_mm_set1_epi32((int32_t)(word ^ flip)));
+}
+
+/* The 8 column sums of one vpmaddwd accumulator pair (columns j..j+3 and
+ * j+4..j+7), in column order. */
+TK_AVX2_TARGET static inline __attribute__((always_inline)) __m256i
+pair_sums(__m256i lo, __m256i hi) {
+  /* hadd: [j, j+1, j+4, j+5 | j+2, j+3, j+6, j+7] */
+  return _mm256_permute4x64_epi64(_mm256_hadd_epi32(lo, hi),
+                                  _MM_SHUFFLE(3, 1, 2, 0));
+}
+
+#define TK_AVX2_STEP(wa, wb)                                                   \
+  do {                                                                         \
+    const __m256i b0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)b)); \
+    const __m256i b1 =                                                         \
+        _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(b + 16)));      \
+    const __m256i b2 =                                                         \
+        _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(b + 32)));      \
+    const __m256i b3 =                                                         \
+        _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(b + 48)));      \
+    const __m256i a0 = widen_row_word(wa, flip);                               \
+    c00 = _mm256_add_epi32(c00, _mm256_madd_epi16(b0, a0));                    \
+    c01 = _mm256_add_epi32(c01, _mm256_madd_epi16(b1, a0));                    \
+    c02 = _mm256_add_epi32(c02, _mm256_madd_epi16(b2, a0));                    \
+    c03 = _mm256_add_epi32(c03, _mm256_madd_epi16(b3, a0));                    \
+    const __m256i a1 = widen_row_word(wb, flip);                               \
+    c10 = _mm256_add_epi32(c10, _mm256_madd_epi16(b0, a1));                    \
+    c11 = _mm256_add_epi32(c11, _mm256_madd_epi16(b1, a1));                    \
+    c12 = _mm256_add_epi32(c12, _mm256_madd_epi16(b2, a1));                    \
+    c13 = _mm256_add_epi32(c13, _mm256_madd_epi16(b3, a1));                    \
+  } while (0)
+
+TK_AVX2_TARGET static void tile_avx2(int mr, const uint8_t *const *arow,
+                                     int64_t K, uint32_t flip,
+                                     const int8_t *panel,
+                                     int32_t acc[MR][NR]) {
+  const int64_t full = K / KG, groups = (K + KG - 1) / KG;
+  for (int r0 = 0; r0 < mr; r0 += 2) {
+    const int two = mr - r0 >= 2;
+    const uint8_t *ra = arow[r0], *rb = two ? arow[r0 + 1] : arow[r0];
+    for (int cb = 0; cb < NR; cb += 16) {
+      __m256i c00 = _mm256_setzero_si256(), c01 = c00, c02 = c00, c03 = c00;
+      __m256i c10 = c00, c11 = c00, c12 = c00, c13 = c00;
+      const int8_t *b = panel + cb * KG;
+      for (int64_t g = 0; g < full; ++g, b += NR * KG) {
+        uint32_t wa, wb;
+        memcpy(&wa, ra + g * KG, sizeof wa);
+        memcpy(&wb, rb + g * KG, sizeof wb);
+        TK_AVX2_STEP(wa, wb);
+      }
+      if (full < groups) /* the last, zero-padded group */
+        TK_AVX2_STEP(load_group(ra, full, K), load_group(rb, full, K));
+      _mm256_storeu_si256((__m256i *)(acc[r0] + cb), pair_sums(c00, c01));
+      _mm256_storeu_si256((__m256i *)(acc[r0] + cb + 8), pair_sums(c02, c03));
+      if (two) {
+        _mm256_storeu_si256((__m256i *)(acc[r0 + 1] + cb), pair_sums(c10, c11));
+        _mm256_storeu_si256((__m256i *)(acc[r0 + 1] + cb + 8),
+                            pair_sums(c12, c13));
+      }
+    }
+  }
+}
+
+static int has_avx2(void) {
+  static int cached = -1;
+  int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+  if (v < 0) {
+    /* TESSEL_KERNELS_NO_AVX2=1 (with TESSEL_KERNELS_NO_VNNI=1) takes the
+     * portable path. */
+    const char *off = getenv("TESSEL_KERNELS_NO_AVX2");
+    __builtin_cpu_init();
+    v = !(off && *off && *off != '0') && __builtin_cpu_supports("avx2");
+    __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+  }
+  return v;
+}
+
 static int has_vbmi(void) {
   static int cached = -1;
   int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
@@ -368,6 +459,8 @@ static tile_fn choose_tile(void) {
 #ifdef TK_HAVE_VNNI_PATH
   if (has_vnni())
     return tile_vnni;
+  if (has_avx2())
+    return tile_avx2;
 #endif
   return tile_portable;
 }

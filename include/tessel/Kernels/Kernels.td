@@ -300,8 +300,8 @@ def MatmulU8S8I32 : Kernel<"matmul_u8s8_i32"> {
     zero beyond K and N. b_colsum (NULL: computed from bp when a_zp needs
     it) holds sum_k B[k][n], N per packed B. With
     TESSEL_KERNEL_ACCUMULATE the result is added to c. AVX-512 VNNI
-    (vpdpbusd) where the CPU has it, portable C elsewhere; bit-exact
-    either way.
+    (vpdpbusd) where the CPU has it, else AVX2 (vpmaddwd on 16-bit
+    operands), else portable C; bit-exact every way.
   }];
   let op = "PackedMatmulI8Op";
   let prologue = [{
