@@ -54,7 +54,7 @@ class Runner {
 public:
   ~Runner() { tessel_artifact_free(artifact); }
 
-  /// Loads `path`; the entry must take the samples' inputs.
+  /// Loads `path` and checks the samples against its entry's inputs.
   LogicalResult load(ModuleOp module, StringRef path,
                      const std::vector<CalibrationSamples> &samples) {
     this->samples = &samples;
@@ -66,9 +66,44 @@ public:
       return mlir::emitError(module.getLoc()) << "static quantization needs a model with "
                                    "one entry function";
     fn = tessel_artifact_function_at(artifact, 0);
+    return check(module);
+  }
+
+  size_t count() const { return k; }
+  size_t numOutputs() const { return tessel_function_num_outputs(fn); }
+
+  /// Runs sample `index`; `outputs` receives the results (owned).
+  LogicalResult run(ModuleOp module, size_t index,
+                    std::vector<tessel_tensor_t *> &outputs) {
+    std::vector<tessel_tensor_t *> inputs;
+    auto freeInputs = llvm::make_scope_exit([&] {
+      for (tessel_tensor_t *t : inputs)
+        tessel_tensor_free(t);
+    });
+    for (const CalibrationSamples &s : *samples) {
+      size_t bytes = s.data.size() / s.dims[0];
+      tessel_tensor_t *view = nullptr;
+      if (tessel_status_t *st = tessel_tensor_wrap(
+              tessel_dtype_from_name(s.dtype.c_str()), s.dims.size() - 1,
+              s.dims.data() + 1,
+              const_cast<char *>(s.data.data()) + index * bytes, bytes, &view))
+        return mlir::emitError(module.getLoc()) << "calibration sample " << index << " of '"
+                                  << s.source << "': " << takeMessage(st);
+      inputs.push_back(view);
+    }
+    outputs.assign(numOutputs(), nullptr);
+    tessel_invoke_options_t opts;
+    tessel_invoke_options_init(&opts);
+    opts.num_threads = std::max(1u, std::thread::hardware_concurrency());
+    if (tessel_status_t *st = tessel_function_invoke(
+            fn, inputs.data(), inputs.size(), outputs.data(), outputs.size(),
+            &opts))
+      return mlir::emitError(module.getLoc())
+             << "calibration sample " << index << ": " << takeMessage(st);
     return success();
   }
 
+private:
   /// Checks the samples against the entry's inputs; sets count().
   LogicalResult check(ModuleOp module) {
     size_t n = tessel_function_num_inputs(fn);
@@ -117,41 +152,6 @@ public:
     return success();
   }
 
-  size_t count() const { return k; }
-  size_t numOutputs() const { return tessel_function_num_outputs(fn); }
-
-  /// Runs sample `index`; `outputs` receives the results (owned).
-  LogicalResult run(ModuleOp module, size_t index,
-                    std::vector<tessel_tensor_t *> &outputs) {
-    std::vector<tessel_tensor_t *> inputs;
-    auto freeInputs = llvm::make_scope_exit([&] {
-      for (tessel_tensor_t *t : inputs)
-        tessel_tensor_free(t);
-    });
-    for (const CalibrationSamples &s : *samples) {
-      size_t bytes = s.data.size() / s.dims[0];
-      tessel_tensor_t *view = nullptr;
-      if (tessel_status_t *st = tessel_tensor_wrap(
-              tessel_dtype_from_name(s.dtype.c_str()), s.dims.size() - 1,
-              s.dims.data() + 1,
-              const_cast<char *>(s.data.data()) + index * bytes, bytes, &view))
-        return mlir::emitError(module.getLoc()) << "calibration sample " << index << " of '"
-                                  << s.source << "': " << takeMessage(st);
-      inputs.push_back(view);
-    }
-    outputs.assign(numOutputs(), nullptr);
-    tessel_invoke_options_t opts;
-    tessel_invoke_options_init(&opts);
-    opts.num_threads = std::max(1u, std::thread::hardware_concurrency());
-    if (tessel_status_t *st = tessel_function_invoke(
-            fn, inputs.data(), inputs.size(), outputs.data(), outputs.size(),
-            &opts))
-      return mlir::emitError(module.getLoc())
-             << "calibration sample " << index << ": " << takeMessage(st);
-    return success();
-  }
-
-private:
   tessel_artifact_t *artifact = nullptr;
   const tessel_function_t *fn = nullptr;
   const std::vector<CalibrationSamples> *samples = nullptr;
@@ -327,8 +327,7 @@ LogicalResult mlir::tessel::calibrateModule(ModuleOp module,
                                  floatPath, calTiming)))
     return failure();
   Runner floatRun;
-  if (failed(floatRun.load(module, floatPath, options.calibration)) ||
-      failed(floatRun.check(module)))
+  if (failed(floatRun.load(module, floatPath, options.calibration)))
     return failure();
   size_t numResults;
   SmallVector<TapIndex> taps =
@@ -394,8 +393,7 @@ LogicalResult mlir::tessel::calibrateModule(ModuleOp module,
                                  int8Path, calTiming)))
     return failure();
   Runner int8Run;
-  if (failed(int8Run.load(module, int8Path, options.calibration)) ||
-      failed(int8Run.check(module)))
+  if (failed(int8Run.load(module, int8Path, options.calibration)))
     return failure();
   std::vector<double> signal(sites.size(), 0.0), noise(sites.size(), 0.0);
   std::vector<tessel_tensor_t *> qouts;

@@ -11,6 +11,7 @@
 #include "QuantParams.h"
 
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Dialect/Tessel/Utils/ConstantData.h"
 
 #include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
@@ -48,26 +49,7 @@ std::optional<std::vector<float>> mlir::tessel::constantValues(Value v) {
   if (!in)
     return std::nullopt;
   auto inTy = cast<RankedTensorType>(t.getInput1().getType());
-  ArrayRef<int64_t> inShape = inTy.getShape(), outShape = ty.getShape();
-  ArrayRef<int32_t> perms = t.getPerms();
-  int64_t rank = inShape.size();
-  SmallVector<int64_t> inStrides(rank, 1);
-  for (int64_t d = rank - 2; d >= 0; --d)
-    inStrides[d] = inStrides[d + 1] * inShape[d + 1];
-  std::vector<float> out(ty.getNumElements());
-  SmallVector<int64_t> idx(rank, 0); // output index
-  for (int64_t i = 0, e = out.size(); i < e; ++i) {
-    int64_t src = 0;
-    for (int64_t d = 0; d < rank; ++d)
-      src += idx[d] * inStrides[perms[d]];
-    out[i] = (*in)[src];
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      if (++idx[d] < outShape[d])
-        break;
-      idx[d] = 0;
-    }
-  }
-  return out;
+  return transposeRowMajor<float>(*in, inTy.getShape(), t.getPerms());
 }
 
 std::vector<float> mlir::tessel::symmetricScales(ArrayRef<float> values,

@@ -251,8 +251,8 @@ private:
         return std::nullopt;
       perColumn = true;
     }
-    if (values->size() != (perColumn ? size_t(n) : size_t(1)) &&
-        !(values->size() == 1))
+    // One value for all columns (a splat), or one per column.
+    if (values->size() != 1 && (!perColumn || values->size() != size_t(n)))
       return std::nullopt;
     return Column{*values};
   }
@@ -325,17 +325,17 @@ private:
     v = clamps(v, columns, m.lo, m.hi);
     if (!(m.lo <= m.hi))
       return failure();
+    // The single-use chain sitofp ... v.
     SmallPtrSet<Operation *, 16> matched;
-    for (Operation *op = acc.getUsers().begin() != acc.getUsers().end()
-                             ? *acc.getUsers().begin()
-                             : nullptr;
-         op && op != v.getDefiningOp(); op = onlyUser(op->getResult(0)))
+    for (Operation *op = toF;; op = onlyUser(op->getResult(0))) {
       matched.insert(op);
-    matched.insert(v.getDefiningOp());
+      if (op == v.getDefiningOp())
+        break;
+    }
     if (onlyUser(v) == yield) {
       if (!outElem.isF32())
         return failure();
-      return success(allAccounted(body, matched, {}));
+      return success(allAccounted(body, matched));
     }
     // / out_scale, roundeven, + zero point, saturate, to 8 bits
     auto div = dyn_cast_or_null<arith::DivFOp>(onlyUser(v));
@@ -435,13 +435,11 @@ private:
     return true;
   }
 
-  /// Every non-constant op of the body is in `matched` or `tail`.
+  /// Every non-constant op of the body is in `matched`.
   static bool allAccounted(Block &body,
-                           const SmallPtrSetImpl<Operation *> &matched,
-                           ArrayRef<Operation *> tail) {
+                           const SmallPtrSetImpl<Operation *> &matched) {
     for (Operation &op : body.without_terminator())
-      if (!matched.contains(&op) && !llvm::is_contained(tail, &op) &&
-          !matchPattern(&op, m_Constant()))
+      if (!matched.contains(&op) && !matchPattern(&op, m_Constant()))
         return false;
     return true;
   }

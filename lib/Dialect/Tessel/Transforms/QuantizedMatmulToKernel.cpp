@@ -12,6 +12,7 @@
 #include "QuantizedMatmulToKernel.h"
 
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Dialect/Tessel/Utils/ConstantData.h"
 #include "tessel/Kernels/tessel_kernels.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -94,37 +95,18 @@ packConstantWeights(PatternRewriter &rewriter, Location loc, int64_t batches,
 /// readable, seen through reshapes and transposes (tosa-to-linalg's form of
 /// a 1x1 convolution's weights as a matmul operand, which canonicalization
 /// folds only after the kernel patterns have run).
-std::optional<SmallVector<int8_t>> constantInt8Values(Value v) {
+std::optional<std::vector<int8_t>> constantInt8Values(Value v) {
   if (auto e = v.getDefiningOp<tensor::ExpandShapeOp>())
     return constantInt8Values(e.getSrc());
   if (auto c = v.getDefiningOp<tensor::CollapseShapeOp>())
     return constantInt8Values(c.getSrc());
   if (auto t = v.getDefiningOp<linalg::TransposeOp>()) {
     auto inTy = dyn_cast<RankedTensorType>(t.getInput().getType());
-    std::optional<SmallVector<int8_t>> in = constantInt8Values(t.getInput());
+    std::optional<std::vector<int8_t>> in = constantInt8Values(t.getInput());
     if (!in || !inTy || !inTy.hasStaticShape())
       return std::nullopt;
-    ArrayRef<int64_t> shape = inTy.getShape();
-    ArrayRef<int64_t> perm = t.getPermutation();
-    const int64_t rank = shape.size();
-    SmallVector<int64_t> inStride(rank, 1);
-    for (int64_t d = rank - 2; d >= 0; --d)
-      inStride[d] = inStride[d + 1] * shape[d + 1];
-    // out[o] = in[i] with i[perm[d]] = o[d]: walk out in row-major order.
-    SmallVector<int8_t> out(in->size());
-    SmallVector<int64_t> idx(rank, 0);
-    for (size_t o = 0; o < out.size(); ++o) {
-      int64_t at = 0;
-      for (int64_t d = 0; d < rank; ++d)
-        at += idx[d] * inStride[perm[d]];
-      out[o] = (*in)[at];
-      for (int64_t d = rank - 1; d >= 0; --d) {
-        if (++idx[d] < shape[perm[d]])
-          break;
-        idx[d] = 0;
-      }
-    }
-    return out;
+    return transposeRowMajor<int8_t>(*in, inTy.getShape(),
+                                     t.getPermutation());
   }
   Attribute attr;
   if (!matchPattern(v, m_Constant(&attr)))
@@ -132,7 +114,7 @@ std::optional<SmallVector<int8_t>> constantInt8Values(Value v) {
   if (auto dense = dyn_cast<DenseIntElementsAttr>(attr)) {
     if (!dense.getElementType().isInteger(8))
       return std::nullopt;
-    SmallVector<int8_t> values;
+    std::vector<int8_t> values;
     values.reserve(dense.getNumElements());
     for (const APInt &x : dense.getValues<APInt>())
       values.push_back(int8_t(x.getSExtValue()));
@@ -140,7 +122,7 @@ std::optional<SmallVector<int8_t>> constantInt8Values(Value v) {
   }
   if (auto res = dyn_cast<DenseI8ResourceElementsAttr>(attr))
     if (std::optional<ArrayRef<int8_t>> data = res.tryGetAsArrayRef())
-      return SmallVector<int8_t>(data->begin(), data->end());
+      return std::vector<int8_t>(data->begin(), data->end());
   return std::nullopt;
 }
 
@@ -192,7 +174,7 @@ struct QuantizedMatmulToKernel : OpRewritePattern<OpT> {
     bool accumulate;
     init = kernelInit(init, accumulate);
 
-    std::optional<SmallVector<int8_t>> weights = constantInt8Values(b);
+    std::optional<std::vector<int8_t>> weights = constantInt8Values(b);
     if (!weights) {
       // A run-time B (attention's K^T and V in a QDQ model) is packed at
       // run time by the same layout as a linalg.pack (P x G x NR x 4 per
@@ -213,7 +195,7 @@ struct QuantizedMatmulToKernel : OpRewritePattern<OpT> {
     }
     auto bTy = cast<RankedTensorType>(b.getType());
     const int64_t k = bTy.getDimSize(1), n = bTy.getDimSize(2);
-    const SmallVector<int8_t> &w = *weights;
+    const std::vector<int8_t> &w = *weights;
     auto [packed, sums] = packConstantWeights(
         rewriter, loc, bTy.getDimSize(0), k, n, nr,
         [&](int64_t bi, int64_t kk, int64_t nn) {
@@ -247,7 +229,7 @@ struct QuantizedConvToKernel : OpRewritePattern<OpT> {
     int64_t za, zb;
     if (failed(zeroPoints(op, za, zb)))
       return rewriter.notifyMatchFailure(op, "run-time zero points");
-    std::optional<SmallVector<int8_t>> filter = constantInt8Values(f);
+    std::optional<std::vector<int8_t>> filter = constantInt8Values(f);
     if (!filter)
       return rewriter.notifyMatchFailure(op, "run-time filter");
     SmallVector<int64_t> strides(op.getStrides().template getValues<int64_t>());
@@ -294,7 +276,7 @@ struct QuantizedConvToKernel : OpRewritePattern<OpT> {
           ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3, 4, 5}});
     }
     // B[k][f] = filter[f][k], k = (kh*KW + kw)*C + c: the window's order.
-    const SmallVector<int8_t> &w = *filter;
+    const std::vector<int8_t> &w = *filter;
     auto [packed, sums] = packConstantWeights(
         rewriter, loc, 1, k, fo, nr,
         [&](int64_t, int64_t kk, int64_t ff) { return w[ff * k + kk]; });
