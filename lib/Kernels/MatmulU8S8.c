@@ -21,13 +21,12 @@
  * K < 2^31), far beyond any layer.
  *
  * tessel_kernel_matmul_u8s8_requant runs the same tiles and, instead of
- * storing int32, finishes each tile while it is in registers/L1: the
+ * storing int32, finishes each tile while it is in L1 (Requantize.h): the
  * dequantize (scale, bias), clamp and requantize of a QDQ model's
  * activation, then an optional 256-entry table for what follows the
- * quantization. Each step is one f32 operation in the order of the arith
- * ops it replaces, never a fused multiply-add (hence `fp contract(off)`),
- * so the bytes are those the unfused code computes.
+ * quantization.
  */
+#include "Requantize.h"
 #include "ThreadPool.h"
 #include "tessel/Kernels/tessel_kernels.h"
 
@@ -63,60 +62,6 @@ typedef struct {
   int accumulate;
   const struct epilogue *ep; /* NULL: int32 output */
 } job_t;
-
-/* The requantizing epilogue (tessel_kernel_matmul_u8s8_requant). */
-struct epilogue {
-  const float *scale, *bias;
-  float lo, hi, out_scale, out_zp, qmin, qmax;
-  const void *table;
-  int quantize, out_f32;
-  int dequantize, dq_signed; /* f32 out = (v - dq_zp) * dq_scale */
-  float dq_scale, dq_zp, dq_lo, dq_hi;
-};
-
-/* y, clamped, as the arith ops do it: minimumf then maximumf (a NaN stays
- * NaN). */
-static inline float clampf(float y, float lo, float hi) {
-  y = y > hi ? hi : y;
-  return y < lo ? lo : y;
-}
-
-/* The 8-bit pattern of the quantized y (NaN: 0, what x86's conversion of
- * NaN to int32 truncates to). */
-static inline uint8_t quantize_scalar(const struct epilogue *e, float y) {
-  float q = __builtin_roundevenf(y / e->out_scale) + e->out_zp;
-  q = clampf(q, e->qmin, e->qmax);
-  return q == q ? (uint8_t)(int32_t)q : 0;
-}
-
-/* Columns [n0, n0 + width) of one output row from its int32 values. */
-static void finish_row_portable(const struct epilogue *e, const int32_t *v,
-                                int64_t n0, int64_t width, char *out,
-                                int64_t out_sn) {
-  for (int64_t n = 0; n < width; ++n) {
-    float y = (float)v[n] * e->scale[n0 + n];
-    if (e->bias)
-      y = y + e->bias[n0 + n];
-    y = clampf(y, e->lo, e->hi);
-    if (!e->quantize) {
-      ((float *)out)[n * out_sn] = y;
-      continue;
-    }
-    uint8_t q = quantize_scalar(e, y);
-    if (e->dequantize) {
-      if (e->table)
-        q = ((const uint8_t *)e->table)[q];
-      float f = e->dq_signed ? (float)(int8_t)q : (float)q;
-      f = f - e->dq_zp;
-      f = f * e->dq_scale;
-      ((float *)out)[n * out_sn] = clampf(f, e->dq_lo, e->dq_hi);
-    } else if (e->out_f32)
-      ((float *)out)[n * out_sn] = ((const float *)e->table)[q];
-    else
-      ((uint8_t *)out)[n * out_sn] =
-          e->table ? ((const uint8_t *)e->table)[q] : q;
-  }
-}
 
 /* 4 bytes of row `a` from k = 4 * g: the last group is zero-padded (the
  * packed weights are zero there too, so the pad adds nothing). */
@@ -210,123 +155,6 @@ TK_VNNI_TARGET static void tile_vnni(int mr, const uint8_t *const *arow,
   }
 }
 
-static int has_vnni(void) {
-  static int cached = -1;
-  int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
-  if (v < 0) {
-    /* TESSEL_KERNELS_NO_VNNI=1 takes the portable path (its tests, and
-     * comparisons) on a CPU that has VNNI. */
-    const char *off = getenv("TESSEL_KERNELS_NO_VNNI");
-    __builtin_cpu_init();
-    v = !(off && *off && *off != '0') &&
-        __builtin_cpu_supports("avx512vnni") &&
-        __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vl");
-    __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
-  }
-  return v;
-}
-
-/* The epilogue on 16 columns at a time, output columns contiguous. The
- * table of an 8-bit output is four zmm of 64 entries: with AVX-512 VBMI,
- * two vpermi2b pick from the low and high 128 and bit 7 blends them;
- * without, it is read per byte. */
-#define TK_FINISH_ROW_BODY(LUT8)                                               \
-  const __m512 lo = _mm512_set1_ps(e->lo), hi = _mm512_set1_ps(e->hi);         \
-  const __m512 s = _mm512_set1_ps(e->out_scale), zp = _mm512_set1_ps(e->out_zp); \
-  const __m512 qlo = _mm512_set1_ps(e->qmin), qhi = _mm512_set1_ps(e->qmax);   \
-  const __m512 dqs = _mm512_set1_ps(e->dq_scale);                              \
-  const __m512 dqz = _mm512_set1_ps(e->dq_zp);                                 \
-  const __m512 dql = _mm512_set1_ps(e->dq_lo), dqh = _mm512_set1_ps(e->dq_hi); \
-  const uint8_t *t8 = (const uint8_t *)e->table;                               \
-  __m512i t0 = _mm512_setzero_si512(), t1 = t0, t2 = t0, t3 = t0;              \
-  if (t8 && (!e->out_f32 || e->dequantize)) {                                 \
-    t0 = _mm512_loadu_si512(t8);                                               \
-    t1 = _mm512_loadu_si512(t8 + 64);                                          \
-    t2 = _mm512_loadu_si512(t8 + 128);                                         \
-    t3 = _mm512_loadu_si512(t8 + 192);                                         \
-  }                                                                            \
-  (void)t0; (void)t1; (void)t2; (void)t3;                                      \
-  for (int64_t n = 0; n < width; n += 16) {                                    \
-    const int64_t rem = width - n;                                             \
-    const __mmask16 m = rem >= 16 ? (__mmask16)0xFFFF                          \
-                                  : (__mmask16)((1u << rem) - 1);              \
-    const __m512 sc = _mm512_maskz_loadu_ps(m, e->scale + n0 + n);             \
-    const __m512 bi = e->bias ? _mm512_maskz_loadu_ps(m, e->bias + n0 + n)     \
-                              : _mm512_setzero_ps();                           \
-    /* rows inner: mr independent chains in flight */                          \
-    for (int r = 0; r < mr; ++r) {                                             \
-    const int32_t *v = acc[r];                                                 \
-    char *out = out0 + r * out_rs;                                             \
-    __m512 y = _mm512_cvtepi32_ps(_mm512_maskz_loadu_epi32(m, v + n));         \
-    y = _mm512_mul_ps(y, sc);                                                  \
-    if (e->bias)                                                               \
-      y = _mm512_add_ps(y, bi);                                                \
-    /* min(a, b) is a < b ? a : b: a NaN y passes, as in clampf */             \
-    y = _mm512_max_ps(lo, _mm512_min_ps(hi, y));                               \
-    if (!e->quantize) {                                                        \
-      _mm512_mask_storeu_ps((float *)out + n, m, y);                           \
-      continue;                                                                \
-    }                                                                          \
-    __m512 q = _mm512_div_ps(y, s);                                            \
-    q = _mm512_roundscale_ps(q, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); \
-    q = _mm512_add_ps(q, zp);                                                  \
-    q = _mm512_max_ps(qlo, _mm512_min_ps(qhi, q));                             \
-    const __m512i qi = _mm512_cvttps_epi32(q);                                 \
-    if (e->out_f32 && !e->dequantize) {                                        \
-      const __m512i idx = _mm512_and_si512(qi, _mm512_set1_epi32(0xFF));       \
-      _mm512_mask_storeu_ps(                                                   \
-          (float *)out + n, m,                                                 \
-          _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, idx,                \
-                                   (const float *)e->table, 4));               \
-      continue;                                                                \
-    }                                                                          \
-    __m128i b = _mm512_cvtepi32_epi8(qi);                                      \
-    if (t8) {                                                                  \
-      LUT8;                                                                    \
-    }                                                                          \
-    if (e->dequantize) {                                                       \
-      const __m512i vi = e->dq_signed ? _mm512_cvtepi8_epi32(b)                \
-                                      : _mm512_cvtepu8_epi32(b);               \
-      __m512 f = _mm512_sub_ps(_mm512_cvtepi32_ps(vi), dqz);                   \
-      f = _mm512_mul_ps(f, dqs);                                               \
-      f = _mm512_max_ps(dql, _mm512_min_ps(dqh, f));                           \
-      _mm512_mask_storeu_ps((float *)out + n, m, f);                           \
-      continue;                                                                \
-    }                                                                          \
-    _mm_mask_storeu_epi8((uint8_t *)out + n, m, b);                            \
-    }                                                                          \
-  }
-
-TK_VNNI_TARGET static void finish_tile_avx512(const struct epilogue *e,
-                                              int32_t acc[MR][NR], int mr,
-                                              int64_t n0, int64_t width,
-                                              char *out0, int64_t out_rs,
-                                              int64_t out_sn) {
-  (void)out_sn;
-  TK_FINISH_ROW_BODY({
-    uint8_t bytes[16];
-    _mm_storeu_si128((__m128i *)bytes, b);
-    for (int i = 0; i < 16; ++i)
-      bytes[i] = t8[bytes[i]];
-    b = _mm_loadu_si128((const __m128i *)bytes);
-  })
-}
-
-__attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx512vbmi")))
-static void finish_tile_vbmi(const struct epilogue *e, int32_t acc[MR][NR],
-                             int mr, int64_t n0, int64_t width, char *out0,
-                             int64_t out_rs, int64_t out_sn) {
-  (void)out_sn;
-  TK_FINISH_ROW_BODY({
-    const __m512i i = _mm512_castsi128_si512(b);
-    const __m512i low = _mm512_permutex2var_epi8(t0, i, t1);
-    const __m512i high = _mm512_permutex2var_epi8(t2, i, t3);
-    b = _mm512_castsi512_si128(
-        _mm512_mask_blend_epi8(_mm512_movepi8_mask(i), low, high));
-  })
-}
-
 /* AVX2 without VNNI: exact products by widening both operands to 16 bits
  * and `vpmaddwd` (vpmaddubsw would saturate: 255 * 127 * 2 > 32767). For 8
  * columns, the 32 packed bytes (8 columns x 4 k) widen to two vectors of 4
@@ -403,63 +231,16 @@ TK_AVX2_TARGET static void tile_avx2(int mr, const uint8_t *const *arow,
   }
 }
 
-static int has_avx2(void) {
-  static int cached = -1;
-  int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
-  if (v < 0) {
-    /* TESSEL_KERNELS_NO_AVX2=1 (with TESSEL_KERNELS_NO_VNNI=1) takes the
-     * portable path. */
-    const char *off = getenv("TESSEL_KERNELS_NO_AVX2");
-    __builtin_cpu_init();
-    v = !(off && *off && *off != '0') && __builtin_cpu_supports("avx2");
-    __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
-  }
-  return v;
-}
-
-static int has_vbmi(void) {
-  static int cached = -1;
-  int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
-  if (v < 0) {
-    __builtin_cpu_init();
-    v = __builtin_cpu_supports("avx512vbmi");
-    __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
-  }
-  return v;
-}
 #endif
-
-/* The epilogue of an mr-row tile: out0 is its first output element, out_rs
- * the bytes between rows, out_sn the elements between columns. */
-typedef void (*finish_fn)(const struct epilogue *, int32_t[MR][NR], int,
-                          int64_t, int64_t, char *, int64_t, int64_t);
-
-static void finish_tile_portable(const struct epilogue *e,
-                                 int32_t acc[MR][NR], int mr, int64_t n0,
-                                 int64_t width, char *out0, int64_t out_rs,
-                                 int64_t out_sn) {
-  for (int r = 0; r < mr; ++r)
-    finish_row_portable(e, acc[r], n0, width, out0 + r * out_rs, out_sn);
-}
-
-/* The vector epilogue needs contiguous output columns. */
-static finish_fn choose_finish(int64_t out_sn) {
-#ifdef TK_HAVE_VNNI_PATH
-  if (out_sn == 1 && has_vnni())
-    return has_vbmi() ? finish_tile_vbmi : finish_tile_avx512;
-#endif
-  (void)out_sn;
-  return finish_tile_portable;
-}
 
 typedef void (*tile_fn)(int, const uint8_t *const *, int64_t, uint32_t,
                         const int8_t *, int32_t[MR][NR]);
 
 static tile_fn choose_tile(void) {
 #ifdef TK_HAVE_VNNI_PATH
-  if (has_vnni())
+  if (tk_has_vnni())
     return tile_vnni;
-  if (has_avx2())
+  if (tk_has_avx2())
     return tile_avx2;
 #endif
   return tile_portable;
@@ -471,7 +252,7 @@ static void run_task(void *arg, int64_t task) {
   const int64_t mt = (task / j->npanels) % j->mtiles;
   const int64_t b = task / (j->npanels * j->mtiles);
   const tile_fn tile = choose_tile();
-  const finish_fn finish = j->ep ? choose_finish(j->c_sn) : NULL;
+  const tk_finish_fn finish = j->ep ? tk_choose_finish(j->c_sn) : NULL;
   const int8_t *panel = j->bp + b * j->bp_sb + p * ((j->K + KG - 1) / KG) * NR * KG;
   const int32_t *colsum =
       j->colsum ? j->colsum + b * j->colsum_sb + p * NR : NULL;
@@ -486,11 +267,21 @@ static void run_task(void *arg, int64_t task) {
     for (int r = 0; r < mr; ++r)
       arow[r] = j->a + b * j->a_sb + (m0 + r) * j->a_sm;
     tile(mr, arow, j->K, j->a_flip, panel, acc);
+    int32_t row_off[MR];
+    for (int r = 0; r < mr; ++r)
+      row_off[r] =
+          kzz - (j->b_zp ? j->b_zp * row_sum(arow[r], j->K, j->a_flip) : 0);
+    const int64_t at = b * j->c_sb + m0 * j->c_sm + n0 * j->c_sn;
+    if (j->ep) {
+      const int64_t bytes = tk_epilogue_out_bytes(j->ep);
+      finish(j->ep, acc, mr, row_off, colsum, j->a_zp, n0, width,
+             (char *)j->c + at * bytes, j->c_sm * bytes, j->c_sn);
+      continue;
+    }
     /* Zero-point corrections: simple loops over a local array, which the
      * compiler vectorizes (the colsum test hoisted out of them). */
     for (int r = 0; r < mr; ++r) {
-      const int32_t off =
-          kzz - (j->b_zp ? j->b_zp * row_sum(arow[r], j->K, j->a_flip) : 0);
+      const int32_t off = row_off[r];
       int32_t *v = acc[r];
       if (colsum)
         for (int64_t n = 0; n < width; ++n)
@@ -498,13 +289,6 @@ static void run_task(void *arg, int64_t task) {
       else if (off)
         for (int64_t n = 0; n < width; ++n)
           v[n] += off;
-    }
-    const int64_t at = b * j->c_sb + m0 * j->c_sm + n0 * j->c_sn;
-    if (j->ep) {
-      const int64_t bytes = j->ep->out_f32 || !j->ep->quantize ? 4 : 1;
-      finish(j->ep, acc, mr, n0, width, (char *)j->c + at * bytes,
-             j->c_sm * bytes, j->c_sn);
-      continue;
     }
     for (int r = 0; r < mr; ++r) {
       int32_t *crow = (int32_t *)j->c + at + r * j->c_sm;
@@ -592,23 +376,9 @@ void tessel_kernel_matmul_u8s8_requant(
     int64_t c_sn, const float *scale, const float *bias, float lo, float hi,
     float out_scale, float out_zp, float qmin, float qmax, const void *table,
     float dq_scale, float dq_zp, float dq_lo, float dq_hi, int32_t flags) {
-  const struct epilogue ep = {scale,
-                              bias,
-                              lo,
-                              hi,
-                              out_scale,
-                              out_zp,
-                              qmin,
-                              qmax,
-                              table,
-                              (flags & TESSEL_KERNEL_QUANTIZE) != 0,
-                              (flags & TESSEL_KERNEL_OUT_F32) != 0,
-                              (flags & TESSEL_KERNEL_DEQUANTIZE) != 0,
-                              (flags & TESSEL_KERNEL_DQ_SIGNED) != 0,
-                              dq_scale,
-                              dq_zp,
-                              dq_lo,
-                              dq_hi};
+  struct epilogue ep;
+  tk_epilogue_init(&ep, scale, bias, lo, hi, out_scale, out_zp, qmin, qmax,
+                   table, dq_scale, dq_zp, dq_lo, dq_hi, flags);
   matmul_u8s8(batch, M, N, K, a, a_sb, a_sm, a_zp, bp, bp_sb, b_colsum, b_zp,
               c, c_sb, c_sm, c_sn, flags & ~TESSEL_KERNEL_ACCUMULATE, &ep);
 }

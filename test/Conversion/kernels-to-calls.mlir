@@ -220,13 +220,14 @@ func.func @matmul_i8(%a: memref<1x5x70xi8>, %b: memref<1x18x64x4xi8>, %s: memref
 // tessel.packed_matmul_i8_requant: the matmul's arguments, C (8-bit, a void
 // pointer), scale, bias (none: a null pointer), clamp, out scale and zero point, the
 // quantized range, the table, the dequantization (scale 1, zero 0: none)
-// and flags (A_SIGNED | QUANTIZE = 12).
+// and flags (A_SIGNED | QUANTIZE | RECIPROCAL_FMA = 268: the division by
+// 0.05 is proven to equal the corrected reciprocal, QuantizeDivision.h).
 // CHECK-LABEL: func @matmul_i8_requant
 // CHECK-DAG: %[[LO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-DAG: %[[HI:.*]] = arith.constant 6.000000e+00 : f32
 // CHECK-DAG: %[[OS:.*]] = arith.constant 5.000000e-02 : f32
 // CHECK-DAG: %[[OZ:.*]] = arith.constant 1.200000e+01 : f32
-// CHECK-DAG: %[[FLAGS:.*]] = arith.constant 12 : i32
+// CHECK-DAG: %[[FLAGS:.*]] = arith.constant 268 : i32
 // CHECK: call @tessel_kernel_matmul_u8s8_requant({{.*}}, %[[LO]], %[[HI]], %[[OS]], %[[OZ]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[FLAGS]]) : (i64, i64, i64, i64, !llvm.ptr, i64, i64, i32, !llvm.ptr, i64, !llvm.ptr, i32, !llvm.ptr, i64, i64, i64, !llvm.ptr, !llvm.ptr, f32, f32, f32, f32, f32, f32, !llvm.ptr, f32, f32, f32, f32, i32) -> ()
 // CHECK-NOT: tessel.packed_matmul_i8_requant
 func.func @matmul_i8_requant(%a: memref<1x5x70xi8>, %b: memref<1x18x64x4xi8>, %s: memref<10xf32>, %t: memref<256xi8>, %c: memref<1x5x10xi8>) {
@@ -234,5 +235,40 @@ func.func @matmul_i8_requant(%a: memref<1x5x70xi8>, %b: memref<1x18x64x4xi8>, %s
       scale(%s : memref<10xf32>) table(%t : memref<256xi8>) outs(%c : memref<1x5x10xi8>)
       {a_zp = 3 : i32, b_zp = 0 : i32, a_signed, clamp_min = 0.0 : f32, clamp_max = 6.0 : f32,
        out_scale = 0.05 : f32, out_zp = 12.0 : f32}
+  return
+}
+
+// -----
+
+// Without a clamp, the reciprocal sequence gets one: two steps past where
+// the result saturates, (0 - 12 - 2) * 0.05 and (255 - 12 + 2) * 0.05, so
+// no infinite y reaches it.
+// CHECK-LABEL: func @matmul_i8_requant_narrowed
+// CHECK-DAG: %[[LO:.*]] = arith.constant -0.699999988 : f32
+// CHECK-DAG: %[[HI:.*]] = arith.constant 1.225000e+01 : f32
+// CHECK-DAG: %[[FLAGS:.*]] = arith.constant 268 : i32
+// CHECK: call @tessel_kernel_matmul_u8s8_requant({{.*}}, %[[LO]], %[[HI]], {{.*}}, %[[FLAGS]])
+func.func @matmul_i8_requant_narrowed(%a: memref<1x5x70xi8>, %b: memref<1x18x64x4xi8>, %s: memref<10xf32>, %c: memref<1x5x10xi8>) {
+  tessel.packed_matmul_i8_requant ins(%a, %b : memref<1x5x70xi8>, memref<1x18x64x4xi8>)
+      scale(%s : memref<10xf32>) outs(%c : memref<1x5x10xi8>)
+      {a_zp = 3 : i32, b_zp = 0 : i32, a_signed, clamp_min = 0xFF800000 : f32, clamp_max = 0x7F800000 : f32,
+       out_scale = 0.05 : f32, out_zp = 12.0 : f32}
+  return
+}
+
+// -----
+
+// A scale outside the proof's range keeps the division (flags 12) and the
+// clamp as it is.
+// CHECK-LABEL: func @matmul_i8_requant_divide
+// CHECK-DAG: %[[LO:.*]] = arith.constant 0xFF800000 : f32
+// CHECK-DAG: %[[HI:.*]] = arith.constant 0x7F800000 : f32
+// CHECK-DAG: %[[FLAGS:.*]] = arith.constant 12 : i32
+// CHECK: call @tessel_kernel_matmul_u8s8_requant({{.*}}, %[[LO]], %[[HI]], {{.*}}, %[[FLAGS]])
+func.func @matmul_i8_requant_divide(%a: memref<1x5x70xi8>, %b: memref<1x18x64x4xi8>, %s: memref<10xf32>, %c: memref<1x5x10xi8>) {
+  tessel.packed_matmul_i8_requant ins(%a, %b : memref<1x5x70xi8>, memref<1x18x64x4xi8>)
+      scale(%s : memref<10xf32>) outs(%c : memref<1x5x10xi8>)
+      {a_zp = 3 : i32, b_zp = 0 : i32, a_signed, clamp_min = 0xFF800000 : f32, clamp_max = 0x7F800000 : f32,
+       out_scale = 1.0e-25 : f32, out_zp = 12.0 : f32}
   return
 }

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "tessel/Kernels/tessel_kernels.h"
 #include "tessel/Runtime/tessel_abi.h"
+#include "tessel/Support/QuantizeDivision.h"
 
 #include <gtest/gtest.h>
 
@@ -716,6 +717,75 @@ TEST(MatmulI8RequantKernel, ClampsRangesBiasStridesThreads) {
   checkRequant({30, 70, 20, RqOut::DequantClamped, true, -inf, inf, 0.0f, 255.0f, 3, 1});
   checkRequant({30, 70, 20, RqOut::DequantTable, true, 0.0f, 6.0f, 0.0f, 255.0f, 1, 1});
   checkRequant({30, 70, 20, RqOut::DequantTable, true, 0.0f, 6.0f, 0.0f, 255.0f, 2, 1});
+}
+
+// The division by out_scale replaced by the reciprocal sequences the
+// compiler proves (QuantizeDivision.h): columns whose y (= bias, the
+// products being 0) sit on and next to every rounding boundary, and the
+// special values, give the division's bytes with the plan's flags and
+// clamp. Forcing the plain reciprocal where it was not proven gives some
+// other byte, so these y do tell the sequences apart.
+std::vector<uint8_t> requantBiasOnly(const std::vector<float> &ys, float s,
+                                     float zp, float lo, float hi,
+                                     int32_t flags) {
+  const int64_t M = 7, N = int64_t(ys.size()), K = 5;
+  const int32_t aZp = 9;
+  std::vector<uint8_t> a(M * K, uint8_t(aZp)); // every product is 0
+  std::vector<int8_t> b(K * N);
+  for (size_t i = 0; i < b.size(); ++i)
+    b[i] = int8_t(i * 29 % 251 - 125);
+  std::vector<int8_t> packed = packI8(b, K, N);
+  std::vector<float> scale(N, 0.75f);
+  std::vector<uint8_t> c(M * N);
+  tessel_kernel_matmul_u8s8_requant(
+      1, M, N, K, a.data(), 0, K, aZp, packed.data(), 0, nullptr, 0, c.data(),
+      0, N, 1, scale.data(), ys.data(), lo, hi, s, zp, 0.0f, 255.0f, nullptr,
+      1.0f, 0.0f, -kInf, kInf, TESSEL_KERNEL_QUANTIZE | flags);
+  for (int64_t m = 1; m < M; ++m) // rows agree: one per column is enough
+    EXPECT_EQ(std::memcmp(&c[m * N], &c[0], N), 0);
+  c.resize(N);
+  return c;
+}
+
+TEST(MatmulI8RequantKernel, ProvenReciprocalMatchesDivision) {
+  using namespace mlir::tessel;
+  std::mt19937 gen(5);
+  std::uniform_real_distribution<float> logScale(-12.0f, 3.0f);
+  int planned = 0, divergent = 0;
+  for (int i = 0; i < 40; ++i) {
+    const float s = std::exp2(logScale(gen)), zp = float(gen() % 256);
+    const float lo = i % 3 == 0 ? 0.0f : -kInf, hi = i % 3 == 0 ? 6.0f : kInf;
+    SCOPED_TRACE(testing::Message() << "s " << s << " zp " << zp);
+    std::vector<float> ys = {-kInf, kInf, NAN, 0.0f, -0.0f, 1e30f, -1e30f,
+                             std::numeric_limits<float>::max()};
+    for (int k = -300; k < 300; ++k) {
+      float y = (float(k) + 0.5f) * s;
+      for (int j = 0; j < 4; ++j)
+        y = std::nextafter(y, -kInf);
+      for (int j = 0; j < 9; ++j, y = std::nextafter(y, kInf))
+        ys.push_back(y);
+    }
+    const QuantizeDivisionPlan plan =
+        planQuantizeDivision(s, zp, 0.0f, 255.0f, lo, hi);
+    const int32_t flags =
+        plan.division == QuantizeDivision::Reciprocal ? TESSEL_KERNEL_RECIPROCAL
+        : plan.division == QuantizeDivision::CorrectedReciprocal
+            ? TESSEL_KERNEL_RECIPROCAL_FMA
+            : 0;
+    planned += flags != 0;
+    const std::vector<uint8_t> want = requantBiasOnly(ys, s, zp, lo, hi, 0);
+    ASSERT_EQ(requantBiasOnly(ys, s, zp, plan.lo, plan.hi, flags), want);
+    // The reference itself: the bytes of the division, computed here.
+    for (size_t n = 0; n < ys.size(); ++n) {
+      float y = clampRef(ys[n], lo, hi);
+      float q = clampRef(std::nearbyint(y / s) + zp, 0.0f, 255.0f);
+      ASSERT_EQ(int(want[n]), q == q ? int(int32_t(q)) : 0) << ys[n];
+    }
+    divergent += requantBiasOnly(ys, s, zp, plan.lo, plan.hi,
+                                 TESSEL_KERNEL_RECIPROCAL) != want;
+  }
+  EXPECT_EQ(planned, 40);
+  EXPECT_GT(divergent, 10);
 }
 
 } // namespace

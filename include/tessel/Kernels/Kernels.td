@@ -59,6 +59,16 @@ def : KernelConstant<"DEQUANTIZE", 32,
   "flags (int8 matmul epilogue): f32 output (v - dq_zp) * dq_scale">;
 def : KernelConstant<"DQ_SIGNED", 64,
   "flags (int8 matmul epilogue): the dequantized 8-bit value is signed">;
+def : KernelConstant<"RECIPROCAL", 128, [{
+  flags (int8 matmul epilogue): y / out_scale may be computed as
+  y * (1 / out_scale): the compiler proved it gives the same quantized
+  value for every y, with the clamp it passes (QuantizeDivision.h)
+}]>;
+def : KernelConstant<"RECIPROCAL_FMA", 256, [{
+  flags (int8 matmul epilogue): y / out_scale may be computed as
+  q = y * (1 / out_scale) corrected by fma(fma(-q, out_scale, y), 1 /
+  out_scale, q), proven as for TESSEL_KERNEL_RECIPROCAL
+}]>;
 def : KernelConstant<"KGROUP_I8", 4, [{
   Consecutive k values per column in packed int8 weights: what one int32
   lane of `vpdpbusd` sums (u8 x s8, 4 at a time).
@@ -341,6 +351,9 @@ def MatmulU8S8Requant : Kernel<"matmul_u8s8_requant"> {
     w = table ? table[v] : v (a table of 256 bytes), read signed with
     TESSEL_KERNEL_DQ_SIGNED, else unsigned. One f32 operation per step,
     no fused multiply-add: bit-exact with the elementwise code it replaces.
+    The division by out_scale is one, unless TESSEL_KERNEL_RECIPROCAL or
+    TESSEL_KERNEL_RECIPROCAL_FMA says a cheaper sequence was proven to give
+    its result (then lo and hi are the proof's narrowed clamp).
     a, B, b_colsum and the zero points as in matmul_u8s8_i32. bias may be
     NULL; lo/hi are -inf/+inf for no clamp.
   }];
@@ -357,6 +370,22 @@ def MatmulU8S8Requant : Kernel<"matmul_u8s8_requant"> {
     Value table = $_op.getTable() ? denseOperand(cb.b, $_op, $_op.getTable())
                                   : Value();
     bool quantize = $_op.getOutScale().has_value();
+    float lo = $_op.getClampMin().convertToFloat();
+    float hi = $_op.getClampMax().convertToFloat();
+    int32_t division = 0;
+    if (quantize) {
+      QuantizeDivisionPlan plan = planQuantizeDivision(
+          $_op.getOutScale()->convertToFloat(),
+          $_op.getOutZp().convertToFloat(), $_op.getQmin().convertToFloat(),
+          $_op.getQmax().convertToFloat(), lo, hi);
+      lo = plan.lo;
+      hi = plan.hi;
+      division =
+          plan.division == QuantizeDivision::Reciprocal ? TESSEL_KERNEL_RECIPROCAL
+          : plan.division == QuantizeDivision::CorrectedReciprocal
+              ? TESSEL_KERNEL_RECIPROCAL_FMA
+              : 0;
+    }
     bool outF32 = cast<ShapedType>($_op.getInit().getType())
                       .getElementType().isF32();
   }];
@@ -372,8 +401,8 @@ def MatmulU8S8Requant : Kernel<"matmul_u8s8_requant"> {
     StridedArg<"void", "$_op.getInit()", ["sb", "sm", "sn"]>:$c,
     PtrArg<"const float", "scale">:$scale,
     OptPtrArg<"const float", "bias">:$bias,
-    F32Arg<"$_op.getClampMin().convertToFloat()">:$lo,
-    F32Arg<"$_op.getClampMax().convertToFloat()">:$hi,
+    F32Arg<"lo">:$lo,
+    F32Arg<"hi">:$hi,
     F32Arg<"quantize ? $_op.getOutScale()->convertToFloat() : 1.0f">:$out_scale,
     F32Arg<"$_op.getOutZp().convertToFloat()">:$out_zp,
     F32Arg<"$_op.getQmin().convertToFloat()">:$qmin,
@@ -388,7 +417,8 @@ def MatmulU8S8Requant : Kernel<"matmul_u8s8_requant"> {
            "(quantize ? TESSEL_KERNEL_QUANTIZE : 0) | "
            "(outF32 ? TESSEL_KERNEL_OUT_F32 : 0) | "
            "($_op.getDequantScale() ? TESSEL_KERNEL_DEQUANTIZE : 0) | "
-           "($_op.getDequantSigned() ? TESSEL_KERNEL_DQ_SIGNED : 0)">:$flags);
+           "($_op.getDequantSigned() ? TESSEL_KERNEL_DQ_SIGNED : 0) | "
+           "division">:$flags);
 }
 
 #endif // TESSEL_KERNELS_TD

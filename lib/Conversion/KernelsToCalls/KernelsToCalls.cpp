@@ -11,6 +11,7 @@
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Kernels/tessel_kernels.h"
+#include "tessel/Support/QuantizeDivision.h"
 
 #include "mlir/IR/SymbolTable.h"
 

@@ -1,0 +1,353 @@
+/* Requantize.c - the int8 kernels' requantizing epilogue (Requantize.h).
+ *
+ * Each step is one f32 operation in the order of the arith ops it
+ * replaces, never a fused multiply-add unless the compiler proved the
+ * sequence exact (TESSEL_KERNEL_RECIPROCAL_FMA), hence `fp contract(off)`. */
+#include "Requantize.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#pragma clang fp contract(off)
+
+#if defined(__x86_64__) && !defined(TESSEL_KERNELS_NO_ASM)
+#include <immintrin.h>
+#define TK_HAVE_VNNI_PATH 1
+#define TK_VNNI_TARGET                                                         \
+  __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
+#endif
+
+#define MR TK_RQ_MR
+#define NR TK_RQ_NR
+
+
+/* y, clamped, as the arith ops do it: minimumf then maximumf (a NaN stays
+ * NaN). */
+static inline float clampf(float y, float lo, float hi) {
+  y = y > hi ? hi : y;
+  return y < lo ? lo : y;
+}
+
+/* The 8-bit pattern of the quantized y (NaN: 0, what x86's conversion of
+ * NaN to int32 truncates to). */
+static inline uint8_t quantize_scalar(const struct epilogue *e, float y) {
+  float q;
+  if (e->division == 1) {
+    q = y * e->recip;
+  } else if (e->division == 2) {
+    const float q1 = y * e->recip;
+    const float r = __builtin_fmaf(-q1, e->out_scale, y);
+    q = __builtin_fmaf(r, e->recip, q1);
+  } else {
+    q = y / e->out_scale;
+  }
+  q = __builtin_roundevenf(q) + e->out_zp;
+  q = clampf(q, e->qmin, e->qmax);
+  return q == q ? (uint8_t)(int32_t)q : 0;
+}
+
+/* Columns [n0, n0 + width) of one output row from its int32 values. */
+static void finish_row_portable(const struct epilogue *e, const int32_t *v,
+                                int32_t row_off, const int32_t *colsum,
+                                int32_t a_zp, int64_t n0, int64_t width,
+                                char *out, int64_t out_sn) {
+  for (int64_t n = 0; n < width; ++n) {
+    const int32_t x = v[n] + row_off - (colsum ? a_zp * colsum[n] : 0);
+    float y = (float)x * e->scale[n0 + n];
+    if (e->bias)
+      y = y + e->bias[n0 + n];
+    y = clampf(y, e->lo, e->hi);
+    if (!e->quantize) {
+      ((float *)out)[n * out_sn] = y;
+      continue;
+    }
+    uint8_t q = quantize_scalar(e, y);
+    if (e->dequantize) {
+      if (e->table)
+        q = ((const uint8_t *)e->table)[q];
+      float f = e->dq_signed ? (float)(int8_t)q : (float)q;
+      f = f - e->dq_zp;
+      f = f * e->dq_scale;
+      ((float *)out)[n * out_sn] = clampf(f, e->dq_lo, e->dq_hi);
+    } else if (e->out_f32)
+      ((float *)out)[n * out_sn] = ((const float *)e->table)[q];
+    else
+      ((uint8_t *)out)[n * out_sn] =
+          e->table ? ((const uint8_t *)e->table)[q] : q;
+  }
+}
+
+
+
+void tk_epilogue_init(struct epilogue *e, const float *scale,
+                      const float *bias, float lo, float hi, float out_scale,
+                      float out_zp, float qmin, float qmax, const void *table,
+                      float dq_scale, float dq_zp, float dq_lo, float dq_hi,
+                      int32_t flags) {
+  memset(e, 0, sizeof *e);
+  e->scale = scale;
+  e->bias = bias;
+  e->lo = lo;
+  e->hi = hi;
+  e->out_scale = out_scale;
+  e->out_zp = out_zp;
+  e->qmin = qmin;
+  e->qmax = qmax;
+  e->table = table;
+  e->quantize = (flags & TESSEL_KERNEL_QUANTIZE) != 0;
+  e->out_f32 = (flags & TESSEL_KERNEL_OUT_F32) != 0;
+  e->dequantize = (flags & TESSEL_KERNEL_DEQUANTIZE) != 0;
+  e->dq_signed = (flags & TESSEL_KERNEL_DQ_SIGNED) != 0;
+  e->dq_scale = dq_scale;
+  e->dq_zp = dq_zp;
+  e->dq_lo = dq_lo;
+  e->dq_hi = dq_hi;
+  e->division = (flags & TESSEL_KERNEL_RECIPROCAL_FMA) ? 2
+                : (flags & TESSEL_KERNEL_RECIPROCAL)   ? 1
+                                                       : 0;
+  e->recip = 1.0f / out_scale;
+}
+
+int64_t tk_epilogue_out_bytes(const struct epilogue *e) {
+  return e->out_f32 || !e->quantize ? 4 : 1;
+}
+
+#ifdef TK_HAVE_VNNI_PATH
+int tk_has_vnni(void) {
+  static int cached = -1;
+  int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+  if (v < 0) {
+    /* TESSEL_KERNELS_NO_VNNI=1 takes the portable path (its tests, and
+     * comparisons) on a CPU that has VNNI. */
+    const char *off = getenv("TESSEL_KERNELS_NO_VNNI");
+    __builtin_cpu_init();
+    v = !(off && *off && *off != '0') &&
+        __builtin_cpu_supports("avx512vnni") &&
+        __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512vl");
+    __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+  }
+  return v;
+}
+
+
+int tk_has_avx2(void) {
+  static int cached = -1;
+  int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+  if (v < 0) {
+    /* TESSEL_KERNELS_NO_AVX2=1 (with TESSEL_KERNELS_NO_VNNI=1) takes the
+     * portable path. */
+    const char *off = getenv("TESSEL_KERNELS_NO_AVX2");
+    __builtin_cpu_init();
+    v = !(off && *off && *off != '0') && __builtin_cpu_supports("avx2");
+    __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+  }
+  return v;
+}
+
+int tk_has_vbmi(void) {
+  static int cached = -1;
+  int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+  if (v < 0) {
+    __builtin_cpu_init();
+    v = __builtin_cpu_supports("avx512vbmi");
+    __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+  }
+  return v;
+}
+
+#else
+int tk_has_vnni(void) { return 0; }
+int tk_has_avx2(void) { return 0; }
+int tk_has_vbmi(void) { return 0; }
+#endif
+
+#ifdef TK_HAVE_VNNI_PATH
+/* The epilogue on 16 columns at a time, output columns contiguous. The
+ * table of an 8-bit output is four zmm of 64 entries: with AVX-512 VBMI,
+ * two vpermi2b pick from the low and high 128 and bit 7 blends them;
+ * without, it is read per byte.
+ *
+ * The body is instantiated per output kind and division sequence (the
+ * constants `kind` and `division`, folded after inlining), and every field
+ * of the epilogue is read into a local first: the stores through `out`
+ * may alias it, which otherwise reloads and re-tests each field per
+ * vector. */
+enum { TK_OUT_F32, TK_OUT_Q8, TK_OUT_F32_TABLE, TK_OUT_DEQUANT };
+
+static int finish_kind(const struct epilogue *e) {
+  if (!e->quantize)
+    return TK_OUT_F32;
+  if (e->dequantize)
+    return TK_OUT_DEQUANT;
+  return e->out_f32 ? TK_OUT_F32_TABLE : TK_OUT_Q8;
+}
+
+#define TK_DEFINE_FINISH(NAME, TARGET, LUT8)                                   \
+  TARGET static inline __attribute__((always_inline)) void NAME##_body(        \
+      const struct epilogue *e, int32_t acc[MR][NR], int mr,                   \
+      const int32_t *row_off, const int32_t *colsum, int32_t a_zp,             \
+      int64_t n0, int64_t width, char *out0, int64_t out_rs, const int kind,   \
+      const int division) {                                                    \
+    const float *const scale = e->scale + n0;                                  \
+    const float *const bias = e->bias ? e->bias + n0 : NULL;                   \
+    const int dq_signed = e->dq_signed;                                        \
+    const __m512 lo = _mm512_set1_ps(e->lo), hi = _mm512_set1_ps(e->hi);       \
+    const __m512 s = _mm512_set1_ps(e->out_scale);                             \
+    const __m512 rs = _mm512_set1_ps(e->recip);                                \
+    const __m512 zp = _mm512_set1_ps(e->out_zp);                               \
+    const __m512 qlo = _mm512_set1_ps(e->qmin), qhi = _mm512_set1_ps(e->qmax); \
+    const __m512 dqs = _mm512_set1_ps(e->dq_scale);                            \
+    const __m512 dqz = _mm512_set1_ps(e->dq_zp);                               \
+    const __m512 dql = _mm512_set1_ps(e->dq_lo);                               \
+    const __m512 dqh = _mm512_set1_ps(e->dq_hi);                               \
+    const __m512i azp = _mm512_set1_epi32(a_zp);                               \
+    const float *const tf = (const float *)e->table;                           \
+    const uint8_t *const t8 =                                                  \
+        kind == TK_OUT_F32_TABLE ? NULL : (const uint8_t *)e->table;           \
+    __m512i t0 = _mm512_setzero_si512(), t1 = t0, t2 = t0, t3 = t0;            \
+    if (t8) {                                                                  \
+      t0 = _mm512_loadu_si512(t8);                                             \
+      t1 = _mm512_loadu_si512(t8 + 64);                                        \
+      t2 = _mm512_loadu_si512(t8 + 128);                                       \
+      t3 = _mm512_loadu_si512(t8 + 192);                                       \
+    }                                                                          \
+    (void)t0; (void)t1; (void)t2; (void)t3; (void)tf;                          \
+    __m512i roff[MR];                                                          \
+    for (int r = 0; r < mr; ++r)                                               \
+      roff[r] = _mm512_set1_epi32(row_off[r]);                                 \
+    for (int64_t n = 0; n < width; n += 16) {                                  \
+      const int64_t rem = width - n;                                           \
+      const __mmask16 m = rem >= 16 ? (__mmask16)0xFFFF                        \
+                                    : (__mmask16)((1u << rem) - 1);            \
+      const __m512 sc = _mm512_maskz_loadu_ps(m, scale + n);                   \
+      const __m512 bi =                                                        \
+          bias ? _mm512_maskz_loadu_ps(m, bias + n) : _mm512_setzero_ps();     \
+      const __m512i cz =                                                       \
+          colsum ? _mm512_mullo_epi32(_mm512_maskz_loadu_epi32(m, colsum + n), \
+                                      azp)                                     \
+                 : _mm512_setzero_si512();                                     \
+      /* rows inner: mr independent chains in flight */                        \
+      for (int r = 0; r < mr; ++r) {                                           \
+        char *out = out0 + r * out_rs;                                         \
+        const __m512i x = _mm512_sub_epi32(                                    \
+            _mm512_add_epi32(_mm512_maskz_loadu_epi32(m, acc[r] + n),          \
+                             roff[r]),                                         \
+            cz);                                                               \
+        __m512 y = _mm512_mul_ps(_mm512_cvtepi32_ps(x), sc);                   \
+        if (bias)                                                              \
+          y = _mm512_add_ps(y, bi);                                            \
+        /* min(a, b) is a < b ? a : b: a NaN y passes, as in clampf */         \
+        y = _mm512_max_ps(lo, _mm512_min_ps(hi, y));                           \
+        if (kind == TK_OUT_F32) {                                              \
+          _mm512_mask_storeu_ps((float *)out + n, m, y);                       \
+          continue;                                                            \
+        }                                                                      \
+        __m512 q;                                                              \
+        if (division == 1) {                                                   \
+          q = _mm512_mul_ps(y, rs);                                            \
+        } else if (division == 2) {                                            \
+          const __m512 q1 = _mm512_mul_ps(y, rs);                              \
+          q = _mm512_fmadd_ps(_mm512_fnmadd_ps(q1, s, y), rs, q1);             \
+        } else {                                                               \
+          q = _mm512_div_ps(y, s);                                             \
+        }                                                                      \
+        q = _mm512_roundscale_ps(q, _MM_FROUND_TO_NEAREST_INT |                \
+                                        _MM_FROUND_NO_EXC);                    \
+        q = _mm512_add_ps(q, zp);                                              \
+        q = _mm512_max_ps(qlo, _mm512_min_ps(qhi, q));                         \
+        const __m512i qi = _mm512_cvttps_epi32(q);                             \
+        if (kind == TK_OUT_F32_TABLE) {                                        \
+          const __m512i idx = _mm512_and_si512(qi, _mm512_set1_epi32(0xFF));   \
+          _mm512_mask_storeu_ps(                                               \
+              (float *)out + n, m,                                             \
+              _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, idx, tf, 4));   \
+          continue;                                                            \
+        }                                                                      \
+        __m128i b = _mm512_cvtepi32_epi8(qi);                                  \
+        if (t8) {                                                              \
+          LUT8;                                                                \
+        }                                                                      \
+        if (kind == TK_OUT_DEQUANT) {                                          \
+          const __m512i vi = dq_signed ? _mm512_cvtepi8_epi32(b)               \
+                                       : _mm512_cvtepu8_epi32(b);              \
+          __m512 f = _mm512_sub_ps(_mm512_cvtepi32_ps(vi), dqz);               \
+          f = _mm512_mul_ps(f, dqs);                                           \
+          f = _mm512_max_ps(dql, _mm512_min_ps(dqh, f));                       \
+          _mm512_mask_storeu_ps((float *)out + n, m, f);                       \
+          continue;                                                            \
+        }                                                                      \
+        _mm_mask_storeu_epi8((uint8_t *)out + n, m, b);                        \
+      }                                                                        \
+    }                                                                          \
+  }                                                                            \
+  TARGET static void NAME(const struct epilogue *e, int32_t acc[MR][NR],      \
+                          int mr, const int32_t *row_off,                      \
+                          const int32_t *colsum, int32_t a_zp, int64_t n0,     \
+                          int64_t width, char *out0, int64_t out_rs,           \
+                          int64_t out_sn) {                                    \
+    (void)out_sn;                                                              \
+    const int kind = finish_kind(e);                                           \
+    _Pragma("clang diagnostic push")                                           \
+    _Pragma("clang diagnostic ignored \"-Wunused-value\"")                     \
+    switch (kind * 3 + e->division) {                                          \
+    TK_FINISH_CASES(NAME, TK_OUT_F32)                                          \
+    TK_FINISH_CASES(NAME, TK_OUT_Q8)                                           \
+    TK_FINISH_CASES(NAME, TK_OUT_F32_TABLE)                                    \
+    TK_FINISH_CASES(NAME, TK_OUT_DEQUANT)                                      \
+    }                                                                          \
+    _Pragma("clang diagnostic pop")                                            \
+  }
+
+#define TK_FINISH_CASE(NAME, KIND, DIV)                                        \
+  case KIND * 3 + DIV:                                                         \
+    NAME##_body(e, acc, mr, row_off, colsum, a_zp, n0, width, out0, out_rs,    \
+                KIND, DIV);                                                    \
+    break;
+#define TK_FINISH_CASES(NAME, KIND)                                            \
+  TK_FINISH_CASE(NAME, KIND, 0)                                                \
+  TK_FINISH_CASE(NAME, KIND, 1)                                                \
+  TK_FINISH_CASE(NAME, KIND, 2)
+
+TK_DEFINE_FINISH(finish_tile_avx512, TK_VNNI_TARGET, {
+  uint8_t bytes[16];
+  _mm_storeu_si128((__m128i *)bytes, b);
+  for (int i = 0; i < 16; ++i)
+    bytes[i] = t8[bytes[i]];
+  b = _mm_loadu_si128((const __m128i *)bytes);
+})
+
+TK_DEFINE_FINISH(
+    finish_tile_vbmi,
+    __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx512vbmi"))),
+    {
+      const __m512i i = _mm512_castsi128_si512(b);
+      const __m512i low = _mm512_permutex2var_epi8(t0, i, t1);
+      const __m512i high = _mm512_permutex2var_epi8(t2, i, t3);
+      b = _mm512_castsi512_si128(
+          _mm512_mask_blend_epi8(_mm512_movepi8_mask(i), low, high));
+    })
+
+
+#endif
+
+static void finish_tile_portable(const struct epilogue *e,
+                                 int32_t acc[TK_RQ_MR][TK_RQ_NR], int mr,
+                                 const int32_t *row_off, const int32_t *colsum,
+                                 int32_t a_zp, int64_t n0, int64_t width,
+                                 char *out0, int64_t out_rs, int64_t out_sn) {
+  for (int r = 0; r < mr; ++r)
+    finish_row_portable(e, acc[r], row_off[r], colsum, a_zp, n0, width,
+                        out0 + r * out_rs, out_sn);
+}
+
+/* The vector epilogue needs contiguous output columns. */
+tk_finish_fn tk_choose_finish(int64_t out_sn) {
+#ifdef TK_HAVE_VNNI_PATH
+  if (out_sn == 1 && tk_has_vnni())
+    return tk_has_vbmi() ? finish_tile_vbmi : finish_tile_avx512;
+#endif
+  (void)out_sn;
+  return finish_tile_portable;
+}
+

@@ -1,0 +1,66 @@
+/* Requantize.h - the int8 kernels' requantizing epilogue (internal).
+ *
+ * The int8 matmul and depthwise kernels accumulate tiles of MR rows (output
+ * pixels) x NR columns (output channels) of int32 and finish them here:
+ * zero-point corrections, dequantize (scale, bias), clamp, requantize, and
+ * an optional 256-entry table (tessel_kernel_matmul_u8s8_requant in
+ * Kernels.td says what each step is). One f32 operation per step, in the
+ * order of the arith ops the compiler fused, so the bytes are those of the
+ * unfused code. Also the CPU checks the int8 kernels choose paths by. */
+#ifndef TESSEL_KERNELS_REQUANTIZE_H
+#define TESSEL_KERNELS_REQUANTIZE_H
+
+#include "tessel/Kernels/tessel_kernels.h"
+
+#include <stdint.h>
+
+#define TK_RQ_MR 6
+#define TK_RQ_NR TESSEL_KERNEL_NR
+
+struct epilogue {
+  const float *scale, *bias;
+  float lo, hi, out_scale, out_zp, qmin, qmax;
+  const void *table;
+  int quantize, out_f32;
+  int dequantize, dq_signed; /* f32 out = (v - dq_zp) * dq_scale */
+  float dq_scale, dq_zp, dq_lo, dq_hi;
+  /* How y / out_scale is computed: 0 divide, 1 y * recip, 2 y * recip
+   * corrected by its residual (TESSEL_KERNEL_RECIPROCAL[_FMA]: the compiler
+   * proved either gives the division's result for this out_scale and clamp,
+   * tessel/Support/QuantizeDivision.h). recip = 1 / out_scale. */
+  int division;
+  float recip;
+};
+
+/* The epilogue of a call from its kernel arguments (the requant kernels'
+ * common tail: scale ... dq_hi and flags). */
+void tk_epilogue_init(struct epilogue *e, const float *scale,
+                      const float *bias, float lo, float hi, float out_scale,
+                      float out_zp, float qmin, float qmax, const void *table,
+                      float dq_scale, float dq_zp, float dq_lo, float dq_hi,
+                      int32_t flags);
+
+/* Bytes per output element: 4 (f32) or 1. */
+int64_t tk_epilogue_out_bytes(const struct epilogue *e);
+
+/* Finishes one tile: rows r < mr, columns [n0, n0 + width) of the
+ * epilogue's per-column vectors. The int32 value is acc[r][j] + row_off[r]
+ * - a_zp * colsum[j] (colsum NULL: no such term); out0 is the tile's first
+ * output element, out_rs the bytes between rows, out_sn the elements
+ * between columns. */
+typedef void (*tk_finish_fn)(const struct epilogue *e,
+                             int32_t acc[TK_RQ_MR][TK_RQ_NR], int mr,
+                             const int32_t *row_off, const int32_t *colsum,
+                             int32_t a_zp, int64_t n0, int64_t width,
+                             char *out0, int64_t out_rs, int64_t out_sn);
+
+/* The fastest finish for this CPU (vector paths need out_sn == 1). */
+tk_finish_fn tk_choose_finish(int64_t out_sn);
+
+/* CPU features, cached; TESSEL_KERNELS_NO_VNNI=1 and TESSEL_KERNELS_NO_AVX2=1
+ * turn the first two off (tests of the other paths). */
+int tk_has_vnni(void);
+int tk_has_avx2(void);
+int tk_has_vbmi(void);
+
+#endif /* TESSEL_KERNELS_REQUANTIZE_H */
