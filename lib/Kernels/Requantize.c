@@ -102,9 +102,13 @@ void tk_epilogue_init(struct epilogue *e, const float *scale,
   e->dq_zp = dq_zp;
   e->dq_lo = dq_lo;
   e->dq_hi = dq_hi;
-  e->division = (flags & TESSEL_KERNEL_RECIPROCAL_FMA) ? 2
-                : (flags & TESSEL_KERNEL_RECIPROCAL)   ? 1
-                                                       : 0;
+  /* The corrected reciprocal is three dependent operations: it pays only
+   * where the vector division is slow (on Zen 5 it costs 5% more than
+   * dividing), which tk_division_is_slow measures once. */
+  e->division = (flags & TESSEL_KERNEL_RECIPROCAL)          ? 1
+                : (flags & TESSEL_KERNEL_RECIPROCAL_FMA) &&
+                        tk_division_is_slow()               ? 2
+                                                            : 0;
   e->recip = 1.0f / out_scale;
 }
 
@@ -156,7 +160,57 @@ int tk_has_vbmi(void) {
   return v;
 }
 
+/* Times 16-lane divisions against the corrected reciprocal's multiply and
+ * two FMAs, each over independent vectors as the epilogue runs them; the
+ * lesser of a few tries, once per process (a few microseconds). */
+TK_VNNI_TARGET static uint64_t time_division(int corrected) {
+  float init[16];
+  for (int i = 0; i < 16; ++i)
+    init[i] = 1.0f + (float)i / 16.0f;
+  __m512 v[8];
+  for (int i = 0; i < 8; ++i)
+    v[i] = _mm512_loadu_ps(init);
+  const __m512 s = _mm512_set1_ps(1.0001f), r = _mm512_set1_ps(0.9999f);
+  uint64_t best = UINT64_MAX;
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    const uint64_t t0 = __rdtsc();
+    for (int it = 0; it < 64; ++it)
+      for (int i = 0; i < 8; ++i) {
+        if (corrected) {
+          const __m512 q = _mm512_mul_ps(v[i], r);
+          v[i] = _mm512_fmadd_ps(_mm512_fnmadd_ps(q, s, v[i]), r, q);
+        } else {
+          v[i] = _mm512_div_ps(v[i], s);
+        }
+      }
+    const uint64_t t = __rdtsc() - t0;
+    best = t < best ? t : best;
+  }
+  float sink[16];
+  _mm512_storeu_ps(sink, _mm512_add_ps(v[0], v[7]));
+  __asm__ volatile("" : : "r"(sink) : "memory");
+  return best;
+}
+
+int tk_division_is_slow(void) {
+  static int cached = -1;
+  int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+  if (v < 0) {
+    /* TESSEL_KERNELS_FORCE_RECIPROCAL_FMA=1: the corrected sequence
+     * wherever it is allowed (its tests, on any CPU). */
+    const char *force = getenv("TESSEL_KERNELS_FORCE_RECIPROCAL_FMA");
+    v = (force && *force && *force != '0') ||
+        (tk_has_vnni() && time_division(1) < time_division(0));
+    __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+  }
+  return v;
+}
+
 #else
+int tk_division_is_slow(void) {
+  const char *force = getenv("TESSEL_KERNELS_FORCE_RECIPROCAL_FMA");
+  return force && *force && *force != '0';
+}
 int tk_has_vnni(void) { return 0; }
 int tk_has_avx2(void) { return 0; }
 int tk_has_vbmi(void) { return 0; }

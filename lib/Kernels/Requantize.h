@@ -62,5 +62,8 @@ tk_finish_fn tk_choose_finish(int64_t out_sn);
 int tk_has_vnni(void);
 int tk_has_avx2(void);
 int tk_has_vbmi(void);
+/* Whether the corrected reciprocal (TESSEL_KERNEL_RECIPROCAL_FMA) beats a
+ * vector division on this CPU, measured once. */
+int tk_division_is_slow(void);
 
 #endif /* TESSEL_KERNELS_REQUANTIZE_H */
