@@ -788,4 +788,118 @@ TEST(MatmulI8RequantKernel, ProvenReciprocalMatchesDivision) {
   EXPECT_GT(divergent, 10);
 }
 
+//===----------------------------------------------------------------------===//
+// int8 depthwise convolution: exact int32 sums of (x - zp) * w over the
+// taps inside the input (ONNX's zero padding of the dequantized input),
+// and the requantizing epilogue on them.
+//===----------------------------------------------------------------------===//
+
+struct DwqCase {
+  int64_t N, H, W, C, KH, KW, sh, sw, dh, dw, pt, pb, pl, pr;
+  bool aSigned;
+  int32_t aZp;
+  unsigned threads;
+};
+
+// wp[g][kw][c][j] = w[4g + j][kw][c], channels padded to 16.
+std::vector<int8_t> packDepthwise(const std::vector<int8_t> &w, int64_t KH,
+                                  int64_t KW, int64_t C) {
+  const int64_t G = (KH + 3) / 4, Cp = (C + 15) / 16 * 16;
+  std::vector<int8_t> p(G * KW * Cp * 4, 0);
+  for (int64_t kh = 0; kh < KH; ++kh)
+    for (int64_t kw = 0; kw < KW; ++kw)
+      for (int64_t c = 0; c < C; ++c)
+        p[(((kh / 4) * KW + kw) * Cp + c) * 4 + kh % 4] = w[(kh * KW + kw) * C + c];
+  return p;
+}
+
+void checkDepthwiseI8(const DwqCase &t, bool requant) {
+  SCOPED_TRACE(testing::Message()
+               << "N " << t.N << " H " << t.H << " W " << t.W << " C " << t.C
+               << " k " << t.KH << "x" << t.KW << " s " << t.sh << "," << t.sw
+               << " d " << t.dh << "," << t.dw << " pad " << t.pt << "," << t.pb
+               << "," << t.pl << "," << t.pr << " signed " << t.aSigned
+               << " zp " << t.aZp << " threads " << t.threads << " requant "
+               << requant);
+  const int64_t OH = (t.H + t.pt + t.pb - t.dh * (t.KH - 1) - 1) / t.sh + 1;
+  const int64_t OW = (t.W + t.pl + t.pr - t.dw * (t.KW - 1) - 1) / t.sw + 1;
+  std::mt19937 gen(unsigned(t.C * 7 + t.KH * 3 + t.H));
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::vector<uint8_t> in(t.N * t.H * t.W * t.C);
+  for (uint8_t &x : in)
+    x = uint8_t(byte(gen));
+  std::vector<int8_t> w(t.KH * t.KW * t.C);
+  for (int8_t &x : w)
+    x = int8_t(byte(gen) - 128);
+  std::vector<int8_t> wp = packDepthwise(w, t.KH, t.KW, t.C);
+  std::vector<int32_t> colsum(t.C, 0);
+  for (int64_t k = 0; k < t.KH * t.KW; ++k)
+    for (int64_t c = 0; c < t.C; ++c)
+      colsum[c] += w[k * t.C + c];
+  std::vector<float> scale(t.C), bias(t.C);
+  for (int64_t c = 0; c < t.C; ++c) {
+    scale[c] = 1e-4f * float(1 + c % 7);
+    bias[c] = 0.01f * float(c % 5) - 0.02f;
+  }
+  const float outScale = 0.0125f, outZp = 100.0f;
+  const int64_t bytes = requant ? 1 : 4;
+  std::vector<uint8_t> out(t.N * OH * OW * t.C * bytes, 0xA5);
+  setThreads(t.threads);
+  tessel_kernel_depthwise_conv2d_u8s8(
+      t.N, OH, OW, t.C, t.KH, t.KW, t.H, t.W, t.pt, t.pl, in.data(),
+      t.H * t.W * t.C, t.W * t.C, t.C, t.aZp, t.sh, t.sw, t.dh, t.dw,
+      wp.data(), colsum.data(), out.data(), OH * OW * t.C, OW * t.C, t.C,
+      requant ? scale.data() : nullptr, bias.data(), -kInf, kInf, outScale,
+      outZp, 0.0f, 255.0f, nullptr, 1.0f, 0.0f, -kInf, kInf,
+      (t.aSigned ? TESSEL_KERNEL_A_SIGNED : 0) |
+          (requant ? TESSEL_KERNEL_QUANTIZE : 0));
+  setThreads(1);
+  for (int64_t n = 0; n < t.N; ++n)
+    for (int64_t oh = 0; oh < OH; ++oh)
+      for (int64_t ow = 0; ow < OW; ++ow)
+        for (int64_t c = 0; c < t.C; ++c) {
+          int32_t want = 0;
+          for (int64_t kh = 0; kh < t.KH; ++kh)
+            for (int64_t kw = 0; kw < t.KW; ++kw) {
+              const int64_t ih = oh * t.sh - t.pt + kh * t.dh;
+              const int64_t iw = ow * t.sw - t.pl + kw * t.dw;
+              if (ih < 0 || ih >= t.H || iw < 0 || iw >= t.W)
+                continue;
+              const uint8_t raw = in[((n * t.H + ih) * t.W + iw) * t.C + c];
+              const int32_t x = t.aSigned ? int32_t(int8_t(raw)) : int32_t(raw);
+              want += (x - t.aZp) * w[(kh * t.KW + kw) * t.C + c];
+            }
+          const int64_t at = ((n * OH + oh) * OW + ow) * t.C + c;
+          if (!requant) {
+            int32_t got;
+            std::memcpy(&got, &out[at * 4], 4);
+            ASSERT_EQ(got, want) << n << "," << oh << "," << ow << "," << c;
+            continue;
+          }
+          float y = float(want) * scale[c];
+          y = y + bias[c];
+          float q = std::nearbyint(y / outScale);
+          q = clampRef(q + outZp, 0.0f, 255.0f);
+          ASSERT_EQ(int(out[at]), int(int32_t(q)))
+              << n << "," << oh << "," << ow << "," << c;
+        }
+}
+
+TEST(DepthwiseI8Kernel, ShapesPaddingStridesDilations) {
+  // N, H, W, C, KH, KW, sh, sw, dh, dw, pads (t, b, l, r), signed, zp, threads
+  const DwqCase cases[] = {
+      {1, 9, 11, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, false, 3, 1},
+      {1, 12, 12, 96, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, false, 128, 1},
+      {2, 7, 13, 70, 3, 3, 1, 2, 1, 1, 0, 1, 2, 0, true, -5, 2},
+      {1, 10, 9, 1, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, false, 0, 1},
+      {1, 11, 14, 130, 5, 3, 2, 1, 2, 2, 3, 1, 2, 2, true, 0, 2},
+      {1, 6, 20, 17, 7, 1, 1, 1, 1, 1, 3, 3, 0, 0, false, 255, 1},
+      {1, 5, 5, 64, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, true, -128, 1},
+      {1, 4, 31, 33, 4, 2, 1, 3, 1, 2, 1, 2, 0, 1, false, 77, 1},
+  };
+  for (const DwqCase &t : cases) {
+    checkDepthwiseI8(t, false);
+    checkDepthwiseI8(t, true);
+  }
+}
 } // namespace

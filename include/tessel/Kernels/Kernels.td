@@ -421,4 +421,43 @@ def MatmulU8S8Requant : Kernel<"matmul_u8s8_requant"> {
            "division">:$flags);
 }
 
+def DepthwiseConv2DU8S8 : Kernel<"depthwise_conv2d_u8s8"> {
+  let summary = "int8 depthwise NHWC convolution (channel multiplier 1) "
+                "with the requantizing epilogue";
+  let description = [{
+      acc[n,oh,ow,c] = sum_{kh,kw} (x - a_zp) * w[kh,kw,c],
+      x = in[n, oh*sh+kh*dh-pad_top, ow*sw+kw*dw-pad_left, c]
+    exact in int32, where `in` (N x H x W x C, channels contiguous) is
+    unsigned 8-bit, or signed with TESSEL_KERNEL_A_SIGNED, and positions
+    outside it read as a_zp (ONNX's zero padding of the dequantized
+    input). wp holds the weights packed for `vpdpbusd` at compile time:
+    wp[g][kw][c][j] = w[4g + j][kw][c] for g < ceil(KH / 4), channels
+    padded to a multiple of 16, zero where 4g + j >= KH or c >= C; colsum
+    [C] = sum_{kh,kw} w[kh,kw,c]. With scale NULL, out is int32 acc;
+    otherwise out is acc finished as tessel_kernel_matmul_u8s8_requant
+    finishes a column (column = channel; the same scale ... flags).
+    Not called by generated code yet: the op that lowers to it is next.
+  }];
+  let arguments = (ins
+    OpaqueArg<"int64_t">:$N, OpaqueArg<"int64_t">:$OH, OpaqueArg<"int64_t">:$OW,
+    OpaqueArg<"int64_t">:$C, OpaqueArg<"int64_t">:$KH, OpaqueArg<"int64_t">:$KW,
+    OpaqueArg<"int64_t">:$H, OpaqueArg<"int64_t">:$W,
+    OpaqueArg<"int64_t">:$pad_top, OpaqueArg<"int64_t">:$pad_left,
+    OpaqueArg<"const uint8_t *">:$in, OpaqueArg<"int64_t">:$in_sn,
+    OpaqueArg<"int64_t">:$in_sh, OpaqueArg<"int64_t">:$in_sw,
+    OpaqueArg<"int32_t">:$a_zp,
+    OpaqueArg<"int64_t">:$stride_h, OpaqueArg<"int64_t">:$stride_w,
+    OpaqueArg<"int64_t">:$dil_h, OpaqueArg<"int64_t">:$dil_w,
+    OpaqueArg<"const int8_t *">:$wp, OpaqueArg<"const int32_t *">:$colsum,
+    OpaqueArg<"void *">:$out, OpaqueArg<"int64_t">:$out_sn,
+    OpaqueArg<"int64_t">:$out_sh, OpaqueArg<"int64_t">:$out_sw,
+    OpaqueArg<"const float *">:$scale, OpaqueArg<"const float *">:$bias,
+    OpaqueArg<"float">:$lo, OpaqueArg<"float">:$hi,
+    OpaqueArg<"float">:$out_scale, OpaqueArg<"float">:$out_zp,
+    OpaqueArg<"float">:$qmin, OpaqueArg<"float">:$qmax,
+    OpaqueArg<"const void *">:$table, OpaqueArg<"float">:$dq_scale,
+    OpaqueArg<"float">:$dq_zp, OpaqueArg<"float">:$dq_lo,
+    OpaqueArg<"float">:$dq_hi, OpaqueArg<"int32_t">:$flags);
+}
+
 #endif // TESSEL_KERNELS_TD

@@ -1,0 +1,273 @@
+/* DepthwiseConvU8S8.c - int8 depthwise convolution with exact int32 sums
+ * (tessel_kernel_depthwise_conv2d_u8s8, described in Kernels.td).
+ *
+ * `vpdpbusd` sums 4 u8 x s8 products per int32 lane, but a depthwise
+ * convolution has one product per channel and tap. So each output row
+ * first gathers, per input column, 4 kernel rows' bytes of each channel
+ * side by side (B[g][iw][c][0..3] = the rows 4g..4g+3 of the window, the
+ * kernel rows interleaved as the packed weights are): then one `vpdpbusd`
+ * does 4 taps of 16 channels, and a 3x3 kernel is 3 of them per pixel and
+ * 16 channels. The rows and columns outside the input are the zero point,
+ * so every pixel takes the same path (no border cases), and
+ *   sum (x - zp) * w = sum x * w - zp * colsum[c]
+ * is corrected in the epilogue. Signed input is made unsigned by flipping
+ * the top bit (x + 128, zp + 128), as in MatmulU8S8.c.
+ *
+ * Tiles are 6 pixels x 64 channels of int32, the int8 matmul's shape, so
+ * the same requantizing epilogue finishes them (Requantize.h). Tasks are
+ * output rows (n, oh).
+ */
+#include "Requantize.h"
+#include "ThreadPool.h"
+#include "tessel/Kernels/tessel_kernels.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__) && !defined(TESSEL_KERNELS_NO_ASM)
+#include <immintrin.h>
+#define TK_HAVE_VNNI_PATH 1
+#define TK_VNNI_TARGET                                                         \
+  __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
+#endif
+
+#define MR TK_RQ_MR
+#define NR TK_RQ_NR
+#define CB 16 /* the packed weights' channel padding */
+
+typedef struct {
+  int64_t N, OH, OW, C, Cp, KH, KW, H, W, pad_top, pad_left;
+  const uint8_t *in;
+  int64_t in_sn, in_sh, in_sw;
+  uint8_t flip; /* 0x80 for signed input */
+  int32_t zp;   /* the zero point, unsigned (flipped) */
+  int64_t sh, sw, dh, dw;
+  const int8_t *wp;
+  const int32_t *colsum;
+  char *out;
+  int64_t out_sn, out_sh, out_sw;
+  const struct epilogue *ep; /* NULL: int32 output */
+  int64_t G, Wp;             /* kernel-row groups of 4; columns of B */
+} dwq_job_t;
+
+/* 16 bytes of channels [c0, c0 + 16) of one input pixel, flipped; channels
+ * past C (and a NULL pixel: outside the input) read as the zero point. */
+static inline void load16(const dwq_job_t *j, const uint8_t *px, int64_t c0,
+                          uint8_t out[16]) {
+  if (px && c0 + 16 <= j->C) {
+    for (int i = 0; i < 16; ++i)
+      out[i] = (uint8_t)(px[c0 + i] ^ j->flip);
+    return;
+  }
+  memset(out, j->zp, 16);
+  if (px)
+    for (int64_t i = 0; c0 + i < j->C && i < 16; ++i)
+      out[i] = (uint8_t)(px[c0 + i] ^ j->flip);
+}
+
+/* B for output row (n, oh): [G][Wp][Cp][4] bytes. */
+static void build_rows(const dwq_job_t *j, int64_t n, int64_t oh,
+                       uint8_t *B) {
+  const uint8_t *img = j->in + n * j->in_sn;
+  for (int64_t g = 0; g < j->G; ++g) {
+    const uint8_t *rows[4];
+    for (int r = 0; r < 4; ++r) {
+      const int64_t kh = 4 * g + r, ih = oh * j->sh - j->pad_top + kh * j->dh;
+      rows[r] = kh < j->KH && ih >= 0 && ih < j->H ? img + ih * j->in_sh
+                                                   : NULL;
+    }
+    uint8_t *dst = B + g * j->Wp * j->Cp * 4;
+    for (int64_t x = 0; x < j->Wp; ++x) {
+      const int64_t iw = x - j->pad_left;
+      const int inside = iw >= 0 && iw < j->W;
+      const uint8_t *px[4];
+      for (int r = 0; r < 4; ++r)
+        px[r] = rows[r] && inside ? rows[r] + iw * j->in_sw : NULL;
+      for (int64_t c0 = 0; c0 < j->Cp; c0 += 16) {
+        uint8_t *o = dst + (x * j->Cp + c0) * 4;
+#ifdef TK_HAVE_VNNI_PATH
+        /* SSE2 (every x86-64): 6 unpacks interleave 4 x 16 bytes. */
+        __m128i v[4];
+        if (c0 + 16 <= j->C) {
+          const __m128i flip = _mm_set1_epi8((char)j->flip);
+          const __m128i zp = _mm_set1_epi8((char)j->zp);
+          for (int r = 0; r < 4; ++r)
+            v[r] = px[r] ? _mm_xor_si128(
+                               _mm_loadu_si128((const __m128i *)(px[r] + c0)),
+                               flip)
+                         : zp;
+        } else {
+          uint8_t t[4][16];
+          for (int r = 0; r < 4; ++r) {
+            load16(j, px[r], c0, t[r]);
+            v[r] = _mm_loadu_si128((const __m128i *)t[r]);
+          }
+        }
+        const __m128i a = _mm_unpacklo_epi8(v[0], v[1]);
+        const __m128i b = _mm_unpackhi_epi8(v[0], v[1]);
+        const __m128i c = _mm_unpacklo_epi8(v[2], v[3]);
+        const __m128i d = _mm_unpackhi_epi8(v[2], v[3]);
+        _mm_storeu_si128((__m128i *)o, _mm_unpacklo_epi16(a, c));
+        _mm_storeu_si128((__m128i *)(o + 16), _mm_unpackhi_epi16(a, c));
+        _mm_storeu_si128((__m128i *)(o + 32), _mm_unpacklo_epi16(b, d));
+        _mm_storeu_si128((__m128i *)(o + 48), _mm_unpackhi_epi16(b, d));
+#else
+        uint8_t v[4][16];
+        for (int r = 0; r < 4; ++r)
+          load16(j, px[r], c0, v[r]);
+        for (int i = 0; i < 16; ++i)
+          for (int r = 0; r < 4; ++r)
+            o[i * 4 + r] = v[r][i];
+#endif
+      }
+    }
+  }
+}
+
+/* acc[r][0 .. 16 * nv) for pixels ow0 + r (r < mr), channels from c0. */
+static void tile_portable(const dwq_job_t *j, const uint8_t *B, int64_t ow0,
+                          int mr, int64_t c0, int nv, int32_t acc[MR][NR]) {
+  for (int r = 0; r < mr; ++r)
+    for (int i = 0; i < 16 * nv; ++i) {
+      int32_t s = 0;
+      for (int64_t g = 0; g < j->G; ++g)
+        for (int64_t kw = 0; kw < j->KW; ++kw) {
+          const uint8_t *b =
+              B + ((g * j->Wp + (ow0 + r) * j->sw + kw * j->dw) * j->Cp + c0 +
+                   i) * 4;
+          const int8_t *w = j->wp + ((g * j->KW + kw) * j->Cp + c0 + i) * 4;
+          for (int t = 0; t < 4; ++t)
+            s += (int32_t)b[t] * (int32_t)w[t];
+        }
+      acc[r][i] = s;
+    }
+}
+
+#ifdef TK_HAVE_VNNI_PATH
+/* R pixels x NV vectors of 16 channels, both compile-time constants once
+ * inlined, so the accumulators stay in registers. */
+TK_VNNI_TARGET static inline __attribute__((always_inline)) void
+tile_vnni_fixed(const dwq_job_t *j, const uint8_t *B, int64_t ow0, const int R,
+                int64_t c0, const int NV, int32_t acc[MR][NR]) {
+  __m512i a[MR][4];
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < NV; ++v)
+      a[r][v] = _mm512_setzero_si512();
+  const int64_t step = j->sw * j->Cp * 4;
+  for (int64_t g = 0; g < j->G; ++g)
+    for (int64_t kw = 0; kw < j->KW; ++kw) {
+      const int8_t *w = j->wp + ((g * j->KW + kw) * j->Cp + c0) * 4;
+      __m512i wv[4];
+      for (int v = 0; v < NV; ++v)
+        wv[v] = _mm512_loadu_si512(w + 64 * v);
+      const uint8_t *b =
+          B + ((g * j->Wp + ow0 * j->sw + kw * j->dw) * j->Cp + c0) * 4;
+      for (int r = 0; r < R; ++r, b += step)
+        for (int v = 0; v < NV; ++v)
+          a[r][v] = _mm512_dpbusd_epi32(a[r][v], _mm512_loadu_si512(b + 64 * v),
+                                        wv[v]);
+    }
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < NV; ++v)
+      _mm512_storeu_si512(acc[r] + 16 * v, a[r][v]);
+}
+
+#define TK_DW_NV_CASES(R, OW0, ACC)                                            \
+  switch (nv) {                                                                \
+  case 1: tile_vnni_fixed(j, B, OW0, R, c0, 1, ACC); break;                    \
+  case 2: tile_vnni_fixed(j, B, OW0, R, c0, 2, ACC); break;                    \
+  case 3: tile_vnni_fixed(j, B, OW0, R, c0, 3, ACC); break;                    \
+  default: tile_vnni_fixed(j, B, OW0, R, c0, 4, ACC); break;                   \
+  }
+
+TK_VNNI_TARGET static void tile_vnni(const dwq_job_t *j, const uint8_t *B,
+                                     int64_t ow0, int mr, int64_t c0, int nv,
+                                     int32_t acc[MR][NR]) {
+  if (mr == MR) {
+    TK_DW_NV_CASES(MR, ow0, acc)
+    return;
+  }
+  for (int r = 0; r < mr; ++r)
+    TK_DW_NV_CASES(1, ow0 + r, (int32_t(*)[NR])acc[r])
+}
+#endif
+
+typedef void (*dw_tile_fn)(const dwq_job_t *, const uint8_t *, int64_t, int,
+                           int64_t, int, int32_t[MR][NR]);
+
+static void run_row(void *arg, int64_t task) {
+  const dwq_job_t *j = (const dwq_job_t *)arg;
+  const int64_t n = task / j->OH, oh = task % j->OH;
+  dw_tile_fn tile = tile_portable;
+#ifdef TK_HAVE_VNNI_PATH
+  if (tk_has_vnni())
+    tile = tile_vnni;
+#endif
+  uint8_t *B = (uint8_t *)malloc((size_t)(j->G * j->Wp * j->Cp * 4));
+  if (!B)
+    abort(); /* as the generated code's allocations do */
+  build_rows(j, n, oh, B);
+  const tk_finish_fn finish = j->ep ? tk_choose_finish(1) : NULL;
+  const int64_t bytes = j->ep ? tk_epilogue_out_bytes(j->ep) : 4;
+  static const int32_t no_row_off[MR] = {0};
+  int32_t acc[MR][NR];
+  for (int64_t ow0 = 0; ow0 < j->OW; ow0 += MR) {
+    const int mr = (int)(j->OW - ow0 < MR ? j->OW - ow0 : MR);
+    for (int64_t c0 = 0; c0 < j->C; c0 += NR) {
+      const int64_t width = j->C - c0 < NR ? j->C - c0 : NR;
+      tile(j, B, ow0, mr, c0, (int)((width + 15) / 16), acc);
+      char *out = j->out +
+                  (n * j->out_sn + oh * j->out_sh + ow0 * j->out_sw + c0) *
+                      bytes;
+      if (finish) {
+        finish(j->ep, acc, mr, no_row_off, j->colsum + c0, j->zp, c0, width,
+               out, j->out_sw * bytes, 1);
+        continue;
+      }
+      for (int r = 0; r < mr; ++r) {
+        int32_t *o = (int32_t *)(out + r * j->out_sw * bytes);
+        for (int64_t c = 0; c < width; ++c)
+          o[c] = acc[r][c] - j->zp * j->colsum[c0 + c];
+      }
+    }
+  }
+  free(B);
+}
+
+void tessel_kernel_depthwise_conv2d_u8s8(
+    int64_t N, int64_t OH, int64_t OW, int64_t C, int64_t KH, int64_t KW,
+    int64_t H, int64_t W, int64_t pad_top, int64_t pad_left,
+    const uint8_t *in, int64_t in_sn, int64_t in_sh, int64_t in_sw,
+    int32_t a_zp, int64_t stride_h, int64_t stride_w, int64_t dil_h,
+    int64_t dil_w, const int8_t *wp, const int32_t *colsum, void *out,
+    int64_t out_sn, int64_t out_sh, int64_t out_sw, const float *scale,
+    const float *bias, float lo, float hi, float out_scale, float out_zp,
+    float qmin, float qmax, const void *table, float dq_scale, float dq_zp,
+    float dq_lo, float dq_hi, int32_t flags) {
+  if (N <= 0 || OH <= 0 || OW <= 0 || C <= 0)
+    return;
+  const int a_signed = (flags & TESSEL_KERNEL_A_SIGNED) != 0;
+  struct epilogue ep;
+  if (scale)
+    tk_epilogue_init(&ep, scale, bias, lo, hi, out_scale, out_zp, qmin, qmax,
+                     table, dq_scale, dq_zp, dq_lo, dq_hi, flags);
+  dwq_job_t job;
+  memset(&job, 0, sizeof job);
+  job.N = N, job.OH = OH, job.OW = OW, job.C = C;
+  job.Cp = (C + CB - 1) / CB * CB;
+  job.KH = KH, job.KW = KW, job.H = H, job.W = W;
+  job.pad_top = pad_top, job.pad_left = pad_left;
+  job.in = in, job.in_sn = in_sn, job.in_sh = in_sh, job.in_sw = in_sw;
+  job.flip = a_signed ? 0x80 : 0;
+  job.zp = a_zp + (a_signed ? 128 : 0);
+  job.sh = stride_h, job.sw = stride_w, job.dh = dil_h, job.dw = dil_w;
+  job.wp = wp, job.colsum = colsum;
+  job.out = (char *)out;
+  job.out_sn = out_sn, job.out_sh = out_sh, job.out_sw = out_sw;
+  job.ep = scale ? &ep : NULL;
+  job.G = (KH + 3) / 4;
+  /* Every column any window reads: the last pixel's last tap, from the
+   * first padding column. */
+  job.Wp = (OW - 1) * stride_w + (KW - 1) * dil_w + 1;
+  tk_parallel_for(N * OH, run_row, &job);
+}
