@@ -24,13 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__x86_64__) && !defined(TESSEL_KERNELS_NO_ASM)
-#include <immintrin.h>
-#define TK_HAVE_VNNI_PATH 1
-#define TK_VNNI_TARGET                                                         \
-  __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
-#endif
-
 #define MR TK_RQ_MR
 #define NR TK_RQ_NR
 #define CB 16 /* the packed weights' channel padding */

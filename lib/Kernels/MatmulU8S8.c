@@ -36,14 +36,9 @@
 
 #pragma clang fp contract(off)
 
-#if defined(__x86_64__) && !defined(TESSEL_KERNELS_NO_ASM)
-#include <immintrin.h>
-#define TK_HAVE_VNNI_PATH 1
-#endif
-
-#define NR TESSEL_KERNEL_NR
+#define NR TK_RQ_NR
 #define KG TESSEL_KERNEL_KGROUP_I8
-#define MR 6
+#define MR TK_RQ_MR
 /* Rows per task (a multiple of MR). */
 #define MBLOCK 48
 
@@ -105,9 +100,6 @@ static void tile_portable(int mr, const uint8_t *const *arow, int64_t K,
 }
 
 #ifdef TK_HAVE_VNNI_PATH
-#define TK_VNNI_TARGET                                                         \
-  __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
-
 /* One MR-row tile with the row count a compile-time constant once inlined
  * into the switch below, so the 4 x R accumulators stay in registers. */
 TK_VNNI_TARGET static inline __attribute__((always_inline)) void

@@ -10,13 +10,6 @@
 
 #pragma clang fp contract(off)
 
-#if defined(__x86_64__) && !defined(TESSEL_KERNELS_NO_ASM)
-#include <immintrin.h>
-#define TK_HAVE_VNNI_PATH 1
-#define TK_VNNI_TARGET                                                         \
-  __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
-#endif
-
 #define MR TK_RQ_MR
 #define NR TK_RQ_NR
 
@@ -112,6 +105,12 @@ void tk_epilogue_init(struct epilogue *e, const float *scale,
   e->recip = 1.0f / out_scale;
 }
 
+/* Whether environment variable `name` is set to something other than 0. */
+static int env_flag(const char *name) {
+  const char *v = getenv(name);
+  return v && *v && *v != '0';
+}
+
 int64_t tk_epilogue_out_bytes(const struct epilogue *e) {
   return e->out_f32 || !e->quantize ? 4 : 1;
 }
@@ -123,9 +122,8 @@ int tk_has_vnni(void) {
   if (v < 0) {
     /* TESSEL_KERNELS_NO_VNNI=1 takes the portable path (its tests, and
      * comparisons) on a CPU that has VNNI. */
-    const char *off = getenv("TESSEL_KERNELS_NO_VNNI");
     __builtin_cpu_init();
-    v = !(off && *off && *off != '0') &&
+    v = !env_flag("TESSEL_KERNELS_NO_VNNI") &&
         __builtin_cpu_supports("avx512vnni") &&
         __builtin_cpu_supports("avx512bw") &&
         __builtin_cpu_supports("avx512vl");
@@ -141,9 +139,8 @@ int tk_has_avx2(void) {
   if (v < 0) {
     /* TESSEL_KERNELS_NO_AVX2=1 (with TESSEL_KERNELS_NO_VNNI=1) takes the
      * portable path. */
-    const char *off = getenv("TESSEL_KERNELS_NO_AVX2");
     __builtin_cpu_init();
-    v = !(off && *off && *off != '0') && __builtin_cpu_supports("avx2");
+    v = !env_flag("TESSEL_KERNELS_NO_AVX2") && __builtin_cpu_supports("avx2");
     __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
   }
   return v;
@@ -198,8 +195,7 @@ int tk_division_is_slow(void) {
   if (v < 0) {
     /* TESSEL_KERNELS_FORCE_RECIPROCAL_FMA=1: the corrected sequence
      * wherever it is allowed (its tests, on any CPU). */
-    const char *force = getenv("TESSEL_KERNELS_FORCE_RECIPROCAL_FMA");
-    v = (force && *force && *force != '0') ||
+    v = env_flag("TESSEL_KERNELS_FORCE_RECIPROCAL_FMA") ||
         (tk_has_vnni() && time_division(1) < time_division(0));
     __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
   }
@@ -208,8 +204,7 @@ int tk_division_is_slow(void) {
 
 #else
 int tk_division_is_slow(void) {
-  const char *force = getenv("TESSEL_KERNELS_FORCE_RECIPROCAL_FMA");
-  return force && *force && *force != '0';
+  return env_flag("TESSEL_KERNELS_FORCE_RECIPROCAL_FMA");
 }
 int tk_has_vnni(void) { return 0; }
 int tk_has_avx2(void) { return 0; }

@@ -17,6 +17,14 @@
 #define TK_RQ_MR 6
 #define TK_RQ_NR TESSEL_KERNEL_NR
 
+/* The VNNI paths: x86-64 with intrinsics, chosen at run time by CPUID. */
+#if defined(__x86_64__) && !defined(TESSEL_KERNELS_NO_ASM)
+#include <immintrin.h>
+#define TK_HAVE_VNNI_PATH 1
+#define TK_VNNI_TARGET                                                         \
+  __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
+#endif
+
 struct epilogue {
   const float *scale, *bias;
   float lo, hi, out_scale, out_zp, qmin, qmax;
