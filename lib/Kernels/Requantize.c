@@ -116,45 +116,51 @@ int64_t tk_epilogue_out_bytes(const struct epilogue *e) {
 }
 
 #ifdef TK_HAVE_VNNI_PATH
-int tk_has_vnni(void) {
-  static int cached = -1;
-  int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+/* probe(), computed once and cached (threads may race to compute the
+ * same value, which is harmless). */
+static int cached(int *slot, int (*probe)(void)) {
+  int v = __atomic_load_n(slot, __ATOMIC_RELAXED);
   if (v < 0) {
-    /* TESSEL_KERNELS_NO_VNNI=1 takes the portable path (its tests, and
-     * comparisons) on a CPU that has VNNI. */
-    __builtin_cpu_init();
-    v = !env_flag("TESSEL_KERNELS_NO_VNNI") &&
-        __builtin_cpu_supports("avx512vnni") &&
-        __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vl");
-    __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+    v = probe();
+    __atomic_store_n(slot, v, __ATOMIC_RELAXED);
   }
   return v;
 }
 
+/* TESSEL_KERNELS_NO_VNNI=1 takes the AVX2 or portable path (their tests,
+ * and comparisons) on a CPU that has VNNI; TESSEL_KERNELS_NO_AVX2=1 with
+ * it, the portable one. */
+static int probe_vnni(void) {
+  __builtin_cpu_init();
+  return !env_flag("TESSEL_KERNELS_NO_VNNI") &&
+         __builtin_cpu_supports("avx512vnni") &&
+         __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vl");
+}
+
+static int probe_avx2(void) {
+  __builtin_cpu_init();
+  return !env_flag("TESSEL_KERNELS_NO_AVX2") && __builtin_cpu_supports("avx2");
+}
+
+static int probe_vbmi(void) {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512vbmi");
+}
+
+int tk_has_vnni(void) {
+  static int slot = -1;
+  return cached(&slot, probe_vnni);
+}
 
 int tk_has_avx2(void) {
-  static int cached = -1;
-  int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
-  if (v < 0) {
-    /* TESSEL_KERNELS_NO_AVX2=1 (with TESSEL_KERNELS_NO_VNNI=1) takes the
-     * portable path. */
-    __builtin_cpu_init();
-    v = !env_flag("TESSEL_KERNELS_NO_AVX2") && __builtin_cpu_supports("avx2");
-    __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
-  }
-  return v;
+  static int slot = -1;
+  return cached(&slot, probe_avx2);
 }
 
 int tk_has_vbmi(void) {
-  static int cached = -1;
-  int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
-  if (v < 0) {
-    __builtin_cpu_init();
-    v = __builtin_cpu_supports("avx512vbmi");
-    __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
-  }
-  return v;
+  static int slot = -1;
+  return cached(&slot, probe_vbmi);
 }
 
 /* Times 16-lane divisions against the corrected reciprocal's multiply and
@@ -189,17 +195,16 @@ TK_VNNI_TARGET static uint64_t time_division(int corrected) {
   return best;
 }
 
+/* TESSEL_KERNELS_FORCE_RECIPROCAL_FMA=1: the corrected sequence wherever
+ * it is allowed (its tests, on any CPU). */
+static int probe_division(void) {
+  return env_flag("TESSEL_KERNELS_FORCE_RECIPROCAL_FMA") ||
+         (tk_has_vnni() && time_division(1) < time_division(0));
+}
+
 int tk_division_is_slow(void) {
-  static int cached = -1;
-  int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
-  if (v < 0) {
-    /* TESSEL_KERNELS_FORCE_RECIPROCAL_FMA=1: the corrected sequence
-     * wherever it is allowed (its tests, on any CPU). */
-    v = env_flag("TESSEL_KERNELS_FORCE_RECIPROCAL_FMA") ||
-        (tk_has_vnni() && time_division(1) < time_division(0));
-    __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
-  }
-  return v;
+  static int slot = -1;
+  return cached(&slot, probe_division);
 }
 
 #else

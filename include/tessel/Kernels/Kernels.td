@@ -430,7 +430,7 @@ def DepthwiseConv2DU8S8 : Kernel<"depthwise_conv2d_u8s8"> {
     exact in int32, where `in` (N x H x W x C, channels contiguous) is
     unsigned 8-bit, or signed with TESSEL_KERNEL_A_SIGNED, and positions
     outside it read as a_zp (ONNX's zero padding of the dequantized
-    input). wp holds the weights packed for `vpdpbusd` at compile time:
+    input), which must therefore be a value of the input's type. wp holds the weights packed for `vpdpbusd` at compile time:
     wp[g][kw][c][j] = w[4g + j][kw][c] for g < ceil(KH / 4), channels
     padded to a multiple of 16, zero where 4g + j >= KH or c >= C; colsum
     [C] = sum_{kh,kw} w[kh,kw,c]. With scale NULL, out is int32 acc;
