@@ -41,6 +41,7 @@ typedef struct {
   int64_t out_sn, out_sh, out_sw;
   const struct epilogue *ep; /* NULL: int32 output */
   int64_t G, Wp;             /* kernel-row groups of 4; columns of B */
+  const uint8_t *zrow;       /* Cp raw bytes that read as the zero point */
 } dwq_job_t;
 
 /* 16 bytes of channels [c0, c0 + 16) of one input pixel, flipped; channels
@@ -58,64 +59,98 @@ static inline void load16(const dwq_job_t *j, const uint8_t *px, int64_t c0,
       out[i] = (uint8_t)(px[c0 + i] ^ j->flip);
 }
 
-/* B for output row (n, oh): [G][Wp][Cp][4] bytes. */
+/* The input pixel of kernel row `kh` and column `x` of B for output row
+ * (n, oh) and its column stride; outside the input, `zrow` (C bytes that
+ * read as the zero point) with stride 0, so every column takes one path. */
+static inline const uint8_t *row_of(const dwq_job_t *j, const uint8_t *img,
+                                    int64_t oh, int64_t kh,
+                                    const uint8_t *zrow) {
+  const int64_t ih = oh * j->sh - j->pad_top + kh * j->dh;
+  return kh < j->KH && ih >= 0 && ih < j->H ? img + ih * j->in_sh : zrow;
+}
+
+/* B for output row (n, oh): [G][Wp][Cp][4] bytes (portable). */
 static void build_rows(const dwq_job_t *j, int64_t n, int64_t oh,
                        uint8_t *B) {
   const uint8_t *img = j->in + n * j->in_sn;
   for (int64_t g = 0; g < j->G; ++g) {
     const uint8_t *rows[4];
-    for (int r = 0; r < 4; ++r) {
-      const int64_t kh = 4 * g + r, ih = oh * j->sh - j->pad_top + kh * j->dh;
-      rows[r] = kh < j->KH && ih >= 0 && ih < j->H ? img + ih * j->in_sh
-                                                   : NULL;
+    for (int r = 0; r < 4; ++r)
+      rows[r] = row_of(j, img, oh, 4 * g + r, NULL);
+    uint8_t *dst = B + g * j->Wp * j->Cp * 4;
+    for (int64_t x = 0; x < j->Wp; ++x) {
+      const int64_t iw = x - j->pad_left;
+      const int inside = iw >= 0 && iw < j->W;
+      for (int64_t c0 = 0; c0 < j->Cp; c0 += 16) {
+        uint8_t v[4][16];
+        for (int r = 0; r < 4; ++r)
+          load16(j, rows[r] && inside ? rows[r] + iw * j->in_sw : NULL, c0,
+                 v[r]);
+        uint8_t *o = dst + (x * j->Cp + c0) * 4;
+        for (int i = 0; i < 16; ++i)
+          for (int r = 0; r < 4; ++r)
+            o[i * 4 + r] = v[r][i];
+      }
     }
+  }
+}
+
+#ifdef TK_HAVE_VNNI_PATH
+/* The same B, 64 channels at a time: 4 rows' bytes unpacked into 4-byte
+ * groups within each 128-bit lane, then the 4 x 4 lanes transposed so
+ * channels come in order. Channels past C read as the zero point (masked
+ * loads over a zero-point vector); `zrow` holds Cp raw bytes of it. */
+TK_VNNI_TARGET static void build_rows_vnni(const dwq_job_t *j, int64_t n,
+                                           int64_t oh, uint8_t *B,
+                                           const uint8_t *zrow) {
+  const uint8_t *img = j->in + n * j->in_sn;
+  const __m512i flip = _mm512_set1_epi8((char)j->flip);
+  const __m512i zraw = _mm512_set1_epi8((char)(j->zp ^ j->flip));
+  for (int64_t g = 0; g < j->G; ++g) {
+    const uint8_t *rows[4];
+    for (int r = 0; r < 4; ++r)
+      rows[r] = row_of(j, img, oh, 4 * g + r, zrow);
     uint8_t *dst = B + g * j->Wp * j->Cp * 4;
     for (int64_t x = 0; x < j->Wp; ++x) {
       const int64_t iw = x - j->pad_left;
       const int inside = iw >= 0 && iw < j->W;
       const uint8_t *px[4];
       for (int r = 0; r < 4; ++r)
-        px[r] = rows[r] && inside ? rows[r] + iw * j->in_sw : NULL;
-      for (int64_t c0 = 0; c0 < j->Cp; c0 += 16) {
-        uint8_t *o = dst + (x * j->Cp + c0) * 4;
-#ifdef TK_HAVE_VNNI_PATH
-        /* SSE2 (every x86-64): 6 unpacks interleave 4 x 16 bytes. */
-        __m128i v[4];
-        if (c0 + 16 <= j->C) {
-          const __m128i flip = _mm_set1_epi8((char)j->flip);
-          const __m128i zp = _mm_set1_epi8((char)j->zp);
-          for (int r = 0; r < 4; ++r)
-            v[r] = px[r] ? _mm_xor_si128(
-                               _mm_loadu_si128((const __m128i *)(px[r] + c0)),
-                               flip)
-                         : zp;
-        } else {
-          uint8_t t[4][16];
-          for (int r = 0; r < 4; ++r) {
-            load16(j, px[r], c0, t[r]);
-            v[r] = _mm_loadu_si128((const __m128i *)t[r]);
-          }
-        }
-        const __m128i a = _mm_unpacklo_epi8(v[0], v[1]);
-        const __m128i b = _mm_unpackhi_epi8(v[0], v[1]);
-        const __m128i c = _mm_unpacklo_epi8(v[2], v[3]);
-        const __m128i d = _mm_unpackhi_epi8(v[2], v[3]);
-        _mm_storeu_si128((__m128i *)o, _mm_unpacklo_epi16(a, c));
-        _mm_storeu_si128((__m128i *)(o + 16), _mm_unpackhi_epi16(a, c));
-        _mm_storeu_si128((__m128i *)(o + 32), _mm_unpacklo_epi16(b, d));
-        _mm_storeu_si128((__m128i *)(o + 48), _mm_unpackhi_epi16(b, d));
-#else
-        uint8_t v[4][16];
+        px[r] = inside && rows[r] != zrow ? rows[r] + iw * j->in_sw : zrow;
+      uint8_t *o = dst + x * j->Cp * 4;
+      for (int64_t c0 = 0; c0 < j->Cp; c0 += 64) {
+        const int64_t rem = j->C - c0;
+        const __mmask64 m = rem >= 64 ? ~(__mmask64)0
+                                      : (((__mmask64)1 << rem) - 1);
+        __m512i v[4];
         for (int r = 0; r < 4; ++r)
-          load16(j, px[r], c0, v[r]);
-        for (int i = 0; i < 16; ++i)
-          for (int r = 0; r < 4; ++r)
-            o[i * 4 + r] = v[r][i];
-#endif
+          v[r] = _mm512_xor_si512(_mm512_mask_loadu_epi8(zraw, m, px[r] + c0),
+                                  flip);
+        const __m512i a = _mm512_unpacklo_epi8(v[0], v[1]);
+        const __m512i b = _mm512_unpackhi_epi8(v[0], v[1]);
+        const __m512i c = _mm512_unpacklo_epi8(v[2], v[3]);
+        const __m512i d = _mm512_unpackhi_epi8(v[2], v[3]);
+        /* lane l of q[k]: channels 16l + 4k .. 16l + 4k + 3 */
+        const __m512i q0 = _mm512_unpacklo_epi16(a, c);
+        const __m512i q1 = _mm512_unpackhi_epi16(a, c);
+        const __m512i q2 = _mm512_unpacklo_epi16(b, d);
+        const __m512i q3 = _mm512_unpackhi_epi16(b, d);
+        const __m512i t0 = _mm512_shuffle_i64x2(q0, q1, 0x44);
+        const __m512i t1 = _mm512_shuffle_i64x2(q0, q1, 0xEE);
+        const __m512i t2 = _mm512_shuffle_i64x2(q2, q3, 0x44);
+        const __m512i t3 = _mm512_shuffle_i64x2(q2, q3, 0xEE);
+        const __m512i out[4] = {_mm512_shuffle_i64x2(t0, t2, 0x88),
+                                _mm512_shuffle_i64x2(t0, t2, 0xDD),
+                                _mm512_shuffle_i64x2(t1, t3, 0x88),
+                                _mm512_shuffle_i64x2(t1, t3, 0xDD)};
+        const int64_t nv = (j->Cp - c0) / 16 < 4 ? (j->Cp - c0) / 16 : 4;
+        for (int64_t k = 0; k < nv; ++k)
+          _mm512_storeu_si512(o + (c0 + 16 * k) * 4, out[k]);
       }
     }
   }
 }
+#endif
 
 /* acc[r][0 .. 16 * nv) for pixels ow0 + r (r < mr), channels from c0. */
 static void tile_portable(const dwq_job_t *j, const uint8_t *B, int64_t ow0,
@@ -199,7 +234,12 @@ static void run_row(void *arg, int64_t task) {
   uint8_t *B = (uint8_t *)malloc((size_t)(j->G * j->Wp * j->Cp * 4));
   if (!B)
     abort(); /* as the generated code's allocations do */
-  build_rows(j, n, oh, B);
+#ifdef TK_HAVE_VNNI_PATH
+  if (tile == tile_vnni)
+    build_rows_vnni(j, n, oh, B, j->zrow);
+  else
+#endif
+    build_rows(j, n, oh, B);
   const tk_finish_fn finish = j->ep ? tk_choose_finish(1) : NULL;
   const int64_t bytes = j->ep ? tk_epilogue_out_bytes(j->ep) : 4;
   static const int32_t no_row_off[MR] = {0};
@@ -262,5 +302,11 @@ void tessel_kernel_depthwise_conv2d_u8s8(
   /* Every column any window reads: the last pixel's last tap, from the
    * first padding column. */
   job.Wp = (OW - 1) * stride_w + (KW - 1) * dil_w + 1;
+  uint8_t *zrow = (uint8_t *)malloc((size_t)job.Cp);
+  if (!zrow)
+    abort();
+  memset(zrow, job.zp ^ job.flip, (size_t)job.Cp);
+  job.zrow = zrow;
   tk_parallel_for(N * OH, run_row, &job);
+  free(zrow);
 }

@@ -224,6 +224,38 @@ struct FoldMatMul : OpRewritePattern<tosa::MatMulOp> {
   }
 };
 
+/// tosa.conv2d and tosa.depthwise_conv2d want the padded extent to fit
+/// the strides exactly; ONNX floors, so the bottom/right padding rows (then
+/// the input rows of `x`) that no window reads go. Returns the padding.
+SmallVector<int64_t> trimToStrides(tessel::TosaBuilder &tb, Dequantized &x,
+                                   ArrayRef<int64_t> kernel,
+                                   ArrayRef<int64_t> padding,
+                                   ArrayRef<int64_t> stride,
+                                   ArrayRef<int64_t> dilation) {
+  SmallVector<int64_t> pad(padding);
+  SmallVector<int64_t> inShape(
+      cast<RankedTensorType>(x.storage.getType()).getShape());
+  bool trimmed = false;
+  for (int d = 0; d < 2; ++d) {
+    int64_t extent = inShape[1 + d] - 1 + pad[2 * d] + pad[2 * d + 1] -
+                     (kernel[d] - 1) * dilation[d];
+    int64_t rem = extent % stride[d];
+    int64_t fromPad = std::min(rem, pad[2 * d + 1]);
+    pad[2 * d + 1] -= fromPad;
+    inShape[1 + d] -= rem - fromPad;
+    trimmed |= rem > fromPad;
+  }
+  if (trimmed)
+    x.storage = tb.slice(x.storage, {0, 0, 0, 0}, inShape);
+  return pad;
+}
+
+/// `y` plus the convolution's float bias (F values) per output channel.
+Value addChannelBias(tessel::TosaBuilder &tb, Value y, Value bias) {
+  auto biasTy = cast<RankedTensorType>(bias.getType());
+  return tb.add(y, tb.reshape(bias, {1, 1, 1, biasTy.getNumElements()}));
+}
+
 /// Whether a convolution has no zero points and one group (tosa.conv2d has
 /// zero-point operands, tessel.conv2d groups).
 bool plainConv(tosa::Conv2DOp op) {
@@ -283,24 +315,9 @@ struct FoldConv : OpRewritePattern<ConvOp> {
           RankedTensorType::get({1, pixels, f}, outTy.getElementType());
       y = tb.reshape(integerProduct(rewriter, loc, *x, *w, prodTy), out);
     } else {
-      // tosa.conv2d wants the padded extent to fit the strides exactly;
-      // ONNX floors, so the bottom/right padding rows (then input rows) that
-      // no window reads go.
-      SmallVector<int64_t> pad(op.getPad());
-      SmallVector<int64_t> inShape(
-          cast<RankedTensorType>(x->storage.getType()).getShape());
-      bool trimmed = false;
-      for (int d = 0; d < 2; ++d) {
-        int64_t extent = inShape[1 + d] - 1 + pad[2 * d] + pad[2 * d + 1] -
-                         (wTy.getDimSize(1 + d) - 1) * op.getDilation()[d];
-        int64_t rem = extent % op.getStride()[d];
-        int64_t fromPad = std::min(rem, pad[2 * d + 1]);
-        pad[2 * d + 1] -= fromPad;
-        inShape[1 + d] -= rem - fromPad;
-        trimmed |= rem > fromPad;
-      }
-      if (trimmed)
-        x->storage = tb.slice(x->storage, {0, 0, 0, 0}, inShape);
+      SmallVector<int64_t> pad =
+          trimToStrides(tb, *x, {wTy.getDimSize(1), wTy.getDimSize(2)},
+                        op.getPad(), op.getStride(), op.getDilation());
       auto accTy = RankedTensorType::get(out, rewriter.getI32Type());
       auto biasTy = RankedTensorType::get({f}, rewriter.getI32Type());
       Value zeroBias = tosa::ConstOp::create(
@@ -318,9 +335,61 @@ struct FoldConv : OpRewritePattern<ConvOp> {
       y = dequantizeAccumulator(rewriter, loc, acc, *x, *w, outTy,
                                 /*axis=*/3);
     }
-    auto biasTy = cast<RankedTensorType>(op.getBias().getType());
-    Value bias = tb.reshape(op.getBias(), {1, 1, 1, biasTy.getNumElements()});
-    rewriter.replaceOp(op, tb.add(y, bias));
+    rewriter.replaceOp(op, addChannelBias(tb, y, op.getBias()));
+    return success();
+  }
+};
+
+/// A depthwise convolution (ONNX Conv with group = C input channels = C
+/// outputs) of a dequantized input (per tensor) and dequantized weights
+/// (per tensor or per channel, zero point 0 as int8) runs on the stored
+/// integers as an i8 x i8 -> i32 tosa.depthwise_conv2d with the input's
+/// zero point (its padding reads as it, i.e. 0.0), dequantized per channel
+/// and plus the float bias. Channel multipliers above 1 stay float: no
+/// int8 kernel computes them.
+struct FoldDepthwiseConv : OpRewritePattern<tessel::Conv2DOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tessel::Conv2DOp op,
+                                PatternRewriter &rewriter) const override {
+    auto outTy = cast<RankedTensorType>(op.getType());
+    auto wTy = cast<RankedTensorType>(op.getWeight().getType());
+    auto inTy = cast<RankedTensorType>(op.getInput().getType());
+    int64_t c = inTy.getDimSize(3);
+    if (!isa<FloatType>(outTy.getElementType()) || !outTy.hasStaticShape() ||
+        !wTy.hasStaticShape() || !inTy.hasStaticShape() || c == 1 ||
+        op.getGroups() != c || wTy.getDimSize(0) != c)
+      return rewriter.notifyMatchFailure(op, "not a float depthwise conv");
+    std::optional<Dequantized> x = dequantized(rewriter, op.getInput());
+    std::optional<Dequantized> w = x ? dequantized(rewriter, op.getWeight())
+                                     : std::nullopt;
+    if (!x || !w)
+      return rewriter.notifyMatchFailure(op, "operands not dequantized");
+    if (!foldable(*x, *w, /*bAxis=*/0) || int8ZeroPoint(*w) != 0)
+      return rewriter.notifyMatchFailure(op, "unsupported quantization");
+    Location loc = op.getLoc();
+    tessel::TosaBuilder tb(rewriter, loc);
+    int64_t kh = wTy.getDimSize(1), kw = wTy.getDimSize(2);
+    SmallVector<int64_t> pad = trimToStrides(
+        tb, *x, {kh, kw}, op.getPad(), op.getStride(), op.getDilation());
+    // C x KH x KW x 1 (OHWI) -> KH x KW x C x 1, TOSA's [KH, KW, C, M].
+    w->storage = tb.transpose(w->storage, {1, 2, 0, 3});
+    auto accTy = RankedTensorType::get(outTy.getShape(), rewriter.getI32Type());
+    auto biasTy = RankedTensorType::get({c}, rewriter.getI32Type());
+    Value zeroBias = tosa::ConstOp::create(
+        rewriter, loc, biasTy,
+        DenseElementsAttr::get(biasTy, rewriter.getI32IntegerAttr(0)));
+    Value acc = tosa::DepthwiseConv2DOp::create(
+        rewriter, loc, accTy, toInt8(rewriter, loc, *x),
+        toInt8(rewriter, loc, *w), zeroBias,
+        zeroPointConst(rewriter, loc, int8ZeroPoint(*x)),
+        zeroPointConst(rewriter, loc, 0), rewriter.getDenseI64ArrayAttr(pad),
+        op.getStrideAttr(), op.getDilationAttr(),
+        TypeAttr::get(rewriter.getI32Type()));
+    if (w->axis >= 0)
+      w->axis = 3; // the output channel
+    Value y = dequantizeAccumulator(rewriter, loc, acc, *x, *w, outTy,
+                                    /*axis=*/3);
+    rewriter.replaceOp(op, addChannelBias(tb, y, op.getBias()));
     return success();
   }
 };
@@ -329,7 +398,7 @@ struct TesselFoldQDQPass : tessel::impl::TesselFoldQDQBase<TesselFoldQDQPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<FoldMatMul, FoldConv<tosa::Conv2DOp>,
-                 FoldConv<tessel::Conv2DOp>>(&getContext());
+                 FoldConv<tessel::Conv2DOp>, FoldDepthwiseConv>(&getContext());
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };

@@ -81,6 +81,21 @@ class EpilogueArg<code op>
                 ["bias", "lo", "hi", "flags"],
                 "epilogueArgs(cb, " # op # ");">;
 
+// The int8 kernels' requantizing epilogue (scale NULL: none, the output is
+// int32), from an op with tessel.packed_matmul_i8_requant's `scale`, `bias`,
+// `table`, clamp and Tessel_RequantOutputArgs attributes and `a_signed`:
+// the flags carry TESSEL_KERNEL_A_SIGNED, the output kind and the division
+// the compiler proved (QuantizeDivision.h), with the clamp that proof
+// narrowed.
+class RequantEpilogueArg<code op>
+    : KernelArg<["const float *", "const float *", "float", "float", "float",
+                 "float", "float", "float", "const void *", "float", "float",
+                 "float", "float", "int32_t"],
+                ["scale", "bias", "lo", "hi", "out_scale", "out_zp", "qmin",
+                 "qmax", "table", "dq_scale", "dq_zp", "dq_lo", "dq_hi",
+                 "flags"],
+                "requantEpilogueArgs(cb, " # op # ");">;
+
 //===----------------------------------------------------------------------===//
 // Run-time support the generated code calls by other means.
 //===----------------------------------------------------------------------===//
@@ -364,30 +379,6 @@ def MatmulU8S8Requant : Kernel<"matmul_u8s8_requant"> {
     Value sums = $_op.getColumnSums()
                      ? denseOperand(cb.b, $_op, $_op.getColumnSums())
                      : Value();
-    Value scale = denseOperand(cb.b, $_op, $_op.getScale());
-    Value bias = $_op.getBias() ? denseOperand(cb.b, $_op, $_op.getBias())
-                                : Value();
-    Value table = $_op.getTable() ? denseOperand(cb.b, $_op, $_op.getTable())
-                                  : Value();
-    bool quantize = $_op.getOutScale().has_value();
-    float lo = $_op.getClampMin().convertToFloat();
-    float hi = $_op.getClampMax().convertToFloat();
-    int32_t division = 0;
-    if (quantize) {
-      QuantizeDivisionPlan plan = planQuantizeDivision(
-          $_op.getOutScale()->convertToFloat(),
-          $_op.getOutZp().convertToFloat(), $_op.getQmin().convertToFloat(),
-          $_op.getQmax().convertToFloat(), lo, hi);
-      lo = plan.lo;
-      hi = plan.hi;
-      division =
-          plan.division == QuantizeDivision::Reciprocal ? TESSEL_KERNEL_RECIPROCAL
-          : plan.division == QuantizeDivision::CorrectedReciprocal
-              ? TESSEL_KERNEL_RECIPROCAL_FMA
-              : 0;
-    }
-    bool outF32 = cast<ShapedType>($_op.getInit().getType())
-                      .getElementType().isF32();
   }];
   let arguments = (ins
     DimArg<"$_op.getInit()", 0>:$batch, DimArg<"$_op.getInit()", 1>:$M,
@@ -399,26 +390,7 @@ def MatmulU8S8Requant : Kernel<"matmul_u8s8_requant"> {
     OptPtrArg<"const int32_t", "sums">:$b_colsum,
     I32Arg<"$_op.getBZp()">:$b_zp,
     StridedArg<"void", "$_op.getInit()", ["sb", "sm", "sn"]>:$c,
-    PtrArg<"const float", "scale">:$scale,
-    OptPtrArg<"const float", "bias">:$bias,
-    F32Arg<"lo">:$lo,
-    F32Arg<"hi">:$hi,
-    F32Arg<"quantize ? $_op.getOutScale()->convertToFloat() : 1.0f">:$out_scale,
-    F32Arg<"$_op.getOutZp().convertToFloat()">:$out_zp,
-    F32Arg<"$_op.getQmin().convertToFloat()">:$qmin,
-    F32Arg<"$_op.getQmax().convertToFloat()">:$qmax,
-    OptPtrArg<"const void", "table">:$table,
-    F32Arg<"$_op.getDequantScale() ? $_op.getDequantScale()->convertToFloat() "
-           ": 1.0f">:$dq_scale,
-    F32Arg<"$_op.getDequantZp().convertToFloat()">:$dq_zp,
-    F32Arg<"$_op.getDequantMin().convertToFloat()">:$dq_lo,
-    F32Arg<"$_op.getDequantMax().convertToFloat()">:$dq_hi,
-    I32Arg<"($_op.getASigned() ? TESSEL_KERNEL_A_SIGNED : 0) | "
-           "(quantize ? TESSEL_KERNEL_QUANTIZE : 0) | "
-           "(outF32 ? TESSEL_KERNEL_OUT_F32 : 0) | "
-           "($_op.getDequantScale() ? TESSEL_KERNEL_DEQUANTIZE : 0) | "
-           "($_op.getDequantSigned() ? TESSEL_KERNEL_DQ_SIGNED : 0) | "
-           "division">:$flags);
+    RequantEpilogueArg<"$_op">:$epilogue);
 }
 
 def DepthwiseConv2DU8S8 : Kernel<"depthwise_conv2d_u8s8"> {
@@ -430,34 +402,37 @@ def DepthwiseConv2DU8S8 : Kernel<"depthwise_conv2d_u8s8"> {
     exact in int32, where `in` (N x H x W x C, channels contiguous) is
     unsigned 8-bit, or signed with TESSEL_KERNEL_A_SIGNED, and positions
     outside it read as a_zp (ONNX's zero padding of the dequantized
-    input), which must therefore be a value of the input's type. wp holds the weights packed for `vpdpbusd` at compile time:
+    input), which must therefore be a value of the input's type. wp holds
+    the weights packed for `vpdpbusd` at compile time:
     wp[g][kw][c][j] = w[4g + j][kw][c] for g < ceil(KH / 4), channels
     padded to a multiple of 16, zero where 4g + j >= KH or c >= C; colsum
     [C] = sum_{kh,kw} w[kh,kw,c]. With scale NULL, out is int32 acc;
     otherwise out is acc finished as tessel_kernel_matmul_u8s8_requant
-    finishes a column (column = channel; the same scale ... flags).
-    Not called by generated code yet: the op that lowers to it is next.
+    finishes a column (column = channel; the same scale ... flags). out's
+    channels are contiguous too.
+  }];
+  let op = "DepthwiseConv2DI8Op";
+  let prologue = [{
+    Value in = unitInnerStride(cb.b, $_op, $_op.getInput());
+    Value out = unitInnerStride(cb.b, $_op, $_op.getInit(), /*isOutput=*/true);
+    Value wp = denseOperand(cb.b, $_op, $_op.getPackedFilter());
+    Value colsum = denseOperand(cb.b, $_op, $_op.getColumnSums());
   }];
   let arguments = (ins
-    OpaqueArg<"int64_t">:$N, OpaqueArg<"int64_t">:$OH, OpaqueArg<"int64_t">:$OW,
-    OpaqueArg<"int64_t">:$C, OpaqueArg<"int64_t">:$KH, OpaqueArg<"int64_t">:$KW,
-    OpaqueArg<"int64_t">:$H, OpaqueArg<"int64_t">:$W,
-    OpaqueArg<"int64_t">:$pad_top, OpaqueArg<"int64_t">:$pad_left,
-    OpaqueArg<"const uint8_t *">:$in, OpaqueArg<"int64_t">:$in_sn,
-    OpaqueArg<"int64_t">:$in_sh, OpaqueArg<"int64_t">:$in_sw,
-    OpaqueArg<"int32_t">:$a_zp,
-    OpaqueArg<"int64_t">:$stride_h, OpaqueArg<"int64_t">:$stride_w,
-    OpaqueArg<"int64_t">:$dil_h, OpaqueArg<"int64_t">:$dil_w,
-    OpaqueArg<"const int8_t *">:$wp, OpaqueArg<"const int32_t *">:$colsum,
-    OpaqueArg<"void *">:$out, OpaqueArg<"int64_t">:$out_sn,
-    OpaqueArg<"int64_t">:$out_sh, OpaqueArg<"int64_t">:$out_sw,
-    OpaqueArg<"const float *">:$scale, OpaqueArg<"const float *">:$bias,
-    OpaqueArg<"float">:$lo, OpaqueArg<"float">:$hi,
-    OpaqueArg<"float">:$out_scale, OpaqueArg<"float">:$out_zp,
-    OpaqueArg<"float">:$qmin, OpaqueArg<"float">:$qmax,
-    OpaqueArg<"const void *">:$table, OpaqueArg<"float">:$dq_scale,
-    OpaqueArg<"float">:$dq_zp, OpaqueArg<"float">:$dq_lo,
-    OpaqueArg<"float">:$dq_hi, OpaqueArg<"int32_t">:$flags);
+    DimArg<"out", 0>:$N, DimArg<"out", 1>:$OH, DimArg<"out", 2>:$OW,
+    DimArg<"out", 3>:$C,
+    I64Arg<"$_op.getKernelSize()[0]">:$KH, I64Arg<"$_op.getKernelSize()[1]">:$KW,
+    DimArg<"in", 1>:$H, DimArg<"in", 2>:$W,
+    I64Arg<"$_op.getPad()[0]">:$pad_top, I64Arg<"$_op.getPad()[2]">:$pad_left,
+    StridedArg<"const uint8_t", "in", ["sn", "sh", "sw"]>:$in,
+    I32Arg<"$_op.getAZp()">:$a_zp,
+    I64Arg<"$_op.getStrides()[0]">:$stride_h,
+    I64Arg<"$_op.getStrides()[1]">:$stride_w,
+    I64Arg<"$_op.getDilations()[0]">:$dil_h,
+    I64Arg<"$_op.getDilations()[1]">:$dil_w,
+    PtrArg<"const int8_t", "wp">:$wp, PtrArg<"const int32_t", "colsum">:$colsum,
+    StridedArg<"void", "out", ["sn", "sh", "sw"]>:$out,
+    RequantEpilogueArg<"$_op">:$epilogue);
 }
 
 #endif // TESSEL_KERNELS_TD

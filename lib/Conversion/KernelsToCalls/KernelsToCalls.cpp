@@ -186,6 +186,92 @@ void epilogueArgs(KernelCallBuilder &cb, OpT op) {
   cb.i32(flags);
 }
 
+/// The requantizing epilogue's arguments (RequantEpilogueArg in
+/// Kernels.td): scale and bias pointers, the clamp, the quantization, the
+/// table, the dequantization and the flags. Without a scale, null pointers
+/// and neutral values: the kernel writes int32.
+template <typename OpT>
+void requantEpilogueArgs(KernelCallBuilder &cb, OpT op) {
+  int32_t flags = op.getASigned() ? TESSEL_KERNEL_A_SIGNED : 0;
+  float inf = std::numeric_limits<float>::infinity();
+  if (!op.getScale()) {
+    cb.nullPtr(); // scale
+    cb.nullPtr(); // bias
+    for (float v : {-inf, inf, 1.0f, 0.0f, 0.0f, 255.0f})
+      cb.f32(v);
+    cb.nullPtr(); // table
+    for (float v : {1.0f, 0.0f, -inf, inf})
+      cb.f32(v);
+    cb.i32(flags);
+    return;
+  }
+  auto dense = [&](Value v) {
+    return v ? denseOperand(cb.b, op, v) : Value();
+  };
+  cb.buffer(dense(op.getScale()));
+  cb.optionalBuffer(dense(op.getBias()));
+  bool quantize = op.getOutScale().has_value();
+  float lo = op.getClampMin().convertToFloat();
+  float hi = op.getClampMax().convertToFloat();
+  if (quantize) {
+    QuantizeDivisionPlan plan = planQuantizeDivision(
+        op.getOutScale()->convertToFloat(), op.getOutZp().convertToFloat(),
+        op.getQmin().convertToFloat(), op.getQmax().convertToFloat(), lo, hi);
+    lo = plan.lo;
+    hi = plan.hi;
+    if (plan.division == QuantizeDivision::Reciprocal)
+      flags |= TESSEL_KERNEL_RECIPROCAL;
+    else if (plan.division == QuantizeDivision::CorrectedReciprocal)
+      flags |= TESSEL_KERNEL_RECIPROCAL_FMA;
+    flags |= TESSEL_KERNEL_QUANTIZE;
+  }
+  cb.f32(lo);
+  cb.f32(hi);
+  cb.f32(quantize ? op.getOutScale()->convertToFloat() : 1.0f);
+  cb.f32(op.getOutZp().convertToFloat());
+  cb.f32(op.getQmin().convertToFloat());
+  cb.f32(op.getQmax().convertToFloat());
+  cb.optionalBuffer(dense(op.getTable()));
+  cb.f32(op.getDequantScale() ? op.getDequantScale()->convertToFloat() : 1.0f);
+  cb.f32(op.getDequantZp().convertToFloat());
+  cb.f32(op.getDequantMin().convertToFloat());
+  cb.f32(op.getDequantMax().convertToFloat());
+  if (cast<ShapedType>(op.getInit().getType()).getElementType().isF32())
+    flags |= TESSEL_KERNEL_OUT_F32;
+  if (op.getDequantScale())
+    flags |= TESSEL_KERNEL_DEQUANTIZE;
+  if (op.getDequantSigned())
+    flags |= TESSEL_KERNEL_DQ_SIGNED;
+  cb.i32(flags);
+}
+
+/// `memref` itself if its innermost stride is statically 1 (a kernel that
+/// takes the other strides only), else a dense copy: of the input before
+/// `op`, or, for an output, written back after `op`.
+Value unitInnerStride(OpBuilder &b, Operation *op, Value memref,
+                      bool isOutput = false) {
+  auto ty = cast<MemRefType>(memref.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (succeeded(ty.getStridesAndOffset(strides, offset)) &&
+      (strides.empty() || strides.back() == 1))
+    return memref;
+  if (!isOutput)
+    return denseOperand(b, op, memref);
+  Location loc = op->getLoc();
+  SmallVector<Value> dynSizes;
+  for (int64_t d = 0; d < ty.getRank(); ++d)
+    if (ty.isDynamicDim(d))
+      dynSizes.push_back(memref::DimOp::create(b, loc, memref, d));
+  Value copy = memref::AllocOp::create(
+      b, loc, MemRefType::get(ty.getShape(), ty.getElementType()), dynSizes);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointAfter(op);
+  memref::CopyOp::create(b, loc, copy, memref);
+  memref::DeallocOp::create(b, loc, copy);
+  return copy;
+}
+
 struct BatchedTranspose {
   int64_t batch, rows, cols;
 };

@@ -13,10 +13,10 @@ using namespace mlir::tessel;
 
 static bool known(int64_t d) { return !ShapedType::isDynamic(d); }
 
-/// Every operand a ranked f32 tensor or every one a memref; one result
-/// equal to `init` on tensors, none on memrefs.
+/// Every operand a ranked tensor or every one a memref, of f32 unless
+/// `anyElement`; one result equal to `init` on tensors, none on memrefs.
 static LogicalResult verifyOperandKinds(Operation *op, ArrayRef<Value> operands,
-                                        Value init) {
+                                        Value init, bool anyElement = false) {
   bool tensors = isa<RankedTensorType>(operands.front().getType());
   for (Value v : operands) {
     auto t = dyn_cast<ShapedType>(v.getType());
@@ -24,7 +24,7 @@ static LogicalResult verifyOperandKinds(Operation *op, ArrayRef<Value> operands,
       return op->emitOpError() << "operands must be all ranked tensors or all "
                                   "memrefs, got "
                                << v.getType();
-    if (!t.getElementType().isF32())
+    if (!anyElement && !t.getElementType().isF32())
       return op->emitOpError() << "only f32 is supported, got " << v.getType();
   }
   if (tensors != (op->getNumResults() == 1))
@@ -279,19 +279,9 @@ verifyPackedMatmulI8(OpT op, ArrayRef<Value> extra,
   if (op.getColumnSums())
     operands.push_back(op.getColumnSums());
   llvm::append_range(operands, extra);
-  bool tensors = isa<RankedTensorType>(op.getInput().getType());
-  for (Value v : operands) {
-    auto t = dyn_cast<ShapedType>(v.getType());
-    if (!t || !t.hasRank() || isa<RankedTensorType>(t) != tensors)
-      return op.emitOpError() << "operands must be all ranked tensors or all "
-                              "memrefs, got "
-                           << v.getType();
-  }
-  if (tensors != (op->getNumResults() == 1))
-    return op.emitOpError() << "has one result on tensors and none on memrefs";
-  if (tensors && op->getResult(0).getType() != op.getInit().getType())
-    return op.emitOpError() << "result type must match 'init' type "
-                         << op.getInit().getType();
+  if (failed(verifyOperandKinds(op, operands, op.getInit(),
+                                /*anyElement=*/true)))
+    return failure();
   auto aTy = cast<ShapedType>(op.getInput().getType());
   auto bTy = cast<ShapedType>(op.getPackedB().getType());
   auto cTy = cast<ShapedType>(op.getInit().getType());
@@ -341,6 +331,60 @@ LogicalResult PackedMatmulI8Op::verify() {
       *this, {}, [](Type t) { return t.isInteger(32); }, "i32");
 }
 
+/// The checks of the requantizing epilogue (Tessel_RequantOutputArgs and
+/// its scale, bias and table operands) for an output of `n` channels.
+template <typename OpT>
+static LogicalResult verifyRequantEpilogue(OpT op, int64_t n) {
+  auto cTy = cast<ShapedType>(op.getInit().getType());
+  bool quantize = op.getOutScale().has_value();
+  for (Value v : {op.getScale(), op.getBias()}) {
+    if (!v)
+      continue;
+    auto t = cast<ShapedType>(v.getType());
+    if (!t.getElementType().isF32() || t.getRank() != 1 ||
+        (known(n) && known(t.getDimSize(0)) && t.getDimSize(0) != n))
+      return op.emitOpError() << "scale and bias must be " << n
+                              << " f32 values, got " << v.getType();
+  }
+  if (Value table = op.getTable()) {
+    auto t = cast<ShapedType>(table.getType());
+    if (!quantize)
+      return op.emitOpError() << "a table needs out_scale (it maps quantized "
+                                 "values)";
+    Type elem = op.getDequantScale() ? IntegerType::get(op.getContext(), 8)
+                                     : cTy.getElementType();
+    if (t.getRank() != 1 || t.getDimSize(0) != 256 ||
+        t.getElementType() != elem)
+      return op.emitOpError() << "table must be 256 values of type " << elem
+                              << " (the output's, or i8 before dequant_scale), "
+                                 "got "
+                              << table.getType();
+  }
+  if (op.getDequantScale()) {
+    if (!quantize || !cTy.getElementType().isF32())
+      return op.emitOpError() << "dequant_scale needs out_scale and an f32 "
+                                 "output";
+  } else if (!op.getTable() && quantize && !cTy.getElementType().isInteger(8)) {
+    return op.emitOpError() << "a quantized f32 output needs a table or "
+                               "dequant_scale";
+  }
+  if (!(op.getClampMin().convertToFloat() <= op.getClampMax().convertToFloat()))
+    return op.emitOpError() << "clamp_min is greater than clamp_max";
+  if (quantize) {
+    float lo = op.getQmin().convertToFloat(), hi = op.getQmax().convertToFloat();
+    if (lo != std::floor(lo) || hi != std::floor(hi) || lo < -128.0f ||
+        hi > 255.0f || lo > hi || hi - lo > 255.0f)
+      return op.emitOpError() << "qmin and qmax must be integers of an 8-bit "
+                                 "range within [-128, 255], got ["
+                              << lo << ", " << hi << "]";
+    float s = op.getOutScale()->convertToFloat();
+    if (!(s > 0.0f) || !std::isfinite(s))
+      return op.emitOpError() << "out_scale must be positive and finite, got "
+                              << s;
+  }
+  return success();
+}
+
 LogicalResult PackedMatmulI8RequantOp::verify() {
   SmallVector<Value> extra = {getScale()};
   for (Value v : {getBias(), getTable()})
@@ -353,52 +397,86 @@ LogicalResult PackedMatmulI8RequantOp::verify() {
   if (failed(verifyPackedMatmulI8(*this, extra, outOk,
                                   quantize ? "i8 or f32" : "f32")))
     return failure();
-  auto cTy = cast<ShapedType>(getInit().getType());
-  int64_t n = cTy.getDimSize(2);
-  for (Value v : {getScale(), getBias()}) {
-    if (!v)
+  return verifyRequantEpilogue(
+      *this, cast<ShapedType>(getInit().getType()).getDimSize(2));
+}
+
+LogicalResult DepthwiseConv2DI8Op::verify() {
+  SmallVector<Value> operands = {getInput(), getPackedFilter(),
+                                 getColumnSums(), getInit()};
+  for (Value v : {getScale(), getBias(), getTable()})
+    if (v)
+      operands.push_back(v);
+  if (failed(verifyOperandKinds(*this, operands, getInit(),
+                                /*anyElement=*/true)))
+    return failure();
+  auto inTy = cast<ShapedType>(getInput().getType());
+  auto wTy = cast<ShapedType>(getPackedFilter().getType());
+  auto sTy = cast<ShapedType>(getColumnSums().getType());
+  auto outTy = cast<ShapedType>(getInit().getType());
+  Type outElem = outTy.getElementType();
+  if (!inTy.getElementType().isInteger(8) || !wTy.getElementType().isInteger(8))
+    return emitOpError() << "input and packed_filter must be 8-bit integers";
+  if (inTy.getRank() != 4 || outTy.getRank() != 4 || wTy.getRank() != 4)
+    return emitOpError() << "input, packed_filter and init must be rank 4";
+  if (getKernelSize().size() != 2 || getStrides().size() != 2 ||
+      getDilations().size() != 2 || getPad().size() != 4)
+    return emitOpError() << "kernel_size, strides and dilations need 2 "
+                            "values, pad 4";
+  if (llvm::any_of(getKernelSize(), [](int64_t v) { return v < 1; }) ||
+      llvm::any_of(getStrides(), [](int64_t v) { return v < 1; }) ||
+      llvm::any_of(getDilations(), [](int64_t v) { return v < 1; }) ||
+      llvm::any_of(getPad(), [](int64_t v) { return v < 0; }))
+    return emitOpError() << "kernel_size, strides and dilations must be "
+                            "positive, pad non-negative";
+  bool unsignedIn = !getASigned();
+  int32_t zp = getAZp();
+  if (zp < (unsignedIn ? 0 : -128) || zp > (unsignedIn ? 255 : 127))
+    return emitOpError() << "a_zp " << zp << " is not a value of the "
+                         << (unsignedIn ? "unsigned" : "signed")
+                         << " 8-bit input (padding reads as it)";
+  int64_t kh = getKernelSize()[0], kw = getKernelSize()[1];
+  int64_t c = inTy.getDimSize(3);
+  if (known(c) && known(outTy.getDimSize(3)) && outTy.getDimSize(3) != c)
+    return emitOpError() << "input and init must have the same channel count";
+  if (known(inTy.getDimSize(0)) && known(outTy.getDimSize(0)) &&
+      inTy.getDimSize(0) != outTy.getDimSize(0))
+    return emitOpError() << "input and init batch sizes differ";
+  ArrayRef<int64_t> ws = wTy.getShape();
+  if (ws[0] != (kh + 3) / 4 || ws[1] != kw || ws[3] != 4 ||
+      (known(c) && ws[2] != (c + 15) / 16 * 16))
+    return emitOpError() << "packed_filter must be ceil(KH/4) x KW x Cp x 4 ("
+                         << (kh + 3) / 4 << " x " << kw << " x "
+                         << (known(c) ? (c + 15) / 16 * 16 : c)
+                         << " x 4), got " << wTy;
+  if (!sTy.getElementType().isInteger(32) || sTy.getRank() != 1 ||
+      (known(c) && known(sTy.getDimSize(0)) && sTy.getDimSize(0) != c))
+    return emitOpError() << "column_sums must be one i32 per channel, got "
+                         << sTy;
+  for (int i = 0; i < 2; ++i) {
+    int64_t in = inTy.getDimSize(1 + i), out = outTy.getDimSize(1 + i);
+    if (!known(in) || !known(out))
       continue;
-    auto t = cast<ShapedType>(v.getType());
-    if (!t.getElementType().isF32() || t.getRank() != 1 ||
-        (known(n) && known(t.getDimSize(0)) && t.getDimSize(0) != n))
-      return emitOpError() << "scale and bias must be " << n
-                           << " f32 values, got " << v.getType();
+    int64_t padded = in + getPad()[2 * i] + getPad()[2 * i + 1];
+    int64_t span = (getKernelSize()[i] - 1) * getDilations()[i] + 1;
+    int64_t expect = padded < span ? 0 : (padded - span) / getStrides()[i] + 1;
+    if (out != expect)
+      return emitOpError() << "output spatial dim " << i << " is " << out
+                           << ", expected " << expect;
   }
-  if (Value table = getTable()) {
-    auto t = cast<ShapedType>(table.getType());
-    if (!quantize)
-      return emitOpError() << "a table needs out_scale (it maps quantized "
-                              "values)";
-    Type elem = getDequantScale() ? IntegerType::get(getContext(), 8)
-                                  : cTy.getElementType();
-    if (t.getRank() != 1 || t.getDimSize(0) != 256 ||
-        t.getElementType() != elem)
-      return emitOpError() << "table must be 256 values of type " << elem
-                           << " (the output's, or i8 before dequant_scale), "
-                              "got "
-                           << table.getType();
+  if (!getScale()) {
+    if (getBias() || getTable() || getOutScale() || getDequantScale() ||
+        !outElem.isInteger(32))
+      return emitOpError() << "without scale the output is the int32 sum "
+                              "(no bias, table, out_scale or dequant_scale)";
+    return success();
   }
-  if (getDequantScale()) {
-    if (!quantize || !cTy.getElementType().isF32())
-      return emitOpError() << "dequant_scale needs out_scale and an f32 "
-                              "output";
-  } else if (!getTable() && quantize && !cTy.getElementType().isInteger(8)) {
-    return emitOpError() << "a quantized f32 output needs a table or "
-                            "dequant_scale";
-  }
-  if (quantize) {
-    float lo = getQmin().convertToFloat(), hi = getQmax().convertToFloat();
-    if (lo != std::floor(lo) || hi != std::floor(hi) || lo < -128.0f ||
-        hi > 255.0f || lo > hi || hi - lo > 255.0f)
-      return emitOpError() << "qmin and qmax must be integers of an 8-bit "
-                              "range within [-128, 255], got ["
-                           << lo << ", " << hi << "]";
-    float s = getOutScale()->convertToFloat();
-    if (!(s > 0.0f) || !std::isfinite(s))
-      return emitOpError() << "out_scale must be positive and finite, got "
-                           << s;
-  }
-  return success();
+  bool quantize = getOutScale().has_value();
+  if (!(outElem.isF32() || (quantize && outElem.isInteger(8))))
+    return emitOpError() << "init must be "
+                         << (quantize ? "i8 or f32" : "f32") << ", got "
+                         << outElem;
+  return verifyRequantEpilogue(*this, c);
 }
 
 void PackedMatmulI8Op::getEffects(
@@ -408,6 +486,12 @@ void PackedMatmulI8Op::getEffects(
 }
 
 void PackedMatmulI8RequantOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  kernelOpEffects(*this, effects);
+}
+
+void DepthwiseConv2DI8Op::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
   kernelOpEffects(*this, effects);

@@ -1,7 +1,8 @@
 //===- BufferizableOpInterfaceImpl.cpp - bufferizing kernel-call ops -------===//
 //
 // The kernel ops (tessel.packed_conv2d, tessel.depthwise_conv2d,
-// tessel.attention, tessel.packed_matmul_i8[_requant]) are in
+// tessel.attention, tessel.packed_matmul_i8[_requant],
+// tessel.depthwise_conv2d_i8) are in
 // destination-passing style, like linalg ops: on tensors the result is the
 // `init`; bufferized, they write the init buffer in place and read it only
 // when `accumulate` is set. tessel.call_import is in the same style: the
@@ -103,6 +104,8 @@ void mlir::tessel::registerBufferizableOpInterfaceExternalModels(
         *ctx);
     PackedMatmulI8RequantOp::attachInterface<
         KernelOpInterface<PackedMatmulI8RequantOp>>(*ctx);
+    DepthwiseConv2DI8Op::attachInterface<
+        KernelOpInterface<DepthwiseConv2DI8Op>>(*ctx);
     CallImportOp::attachInterface<CallImportOpInterface>(*ctx);
   });
 }

@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
-#include "QuantizedMatmulToKernel.h"
+#include "QuantizedToKernels.h"
 #include "WinogradFilter.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -652,6 +652,7 @@ struct ConvertToKernelsPass
     patterns.add<MatmulToKernel<linalg::MatmulOp>,
                  MatmulToKernel<linalg::BatchMatmulOp>>(ctx, panelWidth);
     populateQuantizedMatmulToKernelPatterns(patterns, panelWidth);
+    populateQuantizedDepthwiseToKernelPatterns(patterns);
     patterns.add<DepthwiseToKernel<linalg::DepthwiseConv2DNhwcHwcmOp>,
                  DepthwiseToKernel<linalg::DepthwiseConv2DNhwcHwcOp>,
                  FuseResidualAdd<PackedConv2DOp>, FuseBiasAdd<PackedConv2DOp>,

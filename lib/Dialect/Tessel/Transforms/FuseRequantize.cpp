@@ -1,13 +1,15 @@
-//===- FuseRequantize.cpp - int8 matmul epilogues into the kernel ---------===//
+//===- FuseRequantize.cpp - int8 kernel epilogues into the kernel ---------===//
 //
 // A QDQ model's int8 layer is, after tessel-fold-qdq and elementwise
-// fusion, a tessel.packed_matmul_i8 writing int32 and one linalg.generic
+// fusion, a tessel.packed_matmul_i8 (or tessel.depthwise_conv2d_i8)
+// writing int32 and one linalg.generic
 // reading it back: dequantize (x scale[n], + bias[n]), clip, quantize for
 // the next layer, and often a dequantize, an activation and a requantize
 // of the quantized value. Run over a separate int32 buffer, that generic
 // cost MobileNetV2 in int8 as much time as its matmuls. Here it becomes
-// the kernel's epilogue (tessel.packed_matmul_i8_requant), computed while
-// the tile is in registers.
+// the kernel's epilogue (tessel.packed_matmul_i8_requant, or the
+// depthwise op's scale, bias and attributes), computed while the tile is in
+// registers. A column is an output channel of the depthwise convolution.
 //
 // Exactness: the epilogue performs the generic's f32 operations in the
 // same order, so the fused result is the unfused one bit for bit. What
@@ -40,10 +42,11 @@ using namespace mlir::tessel;
 
 namespace {
 
-/// The matmul whose result `v` is, through single-use reshapes that keep
-/// the column dimension last; null if none.
-PackedMatmulI8Op matmulThroughReshapes(Value v,
-                                       SmallVectorImpl<Operation *> &chain) {
+/// The int8 kernel op writing the exact int32 result `v` is, through
+/// single-use reshapes: a tessel.packed_matmul_i8 that does not accumulate
+/// or a tessel.depthwise_conv2d_i8 without an epilogue; null if none.
+Operation *int32KernelThroughReshapes(Value v,
+                                      SmallVectorImpl<Operation *> &chain) {
   while (true) {
     Operation *def = v.getDefiningOp();
     if (!def || !def->hasOneUse())
@@ -51,6 +54,8 @@ PackedMatmulI8Op matmulThroughReshapes(Value v,
     chain.push_back(def);
     if (auto mm = dyn_cast<PackedMatmulI8Op>(def))
       return mm.getAccumulate() ? nullptr : mm;
+    if (auto dw = dyn_cast<DepthwiseConv2DI8Op>(def))
+      return dw.getScale() ? nullptr : dw;
     if (auto e = dyn_cast<tensor::ExpandShapeOp>(def))
       v = e.getSrc();
     else if (auto c = dyn_cast<tensor::CollapseShapeOp>(def))
@@ -87,7 +92,7 @@ std::optional<SmallVector<float>> constantFloats(Value v) {
 }
 
 /// One f32 per output column (or one for all): what a body value that does
-/// not depend on the matmul is.
+/// not depend on the kernel is.
 struct Column {
   SmallVector<float> values; // 1 (uniform) or N
   bool uniform() const {
@@ -132,8 +137,8 @@ public:
         !g.getMatchingBlockArgument(g.getDpsInitOperand(0)).use_empty())
       return rewriter.notifyMatchFailure(g, "output");
 
-    // The matmul's operand and the per-column constants.
-    PackedMatmulI8Op mm;
+    // The kernel's operand and the per-column constants.
+    Operation *kernel = nullptr;
     SmallVector<Operation *> chain;
     BlockArgument acc;
     DenseMap<Value, Column> columns;
@@ -142,13 +147,13 @@ public:
     for (OpOperand *in : g.getDpsInputOperands()) {
       AffineMap map = g.getMatchingIndexingMap(in);
       SmallVector<Operation *> c;
-      if (!mm) {
-        if (PackedMatmulI8Op found = matmulThroughReshapes(in->get(), c)) {
-          auto resTy = cast<RankedTensorType>(found.getInit().getType());
+      if (!kernel) {
+        if (Operation *found = int32KernelThroughReshapes(in->get(), c)) {
+          auto resTy = cast<RankedTensorType>(found->getResult(0).getType());
           if (!map.isIdentity() || !resTy.hasStaticShape() ||
               resTy.getShape().back() != n)
-            return rewriter.notifyMatchFailure(g, "matmul read oddly");
-          mm = found;
+            return rewriter.notifyMatchFailure(g, "kernel result read oddly");
+          kernel = found;
           chain = std::move(c);
           acc = g.getMatchingBlockArgument(in);
           continue;
@@ -159,8 +164,8 @@ public:
         return rewriter.notifyMatchFailure(g, "an operand is not per column");
       columns[g.getMatchingBlockArgument(in)] = *col;
     }
-    if (!mm)
-      return rewriter.notifyMatchFailure(g, "no int8 matmul read");
+    if (!kernel)
+      return rewriter.notifyMatchFailure(g, "no int8 kernel read");
 
     EpilogueMatch m;
     if (failed(matchBody(body, acc, columns, outElem, m)))
@@ -202,7 +207,7 @@ public:
     }
 
     Location loc = g.getLoc();
-    auto mmTy = cast<RankedTensorType>(mm.getInit().getType());
+    auto mmTy = cast<RankedTensorType>(kernel->getResult(0).getType());
     auto vecTy = RankedTensorType::get({n}, rewriter.getF32Type());
     auto columnConst = [&](const Column &c) -> Value {
       SmallVector<float> v(n);
@@ -215,17 +220,32 @@ public:
     Value bias = m.bias ? columnConst(*m.bias) : Value();
     Value init = tensor::EmptyOp::create(rewriter, loc, mmTy.getShape(), outElem);
     auto f32 = [&](float v) { return rewriter.getF32FloatAttr(v); };
-    auto fused = PackedMatmulI8RequantOp::create(
-        rewriter, loc, TypeRange{init.getType()}, mm.getInput(),
-        mm.getPackedB(), mm.getColumnSums(), scale, bias, table, init,
-        mm.getAZpAttr(), mm.getBZpAttr(), mm.getASignedAttr(), f32(m.lo),
-        f32(m.hi), m.outScale ? f32(*m.outScale) : FloatAttr(), f32(m.outZp),
-        f32(m.outScale ? m.qmin : 0.0f), f32(m.outScale ? m.qmax : 255.0f),
-        m.dqScale ? f32(*m.dqScale) : FloatAttr(), f32(m.dqZp),
-        m.dqSigned ? rewriter.getUnitAttr() : UnitAttr(), f32(m.dqLo),
-        f32(m.dqHi));
+    // The epilogue's attributes (the clamp and Tessel_RequantOutputArgs).
+    FloatAttr lo = f32(m.lo), hi = f32(m.hi);
+    FloatAttr outScale = m.outScale ? f32(*m.outScale) : FloatAttr();
+    FloatAttr outZp = f32(m.outZp), qmin = f32(m.outScale ? m.qmin : 0.0f),
+              qmax = f32(m.outScale ? m.qmax : 255.0f);
+    FloatAttr dqScale = m.dqScale ? f32(*m.dqScale) : FloatAttr();
+    FloatAttr dqZp = f32(m.dqZp), dqLo = f32(m.dqLo), dqHi = f32(m.dqHi);
+    UnitAttr dqSigned = m.dqSigned ? rewriter.getUnitAttr() : UnitAttr();
+    Operation *fused;
+    if (auto mm = dyn_cast<PackedMatmulI8Op>(kernel))
+      fused = PackedMatmulI8RequantOp::create(
+          rewriter, loc, TypeRange{init.getType()}, mm.getInput(),
+          mm.getPackedB(), mm.getColumnSums(), scale, bias, table, init,
+          mm.getAZpAttr(), mm.getBZpAttr(), mm.getASignedAttr(), lo, hi,
+          outScale, outZp, qmin, qmax, dqScale, dqZp, dqSigned, dqLo, dqHi);
+    else {
+      auto dw = cast<DepthwiseConv2DI8Op>(kernel);
+      fused = DepthwiseConv2DI8Op::create(
+          rewriter, loc, TypeRange{init.getType()}, dw.getInput(),
+          dw.getPackedFilter(), dw.getColumnSums(), scale, bias, table, init,
+          dw.getKernelSizeAttr(), dw.getStridesAttr(), dw.getDilationsAttr(),
+          dw.getPadAttr(), dw.getAZpAttr(), dw.getASignedAttr(), lo, hi,
+          outScale, outZp, qmin, qmax, dqScale, dqZp, dqSigned, dqLo, dqHi);
+    }
     rewriter.replaceOp(g, reshapeTo(rewriter, loc, fused->getResult(0), outTy));
-    for (Operation *op : chain) // matmul last: users first
+    for (Operation *op : chain) // kernel last: users first
       if (op->use_empty())
         rewriter.eraseOp(op);
     return success();

@@ -9,7 +9,7 @@
 // column sums for the zero-point correction. docs/quantization.md.
 //
 //===----------------------------------------------------------------------===//
-#include "QuantizedMatmulToKernel.h"
+#include "QuantizedToKernels.h"
 
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Dialect/Tessel/Utils/ConstantData.h"
@@ -32,11 +32,11 @@ bool isStaticInt(Value v, unsigned width) {
   return t && t.hasStaticShape() && t.getElementType().isInteger(width);
 }
 
-/// The kernel's init: a zero fill, or a broadcast of zeros (tosa-to-linalg's
-/// bias init of an integer convolution with a zero bias), is overwritten
-/// (returns the empty tensor beneath, `accumulate` false); anything else
-/// is accumulated into.
-Value kernelInit(Value init, bool &accumulate) {
+} // namespace
+
+/// tosa-to-linalg's bias init of an integer convolution with a zero bias
+/// is such a broadcast of zeros.
+Value mlir::tessel::kernelInit(Value init, bool &accumulate) {
   accumulate = false;
   if (auto fill = init.getDefiningOp<linalg::FillOp>())
     if (matchPattern(fill.getInputs()[0], m_Zero()))
@@ -52,6 +52,8 @@ Value kernelInit(Value init, bool &accumulate) {
   accumulate = true;
   return init;
 }
+
+namespace {
 
 /// Constant weights B[b][k][n] (`at(b, k, n)`) packed now in the kernel's
 /// layout, packed[b][p][g][j][t] = B[b][g*4 + t][p*nr + j] (zero-padded;
@@ -90,12 +92,14 @@ packConstantWeights(PatternRewriter &rewriter, Location loc, int64_t batches,
   return {packedV, sumsV};
 }
 
-/// The 8-bit values (row-major) of a constant: dense elements, or a dense
-/// resource (how the ONNX importer keeps initializers) whose blob is
-/// readable, seen through reshapes and transposes (tosa-to-linalg's form of
-/// a 1x1 convolution's weights as a matmul operand, which canonicalization
-/// folds only after the kernel patterns have run).
-std::optional<std::vector<int8_t>> constantInt8Values(Value v) {
+} // namespace
+
+/// A dense resource is how the ONNX importer keeps initializers; the
+/// reshapes and transposes are tosa-to-linalg's form of a 1x1
+/// convolution's weights as a matmul operand, which canonicalization folds
+/// only after the kernel patterns have run.
+std::optional<std::vector<int8_t>>
+mlir::tessel::constantInt8Values(Value v) {
   if (auto e = v.getDefiningOp<tensor::ExpandShapeOp>())
     return constantInt8Values(e.getSrc());
   if (auto c = v.getDefiningOp<tensor::CollapseShapeOp>())
@@ -125,6 +129,8 @@ std::optional<std::vector<int8_t>> constantInt8Values(Value v) {
       return std::vector<int8_t>(data->begin(), data->end());
   return std::nullopt;
 }
+
+namespace {
 
 /// Constant zero points of a quantized linalg op (operands 2 and 3), or 0.
 template <typename OpT>

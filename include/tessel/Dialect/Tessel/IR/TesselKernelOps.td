@@ -254,6 +254,20 @@ def Tessel_PackedMatmulI8Op : Tessel_Op<"packed_matmul_i8",
   }];
 }
 
+// The quantizing end of the int8 kernels' epilogue (the steps after the
+// clamp in tessel.packed_matmul_i8_requant's description), declared once
+// for every op that has it.
+defvar Tessel_RequantOutputArgs = (ins
+    OptionalAttr<F32Attr>:$out_scale,
+    DefaultValuedAttr<F32Attr, "0.0f">:$out_zp,
+    DefaultValuedAttr<F32Attr, "0.0f">:$qmin,
+    DefaultValuedAttr<F32Attr, "255.0f">:$qmax,
+    OptionalAttr<F32Attr>:$dequant_scale,
+    DefaultValuedAttr<F32Attr, "0.0f">:$dequant_zp,
+    UnitAttr:$dequant_signed,
+    DefaultValuedAttr<F32Attr, "-INFINITY">:$dequant_min,
+    DefaultValuedAttr<F32Attr, "INFINITY">:$dequant_max);
+
 def Tessel_PackedMatmulI8RequantOp : Tessel_Op<"packed_matmul_i8_requant",
     [DestinationStyleOpInterface, AttrSizedOperandSegments,
      DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
@@ -302,7 +316,7 @@ def Tessel_PackedMatmulI8RequantOp : Tessel_Op<"packed_matmul_i8_requant",
         -> tensor<1x128x768xi8>
     ```
   }];
-  let arguments = (ins
+  let arguments = !con((ins
       AnyShaped:$input,
       AnyShaped:$packed_b,
       Optional<AnyShaped>:$column_sums,
@@ -314,21 +328,87 @@ def Tessel_PackedMatmulI8RequantOp : Tessel_Op<"packed_matmul_i8_requant",
       I32Attr:$b_zp,
       UnitAttr:$a_signed,
       F32Attr:$clamp_min,
-      F32Attr:$clamp_max,
-      OptionalAttr<F32Attr>:$out_scale,
-      DefaultValuedAttr<F32Attr, "0.0f">:$out_zp,
-      DefaultValuedAttr<F32Attr, "0.0f">:$qmin,
-      DefaultValuedAttr<F32Attr, "255.0f">:$qmax,
-      OptionalAttr<F32Attr>:$dequant_scale,
-      DefaultValuedAttr<F32Attr, "0.0f">:$dequant_zp,
-      UnitAttr:$dequant_signed,
-      DefaultValuedAttr<F32Attr, "-INFINITY">:$dequant_min,
-      DefaultValuedAttr<F32Attr, "INFINITY">:$dequant_max);
+      F32Attr:$clamp_max), Tessel_RequantOutputArgs);
   let results = (outs Variadic<AnyRankedTensor>:$result);
   let assemblyFormat = [{
     `ins` `(` $input `,` $packed_b `:` type($input) `,` type($packed_b) `)`
     (`column_sums` `(` $column_sums^ `:` type($column_sums) `)`)?
     `scale` `(` $scale `:` type($scale) `)`
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    (`table` `(` $table^ `:` type($table) `)`)?
+    `outs` `(` $init `:` type($init) `)`
+    attr-dict (`->` type($result)^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
+    /// The kernel overwrites init; it never reads it.
+    bool getAccumulate() { return false; }
+  }];
+}
+
+def Tessel_DepthwiseConv2DI8Op : Tessel_Op<"depthwise_conv2d_i8",
+    [DestinationStyleOpInterface, AttrSizedOperandSegments,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "int8 depthwise NHWC convolution, exact int32 or with the "
+                "requantizing epilogue";
+  let description = [{
+    Channel multiplier 1; padding is done by the kernel and reads as the
+    input's zero point (ONNX's zero padding of the dequantized input):
+
+    ```
+    acc[n,oh,ow,c] = sum_{kh,kw} (x - a_zp) * w[kh,kw,c]
+    x = input[n, oh*sh + kh*dh - pad_top, ow*sw + kw*dw - pad_left, c]
+        (a_zp outside the input)
+    without scale:  out = acc                              (init i32)
+    with scale:     out = acc finished as tessel.packed_matmul_i8_requant
+                          finishes column c (scale[c], bias[c], clamp,
+                          out_scale ... dequant_max)
+    ```
+
+    `input` is 8-bit (signed with `a_signed`, else unsigned) and `a_zp` a
+    value of its type; `kernel_size` is `[KH, KW]`. The weights `w`
+    (signed 8-bit, symmetric: no weight zero point) are packed at compile
+    time for `vpdpbusd`, 4 kernel rows side by side:
+    `packed_filter[g, kw, c, j] = w[4g + j, kw, c]`, `ceil(KH/4) x KW x Cp
+    x 4` with `Cp` the channels rounded up to 16, zero where `4g + j >= KH`
+    or `c >= C`; `column_sums[c] = sum_{kh,kw} w[kh,kw,c]` corrects for the
+    zero point. `tessel-convert-to-kernels` makes it from
+    `linalg.depthwise_conv_2d_nhwc_hwcm_q` (tosa-to-linalg's form of an
+    int8 `tosa.depthwise_conv2d`), `tessel-fuse-requantize` gives it its
+    epilogue, and `tessel-kernels-to-calls` calls
+    `tessel_kernel_depthwise_conv2d_u8s8`.
+
+    ```mlir
+    %y = tessel.depthwise_conv2d_i8 ins(%x, %wp : tensor<1x56x56x144xi8>, tensor<1x3x144x4xi8>)
+        column_sums(%cs : tensor<144xi32>) outs(%init : tensor<1x56x56x144xi32>)
+        {kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>,
+         dilations = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>,
+         a_zp = -3 : i32, a_signed} -> tensor<1x56x56x144xi32>
+    ```
+  }];
+  let arguments = !con((ins
+      AnyShaped:$input,
+      AnyShaped:$packed_filter,
+      AnyShaped:$column_sums,
+      Optional<AnyShaped>:$scale,
+      Optional<AnyShaped>:$bias,
+      Optional<AnyShaped>:$table,
+      AnyShaped:$init,
+      DenseI64ArrayAttr:$kernel_size,
+      DenseI64ArrayAttr:$strides,
+      DenseI64ArrayAttr:$dilations,
+      DenseI64ArrayAttr:$pad,
+      I32Attr:$a_zp,
+      UnitAttr:$a_signed,
+      DefaultValuedAttr<F32Attr, "-INFINITY">:$clamp_min,
+      DefaultValuedAttr<F32Attr, "INFINITY">:$clamp_max),
+      Tessel_RequantOutputArgs);
+  let results = (outs Variadic<AnyRankedTensor>:$result);
+  let assemblyFormat = [{
+    `ins` `(` $input `,` $packed_filter `:` type($input) `,` type($packed_filter) `)`
+    `column_sums` `(` $column_sums `:` type($column_sums) `)`
+    (`scale` `(` $scale^ `:` type($scale) `)`)?
     (`bias` `(` $bias^ `:` type($bias) `)`)?
     (`table` `(` $table^ `:` type($table) `)`)?
     `outs` `(` $init `:` type($init) `)`
