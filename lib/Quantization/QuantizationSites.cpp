@@ -147,8 +147,15 @@ std::string classify(Operation *op, QuantizationSite &site) {
     return "";
   }
   if (auto conv = dyn_cast<tessel::Conv2DOp>(op)) {
-    if (conv.getGroups() != 1)
-      return ("grouped convolution (groups = " + Twine(conv.getGroups()) +
+    // Depthwise (groups = C = F) has an int8 kernel; other groupings and
+    // channel multipliers do not yet.
+    int64_t groups = conv.getGroups();
+    auto inTy = cast<RankedTensorType>(conv.getInput().getType());
+    auto wTy = cast<RankedTensorType>(conv.getWeight().getType());
+    bool depthwise = groups == inTy.getDimSize(3) &&
+                     groups == wTy.getDimSize(0);
+    if (groups != 1 && !depthwise)
+      return ("grouped convolution (groups = " + Twine(groups) +
               "): no int8 kernel yet")
           .str();
     return convSite(conv.getWeight());

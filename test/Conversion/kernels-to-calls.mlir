@@ -272,3 +272,46 @@ func.func @matmul_i8_requant_divide(%a: memref<1x5x70xi8>, %b: memref<1x18x64x4x
        out_scale = 1.0e-25 : f32, out_zp = 12.0 : f32}
   return
 }
+
+// -----
+
+// tessel.depthwise_conv2d_i8 without an epilogue: the sizes, the input's
+// pointer and strides (channels contiguous: sn, sh, sw), the zero point,
+// strides and dilations, the packed weights and sums, the int32 output, then
+// null scale and bias, neutral epilogue values and flags A_SIGNED (4).
+// CHECK-LABEL: func.func private @tessel_kernel_depthwise_conv2d_u8s8(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i32, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, !llvm.ptr, !llvm.ptr, f32, f32, f32, f32, f32, f32, !llvm.ptr, f32, f32, f32, f32, i32)
+// CHECK-LABEL: func @depthwise_i8
+// CHECK-DAG: %[[KH:.*]] = arith.constant 5 : i64
+// CHECK-DAG: %[[PT:.*]] = arith.constant 2 : i64
+// CHECK-DAG: %[[ZP:.*]] = arith.constant -3 : i32
+// CHECK-DAG: %[[FLAGS:.*]] = arith.constant 4 : i32
+// CHECK-DAG: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK: call @tessel_kernel_depthwise_conv2d_u8s8(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[KH]], %{{.*}}, %{{.*}}, %{{.*}}, %[[PT]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[ZP]], {{.*}}, %[[NULL]], %{{.*}}, {{.*}}, %[[FLAGS]])
+// CHECK-NOT: tessel.depthwise_conv2d_i8
+func.func @depthwise_i8(%x: memref<1x8x8x20xi8>, %w: memref<2x3x32x4xi8>, %cs: memref<20xi32>, %c: memref<1x4x4x20xi32>) {
+  tessel.depthwise_conv2d_i8 ins(%x, %w : memref<1x8x8x20xi8>, memref<2x3x32x4xi8>) column_sums(%cs : memref<20xi32>)
+      outs(%c : memref<1x4x4x20xi32>) {kernel_size = array<i64: 5, 3>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>,
+       pad = array<i64: 2, 1, 1, 0>, a_zp = -3 : i32, a_signed}
+  return
+}
+
+// -----
+
+// With the epilogue, the arguments of the int8 matmul's (the same proven
+// division: flags A_SIGNED | QUANTIZE | RECIPROCAL_FMA = 268). An output
+// whose channels are not contiguous is written through a dense copy.
+// CHECK-LABEL: func @depthwise_i8_requant
+// CHECK-DAG: %[[FLAGS:.*]] = arith.constant 268 : i32
+// CHECK-DAG: %[[TMP:.*]] = memref.alloc() : memref<1x4x4x20xi8>
+// CHECK: call @tessel_kernel_depthwise_conv2d_u8s8({{.*}}, %[[FLAGS]])
+// CHECK-NEXT: memref.copy %[[TMP]], %{{.*}} : memref<1x4x4x20xi8> to memref<1x4x4x20xi8, strided<[640, 160, 40, 2]>>
+// CHECK-NEXT: memref.dealloc %[[TMP]]
+func.func @depthwise_i8_requant(%x: memref<1x8x8x20xi8>, %w: memref<2x3x32x4xi8>, %cs: memref<20xi32>, %s: memref<20xf32>, %c: memref<1x4x4x40xi8>) {
+  %o = memref.subview %c[0, 0, 0, 0] [1, 4, 4, 20] [1, 1, 1, 2] : memref<1x4x4x40xi8> to memref<1x4x4x20xi8, strided<[640, 160, 40, 2]>>
+  tessel.depthwise_conv2d_i8 ins(%x, %w : memref<1x8x8x20xi8>, memref<2x3x32x4xi8>) column_sums(%cs : memref<20xi32>)
+      scale(%s : memref<20xf32>) outs(%o : memref<1x4x4x20xi8, strided<[640, 160, 40, 2]>>)
+      {kernel_size = array<i64: 5, 3>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>,
+       pad = array<i64: 2, 1, 1, 0>, a_zp = -3 : i32, a_signed, clamp_min = 0.0 : f32, clamp_max = 6.0 : f32,
+       out_scale = 0.05 : f32, out_zp = 12.0 : f32}
+  return
+}

@@ -152,3 +152,51 @@ func.func @conv3x3(%x: tensor<1x8x7x3xi8>, %w: tensor<2x3x3x3xi8>, %b: tensor<2x
       : (tensor<1x8x7x3xf32>, tensor<2x3x3x3xf32>, tensor<2xf32>) -> tensor<1x4x4x2xf32>
   return %y : tensor<1x4x4x2xf32>
 }
+
+// -----
+
+// A depthwise convolution (groups = C = F) of a uint8 activation (zero
+// point 130: 2 as int8, the top bit flipped) and per-channel int8 weights
+// becomes an i8 tosa.depthwise_conv2d with the input's zero point, its
+// OHWI weights transposed to [KH, KW, C, M], the stride-2 padding trimmed
+// as for tosa.conv2d, then the dequantization per channel (axis 3) and the
+// float bias.
+// CHECK-LABEL: func.func @depthwise
+// CHECK-DAG: %[[XS:.*]] = arith.xori %{{.*}}, %{{.*}} : tensor<1x8x7x3xi8>
+// CHECK-DAG: %[[WT:.*]] = tosa.transpose %{{.*}} {perms = array<i32: 1, 2, 0, 3>} : (tensor<3x3x3x1xi8>) -> tensor<3x3x3x1xi8>
+// CHECK-DAG: %[[ZA:.*]] = "tosa.const"() <{values = dense<2> : tensor<1xi8>}>
+// CHECK: %[[ACC:.*]] = tosa.depthwise_conv2d %[[XS]], %[[WT]], %{{.*}}, %[[ZA]], %{{.*}} {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 0, 1, 1>, stride = array<i64: 2, 2>} : (tensor<1x8x7x3xi8>, tensor<3x3x3x1xi8>, tensor<3xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x4x3xi32>
+// CHECK: quant.scast %[[ACC]] : tensor<1x4x4x3xi32> to tensor<1x4x4x3x!quant.uniform<i32:f32:3, {5.000000e-02,2.500000e-02,1.250000e-02}>>
+// CHECK: tosa.add
+func.func @depthwise(%x: tensor<1x8x7x3xi8>, %w: tensor<3x3x3x1xi8>, %b: tensor<3xf32>) -> tensor<1x4x4x3xf32> {
+  %xq = quant.scast %x : tensor<1x8x7x3xi8> to tensor<1x8x7x3x!quant.uniform<u8:f32, 0.1:130>>
+  %xf = quant.dcast %xq : tensor<1x8x7x3x!quant.uniform<u8:f32, 0.1:130>> to tensor<1x8x7x3xf32>
+  %wq = quant.scast %w : tensor<3x3x3x1xi8> to tensor<3x3x3x1x!quant.uniform<i8:f32:0, {0.5, 0.25, 0.125}>>
+  %wf = quant.dcast %wq : tensor<3x3x3x1x!quant.uniform<i8:f32:0, {0.5, 0.25, 0.125}>> to tensor<3x3x3x1xf32>
+  %y = tessel.conv2d %xf, %wf, %b {dilation = array<i64: 1, 1>, groups = 3 : i64, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 2, 2>}
+      : (tensor<1x8x7x3xf32>, tensor<3x3x3x1xf32>, tensor<3xf32>) -> tensor<1x4x4x3xf32>
+  return %y : tensor<1x4x4x3xf32>
+}
+
+// -----
+
+// No int8 kernel computes a channel multiplier above 1 or weights with a
+// zero point: those depthwise convolutions stay float.
+// CHECK-LABEL: func.func @depthwise_stays_float
+// CHECK-NOT: tosa.depthwise_conv2d
+// CHECK: tessel.conv2d {{.*}} groups = 2
+// CHECK: tessel.conv2d {{.*}} groups = 2
+func.func @depthwise_stays_float(%x: tensor<1x4x4x2xi8>, %w: tensor<4x3x3x1xi8>, %w2: tensor<2x3x3x1xi8>, %b: tensor<4xf32>, %b2: tensor<2xf32>)
+    -> (tensor<1x2x2x4xf32>, tensor<1x2x2x2xf32>) {
+  %xq = quant.scast %x : tensor<1x4x4x2xi8> to tensor<1x4x4x2x!quant.uniform<i8:f32, 0.1:0>>
+  %xf = quant.dcast %xq : tensor<1x4x4x2x!quant.uniform<i8:f32, 0.1:0>> to tensor<1x4x4x2xf32>
+  %wq = quant.scast %w : tensor<4x3x3x1xi8> to tensor<4x3x3x1x!quant.uniform<i8:f32, 0.5>>
+  %wf = quant.dcast %wq : tensor<4x3x3x1x!quant.uniform<i8:f32, 0.5>> to tensor<4x3x3x1xf32>
+  %y = tessel.conv2d %xf, %wf, %b {dilation = array<i64: 1, 1>, groups = 2 : i64, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>}
+      : (tensor<1x4x4x2xf32>, tensor<4x3x3x1xf32>, tensor<4xf32>) -> tensor<1x2x2x4xf32>
+  %w2q = quant.scast %w2 : tensor<2x3x3x1xi8> to tensor<2x3x3x1x!quant.uniform<i8:f32, 0.5:3>>
+  %w2f = quant.dcast %w2q : tensor<2x3x3x1x!quant.uniform<i8:f32, 0.5:3>> to tensor<2x3x3x1xf32>
+  %y2 = tessel.conv2d %xf, %w2f, %b2 {dilation = array<i64: 1, 1>, groups = 2 : i64, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>}
+      : (tensor<1x4x4x2xf32>, tensor<2x3x3x1xf32>, tensor<2xf32>) -> tensor<1x2x2x2xf32>
+  return %y, %y2 : tensor<1x2x2x4xf32>, tensor<1x2x2x2xf32>
+}

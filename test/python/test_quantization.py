@@ -1,5 +1,8 @@
 """Quantized ONNX models (QDQ form) against numpy references of ONNX's
 QuantizeLinear / DequantizeLinear semantics (docs/quantization.md)."""
+import os
+import tempfile
+
 import numpy as np
 import onnx
 import pytest
@@ -469,3 +472,85 @@ def test_qdq_conv_runs_on_integers_and_matches_numpy(opt_level, kernel, stride, 
     y_ref += b[None, :, None, None]
     y = tessel.compile(model.SerializeToString(), opt_level=opt_level)(x)
     np.testing.assert_allclose(y, y_ref, rtol=1e-5, atol=1e-4)
+
+
+def _qdq_depthwise_model(wq, ws, b, xs, xz, x_type, kernel, stride, pads, dilation,
+                         h, w, ys=None, yz=None):
+    c = wq.shape[0]
+    x_np = np.uint8 if x_type == TensorProto.UINT8 else np.int8
+    inits = [numpy_helper.from_array(wq, "wq"), numpy_helper.from_array(ws, "ws"),
+             numpy_helper.from_array(np.zeros(c, np.int8), "wz"),
+             numpy_helper.from_array(b, "b"),
+             numpy_helper.from_array(np.array(xs, np.float32), "xs"),
+             numpy_helper.from_array(np.array(xz, x_np), "xz")]
+    span = dilation * (kernel - 1) + 1
+    oh = (h + pads[0] + pads[2] - span) // stride + 1
+    ow = (w + pads[1] + pads[3] - span) // stride + 1
+    nodes = [helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+             helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xf"]),
+             helper.make_node("DequantizeLinear", ["wq", "ws", "wz"], ["wf"], axis=0),
+             helper.make_node("Conv", ["xf", "wf", "b"], ["y"], strides=[stride, stride],
+                              pads=pads, dilations=[dilation, dilation], group=c)]
+    outputs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, c, oh, ow])]
+    if ys is not None:   # ReLU, then quantized to uint8 for a next layer
+        inits += [numpy_helper.from_array(np.array(ys, np.float32), "ys"),
+                  numpy_helper.from_array(np.array(yz, np.uint8), "yz")]
+        nodes += [helper.make_node("Relu", ["y"], ["r"]),
+                  helper.make_node("QuantizeLinear", ["r", "ys", "yz"], ["yq"])]
+        outputs.append(helper.make_tensor_value_info("yq", TensorProto.UINT8, [1, c, oh, ow]))
+    g = helper.make_graph(nodes, "qdw", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, c, h, w])],
+                          outputs, inits)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), oh, ow
+
+
+@pytest.mark.parametrize("x_type,xz", [(TensorProto.UINT8, 131), (TensorProto.INT8, -7)])
+@pytest.mark.parametrize("c", [13, 70])             # below one 16-channel block; past 64
+@pytest.mark.parametrize("kernel,stride,pads,dilation",
+                         [(3, 1, [1, 1, 1, 1], 1), (3, 2, [1, 1, 1, 1], 1), (5, 2, [2, 1, 2, 0], 1),
+                          (3, 1, [2, 2, 2, 2], 2), (1, 1, [0, 0, 0, 0], 1), (7, 1, [3, 3, 3, 3], 1)])
+def test_qdq_depthwise_conv_runs_on_integers_and_matches_numpy(x_type, xz, c, kernel, stride, pads,
+                                                               dilation):
+    """A QDQ depthwise Conv (group = C, per-channel int8 weights, float
+    bias) runs as tessel.depthwise_conv2d_i8: its padding reads as the zero
+    point, so the float output equals numpy's exact integer sums times the
+    scales, and a following ReLU + QuantizeLinear, done in the kernel's
+    epilogue, equals numpy's quantization of it."""
+    rng = np.random.default_rng(5)
+    h, w = 9, 11
+    wq = rng.integers(-127, 128, size=(c, 1, kernel, kernel), dtype=np.int8)
+    ws = rng.uniform(0.005, 0.02, c).astype(np.float32)
+    b = rng.standard_normal(c).astype(np.float32)
+    xs, ys, yz = np.float32(0.04), np.float32(0.03), 9
+    model, oh, ow = _qdq_depthwise_model(wq, ws, b, xs, xz, x_type, kernel, stride, pads, dilation,
+                                         h, w, ys, yz)
+    x = (rng.standard_normal((1, c, h, w)) * 3).astype(np.float32)
+    lo, hi = (0, 255) if x_type == TensorProto.UINT8 else (-128, 127)
+    # The exact integer sums over the zero-padded (dequantized: zero-point)
+    # input, then the scales and bias in float64.
+    xd = (quantize(x, xs, xz, lo, hi) - xz).astype(np.int64)
+    xp = np.pad(xd, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
+    acc = np.zeros((c, oh, ow), np.int64)
+    for kh in range(kernel):
+        for kw in range(kernel):
+            win = xp[0, :, kh * dilation:, kw * dilation:][:, :(oh - 1) * stride + 1:stride,
+                                                           :(ow - 1) * stride + 1:stride]
+            acc += win * wq[:, 0, kh, kw, None, None]
+    y_ref = acc * (np.float64(xs) * ws[:, None, None]) + b[:, None, None]
+    yq_ref = quantize(np.maximum(y_ref, 0), ys, yz, 0, 255)
+
+    # 1x1 is an elementwise product once TOSA canonicalizes it (integer
+    # too); any other runs in the int8 kernel.
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "m.mlir")
+        tessel.ir.Module.from_onnx(model)._native.compile(path, opt_level=2,
+                                                          compile_to="bufferized")
+        with open(path) as f:
+            bufferized = f.read()
+    assert ("tessel.depthwise_conv2d_i8" in bufferized) == (kernel > 1)
+    assert "linalg.depthwise_conv_2d" not in bufferized
+
+    y, yq = tessel.compile(model.SerializeToString(), opt_level=2)(x)
+    np.testing.assert_allclose(y[0], y_ref, rtol=1e-5, atol=1e-4)
+    # Requantization may round differently right at a half-way point.
+    assert np.abs(yq[0].astype(np.int32) - yq_ref).max() <= 1
+    assert (yq[0] == yq_ref).mean() > 0.97

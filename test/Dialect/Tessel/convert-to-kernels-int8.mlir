@@ -115,3 +115,74 @@ func.func @transposed_constant(%a: tensor<1x2x5xi8>) -> tensor<1x2x3xi32> {
       outs(%f : tensor<1x2x3xi32>) -> tensor<1x2x3xi32>
   return %r : tensor<1x2x3xi32>
 }
+
+// -----
+
+// tosa-to-linalg's form of an int8 depthwise convolution (tessel-fold-qdq
+// makes it): the zero-point padding is absorbed (the kernel reads the zero
+// point outside the input), the constant weights are packed with 4 kernel
+// rows side by side and channels padded to 16,
+// packed[g][kw][c][j] = w[4g + j][kw][c], with their sums per channel; the
+// add of the zero bias goes.
+// CHECK-LABEL: func.func @depthwise
+// CHECK-DAG: %[[W:.*]] = arith.constant dense<{{\[}}{{\[}}{{\[}}[1, 3, 0, 0], [2, 4, 0, 0], [0, 0, 0, 0],
+// CHECK-DAG: %[[S:.*]] = arith.constant dense<[4, 6]> : tensor<2xi32>
+// CHECK: %[[D:.*]] = tessel.depthwise_conv2d_i8 ins(%arg0, %[[W]] : tensor<1x4x3x2xi8>, tensor<1x1x16x4xi8>) column_sums(%[[S]] : tensor<2xi32>) outs(%{{.*}} : tensor<1x5x3x2xi32>) {a_signed, a_zp = 5 : i32, dilations = array<i64: 1, 1>, kernel_size = array<i64: 2, 1>, pad = array<i64: 1, 1, 0, 0>, strides = array<i64: 1, 1>} -> tensor<1x5x3x2xi32>
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[D]]
+func.func @depthwise(%x: tensor<1x4x3x2xi8>) -> tensor<1x5x3x2xi32> {
+  %w = arith.constant dense<[[[[1], [2]]], [[[3], [4]]]]> : tensor<2x1x2x1xi8>
+  %bias = arith.constant dense<0> : tensor<2xi32>
+  %c5 = arith.constant 5 : i8
+  %za = arith.constant 5 : i32
+  %zb = arith.constant 0 : i32
+  %c0 = arith.constant 0 : i32
+  %p = tensor.pad %x low[0, 1, 0, 0] high[0, 1, 0, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %c5 : i8
+  } : tensor<1x4x3x2xi8> to tensor<1x6x3x2xi8>
+  %e = tensor.empty() : tensor<1x5x3x2x1xi32>
+  %f = linalg.fill ins(%c0 : i32) outs(%e : tensor<1x5x3x2x1xi32>) -> tensor<1x5x3x2x1xi32>
+  %d = linalg.depthwise_conv_2d_nhwc_hwcm_q {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%p, %w, %za, %zb : tensor<1x6x3x2xi8>, tensor<2x1x2x1xi8>, i32, i32)
+      outs(%f : tensor<1x5x3x2x1xi32>) -> tensor<1x5x3x2x1xi32>
+  %c = tensor.collapse_shape %d [[0], [1], [2], [3, 4]] : tensor<1x5x3x2x1xi32> into tensor<1x5x3x2xi32>
+  %e4 = tensor.empty() : tensor<1x5x3x2xi32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%bias, %c : tensor<2xi32>, tensor<1x5x3x2xi32>) outs(%e4 : tensor<1x5x3x2xi32>) {
+  ^bb0(%b: i32, %v: i32, %o: i32):
+    %s = arith.addi %b, %v : i32
+    linalg.yield %s : i32
+  } -> tensor<1x5x3x2xi32>
+  return %r : tensor<1x5x3x2xi32>
+}
+
+// -----
+
+// Weights with a zero point, a channel multiplier of 2 and run-time weights
+// have no int8 depthwise kernel: they stay linalg.
+// CHECK-LABEL: func.func @depthwise_stays
+// CHECK-NOT: tessel.depthwise_conv2d_i8
+// CHECK-COUNT-3: linalg.depthwise_conv_2d_nhwc_hwcm
+func.func @depthwise_stays(%x: tensor<1x4x3x2xi8>, %wr: tensor<2x1x2x1xi8>) -> (tensor<1x3x3x2x1xi32>, tensor<1x3x3x2x2xi32>, tensor<1x3x3x2x1xi32>) {
+  %w = arith.constant dense<1> : tensor<2x1x2x1xi8>
+  %w2 = arith.constant dense<1> : tensor<2x1x2x2xi8>
+  %za = arith.constant 5 : i32
+  %zb = arith.constant 1 : i32
+  %c0 = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<1x3x3x2x1xi32>
+  %f = linalg.fill ins(%c0 : i32) outs(%e : tensor<1x3x3x2x1xi32>) -> tensor<1x3x3x2x1xi32>
+  %d = linalg.depthwise_conv_2d_nhwc_hwcm_q {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w, %za, %zb : tensor<1x4x3x2xi8>, tensor<2x1x2x1xi8>, i32, i32)
+      outs(%f : tensor<1x3x3x2x1xi32>) -> tensor<1x3x3x2x1xi32>
+  %e2 = tensor.empty() : tensor<1x3x3x2x2xi32>
+  %f2 = linalg.fill ins(%c0 : i32) outs(%e2 : tensor<1x3x3x2x2xi32>) -> tensor<1x3x3x2x2xi32>
+  %d2 = linalg.depthwise_conv_2d_nhwc_hwcm {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w2 : tensor<1x4x3x2xi8>, tensor<2x1x2x2xi8>)
+      outs(%f2 : tensor<1x3x3x2x2xi32>) -> tensor<1x3x3x2x2xi32>
+  %d3 = linalg.depthwise_conv_2d_nhwc_hwcm {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %wr : tensor<1x4x3x2xi8>, tensor<2x1x2x1xi8>)
+      outs(%f : tensor<1x3x3x2x1xi32>) -> tensor<1x3x3x2x1xi32>
+  return %d, %d2, %d3 : tensor<1x3x3x2x1xi32>, tensor<1x3x3x2x2xi32>, tensor<1x3x3x2x1xi32>
+}

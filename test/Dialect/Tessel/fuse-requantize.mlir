@@ -367,3 +367,54 @@ func.func @requantize_then_dequantize(%x: tensor<1x4x8xi8>) -> tensor<1x4x16xf32
   } -> tensor<1x4x16xf32>
   return %y : tensor<1x4x16xf32>
 }
+
+// -----
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#ch = affine_map<(d0, d1, d2, d3) -> (d3)>
+
+// The int32 depthwise convolution (read through the unit channel
+// multiplier's reshapes) gets the same epilogue: a column is a channel.
+// CHECK-LABEL: func @depthwise
+// CHECK-DAG: %[[S:.*]] = arith.constant dense<[5.000000e-01, 2.500000e-01]> : tensor<2xf32>
+// CHECK-DAG: %[[B:.*]] = arith.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
+// CHECK-NOT: linalg.generic
+// CHECK: %[[Y:.*]] = tessel.depthwise_conv2d_i8 ins(%arg0, %{{.*}} : tensor<1x4x3x2xi8>, tensor<1x3x16x4xi8>) column_sums(%{{.*}} : tensor<2xi32>) scale(%[[S]] : tensor<2xf32>) bias(%[[B]] : tensor<2xf32>) outs(%{{.*}} : tensor<1x4x3x2xi8>)
+// CHECK-SAME: a_signed, a_zp = 5 : i32, clamp_max = 6.000000e+00 : f32, clamp_min = 0.000000e+00 : f32, dilations = array<i64: 1, 1>, kernel_size = array<i64: 3, 3>, out_scale = 1.000000e-01 : f32, out_zp = 3.000000e+00 : f32, pad = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>}
+// CHECK-NOT: tessel.depthwise_conv2d_i8 ins
+// CHECK: return %[[Y]]
+func.func @depthwise(%x: tensor<1x4x3x2xi8>) -> tensor<1x4x3x2xi8> {
+  %wp = arith.constant dense<1> : tensor<1x3x16x4xi8>
+  %cs = arith.constant dense<9> : tensor<2xi32>
+  %e = tensor.empty() : tensor<1x4x3x2xi32>
+  %acc = tessel.depthwise_conv2d_i8 ins(%x, %wp : tensor<1x4x3x2xi8>, tensor<1x3x16x4xi8>) column_sums(%cs : tensor<2xi32>)
+      outs(%e : tensor<1x4x3x2xi32>) {kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>,
+       pad = array<i64: 1, 1, 1, 1>, a_zp = 5 : i32, a_signed} -> tensor<1x4x3x2xi32>
+  %acc5 = tensor.expand_shape %acc [[0], [1], [2], [3, 4]] output_shape [1, 4, 3, 2, 1] : tensor<1x4x3x2xi32> into tensor<1x4x3x2x1xi32>
+  %acc4 = tensor.collapse_shape %acc5 [[0], [1], [2], [3, 4]] : tensor<1x4x3x2x1xi32> into tensor<1x4x3x2xi32>
+  %scale = arith.constant dense<[0.5, 0.25]> : tensor<2xf32>
+  %bias = arith.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %s = arith.constant 0.1 : f32
+  %zp = arith.constant 3.0 : f32
+  %lo = arith.constant 0.0 : f32
+  %hi = arith.constant 255.0 : f32
+  %six = arith.constant 6.0 : f32
+  %eo = tensor.empty() : tensor<1x4x3x2xi8>
+  %y = linalg.generic {indexing_maps = [#id4, #ch, #ch, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%acc4, %scale, %bias : tensor<1x4x3x2xi32>, tensor<2xf32>, tensor<2xf32>) outs(%eo : tensor<1x4x3x2xi8>) {
+  ^bb0(%a: i32, %sc: f32, %b: f32, %o: i8):
+    %f = arith.sitofp %a : i32 to f32
+    %m = arith.mulf %f, %sc : f32
+    %ab = arith.addf %m, %b : f32
+    %r6 = arith.minimumf %ab, %six : f32
+    %r0 = arith.maximumf %r6, %lo : f32
+    %d = arith.divf %r0, %s : f32
+    %r = math.roundeven %d : f32
+    %z = arith.addf %r, %zp : f32
+    %c1 = arith.minimumf %z, %hi : f32
+    %c2 = arith.maximumf %c1, %lo : f32
+    %i = arith.fptosi %c2 : f32 to i32
+    %t = arith.trunci %i : i32 to i8
+    linalg.yield %t : i8
+  } -> tensor<1x4x3x2xi8>
+  return %y : tensor<1x4x3x2xi8>
+}

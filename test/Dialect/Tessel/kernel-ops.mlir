@@ -380,3 +380,72 @@ func.func @requant_out_scale(%a: tensor<1x5x70xi8>, %b: tensor<1x18x64x4xi8>, %s
        out_scale = 0.0 : f32} -> tensor<1x5x10xi8>
   return %r : tensor<1x5x10xi8>
 }
+
+// -----
+
+// tessel.depthwise_conv2d_i8: round trip with the int32 result on tensors
+// and with the requantizing epilogue on memrefs.
+// CHECK-LABEL: func @depthwise_i8
+// CHECK: tessel.depthwise_conv2d_i8 ins(%{{.*}}, %{{.*}} : tensor<1x8x8x20xi8>, tensor<2x3x32x4xi8>) column_sums(%{{.*}} : tensor<20xi32>) outs(%{{.*}} : tensor<1x4x4x20xi32>) {a_signed, a_zp = -3 : i32, dilations = array<i64: 1, 1>, kernel_size = array<i64: 5, 3>, pad = array<i64: 2, 1, 1, 0>, strides = array<i64: 2, 2>} -> tensor<1x4x4x20xi32>
+// CHECK: tessel.depthwise_conv2d_i8 ins(%{{.*}}, %{{.*}} : memref<1x8x8x20xi8>, memref<2x3x32x4xi8>) column_sums(%{{.*}} : memref<20xi32>) scale(%{{.*}} : memref<20xf32>) bias(%{{.*}} : memref<20xf32>) outs(%{{.*}} : memref<1x4x4x20xi8>) {a_zp = 7 : i32, clamp_max = 6.000000e+00 : f32, clamp_min = 0.000000e+00 : f32, dilations = array<i64: 1, 1>, kernel_size = array<i64: 5, 3>, out_scale = 5.000000e-02 : f32, pad = array<i64: 2, 1, 1, 0>, strides = array<i64: 2, 2>}
+func.func @depthwise_i8(%x: tensor<1x8x8x20xi8>, %w: tensor<2x3x32x4xi8>, %cs: tensor<20xi32>, %c: tensor<1x4x4x20xi32>,
+                        %mx: memref<1x8x8x20xi8>, %mw: memref<2x3x32x4xi8>, %mcs: memref<20xi32>, %ms: memref<20xf32>, %mo: memref<1x4x4x20xi8>) -> tensor<1x4x4x20xi32> {
+  %r = tessel.depthwise_conv2d_i8 ins(%x, %w : tensor<1x8x8x20xi8>, tensor<2x3x32x4xi8>) column_sums(%cs : tensor<20xi32>)
+      outs(%c : tensor<1x4x4x20xi32>) {kernel_size = array<i64: 5, 3>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>,
+       pad = array<i64: 2, 1, 1, 0>, a_zp = -3 : i32, a_signed} -> tensor<1x4x4x20xi32>
+  tessel.depthwise_conv2d_i8 ins(%mx, %mw : memref<1x8x8x20xi8>, memref<2x3x32x4xi8>) column_sums(%mcs : memref<20xi32>)
+      scale(%ms : memref<20xf32>) bias(%ms : memref<20xf32>) outs(%mo : memref<1x4x4x20xi8>)
+      {kernel_size = array<i64: 5, 3>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>,
+       pad = array<i64: 2, 1, 1, 0>, a_zp = 7 : i32, clamp_min = 0.0 : f32, clamp_max = 6.0 : f32, out_scale = 0.05 : f32}
+  return %r : tensor<1x4x4x20xi32>
+}
+
+// -----
+
+func.func @depthwise_i8_packing(%x: tensor<1x8x8x20xi8>, %w: tensor<1x3x32x4xi8>, %cs: tensor<20xi32>, %c: tensor<1x4x4x20xi32>) -> tensor<1x4x4x20xi32> {
+  // expected-error @+1 {{packed_filter must be ceil(KH/4) x KW x Cp x 4 (2 x 3 x 32 x 4), got 'tensor<1x3x32x4xi8>'}}
+  %r = tessel.depthwise_conv2d_i8 ins(%x, %w : tensor<1x8x8x20xi8>, tensor<1x3x32x4xi8>) column_sums(%cs : tensor<20xi32>)
+      outs(%c : tensor<1x4x4x20xi32>) {kernel_size = array<i64: 5, 3>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>,
+       pad = array<i64: 2, 1, 1, 0>, a_zp = 0 : i32, a_signed} -> tensor<1x4x4x20xi32>
+  return %r : tensor<1x4x4x20xi32>
+}
+
+// -----
+
+func.func @depthwise_i8_zero_point(%x: tensor<1x8x8x20xi8>, %w: tensor<2x3x32x4xi8>, %cs: tensor<20xi32>, %c: tensor<1x4x4x20xi32>) -> tensor<1x4x4x20xi32> {
+  // expected-error @+1 {{a_zp -3 is not a value of the unsigned 8-bit input (padding reads as it)}}
+  %r = tessel.depthwise_conv2d_i8 ins(%x, %w : tensor<1x8x8x20xi8>, tensor<2x3x32x4xi8>) column_sums(%cs : tensor<20xi32>)
+      outs(%c : tensor<1x4x4x20xi32>) {kernel_size = array<i64: 5, 3>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>,
+       pad = array<i64: 2, 1, 1, 0>, a_zp = -3 : i32} -> tensor<1x4x4x20xi32>
+  return %r : tensor<1x4x4x20xi32>
+}
+
+// -----
+
+func.func @depthwise_i8_output_size(%x: tensor<1x8x8x20xi8>, %w: tensor<2x3x32x4xi8>, %cs: tensor<20xi32>, %c: tensor<1x5x4x20xi32>) -> tensor<1x5x4x20xi32> {
+  // expected-error @+1 {{output spatial dim 0 is 5, expected 4}}
+  %r = tessel.depthwise_conv2d_i8 ins(%x, %w : tensor<1x8x8x20xi8>, tensor<2x3x32x4xi8>) column_sums(%cs : tensor<20xi32>)
+      outs(%c : tensor<1x5x4x20xi32>) {kernel_size = array<i64: 5, 3>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>,
+       pad = array<i64: 2, 1, 1, 0>, a_zp = 0 : i32, a_signed} -> tensor<1x5x4x20xi32>
+  return %r : tensor<1x5x4x20xi32>
+}
+
+// -----
+
+func.func @depthwise_i8_int32_epilogue(%x: tensor<1x8x8x20xi8>, %w: tensor<2x3x32x4xi8>, %cs: tensor<20xi32>, %c: tensor<1x4x4x20xi32>) -> tensor<1x4x4x20xi32> {
+  // expected-error @+1 {{without scale the output is the int32 sum (no bias, table, out_scale or dequant_scale)}}
+  %r = tessel.depthwise_conv2d_i8 ins(%x, %w : tensor<1x8x8x20xi8>, tensor<2x3x32x4xi8>) column_sums(%cs : tensor<20xi32>)
+      outs(%c : tensor<1x4x4x20xi32>) {kernel_size = array<i64: 5, 3>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>,
+       pad = array<i64: 2, 1, 1, 0>, a_zp = 0 : i32, a_signed, out_scale = 0.5 : f32} -> tensor<1x4x4x20xi32>
+  return %r : tensor<1x4x4x20xi32>
+}
+
+// -----
+
+func.func @depthwise_i8_quantized_f32(%x: tensor<1x8x8x20xi8>, %w: tensor<2x3x32x4xi8>, %cs: tensor<20xi32>, %s: tensor<20xf32>, %c: tensor<1x4x4x20xf32>) -> tensor<1x4x4x20xf32> {
+  // expected-error @+1 {{a quantized f32 output needs a table or dequant_scale}}
+  %r = tessel.depthwise_conv2d_i8 ins(%x, %w : tensor<1x8x8x20xi8>, tensor<2x3x32x4xi8>) column_sums(%cs : tensor<20xi32>)
+      scale(%s : tensor<20xf32>) outs(%c : tensor<1x4x4x20xf32>) {kernel_size = array<i64: 5, 3>, strides = array<i64: 2, 2>,
+       dilations = array<i64: 1, 1>, pad = array<i64: 2, 1, 1, 0>, a_zp = 0 : i32, a_signed, out_scale = 0.5 : f32} -> tensor<1x4x4x20xf32>
+  return %r : tensor<1x4x4x20xf32>
+}
