@@ -250,6 +250,31 @@ SmallVector<int64_t> trimToStrides(tessel::TosaBuilder &tb, Dequantized &x,
   return pad;
 }
 
+/// The f32 result `outTy` (N x OH x OW x F) of an i8 x i8 -> i32 TOSA
+/// convolution (tosa.conv2d or tosa.depthwise_conv2d: the same operands)
+/// of `x` and `w` (zero point 0 as int8, per tensor or per output channel),
+/// with the input's zero point (its padding reads as 0.0) and a zero bias,
+/// dequantized per output channel.
+template <typename TosaConvOp>
+Value integerConv(PatternRewriter &rewriter, Location loc, const Dequantized &x,
+                  Dequantized w, RankedTensorType outTy, ArrayRef<int64_t> pad,
+                  DenseI64ArrayAttr stride, DenseI64ArrayAttr dilation) {
+  auto accTy = RankedTensorType::get(outTy.getShape(), rewriter.getI32Type());
+  auto biasTy = RankedTensorType::get({outTy.getDimSize(3)},
+                                      rewriter.getI32Type());
+  Value zeroBias = tosa::ConstOp::create(
+      rewriter, loc, biasTy,
+      DenseElementsAttr::get(biasTy, rewriter.getI32IntegerAttr(0)));
+  Value acc = TosaConvOp::create(
+      rewriter, loc, accTy, toInt8(rewriter, loc, x), toInt8(rewriter, loc, w),
+      zeroBias, zeroPointConst(rewriter, loc, int8ZeroPoint(x)),
+      zeroPointConst(rewriter, loc, 0), rewriter.getDenseI64ArrayAttr(pad),
+      stride, dilation, TypeAttr::get(rewriter.getI32Type()));
+  if (w.axis >= 0)
+    w.axis = 3; // the output channel
+  return dequantizeAccumulator(rewriter, loc, acc, x, w, outTy, /*axis=*/3);
+}
+
 /// `y` plus the convolution's float bias (F values) per output channel.
 Value addChannelBias(tessel::TosaBuilder &tb, Value y, Value bias) {
   auto biasTy = cast<RankedTensorType>(bias.getType());
@@ -318,22 +343,8 @@ struct FoldConv : OpRewritePattern<ConvOp> {
       SmallVector<int64_t> pad =
           trimToStrides(tb, *x, {wTy.getDimSize(1), wTy.getDimSize(2)},
                         op.getPad(), op.getStride(), op.getDilation());
-      auto accTy = RankedTensorType::get(out, rewriter.getI32Type());
-      auto biasTy = RankedTensorType::get({f}, rewriter.getI32Type());
-      Value zeroBias = tosa::ConstOp::create(
-          rewriter, loc, biasTy,
-          DenseElementsAttr::get(biasTy, rewriter.getI32IntegerAttr(0)));
-      Value acc = tosa::Conv2DOp::create(
-          rewriter, loc, accTy, toInt8(rewriter, loc, *x),
-          toInt8(rewriter, loc, *w), zeroBias,
-          zeroPointConst(rewriter, loc, int8ZeroPoint(*x)),
-          zeroPointConst(rewriter, loc, 0), rewriter.getDenseI64ArrayAttr(pad),
-          op.getStrideAttr(), op.getDilationAttr(),
-          TypeAttr::get(rewriter.getI32Type()));
-      if (w->axis >= 0)
-        w->axis = 3;
-      y = dequantizeAccumulator(rewriter, loc, acc, *x, *w, outTy,
-                                /*axis=*/3);
+      y = integerConv<tosa::Conv2DOp>(rewriter, loc, *x, *w, outTy, pad,
+                                      op.getStrideAttr(), op.getDilationAttr());
     }
     rewriter.replaceOp(op, addChannelBias(tb, y, op.getBias()));
     return success();
@@ -373,22 +384,9 @@ struct FoldDepthwiseConv : OpRewritePattern<tessel::Conv2DOp> {
         tb, *x, {kh, kw}, op.getPad(), op.getStride(), op.getDilation());
     // C x KH x KW x 1 (OHWI) -> KH x KW x C x 1, TOSA's [KH, KW, C, M].
     w->storage = tb.transpose(w->storage, {1, 2, 0, 3});
-    auto accTy = RankedTensorType::get(outTy.getShape(), rewriter.getI32Type());
-    auto biasTy = RankedTensorType::get({c}, rewriter.getI32Type());
-    Value zeroBias = tosa::ConstOp::create(
-        rewriter, loc, biasTy,
-        DenseElementsAttr::get(biasTy, rewriter.getI32IntegerAttr(0)));
-    Value acc = tosa::DepthwiseConv2DOp::create(
-        rewriter, loc, accTy, toInt8(rewriter, loc, *x),
-        toInt8(rewriter, loc, *w), zeroBias,
-        zeroPointConst(rewriter, loc, int8ZeroPoint(*x)),
-        zeroPointConst(rewriter, loc, 0), rewriter.getDenseI64ArrayAttr(pad),
-        op.getStrideAttr(), op.getDilationAttr(),
-        TypeAttr::get(rewriter.getI32Type()));
-    if (w->axis >= 0)
-      w->axis = 3; // the output channel
-    Value y = dequantizeAccumulator(rewriter, loc, acc, *x, *w, outTy,
-                                    /*axis=*/3);
+    Value y = integerConv<tosa::DepthwiseConv2DOp>(
+        rewriter, loc, *x, *w, outTy, pad, op.getStrideAttr(),
+        op.getDilationAttr());
     rewriter.replaceOp(op, addChannelBias(tb, y, op.getBias()));
     return success();
   }

@@ -30,11 +30,6 @@ namespace {
 /// `vpdpbusd` lane group of 16 int32), kernel rows in groups of 4.
 constexpr int64_t kChannelBlock = 16, kRowGroup = 4;
 
-bool isStaticInt(Value v, unsigned width) {
-  auto t = dyn_cast<RankedTensorType>(v.getType());
-  return t && t.hasStaticShape() && t.getElementType().isInteger(width);
-}
-
 /// Spatial-only padding of `pad` with the constant `value`, as [top,
 /// bottom, left, right]; none otherwise.
 std::optional<SmallVector<int64_t>> spatialPadWith(tensor::PadOp pad,

@@ -27,12 +27,12 @@ namespace {
 
 constexpr int64_t kGroup = TESSEL_KERNEL_KGROUP_I8;
 
-bool isStaticInt(Value v, unsigned width) {
+} // namespace
+
+bool mlir::tessel::isStaticInt(Value v, unsigned width) {
   auto t = dyn_cast<RankedTensorType>(v.getType());
   return t && t.hasStaticShape() && t.getElementType().isInteger(width);
 }
-
-} // namespace
 
 /// tosa-to-linalg's bias init of an integer convolution with a zero bias
 /// is such a broadcast of zeros.

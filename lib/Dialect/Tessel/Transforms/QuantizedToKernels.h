@@ -28,6 +28,9 @@ void populateQuantizedMatmulToKernelPatterns(RewritePatternSet &patterns,
 /// tessel.depthwise_conv2d_i8 (QuantizedDepthwiseToKernel.cpp).
 void populateQuantizedDepthwiseToKernelPatterns(RewritePatternSet &patterns);
 
+/// Whether `v` is a statically shaped tensor of `width`-bit integers.
+bool isStaticInt(Value v, unsigned width);
+
 /// The 8-bit values (row-major) of a constant: dense elements or a readable
 /// dense resource, seen through reshapes and transposes.
 std::optional<std::vector<int8_t>> constantInt8Values(Value v);
