@@ -131,12 +131,11 @@ struct KernelCallBuilder {
   }
 };
 
-/// `memref` itself if the kernel can walk it densely (identity layout),
-/// else a dense copy allocated before and freed after `op`.
-Value denseOperand(OpBuilder &b, Operation *op, Value memref) {
+/// A dense copy of `memref` allocated before `op` and freed after it:
+/// filled from `memref` before `op` (an input), or written back to it
+/// after `op` (an output).
+Value denseCopy(OpBuilder &b, Operation *op, Value memref, bool isOutput) {
   auto ty = cast<MemRefType>(memref.getType());
-  if (ty.getLayout().isIdentity())
-    return memref;
   Location loc = op->getLoc();
   SmallVector<Value> dynSizes;
   for (int64_t d = 0; d < ty.getRank(); ++d)
@@ -144,11 +143,22 @@ Value denseOperand(OpBuilder &b, Operation *op, Value memref) {
       dynSizes.push_back(memref::DimOp::create(b, loc, memref, d));
   auto denseTy = MemRefType::get(ty.getShape(), ty.getElementType());
   Value copy = memref::AllocOp::create(b, loc, denseTy, dynSizes);
-  memref::CopyOp::create(b, loc, memref, copy);
+  if (!isOutput)
+    memref::CopyOp::create(b, loc, memref, copy);
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointAfter(op);
+  if (isOutput)
+    memref::CopyOp::create(b, loc, copy, memref);
   memref::DeallocOp::create(b, loc, copy);
   return copy;
+}
+
+/// `memref` itself if the kernel can walk it densely (identity layout),
+/// else a dense copy of it (an input).
+Value denseOperand(OpBuilder &b, Operation *op, Value memref) {
+  if (cast<MemRefType>(memref.getType()).getLayout().isIdentity())
+    return memref;
+  return denseCopy(b, op, memref, /*isOutput=*/false);
 }
 
 /// The stride between the packed weights of batch entries (a `packed` of
@@ -246,8 +256,7 @@ void requantEpilogueArgs(KernelCallBuilder &cb, OpT op) {
 }
 
 /// `memref` itself if its innermost stride is statically 1 (a kernel that
-/// takes the other strides only), else a dense copy: of the input before
-/// `op`, or, for an output, written back after `op`.
+/// takes the other strides only), else a dense copy (denseCopy).
 Value unitInnerStride(OpBuilder &b, Operation *op, Value memref,
                       bool isOutput = false) {
   auto ty = cast<MemRefType>(memref.getType());
@@ -256,20 +265,7 @@ Value unitInnerStride(OpBuilder &b, Operation *op, Value memref,
   if (succeeded(ty.getStridesAndOffset(strides, offset)) &&
       (strides.empty() || strides.back() == 1))
     return memref;
-  if (!isOutput)
-    return denseOperand(b, op, memref);
-  Location loc = op->getLoc();
-  SmallVector<Value> dynSizes;
-  for (int64_t d = 0; d < ty.getRank(); ++d)
-    if (ty.isDynamicDim(d))
-      dynSizes.push_back(memref::DimOp::create(b, loc, memref, d));
-  Value copy = memref::AllocOp::create(
-      b, loc, MemRefType::get(ty.getShape(), ty.getElementType()), dynSizes);
-  OpBuilder::InsertionGuard g(b);
-  b.setInsertionPointAfter(op);
-  memref::CopyOp::create(b, loc, copy, memref);
-  memref::DeallocOp::create(b, loc, copy);
-  return copy;
+  return denseCopy(b, op, memref, isOutput);
 }
 
 struct BatchedTranspose {
