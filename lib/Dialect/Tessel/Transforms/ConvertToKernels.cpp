@@ -23,6 +23,16 @@ namespace mlir::tessel {
 using namespace mlir;
 using namespace mlir::tessel;
 
+std::optional<SmallVector<int64_t>>
+mlir::tessel::staticSpatialPad(tensor::PadOp pad) {
+  ArrayRef<int64_t> lo = pad.getStaticLow(), hi = pad.getStaticHigh();
+  if (lo.size() != 4 || llvm::any_of(lo, ShapedType::isDynamic) ||
+      llvm::any_of(hi, ShapedType::isDynamic) || lo[0] || hi[0] || lo[3] ||
+      hi[3])
+    return std::nullopt;
+  return SmallVector<int64_t>{lo[1], hi[1], lo[2], hi[2]};
+}
+
 namespace {
 
 bool isStaticF32(Value v) {
@@ -111,12 +121,7 @@ std::optional<SmallVector<int64_t>> zeroSpatialPad(tensor::PadOp pad) {
   Value pv = pad.getConstantPaddingValue();
   if (!pv || !matchPattern(pv, m_AnyZeroFloat()))
     return std::nullopt;
-  ArrayRef<int64_t> lo = pad.getStaticLow(), hi = pad.getStaticHigh();
-  if (lo.size() != 4 || llvm::any_of(lo, ShapedType::isDynamic) ||
-      llvm::any_of(hi, ShapedType::isDynamic) || lo[0] || hi[0] || lo[3] ||
-      hi[3])
-    return std::nullopt;
-  return SmallVector<int64_t>{lo[1], hi[1], lo[2], hi[2]};
+  return staticSpatialPad(pad);
 }
 
 struct ConvToKernel : OpRewritePattern<linalg::Conv2DNhwcFhwcOp> {

@@ -38,12 +38,7 @@ std::optional<SmallVector<int64_t>> spatialPadWith(tensor::PadOp pad,
   Value v = pad.getConstantPaddingValue();
   if (!v || !matchPattern(v, m_ConstantInt(&pv)) || pv.getSExtValue() != value)
     return std::nullopt;
-  ArrayRef<int64_t> lo = pad.getStaticLow(), hi = pad.getStaticHigh();
-  if (lo.size() != 4 || llvm::any_of(lo, ShapedType::isDynamic) ||
-      llvm::any_of(hi, ShapedType::isDynamic) || lo[0] || hi[0] || lo[3] ||
-      hi[3])
-    return std::nullopt;
-  return SmallVector<int64_t>{lo[1], hi[1], lo[2], hi[2]};
+  return staticSpatialPad(pad);
 }
 
 /// linalg.depthwise_conv_2d_nhwc_hwcm[_q] on i8 with constant weights of

@@ -8,6 +8,7 @@
 #ifndef TESSEL_DIALECT_TESSEL_TRANSFORMS_QUANTIZEDTOKERNELS_H
 #define TESSEL_DIALECT_TESSEL_TRANSFORMS_QUANTIZEDTOKERNELS_H
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
 #include <optional>
@@ -27,6 +28,12 @@ void populateQuantizedMatmulToKernelPatterns(RewritePatternSet &patterns,
 /// (linalg.depthwise_conv_2d_nhwc_hwcm[_q], multiplier 1) become
 /// tessel.depthwise_conv2d_i8 (QuantizedDepthwiseToKernel.cpp).
 void populateQuantizedDepthwiseToKernelPatterns(RewritePatternSet &patterns);
+
+/// The amounts [top, bottom, left, right] of an NHWC `pad` that pads H
+/// and W only, by static amounts; none otherwise (whatever the padding
+/// value: the caller checks it). Shared with the f32 kernel patterns
+/// (ConvertToKernels.cpp), whose kernels pad implicitly too.
+std::optional<SmallVector<int64_t>> staticSpatialPad(tensor::PadOp pad);
 
 /// Whether `v` is a statically shaped tensor of `width`-bit integers.
 bool isStaticInt(Value v, unsigned width);
