@@ -44,29 +44,34 @@ typedef struct {
   const uint8_t *zrow;       /* Cp raw bytes that read as the zero point */
 } dwq_job_t;
 
-/* 16 bytes of channels [c0, c0 + 16) of one input pixel, flipped; channels
- * past C (and a NULL pixel: outside the input) read as the zero point. */
+/* 16 bytes of channels [c0, c0 + 16) of one input pixel, flipped;
+ * channels past C read as the zero point. */
 static inline void load16(const dwq_job_t *j, const uint8_t *px, int64_t c0,
                           uint8_t out[16]) {
-  if (px && c0 + 16 <= j->C) {
-    for (int i = 0; i < 16; ++i)
-      out[i] = (uint8_t)(px[c0 + i] ^ j->flip);
-    return;
-  }
   memset(out, j->zp, 16);
-  if (px)
-    for (int64_t i = 0; c0 + i < j->C && i < 16; ++i)
-      out[i] = (uint8_t)(px[c0 + i] ^ j->flip);
+  for (int64_t i = 0; c0 + i < j->C && i < 16; ++i)
+    out[i] = (uint8_t)(px[c0 + i] ^ j->flip);
 }
 
-/* The input pixel of kernel row `kh` and column `x` of B for output row
- * (n, oh) and its column stride; outside the input, `zrow` (C bytes that
- * read as the zero point) with stride 0, so every column takes one path. */
-static inline const uint8_t *row_of(const dwq_job_t *j, const uint8_t *img,
-                                    int64_t oh, int64_t kh,
-                                    const uint8_t *zrow) {
-  const int64_t ih = oh * j->sh - j->pad_top + kh * j->dh;
-  return kh < j->KH && ih >= 0 && ih < j->H ? img + ih * j->in_sh : zrow;
+/* The 4 input rows of kernel-row group g for output row oh of image `img`;
+ * a row outside the input (or past KH) is j->zrow. */
+static inline void group_rows(const dwq_job_t *j, const uint8_t *img,
+                              int64_t oh, int64_t g, const uint8_t *rows[4]) {
+  for (int r = 0; r < 4; ++r) {
+    const int64_t kh = 4 * g + r, ih = oh * j->sh - j->pad_top + kh * j->dh;
+    rows[r] = kh < j->KH && ih >= 0 && ih < j->H ? img + ih * j->in_sh
+                                                 : j->zrow;
+  }
+}
+
+/* The pixels of column x of B in those rows: j->zrow (bytes that read as
+ * the zero point) outside the input, so every column takes one path. */
+static inline void column_pixels(const dwq_job_t *j, const uint8_t *rows[4],
+                                 int64_t x, const uint8_t *px[4]) {
+  const int64_t iw = x - j->pad_left;
+  const int inside = iw >= 0 && iw < j->W;
+  for (int r = 0; r < 4; ++r)
+    px[r] = inside && rows[r] != j->zrow ? rows[r] + iw * j->in_sw : j->zrow;
 }
 
 /* B for output row (n, oh): [G][Wp][Cp][4] bytes (portable). */
@@ -74,18 +79,15 @@ static void build_rows(const dwq_job_t *j, int64_t n, int64_t oh,
                        uint8_t *B) {
   const uint8_t *img = j->in + n * j->in_sn;
   for (int64_t g = 0; g < j->G; ++g) {
-    const uint8_t *rows[4];
-    for (int r = 0; r < 4; ++r)
-      rows[r] = row_of(j, img, oh, 4 * g + r, NULL);
+    const uint8_t *rows[4], *px[4];
+    group_rows(j, img, oh, g, rows);
     uint8_t *dst = B + g * j->Wp * j->Cp * 4;
     for (int64_t x = 0; x < j->Wp; ++x) {
-      const int64_t iw = x - j->pad_left;
-      const int inside = iw >= 0 && iw < j->W;
+      column_pixels(j, rows, x, px);
       for (int64_t c0 = 0; c0 < j->Cp; c0 += 16) {
         uint8_t v[4][16];
         for (int r = 0; r < 4; ++r)
-          load16(j, rows[r] && inside ? rows[r] + iw * j->in_sw : NULL, c0,
-                 v[r]);
+          load16(j, px[r], c0, v[r]);
         uint8_t *o = dst + (x * j->Cp + c0) * 4;
         for (int i = 0; i < 16; ++i)
           for (int r = 0; r < 4; ++r)
@@ -99,24 +101,18 @@ static void build_rows(const dwq_job_t *j, int64_t n, int64_t oh,
 /* The same B, 64 channels at a time: 4 rows' bytes unpacked into 4-byte
  * groups within each 128-bit lane, then the 4 x 4 lanes transposed so
  * channels come in order. Channels past C read as the zero point (masked
- * loads over a zero-point vector); `zrow` holds Cp raw bytes of it. */
+ * loads over a zero-point vector). */
 TK_VNNI_TARGET static void build_rows_vnni(const dwq_job_t *j, int64_t n,
-                                           int64_t oh, uint8_t *B,
-                                           const uint8_t *zrow) {
+                                           int64_t oh, uint8_t *B) {
   const uint8_t *img = j->in + n * j->in_sn;
   const __m512i flip = _mm512_set1_epi8((char)j->flip);
   const __m512i zraw = _mm512_set1_epi8((char)(j->zp ^ j->flip));
   for (int64_t g = 0; g < j->G; ++g) {
-    const uint8_t *rows[4];
-    for (int r = 0; r < 4; ++r)
-      rows[r] = row_of(j, img, oh, 4 * g + r, zrow);
+    const uint8_t *rows[4], *px[4];
+    group_rows(j, img, oh, g, rows);
     uint8_t *dst = B + g * j->Wp * j->Cp * 4;
     for (int64_t x = 0; x < j->Wp; ++x) {
-      const int64_t iw = x - j->pad_left;
-      const int inside = iw >= 0 && iw < j->W;
-      const uint8_t *px[4];
-      for (int r = 0; r < 4; ++r)
-        px[r] = inside && rows[r] != zrow ? rows[r] + iw * j->in_sw : zrow;
+      column_pixels(j, rows, x, px);
       uint8_t *o = dst + x * j->Cp * 4;
       for (int64_t c0 = 0; c0 < j->Cp; c0 += 64) {
         const int64_t rem = j->C - c0;
@@ -236,7 +232,7 @@ static void run_row(void *arg, int64_t task) {
     abort(); /* as the generated code's allocations do */
 #ifdef TK_HAVE_VNNI_PATH
   if (tile == tile_vnni)
-    build_rows_vnni(j, n, oh, B, j->zrow);
+    build_rows_vnni(j, n, oh, B);
   else
 #endif
     build_rows(j, n, oh, B);
