@@ -26,7 +26,7 @@
 
 #define MR TK_RQ_MR
 #define NR TK_RQ_NR
-#define CB 16 /* the packed weights' channel padding */
+#define CB TESSEL_KERNEL_CBLOCK_DW_I8 /* the packed weights' channel padding */
 
 typedef struct {
   int64_t N, OH, OW, C, Cp, KH, KW, H, W, pad_top, pad_left;

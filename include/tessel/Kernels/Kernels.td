@@ -73,6 +73,11 @@ def : KernelConstant<"KGROUP_I8", 4, [{
   Consecutive k values per column in packed int8 weights: what one int32
   lane of `vpdpbusd` sums (u8 x s8, 4 at a time).
 }]>;
+def : KernelConstant<"CBLOCK_DW_I8", 16, [{
+  Channels of the int8 depthwise kernel's packed weights are padded to a
+  multiple of this (one `vpdpbusd` of 16 int32 lanes); its kernel rows
+  come in groups of KGROUP_I8.
+}]>;
 
 // bias (NULL: none), clamp bounds (-inf/+inf: none) and flags, from an op
 // with the kernel ops' `bias`, `clamp_min`, `clamp_max`, `accumulate`.

@@ -14,6 +14,7 @@
 #include "QuantizedToKernels.h"
 
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Kernels/tessel_kernels.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -26,9 +27,10 @@ using namespace mlir::tessel;
 
 namespace {
 
-/// Channels of the packed weights come in blocks of this many (one
-/// `vpdpbusd` lane group of 16 int32), kernel rows in groups of 4.
-constexpr int64_t kChannelBlock = 16, kRowGroup = 4;
+/// The packed weights' channel padding and kernel-row groups, as the
+/// kernel reads them (Kernels.td).
+constexpr int64_t kChannelBlock = TESSEL_KERNEL_CBLOCK_DW_I8,
+                  kRowGroup = TESSEL_KERNEL_KGROUP_I8;
 
 /// Spatial-only padding of `pad` with the constant `value`, as [top,
 /// bottom, left, right]; none otherwise.
@@ -53,16 +55,11 @@ struct QuantizedDepthwiseToKernel : OpRewritePattern<OpT> {
     Value init = op.getOutputs()[0];
     if (!isStaticInt(x, 8) || !isStaticInt(f, 8) || !isStaticInt(init, 32))
       return rewriter.notifyMatchFailure(op, "not a static i8 x i8 -> i32");
-    int64_t za = 0;
-    if (op.getInputs().size() == 4) {
-      APInt zaV, zbV;
-      if (!matchPattern(op.getInputs()[2], m_ConstantInt(&zaV)) ||
-          !matchPattern(op.getInputs()[3], m_ConstantInt(&zbV)))
-        return rewriter.notifyMatchFailure(op, "run-time zero points");
-      if (!zbV.isZero())
-        return rewriter.notifyMatchFailure(op, "weights with a zero point");
-      za = zaV.getSExtValue();
-    }
+    int64_t za, zb;
+    if (failed(constantZeroPoints(op.getInputs(), za, zb)))
+      return rewriter.notifyMatchFailure(op, "run-time zero points");
+    if (zb != 0)
+      return rewriter.notifyMatchFailure(op, "weights with a zero point");
     // The kernel reads i8 signed, and pads with the zero point itself.
     if (za < -128 || za > 127)
       return rewriter.notifyMatchFailure(op, "zero point not an i8 value");

@@ -130,22 +130,21 @@ mlir::tessel::constantInt8Values(Value v) {
   return std::nullopt;
 }
 
-namespace {
-
-/// Constant zero points of a quantized linalg op (operands 2 and 3), or 0.
-template <typename OpT>
-LogicalResult zeroPoints(OpT op, int64_t &za, int64_t &zb) {
+LogicalResult mlir::tessel::constantZeroPoints(ValueRange inputs, int64_t &za,
+                                               int64_t &zb) {
   za = zb = 0;
-  if (op.getInputs().size() < 4)
+  if (inputs.size() < 4)
     return success();
   APInt zaV, zbV;
-  if (!matchPattern(op.getInputs()[2], m_ConstantInt(&zaV)) ||
-      !matchPattern(op.getInputs()[3], m_ConstantInt(&zbV)))
+  if (!matchPattern(inputs[2], m_ConstantInt(&zaV)) ||
+      !matchPattern(inputs[3], m_ConstantInt(&zbV)))
     return failure();
   za = zaV.getSExtValue();
   zb = zbV.getSExtValue();
   return success();
 }
+
+namespace {
 
 PackedMatmulI8Op createKernel(PatternRewriter &rewriter, Location loc, Value a,
                               Value packed, Value sums, Value init,
@@ -174,7 +173,7 @@ struct QuantizedMatmulToKernel : OpRewritePattern<OpT> {
         return rewriter.notifyMatchFailure(op, "maps or unsigned cast");
     }
     int64_t za, zb;
-    if (failed(zeroPoints(op, za, zb)))
+    if (failed(constantZeroPoints(op.getInputs(), za, zb)))
       return rewriter.notifyMatchFailure(op, "run-time zero points");
     Location loc = op.getLoc();
     bool accumulate;
@@ -233,7 +232,7 @@ struct QuantizedConvToKernel : OpRewritePattern<OpT> {
     if (!isStaticInt(x, 8) || !isStaticInt(f, 8) || !isStaticInt(init, 32))
       return rewriter.notifyMatchFailure(op, "not a static i8 x i8 -> i32");
     int64_t za, zb;
-    if (failed(zeroPoints(op, za, zb)))
+    if (failed(constantZeroPoints(op.getInputs(), za, zb)))
       return rewriter.notifyMatchFailure(op, "run-time zero points");
     std::optional<std::vector<int8_t>> filter = constantInt8Values(f);
     if (!filter)

@@ -35,6 +35,11 @@ void populateQuantizedDepthwiseToKernelPatterns(RewritePatternSet &patterns);
 /// (ConvertToKernels.cpp), whose kernels pad implicitly too.
 std::optional<SmallVector<int64_t>> staticSpatialPad(tensor::PadOp pad);
 
+/// The constant zero points of a quantized linalg op (inputs 2 and 3 of
+/// linalg.quantized_batch_matmul, ..._q convolutions), or 0 and 0 for the
+/// unquantized form (two inputs); failure if they are not constants.
+LogicalResult constantZeroPoints(ValueRange inputs, int64_t &za, int64_t &zb);
+
 /// Whether `v` is a statically shaped tensor of `width`-bit integers.
 bool isStaticInt(Value v, unsigned width);
 
