@@ -56,7 +56,20 @@ typedef struct {
   int64_t c_sb, c_sm, c_sn;
   int accumulate;
   const struct epilogue *ep; /* NULL: int32 output */
+  /* Which bytes form row m of A. A matmul (ow = 0): a + m * a_sm. The
+   * convolution form: the im2col row of output pixel (m / ow, m % ow), at
+   * a + (m / ow) * a_sh + (m % ow) * a_sw, made of nseg segments of
+   * seg_len bytes at seg_off[s] from there, in k order. With gather, the
+   * segments are first copied into one contiguous row per tile row. */
+  int64_t ow, a_sh, a_sw;
+  const int64_t *seg_off;
+  int64_t nseg, seg_len;
+  int gather;
 } job_t;
+
+/* The segments of a contiguous row of K bytes (a matmul's, or a gathered
+ * one). */
+static const int64_t k_no_offset[1] = {0};
 
 /* 4 bytes of row `a` from k = 4 * g: the last group is zero-padded (the
  * packed weights are zero there too, so the pad adds nothing). */
@@ -76,10 +89,20 @@ static int32_t row_sum(const uint8_t *a, int64_t K, uint32_t flip) {
   return s;
 }
 
+/* The k extent of a tile's rows: nseg segments of seg_len bytes at
+ * off[s] from each row pointer. Only the VNNI tile takes more than one
+ * segment (then seg_len is a multiple of KG); the others get contiguous
+ * rows (nseg = 1, seg_len = K). */
+typedef struct {
+  const int64_t *off;
+  int64_t nseg, seg_len;
+} segs_t;
+
 /* acc[r][j] = sum over the panel's k of (a_r ^ flip) * b, rows r < mr. */
 static void tile_portable(int mr, const uint8_t *const *arow, int64_t K,
                           uint32_t flip, const int8_t *panel,
-                          int32_t acc[MR][NR]) {
+                          const segs_t *sg, int32_t acc[MR][NR]) {
+  (void)sg; /* contiguous rows */
   const int64_t groups = (K + KG - 1) / KG;
   memset(acc, 0, sizeof(int32_t) * MR * NR);
   for (int r = 0; r < mr; ++r) {
@@ -103,30 +126,49 @@ static void tile_portable(int mr, const uint8_t *const *arow, int64_t K,
 /* One MR-row tile with the row count a compile-time constant once inlined
  * into the switch below, so the 4 x R accumulators stay in registers. */
 TK_VNNI_TARGET static inline __attribute__((always_inline)) void
-tile_vnni_rows(const int R, const uint8_t *const *arow, int64_t K,
-               uint32_t flip, const int8_t *panel, int32_t acc[MR][NR]) {
+tile_vnni_rows(const int R, const uint8_t *const *arow, const uint32_t flip,
+               const int8_t *panel, const segs_t *sg, int32_t acc[MR][NR]) {
   __m512i c[MR][4];
   for (int r = 0; r < R; ++r)
     for (int v = 0; v < 4; ++v)
       c[r][v] = _mm512_setzero_si512();
-  const int64_t full = K / KG, groups = (K + KG - 1) / KG;
-  const __m512i flipv = _mm512_set1_epi32((int)flip);
-  for (int64_t g = 0; g < groups; ++g) {
-    const int8_t *b = panel + g * NR * KG;
-    const __m512i b0 = _mm512_loadu_si512(b), b1 = _mm512_loadu_si512(b + 64),
-                  b2 = _mm512_loadu_si512(b + 128),
-                  b3 = _mm512_loadu_si512(b + 192);
-    for (int r = 0; r < R; ++r) {
-      int32_t word;
-      if (g < full)
-        memcpy(&word, arow[r] + g * KG, sizeof word);
-      else
-        word = (int32_t)load_group(arow[r], g, K);
-      const __m512i av = _mm512_xor_si512(_mm512_set1_epi32(word), flipv);
-      c[r][0] = _mm512_dpbusd_epi32(c[r][0], av, b0);
-      c[r][1] = _mm512_dpbusd_epi32(c[r][1], av, b1);
-      c[r][2] = _mm512_dpbusd_epi32(c[r][2], av, b2);
-      c[r][3] = _mm512_dpbusd_epi32(c[r][3], av, b3);
+  /* Groups per segment; only a lone segment can end in a partial one. */
+  const int64_t len = sg->seg_len, full = len / KG, groups = (len + KG - 1) / KG;
+  const int8_t *b = panel;
+  for (int64_t s = 0; s < sg->nseg; ++s) {
+    /* The rows' segment starts, held in registers across the k loop. */
+    const uint8_t *p[MR];
+    for (int r = 0; r < R; ++r)
+      p[r] = arow[r] + sg->off[s];
+    for (int64_t g = 0; g < full; ++g, b += NR * KG) {
+      const __m512i b0 = _mm512_loadu_si512(b), b1 = _mm512_loadu_si512(b + 64),
+                    b2 = _mm512_loadu_si512(b + 128),
+                    b3 = _mm512_loadu_si512(b + 192);
+      for (int r = 0; r < R; ++r) {
+        int32_t word;
+        memcpy(&word, p[r] + g * KG, sizeof word);
+        __m512i av = _mm512_set1_epi32(word);
+        if (flip) /* a compile-time constant once inlined */
+          av = _mm512_xor_si512(av, _mm512_set1_epi32((int)flip));
+        c[r][0] = _mm512_dpbusd_epi32(c[r][0], av, b0);
+        c[r][1] = _mm512_dpbusd_epi32(c[r][1], av, b1);
+        c[r][2] = _mm512_dpbusd_epi32(c[r][2], av, b2);
+        c[r][3] = _mm512_dpbusd_epi32(c[r][3], av, b3);
+      }
+    }
+    if (full < groups) { /* a lone segment's last, partial group */
+      const __m512i b0 = _mm512_loadu_si512(b), b1 = _mm512_loadu_si512(b + 64),
+                    b2 = _mm512_loadu_si512(b + 128),
+                    b3 = _mm512_loadu_si512(b + 192);
+      b += NR * KG;
+      for (int r = 0; r < R; ++r) {
+        const __m512i av = _mm512_set1_epi32(
+            (int32_t)(load_group(p[r], full, len) ^ flip));
+        c[r][0] = _mm512_dpbusd_epi32(c[r][0], av, b0);
+        c[r][1] = _mm512_dpbusd_epi32(c[r][1], av, b1);
+        c[r][2] = _mm512_dpbusd_epi32(c[r][2], av, b2);
+        c[r][3] = _mm512_dpbusd_epi32(c[r][3], av, b3);
+      }
     }
   }
   for (int r = 0; r < R; ++r)
@@ -134,18 +176,28 @@ tile_vnni_rows(const int R, const uint8_t *const *arow, int64_t K,
       _mm512_storeu_si512(acc[r] + 16 * v, c[r][v]);
 }
 
+/* Row counts and the activation flip as compile-time constants. */
+#define TK_VNNI_ROWS(flip)                                                     \
+  switch (mr) {                                                                \
+  case 1: tile_vnni_rows(1, arow, flip, panel, sg, acc); break;                \
+  case 2: tile_vnni_rows(2, arow, flip, panel, sg, acc); break;                \
+  case 3: tile_vnni_rows(3, arow, flip, panel, sg, acc); break;                \
+  case 4: tile_vnni_rows(4, arow, flip, panel, sg, acc); break;                \
+  case 5: tile_vnni_rows(5, arow, flip, panel, sg, acc); break;                \
+  default: tile_vnni_rows(6, arow, flip, panel, sg, acc); break;               \
+  }
+
 TK_VNNI_TARGET static void tile_vnni(int mr, const uint8_t *const *arow,
                                      int64_t K, uint32_t flip,
-                                     const int8_t *panel, int32_t acc[MR][NR]) {
-  switch (mr) {
-  case 1: tile_vnni_rows(1, arow, K, flip, panel, acc); break;
-  case 2: tile_vnni_rows(2, arow, K, flip, panel, acc); break;
-  case 3: tile_vnni_rows(3, arow, K, flip, panel, acc); break;
-  case 4: tile_vnni_rows(4, arow, K, flip, panel, acc); break;
-  case 5: tile_vnni_rows(5, arow, K, flip, panel, acc); break;
-  default: tile_vnni_rows(6, arow, K, flip, panel, acc); break;
-  }
+                                     const int8_t *panel, const segs_t *sg,
+                                     int32_t acc[MR][NR]) {
+  (void)K; /* sg->nseg * sg->seg_len */
+  if (flip)
+    TK_VNNI_ROWS(0x80808080u)
+  else
+    TK_VNNI_ROWS(0u)
 }
+#undef TK_VNNI_ROWS
 
 /* AVX2 without VNNI: exact products by widening both operands to 16 bits
  * and `vpmaddwd` (vpmaddubsw would saturate: 255 * 127 * 2 > 32767). For 8
@@ -194,8 +246,9 @@ pair_sums(__m256i lo, __m256i hi) {
 
 TK_AVX2_TARGET static void tile_avx2(int mr, const uint8_t *const *arow,
                                      int64_t K, uint32_t flip,
-                                     const int8_t *panel,
+                                     const int8_t *panel, const segs_t *sg,
                                      int32_t acc[MR][NR]) {
+  (void)sg; /* contiguous rows */
   const int64_t full = K / KG, groups = (K + KG - 1) / KG;
   for (int r0 = 0; r0 < mr; r0 += 2) {
     const int two = mr - r0 >= 2;
@@ -226,7 +279,7 @@ TK_AVX2_TARGET static void tile_avx2(int mr, const uint8_t *const *arow,
 #endif
 
 typedef void (*tile_fn)(int, const uint8_t *const *, int64_t, uint32_t,
-                        const int8_t *, int32_t[MR][NR]);
+                        const int8_t *, const segs_t *, int32_t[MR][NR]);
 
 static tile_fn choose_tile(void) {
 #ifdef TK_HAVE_VNNI_PATH
@@ -236,6 +289,24 @@ static tile_fn choose_tile(void) {
     return tile_avx2;
 #endif
   return tile_portable;
+}
+
+/* Row m of batch entry b of A: its first byte (the convolution form: the
+ * output pixel's window origin). */
+static inline const uint8_t *row_base(const job_t *j, int64_t b, int64_t m) {
+  const uint8_t *a = j->a + b * j->a_sb;
+  if (!j->ow)
+    return a + m * j->a_sm;
+  return a + (m / j->ow) * j->a_sh + (m % j->ow) * j->a_sw;
+}
+
+/* The VNNI tile where this build has one (only it reads segments). */
+static tile_fn tile_vnni_or_null(void) {
+#ifdef TK_HAVE_VNNI_PATH
+  return tile_vnni;
+#else
+  return NULL;
+#endif
 }
 
 static void run_task(void *arg, int64_t task) {
@@ -250,15 +321,30 @@ static void run_task(void *arg, int64_t task) {
       j->colsum ? j->colsum + b * j->colsum_sb + p * NR : NULL;
   const int64_t n0 = p * NR, width = j->N - n0 < NR ? j->N - n0 : NR;
   const int32_t kzz = (int32_t)j->K * j->a_zp * j->b_zp;
+  const segs_t rows_in_place = {j->seg_off, j->nseg, j->seg_len},
+               contiguous = {k_no_offset, 1, j->K};
+  /* Gathered rows: MR of K bytes, reused by every tile of the task. */
+  uint8_t *scratch = NULL;
+  if (j->gather && !(scratch = (uint8_t *)malloc((size_t)(MR * j->K))))
+    abort(); /* out of memory: nothing sane to return */
   int32_t acc[MR][NR];
   const int64_t m_end =
       (mt + 1) * MBLOCK < j->M ? (mt + 1) * MBLOCK : j->M;
   for (int64_t m0 = mt * MBLOCK; m0 < m_end; m0 += MR) {
     const int mr = (int)(m_end - m0 < MR ? m_end - m0 : MR);
     const uint8_t *arow[MR];
-    for (int r = 0; r < mr; ++r)
-      arow[r] = j->a + b * j->a_sb + (m0 + r) * j->a_sm;
-    tile(mr, arow, j->K, j->a_flip, panel, acc);
+    for (int r = 0; r < mr; ++r) {
+      arow[r] = row_base(j, b, m0 + r);
+      if (scratch) {
+        uint8_t *row = scratch + r * j->K;
+        for (int64_t s = 0; s < j->nseg; ++s)
+          memcpy(row + s * j->seg_len, arow[r] + j->seg_off[s],
+                 (size_t)j->seg_len);
+        arow[r] = row;
+      }
+    }
+    tile(mr, arow, j->K, j->a_flip, panel,
+         scratch ? &contiguous : &rows_in_place, acc);
     int32_t row_off[MR];
     for (int r = 0; r < mr; ++r)
       row_off[r] =
@@ -297,6 +383,7 @@ static void run_task(void *arg, int64_t task) {
       }
     }
   }
+  free(scratch);
 }
 
 /* colsum[b][n] = sum_k B[b][k][n] from the packed layout. */
@@ -319,35 +406,96 @@ static int32_t *column_sums(const int8_t *bp, int64_t bp_sb, int64_t batches,
   return s;
 }
 
+/* Runs `j` (its A rows, C and epilogue set by the caller) over `batch`
+ * entries of B: fills in the zero-point fields and the column sums. */
+static void run_u8s8(job_t *j, int64_t batch, int32_t a_zp, int a_signed,
+                     const int8_t *bp, int64_t bp_sb, const int32_t *b_colsum,
+                     int32_t b_zp) {
+  if (batch <= 0 || j->M <= 0 || j->N <= 0)
+    return;
+  const int64_t npanels = (j->N + NR - 1) / NR;
+  const int32_t azp = a_zp + (a_signed ? 128 : 0);
+  /* Column sums: the caller's (N per packed B), computed here when the
+   * caller has none and a zero point needs them, or none at all. */
+  int32_t *sums = NULL;
+  int64_t colsum_sb = bp_sb ? j->N : 0;
+  if (!b_colsum && azp != 0) {
+    sums = column_sums(bp, bp_sb, bp_sb ? batch : 1, npanels, j->K);
+    b_colsum = sums;
+    colsum_sb = bp_sb ? npanels * NR : 0;
+  }
+  j->npanels = npanels;
+  j->mtiles = (j->M + MBLOCK - 1) / MBLOCK;
+  j->a_zp = azp;
+  j->b_zp = b_zp;
+  j->a_flip = a_signed ? 0x80808080u : 0u;
+  j->bp = bp;
+  j->bp_sb = bp_sb;
+  j->colsum = azp ? b_colsum : NULL;
+  j->colsum_sb = colsum_sb;
+  tk_parallel_for(batch * j->mtiles * npanels, run_task, j);
+  free(sums);
+}
+
 static void matmul_u8s8(int64_t batch, int64_t M, int64_t N, int64_t K,
                         const uint8_t *a, int64_t a_sb, int64_t a_sm,
                         int32_t a_zp, const int8_t *bp, int64_t bp_sb,
                         const int32_t *b_colsum, int32_t b_zp, void *c,
                         int64_t c_sb, int64_t c_sm, int64_t c_sn,
                         int32_t flags, const struct epilogue *ep) {
-  if (batch <= 0 || M <= 0 || N <= 0)
+  job_t job = {0};
+  job.M = M, job.N = N, job.K = K;
+  job.a = a, job.a_sb = a_sb, job.a_sm = a_sm;
+  job.seg_off = k_no_offset, job.nseg = 1, job.seg_len = K;
+  job.c = c, job.c_sb = c_sb, job.c_sm = c_sm, job.c_sn = c_sn;
+  job.accumulate = (flags & TESSEL_KERNEL_ACCUMULATE) != 0;
+  job.ep = ep;
+  run_u8s8(&job, batch, a_zp, (flags & TESSEL_KERNEL_A_SIGNED) != 0, bp, bp_sb,
+           b_colsum, b_zp);
+}
+
+/* The convolution as the matmul of its im2col matrix (M = OH * OW output
+ * pixels, K = KH * KW * C, k = (kh * KW + kw) * C + c) whose rows are
+ * read where they lie in the input. The VNNI tile walks a row's taps in
+ * place: one segment per filter row when a row's KW taps are adjacent
+ * (dilation 1, dense pixels: KW * C bytes), else one per tap (C bytes),
+ * provided each segment is whole groups of KG bytes (the packed weights'
+ * groups never straddle two). Otherwise (C not a multiple of KG, a
+ * weight zero point, whose row sums want contiguous rows, or a CPU
+ * without VNNI) each tile row is gathered first: a copy of K bytes in
+ * L1, not of the whole im2col matrix. */
+static void conv_u8s8(int64_t N, int64_t OH, int64_t OW, int64_t F,
+                      int64_t KH, int64_t KW, int64_t C, const uint8_t *in,
+                      int64_t in_sn, int64_t in_sh, int64_t in_sw,
+                      int64_t stride_h, int64_t stride_w, int64_t dil_h,
+                      int64_t dil_w, int32_t a_zp, const int8_t *bp,
+                      const int32_t *b_colsum, int32_t b_zp, void *out,
+                      int64_t out_sn, int64_t out_sm, int64_t out_sf,
+                      int32_t flags,
+                      const struct epilogue *ep) {
+  if (N <= 0 || OH <= 0 || OW <= 0 || F <= 0)
     return;
-  const int accumulate = (flags & TESSEL_KERNEL_ACCUMULATE) != 0;
-  const int a_signed = (flags & TESSEL_KERNEL_A_SIGNED) != 0;
-  const int64_t npanels = (N + NR - 1) / NR;
-  const int32_t azp = a_zp + (a_signed ? 128 : 0);
-  /* Column sums: the caller's (N per packed B), computed here when the
-   * caller has none and a zero point needs them, or none at all. */
-  int32_t *sums = NULL;
-  int64_t colsum_sb = bp_sb ? N : 0;
-  if (!b_colsum && azp != 0) {
-    sums = column_sums(bp, bp_sb, bp_sb ? batch : 1, npanels, K);
-    b_colsum = sums;
-    colsum_sb = bp_sb ? npanels * NR : 0;
-  }
-  job_t job = {M,        N,         K,     npanels, (M + MBLOCK - 1) / MBLOCK,
-               a,        a_sb,      a_sm,  azp,     b_zp,
-               a_signed ? 0x80808080u : 0u,
-               bp,       bp_sb,     azp ? b_colsum : NULL,
-               colsum_sb, c,        c_sb,  c_sm,    c_sn,
-               accumulate, ep};
-  tk_parallel_for(batch * job.mtiles * npanels, run_task, &job);
-  free(sums);
+  const int adjacent = dil_w == 1 && in_sw == C;
+  const int64_t nseg = adjacent ? KH : KH * KW, seg_len = adjacent ? KW * C : C;
+  int64_t *off = (int64_t *)malloc((size_t)nseg * sizeof(int64_t));
+  if (!off)
+    abort(); /* out of memory: nothing sane to return */
+  for (int64_t s = 0; s < nseg; ++s)
+    off[s] = adjacent ? s * dil_h * in_sh
+                      : (s / KW) * dil_h * in_sh + (s % KW) * dil_w * in_sw;
+  job_t job = {0};
+  job.M = OH * OW, job.N = F, job.K = KH * KW * C;
+  job.a = in, job.a_sb = in_sn;
+  job.ow = OW, job.a_sh = stride_h * in_sh, job.a_sw = stride_w * in_sw;
+  job.seg_off = off, job.nseg = nseg, job.seg_len = seg_len;
+  job.gather = !(choose_tile() == tile_vnni_or_null() && b_zp == 0 &&
+                 (nseg == 1 || seg_len % KG == 0));
+  job.c = out, job.c_sb = out_sn, job.c_sm = out_sm, job.c_sn = out_sf;
+  job.accumulate = (flags & TESSEL_KERNEL_ACCUMULATE) != 0;
+  job.ep = ep;
+  run_u8s8(&job, N, a_zp, (flags & TESSEL_KERNEL_A_SIGNED) != 0, bp, 0,
+           b_colsum, b_zp);
+  free(off);
 }
 
 void tessel_kernel_matmul_u8s8_i32(int64_t batch, int64_t M, int64_t N,
@@ -373,4 +521,33 @@ void tessel_kernel_matmul_u8s8_requant(
                    table, dq_scale, dq_zp, dq_lo, dq_hi, flags);
   matmul_u8s8(batch, M, N, K, a, a_sb, a_sm, a_zp, bp, bp_sb, b_colsum, b_zp,
               c, c_sb, c_sm, c_sn, flags & ~TESSEL_KERNEL_ACCUMULATE, &ep);
+}
+
+void tessel_kernel_conv2d_u8s8_i32(
+    int64_t N, int64_t OH, int64_t OW, int64_t F, int64_t KH, int64_t KW,
+    int64_t C, const uint8_t *in, int64_t in_sn, int64_t in_sh, int64_t in_sw,
+    int64_t stride_h, int64_t stride_w, int64_t dil_h, int64_t dil_w,
+    int32_t a_zp, const int8_t *bp, const int32_t *b_colsum, int32_t b_zp,
+    int32_t *out, int64_t out_sn, int64_t out_sm, int64_t out_sf,
+    int32_t flags) {
+  conv_u8s8(N, OH, OW, F, KH, KW, C, in, in_sn, in_sh, in_sw, stride_h,
+            stride_w, dil_h, dil_w, a_zp, bp, b_colsum, b_zp, out, out_sn,
+            out_sm, out_sf, flags, NULL);
+}
+
+void tessel_kernel_conv2d_u8s8_requant(
+    int64_t N, int64_t OH, int64_t OW, int64_t F, int64_t KH, int64_t KW,
+    int64_t C, const uint8_t *in, int64_t in_sn, int64_t in_sh, int64_t in_sw,
+    int64_t stride_h, int64_t stride_w, int64_t dil_h, int64_t dil_w,
+    int32_t a_zp, const int8_t *bp, const int32_t *b_colsum, int32_t b_zp,
+    void *out, int64_t out_sn, int64_t out_sm, int64_t out_sf,
+    const float *scale, const float *bias, float lo, float hi,
+    float out_scale, float out_zp, float qmin, float qmax, const void *table,
+    float dq_scale, float dq_zp, float dq_lo, float dq_hi, int32_t flags) {
+  struct epilogue ep;
+  tk_epilogue_init(&ep, scale, bias, lo, hi, out_scale, out_zp, qmin, qmax,
+                   table, dq_scale, dq_zp, dq_lo, dq_hi, flags);
+  conv_u8s8(N, OH, OW, F, KH, KW, C, in, in_sn, in_sh, in_sw, stride_h,
+            stride_w, dil_h, dil_w, a_zp, bp, b_colsum, b_zp, out, out_sn,
+            out_sm, out_sf, flags & ~TESSEL_KERNEL_ACCUMULATE, &ep);
 }

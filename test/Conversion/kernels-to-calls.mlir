@@ -217,6 +217,49 @@ func.func @matmul_i8(%a: memref<1x5x70xi8>, %b: memref<1x18x64x4xi8>, %s: memref
 
 // -----
 
+// The convolution form calls the implicit-GEMM kernel: N, OH, OW, F, the
+// filter size, C, the input with its image / row / pixel strides (a dense
+// 9x9x8 image), the window's strides and dilations, zero points, weights,
+// and the output as N x (OH*OW) x F rows. A padded output (its rows not
+// one run) is written through a dense copy, filled first when the kernel
+// accumulates.
+// CHECK-LABEL: func @conv_i8
+// CHECK: memref.collapse_shape %{{.*}} {{\[}}[0], [1, 2], [3]] : memref<1x4x4x10xi32> into memref<1x16x10xi32>
+// CHECK: call @tessel_kernel_conv2d_u8s8_i32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i32, !llvm.ptr, !llvm.ptr, i32, !llvm.ptr, i64, i64, i64, i32) -> ()
+// CHECK: %[[D:.*]] = memref.alloc() : memref<1x4x4x10xi32>
+// CHECK-NEXT: memref.copy %{{.*}}, %[[D]] : memref<1x4x4x10xi32, strided<[240, 60, 10, 1]>> to memref<1x4x4x10xi32>
+// CHECK: call @tessel_kernel_conv2d_u8s8_i32
+// CHECK: memref.copy %[[D]], %{{.*}} : memref<1x4x4x10xi32> to memref<1x4x4x10xi32, strided<[240, 60, 10, 1]>>
+// CHECK-NEXT: memref.dealloc %[[D]]
+// CHECK-NOT: tessel.packed_matmul_i8
+func.func @conv_i8(%x: memref<1x9x9x8xi8>, %b: memref<1x18x64x4xi8>, %c: memref<1x4x4x10xi32>,
+                   %p: memref<1x4x4x10xi32, strided<[240, 60, 10, 1]>>) {
+  tessel.packed_matmul_i8 ins(%x, %b : memref<1x9x9x8xi8>, memref<1x18x64x4xi8>)
+      outs(%c : memref<1x4x4x10xi32>) {a_zp = 3 : i32, b_zp = 0 : i32,
+      kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>}
+  tessel.packed_matmul_i8 ins(%x, %b : memref<1x9x9x8xi8>, memref<1x18x64x4xi8>)
+      outs(%p : memref<1x4x4x10xi32, strided<[240, 60, 10, 1]>>) {a_zp = 3 : i32, b_zp = 0 : i32,
+      accumulate, kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>}
+  return
+}
+
+// -----
+
+// The requantizing convolution: the same arguments up to the output, then
+// the requantizing epilogue's.
+// CHECK-LABEL: func @conv_i8_requant
+// CHECK: call @tessel_kernel_conv2d_u8s8_requant({{.*}}) : (i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i32, !llvm.ptr, !llvm.ptr, i32, !llvm.ptr, i64, i64, i64, !llvm.ptr, !llvm.ptr, f32, f32, f32, f32, f32, f32, !llvm.ptr, f32, f32, f32, f32, i32) -> ()
+func.func @conv_i8_requant(%x: memref<1x9x9x8xi8>, %b: memref<1x18x64x4xi8>, %s: memref<10xf32>, %c: memref<1x4x4x10xi8>) {
+  tessel.packed_matmul_i8_requant ins(%x, %b : memref<1x9x9x8xi8>, memref<1x18x64x4xi8>)
+      scale(%s : memref<10xf32>) outs(%c : memref<1x4x4x10xi8>)
+      {a_zp = 3 : i32, b_zp = 0 : i32, a_signed, clamp_min = 0.0 : f32, clamp_max = 6.0 : f32,
+       out_scale = 0.05 : f32, out_zp = 12.0 : f32,
+       kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>}
+  return
+}
+
+// -----
+
 // tessel.packed_matmul_i8_requant: the matmul's arguments, C (8-bit, a void
 // pointer), scale, bias (none: a null pointer), clamp, out scale and zero point, the
 // quantized range, the table, the dequantization (scale 1, zero 0: none)

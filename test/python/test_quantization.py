@@ -431,16 +431,22 @@ def test_int8_dynamic_bad_values():
 
 
 @pytest.mark.parametrize("opt_level", [0, 2])
-@pytest.mark.parametrize("kernel,stride,pads", [(1, 1, 0), (1, 2, 0), (3, 2, 1), (3, 1, 1), (7, 2, 3)])
-def test_qdq_conv_runs_on_integers_and_matches_numpy(opt_level, kernel, stride, pads):
+@pytest.mark.parametrize("c", [13, 16])
+@pytest.mark.parametrize("kernel,stride,pads,dilation",
+                         [(1, 1, 0, 1), (1, 2, 0, 1), (3, 2, 1, 1), (3, 1, 1, 1), (7, 2, 3, 1),
+                          (3, 1, 2, 2)])
+def test_qdq_conv_runs_on_integers_and_matches_numpy(opt_level, c, kernel, stride, pads,
+                                                     dilation):
     """A QDQ Conv (uint8 activation, per-channel int8 weights, float bias):
-    at -O2 the int8 kernel's product (pointwise: the pixel matrix; else an
-    im2col matrix, its padding the zero point); at both levels equal to
-    numpy's evaluation of the QDQ graph. H = 8 with stride 2 leaves a row
-    no window reads (ONNX floors the output size): padding, or with the 1x1
-    stride-2 projection an input row, the integer convolution drops."""
+    at -O2 the int8 kernel's product (pointwise: the pixel matrix; else the
+    im2col matrix, read in place in the input padded with its zero point:
+    13 channels gather each row, 16 read it as one run per filter row, or
+    with dilation one per tap); at both levels equal to numpy's evaluation
+    of the QDQ graph. H = 8 with stride 2 leaves a row no window reads
+    (ONNX floors the output size): padding, or with the 1x1 stride-2
+    projection an input row, the integer convolution drops."""
     rng = np.random.default_rng(11)
-    c, f, h, w = 13, 70, 8, 7                   # remainders in every tile
+    f, h, w = 70, 8, 7                          # remainders in every tile
     wq = rng.integers(-127, 128, size=(f, c, kernel, kernel), dtype=np.int8)
     ws = rng.uniform(0.005, 0.02, f).astype(np.float32)
     b = rng.standard_normal(f).astype(np.float32)
@@ -450,13 +456,14 @@ def test_qdq_conv_runs_on_integers_and_matches_numpy(opt_level, kernel, stride, 
              numpy_helper.from_array(b, "b"),
              numpy_helper.from_array(np.array(xs, np.float32), "xs"),
              numpy_helper.from_array(np.array(xz, np.uint8), "xz")]
-    oh = (h + 2 * pads - kernel) // stride + 1
-    ow = (w + 2 * pads - kernel) // stride + 1
+    span = dilation * (kernel - 1) + 1
+    oh = (h + 2 * pads - span) // stride + 1
+    ow = (w + 2 * pads - span) // stride + 1
     nodes = [helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
              helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xf"]),
              helper.make_node("DequantizeLinear", ["wq", "ws", "wz"], ["wf"], axis=0),
              helper.make_node("Conv", ["xf", "wf", "b"], ["y"], strides=[stride, stride],
-                              pads=[pads] * 4)]
+                              pads=[pads] * 4, dilations=[dilation, dilation])]
     g = helper.make_graph(nodes, "qconv", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, c, h, w])],
                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, f, oh, ow])], inits)
     model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
@@ -467,7 +474,8 @@ def test_qdq_conv_runs_on_integers_and_matches_numpy(opt_level, kernel, stride, 
     y_ref = np.zeros((1, f, oh, ow))
     for i in range(oh):
         for j in range(ow):
-            win = xp[0, :, i * stride:i * stride + kernel, j * stride:j * stride + kernel]
+            win = xp[0, :, i * stride:i * stride + span:dilation,
+                     j * stride:j * stride + span:dilation]
             y_ref[0, :, i, j] = np.einsum("fckl,ckl->f", wf, win)
     y_ref += b[None, :, None, None]
     y = tessel.compile(model.SerializeToString(), opt_level=opt_level)(x)

@@ -789,6 +789,109 @@ TEST(MatmulI8RequantKernel, ProvenReciprocalMatchesDivision) {
 }
 
 //===----------------------------------------------------------------------===//
+// int8 convolution (the implicit GEMM): exact int32 sums against an int64
+// direct convolution, whichever way the kernel reads the rows (in place,
+// one run per filter row or one per tap, or gathered); the requantizing
+// form equals the matmul kernel's on the explicit im2col matrix.
+//===----------------------------------------------------------------------===//
+
+struct ConvI8Case {
+  int64_t N, H, W, C, F, KH, KW, SH, SW, DH, DW;
+  int32_t aZp, bZp;
+  bool aSigned;
+  int64_t pixelPad; // extra bytes per input pixel (not adjacent taps)
+  unsigned threads;
+};
+
+void checkConvI8(const ConvI8Case &t) {
+  SCOPED_TRACE(testing::Message()
+               << "N " << t.N << " HxWxC " << t.H << "x" << t.W << "x" << t.C
+               << " F " << t.F << " K " << t.KH << "x" << t.KW << " s " << t.SH
+               << "," << t.SW << " d " << t.DH << "," << t.DW << " zp "
+               << t.aZp << "/" << t.bZp << " signed " << t.aSigned << " pad "
+               << t.pixelPad << " threads " << t.threads);
+  const int64_t OH = (t.H - (t.KH - 1) * t.DH - 1) / t.SH + 1,
+                OW = (t.W - (t.KW - 1) * t.DW - 1) / t.SW + 1,
+                K = t.KH * t.KW * t.C, M = OH * OW, sw = t.C + t.pixelPad,
+                sh = t.W * sw, sn = t.H * sh;
+  std::mt19937 gen(unsigned(t.C * 131 + t.F * 7 + K + t.SH));
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::vector<uint8_t> in(t.N * sn);
+  for (uint8_t &x : in)
+    x = uint8_t(byte(gen));
+  std::vector<int8_t> b(K * t.F); // B[k][f], k = (kh*KW + kw)*C + c
+  for (int8_t &x : b)
+    x = int8_t(byte(gen) - 128);
+  std::vector<int8_t> packed = packI8(b, K, t.F);
+  const int32_t flags = t.aSigned ? TESSEL_KERNEL_A_SIGNED : 0;
+  std::vector<int32_t> out(t.N * M * t.F, 7);
+  setThreads(t.threads);
+  tessel_kernel_conv2d_u8s8_i32(t.N, OH, OW, t.F, t.KH, t.KW, t.C, in.data(),
+                                sn, sh, sw, t.SH, t.SW, t.DH, t.DW, t.aZp,
+                                packed.data(), nullptr, t.bZp, out.data(),
+                                M * t.F, t.F, 1, flags);
+  // The im2col matrix, for the reference and the requantizing check.
+  std::vector<uint8_t> cols(t.N * M * K);
+  for (int64_t n = 0; n < t.N; ++n)
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t kh = 0; kh < t.KH; ++kh)
+        for (int64_t kw = 0; kw < t.KW; ++kw)
+          for (int64_t c = 0; c < t.C; ++c)
+            cols[(n * M + m) * K + (kh * t.KW + kw) * t.C + c] =
+                in[n * sn + ((m / OW) * t.SH + kh * t.DH) * sh +
+                   ((m % OW) * t.SW + kw * t.DW) * sw + c];
+  for (int64_t n = 0; n < t.N; ++n)
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t f = 0; f < t.F; ++f) {
+        int64_t ref = 0;
+        for (int64_t k = 0; k < K; ++k) {
+          uint8_t raw = cols[(n * M + m) * K + k];
+          int64_t av = t.aSigned ? int64_t(int8_t(raw)) : int64_t(raw);
+          ref += (av - t.aZp) * (int64_t(b[k * t.F + f]) - t.bZp);
+        }
+        ASSERT_EQ(out[(n * M + m) * t.F + f], ref) << n << "," << m << "," << f;
+      }
+  // Requantized to u8: the same bytes as the matmul kernel on the columns.
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> scale(t.F, 3e-4f), bias(t.F, 0.25f);
+  std::vector<uint8_t> viaConv(t.N * M * t.F), viaCols(t.N * M * t.F);
+  const int32_t rq = flags | TESSEL_KERNEL_QUANTIZE;
+  tessel_kernel_conv2d_u8s8_requant(
+      t.N, OH, OW, t.F, t.KH, t.KW, t.C, in.data(), sn, sh, sw, t.SH, t.SW,
+      t.DH, t.DW, t.aZp, packed.data(), nullptr, t.bZp, viaConv.data(),
+      M * t.F, t.F, 1, scale.data(), bias.data(), 0.0f, inf, 0.05f, 3.0f, 0.0f,
+      255.0f, nullptr, 1.0f, 0.0f, -inf, inf, rq);
+  tessel_kernel_matmul_u8s8_requant(
+      t.N, M, t.F, K, cols.data(), M * K, K, t.aZp, packed.data(), 0, nullptr,
+      t.bZp, viaCols.data(), M * t.F, t.F, 1, scale.data(), bias.data(), 0.0f,
+      inf, 0.05f, 3.0f, 0.0f, 255.0f, nullptr, 1.0f, 0.0f, -inf, inf, rq);
+  setThreads(1);
+  ASSERT_EQ(viaConv, viaCols);
+}
+
+TEST(ConvI8Kernel, ChannelsFiltersStridesDilations) {
+  // C = 3 and 13 gather rows; 4, 16 and 64 read them in place.
+  for (int64_t C : {3, 4, 13, 16, 64})
+    for (auto [KH, KW] : {std::pair<int64_t, int64_t>{1, 1}, {3, 3}, {7, 7}, {1, 3}})
+      for (int64_t S : {1, 2})
+        checkConvI8({1, 11, 10, C, 70, KH, KW, S, S, 1, 1, 3, 0, false, 0, 1});
+  for (int64_t C : {4, 13, 16})
+    checkConvI8({1, 12, 12, C, 65, 3, 3, 1, 2, 2, 3, 3, 0, false, 0, 1});
+}
+
+TEST(ConvI8Kernel, ZeroPointsPixelStridesBatchThreads) {
+  for (bool aSigned : {false, true})
+    for (int32_t bZp : {0, -5}) // a weight zero point gathers the rows
+      checkConvI8({2, 9, 9, 16, 64, 3, 3, 1, 1, 1, 1, aSigned ? -128 : 131, bZp,
+                   aSigned, 0, 1});
+  // Pixels wider than their channels: one run per tap (C = 16), gathered
+  // rows (C = 6).
+  checkConvI8({1, 9, 8, 16, 33, 3, 3, 2, 1, 1, 1, 0, 0, false, 4, 1});
+  checkConvI8({1, 9, 8, 6, 33, 3, 3, 1, 1, 1, 1, 0, 0, false, 2, 1});
+  checkConvI8({2, 20, 20, 32, 130, 3, 3, 1, 1, 1, 1, 7, 0, true, 0, 2});
+}
+
+//===----------------------------------------------------------------------===//
 // int8 depthwise convolution: exact int32 sums of (x - zp) * w over the
 // taps inside the input (ONNX's zero padding of the dequantized input),
 // and the requantizing epilogue on them.

@@ -334,6 +334,7 @@ def MatmulU8S8I32 : Kernel<"matmul_u8s8_i32"> {
     operands), else portable C; bit-exact every way.
   }];
   let op = "PackedMatmulI8Op";
+  let predicate = "!$_op.isConvolution()";
   let prologue = [{
     // Rows of K contiguous bytes; the packed weights and sums dense.
     Value a = denseOperand(cb.b, $_op, $_op.getInput());
@@ -378,6 +379,7 @@ def MatmulU8S8Requant : Kernel<"matmul_u8s8_requant"> {
     NULL; lo/hi are -inf/+inf for no clamp.
   }];
   let op = "PackedMatmulI8RequantOp";
+  let predicate = "!$_op.isConvolution()";
   let prologue = [{
     Value a = denseOperand(cb.b, $_op, $_op.getInput());
     Value bp = denseOperand(cb.b, $_op, $_op.getPackedB());
@@ -395,6 +397,78 @@ def MatmulU8S8Requant : Kernel<"matmul_u8s8_requant"> {
     OptPtrArg<"const int32_t", "sums">:$b_colsum,
     I32Arg<"$_op.getBZp()">:$b_zp,
     StridedArg<"void", "$_op.getInit()", ["sb", "sm", "sn"]>:$c,
+    RequantEpilogueArg<"$_op">:$epilogue);
+}
+
+// The arguments the int8 convolution kernels share, up to the output.
+class Conv2DU8S8Kernel<string name, string opName> : Kernel<name> {
+  let op = opName;
+  let predicate = "$_op.isConvolution()";
+  let prologue = [{
+    // Channels contiguous in the input; the output's pixels one run.
+    Value in = unitInnerStride(cb.b, $_op, $_op.getInput());
+    Value out = pixelRows(cb.b, $_op, $_op.getInit(), $_op.getAccumulate());
+    Value bp = denseOperand(cb.b, $_op, $_op.getPackedB());
+    Value sums = $_op.getColumnSums()
+                     ? denseOperand(cb.b, $_op, $_op.getColumnSums())
+                     : Value();
+  }];
+}
+
+def Conv2DU8S8I32 : Conv2DU8S8Kernel<"conv2d_u8s8_i32", "PackedMatmulI8Op"> {
+  let summary = "int8 NHWC convolution as an implicit GEMM, exact int32 "
+                "results";
+  let description = [{
+      out[n][oh * OW + ow][f] (+)= sum_{kh,kw,c} (x - a_zp) * (B[k][f] - b_zp),
+      x = in[n, oh*sh + kh*dh, ow*sw + kw*dw, c],  k = (kh*KW + kw)*C + c
+    the int8 matmul of the im2col matrix (matmul_u8s8_i32, M = OH * OW,
+    K = KH * KW * C: the same packing, column sums, zero points and flags),
+    whose rows are read where they lie in `in` (N x H x W x C, channels
+    contiguous, already padded: every position read lies inside). out is
+    N x (OH * OW) x F.
+  }];
+  let arguments = (ins
+    DimArg<"$_op.getInit()", 0>:$N, DimArg<"$_op.getInit()", 1>:$OH,
+    DimArg<"$_op.getInit()", 2>:$OW, DimArg<"$_op.getInit()", 3>:$F,
+    I64Arg<"(*$_op.getKernelSize())[0]">:$KH,
+    I64Arg<"(*$_op.getKernelSize())[1]">:$KW, DimArg<"in", 3>:$C,
+    StridedArg<"const uint8_t", "in", ["sn", "sh", "sw"]>:$in,
+    I64Arg<"(*$_op.getStrides())[0]">:$stride_h,
+    I64Arg<"(*$_op.getStrides())[1]">:$stride_w,
+    I64Arg<"(*$_op.getDilations())[0]">:$dil_h,
+    I64Arg<"(*$_op.getDilations())[1]">:$dil_w,
+    I32Arg<"$_op.getAZp()">:$a_zp,
+    PtrArg<"const int8_t", "bp">:$bp,
+    OptPtrArg<"const int32_t", "sums">:$b_colsum,
+    I32Arg<"$_op.getBZp()">:$b_zp,
+    StridedArg<"int32_t", "out", ["sn", "sm", "sf"]>:$out,
+    I32Arg<"($_op.getAccumulate() ? TESSEL_KERNEL_ACCUMULATE : 0) | "
+           "($_op.getASigned() ? TESSEL_KERNEL_A_SIGNED : 0)">:$flags);
+}
+
+def Conv2DU8S8Requant
+    : Conv2DU8S8Kernel<"conv2d_u8s8_requant", "PackedMatmulI8RequantOp"> {
+  let summary = "int8 NHWC convolution as an implicit GEMM with the "
+                "requantizing epilogue";
+  let description = [{
+    conv2d_u8s8_i32's int32 sums finished as matmul_u8s8_requant finishes
+    them (scale ... flags); out's elements are 8-bit or f32 as there.
+  }];
+  let arguments = (ins
+    DimArg<"$_op.getInit()", 0>:$N, DimArg<"$_op.getInit()", 1>:$OH,
+    DimArg<"$_op.getInit()", 2>:$OW, DimArg<"$_op.getInit()", 3>:$F,
+    I64Arg<"(*$_op.getKernelSize())[0]">:$KH,
+    I64Arg<"(*$_op.getKernelSize())[1]">:$KW, DimArg<"in", 3>:$C,
+    StridedArg<"const uint8_t", "in", ["sn", "sh", "sw"]>:$in,
+    I64Arg<"(*$_op.getStrides())[0]">:$stride_h,
+    I64Arg<"(*$_op.getStrides())[1]">:$stride_w,
+    I64Arg<"(*$_op.getDilations())[0]">:$dil_h,
+    I64Arg<"(*$_op.getDilations())[1]">:$dil_w,
+    I32Arg<"$_op.getAZp()">:$a_zp,
+    PtrArg<"const int8_t", "bp">:$bp,
+    OptPtrArg<"const int32_t", "sums">:$b_colsum,
+    I32Arg<"$_op.getBZp()">:$b_zp,
+    StridedArg<"void", "out", ["sn", "sm", "sf"]>:$out,
     RequantEpilogueArg<"$_op">:$epilogue);
 }
 

@@ -268,6 +268,22 @@ Value unitInnerStride(OpBuilder &b, Operation *op, Value memref,
   return denseCopy(b, op, memref, isOutput);
 }
 
+/// A convolution's N x OH x OW x F output `memref` as N x (OH*OW) x F (the
+/// matmul rows of the int8 convolution kernels): a view when OH and OW
+/// collapse, else a view of a dense copy (filled first when the kernel
+/// `reads` the output, written back after).
+Value pixelRows(OpBuilder &b, Operation *op, Value memref, bool reads) {
+  SmallVector<ReassociationIndices> rows = {{0}, {1, 2}, {3}};
+  auto ty = cast<MemRefType>(memref.getType());
+  if (!memref::CollapseShapeOp::isGuaranteedCollapsible(ty, rows)) {
+    Value dense = denseCopy(b, op, memref, /*isOutput=*/true);
+    if (reads) // b still inserts before op, after the copy's allocation
+      memref::CopyOp::create(b, op->getLoc(), memref, dense);
+    memref = dense;
+  }
+  return memref::CollapseShapeOp::create(b, op->getLoc(), memref, rows);
+}
+
 struct BatchedTranspose {
   int64_t batch, rows, cols;
 };

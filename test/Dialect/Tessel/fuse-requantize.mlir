@@ -418,3 +418,42 @@ func.func @depthwise(%x: tensor<1x4x3x2xi8>) -> tensor<1x4x3x2xi8> {
   } -> tensor<1x4x3x2xi8>
   return %y : tensor<1x4x3x2xi8>
 }
+
+// -----
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#ch = affine_map<(d0, d1, d2, d3) -> (d3)>
+
+// The convolution form of the int8 matmul takes its epilogue the same way,
+// a column being an output channel, and keeps its window.
+// CHECK-LABEL: func @convolution
+// CHECK-NOT: linalg.generic
+// CHECK: %[[Y:.*]] = tessel.packed_matmul_i8_requant ins(%arg0, %{{.*}} : tensor<1x9x9x8xi8>, tensor<1x18x64x4xi8>) scale(%{{.*}} : tensor<16xf32>) outs(%{{.*}} : tensor<1x4x4x16xi8>)
+// CHECK-SAME: dilations = array<i64: 1, 1>, kernel_size = array<i64: 3, 3>
+// CHECK-SAME: strides = array<i64: 2, 2>
+// CHECK: return %[[Y]]
+func.func @convolution(%x: tensor<1x9x9x8xi8>) -> tensor<1x4x4x16xi8> {
+  %wp = arith.constant dense<1> : tensor<1x18x64x4xi8>
+  %e = tensor.empty() : tensor<1x4x4x16xi32>
+  %acc = tessel.packed_matmul_i8 ins(%x, %wp : tensor<1x9x9x8xi8>, tensor<1x18x64x4xi8>) outs(%e : tensor<1x4x4x16xi32>)
+      {a_signed, a_zp = -128 : i32, b_zp = 0 : i32, kernel_size = array<i64: 3, 3>,
+       strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>} -> tensor<1x4x4x16xi32>
+  %scale = arith.constant dense<0.5> : tensor<16xf32>
+  %s = arith.constant 0.1 : f32
+  %lo = arith.constant 0.0 : f32
+  %hi = arith.constant 255.0 : f32
+  %eo = tensor.empty() : tensor<1x4x4x16xi8>
+  %y = linalg.generic {indexing_maps = [#id4, #ch, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%acc, %scale : tensor<1x4x4x16xi32>, tensor<16xf32>) outs(%eo : tensor<1x4x4x16xi8>) {
+  ^bb0(%a: i32, %sc: f32, %o: i8):
+    %f = arith.sitofp %a : i32 to f32
+    %m = arith.mulf %f, %sc : f32
+    %d = arith.divf %m, %s : f32
+    %r = math.roundeven %d : f32
+    %c1 = arith.minimumf %r, %hi : f32
+    %c2 = arith.maximumf %c1, %lo : f32
+    %i = arith.fptosi %c2 : f32 to i32
+    %t = arith.trunci %i : i32 to i8
+    linalg.yield %t : i8
+  } -> tensor<1x4x4x16xi8>
+  return %y : tensor<1x4x4x16xi8>
+}

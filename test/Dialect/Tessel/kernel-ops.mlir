@@ -312,6 +312,76 @@ func.func @matmul_i8_sums(%a: tensor<1x5x70xi8>, %b: tensor<1x18x64x4xi8>, %s: t
 
 // -----
 
+// The convolution form: a 3x3, stride-2 window over a padded 9x9x8 image
+// (K = 72: 18 groups), the requantizing op on memrefs.
+// CHECK-LABEL: func.func @matmul_i8_conv
+// CHECK: tessel.packed_matmul_i8 ins(%{{.*}}, %{{.*}} : tensor<1x9x9x8xi8>, tensor<1x18x64x4xi8>) outs(%{{.*}} : tensor<1x4x4x10xi32>) {a_zp = 3 : i32, b_zp = 0 : i32, dilations = array<i64: 1, 1>, kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>} -> tensor<1x4x4x10xi32>
+// CHECK: tessel.packed_matmul_i8_requant ins(%{{.*}}, %{{.*}} : memref<2x9x9x8xi8>, memref<1x18x64x4xi8>) scale(%{{.*}} : memref<10xf32>) outs(%{{.*}} : memref<2x3x3x10xi8>) {{{.*}}dilations = array<i64: 2, 2>, kernel_size = array<i64: 3, 3>{{.*}}strides = array<i64: 2, 2>}
+func.func @matmul_i8_conv(%x: tensor<1x9x9x8xi8>, %b: tensor<1x18x64x4xi8>, %c: tensor<1x4x4x10xi32>,
+                          %mx: memref<2x9x9x8xi8>, %mb: memref<1x18x64x4xi8>, %ms: memref<10xf32>,
+                          %mc: memref<2x3x3x10xi8>) -> tensor<1x4x4x10xi32> {
+  %r = tessel.packed_matmul_i8 ins(%x, %b : tensor<1x9x9x8xi8>, tensor<1x18x64x4xi8>)
+      outs(%c : tensor<1x4x4x10xi32>) {a_zp = 3 : i32, b_zp = 0 : i32,
+      kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>} -> tensor<1x4x4x10xi32>
+  tessel.packed_matmul_i8_requant ins(%mx, %mb : memref<2x9x9x8xi8>, memref<1x18x64x4xi8>)
+      scale(%ms : memref<10xf32>) outs(%mc : memref<2x3x3x10xi8>)
+      {a_zp = 0 : i32, b_zp = 0 : i32, clamp_min = 0.0 : f32, clamp_max = 6.0 : f32,
+       out_scale = 0.1 : f32, kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>,
+       dilations = array<i64: 2, 2>}
+  return %r : tensor<1x4x4x10xi32>
+}
+
+// -----
+
+func.func @matmul_i8_conv_window(%x: tensor<1x9x9x8xi8>, %b: tensor<1x18x64x4xi8>, %c: tensor<1x5x4x10xi32>) -> tensor<1x5x4x10xi32> {
+  // expected-error @+1 {{output spatial dim 0 is 5, but the input's 9 holds fewer windows (pad the input first)}}
+  %r = tessel.packed_matmul_i8 ins(%x, %b : tensor<1x9x9x8xi8>, tensor<1x18x64x4xi8>)
+      outs(%c : tensor<1x5x4x10xi32>) {a_zp = 0 : i32, b_zp = 0 : i32,
+      kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>} -> tensor<1x5x4x10xi32>
+  return %r : tensor<1x5x4x10xi32>
+}
+
+// -----
+
+func.func @matmul_i8_conv_k(%x: tensor<1x9x9x8xi8>, %b: tensor<1x18x64x4xi8>, %c: tensor<1x4x4x10xi32>) -> tensor<1x4x4x10xi32> {
+  // expected-error @+1 {{packed_b has 18 groups of 4 k, but K is 40}}
+  %r = tessel.packed_matmul_i8 ins(%x, %b : tensor<1x9x9x8xi8>, tensor<1x18x64x4xi8>)
+      outs(%c : tensor<1x4x4x10xi32>) {a_zp = 0 : i32, b_zp = 0 : i32,
+      kernel_size = array<i64: 1, 5>, strides = array<i64: 2, 1>, dilations = array<i64: 1, 1>} -> tensor<1x4x4x10xi32>
+  return %r : tensor<1x4x4x10xi32>
+}
+
+// -----
+
+func.func @matmul_i8_conv_attrs(%x: tensor<1x9x9x8xi8>, %b: tensor<1x18x64x4xi8>, %c: tensor<1x4x4x10xi32>) -> tensor<1x4x4x10xi32> {
+  // expected-error @+1 {{kernel_size needs strides and dilations}}
+  %r = tessel.packed_matmul_i8 ins(%x, %b : tensor<1x9x9x8xi8>, tensor<1x18x64x4xi8>)
+      outs(%c : tensor<1x4x4x10xi32>) {a_zp = 0 : i32, b_zp = 0 : i32,
+      kernel_size = array<i64: 3, 3>} -> tensor<1x4x4x10xi32>
+  return %r : tensor<1x4x4x10xi32>
+}
+
+// -----
+
+func.func @matmul_i8_strides_alone(%a: tensor<1x5x70xi8>, %b: tensor<1x18x64x4xi8>, %c: tensor<1x5x10xi32>) -> tensor<1x5x10xi32> {
+  // expected-error @+1 {{strides and dilations need kernel_size}}
+  %r = tessel.packed_matmul_i8 ins(%a, %b : tensor<1x5x70xi8>, tensor<1x18x64x4xi8>)
+      outs(%c : tensor<1x5x10xi32>) {a_zp = 0 : i32, b_zp = 0 : i32, strides = array<i64: 1, 1>} -> tensor<1x5x10xi32>
+  return %r : tensor<1x5x10xi32>
+}
+
+// -----
+
+func.func @matmul_i8_conv_rank(%x: tensor<1x81x8xi8>, %b: tensor<1x18x64x4xi8>, %c: tensor<1x4x4x10xi32>) -> tensor<1x4x4x10xi32> {
+  // expected-error @+1 {{a convolution's input and init must be rank 4}}
+  %r = tessel.packed_matmul_i8 ins(%x, %b : tensor<1x81x8xi8>, tensor<1x18x64x4xi8>)
+      outs(%c : tensor<1x4x4x10xi32>) {a_zp = 0 : i32, b_zp = 0 : i32,
+      kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>} -> tensor<1x4x4x10xi32>
+  return %r : tensor<1x4x4x10xi32>
+}
+
+// -----
+
 // tessel.packed_matmul_i8_requant: round trip on tensors and memrefs.
 // CHECK-LABEL: func.func @matmul_i8_requant
 // CHECK: tessel.packed_matmul_i8_requant ins(%{{.*}}, %{{.*}} : tensor<1x5x70xi8>, tensor<1x18x64x4xi8>) scale(%{{.*}} : tensor<10xf32>) bias(%{{.*}} : tensor<10xf32>) table(%{{.*}} : tensor<256xi8>) outs(%{{.*}} : tensor<1x5x10xi8>) {a_signed, a_zp = 3 : i32, b_zp = 0 : i32, clamp_max = 6.000000e+00 : f32, clamp_min = 0.000000e+00 : f32, out_scale = 5.000000e-02 : f32, out_zp = 1.200000e+01 : f32} -> tensor<1x5x10xi8>

@@ -267,6 +267,39 @@ void AttentionOp::getEffects(
   kernelOpEffects(*this, effects);
 }
 
+/// The convolution form of the int8 matmul ops: rank-4 input and init,
+/// two positive values each of kernel_size, strides and dilations, and an
+/// output whose windows lie inside the (already padded) input.
+template <typename OpT>
+static LogicalResult verifyConvolutionWindow(OpT op, ShapedType inTy,
+                                             ShapedType outTy) {
+  if (!op.getStrides() || !op.getDilations())
+    return op.emitOpError() << "kernel_size needs strides and dilations";
+  ArrayRef<int64_t> ks = *op.getKernelSize(), st = *op.getStrides(),
+                    dl = *op.getDilations();
+  if (ks.size() != 2 || st.size() != 2 || dl.size() != 2)
+    return op.emitOpError() << "kernel_size, strides and dilations need 2 "
+                               "values";
+  auto positive = [](ArrayRef<int64_t> v) {
+    return llvm::all_of(v, [](int64_t x) { return x >= 1; });
+  };
+  if (!positive(ks) || !positive(st) || !positive(dl))
+    return op.emitOpError() << "kernel_size, strides and dilations must be "
+                               "positive";
+  if (inTy.getRank() != 4 || outTy.getRank() != 4)
+    return op.emitOpError() << "a convolution's input and init must be rank 4 "
+                               "(N x H x W x C, N x OH x OW x F)";
+  for (int i = 0; i < 2; ++i) {
+    int64_t in = inTy.getDimSize(1 + i), out = outTy.getDimSize(1 + i);
+    if (known(in) && known(out) && out > 0 &&
+        (out - 1) * st[i] + (ks[i] - 1) * dl[i] + 1 > in)
+      return op.emitOpError() << "output spatial dim " << i << " is " << out
+                              << ", but the input's " << in
+                              << " holds fewer windows (pad the input first)";
+  }
+  return success();
+}
+
 /// The checks tessel.packed_matmul_i8 and its requantizing form share:
 /// operand kinds, ranks, the packing and the column sums. `extra` are the
 /// other operands; `outElem` says whether init's element type is allowed.
@@ -290,18 +323,36 @@ verifyPackedMatmulI8(OpT op, ArrayRef<Value> extra,
   if (!outElem(cTy.getElementType()))
     return op.emitOpError() << "init must be " << outElemText << ", got "
                             << cTy.getElementType();
-  if (aTy.getRank() != 3 || cTy.getRank() != 3)
-    return op.emitOpError() << "input and init must be rank 3 (batch x M x K, "
-                            "batch x M x N)";
+  auto differ = [](int64_t x, int64_t y) { return known(x) && known(y) && x != y; };
+  int64_t batch, n, k;
+  if (op.isConvolution()) {
+    if (failed(verifyConvolutionWindow(op, aTy, cTy)))
+      return failure();
+    if (bTy.getRank() != 4)
+      return op.emitOpError() << "a convolution's packed_b must be P x G x NR "
+                                 "x 4 (one filter for every image)";
+    ArrayRef<int64_t> ks = *op.getKernelSize();
+    int64_t c = aTy.getDimSize(3);
+    batch = cTy.getDimSize(0);
+    n = cTy.getDimSize(3);
+    k = known(c) ? ks[0] * ks[1] * c : ShapedType::kDynamic;
+    if (differ(aTy.getDimSize(0), batch))
+      return op.emitOpError() << "input and init disagree on the batch size";
+  } else {
+    if (op.getStrides() || op.getDilations())
+      return op.emitOpError() << "strides and dilations need kernel_size";
+    if (aTy.getRank() != 3 || cTy.getRank() != 3)
+      return op.emitOpError() << "input and init must be rank 3 (batch x M x "
+                                 "K, batch x M x N)";
+    batch = cTy.getDimSize(0), n = cTy.getDimSize(2), k = aTy.getDimSize(2);
+    if (differ(aTy.getDimSize(0), batch) ||
+        differ(aTy.getDimSize(1), cTy.getDimSize(1)))
+      return op.emitOpError() << "input and init disagree on batch or M";
+  }
   if (bTy.getRank() != 4 && bTy.getRank() != 5)
     return op.emitOpError() << "packed_b must be P x G x NR x 4, or rank 5 with "
                             "a leading batch dim";
   ArrayRef<int64_t> bs = bTy.getShape().take_back(4);
-  int64_t batch = cTy.getDimSize(0), m = cTy.getDimSize(1),
-          n = cTy.getDimSize(2), k = aTy.getDimSize(2);
-  auto differ = [](int64_t x, int64_t y) { return known(x) && known(y) && x != y; };
-  if (differ(aTy.getDimSize(0), batch) || differ(aTy.getDimSize(1), m))
-    return op.emitOpError() << "input and init disagree on batch or M";
   if (bTy.getRank() == 5 && differ(bTy.getDimSize(0), batch))
     return op.emitOpError() << "packed_b has " << bTy.getDimSize(0)
                          << " batch entries, init " << batch;
@@ -397,8 +448,8 @@ LogicalResult PackedMatmulI8RequantOp::verify() {
   if (failed(verifyPackedMatmulI8(*this, extra, outOk,
                                   quantize ? "i8 or f32" : "f32")))
     return failure();
-  return verifyRequantEpilogue(
-      *this, cast<ShapedType>(getInit().getType()).getDimSize(2));
+  auto cTy = cast<ShapedType>(getInit().getType());
+  return verifyRequantEpilogue(*this, cTy.getDimSize(cTy.getRank() - 1));
 }
 
 LogicalResult DepthwiseConv2DI8Op::verify() {

@@ -234,7 +234,8 @@ public:
           rewriter, loc, TypeRange{init.getType()}, mm.getInput(),
           mm.getPackedB(), mm.getColumnSums(), scale, bias, table, init,
           mm.getAZpAttr(), mm.getBZpAttr(), mm.getASignedAttr(), lo, hi,
-          outScale, outZp, qmin, qmax, dqScale, dqZp, dqSigned, dqLo, dqHi);
+          outScale, outZp, qmin, qmax, dqScale, dqZp, dqSigned, dqLo, dqHi,
+          mm.getKernelSizeAttr(), mm.getStridesAttr(), mm.getDilationsAttr());
     else {
       auto dw = cast<DepthwiseConv2DI8Op>(kernel);
       fused = DepthwiseConv2DI8Op::create(

@@ -146,15 +146,22 @@ LogicalResult mlir::tessel::constantZeroPoints(ValueRange inputs, int64_t &za,
 
 namespace {
 
+/// The convolution form's window (null attributes: a matmul).
+struct Window {
+  DenseI64ArrayAttr kernelSize, strides, dilations;
+};
+
 PackedMatmulI8Op createKernel(PatternRewriter &rewriter, Location loc, Value a,
                               Value packed, Value sums, Value init,
-                              bool accumulate, int64_t za, int64_t zb) {
+                              bool accumulate, int64_t za, int64_t zb,
+                              Window window = {}) {
   return PackedMatmulI8Op::create(
       rewriter, loc, TypeRange{init.getType()}, a, packed, sums, init,
       rewriter.getI32IntegerAttr(int32_t(za)),
       rewriter.getI32IntegerAttr(int32_t(zb)),
       /*a_signed=*/rewriter.getUnitAttr(),
-      accumulate ? rewriter.getUnitAttr() : nullptr);
+      accumulate ? rewriter.getUnitAttr() : nullptr, window.kernelSize,
+      window.strides, window.dilations);
 }
 
 template <typename OpT>
@@ -216,10 +223,11 @@ struct QuantizedMatmulToKernel : OpRewritePattern<OpT> {
 
 /// An integer NHWC convolution (linalg.conv_2d_nhwc_fhwc[_q]: tosa-to-linalg
 /// has padded the input with its zero point) with a constant filter runs
-/// as the int8 matmul of its im2col matrix, N x (OH*OW) x (KH*KW*C), built
-/// by one copy (a linalg.generic whose input map has the strided window),
-/// and the filter as a K x F matrix packed now. A 1x1, stride-1 convolution
-/// needs no copy.
+/// as the int8 matmul of its im2col matrix, N x (OH*OW) x (KH*KW*C): the
+/// convolution form of tessel.packed_matmul_i8, whose kernel reads the
+/// matrix's rows in place in the input (no im2col copy), with the filter
+/// as a K x F matrix packed now. A 1x1, stride-1 convolution is a plain
+/// matmul of the input's pixels.
 template <typename OpT>
 struct QuantizedConvToKernel : OpRewritePattern<OpT> {
   QuantizedConvToKernel(MLIRContext *ctx, int64_t nr)
@@ -246,56 +254,34 @@ struct QuantizedConvToKernel : OpRewritePattern<OpT> {
     const int64_t n = xs[0], c = xs[3], fo = fs[0], kh = fs[1], kw = fs[2],
                   oh = os[1], ow = os[2], k = kh * kw * c;
     Location loc = op.getLoc();
-    MLIRContext *ctx = rewriter.getContext();
-    Type i8 = rewriter.getI8Type();
-
-    Value cols;
-    if (kh == 1 && kw == 1 && strides[0] == 1 && strides[1] == 1 &&
-        xs[1] == oh && xs[2] == ow) {
-      cols = tensor::CollapseShapeOp::create(
-          rewriter, loc, RankedTensorType::get({n, oh * ow, c}, i8), x,
-          ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}});
-    } else {
-      // cols[n, oh, ow, kh, kw, c] = x[n, oh*sh + kh*dh, ow*sw + kw*dw, c]
-      AffineExpr d0, d1, d2, d3, d4, d5;
-      bindDims(ctx, d0, d1, d2, d3, d4, d5);
-      auto inMap = AffineMap::get(
-          6, 0,
-          {d0, d1 * strides[0] + d3 * dilations[0],
-           d2 * strides[1] + d4 * dilations[1], d5},
-          ctx);
-      auto outMap = AffineMap::getMultiDimIdentityMap(6, ctx);
-      Value empty = tensor::EmptyOp::create(
-          rewriter, loc, ArrayRef<int64_t>{n, oh, ow, kh, kw, c}, i8);
-      Value window =
-          linalg::GenericOp::create(
-              rewriter, loc, empty.getType(), ValueRange{x}, ValueRange{empty},
-              ArrayRef<AffineMap>{inMap, outMap},
-              SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
-              [](OpBuilder &b, Location l, ValueRange args) {
-                linalg::YieldOp::create(b, l, args[0]);
-              })
-              .getResult(0);
-      cols = tensor::CollapseShapeOp::create(
-          rewriter, loc, RankedTensorType::get({n, oh * ow, k}, i8), window,
-          ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3, 4, 5}});
-    }
-    // B[k][f] = filter[f][k], k = (kh*KW + kw)*C + c: the window's order.
+    // B[k][f] = filter[f][k], k = (kh*KW + kw)*C + c: the im2col row order.
     const std::vector<int8_t> &w = *filter;
     auto [packed, sums] = packConstantWeights(
         rewriter, loc, 1, k, fo, nr,
         [&](int64_t, int64_t kk, int64_t ff) { return w[ff * k + kk]; });
     bool accumulate;
     init = kernelInit(init, accumulate);
-    auto outTy = cast<RankedTensorType>(init.getType());
+    if (!(kh == 1 && kw == 1 && strides[0] == 1 && strides[1] == 1 &&
+          xs[1] == oh && xs[2] == ow)) {
+      Window window{rewriter.getDenseI64ArrayAttr({kh, kw}),
+                    rewriter.getDenseI64ArrayAttr(strides),
+                    rewriter.getDenseI64ArrayAttr(dilations)};
+      rewriter.replaceOp(op, createKernel(rewriter, loc, x, packed, sums, init,
+                                          accumulate, za, zb, window));
+      return success();
+    }
+    Type i8 = rewriter.getI8Type(), i32 = rewriter.getI32Type();
+    SmallVector<ReassociationIndices> pixels = {{0}, {1, 2}, {3}};
+    Value rows = tensor::CollapseShapeOp::create(
+        rewriter, loc, RankedTensorType::get({n, oh * ow, c}, i8), x, pixels);
     Value init3 = tensor::CollapseShapeOp::create(
-        rewriter, loc, RankedTensorType::get({n, oh * ow, fo}, rewriter.getI32Type()),
-        init, ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}});
-    Value y = createKernel(rewriter, loc, cols, packed, sums, init3, accumulate,
-                           za, zb)
+        rewriter, loc, RankedTensorType::get({n, oh * ow, fo}, i32), init,
+        pixels);
+    Value y = createKernel(rewriter, loc, rows, packed, sums, init3,
+                           accumulate, za, zb)
                   .getResult()[0];
-    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
-        op, outTy, y, ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}});
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, init.getType(), y,
+                                                       pixels);
     return success();
   }
 

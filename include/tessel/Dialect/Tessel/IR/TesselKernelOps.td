@@ -204,6 +204,14 @@ def Tessel_AttentionOp : Tessel_Op<"attention",
   }];
 }
 
+// The convolution form of the int8 matmul ops: `input` is an image read
+// through a convolution window (the matmul of its im2col matrix, whose
+// rows the kernel reads in place). Declared once for both ops.
+defvar Tessel_ConvolutionWindowArgs = (ins
+    OptionalAttr<DenseI64ArrayAttr>:$kernel_size,
+    OptionalAttr<DenseI64ArrayAttr>:$strides,
+    OptionalAttr<DenseI64ArrayAttr>:$dilations);
+
 def Tessel_PackedMatmulI8Op : Tessel_Op<"packed_matmul_i8",
     [DestinationStyleOpInterface,
      DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
@@ -226,13 +234,28 @@ def Tessel_PackedMatmulI8Op : Tessel_Op<"packed_matmul_i8",
     `linalg.batch_matmul`) with constant weights becomes;
     `tessel-kernels-to-calls` calls `tessel_kernel_matmul_u8s8_i32`.
 
+    With `kernel_size`, `strides` and `dilations` (two values each), the op
+    is a convolution: `input` is an `N x H x W x C` image, `init`
+    `N x OH x OW x F`, and `input[b, m, k]` above stands for the im2col
+    matrix's element
+
+    ```
+    A[n, oh*OW + ow, (kh*KW + kw)*C + c] = input[n, oh*sh + kh*dh, ow*sw + kw*dw, c]
+    ```
+
+    (`K = KH*KW*C`; every position read lies inside `input`: pad it
+    first). The kernel (`tessel_kernel_conv2d_u8s8_i32`) reads the rows
+    where they lie, so no im2col copy is made. `packed_b` is then rank 4
+    (one filter for every image). This is what an int8
+    `linalg.conv_2d_nhwc_fhwc[_q]` with a constant filter becomes.
+
     ```mlir
     %y = tessel.packed_matmul_i8 ins(%x, %wp : tensor<1x128x768xi8>, tensor<12x192x64x4xi8>)
         column_sums(%cs : tensor<768xi32>) outs(%init : tensor<1x128x768xi32>)
         {a_zp = 2 : i32, b_zp = 0 : i32, a_signed} -> tensor<1x128x768xi32>
     ```
   }];
-  let arguments = (ins
+  let arguments = !con((ins
       AnyShaped:$input,
       AnyShaped:$packed_b,
       Optional<AnyShaped>:$column_sums,
@@ -240,7 +263,7 @@ def Tessel_PackedMatmulI8Op : Tessel_Op<"packed_matmul_i8",
       I32Attr:$a_zp,
       I32Attr:$b_zp,
       UnitAttr:$a_signed,
-      UnitAttr:$accumulate);
+      UnitAttr:$accumulate), Tessel_ConvolutionWindowArgs);
   let results = (outs Variadic<AnyRankedTensor>:$result);
   let assemblyFormat = [{
     `ins` `(` $input `,` $packed_b `:` type($input) `,` type($packed_b) `)`
@@ -251,6 +274,8 @@ def Tessel_PackedMatmulI8Op : Tessel_Op<"packed_matmul_i8",
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
+    /// The convolution form (kernel_size and the rest present).
+    bool isConvolution() { return getKernelSize().has_value(); }
   }];
 }
 
@@ -302,9 +327,11 @@ def Tessel_PackedMatmulI8RequantOp : Tessel_Op<"packed_matmul_i8_requant",
     case of an f32 table, the dequantization of `v` or of an 8-bit function
     of it, is `dequant_scale` and `dequant_zp` (and an i8 table) instead: a
     few vector operations rather than a gather.
-    Operands, packing and zero points are those of `tessel.packed_matmul_i8`;
-    `scale` and `bias` have `N` f32 values. `tessel-kernels-to-calls`
-    calls `tessel_kernel_matmul_u8s8_requant`.
+    Operands, packing, zero points and the convolution form are those of
+    `tessel.packed_matmul_i8`; `scale` and `bias` have `N` (or `F`) f32
+    values. `tessel-kernels-to-calls` calls
+    `tessel_kernel_matmul_u8s8_requant` (`..._conv2d_u8s8_requant` for a
+    convolution).
 
     ```mlir
     %y = tessel.packed_matmul_i8_requant ins(%x, %wp : tensor<1x128x768xi8>, tensor<12x192x64x4xi8>)
@@ -328,7 +355,8 @@ def Tessel_PackedMatmulI8RequantOp : Tessel_Op<"packed_matmul_i8_requant",
       I32Attr:$b_zp,
       UnitAttr:$a_signed,
       F32Attr:$clamp_min,
-      F32Attr:$clamp_max), Tessel_RequantOutputArgs);
+      F32Attr:$clamp_max), Tessel_RequantOutputArgs,
+      Tessel_ConvolutionWindowArgs);
   let results = (outs Variadic<AnyRankedTensor>:$result);
   let assemblyFormat = [{
     `ins` `(` $input `,` $packed_b `:` type($input) `,` type($packed_b) `)`
@@ -344,6 +372,8 @@ def Tessel_PackedMatmulI8RequantOp : Tessel_Op<"packed_matmul_i8_requant",
     MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
     /// The kernel overwrites init; it never reads it.
     bool getAccumulate() { return false; }
+    /// The convolution form (kernel_size and the rest present).
+    bool isConvolution() { return getKernelSize().has_value(); }
   }];
 }
 
