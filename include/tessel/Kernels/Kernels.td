@@ -401,6 +401,21 @@ def MatmulU8S8Requant : Kernel<"matmul_u8s8_requant"> {
 }
 
 // The arguments the int8 convolution kernels share, up to the output.
+defvar Conv2DU8S8Args = (ins
+    DimArg<"$_op.getInit()", 0>:$N, DimArg<"$_op.getInit()", 1>:$OH,
+    DimArg<"$_op.getInit()", 2>:$OW, DimArg<"$_op.getInit()", 3>:$F,
+    I64Arg<"(*$_op.getKernelSize())[0]">:$KH,
+    I64Arg<"(*$_op.getKernelSize())[1]">:$KW, DimArg<"in", 3>:$C,
+    StridedArg<"const uint8_t", "in", ["sn", "sh", "sw"]>:$in,
+    I64Arg<"(*$_op.getStrides())[0]">:$stride_h,
+    I64Arg<"(*$_op.getStrides())[1]">:$stride_w,
+    I64Arg<"(*$_op.getDilations())[0]">:$dil_h,
+    I64Arg<"(*$_op.getDilations())[1]">:$dil_w,
+    I32Arg<"$_op.getAZp()">:$a_zp,
+    PtrArg<"const int8_t", "bp">:$bp,
+    OptPtrArg<"const int32_t", "sums">:$b_colsum,
+    I32Arg<"$_op.getBZp()">:$b_zp);
+
 class Conv2DU8S8Kernel<string name, string opName> : Kernel<name> {
   let op = opName;
   let predicate = "$_op.isConvolution()";
@@ -427,23 +442,10 @@ def Conv2DU8S8I32 : Conv2DU8S8Kernel<"conv2d_u8s8_i32", "PackedMatmulI8Op"> {
     contiguous, already padded: every position read lies inside). out is
     N x (OH * OW) x F.
   }];
-  let arguments = (ins
-    DimArg<"$_op.getInit()", 0>:$N, DimArg<"$_op.getInit()", 1>:$OH,
-    DimArg<"$_op.getInit()", 2>:$OW, DimArg<"$_op.getInit()", 3>:$F,
-    I64Arg<"(*$_op.getKernelSize())[0]">:$KH,
-    I64Arg<"(*$_op.getKernelSize())[1]">:$KW, DimArg<"in", 3>:$C,
-    StridedArg<"const uint8_t", "in", ["sn", "sh", "sw"]>:$in,
-    I64Arg<"(*$_op.getStrides())[0]">:$stride_h,
-    I64Arg<"(*$_op.getStrides())[1]">:$stride_w,
-    I64Arg<"(*$_op.getDilations())[0]">:$dil_h,
-    I64Arg<"(*$_op.getDilations())[1]">:$dil_w,
-    I32Arg<"$_op.getAZp()">:$a_zp,
-    PtrArg<"const int8_t", "bp">:$bp,
-    OptPtrArg<"const int32_t", "sums">:$b_colsum,
-    I32Arg<"$_op.getBZp()">:$b_zp,
+  let arguments = !con(Conv2DU8S8Args, (ins
     StridedArg<"int32_t", "out", ["sn", "sm", "sf"]>:$out,
     I32Arg<"($_op.getAccumulate() ? TESSEL_KERNEL_ACCUMULATE : 0) | "
-           "($_op.getASigned() ? TESSEL_KERNEL_A_SIGNED : 0)">:$flags);
+           "($_op.getASigned() ? TESSEL_KERNEL_A_SIGNED : 0)">:$flags));
 }
 
 def Conv2DU8S8Requant
@@ -454,22 +456,9 @@ def Conv2DU8S8Requant
     conv2d_u8s8_i32's int32 sums finished as matmul_u8s8_requant finishes
     them (scale ... flags); out's elements are 8-bit or f32 as there.
   }];
-  let arguments = (ins
-    DimArg<"$_op.getInit()", 0>:$N, DimArg<"$_op.getInit()", 1>:$OH,
-    DimArg<"$_op.getInit()", 2>:$OW, DimArg<"$_op.getInit()", 3>:$F,
-    I64Arg<"(*$_op.getKernelSize())[0]">:$KH,
-    I64Arg<"(*$_op.getKernelSize())[1]">:$KW, DimArg<"in", 3>:$C,
-    StridedArg<"const uint8_t", "in", ["sn", "sh", "sw"]>:$in,
-    I64Arg<"(*$_op.getStrides())[0]">:$stride_h,
-    I64Arg<"(*$_op.getStrides())[1]">:$stride_w,
-    I64Arg<"(*$_op.getDilations())[0]">:$dil_h,
-    I64Arg<"(*$_op.getDilations())[1]">:$dil_w,
-    I32Arg<"$_op.getAZp()">:$a_zp,
-    PtrArg<"const int8_t", "bp">:$bp,
-    OptPtrArg<"const int32_t", "sums">:$b_colsum,
-    I32Arg<"$_op.getBZp()">:$b_zp,
+  let arguments = !con(Conv2DU8S8Args, (ins
     StridedArg<"void", "out", ["sn", "sm", "sf"]>:$out,
-    RequantEpilogueArg<"$_op">:$epilogue);
+    RequantEpilogueArg<"$_op">:$epilogue));
 }
 
 def DepthwiseConv2DU8S8 : Kernel<"depthwise_conv2d_u8s8"> {
