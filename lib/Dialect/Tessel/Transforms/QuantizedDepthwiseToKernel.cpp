@@ -53,11 +53,9 @@ struct QuantizedDepthwiseToKernel : OpRewritePattern<OpT> {
                                 PatternRewriter &rewriter) const override {
     Value x = op.getInputs()[0], f = op.getInputs()[1];
     Value init = op.getOutputs()[0];
-    if (!isStaticInt(x, 8) || !isStaticInt(f, 8) || !isStaticInt(init, 32))
-      return rewriter.notifyMatchFailure(op, "not a static i8 x i8 -> i32");
     int64_t za, zb;
-    if (failed(constantZeroPoints(op.getInputs(), za, zb)))
-      return rewriter.notifyMatchFailure(op, "run-time zero points");
+    if (failed(matchInt8Product(op, rewriter, za, zb)))
+      return failure();
     if (zb != 0)
       return rewriter.notifyMatchFailure(op, "weights with a zero point");
     // The kernel reads i8 signed, and pads with the zero point itself.

@@ -29,7 +29,8 @@ constexpr int64_t kGroup = TESSEL_KERNEL_KGROUP_I8;
 
 } // namespace
 
-bool mlir::tessel::isStaticInt(Value v, unsigned width) {
+/// Whether `v` is a statically shaped tensor of `width`-bit integers.
+static bool isStaticInt(Value v, unsigned width) {
   auto t = dyn_cast<RankedTensorType>(v.getType());
   return t && t.hasStaticShape() && t.getElementType().isInteger(width);
 }
@@ -130,8 +131,11 @@ mlir::tessel::constantInt8Values(Value v) {
   return std::nullopt;
 }
 
-LogicalResult mlir::tessel::constantZeroPoints(ValueRange inputs, int64_t &za,
-                                               int64_t &zb) {
+/// The constant zero points of a quantized linalg op (inputs 2 and 3 of
+/// linalg.quantized_batch_matmul, ..._q convolutions), or 0 and 0 for the
+/// unquantized form (two inputs); failure if they are not constants.
+static LogicalResult constantZeroPoints(ValueRange inputs, int64_t &za,
+                                        int64_t &zb) {
   za = zb = 0;
   if (inputs.size() < 4)
     return success();
@@ -141,6 +145,19 @@ LogicalResult mlir::tessel::constantZeroPoints(ValueRange inputs, int64_t &za,
     return failure();
   za = zaV.getSExtValue();
   zb = zbV.getSExtValue();
+  return success();
+}
+
+LogicalResult mlir::tessel::matchInt8Product(linalg::LinalgOp op,
+                                             PatternRewriter &rewriter,
+                                             int64_t &za, int64_t &zb) {
+  SmallVector<Value> inputs = op.getDpsInputs();
+  if (inputs.size() < 2 || op.getNumDpsInits() != 1 ||
+      !isStaticInt(inputs[0], 8) || !isStaticInt(inputs[1], 8) ||
+      !isStaticInt(op.getDpsInits()[0], 32))
+    return rewriter.notifyMatchFailure(op, "not a static i8 x i8 -> i32");
+  if (failed(constantZeroPoints(inputs, za, zb)))
+    return rewriter.notifyMatchFailure(op, "run-time zero points");
   return success();
 }
 
@@ -173,15 +190,13 @@ struct QuantizedMatmulToKernel : OpRewritePattern<OpT> {
                                 PatternRewriter &rewriter) const override {
     Value a = op.getInputs()[0], b = op.getInputs()[1];
     Value init = op.getOutputs()[0];
-    if (!isStaticInt(a, 8) || !isStaticInt(b, 8) || !isStaticInt(init, 32))
-      return rewriter.notifyMatchFailure(op, "not a static i8 x i8 -> i32");
+    int64_t za, zb;
+    if (failed(matchInt8Product(op, rewriter, za, zb)))
+      return failure();
     if constexpr (std::is_same_v<OpT, linalg::BatchMatmulOp>) {
       if (op.hasUserDefinedMaps() || op.getCast() != linalg::TypeFn::cast_signed)
         return rewriter.notifyMatchFailure(op, "maps or unsigned cast");
     }
-    int64_t za, zb;
-    if (failed(constantZeroPoints(op.getInputs(), za, zb)))
-      return rewriter.notifyMatchFailure(op, "run-time zero points");
     Location loc = op.getLoc();
     bool accumulate;
     init = kernelInit(init, accumulate);
@@ -237,11 +252,9 @@ struct QuantizedConvToKernel : OpRewritePattern<OpT> {
                                 PatternRewriter &rewriter) const override {
     Value x = op.getInputs()[0], f = op.getInputs()[1];
     Value init = op.getOutputs()[0];
-    if (!isStaticInt(x, 8) || !isStaticInt(f, 8) || !isStaticInt(init, 32))
-      return rewriter.notifyMatchFailure(op, "not a static i8 x i8 -> i32");
     int64_t za, zb;
-    if (failed(constantZeroPoints(op.getInputs(), za, zb)))
-      return rewriter.notifyMatchFailure(op, "run-time zero points");
+    if (failed(matchInt8Product(op, rewriter, za, zb)))
+      return failure();
     std::optional<std::vector<int8_t>> filter = constantInt8Values(f);
     if (!filter)
       return rewriter.notifyMatchFailure(op, "run-time filter");

@@ -8,6 +8,7 @@
 #ifndef TESSEL_DIALECT_TESSEL_TRANSFORMS_QUANTIZEDTOKERNELS_H
 #define TESSEL_DIALECT_TESSEL_TRANSFORMS_QUANTIZEDTOKERNELS_H
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -35,13 +36,11 @@ void populateQuantizedDepthwiseToKernelPatterns(RewritePatternSet &patterns);
 /// (ConvertToKernels.cpp), whose kernels pad implicitly too.
 std::optional<SmallVector<int64_t>> staticSpatialPad(tensor::PadOp pad);
 
-/// The constant zero points of a quantized linalg op (inputs 2 and 3 of
-/// linalg.quantized_batch_matmul, ..._q convolutions), or 0 and 0 for the
-/// unquantized form (two inputs); failure if they are not constants.
-LogicalResult constantZeroPoints(ValueRange inputs, int64_t &za, int64_t &zb);
-
-/// Whether `v` is a statically shaped tensor of `width`-bit integers.
-bool isStaticInt(Value v, unsigned width);
+/// What every int8 kernel pattern requires of a linalg op: statically
+/// shaped i8 x i8 -> i32 operands (inputs 0 and 1, output 0) and constant
+/// zero points (`za`, `zb`); a match failure naming the missing one.
+LogicalResult matchInt8Product(linalg::LinalgOp op, PatternRewriter &rewriter,
+                               int64_t &za, int64_t &zb);
 
 /// The 8-bit values (row-major) of a constant: dense elements or a readable
 /// dense resource, seen through reshapes and transposes.
