@@ -60,14 +60,14 @@ static void run(long H, long W, long C, long F, long K, long S) {
                    x + ((oh * S + kh) * W + ow * S) * C, K * C);
       tessel_kernel_matmul_u8s8_requant(
           1, M, F, KK, cols, M * KK, KK, 3, bp, 0, colsum, 0, y, M * F, F, 1,
-          scale, bias, 0.0f, inf, 0.05f, 0.0f, 0.0f, 255.0f, NULL, 1.0f, 0.0f,
+          NULL, 0, 0, 0, -inf, inf, scale, bias, 0.0f, inf, 0.05f, 0.0f, 0.0f, 255.0f, NULL, 1.0f, 0.0f,
           -inf, inf, TESSEL_KERNEL_QUANTIZE);
     }
     double t1 = now_s();
     for (int r = 0; r < reps; ++r)
       tessel_kernel_conv2d_u8s8_requant(
           1, OH, OW, F, K, K, C, x, H * W * C, W * C, C, S, S, 1, 1, 3, bp,
-          colsum, 0, y, M * F, F, 1, scale, bias, 0.0f, inf, 0.05f, 0.0f, 0.0f,
+          colsum, 0, y, M * F, F, 1, NULL, 0, 0, 0, -inf, inf, scale, bias, 0.0f, inf, 0.05f, 0.0f, 0.0f,
           255.0f, NULL, 1.0f, 0.0f, -inf, inf, TESSEL_KERNEL_QUANTIZE);
     double t2 = now_s();
     if ((t1 - t0) / reps < best_im2col)

@@ -236,7 +236,7 @@ static void run_row(void *arg, int64_t task) {
   else
 #endif
     build_rows(j, n, oh, B);
-  const tk_finish_fn finish = j->ep ? tk_choose_finish(1) : NULL;
+  const tk_finish_fn finish = j->ep ? tk_choose_finish(j->ep, 1) : NULL;
   const int64_t bytes = j->ep ? tk_epilogue_out_bytes(j->ep) : 4;
   static const int32_t no_row_off[MR] = {0};
   int32_t acc[MR][NR];
@@ -250,7 +250,7 @@ static void run_row(void *arg, int64_t task) {
                       bytes;
       if (finish) {
         finish(j->ep, acc, mr, no_row_off, j->colsum + c0, j->zp, c0, width,
-               out, j->out_sw * bytes, 1);
+               out, j->out_sw * bytes, 1, NULL, 0);
         continue;
       }
       for (int r = 0; r < mr; ++r) {

@@ -330,7 +330,7 @@ static void run_task(void *arg, int64_t task) {
   const int64_t mt = (task / j->npanels) % j->mtiles;
   const int64_t b = task / (j->npanels * j->mtiles);
   const tile_fn tile = choose_tile();
-  const tk_finish_fn finish = j->ep ? tk_choose_finish(j->c_sn) : NULL;
+  const tk_finish_fn finish = j->ep ? tk_choose_finish(j->ep, j->c_sn) : NULL;
   const int8_t *panel = j->bp + b * j->bp_sb + p * ((j->K + KG - 1) / KG) * NR * KG;
   const int32_t *colsum =
       j->colsum ? j->colsum + b * j->colsum_sb + p * NR : NULL;
@@ -366,8 +366,13 @@ static void run_task(void *arg, int64_t task) {
     const int64_t at = b * j->c_sb + m0 * j->c_sm + n0 * j->c_sn;
     if (j->ep) {
       const int64_t bytes = tk_epilogue_out_bytes(j->ep);
-      finish(j->ep, acc, mr, row_off, colsum, j->a_zp, n0, width,
-             (char *)j->c + at * bytes, j->c_sm * bytes, j->c_sn);
+      const struct epilogue *ep = j->ep;
+      const float *res = ep->res ? ep->res + b * ep->res_sb + m0 * ep->res_sm +
+                                       n0 * ep->res_sn
+                                 : NULL;
+      finish(ep, acc, mr, row_off, colsum, j->a_zp, n0, width,
+             (char *)j->c + at * bytes, j->c_sm * bytes, j->c_sn, res,
+             ep->res_sm);
       continue;
     }
     /* Zero-point corrections: simple loops over a local array, which the
@@ -527,12 +532,15 @@ void tessel_kernel_matmul_u8s8_requant(
     int64_t batch, int64_t M, int64_t N, int64_t K, const uint8_t *a,
     int64_t a_sb, int64_t a_sm, int32_t a_zp, const int8_t *bp, int64_t bp_sb,
     const int32_t *b_colsum, int32_t b_zp, void *c, int64_t c_sb, int64_t c_sm,
-    int64_t c_sn, const float *scale, const float *bias, float lo, float hi,
-    float out_scale, float out_zp, float qmin, float qmax, const void *table,
-    float dq_scale, float dq_zp, float dq_lo, float dq_hi, int32_t flags) {
+    int64_t c_sn, const float *res, int64_t res_sb, int64_t res_sm,
+    int64_t res_sn, float res_lo, float res_hi, const float *scale,
+    const float *bias, float lo, float hi, float out_scale, float out_zp,
+    float qmin, float qmax, const void *table, float dq_scale, float dq_zp,
+    float dq_lo, float dq_hi, int32_t flags) {
   struct epilogue ep;
   tk_epilogue_init(&ep, scale, bias, lo, hi, out_scale, out_zp, qmin, qmax,
                    table, dq_scale, dq_zp, dq_lo, dq_hi, flags);
+  tk_epilogue_set_residual(&ep, res, res_sb, res_sm, res_sn, res_lo, res_hi);
   matmul_u8s8(batch, M, N, K, a, a_sb, a_sm, a_zp, bp, bp_sb, b_colsum, b_zp,
               c, c_sb, c_sm, c_sn, flags & ~TESSEL_KERNEL_ACCUMULATE, &ep);
 }
@@ -555,12 +563,15 @@ void tessel_kernel_conv2d_u8s8_requant(
     int64_t stride_h, int64_t stride_w, int64_t dil_h, int64_t dil_w,
     int32_t a_zp, const int8_t *bp, const int32_t *b_colsum, int32_t b_zp,
     void *out, int64_t out_sn, int64_t out_sm, int64_t out_sf,
-    const float *scale, const float *bias, float lo, float hi,
-    float out_scale, float out_zp, float qmin, float qmax, const void *table,
-    float dq_scale, float dq_zp, float dq_lo, float dq_hi, int32_t flags) {
+    const float *res, int64_t res_sn, int64_t res_sm, int64_t res_sf,
+    float res_lo, float res_hi, const float *scale, const float *bias,
+    float lo, float hi, float out_scale, float out_zp, float qmin, float qmax,
+    const void *table, float dq_scale, float dq_zp, float dq_lo, float dq_hi,
+    int32_t flags) {
   struct epilogue ep;
   tk_epilogue_init(&ep, scale, bias, lo, hi, out_scale, out_zp, qmin, qmax,
                    table, dq_scale, dq_zp, dq_lo, dq_hi, flags);
+  tk_epilogue_set_residual(&ep, res, res_sn, res_sm, res_sf, res_lo, res_hi);
   conv_u8s8(N, OH, OW, F, KH, KW, C, in, in_sn, in_sh, in_sw, stride_h,
             stride_w, dil_h, dil_w, a_zp, bp, b_colsum, b_zp, out, out_sn,
             out_sm, out_sf, flags & ~TESSEL_KERNEL_ACCUMULATE, &ep);

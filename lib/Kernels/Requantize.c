@@ -43,30 +43,35 @@ static inline uint8_t quantize_scalar(const struct epilogue *e, float y) {
 static void finish_row_portable(const struct epilogue *e, const int32_t *v,
                                 int32_t row_off, const int32_t *colsum,
                                 int32_t a_zp, int64_t n0, int64_t width,
-                                char *out, int64_t out_sn) {
+                                char *out, int64_t out_sn, const float *res) {
   for (int64_t n = 0; n < width; ++n) {
     const int32_t x = v[n] + row_off - (colsum ? a_zp * colsum[n] : 0);
     float y = (float)x * e->scale[n0 + n];
     if (e->bias)
       y = y + e->bias[n0 + n];
     y = clampf(y, e->lo, e->hi);
-    if (!e->quantize) {
-      ((float *)out)[n * out_sn] = y;
-      continue;
-    }
-    uint8_t q = quantize_scalar(e, y);
-    if (e->dequantize) {
-      if (e->table)
-        q = ((const uint8_t *)e->table)[q];
-      float f = e->dq_signed ? (float)(int8_t)q : (float)q;
-      f = f - e->dq_zp;
-      f = f * e->dq_scale;
-      ((float *)out)[n * out_sn] = clampf(f, e->dq_lo, e->dq_hi);
-    } else if (e->out_f32)
-      ((float *)out)[n * out_sn] = ((const float *)e->table)[q];
-    else
+    if (e->quantize && !e->out_f32) {
+      const uint8_t q = quantize_scalar(e, y);
       ((uint8_t *)out)[n * out_sn] =
           e->table ? ((const uint8_t *)e->table)[q] : q;
+      continue;
+    }
+    if (e->quantize) {
+      uint8_t q = quantize_scalar(e, y);
+      if (e->dequantize) {
+        if (e->table)
+          q = ((const uint8_t *)e->table)[q];
+        float f = e->dq_signed ? (float)(int8_t)q : (float)q;
+        f = f - e->dq_zp;
+        f = f * e->dq_scale;
+        y = clampf(f, e->dq_lo, e->dq_hi);
+      } else {
+        y = ((const float *)e->table)[q];
+      }
+    }
+    if (res)
+      y = clampf(y + res[n * e->res_sn], e->res_lo, e->res_hi);
+    ((float *)out)[n * out_sn] = y;
   }
 }
 
@@ -103,6 +108,17 @@ void tk_epilogue_init(struct epilogue *e, const float *scale,
                         tk_division_is_slow()               ? 2
                                                             : 0;
   e->recip = 1.0f / out_scale;
+}
+
+void tk_epilogue_set_residual(struct epilogue *e, const float *res,
+                              int64_t res_sb, int64_t res_sm, int64_t res_sn,
+                              float res_lo, float res_hi) {
+  e->res = res;
+  e->res_sb = res_sb;
+  e->res_sm = res_sm;
+  e->res_sn = res_sn;
+  e->res_lo = res_lo;
+  e->res_hi = res_hi;
 }
 
 /* Whether environment variable `name` is set to something other than 0. */
@@ -229,6 +245,18 @@ int tk_has_vbmi(void) { return 0; }
  * vector. */
 enum { TK_OUT_F32, TK_OUT_Q8, TK_OUT_F32_TABLE, TK_OUT_DEQUANT };
 
+/* Stores the f32 vector V to row r's columns [n, n + 16) under mask m,
+ * after the residual's add and clamp when there is one (res0). */
+#define TK_STORE_F32(V)                                                        \
+  do {                                                                         \
+    __m512 v_ = (V);                                                           \
+    if (res0)                                                                  \
+      v_ = _mm512_max_ps(                                                      \
+          rlo, _mm512_min_ps(rhi, _mm512_add_ps(v_, _mm512_maskz_loadu_ps(     \
+                                                   m, res0 + r * res_rs + n)))); \
+    _mm512_mask_storeu_ps((float *)out + n, m, v_);                            \
+  } while (0)
+
 static int finish_kind(const struct epilogue *e) {
   if (!e->quantize)
     return TK_OUT_F32;
@@ -241,8 +269,8 @@ static int finish_kind(const struct epilogue *e) {
   TARGET static inline __attribute__((always_inline)) void NAME##_body(        \
       const struct epilogue *e, int32_t acc[MR][NR], int mr,                   \
       const int32_t *row_off, const int32_t *colsum, int32_t a_zp,             \
-      int64_t n0, int64_t width, char *out0, int64_t out_rs, const int kind,   \
-      const int division) {                                                    \
+      int64_t n0, int64_t width, char *out0, int64_t out_rs,                   \
+      const float *res0, int64_t res_rs, const int kind, const int division) { \
     const float *const scale = e->scale + n0;                                  \
     const float *const bias = e->bias ? e->bias + n0 : NULL;                   \
     const int dq_signed = e->dq_signed;                                        \
@@ -256,6 +284,8 @@ static int finish_kind(const struct epilogue *e) {
     const __m512 dql = _mm512_set1_ps(e->dq_lo);                               \
     const __m512 dqh = _mm512_set1_ps(e->dq_hi);                               \
     const __m512i azp = _mm512_set1_epi32(a_zp);                               \
+    const __m512 rlo = _mm512_set1_ps(e->res_lo);                              \
+    const __m512 rhi = _mm512_set1_ps(e->res_hi);                              \
     const float *const tf = (const float *)e->table;                           \
     const uint8_t *const t8 =                                                  \
         kind == TK_OUT_F32_TABLE ? NULL : (const uint8_t *)e->table;           \
@@ -294,7 +324,7 @@ static int finish_kind(const struct epilogue *e) {
         /* min(a, b) is a < b ? a : b: a NaN y passes, as in clampf */         \
         y = _mm512_max_ps(lo, _mm512_min_ps(hi, y));                           \
         if (kind == TK_OUT_F32) {                                              \
-          _mm512_mask_storeu_ps((float *)out + n, m, y);                       \
+          TK_STORE_F32(y);                                                     \
           continue;                                                            \
         }                                                                      \
         __m512 q;                                                              \
@@ -313,8 +343,7 @@ static int finish_kind(const struct epilogue *e) {
         const __m512i qi = _mm512_cvttps_epi32(q);                             \
         if (kind == TK_OUT_F32_TABLE) {                                        \
           const __m512i idx = _mm512_and_si512(qi, _mm512_set1_epi32(0xFF));   \
-          _mm512_mask_storeu_ps(                                               \
-              (float *)out + n, m,                                             \
+          TK_STORE_F32(                                                        \
               _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, idx, tf, 4));   \
           continue;                                                            \
         }                                                                      \
@@ -328,7 +357,7 @@ static int finish_kind(const struct epilogue *e) {
           __m512 f = _mm512_sub_ps(_mm512_cvtepi32_ps(vi), dqz);               \
           f = _mm512_mul_ps(f, dqs);                                           \
           f = _mm512_max_ps(dql, _mm512_min_ps(dqh, f));                       \
-          _mm512_mask_storeu_ps((float *)out + n, m, f);                       \
+          TK_STORE_F32(f);                                                     \
           continue;                                                            \
         }                                                                      \
         _mm_mask_storeu_epi8((uint8_t *)out + n, m, b);                        \
@@ -339,7 +368,7 @@ static int finish_kind(const struct epilogue *e) {
                           int mr, const int32_t *row_off,                      \
                           const int32_t *colsum, int32_t a_zp, int64_t n0,     \
                           int64_t width, char *out0, int64_t out_rs,           \
-                          int64_t out_sn) {                                    \
+                          int64_t out_sn, const float *res0, int64_t res_rs) { \
     (void)out_sn;                                                              \
     const int kind = finish_kind(e);                                           \
     _Pragma("clang diagnostic push")                                           \
@@ -355,8 +384,12 @@ static int finish_kind(const struct epilogue *e) {
 
 #define TK_FINISH_CASE(NAME, KIND, DIV)                                        \
   case KIND * 3 + DIV:                                                         \
-    NAME##_body(e, acc, mr, row_off, colsum, a_zp, n0, width, out0, out_rs,    \
-                KIND, DIV);                                                    \
+    if (res0) /* known non-null in this copy, NULL in the other */             \
+      NAME##_body(e, acc, mr, row_off, colsum, a_zp, n0, width, out0, out_rs,  \
+                  res0, res_rs, KIND, DIV);                                    \
+    else                                                                       \
+      NAME##_body(e, acc, mr, row_off, colsum, a_zp, n0, width, out0, out_rs,  \
+                  NULL, 0, KIND, DIV);                                         \
     break;
 #define TK_FINISH_CASES(NAME, KIND)                                            \
   TK_FINISH_CASE(NAME, KIND, 0)                                                \
@@ -389,18 +422,21 @@ static void finish_tile_portable(const struct epilogue *e,
                                  int32_t acc[TK_RQ_MR][TK_RQ_NR], int mr,
                                  const int32_t *row_off, const int32_t *colsum,
                                  int32_t a_zp, int64_t n0, int64_t width,
-                                 char *out0, int64_t out_rs, int64_t out_sn) {
+                                 char *out0, int64_t out_rs, int64_t out_sn,
+                                 const float *res0, int64_t res_rs) {
   for (int r = 0; r < mr; ++r)
     finish_row_portable(e, acc[r], row_off[r], colsum, a_zp, n0, width,
-                        out0 + r * out_rs, out_sn);
+                        out0 + r * out_rs, out_sn,
+                        res0 ? res0 + r * res_rs : NULL);
 }
 
-/* The vector epilogue needs contiguous output columns. */
-tk_finish_fn tk_choose_finish(int64_t out_sn) {
+/* The vector epilogue needs contiguous output (and residual) columns. */
+tk_finish_fn tk_choose_finish(const struct epilogue *e, int64_t out_sn) {
 #ifdef TK_HAVE_VNNI_PATH
-  if (out_sn == 1 && tk_has_vnni())
+  if (out_sn == 1 && (!e->res || e->res_sn == 1) && tk_has_vnni())
     return tk_has_vbmi() ? finish_tile_vbmi : finish_tile_avx512;
 #endif
+  (void)e;
   (void)out_sn;
   return finish_tile_portable;
 }

@@ -38,6 +38,11 @@ struct epilogue {
    * tessel/Support/QuantizeDivision.h). recip = 1 / out_scale. */
   int division;
   float recip;
+  /* The residual (NULL: none), f32 and shaped as the output (strides in
+   * elements): out = clamp(out + res, res_lo, res_hi) on an f32 output. */
+  const float *res;
+  int64_t res_sb, res_sm, res_sn;
+  float res_lo, res_hi;
 };
 
 /* The epilogue of a call from its kernel arguments (the requant kernels'
@@ -48,6 +53,12 @@ void tk_epilogue_init(struct epilogue *e, const float *scale,
                       float dq_scale, float dq_zp, float dq_lo, float dq_hi,
                       int32_t flags);
 
+/* Adds the residual operand (tessel_kernel_matmul_u8s8_requant's res ...
+ * res_hi) to an epilogue. */
+void tk_epilogue_set_residual(struct epilogue *e, const float *res,
+                              int64_t res_sb, int64_t res_sm, int64_t res_sn,
+                              float res_lo, float res_hi);
+
 /* Bytes per output element: 4 (f32) or 1. */
 int64_t tk_epilogue_out_bytes(const struct epilogue *e);
 
@@ -55,15 +66,19 @@ int64_t tk_epilogue_out_bytes(const struct epilogue *e);
  * epilogue's per-column vectors. The int32 value is acc[r][j] + row_off[r]
  * - a_zp * colsum[j] (colsum NULL: no such term); out0 is the tile's first
  * output element, out_rs the bytes between rows, out_sn the elements
- * between columns. */
+ * between columns; res0 the tile's first residual element (NULL: none),
+ * res_rs the elements between its rows (its columns are e->res_sn
+ * apart). */
 typedef void (*tk_finish_fn)(const struct epilogue *e,
                              int32_t acc[TK_RQ_MR][TK_RQ_NR], int mr,
                              const int32_t *row_off, const int32_t *colsum,
                              int32_t a_zp, int64_t n0, int64_t width,
-                             char *out0, int64_t out_rs, int64_t out_sn);
+                             char *out0, int64_t out_rs, int64_t out_sn,
+                             const float *res0, int64_t res_rs);
 
-/* The fastest finish for this CPU (vector paths need out_sn == 1). */
-tk_finish_fn tk_choose_finish(int64_t out_sn);
+/* The fastest finish for this CPU and epilogue (vector paths need out_sn ==
+ * 1 and a residual's columns contiguous). */
+tk_finish_fn tk_choose_finish(const struct epilogue *e, int64_t out_sn);
 
 /* CPU features, cached; TESSEL_KERNELS_NO_VNNI=1 and TESSEL_KERNELS_NO_AVX2=1
  * turn the first two off (tests of the other paths). */

@@ -246,9 +246,10 @@ func.func @conv_i8(%x: memref<1x9x9x8xi8>, %b: memref<1x18x64x4xi8>, %c: memref<
 // -----
 
 // The requantizing convolution: the same arguments up to the output, then
-// the requantizing epilogue's.
+// the residual's (none: a null pointer, zero strides, no clamp) and the
+// requantizing epilogue's.
 // CHECK-LABEL: func @conv_i8_requant
-// CHECK: call @tessel_kernel_conv2d_u8s8_requant({{.*}}) : (i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i32, !llvm.ptr, !llvm.ptr, i32, !llvm.ptr, i64, i64, i64, !llvm.ptr, !llvm.ptr, f32, f32, f32, f32, f32, f32, !llvm.ptr, f32, f32, f32, f32, i32) -> ()
+// CHECK: call @tessel_kernel_conv2d_u8s8_requant({{.*}}) : (i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i32, !llvm.ptr, !llvm.ptr, i32, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, f32, f32, !llvm.ptr, !llvm.ptr, f32, f32, f32, f32, f32, f32, !llvm.ptr, f32, f32, f32, f32, i32) -> ()
 func.func @conv_i8_requant(%x: memref<1x9x9x8xi8>, %b: memref<1x18x64x4xi8>, %s: memref<10xf32>, %c: memref<1x4x4x10xi8>) {
   tessel.packed_matmul_i8_requant ins(%x, %b : memref<1x9x9x8xi8>, memref<1x18x64x4xi8>)
       scale(%s : memref<10xf32>) outs(%c : memref<1x4x4x10xi8>)
@@ -271,13 +272,54 @@ func.func @conv_i8_requant(%x: memref<1x9x9x8xi8>, %b: memref<1x18x64x4xi8>, %s:
 // CHECK-DAG: %[[OS:.*]] = arith.constant 5.000000e-02 : f32
 // CHECK-DAG: %[[OZ:.*]] = arith.constant 1.200000e+01 : f32
 // CHECK-DAG: %[[FLAGS:.*]] = arith.constant 268 : i32
-// CHECK: call @tessel_kernel_matmul_u8s8_requant({{.*}}, %[[LO]], %[[HI]], %[[OS]], %[[OZ]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[FLAGS]]) : (i64, i64, i64, i64, !llvm.ptr, i64, i64, i32, !llvm.ptr, i64, !llvm.ptr, i32, !llvm.ptr, i64, i64, i64, !llvm.ptr, !llvm.ptr, f32, f32, f32, f32, f32, f32, !llvm.ptr, f32, f32, f32, f32, i32) -> ()
+// CHECK: call @tessel_kernel_matmul_u8s8_requant({{.*}}, %[[LO]], %[[HI]], %[[OS]], %[[OZ]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[FLAGS]]) : (i64, i64, i64, i64, !llvm.ptr, i64, i64, i32, !llvm.ptr, i64, !llvm.ptr, i32, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, f32, f32, !llvm.ptr, !llvm.ptr, f32, f32, f32, f32, f32, f32, !llvm.ptr, f32, f32, f32, f32, i32) -> ()
 // CHECK-NOT: tessel.packed_matmul_i8_requant
 func.func @matmul_i8_requant(%a: memref<1x5x70xi8>, %b: memref<1x18x64x4xi8>, %s: memref<10xf32>, %t: memref<256xi8>, %c: memref<1x5x10xi8>) {
   tessel.packed_matmul_i8_requant ins(%a, %b : memref<1x5x70xi8>, memref<1x18x64x4xi8>)
       scale(%s : memref<10xf32>) table(%t : memref<256xi8>) outs(%c : memref<1x5x10xi8>)
       {a_zp = 3 : i32, b_zp = 0 : i32, a_signed, clamp_min = 0.0 : f32, clamp_max = 6.0 : f32,
        out_scale = 0.05 : f32, out_zp = 12.0 : f32}
+  return
+}
+
+// -----
+
+// A residual: its pointer and strides (as the output's, here the matmul's
+// B x M x N) and the clamp after the add.
+// CHECK-LABEL: func @matmul_i8_requant_residual
+// CHECK: llvm.mlir.zero : !llvm.ptr
+// CHECK: %[[OUT:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr
+// CHECK: %[[RES:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr
+// CHECK: %[[RLO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[RHI:.*]] = arith.constant 6.000000e+00 : f32
+// CHECK: call @tessel_kernel_matmul_u8s8_requant({{.*}}, %[[OUT]], %{{.*}}, %{{.*}}, %{{.*}}, %[[RES]], %{{.*}}, %{{.*}}, %{{.*}}, %[[RLO]], %[[RHI]], {{.*}})
+func.func @matmul_i8_requant_residual(%a: memref<1x5x70xi8>, %b: memref<1x18x64x4xi8>, %s: memref<10xf32>, %r: memref<1x5x10xf32>, %c: memref<1x5x10xf32>) {
+  tessel.packed_matmul_i8_requant ins(%a, %b : memref<1x5x70xi8>, memref<1x18x64x4xi8>)
+      scale(%s : memref<10xf32>) residual(%r : memref<1x5x10xf32>) outs(%c : memref<1x5x10xf32>)
+      {a_zp = 0 : i32, b_zp = 0 : i32, clamp_min = 0xFF800000 : f32, clamp_max = 0x7F800000 : f32,
+       residual_min = 0.0 : f32, residual_max = 6.0 : f32}
+  return
+}
+
+// -----
+
+// A convolution's residual is read as N x (OH*OW) x F rows, as its output
+// is written: a strided one whose pixels do not collapse is copied to a
+// dense buffer before the call (and not back: it is only read).
+// CHECK-LABEL: func @conv_i8_requant_strided_residual
+// CHECK: %[[DENSE:.*]] = memref.alloc() : memref<1x4x4x10xf32>
+// CHECK: memref.copy %arg3, %[[DENSE]]
+// CHECK: memref.collapse_shape %[[DENSE]] {{\[\[}}0], [1, 2], [3]]
+// CHECK: call @tessel_kernel_conv2d_u8s8_requant
+// CHECK-NEXT: memref.dealloc %[[DENSE]]
+// CHECK-NEXT: return
+func.func @conv_i8_requant_strided_residual(%x: memref<1x9x9x8xi8>, %b: memref<1x18x64x4xi8>, %s: memref<10xf32>,
+    %r: memref<1x4x4x10xf32, strided<[240, 60, 10, 1]>>, %c: memref<1x4x4x10xf32>) {
+  tessel.packed_matmul_i8_requant ins(%x, %b : memref<1x9x9x8xi8>, memref<1x18x64x4xi8>)
+      scale(%s : memref<10xf32>) residual(%r : memref<1x4x4x10xf32, strided<[240, 60, 10, 1]>>)
+      outs(%c : memref<1x4x4x10xf32>)
+      {a_zp = 3 : i32, b_zp = 0 : i32, clamp_min = 0.0 : f32, clamp_max = 6.0 : f32,
+       kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>}
   return
 }
 

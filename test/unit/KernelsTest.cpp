@@ -581,6 +581,9 @@ struct RqCase {
   float lo, hi, qmin, qmax;
   int64_t cSn; // column stride of C (1: the vector path)
   unsigned threads;
+  // The residual (f32 outputs): none, a buffer of its own (rows padded),
+  // or C itself (read before written, as in place after bufferization).
+  enum { NoResidual, OwnResidual, InPlaceResidual } residual = NoResidual;
 };
 
 float clampRef(float y, float lo, float hi) {
@@ -593,7 +596,8 @@ void checkRequant(const RqCase &t) {
                                   << t.K << " out " << int(t.out) << " bias "
                                   << t.bias << " q [" << t.qmin << ", "
                                   << t.qmax << "] sn " << t.cSn << " threads "
-                                  << t.threads);
+                                  << t.threads << " residual "
+                                  << int(t.residual));
   const float inf = std::numeric_limits<float>::infinity();
   std::mt19937 gen(unsigned(t.M * 31 + t.N * 3 + t.K + int(t.out)));
   std::uniform_int_distribution<int> byte(0, 255);
@@ -637,10 +641,28 @@ void checkRequant(const RqCase &t) {
                                                  : nullptr;
   const int64_t bytes = f32 ? 4 : 1, cSm = t.N * t.cSn;
   std::vector<uint8_t> c(t.M * cSm * bytes, 0xA5);
+  // The residual r[m][n] at res[m * resSm + n * resSn]; ReLU after the add.
+  std::vector<float> ownRes(t.M * (t.N + 3));
+  for (float &x : ownRes)
+    x = 3.0f * real(gen);
+  const float *res = nullptr;
+  int64_t resSm = 0, resSn = 0;
+  if (t.residual == RqCase::OwnResidual) {
+    res = ownRes.data(), resSm = t.N + 3, resSn = 1;
+  } else if (t.residual == RqCase::InPlaceResidual) {
+    for (int64_t m = 0; m < t.M; ++m)
+      for (int64_t n = 0; n < t.N; ++n)
+        std::memcpy(&c[(m * cSm + n * t.cSn) * 4], &ownRes[m * (t.N + 3) + n],
+                    4);
+    res = reinterpret_cast<const float *>(c.data()), resSm = cSm,
+    resSn = t.cSn;
+  }
+  const float resLo = 0.0f;
   setThreads(t.threads);
   tessel_kernel_matmul_u8s8_requant(
       1, t.M, t.N, t.K, a.data(), 0, t.K, aZp, packed.data(), 0, nullptr, 0,
-      c.data(), 0, cSm, t.cSn, scale.data(), t.bias ? bias.data() : nullptr,
+      c.data(), 0, cSm, t.cSn, res, 0, resSm, resSn, resLo, inf, scale.data(),
+      t.bias ? bias.data() : nullptr,
       t.lo, t.hi, outScale, outZp, t.qmin, t.qmax, table, dqScale, dqZp, dqLo, dqHi,
       (quantize ? TESSEL_KERNEL_QUANTIZE : 0) |
           (f32 ? TESSEL_KERNEL_OUT_F32 : 0) |
@@ -655,7 +677,14 @@ void checkRequant(const RqCase &t) {
         y = y + bias[n];
       y = clampRef(y, t.lo, t.hi);
       const int64_t at = (m * cSm + n * t.cSn) * bytes;
+      // The residual's add and clamp on an f32 result.
+      auto withRes = [&](float v) {
+        return t.residual == RqCase::NoResidual
+                   ? v
+                   : clampRef(v + ownRes[m * (t.N + 3) + n], resLo, inf);
+      };
       if (!quantize) {
+        y = withRes(y);
         float got;
         std::memcpy(&got, &c[at], 4);
         ASSERT_EQ(std::memcmp(&got, &y, 4), 0) << m << "," << n << ": " << got
@@ -672,14 +701,14 @@ void checkRequant(const RqCase &t) {
         float f = t.out == RqOut::DequantSigned ? float(int8_t(v)) : float(v);
         f = f - dqZp;
         f = f * dqScale;
-        f = clampRef(f, dqLo, dqHi);
+        f = withRes(clampRef(f, dqLo, dqHi));
         float got;
         std::memcpy(&got, &c[at], 4);
         ASSERT_EQ(std::memcmp(&got, &f, 4), 0) << m << "," << n;
       } else if (t.out == RqOut::F32Table) {
         float got;
         std::memcpy(&got, &c[at], 4);
-        ASSERT_EQ(got, tableF[v]) << m << "," << n;
+        ASSERT_EQ(got, withRes(tableF[v])) << m << "," << n;
       } else {
         uint8_t want = t.out == RqOut::Q8Table ? table8[v] : v;
         ASSERT_EQ(int(c[at]), int(want)) << m << "," << n;
@@ -719,6 +748,19 @@ TEST(MatmulI8RequantKernel, ClampsRangesBiasStridesThreads) {
   checkRequant({30, 70, 20, RqOut::DequantTable, true, 0.0f, 6.0f, 0.0f, 255.0f, 2, 1});
 }
 
+TEST(MatmulI8RequantKernel, ResidualAddAndClamp) {
+  const float inf = std::numeric_limits<float>::infinity();
+  for (auto residual : {RqCase::OwnResidual, RqCase::InPlaceResidual})
+    for (RqOut out : {RqOut::F32, RqOut::F32Table, RqOut::Dequant,
+                      RqOut::DequantTable})
+      for (int64_t cSn : {1, 2}) {
+        checkRequant({13, 70, 37, out, true, -inf, inf, 0.0f, 255.0f, cSn, 1,
+                      residual});
+        checkRequant({100, 130, 64, out, false, 0.0f, 6.0f, 0.0f, 255.0f, cSn,
+                      2, residual});
+      }
+}
+
 // The division by out_scale replaced by the reciprocal sequences the
 // compiler proves (QuantizeDivision.h): columns whose y (= bias, the
 // products being 0) sit on and next to every rounding boundary, and the
@@ -739,7 +781,8 @@ std::vector<uint8_t> requantBiasOnly(const std::vector<float> &ys, float s,
   std::vector<uint8_t> c(M * N);
   tessel_kernel_matmul_u8s8_requant(
       1, M, N, K, a.data(), 0, K, aZp, packed.data(), 0, nullptr, 0, c.data(),
-      0, N, 1, scale.data(), ys.data(), lo, hi, s, zp, 0.0f, 255.0f, nullptr,
+      0, N, 1, nullptr, 0, 0, 0, -kInf, kInf, scale.data(), ys.data(), lo, hi,
+      s, zp, 0.0f, 255.0f, nullptr,
       1.0f, 0.0f, -kInf, kInf, TESSEL_KERNEL_QUANTIZE | flags);
   for (int64_t m = 1; m < M; ++m) // rows agree: one per column is enough
     EXPECT_EQ(std::memcmp(&c[m * N], &c[0], N), 0);
@@ -859,12 +902,13 @@ void checkConvI8(const ConvI8Case &t) {
   tessel_kernel_conv2d_u8s8_requant(
       t.N, OH, OW, t.F, t.KH, t.KW, t.C, in.data(), sn, sh, sw, t.SH, t.SW,
       t.DH, t.DW, t.aZp, packed.data(), nullptr, t.bZp, viaConv.data(),
-      M * t.F, t.F, 1, scale.data(), bias.data(), 0.0f, inf, 0.05f, 3.0f, 0.0f,
-      255.0f, nullptr, 1.0f, 0.0f, -inf, inf, rq);
+      M * t.F, t.F, 1, nullptr, 0, 0, 0, -inf, inf, scale.data(), bias.data(),
+      0.0f, inf, 0.05f, 3.0f, 0.0f, 255.0f, nullptr, 1.0f, 0.0f, -inf, inf, rq);
   tessel_kernel_matmul_u8s8_requant(
       t.N, M, t.F, K, cols.data(), M * K, K, t.aZp, packed.data(), 0, nullptr,
-      t.bZp, viaCols.data(), M * t.F, t.F, 1, scale.data(), bias.data(), 0.0f,
-      inf, 0.05f, 3.0f, 0.0f, 255.0f, nullptr, 1.0f, 0.0f, -inf, inf, rq);
+      t.bZp, viaCols.data(), M * t.F, t.F, 1, nullptr, 0, 0, 0, -inf, inf,
+      scale.data(), bias.data(), 0.0f, inf, 0.05f, 3.0f, 0.0f, 255.0f, nullptr,
+      1.0f, 0.0f, -inf, inf, rq);
   setThreads(1);
   ASSERT_EQ(viaConv, viaCols);
 }

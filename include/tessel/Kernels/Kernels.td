@@ -101,6 +101,18 @@ class RequantEpilogueArg<code op>
                  "flags"],
                 "requantEpilogueArgs(cb, " # op # ");">;
 
+// The requantizing epilogue's residual, f32 and shaped as the output (NULL
+// and zero strides: none), marshalled as `value` (the op's residual, as
+// the output is), then its clamp: from tessel.packed_matmul_i8_requant's
+// `residual`, `residual_min` and `residual_max`.
+class ResidualArg<code op, code value, list<string> strides>
+    : KernelArg<!listconcat(["const float *"], !foreach(s, strides, "int64_t"),
+                            ["float", "float"]),
+                !listconcat(["$name"], !foreach(s, strides, "$name_" # s),
+                            ["$name_lo", "$name_hi"]),
+                "residualArgs(cb, " # op # ", " # value # ", " #
+                !size(strides) # ");">;
+
 //===----------------------------------------------------------------------===//
 // Run-time support the generated code calls by other means.
 //===----------------------------------------------------------------------===//
@@ -370,7 +382,10 @@ def MatmulU8S8Requant : Kernel<"matmul_u8s8_requant"> {
     and table (NULL: none) has 256 of them; with TESSEL_KERNEL_DEQUANTIZE
     c (f32) = min(max((f32(w) - dq_zp) * dq_scale, dq_lo), dq_hi), where
     w = table ? table[v] : v (a table of 256 bytes), read signed with
-    TESSEL_KERNEL_DQ_SIGNED, else unsigned. One f32 operation per step,
+    TESSEL_KERNEL_DQ_SIGNED, else unsigned. With res (f32, shaped as c,
+    strides res_sb ... res_sn) an f32 c then becomes
+    min(max(c + res[b][m][n], res_lo), res_hi): a residual connection's
+    add and ReLU (res may be c itself). One f32 operation per step,
     no fused multiply-add: bit-exact with the elementwise code it replaces.
     The division by out_scale is one, unless TESSEL_KERNEL_RECIPROCAL or
     TESSEL_KERNEL_RECIPROCAL_FMA says a cheaper sequence was proven to give
@@ -397,6 +412,7 @@ def MatmulU8S8Requant : Kernel<"matmul_u8s8_requant"> {
     OptPtrArg<"const int32_t", "sums">:$b_colsum,
     I32Arg<"$_op.getBZp()">:$b_zp,
     StridedArg<"void", "$_op.getInit()", ["sb", "sm", "sn"]>:$c,
+    ResidualArg<"$_op", "$_op.getResidual()", ["sb", "sm", "sn"]>:$res,
     RequantEpilogueArg<"$_op">:$epilogue);
 }
 
@@ -416,10 +432,11 @@ defvar Conv2DU8S8Args = (ins
     OptPtrArg<"const int32_t", "sums">:$b_colsum,
     I32Arg<"$_op.getBZp()">:$b_zp);
 
-class Conv2DU8S8Kernel<string name, string opName> : Kernel<name> {
+class Conv2DU8S8Kernel<string name, string opName, code morePrologue = "">
+    : Kernel<name> {
   let op = opName;
   let predicate = "$_op.isConvolution()";
-  let prologue = [{
+  let prologue = !strconcat([{
     // Channels contiguous in the input; the output's pixels one run.
     Value in = unitInnerStride(cb.b, $_op, $_op.getInput());
     Value out = pixelRows(cb.b, $_op, $_op.getInit(), $_op.getAccumulate());
@@ -427,7 +444,7 @@ class Conv2DU8S8Kernel<string name, string opName> : Kernel<name> {
     Value sums = $_op.getColumnSums()
                      ? denseOperand(cb.b, $_op, $_op.getColumnSums())
                      : Value();
-  }];
+  }], morePrologue);
 }
 
 def Conv2DU8S8I32 : Conv2DU8S8Kernel<"conv2d_u8s8_i32", "PackedMatmulI8Op"> {
@@ -449,15 +466,24 @@ def Conv2DU8S8I32 : Conv2DU8S8Kernel<"conv2d_u8s8_i32", "PackedMatmulI8Op"> {
 }
 
 def Conv2DU8S8Requant
-    : Conv2DU8S8Kernel<"conv2d_u8s8_requant", "PackedMatmulI8RequantOp"> {
+    : Conv2DU8S8Kernel<"conv2d_u8s8_requant", "PackedMatmulI8RequantOp", [{
+        // The residual's pixels one run too (read only).
+        Value res = $_op.getResidual()
+                        ? pixelRows(cb.b, $_op, $_op.getResidual(),
+                                    /*reads=*/true, /*writes=*/false)
+                        : Value();
+      }]> {
   let summary = "int8 NHWC convolution as an implicit GEMM with the "
                 "requantizing epilogue";
   let description = [{
     conv2d_u8s8_i32's int32 sums finished as matmul_u8s8_requant finishes
-    them (scale ... flags); out's elements are 8-bit or f32 as there.
+    them (res ... flags); out's elements are 8-bit or f32 as there, and
+    res is N x (OH * OW) x F as out is.
   }];
+
   let arguments = !con(Conv2DU8S8Args, (ins
     StridedArg<"void", "out", ["sn", "sm", "sf"]>:$out,
+    ResidualArg<"$_op", "res", ["sn", "sm", "sf"]>:$res,
     RequantEpilogueArg<"$_op">:$epilogue));
 }
 

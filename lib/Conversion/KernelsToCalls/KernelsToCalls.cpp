@@ -255,6 +255,22 @@ void requantEpilogueArgs(KernelCallBuilder &cb, OpT op) {
   cb.i32(flags);
 }
 
+/// The residual arguments (ResidualArg in Kernels.td): `res` (the op's
+/// residual as the kernel reads it) with its `rank` strides, or null and
+/// zeros, then the clamp after the add.
+void residualArgs(KernelCallBuilder &cb, PackedMatmulI8RequantOp op, Value res,
+                  unsigned rank) {
+  if (res) {
+    cb.strides(cb.buffer(res), rank);
+  } else {
+    cb.nullPtr();
+    for (unsigned i = 0; i < rank; ++i)
+      cb.i64(int64_t(0));
+  }
+  cb.f32(op.getResidualMin().convertToFloat());
+  cb.f32(op.getResidualMax().convertToFloat());
+}
+
 /// `memref` itself if its innermost stride is statically 1 (a kernel that
 /// takes the other strides only), else a dense copy (denseCopy).
 Value unitInnerStride(OpBuilder &b, Operation *op, Value memref,
@@ -271,13 +287,15 @@ Value unitInnerStride(OpBuilder &b, Operation *op, Value memref,
 /// A convolution's N x OH x OW x F output `memref` as N x (OH*OW) x F (the
 /// matmul rows of the int8 convolution kernels): a view when OH and OW
 /// collapse, else a view of a dense copy (filled first when the kernel
-/// `reads` the output, written back after).
-Value pixelRows(OpBuilder &b, Operation *op, Value memref, bool reads) {
+/// `reads` it, written back after when it `writes` it).
+Value pixelRows(OpBuilder &b, Operation *op, Value memref, bool reads,
+                bool writes = true) {
   SmallVector<ReassociationIndices> rows = {{0}, {1, 2}, {3}};
   auto ty = cast<MemRefType>(memref.getType());
   if (!memref::CollapseShapeOp::isGuaranteedCollapsible(ty, rows)) {
-    Value dense = denseCopy(b, op, memref, /*isOutput=*/true);
-    if (reads) // b still inserts before op, after the copy's allocation
+    // An input copy is filled by denseCopy itself.
+    Value dense = denseCopy(b, op, memref, /*isOutput=*/writes);
+    if (reads && writes) // b still inserts before op, after the allocation
       memref::CopyOp::create(b, op->getLoc(), memref, dense);
     memref = dense;
   }

@@ -400,6 +400,51 @@ func.func @matmul_i8_requant(%a: tensor<1x5x70xi8>, %b: tensor<1x18x64x4xi8>, %s
 
 // -----
 
+// The residual form: f32 residual shaped as init, its clamp.
+// CHECK-LABEL: func.func @matmul_i8_requant_residual
+// CHECK: tessel.packed_matmul_i8_requant ins(%{{.*}}, %{{.*}} : tensor<1x5x70xi8>, tensor<1x18x64x4xi8>) scale(%{{.*}} : tensor<10xf32>) residual(%{{.*}} : tensor<1x5x10xf32>) outs(%{{.*}} : tensor<1x5x10xf32>) {{{.*}}residual_max = 6.000000e+00 : f32, residual_min = 0.000000e+00 : f32} -> tensor<1x5x10xf32>
+func.func @matmul_i8_requant_residual(%a: tensor<1x5x70xi8>, %b: tensor<1x18x64x4xi8>, %s: tensor<10xf32>, %r: tensor<1x5x10xf32>, %c: tensor<1x5x10xf32>) -> tensor<1x5x10xf32> {
+  %y = tessel.packed_matmul_i8_requant ins(%a, %b : tensor<1x5x70xi8>, tensor<1x18x64x4xi8>)
+      scale(%s : tensor<10xf32>) residual(%r : tensor<1x5x10xf32>) outs(%c : tensor<1x5x10xf32>)
+      {a_zp = 0 : i32, b_zp = 0 : i32, clamp_min = 0xFF800000 : f32, clamp_max = 0x7F800000 : f32,
+       residual_min = 0.0 : f32, residual_max = 6.0 : f32} -> tensor<1x5x10xf32>
+  return %y : tensor<1x5x10xf32>
+}
+
+// -----
+
+func.func @requant_residual_shape(%a: tensor<1x5x70xi8>, %b: tensor<1x18x64x4xi8>, %s: tensor<10xf32>, %r: tensor<1x5x9xf32>, %c: tensor<1x5x10xf32>) -> tensor<1x5x10xf32> {
+  // expected-error @+1 {{residual must be f32 and shaped as an f32 init, got 'tensor<1x5x9xf32>' for 'tensor<1x5x10xf32>'}}
+  %y = tessel.packed_matmul_i8_requant ins(%a, %b : tensor<1x5x70xi8>, tensor<1x18x64x4xi8>)
+      scale(%s : tensor<10xf32>) residual(%r : tensor<1x5x9xf32>) outs(%c : tensor<1x5x10xf32>)
+      {a_zp = 0 : i32, b_zp = 0 : i32, clamp_min = 0.0 : f32, clamp_max = 6.0 : f32} -> tensor<1x5x10xf32>
+  return %y : tensor<1x5x10xf32>
+}
+
+// -----
+
+func.func @requant_residual_i8_output(%a: tensor<1x5x70xi8>, %b: tensor<1x18x64x4xi8>, %s: tensor<10xf32>, %r: tensor<1x5x10xf32>, %c: tensor<1x5x10xi8>) -> tensor<1x5x10xi8> {
+  // expected-error @+1 {{residual must be f32 and shaped as an f32 init, got 'tensor<1x5x10xf32>' for 'tensor<1x5x10xi8>'}}
+  %y = tessel.packed_matmul_i8_requant ins(%a, %b : tensor<1x5x70xi8>, tensor<1x18x64x4xi8>)
+      scale(%s : tensor<10xf32>) residual(%r : tensor<1x5x10xf32>) outs(%c : tensor<1x5x10xi8>)
+      {a_zp = 0 : i32, b_zp = 0 : i32, clamp_min = 0.0 : f32, clamp_max = 6.0 : f32,
+       out_scale = 0.1 : f32} -> tensor<1x5x10xi8>
+  return %y : tensor<1x5x10xi8>
+}
+
+// -----
+
+func.func @requant_residual_clamp(%a: tensor<1x5x70xi8>, %b: tensor<1x18x64x4xi8>, %s: tensor<10xf32>, %r: tensor<1x5x10xf32>, %c: tensor<1x5x10xf32>) -> tensor<1x5x10xf32> {
+  // expected-error @+1 {{residual_min is greater than residual_max}}
+  %y = tessel.packed_matmul_i8_requant ins(%a, %b : tensor<1x5x70xi8>, tensor<1x18x64x4xi8>)
+      scale(%s : tensor<10xf32>) residual(%r : tensor<1x5x10xf32>) outs(%c : tensor<1x5x10xf32>)
+      {a_zp = 0 : i32, b_zp = 0 : i32, clamp_min = 0.0 : f32, clamp_max = 6.0 : f32,
+       residual_min = 1.0 : f32, residual_max = 0.0 : f32} -> tensor<1x5x10xf32>
+  return %y : tensor<1x5x10xf32>
+}
+
+// -----
+
 func.func @requant_scale_size(%a: tensor<1x5x70xi8>, %b: tensor<1x18x64x4xi8>, %s: tensor<9xf32>, %c: tensor<1x5x10xf32>) -> tensor<1x5x10xf32> {
   // expected-error @+1 {{scale and bias must be 10 f32 values, got 'tensor<9xf32>'}}
   %r = tessel.packed_matmul_i8_requant ins(%a, %b : tensor<1x5x70xi8>, tensor<1x18x64x4xi8>)

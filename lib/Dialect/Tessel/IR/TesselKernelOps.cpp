@@ -438,7 +438,7 @@ static LogicalResult verifyRequantEpilogue(OpT op, int64_t n) {
 
 LogicalResult PackedMatmulI8RequantOp::verify() {
   SmallVector<Value> extra = {getScale()};
-  for (Value v : {getBias(), getTable()})
+  for (Value v : {getBias(), getTable(), getResidual()})
     if (v)
       extra.push_back(v);
   bool quantize = getOutScale().has_value();
@@ -449,6 +449,22 @@ LogicalResult PackedMatmulI8RequantOp::verify() {
                                   quantize ? "i8 or f32" : "f32")))
     return failure();
   auto cTy = cast<ShapedType>(getInit().getType());
+  if (Value residual = getResidual()) {
+    auto rTy = cast<ShapedType>(residual.getType());
+    bool shapesDiffer =
+        rTy.getRank() != cTy.getRank() ||
+        llvm::any_of(llvm::zip(rTy.getShape(), cTy.getShape()), [](auto p) {
+          auto [r, c] = p;
+          return known(r) && known(c) && r != c;
+        });
+    if (!rTy.getElementType().isF32() || !cTy.getElementType().isF32() ||
+        shapesDiffer)
+      return emitOpError() << "residual must be f32 and shaped as an f32 "
+                              "init, got "
+                           << residual.getType() << " for " << cTy;
+  }
+  if (!(getResidualMin().convertToFloat() <= getResidualMax().convertToFloat()))
+    return emitOpError() << "residual_min is greater than residual_max";
   return verifyRequantEpilogue(*this, cTy.getDimSize(cTy.getRank() - 1));
 }
 

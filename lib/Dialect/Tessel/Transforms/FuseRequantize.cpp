@@ -25,6 +25,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -117,11 +118,19 @@ struct EpilogueMatch {
   float dqLo = -std::numeric_limits<float>::infinity();
   float dqHi = std::numeric_limits<float>::infinity();
   bool dqSigned = false;
+  // What the epilogue computes before the residual: the yielded value, or
+  // the other operand of the residual's addf.
+  Value end;
+  // The residual's addf and clamps, when the generic has a residual.
+  SmallVector<Operation *> residualOps;
+  float resLo = -std::numeric_limits<float>::infinity();
+  float resHi = std::numeric_limits<float>::infinity();
 };
 
 class FuseRequantize : public OpRewritePattern<linalg::GenericOp> {
 public:
-  using OpRewritePattern::OpRewritePattern;
+  FuseRequantize(MLIRContext *ctx, bool fuseResidual)
+      : OpRewritePattern(ctx), fuseResidual(fuseResidual) {}
 
   LogicalResult matchAndRewrite(linalg::GenericOp g,
                                 PatternRewriter &rewriter) const override {
@@ -140,7 +149,8 @@ public:
     // The kernel's operand and the per-column constants.
     Operation *kernel = nullptr;
     SmallVector<Operation *> chain;
-    BlockArgument acc;
+    BlockArgument acc, residualArg;
+    Value residual;
     DenseMap<Value, Column> columns;
     const int64_t lastLoop = g.getNumLoops() - 1;
     const int64_t n = outTy.getShape().back();
@@ -160,15 +170,26 @@ public:
         }
       }
       std::optional<Column> col = columnOperand(in, map, lastLoop, n);
-      if (!col)
-        return rewriter.notifyMatchFailure(g, "an operand is not per column");
-      columns[g.getMatchingBlockArgument(in)] = *col;
+      if (col) {
+        columns[g.getMatchingBlockArgument(in)] = *col;
+        continue;
+      }
+      // One f32 tensor read element for element: a residual.
+      if (fuseResidual && !residual && map.isIdentity() &&
+          in->get().getType() == outTy && outElem.isF32()) {
+        residual = in->get();
+        residualArg = g.getMatchingBlockArgument(in);
+        continue;
+      }
+      return rewriter.notifyMatchFailure(g, "an operand is not per column");
     }
     if (!kernel)
       return rewriter.notifyMatchFailure(g, "no int8 kernel read");
+    if (residual && !isa<PackedMatmulI8Op>(kernel))
+      return rewriter.notifyMatchFailure(g, "residual of a depthwise kernel");
 
     EpilogueMatch m;
-    if (failed(matchBody(body, acc, columns, outElem, m)))
+    if (failed(matchBody(body, acc, residualArg, columns, outElem, m)))
       return rewriter.notifyMatchFailure(g, "body is not a requantization");
     // The tail: an f32 result that dequantizes an 8-bit value w (v itself,
     // or an 8-bit value the tail computes from v) is (w - zp) * scale in
@@ -176,7 +197,7 @@ public:
     // table of the result.
     Value table;
     ArrayRef<Operation *> tail = m.tail;
-    Value tabled = body.getTerminator()->getOperand(0);
+    Value tabled = m.end;
     Type tableElem = outElem;
     if (outElem.isF32() && !tail.empty()) {
       // The dequantization starts at the last int-to-float of an i8.
@@ -232,10 +253,15 @@ public:
     if (auto mm = dyn_cast<PackedMatmulI8Op>(kernel))
       fused = PackedMatmulI8RequantOp::create(
           rewriter, loc, TypeRange{init.getType()}, mm.getInput(),
-          mm.getPackedB(), mm.getColumnSums(), scale, bias, table, init,
+          mm.getPackedB(), mm.getColumnSums(), scale, bias, table,
+          residual ? reshapeTo(rewriter, loc, residual,
+                               mmTy.clone(rewriter.getF32Type()))
+                   : Value(),
+          init,
           mm.getAZpAttr(), mm.getBZpAttr(), mm.getASignedAttr(), lo, hi,
           outScale, outZp, qmin, qmax, dqScale, dqZp, dqSigned, dqLo, dqHi,
-          mm.getKernelSizeAttr(), mm.getStridesAttr(), mm.getDilationsAttr());
+          mm.getKernelSizeAttr(), mm.getStridesAttr(), mm.getDilationsAttr(),
+          f32(m.resLo), f32(m.resHi));
     else {
       auto dw = cast<DepthwiseConv2DI8Op>(kernel);
       fused = DepthwiseConv2DI8Op::create(
@@ -252,7 +278,17 @@ public:
     return success();
   }
 
+  /// Whether `in` is a constant read the same at every row (columnOperand).
+  static bool isColumnOperand(OpOperand *in, AffineMap map, int64_t lastLoop,
+                              int64_t n) {
+    return columnOperand(in, map, lastLoop, n).has_value();
+  }
+
 private:
+  /// Whether an f32 operand added to the epilogue's value (a residual
+  /// connection) is fused too (the pass's `residual` option).
+  bool fuseResidual;
+
   /// A constant input read the same at every row: its only non-unit dim (if
   /// any) is indexed by the last loop and has N entries.
   static std::optional<Column> columnOperand(OpOperand *in, AffineMap map,
@@ -325,9 +361,31 @@ private:
   }
 
   static LogicalResult matchBody(Block &body, BlockArgument acc,
+                                 BlockArgument residual,
                                  const DenseMap<Value, Column> &columns,
                                  Type outElem, EpilogueMatch &m) {
     auto *yield = body.getTerminator();
+    m.end = yield->getOperand(0);
+    SmallPtrSet<Operation *, 16> matched;
+    // A residual: yield(clamps(addf(end, residual))), end used only there.
+    if (residual) {
+      auto add = dyn_cast_or_null<arith::AddFOp>(onlyUser(residual));
+      if (!add)
+        return failure();
+      Value other = add.getLhs() == residual ? add.getRhs() : add.getLhs();
+      if (other == residual || !other.hasOneUse())
+        return failure();
+      Value v = clamps(add, columns, m.resLo, m.resHi);
+      if (!(m.resLo <= m.resHi) || v != m.end || !v.hasOneUse())
+        return failure();
+      for (Operation *op = add; op; op = onlyUser(op->getResult(0))) {
+        m.residualOps.push_back(op);
+        matched.insert(op);
+        if (op->getResult(0) == v)
+          break;
+      }
+      m.end = other;
+    }
     // sitofp, x scale, + bias
     auto toF = dyn_cast_or_null<arith::SIToFPOp>(onlyUser(acc));
     if (!toF || !toF.getType().isF32())
@@ -347,13 +405,12 @@ private:
     if (!(m.lo <= m.hi))
       return failure();
     // The single-use chain sitofp ... v.
-    SmallPtrSet<Operation *, 16> matched;
     for (Operation *op = toF;; op = onlyUser(op->getResult(0))) {
       matched.insert(op);
       if (op == v.getDefiningOp())
         break;
     }
-    if (onlyUser(v) == yield) {
+    if (v == m.end) {
       if (!outElem.isF32())
         return failure();
       return success(allAccounted(body, matched));
@@ -406,7 +463,7 @@ private:
       tailValues.insert(op.getResult(0));
       m.tail.push_back(&op);
     }
-    Value out = yield->getOperand(0);
+    Value out = m.end;
     if (!tailValues.contains(out))
       return failure();
     if (out == trunc.getResult())
@@ -546,11 +603,135 @@ private:
   }
 };
 
+/// A generic that reads two int8 kernels' int32 results (ResNet's first
+/// block of a stage adds its projection shortcut's convolution to the
+/// block's last one) is split in two: the ops that depend on one kernel's
+/// result and constants alone, up to the single f32 value the rest reads,
+/// become a generic of their own, whose f32 result the original reads
+/// instead. Each generic then has one kernel, and FuseRequantize makes
+/// the new one that kernel's epilogue and the rest the other kernel's,
+/// with a residual.
+class SplitKernelEpilogues : public OpRewritePattern<linalg::GenericOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp g,
+                                PatternRewriter &rewriter) const override {
+    if (g.getNumDpsInits() != 1 || g->getNumResults() != 1 ||
+        g.getNumParallelLoops() != g.getNumLoops() ||
+        !g.hasPureTensorSemantics())
+      return rewriter.notifyMatchFailure(g, "not a parallel one-result generic");
+    auto outTy = cast<RankedTensorType>(g->getResult(0).getType());
+    if (!outTy.hasStaticShape())
+      return rewriter.notifyMatchFailure(g, "dynamic shape");
+    // The int32 kernel results read element for element; the last one is
+    // split off.
+    SmallVector<OpOperand *> kernels;
+    for (OpOperand *in : g.getDpsInputOperands()) {
+      SmallVector<Operation *> chain;
+      if (g.getMatchingIndexingMap(in).isIdentity() &&
+          int32KernelThroughReshapes(in->get(), chain))
+        kernels.push_back(in);
+    }
+    if (kernels.size() < 2)
+      return rewriter.notifyMatchFailure(g, "fewer than two kernels read");
+    OpOperand *split = kernels.back();
+    BlockArgument acc = g.getMatchingBlockArgument(split);
+    Block &body = g.getRegion().front();
+
+    // The ops computed from acc, other inputs' constant per-column values
+    // and constants only.
+    const int64_t lastLoop = g.getNumLoops() - 1;
+    const int64_t n = outTy.getShape().back();
+    SmallVector<OpOperand *> columnInputs;
+    DenseSet<Value> available = {acc};
+    for (OpOperand *in : g.getDpsInputOperands())
+      if (in != split && FuseRequantize::isColumnOperand(
+                             in, g.getMatchingIndexingMap(in), lastLoop, n)) {
+        columnInputs.push_back(in);
+        available.insert(g.getMatchingBlockArgument(in));
+      }
+    SetVector<Operation *> part;
+    for (Operation &op : body.without_terminator()) {
+      if (op.getNumRegions() != 0 || op.getNumResults() != 1)
+        continue;
+      bool fromAcc = false, ok = true;
+      for (Value o : op.getOperands()) {
+        Operation *def = o.getDefiningOp();
+        if (o == acc || (def && part.contains(def)))
+          fromAcc = true;
+        else if (!available.contains(o) && !matchPattern(o, m_Constant()) &&
+                 o.getParentBlock() == &body)
+          ok = false; // another kernel's value, or computed from one
+      }
+      if (ok && fromAcc) {
+        part.insert(&op);
+        available.insert(op.getResult(0));
+      }
+    }
+    // Exactly one of its values is read by the rest, an f32 one.
+    Value escaping;
+    for (Operation *op : part)
+      for (Operation *user : op->getResult(0).getUsers()) {
+        if (part.contains(user))
+          continue;
+        if (isa<linalg::YieldOp>(user) ||
+            (escaping && escaping != op->getResult(0)))
+          return rewriter.notifyMatchFailure(g, "not one value split off");
+        escaping = op->getResult(0);
+      }
+    if (!escaping || !escaping.getType().isF32())
+      return rewriter.notifyMatchFailure(g, "no f32 value split off");
+
+    // The new generic: acc and the per-column inputs in, the value out.
+    Location loc = g.getLoc();
+    SmallVector<Value> inputs = {split->get()};
+    SmallVector<AffineMap> maps = {g.getMatchingIndexingMap(split)};
+    for (OpOperand *in : columnInputs) {
+      inputs.push_back(in->get());
+      maps.push_back(g.getMatchingIndexingMap(in));
+    }
+    maps.push_back(g.getMatchingIndexingMap(g.getDpsInitOperand(0)));
+    Value init = tensor::EmptyOp::create(rewriter, loc, outTy.getShape(),
+                                         rewriter.getF32Type());
+    auto first = linalg::GenericOp::create(
+        rewriter, loc, init.getType(), inputs, ValueRange{init}, maps,
+        g.getIteratorTypesArray(),
+        [&](OpBuilder &b, Location, ValueRange args) {
+          IRMapping map;
+          map.map(acc, args[0]);
+          for (auto [i, in] : llvm::enumerate(columnInputs))
+            map.map(g.getMatchingBlockArgument(in), args[i + 1]);
+          for (Operation &op : body.without_terminator())
+            if (part.contains(&op) ||
+                (matchPattern(&op, m_Constant()) &&
+                 llvm::any_of(op.getUsers(), [&](Operation *u) {
+                   return part.contains(u);
+                 })))
+              b.clone(op, map);
+          linalg::YieldOp::create(b, loc, map.lookup(escaping));
+        });
+
+    // The original reads it in place of the kernel's result.
+    rewriter.modifyOpInPlace(g, [&] {
+      split->set(first->getResult(0));
+      acc.setType(rewriter.getF32Type());
+    });
+    rewriter.replaceAllUsesWith(escaping, acc);
+    for (Operation *op : llvm::reverse(part))
+      rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct FuseRequantizePass
     : tessel::impl::TesselFuseRequantizeBase<FuseRequantizePass> {
+  using TesselFuseRequantizeBase::TesselFuseRequantizeBase;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<FuseRequantize>(&getContext());
+    patterns.add<FuseRequantize>(&getContext(), residual);
+    if (residual)
+      patterns.add<SplitKernelEpilogues>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

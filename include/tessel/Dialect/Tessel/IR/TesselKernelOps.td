@@ -314,6 +314,10 @@ def Tessel_PackedMatmulI8RequantOp : Tessel_Op<"packed_matmul_i8_requant",
                         out = (f32(w) - dequant_zp) * dequant_scale  (init f32;
                         w read signed with dequant_signed, else unsigned),
                         then maximumf(minimumf(out, dequant_max), dequant_min)
+    with residual:      out = maximumf(minimumf(out + residual[b, m, n],
+                                                residual_max), residual_min)
+                        (out f32 as above: a residual connection's add and
+                        its ReLU, ResNet's and MobileNetV2's blocks)
     ```
 
     Every step is one f32 operation, rounded as the arith op of the same
@@ -329,7 +333,8 @@ def Tessel_PackedMatmulI8RequantOp : Tessel_Op<"packed_matmul_i8_requant",
     few vector operations rather than a gather.
     Operands, packing, zero points and the convolution form are those of
     `tessel.packed_matmul_i8`; `scale` and `bias` have `N` (or `F`) f32
-    values. `tessel-kernels-to-calls` calls
+    values; `residual` is f32 and shaped as `init` (it may be the same
+    buffer: each element is read before it is written). `tessel-kernels-to-calls` calls
     `tessel_kernel_matmul_u8s8_requant` (`..._conv2d_u8s8_requant` for a
     convolution).
 
@@ -350,13 +355,16 @@ def Tessel_PackedMatmulI8RequantOp : Tessel_Op<"packed_matmul_i8_requant",
       AnyShaped:$scale,
       Optional<AnyShaped>:$bias,
       Optional<AnyShaped>:$table,
+      Optional<AnyShaped>:$residual,
       AnyShaped:$init,
       I32Attr:$a_zp,
       I32Attr:$b_zp,
       UnitAttr:$a_signed,
       F32Attr:$clamp_min,
       F32Attr:$clamp_max), Tessel_RequantOutputArgs,
-      Tessel_ConvolutionWindowArgs);
+      Tessel_ConvolutionWindowArgs, (ins
+      DefaultValuedAttr<F32Attr, "-INFINITY">:$residual_min,
+      DefaultValuedAttr<F32Attr, "INFINITY">:$residual_max));
   let results = (outs Variadic<AnyRankedTensor>:$result);
   let assemblyFormat = [{
     `ins` `(` $input `,` $packed_b `:` type($input) `,` type($packed_b) `)`
@@ -364,6 +372,7 @@ def Tessel_PackedMatmulI8RequantOp : Tessel_Op<"packed_matmul_i8_requant",
     `scale` `(` $scale `:` type($scale) `)`
     (`bias` `(` $bias^ `:` type($bias) `)`)?
     (`table` `(` $table^ `:` type($table) `)`)?
+    (`residual` `(` $residual^ `:` type($residual) `)`)?
     `outs` `(` $init `:` type($init) `)`
     attr-dict (`->` type($result)^)?
   }];

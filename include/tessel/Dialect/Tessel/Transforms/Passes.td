@@ -162,10 +162,29 @@ def TesselFuseRequantize : Pass<"tessel-fuse-requantize"> {
     `addf` of a constant, `minimumf`/`maximumf` to an 8-bit range,
     `fptosi`, `trunci` to i8, and then anything computed from that 8-bit
     value and constants alone, which is evaluated here for all 256 values
-    into the op's table. Any other generic (a residual input, a per-element
-    operand, another op) is left as it is: the int32 result and the generic
-    stay, and the answer is the same either way, bit for bit.
+    into the op's table. Any other generic (a per-element operand, another
+    op) is left as it is: the int32 result and the generic stay, and the
+    answer is the same either way, bit for bit.
+
+    With `residual`, an f32 operand read element for element (a residual
+    connection's other branch) is fused too when the body adds it to the
+    epilogue's f32 value and then only clamps: `yield(clamps(addf(v, r)))`
+    becomes the op's `residual` and `residual_min`/`residual_max`. A generic
+    that reads two int8 kernels (ResNet's projection shortcut added to a
+    block's last convolution) is then first split: the ops computed from one
+    kernel's result and constants alone, up to the one f32 value the rest
+    reads, become a generic of their own, fused into that kernel; the rest
+    is the other kernel's epilogue with that value as its residual. Off by
+    default: on AMD Zen 4 the fused residual measured slower than the
+    separate generic (ResNet-50 QDQ, one thread: 26.4 vs 25.3 ms), its
+    epilogue being compute-bound on the double-pumped 512-bit units
+    (docs/quantization.md).
   }];
+  let options = [
+    Option<"residual", "residual", "bool", /*default=*/"false",
+           "Also fuse residual adds (and split generics that read two "
+           "int8 kernels)">
+  ];
   let dependentDialects = ["::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect"];
 }
