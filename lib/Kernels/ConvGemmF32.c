@@ -12,7 +12,15 @@
  * floats) come from L2 and its MR activation rows stay in L1; a task covers
  * a chunk of rows and a block of FBLOCK panels, so one weight block is
  * reused from L2 by every row tile of the chunk. Tasks are independent
- * (disjoint outputs) and are spread over the thread pool. */
+ * (disjoint outputs) and are spread over the thread pool.
+ *
+ * With bf16 weights (tessel_kernel_conv2d_nhwc_bf16) the same blocking runs
+ * ConvGemmBF16.h's micro-kernel: a row tile's activations are rounded to
+ * bf16 once per reduction block, into one contiguous row per output pixel
+ * (the taps' channel runs, and a zero when the row's length is odd), and
+ * reused by every panel of the task. Pairs of k must not straddle a
+ * block: blocks have even channel counts, and an odd C is one block. */
+#include "ConvGemmBF16.h"
 #include "ThreadPool.h"
 #include "Vector.h"
 
@@ -35,7 +43,9 @@ typedef struct {
   const float *in;
   int64_t in_sn, in_sh, in_sw, in_sc, stride_h, stride_w;
   const float *wp;
-  int64_t wp_sn, wp_panel; /* floats per packed panel: KH*KW*C*NR */
+  const uint16_t *wpb;     /* bf16 weights instead of wp: pairs of k */
+  int64_t wp_sn, wp_panel; /* elements per packed panel: KH*KW*C*NR (bf16:
+                            * KH*KW*C rounded up to even, times NR) */
   float *out;
   int64_t out_sn, out_sh, out_sw, out_sf;
   const float *bias;
@@ -330,6 +340,14 @@ static void run_task(void *arg, int64_t task) {
                                                     j->ntaps * TK_MR_MAX);
   if (!atap)
     abort(); /* out of memory for a pointer table: nothing sane to return */
+  /* bf16: the row tile's activations, rounded (row i at i * arow_len). */
+  const int64_t arow_len = j->ntaps * j->cblock + 1;
+  uint16_t *abuf = NULL;
+  if (j->wpb) {
+    abuf = (uint16_t *)malloc(sizeof(uint16_t) * TK_MR_MAX * arow_len);
+    if (!abuf)
+      abort(); /* out of memory for a row tile: nothing sane to return */
+  }
   /* Full-width panels share one row step; a narrower last panel (F % NR)
    * has its own. The tap table of a row tile is built once per step. */
   const int64_t full_end = j->F / TK_NR < p1 ? j->F / TK_NR : p1;
@@ -389,6 +407,10 @@ static void run_task(void *arg, int64_t task) {
             }
           }
         }
+        if (abuf)
+          tk_bf16_round_rows(abuf, arow_len, atap, TK_MR_MAX, mr,
+                             merged ? j->ntaps / j->KW : j->ntaps,
+                             merged ? j->KW * kc : kc, j->in_sc);
         for (int64_t p = pa; p < pb; ++p) {
           const int nr = (p + 1) * TK_NR <= j->F ? TK_NR
                                                   : (int)(j->F - p * TK_NR);
@@ -398,6 +420,21 @@ static void run_task(void *arg, int64_t task) {
             crow[i] = j->flat ? out_p + (r + i) * j->out_sw
                               : out_p + r_oh[r - r0 + i] * j->out_sh +
                                     r_ow[r - r0 + i] * j->out_sw;
+          if (abuf) {
+            /* One reduction block of all channels: the rows and the
+             * panel's weights are each one run over every tap. */
+            const int whole = kc == j->C;
+            tk_vec acc[TK_MR_MAX][TK_NV];
+            tk_bf16_tile(mr, nv, whole ? 1 : j->ntaps,
+                         whole ? (j->ntaps * kc + 1) / 2 : kc / 2, abuf,
+                         arow_len, kc,
+                         j->wpb + n * j->wp_sn + p * j->wp_panel + c0 * TK_NR,
+                         j->C * TK_NR, acc);
+            store_tile(mr, nv, acc, nr, crow, j->out_sf, load_c, last,
+                       j->bias ? j->bias + p * TK_NR : NULL, j->clamp, j->lo,
+                       j->hi);
+            continue;
+          }
           micro_dispatch(mr, nv, nr, merged ? j->ntaps / j->KW : j->ntaps,
                          merged ? j->KW * kc : kc, j->in_sc, atap,
                          wp_n + p * j->wp_panel + c0 * TK_NR,
@@ -411,16 +448,18 @@ static void run_task(void *arg, int64_t task) {
   }
   if (atap != atap_small)
     free(atap);
+  free(abuf);
 }
 
-void tessel_kernel_conv2d_nhwc_f32(
+/* Both entry points: weights wp (f32) or wpb (bf16 pairs). */
+static void conv_gemm(
     int64_t N, int64_t OH, int64_t OW, int64_t F, int64_t KH, int64_t KW,
     int64_t C, int64_t H, int64_t W, int64_t pad_top, int64_t pad_left,
     const float *in, int64_t in_sn, int64_t in_sh, int64_t in_sw,
     int64_t in_sc, int64_t stride_h, int64_t stride_w, int64_t dil_h,
-    int64_t dil_w, const float *wp, int64_t wp_sn, float *out, int64_t out_sn,
-    int64_t out_sh, int64_t out_sw, int64_t out_sf, const float *bias,
-    float lo, float hi, int32_t flags) {
+    int64_t dil_w, const float *wp, const uint16_t *wpb, int64_t wp_sn,
+    float *out, int64_t out_sn, int64_t out_sh, int64_t out_sw,
+    int64_t out_sf, const float *bias, float lo, float hi, int32_t flags) {
   if (N <= 0 || OH <= 0 || OW <= 0 || F <= 0)
     return;
   const int accumulate = (flags & TESSEL_KERNEL_ACCUMULATE) != 0;
@@ -447,6 +486,10 @@ void tessel_kernel_conv2d_nhwc_f32(
   /* Equal blocks (256 channels in 3x3 taps: 86+85+85, not 113+113+30). */
   const int64_t nblocks = (C + cblock - 1) / cblock;
   cblock = (C + nblocks - 1) / nblocks;
+  /* bf16 pairs never straddle a block: blocks of an even channel count,
+   * one block for an odd one. */
+  if (wpb && cblock < C)
+    cblock = C % 2 ? C : (cblock + 1) & ~(int64_t)1;
 
   const int64_t rows = OH * OW;
   /* Task size: ROW_TILES row tiles x FBLOCK panels, made smaller when that
@@ -487,12 +530,39 @@ void tessel_kernel_conv2d_nhwc_f32(
                KH * KW,  KW,       H,         W,        pad_top,
                pad_left, dil_h,    dil_w,     zeros_big ? zeros_big : zeros_small,
                flat,     merge_kw, in,       in_sn,    in_sh,     in_sw,    in_sc,
-               stride_h, stride_w, wp,        wp_sn,    KH * KW * C * TK_NR,
+               stride_h, stride_w, wp,        wpb,      wp_sn,
+               (wpb ? (KH * KW * C + 1) & ~(int64_t)1 : KH * KW * C) * TK_NR,
                out,      out_sn,   out_sh,    out_sw,   out_sf,
                bias,     lo,       hi,        accumulate, clamp,
                cblock,   row_chunks, chunk_rows, fblock};
   tk_parallel_for(f_blocks * N * row_chunks, run_task, &job);
   free(zeros_big);
+}
+
+void tessel_kernel_conv2d_nhwc_f32(
+    int64_t N, int64_t OH, int64_t OW, int64_t F, int64_t KH, int64_t KW,
+    int64_t C, int64_t H, int64_t W, int64_t pad_top, int64_t pad_left,
+    const float *in, int64_t in_sn, int64_t in_sh, int64_t in_sw,
+    int64_t in_sc, int64_t stride_h, int64_t stride_w, int64_t dil_h,
+    int64_t dil_w, const float *wp, int64_t wp_sn, float *out, int64_t out_sn,
+    int64_t out_sh, int64_t out_sw, int64_t out_sf, const float *bias,
+    float lo, float hi, int32_t flags) {
+  conv_gemm(N, OH, OW, F, KH, KW, C, H, W, pad_top, pad_left, in, in_sn,
+            in_sh, in_sw, in_sc, stride_h, stride_w, dil_h, dil_w, wp, NULL,
+            wp_sn, out, out_sn, out_sh, out_sw, out_sf, bias, lo, hi, flags);
+}
+
+void tessel_kernel_conv2d_nhwc_bf16(
+    int64_t N, int64_t OH, int64_t OW, int64_t F, int64_t KH, int64_t KW,
+    int64_t C, int64_t H, int64_t W, int64_t pad_top, int64_t pad_left,
+    const float *in, int64_t in_sn, int64_t in_sh, int64_t in_sw,
+    int64_t in_sc, int64_t stride_h, int64_t stride_w, int64_t dil_h,
+    int64_t dil_w, const uint16_t *wp, int64_t wp_sn, float *out,
+    int64_t out_sn, int64_t out_sh, int64_t out_sw, int64_t out_sf,
+    const float *bias, float lo, float hi, int32_t flags) {
+  conv_gemm(N, OH, OW, F, KH, KW, C, H, W, pad_top, pad_left, in, in_sn,
+            in_sh, in_sw, in_sc, stride_h, stride_w, dil_h, dil_w, NULL, wp,
+            wp_sn, out, out_sn, out_sh, out_sw, out_sf, bias, lo, hi, flags);
 }
 
 void tessel_kernel_matmul_f32(int64_t batch, int64_t M, int64_t N, int64_t K,

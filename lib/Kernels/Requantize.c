@@ -121,64 +121,11 @@ void tk_epilogue_set_residual(struct epilogue *e, const float *res,
   e->res_hi = res_hi;
 }
 
-/* Whether environment variable `name` is set to something other than 0. */
-static int env_flag(const char *name) {
-  const char *v = getenv(name);
-  return v && *v && *v != '0';
-}
-
 int64_t tk_epilogue_out_bytes(const struct epilogue *e) {
   return e->out_f32 || !e->quantize ? 4 : 1;
 }
 
 #ifdef TK_HAVE_VNNI_PATH
-/* probe(), computed once and cached (threads may race to compute the
- * same value, which is harmless). */
-static int cached(int *slot, int (*probe)(void)) {
-  int v = __atomic_load_n(slot, __ATOMIC_RELAXED);
-  if (v < 0) {
-    v = probe();
-    __atomic_store_n(slot, v, __ATOMIC_RELAXED);
-  }
-  return v;
-}
-
-/* TESSEL_KERNELS_NO_VNNI=1 takes the AVX2 or portable path (their tests,
- * and comparisons) on a CPU that has VNNI; TESSEL_KERNELS_NO_AVX2=1 with
- * it, the portable one. */
-static int probe_vnni(void) {
-  __builtin_cpu_init();
-  return !env_flag("TESSEL_KERNELS_NO_VNNI") &&
-         __builtin_cpu_supports("avx512vnni") &&
-         __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512vl");
-}
-
-static int probe_avx2(void) {
-  __builtin_cpu_init();
-  return !env_flag("TESSEL_KERNELS_NO_AVX2") && __builtin_cpu_supports("avx2");
-}
-
-static int probe_vbmi(void) {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512vbmi");
-}
-
-int tk_has_vnni(void) {
-  static int slot = -1;
-  return cached(&slot, probe_vnni);
-}
-
-int tk_has_avx2(void) {
-  static int slot = -1;
-  return cached(&slot, probe_avx2);
-}
-
-int tk_has_vbmi(void) {
-  static int slot = -1;
-  return cached(&slot, probe_vbmi);
-}
-
 /* Times 16-lane divisions against the corrected reciprocal's multiply and
  * two FMAs, each over independent vectors as the epilogue runs them; the
  * lesser of a few tries, once per process (a few microseconds). */
@@ -214,22 +161,19 @@ TK_VNNI_TARGET static uint64_t time_division(int corrected) {
 /* TESSEL_KERNELS_FORCE_RECIPROCAL_FMA=1: the corrected sequence wherever
  * it is allowed (its tests, on any CPU). */
 static int probe_division(void) {
-  return env_flag("TESSEL_KERNELS_FORCE_RECIPROCAL_FMA") ||
+  return tk_env_flag("TESSEL_KERNELS_FORCE_RECIPROCAL_FMA") ||
          (tk_has_vnni() && time_division(1) < time_division(0));
 }
 
 int tk_division_is_slow(void) {
   static int slot = -1;
-  return cached(&slot, probe_division);
+  return tk_cached(&slot, probe_division);
 }
 
 #else
 int tk_division_is_slow(void) {
-  return env_flag("TESSEL_KERNELS_FORCE_RECIPROCAL_FMA");
+  return tk_env_flag("TESSEL_KERNELS_FORCE_RECIPROCAL_FMA");
 }
-int tk_has_vnni(void) { return 0; }
-int tk_has_avx2(void) { return 0; }
-int tk_has_vbmi(void) { return 0; }
 #endif
 
 #ifdef TK_HAVE_VNNI_PATH

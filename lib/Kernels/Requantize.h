@@ -10,6 +10,7 @@
 #ifndef TESSEL_KERNELS_REQUANTIZE_H
 #define TESSEL_KERNELS_REQUANTIZE_H
 
+#include "CpuFeatures.h"
 #include "tessel/Kernels/tessel_kernels.h"
 
 #include <stdint.h>
@@ -80,11 +81,6 @@ typedef void (*tk_finish_fn)(const struct epilogue *e,
  * 1 and a residual's columns contiguous). */
 tk_finish_fn tk_choose_finish(const struct epilogue *e, int64_t out_sn);
 
-/* CPU features, cached; TESSEL_KERNELS_NO_VNNI=1 and TESSEL_KERNELS_NO_AVX2=1
- * turn the first two off (tests of the other paths). */
-int tk_has_vnni(void);
-int tk_has_avx2(void);
-int tk_has_vbmi(void);
 /* Whether the corrected reciprocal (TESSEL_KERNEL_RECIPROCAL_FMA) beats a
  * vector division on this CPU, measured once. */
 int tk_division_is_slow(void);

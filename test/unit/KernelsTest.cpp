@@ -58,7 +58,39 @@ struct ConvCase {
   uint32_t threads;
   int64_t pt = 0, pb = 0, pl = 0, pr = 0; // implicit zero padding
   bool winograd = false; // 3x3/1 only: tessel_kernel_conv2d_winograd_nhwc_f32
+  bool bf16 = false;     // tessel_kernel_conv2d_nhwc_bf16
 };
+
+ConvCase inBF16(ConvCase t) {
+  t.bf16 = true;
+  return t;
+}
+
+/// f32 -> bf16 bits, nearest even (the test data has no NaN or denormal).
+uint16_t toBF16(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, sizeof u);
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return uint16_t(u >> 16);
+}
+float fromBF16(uint16_t h) {
+  uint32_t u = uint32_t(h) << 16;
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+/// W[f][k] (k < K) -> [ceil(F/NR)][ceil(K/2)][NR][2] bf16, zero-padded.
+std::vector<uint16_t> packFilterBF16(const std::vector<float> &w, int64_t F,
+                                     int64_t K) {
+  int64_t P = (F + NR - 1) / NR, k2 = (K + 1) / 2;
+  std::vector<uint16_t> p(P * k2 * NR * 2, 0);
+  for (int64_t f = 0; f < F; ++f)
+    for (int64_t k = 0; k < K; ++k)
+      p[(((f / NR) * k2 + k / 2) * NR + f % NR) * 2 + k % 2] =
+          toBF16(w[f * K + k]);
+  return p;
+}
 
 /// W[f][3][3][c] -> U = G g G^T packed as [16][ceil(F/NR)][C][NR], the
 /// Winograd F(2x2, 3x3) filter the compiler emits (in double, here).
@@ -92,7 +124,20 @@ void checkConv(const ConvCase &t) {
   std::vector<float> wp = packFilter(w, t.F, K);
   float lo = t.clamp ? -0.5f : -kInf, hi = t.clamp ? 0.75f : kInf;
   setThreads(t.threads);
-  if (t.winograd) {
+  if (t.bf16) {
+    std::vector<uint16_t> wb = packFilterBF16(w, t.F, K);
+    tessel_kernel_conv2d_nhwc_bf16(
+        t.N, OH, OW, t.F, t.KH, t.KW, t.C, t.H, t.W, t.pt, t.pl, in.data(),
+        t.H * t.W * t.C, t.W * t.C, t.C, 1, t.sh, t.sw, t.dh, t.dw, wb.data(),
+        0, out.data(), OH * OW * t.F, OW * t.F, t.F, 1,
+        t.bias ? bias.data() : nullptr, lo, hi,
+        t.accumulate ? TESSEL_KERNEL_ACCUMULATE : 0);
+    // The reference multiplies the values the kernel multiplies.
+    for (float &x : in)
+      x = fromBF16(toBF16(x));
+    for (float &x : w)
+      x = fromBF16(toBF16(x));
+  } else if (t.winograd) {
     std::vector<float> up = winogradFilter(w, t.F, t.C);
     tessel_kernel_conv2d_winograd_nhwc_f32(
         t.N, OH, OW, t.F, t.C, t.H, t.W, t.pt, t.pl, in.data(),
@@ -171,6 +216,46 @@ TEST(ConvKernel, StemFilterRowsAsOneTap) {
   checkConv({1, 30, 33, 4, 80, 5, 3, 1, 1, 2, 1, false, false, true, 1, 4, 4, 1, 1});
   checkConv({2, 12, 40, 3, 130, 3, 5, 1, 2, 1, 1, true, false, false, 1});
   checkConv({1, 40, 46, 3, 64, 7, 7, 2, 2, 1, 1, true, false, false, 2, 3, 3, 3, 3});
+}
+
+TEST(ConvKernelBF16, EveryRowCountPanelWidthAndOddChannels) {
+  // Odd C pads each tap's channel pairs; C = 300 with a 3x3 filter splits
+  // the reduction into several blocks of even channel counts.
+  for (int64_t w : {1, 6, 7, 12, 13, 97})
+    for (int64_t f : {1, 16, 17, 33, 48, 64, 65, 130})
+      checkConv(inBF16({1, 1, w, 7, f, 1, 1, 1, 1, 1, 1, false, false, false, 1}));
+  checkConv(inBF16({1, 8, 8, 300, 40, 3, 3, 1, 1, 1, 1, true, false, true, 1}));
+  checkConv(inBF16({1, 8, 8, 301, 70, 3, 3, 1, 1, 1, 1, true, true, false, 1}));
+  checkConv(inBF16({1, 1, 50, 4096, 20, 1, 1, 1, 1, 1, 1, false, false, true, 1}));
+}
+
+TEST(ConvKernelBF16, StridesDilationsPaddingThreads) {
+  checkConv(inBF16({1, 11, 10, 3, 70, 7, 7, 2, 2, 1, 1, true, true, false, 1}));
+  checkConv(inBF16({2, 12, 13, 5, 24, 3, 2, 2, 1, 2, 3, false, true, true, 1}));
+  checkConv(inBF16({1, 40, 46, 3, 64, 7, 7, 2, 2, 1, 1, true, true, false, 1, 3, 3, 3, 3}));
+  checkConv(inBF16({1, 5, 6, 4, 20, 3, 3, 1, 1, 2, 2, true, false, false, 1, 3, 2, 4, 3}));
+  checkConv(inBF16({2, 20, 20, 16, 96, 3, 3, 1, 1, 1, 1, true, true, true, 2}));
+}
+
+TEST(ConvKernelBF16, RoundsTheActivations) {
+  // The bf16 kernel's result is not the fp32 one: a kernel that skipped
+  // the rounding of `in` (or of W) would be within the fp32 tolerance.
+  const int64_t M = 13, C = 64, F = 64;
+  auto in = randomVec(M * C, 7), w = randomVec(F * C, 8);
+  std::vector<float> o32(M * F), o16(M * F);
+  std::vector<float> wp = packFilter(w, F, C);
+  std::vector<uint16_t> wb = packFilterBF16(w, F, C);
+  tessel_kernel_conv2d_nhwc_f32(1, 1, M, F, 1, 1, C, 1, M, 0, 0, in.data(), 0,
+                                0, C, 1, 1, 1, 1, 1, wp.data(), 0, o32.data(),
+                                0, 0, F, 1, nullptr, -kInf, kInf, 0);
+  tessel_kernel_conv2d_nhwc_bf16(1, 1, M, F, 1, 1, C, 1, M, 0, 0, in.data(), 0,
+                                 0, C, 1, 1, 1, 1, 1, wb.data(), 0, o16.data(),
+                                 0, 0, F, 1, nullptr, -kInf, kInf, 0);
+  double worst = 0;
+  for (int64_t i = 0; i < M * F; ++i)
+    worst = std::fmax(worst, std::fabs(o32[i] - o16[i]));
+  EXPECT_GT(worst, 1e-3);
+  EXPECT_LT(worst, 0.1);
 }
 
 TEST(ConvKernel, TwoThreadsMatch) {

@@ -164,21 +164,11 @@ def MemrefFree : Kernel<"memref_free"> {
 // fp32 kernels.
 //===----------------------------------------------------------------------===//
 
-def Conv2DNhwcF32 : Kernel<"conv2d_nhwc_f32"> {
-  let summary = "Direct (im2col-free) NHWC convolution as an implicit GEMM";
-  let description = [{
-    With implicit zero padding:
-      out[n,oh,ow,f] = sum_{kh,kw,c} in[n, oh*sh + kh*dh - pad_top,
-                                        ow*sw + kw*dw - pad_left, c]
-                                     * W[f,kh,kw,c]
-    where `in` is N x H x W x C and positions outside it count as zero
-    (bottom/right padding follows from OH/OW). W is packed as
-    [ceil(F/NR)][KH*KW*C][NR] with k = (kh*KW + kw)*C + c; wp_sn is the
-    packed-weight stride between batch images (0: all images share the
-    weights).
-  }];
+// The implicit-GEMM convolution of tessel.packed_conv2d (not Winograd),
+// with weights of C type `wType`.
+class Conv2DNhwcKernel<string name, string wType, code pred> : Kernel<name> {
   let op = "PackedConv2DOp";
-  let predicate = "!$_op.getWinograd()";
+  let predicate = pred;
   let prologue = [{
     if (failed(checkPanelWidth($_op)))
       return failure();
@@ -197,10 +187,41 @@ def Conv2DNhwcF32 : Kernel<"conv2d_nhwc_f32"> {
     I64Arg<"$_op.getStrides()[1]">:$stride_w,
     I64Arg<"$_op.getDilations()[0]">:$dil_h,
     I64Arg<"$_op.getDilations()[1]">:$dil_w,
-    PtrArg<"const float", "wp">:$wp,
-    I64Arg<"batchStride(cb, wp, /*batchedRank=*/4)">:$wp_sn,
+    PtrArg<wType, "wp">:$wp,
+    I64Arg<"batchStride(cb, wp, /*batchedRank=*/$_op.isBF16() ? 5 : 4)">:$wp_sn,
     StridedArg<"float", "$_op.getInit()", ["sn", "sh", "sw", "sf"]>:$out,
     EpilogueArg<"$_op">:$epilogue);
+}
+
+def Conv2DNhwcF32 : Conv2DNhwcKernel<"conv2d_nhwc_f32", "const float",
+                                     "!$_op.getWinograd() && !$_op.isBF16()"> {
+  let summary = "Direct (im2col-free) NHWC convolution as an implicit GEMM";
+  let description = [{
+    With implicit zero padding:
+      out[n,oh,ow,f] = sum_{kh,kw,c} in[n, oh*sh + kh*dh - pad_top,
+                                        ow*sw + kw*dw - pad_left, c]
+                                     * W[f,kh,kw,c]
+    where `in` is N x H x W x C and positions outside it count as zero
+    (bottom/right padding follows from OH/OW). W is packed as
+    [ceil(F/NR)][KH*KW*C][NR] with k = (kh*KW + kw)*C + c; wp_sn is the
+    packed-weight stride between batch images (0: all images share the
+    weights).
+  }];
+}
+
+def Conv2DNhwcBF16 : Conv2DNhwcKernel<"conv2d_nhwc_bf16", "const uint16_t",
+                                      "$_op.isBF16()"> {
+  let summary = "The same convolution with bf16 products and f32 sums";
+  let description = [{
+    `in` is rounded to bf16 (nearest even; f32 denormals to zero) and W is
+    bf16 (its bits, uint16_t); each product of two bf16 values is exact in
+    f32 and the sums are f32 (AVX512_BF16's `vdpbf16ps` where the CPU has
+    it). W is packed in pairs of consecutive k per column:
+    [ceil(F/NR)][ceil(K/2)][NR][2] with K = KH*KW*C and, as above,
+    k = (kh*KW + kw)*C + c: wp[p][k/2][j][k%2] = W[p*NR + j][k], zero for
+    k >= K and beyond F (wp_sn in elements). Strides, padding and epilogue
+    as above.
+  }];
 }
 
 def Conv2DWinogradNhwcF32 : Kernel<"conv2d_winograd_nhwc_f32"> {

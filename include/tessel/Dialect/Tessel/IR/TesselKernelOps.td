@@ -50,6 +50,16 @@ def Tessel_PackedConv2DOp : Tessel_Op<"packed_conv2d",
     [0, 0, 1]]` (docs/pipeline/kernels.md). The result is the same
     convolution, up to rounding.
 
+    A `bf16` packed filter (what `tessel-compute-bf16` leads to) makes the
+    products bf16: `input` is rounded to bf16 (nearest even) and each
+    product of two bf16 values, exact in f32, is summed in f32. The filter
+    then holds pairs of consecutive reduction elements per output channel,
+    `packed_filter[p, k/2, j, k%2] = W[p*NR + j, kh, kw, c]` with `k =
+    (kh*KW + kw)*C + c`, zero for `k >= KH*KW*C` (`P x ceil(KH*KW*C/2) x
+    NR x 2`, rank 5 with one per batch image): what `linalg.pack` with
+    `inner_tiles = [NR, 2]` on the `F x (KH*KW*C)` filter produces, and what
+    AVX512_BF16's `vdpbf16ps` multiplies. Not with `winograd`.
+
     ```mlir
     %y = tessel.packed_conv2d ins(%x, %wp : tensor<1x9x9x8xf32>, tensor<1x72x64xf32>)
         bias(%b : tensor<16xf32>) outs(%init : tensor<1x7x7x16xf32>)
@@ -89,10 +99,15 @@ def Tessel_PackedConv2DOp : Tessel_Op<"packed_conv2d",
     }
     /// Verifies the `winograd` form (C: input channels, F: outputs).
     LogicalResult verifyWinograd(int64_t c, int64_t f);
+    /// Whether the products are bf16 (a bf16 packed filter).
+    bool isBF16() {
+      return cast<ShapedType>(getPackedFilter().getType())
+          .getElementType().isBF16();
+    }
     /// NR: output channels per packed panel.
     int64_t getPanelWidth() {
       auto t = cast<ShapedType>(getPackedFilter().getType());
-      return t.getDimSize(t.getRank() - 1);
+      return t.getDimSize(t.getRank() - (isBF16() ? 2 : 1));
     }
   }];
 }
