@@ -75,6 +75,7 @@ LogicalResult mlir::tessel::compileModule(ModuleOp module,
   pipelineOptions.routeLowering = options.routeLowering;
   pipelineOptions.component = options.component;
   pipelineOptions.quantize = options.quantize;
+  pipelineOptions.precision = options.precision;
   pipelineOptions.kernels = variant.has_value() && options.optLevel >= 2;
   pipelineOptions.targetTriple = (*tm)->getTargetTriple().str();
   pipelineOptions.vectorBits = vectorRegisterBits(**tm);

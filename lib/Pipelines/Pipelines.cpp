@@ -53,6 +53,14 @@ mlir::tessel::parseQuantizeMode(llvm::StringRef name) {
   return std::nullopt;
 }
 
+std::optional<Precision> mlir::tessel::parsePrecision(llvm::StringRef name) {
+  if (name == "f32")
+    return Precision::F32;
+  if (name == "bf16")
+    return Precision::BF16;
+  return std::nullopt;
+}
+
 /// Kernel-library codegen is the -O2/-O3 path; -O0/-O1 stay plain loops.
 static bool useKernels(const PipelineOptions &options) {
   return options.kernels && options.optLevel >= 2;
@@ -128,6 +136,10 @@ void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
   // Named output dimensions (ABI v3) must equal their inputs', proven
   // while shapes are still in tensor form.
   pm.addPass(createTesselCheckResultDims());
+  // --precision=bf16: the rounding of the operands is made explicit here,
+  // at every -O level, so that the kernels and the loops agree.
+  if (options.precision == Precision::BF16)
+    pm.addPass(createTesselComputeInBF16());
   if (useKernels(options)) {
     // Before elementwise fusion, which would merge the bias/residual/clamp
     // epilogues into generics the kernel patterns no longer recognize.
@@ -210,6 +222,7 @@ void mlir::tessel::buildBuffersToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createConvertMathToLLVMPass());
   // What LLVM has no intrinsic for (erf, tanh, ...) becomes a libm call.
   pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createTesselExpandBF16());
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
   // With the kernel library linked in, buffers come from its caching
   // allocator (lib/Kernels/Allocator.c) instead of malloc/free.

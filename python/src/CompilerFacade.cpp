@@ -237,6 +237,12 @@ Status IRModule::compile(const CompileOptions &options,
     return Status::failure(
         "quantize must be 'none', 'int8' or 'int8-dynamic', got '" +
         options.quantize + "'");
+  if (std::optional<::mlir::tessel::Precision> p =
+          ::mlir::tessel::parsePrecision(options.precision))
+    opts.precision = *p;
+  else
+    return Status::failure("precision must be 'f32' or 'bf16', got '" +
+                           options.precision + "'");
   std::optional<::mlir::tessel::CalibrationMethod> method =
       ::mlir::tessel::parseCalibrationMethod(options.calibrationMethod);
   if (!method)

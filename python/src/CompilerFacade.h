@@ -42,6 +42,8 @@ struct CompileOptions {
   std::string emit = "lib";
   /// Empty, or a phase name: stop there and write its MLIR.
   std::string compileTo;
+  /// "f32" or "bf16" (tessel-compile --precision).
+  std::string precision = "f32";
   /// "none", "int8" or "int8-dynamic" (tessel-compile --quantize).
   std::string quantize = "none";
   /// quantize == "int8": each model input's samples, stacked on a new

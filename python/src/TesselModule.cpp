@@ -398,7 +398,8 @@ PYBIND11_MODULE(_tessel, m) {
              const std::string &calibrationMethod,
              double calibrationPercentile,
              const std::vector<std::string> &quantizeExclude,
-             const std::string &quantizeReport) {
+             const std::string &quantizeReport,
+             const std::string &precision) {
             CompileOptions options;
             options.optLevel = optLevel;
             options.mcpu = mcpu;
@@ -429,6 +430,7 @@ PYBIND11_MODULE(_tessel, m) {
             options.calibrationPercentile = calibrationPercentile;
             options.quantizeExclude = quantizeExclude;
             options.quantizeReport = quantizeReport;
+            options.precision = precision;
             Status st;
             {
               py::gil_scoped_release release;
@@ -445,7 +447,7 @@ PYBIND11_MODULE(_tessel, m) {
           py::arg("calibration_method") = "minmax",
           py::arg("calibration_percentile") = 99.99,
           py::arg("quantize_exclude") = std::vector<std::string>{},
-          py::arg("quantize_report") = "")
+          py::arg("quantize_report") = "", py::arg("precision") = "f32")
       .def("function_names",
            [](PyIRModule &self) { return self.get().functionNames(); });
 

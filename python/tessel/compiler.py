@@ -159,7 +159,7 @@ def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
             route_lowering="grouped", component=None, raise_moe=True,
             quantize=None, calibration_data=None, calibration_method="minmax",
             calibration_percentile=99.99, quantize_exclude=(),
-            quantize_report=None):
+            quantize_report=None, precision="f32"):
     """Compiles ``source`` and returns a callable :class:`CompiledModule`.
 
     source: a ``torch.nn.Module`` (with ``example_inputs``, a tuple of
@@ -192,6 +192,10 @@ def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
     source) is ``tessel-compile --quantize=int8-dynamic``: matmuls with
     constant weights run on int8, the weights quantized per column at
     compile time, the activations per row at run time; no calibration.
+    precision="bf16" is ``tessel-compile --precision=bf16``: f32
+    convolutions and matmuls multiply bf16-rounded operands and sum in f32
+    (AVX512_BF16's ``vdpbf16ps``); inputs, outputs and everything else stay
+    f32.
     Errors raise :class:`tessel.CompileError` carrying the MLIR diagnostics
     (or :class:`tessel.TorchImportError` for an untranslatable torch node).
     """
@@ -211,6 +215,8 @@ def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
                          "quantize='int8'")
     if isinstance(quantize_exclude, str):
         quantize_exclude = [quantize_exclude]
+    if precision not in ("f32", "bf16"):
+        raise ValueError(f"precision must be 'f32' or 'bf16', got {precision!r}")
     if route_lowering not in ("grouped", "dense"):
         raise ValueError("route_lowering must be 'grouped' or 'dense', got "
                          f"{route_lowering!r}")
@@ -229,6 +235,7 @@ def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
                            calibration_percentile=float(calibration_percentile),
                            quantize_exclude=list(quantize_exclude),
                            quantize_report=os.fspath(quantize_report)
-                           if quantize_report is not None else "")
+                           if quantize_report is not None else "",
+                           precision=precision)
     return CompiledModule(path, function=function, threads=threads,
                           _keep=workdir)

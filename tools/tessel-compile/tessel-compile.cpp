@@ -90,6 +90,12 @@ static cl::opt<std::string> quantize(
              "int8 parts on int8 without this"),
     cl::value_desc("none|int8|int8-dynamic"), cl::init("none"),
     cl::cat(category));
+static cl::opt<std::string> precision(
+    "precision",
+    cl::desc("What f32 convolutions and matmuls compute in: f32 (default) "
+             "or bf16 (operands rounded to bf16, sums and results in f32; "
+             "AVX512_BF16's vdpbf16ps where the CPU has it)"),
+    cl::value_desc("f32|bf16"), cl::init("f32"), cl::cat(category));
 static cl::list<std::string> calibrationData(
     "calibration-data",
     cl::desc("--quantize=int8: the calibration samples of one model input, "
@@ -304,6 +310,13 @@ int main(int argc, char **argv) {
   }
   if (failed(readQuantizationOptions(options)))
     return 1;
+  if (std::optional<tessel::Precision> p = tessel::parsePrecision(precision)) {
+    options.precision = *p;
+  } else {
+    errs() << "tessel-compile: error: unknown --precision value '"
+           << precision << "' (expected f32 or bf16)\n";
+    return 1;
+  }
   if (!compileTo.empty()) {
     options.compileTo = tessel::parsePhase(compileTo);
     if (!options.compileTo) {

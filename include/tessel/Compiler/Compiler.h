@@ -58,6 +58,8 @@ struct CompileOptions {
   std::string routeLowering = "grouped";
   /// Non-empty: compile only this compose.component, as the entry point.
   std::string component;
+  /// What f32 convolutions and matmuls compute in.
+  Precision precision = Precision::F32;
   /// Quantization done by the compiler (QDQ models need none).
   QuantizeMode quantize = QuantizeMode::None;
   /// Static int8 (quantize == Int8): the samples of each model input, in

@@ -27,6 +27,12 @@ enum class QuantizeMode {
   Int8,        // static: calibrated sites (tessel.calibrated_ranges) on int8
 };
 
+/// What f32 convolutions and matmuls compute in (docs/quantization.md#bf16).
+enum class Precision {
+  F32,  // as written
+  BF16, // bf16 products (operands rounded to nearest even), f32 sums
+};
+
 struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   Option<unsigned> optLevel{*this, "opt-level",
                             llvm::cl::desc("Optimization level 0..3"),
@@ -71,6 +77,16 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "dynamic int8 for matmuls with constant weights"),
           clEnumValN(QuantizeMode::Int8, "int8",
                      "static int8 from calibrated ranges"))};
+  Option<Precision> precision{
+      *this, "precision",
+      llvm::cl::desc("What f32 convolutions and matmuls compute in: f32, or "
+                     "bf16 (operands rounded to bf16, sums in f32: "
+                     "AVX512_BF16's vdpbf16ps)"),
+      llvm::cl::init(Precision::F32),
+      llvm::cl::values(
+          clEnumValN(Precision::F32, "f32", "f32 products and sums"),
+          clEnumValN(Precision::BF16, "bf16",
+                     "bf16 products, f32 sums"))};
   Option<std::string> component{
       *this, "component",
       llvm::cl::desc("Compile only this compose.component, as the entry "
@@ -80,6 +96,8 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
 
 /// Parses a --quantize value (none|int8-dynamic|int8).
 std::optional<QuantizeMode> parseQuantizeMode(llvm::StringRef name);
+/// Parses a --precision value (f32|bf16).
+std::optional<Precision> parsePrecision(llvm::StringRef name);
 
 /// The phases of the CPU pipeline, in order.
 enum class Phase { Input, Linalg, Bufferized, LLVM };

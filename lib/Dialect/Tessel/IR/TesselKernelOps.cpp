@@ -35,17 +35,26 @@ static LogicalResult verifyOperandKinds(Operation *op, ArrayRef<Value> operands,
   return success();
 }
 
-/// What both kernel ops require: all-tensor or all-memref f32 operands, one
-/// result equal to init on tensors, rank-4 input and init, a 1-D bias of
-/// one value per output channel, an ordered clamp.
+/// What both kernel ops require: all-tensor or all-memref f32 operands
+/// (the weights may be bf16 where `bf16Weights`), one result equal to init
+/// on tensors, rank-4 input and init, a 1-D bias of one value per output
+/// channel, an ordered clamp.
 template <typename OpT>
-static LogicalResult verifyKernelOpCommon(OpT op, Value weights) {
+static LogicalResult verifyKernelOpCommon(OpT op, Value weights,
+                                          bool bf16Weights = false) {
   auto inTy = cast<ShapedType>(op.getInput().getType());
   auto outTy = cast<ShapedType>(op.getInit().getType());
-  SmallVector<Value> operands = {op.getInput(), weights, op.getInit()};
+  SmallVector<Value> operands = {op.getInput(), op.getInit()};
   if (op.getBias())
     operands.push_back(op.getBias());
-  if (failed(verifyOperandKinds(op, operands, op.getInit())))
+  auto wTy = dyn_cast<ShapedType>(weights.getType());
+  bool weightsBF16 = bf16Weights && wTy && wTy.getElementType().isBF16();
+  if (!weightsBF16)
+    operands.push_back(weights);
+  if (failed(verifyOperandKinds(op, operands, op.getInit())) ||
+      (weightsBF16 && failed(verifyOperandKinds(op, {op.getInit(), weights},
+                                                op.getInit(),
+                                                /*anyElement=*/true))))
     return failure();
   if (inTy.getRank() != 4 || outTy.getRank() != 4)
     return op.emitOpError() << "input and init must be rank 4 (NHWC)";
@@ -118,15 +127,25 @@ LogicalResult PackedConv2DOp::verifyWinograd(int64_t c, int64_t f) {
 }
 
 LogicalResult PackedConv2DOp::verify() {
-  if (failed(verifyKernelOpCommon(*this, getPackedFilter())))
+  if (failed(verifyKernelOpCommon(*this, getPackedFilter(),
+                                  /*bf16Weights=*/true)))
     return failure();
   auto inTy = cast<ShapedType>(getInput().getType());
   auto wTy = cast<ShapedType>(getPackedFilter().getType());
   auto outTy = cast<ShapedType>(getInit().getType());
-  if (wTy.getRank() != 3 && wTy.getRank() != 4)
+  bool bf16 = isBF16();
+  // bf16 pairs: one more (innermost) dimension of 2.
+  int64_t rank = wTy.getRank() - (bf16 ? 1 : 0);
+  if (bf16 && (wTy.getRank() < 1 || wTy.getDimSize(wTy.getRank() - 1) != 2))
+    return emitOpError() << "a bf16 packed_filter must end in a dimension of "
+                            "2 (pairs of channels), got "
+                         << wTy;
+  if (rank != 3 && rank != 4)
     return emitOpError() << "packed_filter must be rank 3 (P x K x NR) or 4 "
-                            "(N x P x K x NR), got rank "
-                         << wTy.getRank();
+                            "(N x P x K x NR)"
+                         << (bf16 ? ", plus the pairs' dimension for bf16"
+                                  : "")
+                         << ", got rank " << wTy.getRank();
   if (getKernelSize().size() != 2)
     return emitOpError() << "kernel_size must have 2 values";
   if (llvm::any_of(getKernelSize(), [](int64_t v) { return v < 1; }))
@@ -148,7 +167,8 @@ LogicalResult PackedConv2DOp::verify() {
       return emitOpError() << "input spatial dim " << i << " is " << in
                            << ", but the output needs at least " << need;
   }
-  int64_t rank = wTy.getRank();
+  if (getWinograd() && bf16)
+    return emitOpError() << "winograd takes an f32 packed_filter, not bf16";
   if (getWinograd())
     return verifyWinograd(c, f);
   if (rank == 4 && known(n) && known(wTy.getDimSize(0)) &&
@@ -159,11 +179,15 @@ LogicalResult PackedConv2DOp::verify() {
   int64_t nr = wTy.getDimSize(rank - 1);
   if (!known(nr) || nr < 1)
     return emitOpError() << "packed_filter panel width must be static";
-  if (known(c) && known(k) &&
-      k != c * getKernelSize()[0] * getKernelSize()[1])
+  int64_t taps = getKernelSize()[0] * getKernelSize()[1];
+  if (bf16 && known(c) && known(k) && k != (taps * c + 1) / 2)
+    return emitOpError() << "bf16 packed_filter has " << k
+                         << " pairs of reduction elements, expected "
+                            "ceil(KH*KW*C/2) = "
+                         << (taps * c + 1) / 2;
+  if (!bf16 && known(c) && known(k) && k != c * taps)
     return emitOpError() << "packed_filter reduction size is " << k
-                         << ", expected KH*KW*C = "
-                         << c * getKernelSize()[0] * getKernelSize()[1];
+                         << ", expected KH*KW*C = " << c * taps;
   if (known(f) && known(p) && p != (f + nr - 1) / nr)
     return emitOpError() << "packed_filter has " << p << " panels, but "
                          << f << " output channels need " << (f + nr - 1) / nr;

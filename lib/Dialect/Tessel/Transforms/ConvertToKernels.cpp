@@ -3,7 +3,9 @@
 // Data tiling for the kernel library: the weights operand is packed into
 // NR-column panels (linalg.pack, folded for constants), activations stay in
 // place, and producer/consumer epilogues (bias, residual add, clamp) move
-// into the op so that the output is written once.
+// into the op so that the output is written once. Ops on bf16 inputs with
+// an f32 init (tessel-compute-in-bf16) get the bf16 kernel: weights packed
+// in pairs of k, the activations' rounding left to the kernel.
 //
 //===----------------------------------------------------------------------===//
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
@@ -14,6 +16,8 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <cstring>
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELCONVERTTOKERNELS
@@ -40,15 +44,63 @@ bool isStaticF32(Value v) {
   return t && t.hasStaticShape() && t.getElementType().isF32();
 }
 
-/// An f32 tensor whose sizes are static, except perhaps dimension `dim`.
-bool isF32StaticExcept(Value v, unsigned dim) {
+/// A tensor of f32 (or of bf16 where `bf16`) whose sizes are static, except
+/// perhaps dimension `dim` (-1: none).
+bool isStaticExcept(Value v, int64_t dim, bool bf16 = false) {
   auto t = dyn_cast<RankedTensorType>(v.getType());
-  if (!t || !t.getElementType().isF32())
+  if (!t || !(bf16 ? t.getElementType().isBF16() : t.getElementType().isF32()))
     return false;
   for (auto [i, d] : llvm::enumerate(t.getShape()))
-    if (ShapedType::isDynamic(d) && i != dim)
+    if (ShapedType::isDynamic(d) && int64_t(i) != dim)
       return false;
   return true;
+}
+
+/// Whether a contraction's inputs `a` (activations) and `b` (weights) are
+/// bf16 with its f32 `init` (what tessel-compute-in-bf16 makes), or f32 like
+/// the init: the kernel op it becomes takes bf16 weights, or f32 ones.
+std::optional<bool> contractionIsBF16(Value a, Value b, Value init,
+                                      int64_t dynamicDim) {
+  if (!isStaticExcept(init, dynamicDim))
+    return std::nullopt;
+  for (bool bf16 : {false, true})
+    if (isStaticExcept(a, dynamicDim, bf16) && isStaticExcept(b, -1, bf16))
+      return bf16;
+  return std::nullopt;
+}
+
+/// The f32 tensor a bf16 kernel takes for the bf16 operand `v` (it rounds
+/// its f32 input itself): the source of an elementwise truncf, else `v`
+/// extended to f32, which the rounding gives back exactly.
+Value f32Activations(OpBuilder &b, Location loc, Value v) {
+  if (auto gen = v.getDefiningOp<linalg::GenericOp>()) {
+    Block &body = gen.getRegion().front();
+    auto trunc = dyn_cast<arith::TruncFOp>(&body.front());
+    if (gen.getNumDpsInputs() == 1 && gen.getNumDpsInits() == 1 &&
+        gen.getNumParallelLoops() == gen.getNumLoops() &&
+        llvm::all_of(gen.getIndexingMapsArray(),
+                     [](AffineMap m) { return m.isIdentity(); }) &&
+        body.getOperations().size() == 2 && trunc &&
+        trunc.getIn() == body.getArgument(0) &&
+        body.getTerminator()->getOperand(0) == trunc.getResult() &&
+        cast<ShapedType>(gen.getInputs()[0].getType()).getElementType().isF32())
+      return gen.getInputs()[0];
+  }
+  auto type = cast<RankedTensorType>(v.getType());
+  Type f32 = b.getF32Type();
+  Value init = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, v),
+                                       f32);
+  AffineMap id = b.getMultiDimIdentityMap(type.getRank());
+  SmallVector<utils::IteratorType> iterators(type.getRank(),
+                                             utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{init.getType()}, ValueRange{v},
+             ValueRange{init}, ArrayRef<AffineMap>{id, id}, iterators,
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               Value e = arith::ExtFOp::create(nb, nl, f32, args[0]);
+               linalg::YieldOp::create(nb, nl, e);
+             })
+      .getResult(0);
 }
 
 /// What the kernel needs to know about a contraction's `init`.
@@ -85,12 +137,20 @@ InitEpilogue analyzeInit(Value init) {
 }
 
 /// Packs dimension `dim` of `src` into panels of `nr` (zero-padded), outer
-/// dimensions ordered by `outerPerm`.
+/// dimensions ordered by `outerPerm`. With `pairDim` (bf16 weights), that
+/// dimension (the reduction's) is also tiled by 2: pairs of k innermost.
 Value packPanels(OpBuilder &b, Location loc, Value src, int64_t dim,
-                 int64_t nr, ArrayRef<int64_t> outerPerm) {
-  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+                 int64_t nr, ArrayRef<int64_t> outerPerm,
+                 std::optional<int64_t> pairDim = std::nullopt) {
+  Type elem = cast<ShapedType>(src.getType()).getElementType();
+  Value zero =
+      arith::ConstantOp::create(b, loc, b.getFloatAttr(elem, 0.0));
   SmallVector<OpFoldResult> tiles = {b.getIndexAttr(nr)};
   SmallVector<int64_t> dims = {dim};
+  if (pairDim) {
+    tiles.push_back(b.getIndexAttr(2));
+    dims.push_back(*pairDim);
+  }
   Value dest = linalg::PackOp::createDestinationTensor(b, loc, src, tiles,
                                                        dims, outerPerm);
   return linalg::PackOp::create(b, loc, src, dest, dims, tiles, zero,
@@ -135,14 +195,18 @@ struct ConvToKernel : OpRewritePattern<linalg::Conv2DNhwcFhwcOp> {
                                 PatternRewriter &rewriter) const override {
     Value input = op.getInputs()[0], filter = op.getInputs()[1];
     Value init = op.getOutputs()[0];
-    if (!isStaticF32(input) || !isStaticF32(filter) || !isStaticF32(init))
-      return rewriter.notifyMatchFailure(op, "needs static f32 shapes");
+    std::optional<bool> bf16 = contractionIsBF16(input, filter, init, -1);
+    if (!bf16)
+      return rewriter.notifyMatchFailure(
+          op, "needs static shapes, f32 or bf16 inputs and an f32 init");
     ArrayRef<int64_t> fShape =
         cast<RankedTensorType>(filter.getType()).getShape();
     SmallVector<int64_t> strides(op.getStrides().getValues<int64_t>());
     SmallVector<int64_t> dilations(op.getDilations().getValues<int64_t>());
     Location loc = op.getLoc();
     InitEpilogue epi = analyzeInit(init);
+    if (*bf16)
+      input = f32Activations(rewriter, loc, input);
     // Zero padding is done by the kernel: no padded copy of the input.
     SmallVector<int64_t> pad;
     if (auto padOp = input.getDefiningOp<tensor::PadOp>())
@@ -153,7 +217,7 @@ struct ConvToKernel : OpRewritePattern<linalg::Conv2DNhwcFhwcOp> {
     // A 3x3, stride-1 convolution with constant weights: Winograd F(2x2,
     // 3x3), its filter transformed and packed here.
     DenseElementsAttr fw;
-    if (winogradMin > 0 && fShape[1] == 3 && fShape[2] == 3 &&
+    if (!*bf16 && winogradMin > 0 && fShape[1] == 3 && fShape[2] == 3 &&
         strides == ArrayRef<int64_t>{1, 1} &&
         dilations == ArrayRef<int64_t>{1, 1} &&
         fShape[0] >= winogradMin && fShape[3] >= winogradMin &&
@@ -166,11 +230,13 @@ struct ConvToKernel : OpRewritePattern<linalg::Conv2DNhwcFhwcOp> {
       rewriter.replaceOp(op, conv.getResult());
       return success();
     }
-    // F x KH x KW x C -> F x (KH*KW*C) -> P x K x NR
+    // F x KH x KW x C -> F x (KH*KW*C) -> P x K x NR (bf16: P x K/2 x NR x 2)
     Value flat = tensor::CollapseShapeOp::create(
         rewriter, loc, filter,
         ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
-    Value packed = packPanels(rewriter, loc, flat, 0, nr, {});
+    Value packed = packPanels(rewriter, loc, flat, 0, nr, {},
+                              *bf16 ? std::optional<int64_t>(1)
+                                    : std::nullopt);
     rewriter.replaceOp(op, createPackedConv(rewriter, loc, input, packed, epi,
                                             {fShape[1], fShape[2]}, strides,
                                             dilations, pad)
@@ -198,11 +264,14 @@ struct MatmulToKernel : OpRewritePattern<OpT> {
     // the kernel takes it at run time, and the packed weights need only K
     // and N.
     unsigned mDim = batched ? 1 : 0;
-    if (!isStaticF32(b) || !isF32StaticExcept(a, mDim) ||
-        !isF32StaticExcept(init, mDim))
-      return rewriter.notifyMatchFailure(op, "needs static f32 shapes");
+    std::optional<bool> bf16 = contractionIsBF16(a, b, init, mDim);
+    if (!bf16)
+      return rewriter.notifyMatchFailure(
+          op, "needs static shapes, f32 or bf16 inputs and an f32 init");
     Location loc = op.getLoc();
     InitEpilogue epi = analyzeInit(init);
+    if (*bf16)
+      a = f32Activations(rewriter, loc, a);
     // Rank 2 -> 1 x 1 x M x X; rank 3 -> B x 1 x M x X.
     SmallVector<ReassociationIndices> toImage =
         batched ? SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}}
@@ -218,9 +287,12 @@ struct MatmulToKernel : OpRewritePattern<OpT> {
           rewriter, loc, RankedTensorType::get(shape, t.getElementType()), v,
           toImage);
     };
+    auto pairs = [&](int64_t kDim) {
+      return *bf16 ? std::optional<int64_t>(kDim) : std::nullopt;
+    };
     Value packed =
-        batched ? packPanels(rewriter, loc, b, 2, nr, {0, 2, 1})
-                : packPanels(rewriter, loc, b, 1, nr, {1, 0});
+        batched ? packPanels(rewriter, loc, b, 2, nr, {0, 2, 1}, pairs(1))
+                : packPanels(rewriter, loc, b, 1, nr, {1, 0}, pairs(0));
     InitEpilogue epi4 = {image(epi.init), epi.bias, epi.accumulate};
     auto conv = createPackedConv(rewriter, loc, image(a), packed, epi4,
                                  {1, 1}, {1, 1}, {1, 1});
@@ -575,7 +647,7 @@ struct DepthwiseToKernel : OpRewritePattern<OpT> {
   }
 };
 
-/// linalg.pack of an f32 constant: packed at compile time.
+/// linalg.pack of an f32 or bf16 constant: packed at compile time.
 struct FoldPackOfConstant : OpRewritePattern<linalg::PackOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(linalg::PackOp pack,
@@ -585,14 +657,17 @@ struct FoldPackOfConstant : OpRewritePattern<linalg::PackOp> {
       return failure();
     auto srcTy = cast<RankedTensorType>(src.getType());
     auto dstTy = cast<RankedTensorType>(pack.getDestType());
-    if (!srcTy.getElementType().isF32() || !dstTy.hasStaticShape())
+    Type elem = srcTy.getElementType();
+    if (!(elem.isF32() || elem.isBF16()) || !dstTy.hasStaticShape())
       return failure();
-    float pad = 0.0f;
+    // Elements are moved as raw bytes (little endian, like the data).
+    const size_t bytes = elem.isF32() ? 4 : 2;
+    uint32_t pad = 0;
     if (Value p = pack.getPaddingValue()) {
       FloatAttr pv;
       if (!matchPattern(p, m_Constant(&pv)))
         return failure();
-      pad = pv.getValue().convertToFloat();
+      pad = uint32_t(pv.getValue().bitcastToAPInt().getZExtValue());
     }
     SmallVector<int64_t> tiles = pack.getStaticTiles();
     if (llvm::any_of(tiles, ShapedType::isDynamic))
@@ -607,10 +682,10 @@ struct FoldPackOfConstant : OpRewritePattern<linalg::PackOp> {
     SmallVector<int64_t> srcStrides(rank, 1);
     for (int64_t d = rank - 2; d >= 0; --d)
       srcStrides[d] = srcStrides[d + 1] * srcShape[d + 1];
-    SmallVector<float> in = llvm::to_vector(src.getValues<float>());
+    ArrayRef<char> in = src.getRawData();
     ArrayRef<int64_t> dstShape = dstTy.getShape();
     int64_t total = dstTy.getNumElements();
-    std::vector<float> out(total);
+    std::vector<char> out(total * bytes);
     // Walk destination indices in order: outer dims (permuted) then tiles.
     SmallVector<int64_t> idx(dstShape.size(), 0);
     for (int64_t linear = 0; linear < total; ++linear) {
@@ -625,14 +700,17 @@ struct FoldPackOfConstant : OpRewritePattern<linalg::PackOp> {
         inBounds &= s[d] < srcShape[d];
         off += s[d] * srcStrides[d];
       }
-      out[linear] = inBounds ? (src.isSplat() ? in[0] : in[off]) : pad;
+      std::memcpy(out.data() + linear * bytes,
+                  inBounds ? in.data() + (src.isSplat() ? 0 : off) * bytes
+                           : reinterpret_cast<const char *>(&pad),
+                  bytes);
       for (int64_t d = (int64_t)idx.size() - 1; d >= 0; --d) {
         if (++idx[d] < dstShape[d])
           break;
         idx[d] = 0;
       }
     }
-    auto attr = DenseElementsAttr::get(dstTy, ArrayRef<float>(out));
+    auto attr = DenseElementsAttr::getFromRawBuffer(dstTy, out);
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(pack, dstTy, attr);
     return success();
   }

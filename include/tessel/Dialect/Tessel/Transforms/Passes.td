@@ -59,6 +59,39 @@ def TesselDecomposeGraphOps : Pass<"tessel-decompose-graph-ops"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def TesselComputeInBF16 : Pass<"tessel-compute-in-bf16"> {
+  let summary = "Compute f32 convolutions and matmuls on bf16-rounded "
+                "operands, summing in f32 (--precision=bf16)";
+  let description = [{
+    On linalg on tensors: every `linalg.conv_2d_nhwc_fhwc`, `linalg.matmul`
+    and `linalg.batch_matmul` whose inputs and init are f32 takes its inputs
+    through `arith.truncf` to bf16 (constants are rounded here, at compile
+    time); the op itself is unchanged, so by linalg's semantics each product
+    is of two bf16 values (exact in f32) and the sums stay f32 in the f32
+    init. This is what AVX512_BF16's `vdpbf16ps` computes, and what
+    `tessel-convert-to-kernels` then runs on the bf16 kernel
+    (docs/quantization.md#bf16). Depthwise convolutions and
+    `tessel.attention` are left in f32. Rounding is to nearest even.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def TesselExpandBF16 : Pass<"tessel-expand-bf16"> {
+  let summary = "bf16 <-> f32 conversions as integer operations";
+  let description = [{
+    `arith.truncf` to bf16 (round to nearest even) and `arith.extf` from
+    bf16 become integer arithmetic on the bits (upstream's
+    `populateExpandBFloat16Patterns`), scalar or vector, before the lowering
+    to LLVM: LLVM would otherwise call `__truncsfbf2`, which the C runtime
+    of the target may lack, on CPUs without AVX512_BF16. Only these
+    conversions are touched (`arith-expand` would also expand
+    `maximumf`/`minimumf` and more).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def TesselConvertToKernels : Pass<"tessel-convert-to-kernels"> {
   let summary = "Rewrite f32 convolutions and matmuls into tessel.packed_conv2d";
   let description = [{
