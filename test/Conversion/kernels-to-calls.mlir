@@ -400,3 +400,34 @@ func.func @depthwise_i8_requant(%x: memref<1x8x8x20xi8>, %w: memref<2x3x32x4xi8>
        out_scale = 0.05 : f32, out_zp = 12.0 : f32}
   return
 }
+
+// -----
+
+// A bf16 packed filter calls the bf16 kernel (same arguments; the filter's
+// elements are its bits, uint16_t); a rank-4 one has a batch stride.
+// CHECK-LABEL: func.func private @tessel_kernel_conv2d_nhwc_bf16(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, i64, i64, i64, !llvm.ptr, f32, f32, i32)
+// CHECK-LABEL: func @conv_bf16
+// CHECK: %{{.*}}, %[[WOFF:.*]], %{{.*}}:3, %{{.*}}:3 = memref.extract_strided_metadata %arg1
+// CHECK: %[[TWO:.*]] = arith.constant 2 : index
+// CHECK: arith.muli %[[WOFF]], %[[TWO]] : index
+// CHECK: call @tessel_kernel_conv2d_nhwc_bf16(
+// CHECK-NOT: call @tessel_kernel_conv2d_nhwc_f32
+// CHECK-LABEL: func @matmul_bf16_batched
+// CHECK: memref.extract_strided_metadata %arg1
+// CHECK: %{{.*}}, %{{.*}}, %{{.*}}:4, %[[BSTR:.*]]:4 = memref.extract_strided_metadata %arg1
+// CHECK: %[[SN:.*]] = arith.index_cast %[[BSTR]]#0 : index to i64
+// CHECK: call @tessel_kernel_conv2d_nhwc_bf16({{.*}}, %[[SN]], {{.*}})
+func.func @conv_bf16(%x: memref<1x9x9x5xf32>, %w: memref<1x23x128xbf16>, %o: memref<1x7x7x16xf32>) {
+  tessel.packed_conv2d ins(%x, %w : memref<1x9x9x5xf32>, memref<1x23x128xbf16>)
+      outs(%o : memref<1x7x7x16xf32>)
+      {kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>,
+       dilations = array<i64: 1, 1>}
+  return
+}
+func.func @matmul_bf16_batched(%a: memref<2x1x5x8xf32>, %b: memref<2x1x4x128xbf16>, %o: memref<2x1x5x3xf32>) {
+  tessel.packed_conv2d ins(%a, %b : memref<2x1x5x8xf32>, memref<2x1x4x128xbf16>)
+      outs(%o : memref<2x1x5x3xf32>)
+      {kernel_size = array<i64: 1, 1>, strides = array<i64: 1, 1>,
+       dilations = array<i64: 1, 1>, accumulate}
+  return
+}

@@ -188,7 +188,7 @@ class Conv2DNhwcKernel<string name, string wType, code pred> : Kernel<name> {
     I64Arg<"$_op.getDilations()[0]">:$dil_h,
     I64Arg<"$_op.getDilations()[1]">:$dil_w,
     PtrArg<wType, "wp">:$wp,
-    I64Arg<"batchStride(cb, wp, /*batchedRank=*/$_op.isBF16() ? 5 : 4)">:$wp_sn,
+    I64Arg<"batchStride(cb, wp, /*batchedRank=*/4)">:$wp_sn,
     StridedArg<"float", "$_op.getInit()", ["sn", "sh", "sw", "sf"]>:$out,
     EpilogueArg<"$_op">:$epilogue);
 }

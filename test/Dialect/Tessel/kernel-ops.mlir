@@ -564,3 +564,56 @@ func.func @depthwise_i8_quantized_f32(%x: tensor<1x8x8x20xi8>, %w: tensor<2x3x32
        dilations = array<i64: 1, 1>, pad = array<i64: 2, 1, 1, 0>, a_zp = 0 : i32, a_signed, out_scale = 0.5 : f32} -> tensor<1x4x4x20xf32>
   return %r : tensor<1x4x4x20xf32>
 }
+
+// -----
+
+// bf16 products: a bf16 packed filter of ceil(KH*KW*C/2) pairs x 2*NR
+// (3x3x5 = 45 -> 23 pairs), f32 input, init and result.
+// CHECK-LABEL: func @bf16_round_trip
+// CHECK: tessel.packed_conv2d ins(%{{.*}}, %{{.*}} : tensor<1x9x9x5xf32>, tensor<1x23x128xbf16>) outs(%{{.*}} : tensor<1x7x7x16xf32>)
+func.func @bf16_round_trip(%x: tensor<1x9x9x5xf32>, %w: tensor<1x23x128xbf16>, %i: tensor<1x7x7x16xf32>) -> tensor<1x7x7x16xf32> {
+  %y = tessel.packed_conv2d ins(%x, %w : tensor<1x9x9x5xf32>, tensor<1x23x128xbf16>)
+      outs(%i : tensor<1x7x7x16xf32>)
+      {kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} -> tensor<1x7x7x16xf32>
+  return %y : tensor<1x7x7x16xf32>
+}
+
+// -----
+
+func.func @bf16_wrong_pairs(%x: tensor<1x9x9x5xf32>, %w: tensor<1x45x128xbf16>, %i: tensor<1x7x7x16xf32>) -> tensor<1x7x7x16xf32> {
+  // expected-error @+1 {{bf16 packed_filter has 45 pairs of reduction elements, expected ceil(KH*KW*C/2) = 23}}
+  %y = tessel.packed_conv2d ins(%x, %w : tensor<1x9x9x5xf32>, tensor<1x45x128xbf16>)
+      outs(%i : tensor<1x7x7x16xf32>)
+      {kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} -> tensor<1x7x7x16xf32>
+  return %y : tensor<1x7x7x16xf32>
+}
+
+// -----
+
+func.func @bf16_odd_panel(%x: tensor<1x9x9x5xf32>, %w: tensor<1x23x127xbf16>, %i: tensor<1x7x7x16xf32>) -> tensor<1x7x7x16xf32> {
+  // expected-error @+1 {{a bf16 packed_filter's last dimension holds pairs (2*NR), got 127}}
+  %y = tessel.packed_conv2d ins(%x, %w : tensor<1x9x9x5xf32>, tensor<1x23x127xbf16>)
+      outs(%i : tensor<1x7x7x16xf32>)
+      {kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} -> tensor<1x7x7x16xf32>
+  return %y : tensor<1x7x7x16xf32>
+}
+
+// -----
+
+func.func @bf16_input(%x: tensor<1x9x9x5xbf16>, %w: tensor<1x23x128xbf16>, %i: tensor<1x7x7x16xf32>) -> tensor<1x7x7x16xf32> {
+  // expected-error @+1 {{only f32 is supported, got 'tensor<1x9x9x5xbf16>'}}
+  %y = tessel.packed_conv2d ins(%x, %w : tensor<1x9x9x5xbf16>, tensor<1x23x128xbf16>)
+      outs(%i : tensor<1x7x7x16xf32>)
+      {kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} -> tensor<1x7x7x16xf32>
+  return %y : tensor<1x7x7x16xf32>
+}
+
+// -----
+
+func.func @bf16_winograd(%x: tensor<1x9x9x8xf32>, %w: tensor<16x1x8x128xbf16>, %i: tensor<1x7x7x16xf32>) -> tensor<1x7x7x16xf32> {
+  // expected-error @+1 {{winograd takes an f32 packed_filter, not bf16}}
+  %y = tessel.packed_conv2d ins(%x, %w : tensor<1x9x9x8xf32>, tensor<16x1x8x128xbf16>)
+      outs(%i : tensor<1x7x7x16xf32>)
+      {kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, winograd} -> tensor<1x7x7x16xf32>
+  return %y : tensor<1x7x7x16xf32>
+}

@@ -134,18 +134,13 @@ LogicalResult PackedConv2DOp::verify() {
   auto wTy = cast<ShapedType>(getPackedFilter().getType());
   auto outTy = cast<ShapedType>(getInit().getType());
   bool bf16 = isBF16();
-  // bf16 pairs: one more (innermost) dimension of 2.
-  int64_t rank = wTy.getRank() - (bf16 ? 1 : 0);
-  if (bf16 && (wTy.getRank() < 1 || wTy.getDimSize(wTy.getRank() - 1) != 2))
-    return emitOpError() << "a bf16 packed_filter must end in a dimension of "
-                            "2 (pairs of channels), got "
-                         << wTy;
+  int64_t rank = wTy.getRank();
   if (rank != 3 && rank != 4)
     return emitOpError() << "packed_filter must be rank 3 (P x K x NR) or 4 "
                             "(N x P x K x NR)"
-                         << (bf16 ? ", plus the pairs' dimension for bf16"
+                         << (bf16 ? ", K and NR as ceil(K/2) and 2*NR for bf16"
                                   : "")
-                         << ", got rank " << wTy.getRank();
+                         << ", got rank " << rank;
   if (getKernelSize().size() != 2)
     return emitOpError() << "kernel_size must have 2 values";
   if (llvm::any_of(getKernelSize(), [](int64_t v) { return v < 1; }))
@@ -179,6 +174,12 @@ LogicalResult PackedConv2DOp::verify() {
   int64_t nr = wTy.getDimSize(rank - 1);
   if (!known(nr) || nr < 1)
     return emitOpError() << "packed_filter panel width must be static";
+  if (bf16 && nr % 2)
+    return emitOpError() << "a bf16 packed_filter's last dimension holds "
+                            "pairs (2*NR), got "
+                         << nr;
+  if (bf16)
+    nr /= 2;
   int64_t taps = getKernelSize()[0] * getKernelSize()[1];
   if (bf16 && known(c) && known(k) && k != (taps * c + 1) / 2)
     return emitOpError() << "bf16 packed_filter has " << k

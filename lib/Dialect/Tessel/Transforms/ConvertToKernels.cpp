@@ -138,7 +138,10 @@ InitEpilogue analyzeInit(Value init) {
 
 /// Packs dimension `dim` of `src` into panels of `nr` (zero-padded), outer
 /// dimensions ordered by `outerPerm`. With `pairDim` (bf16 weights), that
-/// dimension (the reduction's) is also tiled by 2: pairs of k innermost.
+/// dimension (the reduction's) is also tiled by 2, pairs of k innermost,
+/// and the two tile dimensions are collapsed into one of 2*nr (a constant's
+/// innermost dimension becomes the size of an LLVM array: 2 would make one
+/// LLVM constant per pair).
 Value packPanels(OpBuilder &b, Location loc, Value src, int64_t dim,
                  int64_t nr, ArrayRef<int64_t> outerPerm,
                  std::optional<int64_t> pairDim = std::nullopt) {
@@ -153,9 +156,17 @@ Value packPanels(OpBuilder &b, Location loc, Value src, int64_t dim,
   }
   Value dest = linalg::PackOp::createDestinationTensor(b, loc, src, tiles,
                                                        dims, outerPerm);
-  return linalg::PackOp::create(b, loc, src, dest, dims, tiles, zero,
-                                outerPerm)
-      .getResult();
+  Value packed = linalg::PackOp::create(b, loc, src, dest, dims, tiles, zero,
+                                        outerPerm)
+                     .getResult();
+  if (!pairDim)
+    return packed;
+  int64_t rank = cast<ShapedType>(packed.getType()).getRank();
+  SmallVector<ReassociationIndices> collapse;
+  for (int64_t d = 0; d < rank - 2; ++d)
+    collapse.push_back({d});
+  collapse.push_back({rank - 2, rank - 1});
+  return tensor::CollapseShapeOp::create(b, loc, packed, collapse);
 }
 
 PackedConv2DOp createPackedConv(PatternRewriter &rewriter, Location loc,

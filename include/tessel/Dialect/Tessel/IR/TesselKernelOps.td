@@ -54,11 +54,12 @@ def Tessel_PackedConv2DOp : Tessel_Op<"packed_conv2d",
     products bf16: `input` is rounded to bf16 (nearest even) and each
     product of two bf16 values, exact in f32, is summed in f32. The filter
     then holds pairs of consecutive reduction elements per output channel,
-    `packed_filter[p, k/2, j, k%2] = W[p*NR + j, kh, kw, c]` with `k =
-    (kh*KW + kw)*C + c`, zero for `k >= KH*KW*C` (`P x ceil(KH*KW*C/2) x
-    NR x 2`, rank 5 with one per batch image): what `linalg.pack` with
-    `inner_tiles = [NR, 2]` on the `F x (KH*KW*C)` filter produces, and what
-    AVX512_BF16's `vdpbf16ps` multiplies. Not with `winograd`.
+    `packed_filter[p, k/2, 2*j + k%2] = W[p*NR + j, kh, kw, c]` with `k =
+    (kh*KW + kw)*C + c`, zero for `k >= KH*KW*C`: `P x ceil(KH*KW*C/2) x
+    2*NR` (rank 4 with one per batch image), what `linalg.pack` with
+    `inner_tiles = [NR, 2]` on the `F x (KH*KW*C)` filter produces with its
+    two tile dimensions collapsed, and what AVX512_BF16's `vdpbf16ps`
+    multiplies. Not with `winograd`.
 
     ```mlir
     %y = tessel.packed_conv2d ins(%x, %wp : tensor<1x9x9x8xf32>, tensor<1x72x64xf32>)
@@ -107,7 +108,8 @@ def Tessel_PackedConv2DOp : Tessel_Op<"packed_conv2d",
     /// NR: output channels per packed panel.
     int64_t getPanelWidth() {
       auto t = cast<ShapedType>(getPackedFilter().getType());
-      return t.getDimSize(t.getRank() - (isBF16() ? 2 : 1));
+      int64_t last = t.getDimSize(t.getRank() - 1);
+      return isBF16() ? last / 2 : last;
     }
   }];
 }
