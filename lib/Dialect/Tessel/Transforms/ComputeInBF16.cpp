@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
+#include "FloatCast.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -70,21 +71,7 @@ Value truncToBF16(OpBuilder &b, Location loc, Value v) {
     DenseElementsAttr bf = truncConstant(attr);
     return arith::ConstantOp::create(b, loc, bf.getType(), bf);
   }
-  auto type = cast<RankedTensorType>(v.getType());
-  Type bf16 = b.getBF16Type();
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, v);
-  Value init = tensor::EmptyOp::create(b, loc, sizes, bf16);
-  AffineMap id = b.getMultiDimIdentityMap(type.getRank());
-  SmallVector<utils::IteratorType> iterators(type.getRank(),
-                                             utils::IteratorType::parallel);
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{init.getType()}, ValueRange{v},
-             ValueRange{init}, ArrayRef<AffineMap>{id, id}, iterators,
-             [&](OpBuilder &nb, Location nl, ValueRange args) {
-               Value t = arith::TruncFOp::create(nb, nl, bf16, args[0]);
-               linalg::YieldOp::create(nb, nl, t);
-             })
-      .getResult(0);
+  return tessel::castFloatElements(b, loc, v, b.getBF16Type());
 }
 
 /// conv_2d_nhwc_fhwc, matmul and batch_matmul with f32 inputs and init ->
@@ -130,3 +117,26 @@ struct ComputeInBF16Pass
 };
 
 } // namespace
+
+Value mlir::tessel::castFloatElements(OpBuilder &b, Location loc, Value v,
+                                      FloatType to) {
+  auto type = cast<RankedTensorType>(v.getType());
+  bool narrower = to.getWidth() <
+                  cast<FloatType>(type.getElementType()).getWidth();
+  Value init = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, v),
+                                       to);
+  AffineMap id = b.getMultiDimIdentityMap(type.getRank());
+  SmallVector<utils::IteratorType> iterators(type.getRank(),
+                                             utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{init.getType()}, ValueRange{v},
+             ValueRange{init}, ArrayRef<AffineMap>{id, id}, iterators,
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               Value c = narrower ? arith::TruncFOp::create(nb, nl, to, args[0])
+                                        .getResult()
+                                  : arith::ExtFOp::create(nb, nl, to, args[0])
+                                        .getResult();
+               linalg::YieldOp::create(nb, nl, c);
+             })
+      .getResult(0);
+}

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
+#include "FloatCast.h"
 #include "QuantizedToKernels.h"
 #include "WinogradFilter.h"
 
@@ -86,21 +87,7 @@ Value f32Activations(OpBuilder &b, Location loc, Value v) {
         cast<ShapedType>(gen.getInputs()[0].getType()).getElementType().isF32())
       return gen.getInputs()[0];
   }
-  auto type = cast<RankedTensorType>(v.getType());
-  Type f32 = b.getF32Type();
-  Value init = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, v),
-                                       f32);
-  AffineMap id = b.getMultiDimIdentityMap(type.getRank());
-  SmallVector<utils::IteratorType> iterators(type.getRank(),
-                                             utils::IteratorType::parallel);
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{init.getType()}, ValueRange{v},
-             ValueRange{init}, ArrayRef<AffineMap>{id, id}, iterators,
-             [&](OpBuilder &nb, Location nl, ValueRange args) {
-               Value e = arith::ExtFOp::create(nb, nl, f32, args[0]);
-               linalg::YieldOp::create(nb, nl, e);
-             })
-      .getResult(0);
+  return castFloatElements(b, loc, v, b.getF32Type());
 }
 
 /// What the kernel needs to know about a contraction's `init`.
