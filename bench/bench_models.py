@@ -221,9 +221,9 @@ def ort_bench(name, mdir, threads, args):
 # ---------------------------------------------------------------- PyTorch
 
 
-def torch_worker(name, mdir, threads, runs, min_runs, warmup, budget):
-    """In a subprocess: times the PyTorch module export_models.py builds, with
-    the same seed, BatchNorm statistics and input. Prints one JSON line."""
+def torch_module(name, mdir):
+    """The PyTorch module export_models.py builds, with the same seed and
+    BatchNorm statistics, in eval mode, and the input in MDIR."""
     import numpy as np
     import torch
     sys.path.insert(0, os.path.dirname(EXPORT))
@@ -232,25 +232,37 @@ def torch_worker(name, mdir, threads, runs, min_runs, warmup, budget):
     model, _ = em.build(name)
     model.eval()
     em.randomize_batchnorm(model)
-    x = torch.from_numpy(np.load(os.path.join(mdir, "input.npy")))
+    return model, torch.from_numpy(np.load(os.path.join(mdir, "input.npy")))
+
+
+def time_calls(fn, runs, min_runs, warmup, budget):
+    """Times fn() after `warmup` calls: `runs` calls, or fewer (at least
+    `min_runs`) once `budget` seconds have passed. Statistics in ms."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    start = time.perf_counter()
+    while len(times) < runs:
+        t0 = time.perf_counter()
+        fn()
+        t1 = time.perf_counter()
+        times.append((t1 - t0) * 1e3)
+        if len(times) >= min_runs and t1 - start > budget:
+            break
+    return {"median_ms": statistics.median(times), "min_ms": min(times),
+            "max_ms": max(times), "mean_ms": statistics.fmean(times), "runs": len(times)}
+
+
+def torch_worker(name, mdir, threads, runs, min_runs, warmup, budget):
+    """In a subprocess: times the PyTorch module export_models.py builds, with
+    the same seed, BatchNorm statistics and input. Prints one JSON line."""
+    import torch
+    model, x = torch_module(name, mdir)
     results = {}
     for t in threads:
         torch.set_num_threads(t)
         with torch.inference_mode():
-            for _ in range(warmup):
-                model(x)
-            times = []
-            start = time.perf_counter()
-            while len(times) < runs:
-                t0 = time.perf_counter()
-                model(x)
-                t1 = time.perf_counter()
-                times.append((t1 - t0) * 1e3)
-                if len(times) >= min_runs and t1 - start > budget:
-                    break
-        results[str(t)] = {"median_ms": statistics.median(times), "min_ms": min(times),
-                           "max_ms": max(times), "mean_ms": statistics.fmean(times),
-                           "runs": len(times)}
+            results[str(t)] = time_calls(lambda: model(x), runs, min_runs, warmup, budget)
     print(json.dumps({"torch_version": torch.__version__, "results": results}))
 
 

@@ -25,9 +25,7 @@ bench/results/bf16.json; with --docs also docs/performance-bf16.md.
 import argparse
 import json
 import os
-import statistics
 import sys
-import time
 
 import numpy as np
 
@@ -48,31 +46,16 @@ def torch_worker(name, mdir, runs, out_prefix):
     """In a subprocess: PyTorch fp32 and bf16 timings (one thread) and
     outputs. Prints one JSON line."""
     import torch
-    sys.path.insert(0, os.path.dirname(bm.EXPORT))
-    import export_models as em
-    torch.manual_seed(em.SEED)
-    model, _ = em.build(name)
-    model.eval()
-    em.randomize_batchnorm(model)
-    x = torch.from_numpy(np.load(os.path.join(mdir, "input.npy")))
+    model, x = bm.torch_module(name, mdir)
     torch.set_num_threads(1)
     res = {"torch_version": torch.__version__}
     for key, dtype in (("torch_fp32", torch.float32), ("torch_bf16", torch.bfloat16)):
         m = model.to(dtype)
         xi = x.to(dtype) if x.is_floating_point() else x
         with torch.inference_mode():
-            for _ in range(3):
-                y = m(xi)
-            times = []
-            start = time.perf_counter()
-            while len(times) < runs:
-                t0 = time.perf_counter()
-                m(xi)
-                t1 = time.perf_counter()
-                times.append((t1 - t0) * 1e3)
-                if len(times) >= 5 and t1 - start > 20:
-                    break
-        res[key + "_ms"] = statistics.median(times)
+            res[key + "_ms"] = bm.time_calls(lambda: m(xi), runs, min_runs=5, warmup=3,
+                                             budget=20)["median_ms"]
+            y = m(xi)
         np.save(f"{out_prefix}_{key}.npy", y.float().numpy())
     print(json.dumps(res))
 
