@@ -189,17 +189,25 @@ Value dequantizeAccumulator(PatternRewriter &rewriter, Location loc, Value acc,
   return quant::DequantizeCastOp::create(rewriter, loc, outTy, accQ);
 }
 
+/// The exact i32 product (B x M x N) of `a` (B x M x K) and `b` (B x K x
+/// N): an i8 x i8 -> i32 tosa.matmul with both zero points.
+Value integerProductAccumulator(PatternRewriter &rewriter, Location loc,
+                                const Dequantized &a, const Dequantized &b,
+                                ArrayRef<int64_t> shape) {
+  auto accTy = RankedTensorType::get(shape, rewriter.getI32Type());
+  return tosa::MatMulOp::create(
+      rewriter, loc, accTy, toInt8(rewriter, loc, a), toInt8(rewriter, loc, b),
+      zeroPointConst(rewriter, loc, int8ZeroPoint(a)),
+      zeroPointConst(rewriter, loc, int8ZeroPoint(b)));
+}
+
 /// The f32 result `outTy` (B x M x N) of the product of `a` (B x M x K) and
 /// `b` (B x K x N, per tensor or per column) as an exact i8 x i8 -> i32
 /// tosa.matmul, dequantized with the scale products.
 Value integerProduct(PatternRewriter &rewriter, Location loc,
                      const Dequantized &a, const Dequantized &b,
                      RankedTensorType outTy) {
-  auto accTy = RankedTensorType::get(outTy.getShape(), rewriter.getI32Type());
-  Value acc = tosa::MatMulOp::create(
-      rewriter, loc, accTy, toInt8(rewriter, loc, a), toInt8(rewriter, loc, b),
-      zeroPointConst(rewriter, loc, int8ZeroPoint(a)),
-      zeroPointConst(rewriter, loc, int8ZeroPoint(b)));
+  Value acc = integerProductAccumulator(rewriter, loc, a, b, outTy.getShape());
   return dequantizeAccumulator(rewriter, loc, acc, a, b, outTy, /*axis=*/2);
 }
 
@@ -250,26 +258,34 @@ SmallVector<int64_t> trimToStrides(tessel::TosaBuilder &tb, Dequantized &x,
   return pad;
 }
 
-/// The f32 result `outTy` (N x OH x OW x F) of an i8 x i8 -> i32 TOSA
-/// convolution (tosa.conv2d or tosa.depthwise_conv2d: the same operands)
-/// of `x` and `w` (zero point 0 as int8, per tensor or per output channel),
-/// with the input's zero point (its padding reads as 0.0) and a zero bias,
-/// dequantized per output channel.
+/// The exact i32 result (N x OH x OW x F, `shape`) of an i8 x i8 -> i32
+/// TOSA convolution (tosa.conv2d or tosa.depthwise_conv2d: the same
+/// operands) of `x` and `w` (zero point 0 as int8), with the input's zero
+/// point (its padding reads as 0.0) and a zero bias.
 template <typename TosaConvOp>
-Value integerConv(PatternRewriter &rewriter, Location loc, const Dequantized &x,
-                  Dequantized w, RankedTensorType outTy, ArrayRef<int64_t> pad,
-                  DenseI64ArrayAttr stride, DenseI64ArrayAttr dilation) {
-  auto accTy = RankedTensorType::get(outTy.getShape(), rewriter.getI32Type());
-  auto biasTy = RankedTensorType::get({outTy.getDimSize(3)},
-                                      rewriter.getI32Type());
+Value integerConvAccumulator(PatternRewriter &rewriter, Location loc,
+                             const Dequantized &x, const Dequantized &w,
+                             ArrayRef<int64_t> shape, ArrayRef<int64_t> pad,
+                             DenseI64ArrayAttr stride,
+                             DenseI64ArrayAttr dilation) {
+  auto accTy = RankedTensorType::get(shape, rewriter.getI32Type());
+  auto biasTy = RankedTensorType::get({shape[3]}, rewriter.getI32Type());
   Value zeroBias = tosa::ConstOp::create(
       rewriter, loc, biasTy,
       DenseElementsAttr::get(biasTy, rewriter.getI32IntegerAttr(0)));
-  Value acc = TosaConvOp::create(
+  return TosaConvOp::create(
       rewriter, loc, accTy, toInt8(rewriter, loc, x), toInt8(rewriter, loc, w),
       zeroBias, zeroPointConst(rewriter, loc, int8ZeroPoint(x)),
       zeroPointConst(rewriter, loc, 0), rewriter.getDenseI64ArrayAttr(pad),
       stride, dilation, TypeAttr::get(rewriter.getI32Type()));
+}
+
+/// `acc`, the exact i32 result of a convolution of `x` and `w` (N x OH x
+/// OW x F), dequantized to `outTy` per output channel (axis 3) if `w` is
+/// per channel.
+Value dequantizeConv(PatternRewriter &rewriter, Location loc, Value acc,
+                     const Dequantized &x, Dequantized w,
+                     RankedTensorType outTy) {
   if (w.axis >= 0)
     w.axis = 3; // the output channel
   return dequantizeAccumulator(rewriter, loc, acc, x, w, outTy, /*axis=*/3);
@@ -343,8 +359,10 @@ struct FoldConv : OpRewritePattern<ConvOp> {
       SmallVector<int64_t> pad =
           trimToStrides(tb, *x, {wTy.getDimSize(1), wTy.getDimSize(2)},
                         op.getPad(), op.getStride(), op.getDilation());
-      y = integerConv<tosa::Conv2DOp>(rewriter, loc, *x, *w, outTy, pad,
-                                      op.getStrideAttr(), op.getDilationAttr());
+      Value acc = integerConvAccumulator<tosa::Conv2DOp>(
+          rewriter, loc, *x, *w, out, pad, op.getStrideAttr(),
+          op.getDilationAttr());
+      y = dequantizeConv(rewriter, loc, acc, *x, *w, outTy);
     }
     rewriter.replaceOp(op, addChannelBias(tb, y, op.getBias()));
     return success();
@@ -384,9 +402,126 @@ struct FoldDepthwiseConv : OpRewritePattern<tessel::Conv2DOp> {
         tb, *x, {kh, kw}, op.getPad(), op.getStride(), op.getDilation());
     // C x KH x KW x 1 (OHWI) -> KH x KW x C x 1, TOSA's [KH, KW, C, M].
     w->storage = tb.transpose(w->storage, {1, 2, 0, 3});
-    Value y = integerConv<tosa::DepthwiseConv2DOp>(
-        rewriter, loc, *x, *w, outTy, pad, op.getStrideAttr(),
+    Value acc = integerConvAccumulator<tosa::DepthwiseConv2DOp>(
+        rewriter, loc, *x, *w, outTy.getShape(), pad, op.getStrideAttr(),
         op.getDilationAttr());
+    Value y = dequantizeConv(rewriter, loc, acc, *x, *w, outTy);
+    rewriter.replaceOp(op, addChannelBias(tb, y, op.getBias()));
+    return success();
+  }
+};
+
+/// Slices `d`'s storage (the quantization is unchanged: the scales stay
+/// those of the whole tensor, applied after the groups are joined).
+Dequantized sliceOf(tessel::TosaBuilder &tb, const Dequantized &d,
+                    ArrayRef<int64_t> start, ArrayRef<int64_t> size) {
+  Dequantized part = d;
+  part.storage = tb.slice(d.storage, start, size);
+  return part;
+}
+
+/// A grouped convolution (ONNX Conv with 1 < group, other than depthwise
+/// with channel multiplier 1, which FoldDepthwiseConv takes) of a
+/// dequantized input (per tensor) and dequantized weights (per tensor or
+/// per output channel) runs on the stored integers one part at a time, as
+/// the float decomposition does (tessel-decompose-graph-ops): the exact i32
+/// results of the parts are joined along the channels, then dequantized
+/// once per output channel and added to the float bias.
+///  * C / group > 1 input channels per group: per group, the input's
+///    channel slice and the group's F / group filters, as FoldConv computes
+///    one group (a pointwise integer matmul, else an i8 tosa.conv2d, whose
+///    int8 kernel reads the slice where it lies); the parts are adjacent
+///    output channels.
+///  * One input channel per group (depthwise with channel multiplier m =
+///    F / C): output channel c * m + j is input channel c's j-th filter, so
+///    part j is the i8 tosa.depthwise_conv2d of filters j, m + j, ... and
+///    the parts interleave (joined on a new innermost axis).
+struct FoldGroupedConv : OpRewritePattern<tessel::Conv2DOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tessel::Conv2DOp op,
+                                PatternRewriter &rewriter) const override {
+    auto outTy = cast<RankedTensorType>(op.getType());
+    auto wTy = cast<RankedTensorType>(op.getWeight().getType());
+    auto inTy = cast<RankedTensorType>(op.getInput().getType());
+    const int64_t groups = static_cast<int64_t>(op.getGroups());
+    if (!isa<FloatType>(outTy.getElementType()) || !outTy.hasStaticShape() ||
+        !wTy.hasStaticShape() || !inTy.hasStaticShape() || groups <= 1)
+      return rewriter.notifyMatchFailure(op, "not a float grouped conv");
+    ArrayRef<int64_t> out = outTy.getShape(); // N x OH x OW x F
+    const int64_t c = inTy.getDimSize(3), f = out[3];
+    const int64_t cg = c / groups, fg = f / groups;
+    if (cg == 1 && fg == 1)
+      return rewriter.notifyMatchFailure(op, "depthwise: FoldDepthwiseConv");
+    std::optional<Dequantized> x = dequantized(rewriter, op.getInput());
+    std::optional<Dequantized> w = x ? dequantized(rewriter, op.getWeight())
+                                     : std::nullopt;
+    if (!x || !w)
+      return rewriter.notifyMatchFailure(op, "operands not dequantized");
+    const int64_t kh = wTy.getDimSize(1), kw = wTy.getDimSize(2);
+    const bool pointwise =
+        kh == 1 && kw == 1 &&
+        llvm::all_of(op.getPad(), [](int64_t p) { return p == 0; }) &&
+        llvm::all_of(op.getStride(), [](int64_t s) { return s == 1; });
+    // TOSA's int8 convolutions take a weight zero point of 0 only.
+    if (!foldable(*x, *w, /*bAxis=*/0) ||
+        (int8ZeroPoint(*w) != 0 && (!pointwise || cg == 1)))
+      return rewriter.notifyMatchFailure(op, "unsupported quantization");
+    Location loc = op.getLoc();
+    tessel::TosaBuilder tb(rewriter, loc);
+    // The input as int8 once (one flip of the whole tensor, which fuses
+    // with the quantization that produced it), then sliced.
+    if (!x->isSigned) {
+      x->zeroPoints = {int8ZeroPoint(*x)};
+      x->storage = toInt8(rewriter, loc, *x);
+      x->isSigned = true;
+    }
+    SmallVector<Value> parts;
+    Value acc;
+    if (cg == 1) {
+      SmallVector<int64_t> pad = trimToStrides(
+          tb, *x, {kh, kw}, op.getPad(), op.getStride(), op.getDilation());
+      // C*m x KH x KW x 1 (f = c*m + j) -> C x m x KH x KW; filter j of
+      // every channel is TOSA's [KH, KW, C, 1].
+      Value wcm = tb.reshape(w->storage, {c, fg, kh, kw});
+      SmallVector<int64_t> partShape = {out[0], out[1], out[2], c};
+      for (int64_t j = 0; j < fg; ++j) {
+        Dequantized wj = *w;
+        wj.storage = tb.transpose(tb.slice(wcm, {0, j, 0, 0}, {c, 1, kh, kw}),
+                                  {2, 3, 0, 1});
+        Value part = integerConvAccumulator<tosa::DepthwiseConv2DOp>(
+            rewriter, loc, *x, wj, partShape, pad, op.getStrideAttr(),
+            op.getDilationAttr());
+        parts.push_back(tb.reshape(part, {out[0], out[1], out[2], c, 1}));
+      }
+      acc = tb.reshape(tb.concat(parts, /*axis=*/4), out);
+    } else {
+      SmallVector<int64_t> partShape = {out[0], out[1], out[2], fg};
+      for (int64_t g = 0; g < groups; ++g) {
+        Dequantized xg = sliceOf(tb, *x, {0, 0, 0, g * cg},
+                                 {inTy.getDimSize(0), inTy.getDimSize(1),
+                                  inTy.getDimSize(2), cg});
+        Dequantized wg = sliceOf(tb, *w, {g * fg, 0, 0, 0}, {fg, kh, kw, cg});
+        if (pointwise) {
+          // Pixels x C/group by the group's C/group x F/group filter.
+          int64_t pixels = out[0] * out[1] * out[2];
+          xg.storage = tb.reshape(xg.storage, {1, pixels, cg});
+          wg.storage = tb.reshape(
+              tb.transpose(tb.reshape(wg.storage, {fg, cg}), {1, 0}),
+              {1, cg, fg});
+          parts.push_back(tb.reshape(
+              integerProductAccumulator(rewriter, loc, xg, wg, {1, pixels, fg}),
+              partShape));
+          continue;
+        }
+        SmallVector<int64_t> pad = trimToStrides(
+            tb, xg, {kh, kw}, op.getPad(), op.getStride(), op.getDilation());
+        parts.push_back(integerConvAccumulator<tosa::Conv2DOp>(
+            rewriter, loc, xg, wg, partShape, pad, op.getStrideAttr(),
+            op.getDilationAttr()));
+      }
+      acc = tb.concat(parts, /*axis=*/3);
+    }
+    Value y = dequantizeConv(rewriter, loc, acc, *x, *w, outTy);
     rewriter.replaceOp(op, addChannelBias(tb, y, op.getBias()));
     return success();
   }
@@ -396,7 +531,8 @@ struct TesselFoldQDQPass : tessel::impl::TesselFoldQDQBase<TesselFoldQDQPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<FoldMatMul, FoldConv<tosa::Conv2DOp>,
-                 FoldConv<tessel::Conv2DOp>, FoldDepthwiseConv>(&getContext());
+                 FoldConv<tessel::Conv2DOp>, FoldDepthwiseConv,
+                 FoldGroupedConv>(&getContext());
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };

@@ -146,20 +146,10 @@ std::string classify(Operation *op, QuantizationSite &site) {
     }
     return "";
   }
-  if (auto conv = dyn_cast<tessel::Conv2DOp>(op)) {
-    // Depthwise (groups = C = F) has an int8 kernel; other groupings and
-    // channel multipliers do not yet.
-    int64_t groups = conv.getGroups();
-    auto inTy = cast<RankedTensorType>(conv.getInput().getType());
-    auto wTy = cast<RankedTensorType>(conv.getWeight().getType());
-    bool depthwise = groups == inTy.getDimSize(3) &&
-                     groups == wTy.getDimSize(0);
-    if (groups != 1 && !depthwise)
-      return ("grouped convolution (groups = " + Twine(groups) +
-              "): no int8 kernel yet")
-          .str();
+  if (auto conv = dyn_cast<tessel::Conv2DOp>(op))
+    // Every grouping: one group, depthwise (with any channel multiplier)
+    // and groups in between fold onto the int8 kernels (tessel-fold-qdq).
     return convSite(conv.getWeight());
-  }
   if (auto conv = dyn_cast<tosa::Conv2DOp>(op)) {
     if (!tessel::isZeroConstant(conv.getInputZp()) ||
         !tessel::isZeroConstant(conv.getWeightZp()))

@@ -66,12 +66,28 @@ func.func @uncalibrated(%a: tensor<1x2x4xf32>, %b: tensor<1x4x3xf32>) -> tensor<
 
 // -----
 
-// A grouped convolution (2 groups of 2 channels) has no int8 kernel:
-// ranges on it are a warning and it stays float.
+// A grouped convolution (2 groups of 2 channels) is quantized as any
+// convolution, per output channel on axis 0 (tessel-fold-qdq runs it one
+// group at a time).
 // CHECK-LABEL: func.func @grouped
-// CHECK-NOT: quant.
+// CHECK: quant.qcast %arg0 : tensor<1x4x4x4xf32> to tensor<1x4x4x4x!quant.uniform<u8:f32, 0.0039215686274509803>>
+// CHECK: quant.scast %{{.*}} : tensor<2x1x1x2xi8> to tensor<2x1x1x2x!quant.uniform<i8<-127:127>:f32:0, {0.0078740157186985015,0.015748031437397003}>>
+// CHECK: tessel.conv2d {{.*}} groups = 2
 func.func @grouped(%x: tensor<1x4x4x4xf32>) -> tensor<1x4x4x2xf32> {
-  %w = "tosa.const"() <{values = dense<1.0> : tensor<2x1x1x2xf32>}> : () -> tensor<2x1x1x2xf32>
+  %w = "tosa.const"() <{values = dense<[[[[1.0, 0.5]]], [[[2.0, -1.0]]]]> : tensor<2x1x1x2xf32>}> : () -> tensor<2x1x1x2xf32>
+  %b = "tosa.const"() <{values = dense<0.0> : tensor<2xf32>}> : () -> tensor<2xf32>
+  %y = tessel.conv2d %x, %w, %b {groups = 2 : i64, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>, tessel.calibrated_ranges = array<f64: 0.0, 1.0>} : (tensor<1x4x4x4xf32>, tensor<2x1x1x2xf32>, tensor<2xf32>) -> tensor<1x4x4x2xf32>
+  return %y : tensor<1x4x4x2xf32>
+}
+
+// -----
+
+// A convolution of run-time weights has no int8 form (its weights cannot
+// be quantized at compile time): ranges on it are a warning and it stays
+// float.
+// CHECK-LABEL: func.func @runtime_weights
+// CHECK-NOT: quant.
+func.func @runtime_weights(%x: tensor<1x4x4x4xf32>, %w: tensor<2x1x1x2xf32>) -> tensor<1x4x4x2xf32> {
   %b = "tosa.const"() <{values = dense<0.0> : tensor<2xf32>}> : () -> tensor<2xf32>
   // expected-warning @+1 {{calibrated ranges on an op that static quantization does not quantize; it stays float}}
   %y = tessel.conv2d %x, %w, %b {groups = 2 : i64, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>, tessel.calibrated_ranges = array<f64: 0.0, 1.0>} : (tensor<1x4x4x4xf32>, tensor<2x1x1x2xf32>, tensor<2xf32>) -> tensor<1x4x4x2xf32>

@@ -562,3 +562,75 @@ def test_qdq_depthwise_conv_runs_on_integers_and_matches_numpy(x_type, xz, c, ke
     # Requantization may round differently right at a half-way point.
     assert np.abs(yq[0].astype(np.int32) - yq_ref).max() <= 1
     assert (yq[0] == yq_ref).mean() > 0.97
+
+
+@pytest.mark.parametrize("opt_level", [0, 2])
+@pytest.mark.parametrize("c,f,groups", [(8, 12, 2), (12, 6, 3), (32, 32, 8), (6, 12, 6), (5, 15, 5)])
+@pytest.mark.parametrize("kernel,stride,pads,dilation",
+                         [(1, 1, [0, 0, 0, 0], 1), (3, 2, [1, 1, 1, 1], 1), (3, 1, [2, 1, 2, 0], 2)])
+def test_qdq_grouped_conv_runs_on_integers_and_matches_numpy(opt_level, c, f, groups, kernel,
+                                                             stride, pads, dilation):
+    """A QDQ grouped Conv (1 < group, per-channel int8 weights, float bias),
+    including depthwise with a channel multiplier (group = C < F), runs on
+    the stored integers one group (or, for multipliers, one filter per
+    channel) at a time: its float output equals numpy's exact integer sums
+    over the zero-padded input times the scales, and a following ReLU +
+    QuantizeLinear equals numpy's quantization of it. H = 9 with stride 2
+    leaves padding no window reads."""
+    rng = np.random.default_rng(groups * 7 + kernel)
+    h, w, cg, fg = 9, 10, c // groups, f // groups
+    wq = rng.integers(-127, 128, size=(f, cg, kernel, kernel), dtype=np.int8)
+    ws = rng.uniform(0.005, 0.02, f).astype(np.float32)
+    b = rng.standard_normal(f).astype(np.float32)
+    xs, xz, ys, yz = np.float32(0.04), 131, np.float32(0.03), 9
+    inits = [numpy_helper.from_array(wq, "wq"), numpy_helper.from_array(ws, "ws"),
+             numpy_helper.from_array(np.zeros(f, np.int8), "wz"),
+             numpy_helper.from_array(b, "b"),
+             numpy_helper.from_array(np.array(xs, np.float32), "xs"),
+             numpy_helper.from_array(np.array(xz, np.uint8), "xz"),
+             numpy_helper.from_array(np.array(ys, np.float32), "ys"),
+             numpy_helper.from_array(np.array(yz, np.uint8), "yz")]
+    span = dilation * (kernel - 1) + 1
+    oh = (h + pads[0] + pads[2] - span) // stride + 1
+    ow = (w + pads[1] + pads[3] - span) // stride + 1
+    nodes = [helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+             helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xf"]),
+             helper.make_node("DequantizeLinear", ["wq", "ws", "wz"], ["wf"], axis=0),
+             helper.make_node("Conv", ["xf", "wf", "b"], ["y"], strides=[stride, stride],
+                              pads=pads, dilations=[dilation, dilation], group=groups),
+             helper.make_node("Relu", ["y"], ["r"]),
+             helper.make_node("QuantizeLinear", ["r", "ys", "yz"], ["yq"])]
+    g = helper.make_graph(nodes, "qgconv",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, c, h, w])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, f, oh, ow]),
+                           helper.make_tensor_value_info("yq", TensorProto.UINT8, [1, f, oh, ow])],
+                          inits)
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    x = (rng.standard_normal((1, c, h, w)) * 3).astype(np.float32)
+    xd = (quantize(x, xs, xz, 0, 255) - xz).astype(np.int64)
+    xp = np.pad(xd, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
+    acc = np.zeros((f, oh, ow), np.int64)
+    for o in range(f):
+        grp = xp[0, (o // fg) * cg:(o // fg + 1) * cg]
+        for kh in range(kernel):
+            for kw in range(kernel):
+                win = grp[:, kh * dilation:, kw * dilation:][:, :(oh - 1) * stride + 1:stride,
+                                                             :(ow - 1) * stride + 1:stride]
+                acc[o] += np.einsum("chw,c->hw", win, wq[o, :, kh, kw].astype(np.int64))
+    y_ref = acc * (np.float64(xs) * ws[:, None, None]) + b[:, None, None]
+    yq_ref = quantize(np.maximum(y_ref, 0), ys, yz, 0, 255)
+
+    if opt_level == 2:   # every product on integers: no float convolution left
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "m.mlir")
+            tessel.ir.Module.from_onnx(model)._native.compile(path, opt_level=2,
+                                                              compile_to="bufferized")
+            with open(path) as fh:
+                bufferized = fh.read()
+        assert "linalg.conv_2d" not in bufferized and "linalg.depthwise_conv_2d" not in bufferized
+        assert "f32" not in "".join(l for l in bufferized.splitlines() if "packed" in l)
+
+    y, yq = tessel.compile(model.SerializeToString(), opt_level=opt_level)(x)
+    np.testing.assert_allclose(y[0], y_ref, rtol=1e-5, atol=1e-4)
+    assert np.abs(yq[0].astype(np.int32) - yq_ref).max() <= 1
+    assert (yq[0] == yq_ref).mean() > 0.97

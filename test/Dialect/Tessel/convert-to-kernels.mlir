@@ -253,3 +253,47 @@ func.func @depthwise_silu_other_use(%x: tensor<1x6x6x8xf32>, %w: tensor<3x3x8xf3
   } -> tensor<1x4x4x8xf32>
   return %y, %c : tensor<1x4x4x8xf32>, tensor<1x4x4x8xf32>
 }
+
+// -----
+
+// Group g's filter of a grouped convolution is a slice of one constant
+// (tessel-decompose-graph-ops): each slice becomes its own constant, packed
+// at compile time (no linalg.pack or copy at run time), since slices are
+// the constant's only users. 2 groups of 1 input, 1 output channel; 1x1
+// filters 2.0 and 3.0, each packed into a panel of 4 columns.
+// CHECK-LABEL: func @grouped_filter_slices
+// CHECK-DAG: %[[W0:.*]] = arith.constant dense<{{\[\[\[}}2.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00]]]> : tensor<1x1x4xf32>
+// CHECK-DAG: %[[W1:.*]] = arith.constant dense<{{\[\[\[}}3.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00]]]> : tensor<1x1x4xf32>
+// CHECK-NOT: linalg.pack
+// CHECK-NOT: tensor.extract_slice %cst
+// CHECK: tessel.packed_conv2d ins(%{{.*}}, %[[W0]]
+// CHECK: tessel.packed_conv2d ins(%{{.*}}, %[[W1]]
+func.func @grouped_filter_slices(%x0: tensor<1x2x2x1xf32>, %x1: tensor<1x2x2x1xf32>)
+    -> (tensor<1x2x2x1xf32>, tensor<1x2x2x1xf32>) {
+  %w = arith.constant dense<[[[[2.0]]], [[[3.0]]]]> : tensor<2x1x1x1xf32>
+  %w0 = tensor.extract_slice %w[0, 0, 0, 0] [1, 1, 1, 1] [1, 1, 1, 1] : tensor<2x1x1x1xf32> to tensor<1x1x1x1xf32>
+  %w1 = tensor.extract_slice %w[1, 0, 0, 0] [1, 1, 1, 1] [1, 1, 1, 1] : tensor<2x1x1x1xf32> to tensor<1x1x1x1xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x2x2x1xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x2x2x1xf32>) -> tensor<1x2x2x1xf32>
+  %y0 = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x0, %w0 : tensor<1x2x2x1xf32>, tensor<1x1x1x1xf32>) outs(%init : tensor<1x2x2x1xf32>) -> tensor<1x2x2x1xf32>
+  %y1 = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x1, %w1 : tensor<1x2x2x1xf32>, tensor<1x1x1x1xf32>) outs(%init : tensor<1x2x2x1xf32>) -> tensor<1x2x2x1xf32>
+  return %y0, %y1 : tensor<1x2x2x1xf32>, tensor<1x2x2x1xf32>
+}
+
+// -----
+
+// A slice of a constant that has another (non-slice) user is left alone:
+// folding it would store those values twice.
+// CHECK-LABEL: func @shared_constant_slice
+// CHECK: %[[W:.*]] = arith.constant dense<{{.*}}> : tensor<2x1x1x1xf32>
+// CHECK: tensor.extract_slice %[[W]]
+func.func @shared_constant_slice(%x0: tensor<1x2x2x1xf32>) -> (tensor<1x2x2x1xf32>, tensor<2x1x1x1xf32>) {
+  %w = arith.constant dense<[[[[2.0]]], [[[3.0]]]]> : tensor<2x1x1x1xf32>
+  %w0 = tensor.extract_slice %w[0, 0, 0, 0] [1, 1, 1, 1] [1, 1, 1, 1] : tensor<2x1x1x1xf32> to tensor<1x1x1x1xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x2x2x1xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x2x2x1xf32>) -> tensor<1x2x2x1xf32>
+  %y0 = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x0, %w0 : tensor<1x2x2x1xf32>, tensor<1x1x1x1xf32>) outs(%init : tensor<1x2x2x1xf32>) -> tensor<1x2x2x1xf32>
+  return %y0, %w : tensor<1x2x2x1xf32>, tensor<2x1x1x1xf32>
+}

@@ -727,6 +727,23 @@ struct ConvertToKernelsPass
       getOperation()->emitError() << "winograd-min-channels must be positive";
       return signalPassFailure();
     }
+    // Constant filters sliced per group (grouped convolutions, float and
+    // int8: tessel-decompose-graph-ops, tessel-fold-qdq) become one
+    // constant per group first, so each group's filter is packed at compile
+    // time like any other, not at every run. Only when every user of the
+    // constant is such a slice: the whole then dies, so nothing is stored
+    // twice.
+    {
+      RewritePatternSet slices(ctx);
+      tensor::populateFoldConstantExtractSlicePatterns(
+          slices, [](tensor::ExtractSliceOp op) {
+            return llvm::all_of(op.getSource().getUsers(), [](Operation *u) {
+              return isa<tensor::ExtractSliceOp>(u);
+            });
+          });
+      if (failed(applyPatternsGreedily(getOperation(), std::move(slices))))
+        return signalPassFailure();
+    }
     RewritePatternSet patterns(ctx);
     patterns.add<ConvToKernel>(ctx, panelWidth,
                                winograd ? int64_t(winogradMinChannels) : 0);
