@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """int8 benchmark: Tessel int8 vs Tessel fp32 vs ONNX Runtime int8, same models.
 
-    /usr/bin/python3 bench/int8_bench.py [--models bert768,resnet50,mobilenet_v2]
+    /usr/bin/python3 bench/int8_bench.py [--models bert768,resnet50,mobilenet_v2,resnext50]
         [--runs 20] [--calibration 8] [--docs]
 
 For each model (exported by test/models/export_models.py, cached in
@@ -41,7 +41,7 @@ ROOT = os.path.dirname(BENCH)
 sys.path.insert(0, BENCH)
 import bench_models as bm  # noqa: E402  (export, timing and machine helpers)
 
-DEFAULT_MODELS = ["bert768", "resnet50", "mobilenet_v2"]
+DEFAULT_MODELS = ["bert768", "resnet50", "mobilenet_v2", "resnext50"]
 TRANSFORMERS = {"bert", "bert768", "gpt"}
 
 

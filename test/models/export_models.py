@@ -90,6 +90,9 @@ def build(name):
         return tv.mobilenet_v2(weights=None), torch.randn(1, 3, 224, 224)
     if name == "squeezenet1_1":
         return tv.squeezenet1_1(weights=None), torch.randn(1, 3, 224, 224)
+    if name == "resnext50":
+        # Grouped 3x3 convolutions (32 groups) in every block.
+        return tv.resnext50_32x4d(weights=None), torch.randn(1, 3, 224, 224)
     if name == "shufflenet_v2":
         return tv.shufflenet_v2_x1_0(weights=None), torch.randn(1, 3, 224, 224)
     if name == "efficientnet_b0":
