@@ -1135,3 +1135,112 @@ TEST(DepthwiseI8Kernel, ShapesPaddingStridesDilations) {
   }
 }
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// tessel_kernel_sparse_matmul_f32 (issue 18): B in blocks of R columns.
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+struct SparseB {
+  std::vector<int32_t> ptr, kidx;
+  std::vector<float> val;
+};
+
+/// B (K x N, row-major) in the kernel's layout: per block column of R,
+/// each k whose R values are not all zero. `reverse` lists each column's k
+/// in decreasing order (the layout allows any order).
+SparseB packSparse(const std::vector<float> &b, int64_t K, int64_t N,
+                   int64_t R, bool reverse) {
+  SparseB s;
+  const int64_t nb = (N + R - 1) / R;
+  s.ptr.push_back(0);
+  for (int64_t blk = 0; blk < nb; ++blk) {
+    for (int64_t i = 0; i < K; ++i) {
+      int64_t k = reverse ? K - 1 - i : i;
+      bool any = false;
+      for (int64_t r = 0; r < R && blk * R + r < N; ++r)
+        any |= b[k * N + blk * R + r] != 0.0f;
+      if (!any)
+        continue;
+      s.kidx.push_back(int32_t(k));
+      for (int64_t r = 0; r < R; ++r)
+        s.val.push_back(blk * R + r < N ? b[k * N + blk * R + r] : 0.0f);
+    }
+    s.ptr.push_back(int32_t(s.kidx.size()));
+  }
+  return s;
+}
+
+struct SparseCase {
+  int64_t M, N, K, R;
+  double density; // of nonzero blocks
+  bool bias, clamp, accumulate, strided;
+  uint32_t threads;
+};
+
+void checkSparse(const SparseCase &c) {
+  SCOPED_TRACE(::testing::Message()
+               << "M=" << c.M << " N=" << c.N << " K=" << c.K << " R=" << c.R
+               << " density=" << c.density << " threads=" << c.threads);
+  std::mt19937 gen(unsigned(c.M * 131 + c.N * 7 + c.K + c.R));
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  // Zero blocks of R columns at one k, so that the block structure is real.
+  std::vector<float> b = randomVec(size_t(c.K * c.N), unsigned(c.K + c.N));
+  for (int64_t k = 0; k < c.K; ++k)
+    for (int64_t n0 = 0; n0 < c.N; n0 += c.R)
+      if (u(gen) >= c.density)
+        for (int64_t n = n0; n < n0 + c.R && n < c.N; ++n)
+          b[k * c.N + n] = 0.0f;
+  // A: M x K, in a wider buffer (row stride K + 3) when strided, and
+  // column stride 2 then.
+  const int64_t a_sk = c.strided ? 2 : 1, a_sm = c.strided ? 2 * c.K + 3 : c.K;
+  std::vector<float> a = randomVec(size_t(c.M * a_sm + 1), unsigned(c.M));
+  const int64_t c_sn = c.strided ? 2 : 1, c_sm = c.strided ? 2 * c.N + 1 : c.N;
+  std::vector<float> out = randomVec(size_t(c.M * c_sm + 1), 7);
+  std::vector<float> bias = randomVec(size_t(c.N), 9);
+  const float lo = c.clamp ? -0.5f : -kInf, hi = c.clamp ? 0.75f : kInf;
+  std::vector<double> ref(size_t(c.M * c.N));
+  for (int64_t m = 0; m < c.M; ++m)
+    for (int64_t n = 0; n < c.N; ++n) {
+      double s = 0;
+      for (int64_t k = 0; k < c.K; ++k)
+        s += double(a[m * a_sm + k * a_sk]) * b[k * c.N + n];
+      if (c.accumulate)
+        s += out[m * c_sm + n * c_sn];
+      if (c.bias)
+        s += bias[n];
+      ref[m * c.N + n] = std::min<double>(std::max<double>(s, lo), hi);
+    }
+  SparseB sp = packSparse(b, c.K, c.N, c.R, /*reverse=*/c.M % 2 == 1);
+  setThreads(c.threads);
+  tessel_kernel_sparse_matmul_f32(
+      c.M, c.N, c.K, a.data(), a_sm, a_sk, c.R, sp.ptr.data(),
+      sp.kidx.empty() ? nullptr : sp.kidx.data(),
+      sp.val.empty() ? nullptr : sp.val.data(), out.data(), c_sm, c_sn,
+      c.bias ? bias.data() : nullptr, lo, hi,
+      c.accumulate ? TESSEL_KERNEL_ACCUMULATE : 0);
+  setThreads(1);
+  for (int64_t m = 0; m < c.M; ++m)
+    for (int64_t n = 0; n < c.N; ++n)
+      ASSERT_NEAR(out[m * c_sm + n * c_sn], ref[m * c.N + n],
+                  1e-4 * (1 + std::fabs(ref[m * c.N + n])))
+          << "at m=" << m << " n=" << n;
+}
+
+} // namespace
+
+TEST(SparseMatmulKernel, EveryBlockSizeDensityAndRemainder) {
+  for (int64_t R : {1, 2, 4, 8, 16})
+    for (double d : {0.0, 0.1, 0.5, 1.0})
+      for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{1, 1, 1},
+                             {17, 33, 40}, {32, 16, 7}, {5, 70, 129}})
+        checkSparse({M, N, K, R, d, true, false, false, false, 1});
+}
+
+TEST(SparseMatmulKernel, EpiloguesStridesThreads) {
+  checkSparse({37, 50, 64, 4, 0.2, true, true, true, true, 1});
+  checkSparse({64, 96, 128, 1, 0.1, false, true, true, false, 2});
+  checkSparse({128, 200, 96, 16, 0.3, true, true, false, true, 3});
+  checkSparse({3, 1000, 20, 8, 0.05, true, false, true, false, 2});
+}

@@ -349,6 +349,34 @@ def TransposeF32 : Kernel<"transpose_f32"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Sparse kernels (issue 18: weights that are mostly zeros).
+//===----------------------------------------------------------------------===//
+
+def SparseMatmulF32 : Kernel<"sparse_matmul_f32"> {
+  let summary = "Matmul C = A x B with B sparse, in blocks of R columns";
+  let description = [{
+      C[m][n] = clamp(sum_k A[m][k] * B[k][n] (+ C[m][n] with
+                TESSEL_KERNEL_ACCUMULATE) (+ bias[n]), lo, hi)
+    A is M x K (strides a_sm, a_sk), C is M x N (c_sm, c_sn). B (K x N) is
+    stored as blocks of R consecutive columns at one k, R in {1, 2, 4, 8,
+    16} (the "R x 1" blocks of a [out, in] weight; R = 1: unstructured):
+    block column b holds columns [b*R, b*R + R); its nonzero blocks are
+    e in [ptr[b], ptr[b+1]) (ptr has ceil(N/R) + 1 entries), at k =
+    kidx[e], with values val[e*R + r] = B[kidx[e]][b*R + r] (0 past N).
+    Within a block column, k may come in any order; each k at most once.
+  }];
+  let arguments = (ins
+    OpaqueArg<"int64_t">:$M, OpaqueArg<"int64_t">:$N, OpaqueArg<"int64_t">:$K,
+    OpaqueArg<"const float *">:$a, OpaqueArg<"int64_t">:$a_sm,
+    OpaqueArg<"int64_t">:$a_sk, OpaqueArg<"int64_t">:$R,
+    OpaqueArg<"const int32_t *">:$ptr, OpaqueArg<"const int32_t *">:$kidx,
+    OpaqueArg<"const float *">:$val, OpaqueArg<"float *">:$c,
+    OpaqueArg<"int64_t">:$c_sm, OpaqueArg<"int64_t">:$c_sn,
+    OpaqueArg<"const float *">:$bias, OpaqueArg<"float">:$lo,
+    OpaqueArg<"float">:$hi, OpaqueArg<"int32_t">:$flags);
+}
+
+//===----------------------------------------------------------------------===//
 // int8 kernels (docs/quantization.md).
 //===----------------------------------------------------------------------===//
 
