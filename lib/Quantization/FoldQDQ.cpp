@@ -374,8 +374,8 @@ struct FoldConv : OpRewritePattern<ConvOp> {
 /// (per tensor or per channel, zero point 0 as int8) runs on the stored
 /// integers as an i8 x i8 -> i32 tosa.depthwise_conv2d with the input's
 /// zero point (its padding reads as it, i.e. 0.0), dequantized per channel
-/// and plus the float bias. Channel multipliers above 1 stay float: no
-/// int8 kernel computes them.
+/// and plus the float bias. Channel multipliers above 1 are
+/// FoldGroupedConv's.
 struct FoldDepthwiseConv : OpRewritePattern<tessel::Conv2DOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(tessel::Conv2DOp op,
