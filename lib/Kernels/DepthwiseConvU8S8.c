@@ -239,7 +239,9 @@ static void run_row(void *arg, int64_t task) {
   const tk_finish_fn finish = j->ep ? tk_choose_finish(j->ep, 1) : NULL;
   const int64_t bytes = j->ep ? tk_epilogue_out_bytes(j->ep) : 4;
   static const int32_t no_row_off[MR] = {0};
-  int32_t acc[MR][NR];
+  /* Zero once: a tile of fewer vectors than NR / 16 leaves the rest
+   * as it was, and the vector epilogues read whole vectors. */
+  int32_t acc[MR][NR] = {{0}};
   for (int64_t ow0 = 0; ow0 < j->OW; ow0 += MR) {
     const int mr = (int)(j->OW - ow0 < MR ? j->OW - ow0 : MR);
     for (int64_t c0 = 0; c0 < j->C; c0 += NR) {

@@ -114,10 +114,11 @@ typedef struct {
 } segs_t;
 
 /* acc[r][j] = sum over the panel's k of (a_r ^ flip) * b, rows r < mr. */
-static void tile_portable(int mr, const uint8_t *const *arow, int64_t K,
-                          uint32_t flip, const int8_t *panel,
+static void tile_portable(int mr, int nv, const uint8_t *const *arow,
+                          int64_t K, uint32_t flip, const int8_t *panel,
                           const segs_t *sg, int32_t acc[MR][NR]) {
   (void)sg; /* contiguous rows */
+  const int cols = 16 * nv;
   const int64_t groups = (K + KG - 1) / KG;
   memset(acc, 0, sizeof(int32_t) * MR * NR);
   for (int r = 0; r < mr; ++r) {
@@ -127,7 +128,7 @@ static void tile_portable(int mr, const uint8_t *const *arow, int64_t K,
       uint8_t av[KG];
       memcpy(av, &word, KG);
       const int8_t *b = panel + g * NR * KG;
-      for (int j = 0; j < NR; ++j) {
+      for (int j = 0; j < cols; ++j) {
         int32_t s = 0;
         for (int t = 0; t < KG; ++t)
           s += (int32_t)av[t] * (int32_t)b[j * KG + t];
@@ -138,14 +139,18 @@ static void tile_portable(int mr, const uint8_t *const *arow, int64_t K,
 }
 
 #ifdef TK_HAVE_VNNI_PATH
-/* One MR-row tile with the row count a compile-time constant once inlined
- * into the switch below, so the 4 x R accumulators stay in registers. */
+/* One MR-row tile of V vectors of 16 columns (V < 4: a last panel of
+ * N < 64 columns, as MobileNet's 16- to 40-channel projections have, runs
+ * only the vectors it needs), with R and V compile-time constants once
+ * inlined into the switch below, so the V x R accumulators stay in
+ * registers. */
 TK_VNNI_TARGET static inline __attribute__((always_inline)) void
-tile_vnni_rows(const int R, const uint8_t *const *arow, const uint32_t flip,
-               const int8_t *panel, const segs_t *sg, int32_t acc[MR][NR]) {
+tile_vnni_rows(const int R, const int V, const uint8_t *const *arow,
+               const uint32_t flip, const int8_t *panel, const segs_t *sg,
+               int32_t acc[MR][NR]) {
   __m512i c[MR][4];
   for (int r = 0; r < R; ++r)
-    for (int v = 0; v < 4; ++v)
+    for (int v = 0; v < V; ++v)
       c[r][v] = _mm512_setzero_si512();
   /* Groups per segment; only a lone segment can end in a partial one. */
   const int64_t len = sg->seg_len, full = len / KG, groups = (len + KG - 1) / KG;
@@ -156,62 +161,67 @@ tile_vnni_rows(const int R, const uint8_t *const *arow, const uint32_t flip,
     for (int r = 0; r < R; ++r)
       p[r] = arow[r] + sg->off[s];
     for (int64_t g = 0; g < full; ++g, b += NR * KG) {
-      const __m512i b0 = _mm512_loadu_si512(b), b1 = _mm512_loadu_si512(b + 64),
-                    b2 = _mm512_loadu_si512(b + 128),
-                    b3 = _mm512_loadu_si512(b + 192);
+      __m512i bv[4];
+      for (int v = 0; v < V; ++v)
+        bv[v] = _mm512_loadu_si512(b + 64 * v);
       for (int r = 0; r < R; ++r) {
         int32_t word;
         memcpy(&word, p[r] + g * KG, sizeof word);
         __m512i av = _mm512_set1_epi32(word);
         if (flip) /* a compile-time constant once inlined */
           av = _mm512_xor_si512(av, _mm512_set1_epi32((int)flip));
-        c[r][0] = _mm512_dpbusd_epi32(c[r][0], av, b0);
-        c[r][1] = _mm512_dpbusd_epi32(c[r][1], av, b1);
-        c[r][2] = _mm512_dpbusd_epi32(c[r][2], av, b2);
-        c[r][3] = _mm512_dpbusd_epi32(c[r][3], av, b3);
+        for (int v = 0; v < V; ++v)
+          c[r][v] = _mm512_dpbusd_epi32(c[r][v], av, bv[v]);
       }
     }
     if (full < groups) { /* a lone segment's last, partial group */
-      const __m512i b0 = _mm512_loadu_si512(b), b1 = _mm512_loadu_si512(b + 64),
-                    b2 = _mm512_loadu_si512(b + 128),
-                    b3 = _mm512_loadu_si512(b + 192);
+      __m512i bv[4];
+      for (int v = 0; v < V; ++v)
+        bv[v] = _mm512_loadu_si512(b + 64 * v);
       b += NR * KG;
       for (int r = 0; r < R; ++r) {
         const __m512i av = _mm512_set1_epi32(
             (int32_t)(load_group(p[r], full, len) ^ flip));
-        c[r][0] = _mm512_dpbusd_epi32(c[r][0], av, b0);
-        c[r][1] = _mm512_dpbusd_epi32(c[r][1], av, b1);
-        c[r][2] = _mm512_dpbusd_epi32(c[r][2], av, b2);
-        c[r][3] = _mm512_dpbusd_epi32(c[r][3], av, b3);
+        for (int v = 0; v < V; ++v)
+          c[r][v] = _mm512_dpbusd_epi32(c[r][v], av, bv[v]);
       }
     }
   }
   for (int r = 0; r < R; ++r)
-    for (int v = 0; v < 4; ++v)
+    for (int v = 0; v < V; ++v)
       _mm512_storeu_si512(acc[r] + 16 * v, c[r][v]);
 }
 
-/* Row counts and the activation flip as compile-time constants. */
-#define TK_VNNI_ROWS(flip)                                                     \
+/* Row counts, vector counts and the activation flip as compile-time
+ * constants. */
+#define TK_VNNI_ROWS(V, flip)                                                  \
   switch (mr) {                                                                \
-  case 1: tile_vnni_rows(1, arow, flip, panel, sg, acc); break;                \
-  case 2: tile_vnni_rows(2, arow, flip, panel, sg, acc); break;                \
-  case 3: tile_vnni_rows(3, arow, flip, panel, sg, acc); break;                \
-  case 4: tile_vnni_rows(4, arow, flip, panel, sg, acc); break;                \
-  case 5: tile_vnni_rows(5, arow, flip, panel, sg, acc); break;                \
-  default: tile_vnni_rows(6, arow, flip, panel, sg, acc); break;               \
+  case 1: tile_vnni_rows(1, V, arow, flip, panel, sg, acc); break;             \
+  case 2: tile_vnni_rows(2, V, arow, flip, panel, sg, acc); break;             \
+  case 3: tile_vnni_rows(3, V, arow, flip, panel, sg, acc); break;             \
+  case 4: tile_vnni_rows(4, V, arow, flip, panel, sg, acc); break;             \
+  case 5: tile_vnni_rows(5, V, arow, flip, panel, sg, acc); break;             \
+  default: tile_vnni_rows(6, V, arow, flip, panel, sg, acc); break;            \
+  }
+#define TK_VNNI_VECTORS(flip)                                                  \
+  switch (nv) {                                                                \
+  case 1: TK_VNNI_ROWS(1, flip) break;                                         \
+  case 2: TK_VNNI_ROWS(2, flip) break;                                         \
+  case 3: TK_VNNI_ROWS(3, flip) break;                                         \
+  default: TK_VNNI_ROWS(4, flip) break;                                        \
   }
 
-TK_VNNI_TARGET static void tile_vnni(int mr, const uint8_t *const *arow,
-                                     int64_t K, uint32_t flip,
-                                     const int8_t *panel, const segs_t *sg,
-                                     int32_t acc[MR][NR]) {
+TK_VNNI_TARGET static void tile_vnni(int mr, int nv,
+                                     const uint8_t *const *arow, int64_t K,
+                                     uint32_t flip, const int8_t *panel,
+                                     const segs_t *sg, int32_t acc[MR][NR]) {
   (void)K; /* sg->nseg * sg->seg_len */
   if (flip)
-    TK_VNNI_ROWS(0x80808080u)
+    TK_VNNI_VECTORS(0x80808080u)
   else
-    TK_VNNI_ROWS(0u)
+    TK_VNNI_VECTORS(0u)
 }
+#undef TK_VNNI_VECTORS
 #undef TK_VNNI_ROWS
 
 /* AVX2 without VNNI: exact products by widening both operands to 16 bits
@@ -259,7 +269,8 @@ pair_sums(__m256i lo, __m256i hi) {
     c13 = _mm256_add_epi32(c13, _mm256_madd_epi16(b3, a1));                    \
   } while (0)
 
-TK_AVX2_TARGET static void tile_avx2(int mr, const uint8_t *const *arow,
+TK_AVX2_TARGET static void tile_avx2(int mr, int nv,
+                                     const uint8_t *const *arow,
                                      int64_t K, uint32_t flip,
                                      const int8_t *panel, const segs_t *sg,
                                      int32_t acc[MR][NR]) {
@@ -268,7 +279,7 @@ TK_AVX2_TARGET static void tile_avx2(int mr, const uint8_t *const *arow,
   for (int r0 = 0; r0 < mr; r0 += 2) {
     const int two = mr - r0 >= 2;
     const uint8_t *ra = arow[r0], *rb = two ? arow[r0 + 1] : arow[r0];
-    for (int cb = 0; cb < NR; cb += 16) {
+    for (int cb = 0; cb < 16 * nv; cb += 16) {
       __m256i c00 = _mm256_setzero_si256(), c01 = c00, c02 = c00, c03 = c00;
       __m256i c10 = c00, c11 = c00, c12 = c00, c13 = c00;
       const int8_t *b = panel + cb * KG;
@@ -293,7 +304,9 @@ TK_AVX2_TARGET static void tile_avx2(int mr, const uint8_t *const *arow,
 
 #endif
 
-typedef void (*tile_fn)(int, const uint8_t *const *, int64_t, uint32_t,
+/* (mr, nv, ...): rows, and the vectors of 16 columns needed (a tile may
+ * compute more: only acc[r][0, 16 * nv) is read). */
+typedef void (*tile_fn)(int, int, const uint8_t *const *, int64_t, uint32_t,
                         const int8_t *, const segs_t *, int32_t[MR][NR]);
 
 static tile_fn choose_tile(void) {
@@ -342,7 +355,9 @@ static void run_task(void *arg, int64_t task) {
   uint8_t *scratch = NULL;
   if (j->gather && !(scratch = (uint8_t *)malloc((size_t)(MR * j->K))))
     abort(); /* out of memory: nothing sane to return */
-  int32_t acc[MR][NR];
+  /* Zero once: a tile of fewer vectors than NR / 16 leaves the rest
+   * as it was, and the vector epilogues read whole vectors. */
+  int32_t acc[MR][NR] = {{0}};
   const int64_t m_end =
       (mt + 1) * MBLOCK < j->M ? (mt + 1) * MBLOCK : j->M;
   for (int64_t m0 = mt * MBLOCK; m0 < m_end; m0 += MR) {
@@ -357,7 +372,7 @@ static void run_task(void *arg, int64_t task) {
         arow[r] = row;
       }
     }
-    tile(mr, arow, j->K, j->a_flip, panel,
+    tile(mr, (int)((width + 15) / 16), arow, j->K, j->a_flip, panel,
          scratch ? &contiguous : &rows_in_place, acc);
     int32_t row_off[MR];
     for (int r = 0; r < mr; ++r)

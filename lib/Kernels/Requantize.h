@@ -77,6 +77,51 @@ typedef void (*tk_finish_fn)(const struct epilogue *e,
                              char *out0, int64_t out_rs, int64_t out_sn,
                              const float *res0, int64_t res_rs);
 
+/* What an epilogue writes: f32 (no quantization), the 8-bit value (through
+ * an 8-bit table if any), an f32 table's entry, or the 8-bit value
+ * dequantized to f32. */
+enum { TK_OUT_F32, TK_OUT_Q8, TK_OUT_F32_TABLE, TK_OUT_DEQUANT };
+
+static inline int tk_finish_kind(const struct epilogue *e) {
+  if (!e->quantize)
+    return TK_OUT_F32;
+  if (e->dequantize)
+    return TK_OUT_DEQUANT;
+  return e->out_f32 ? TK_OUT_F32_TABLE : TK_OUT_Q8;
+}
+
+/* An 8-bit output computed in integers (the vector paths): y is clamped to
+ * [lo, hi], the epilogue's clamp narrowed to [L, H], where L and H quantize
+ * two steps past qmin and qmax (outside them the byte is qmin or qmax
+ * either way: the division sequences are monotone to within 2^-21; inside
+ * them q fits int16 exactly); then q rounded to nearest even in one
+ * conversion to int32, + zp and [qmin, qmax] on saturating 16-bit lanes.
+ * A NaN y converts to INT_MIN, -32768 on 16 bits, while every other q is
+ * within 300 of zero: where that would not already give byte 0 (the float
+ * body's truncation of NaN), a row with a NaN is redone by the portable
+ * epilogue (nan_fix). Requires an integral out_zp and integral qmin <= qmax
+ * within one byte's range (tk_q8_packable). */
+typedef struct {
+  float lo, hi;
+  int16_t zp, qmin, qmax;
+  int clamp16;   /* [qmin, qmax] is not the byte pack's saturation range */
+  int is_signed; /* qmin < 0: signed saturation to bytes */
+  int nan_fix;   /* a NaN would not give byte 0 by itself */
+} tk_q8_plan_t;
+
+int tk_q8_packable(const struct epilogue *e);
+tk_q8_plan_t tk_q8_plan(const struct epilogue *e);
+
+/* The portable epilogue of one output row (any kind, any strides). */
+void tk_finish_row_portable(const struct epilogue *e, const int32_t *v,
+                            int32_t row_off, const int32_t *colsum,
+                            int32_t a_zp, int64_t n0, int64_t width,
+                            char *out, int64_t out_sn, const float *res);
+
+/* The AVX2 finish for this epilogue (RequantizeAVX2.c), NULL where it has
+ * none; callers check tk_has_avx2() and contiguous columns. */
+tk_finish_fn tk_choose_finish_avx2(const struct epilogue *e);
+
 /* The fastest finish for this CPU and epilogue (vector paths need out_sn ==
  * 1 and a residual's columns contiguous). */
 tk_finish_fn tk_choose_finish(const struct epilogue *e, int64_t out_sn);

@@ -854,7 +854,9 @@ TEST(MatmulI8RequantKernel, ResidualAddAndClamp) {
 // other byte, so these y do tell the sequences apart.
 std::vector<uint8_t> requantBiasOnly(const std::vector<float> &ys, float s,
                                      float zp, float lo, float hi,
-                                     int32_t flags) {
+                                     int32_t flags, float qmin = 0.0f,
+                                     float qmax = 255.0f,
+                                     const uint8_t *table = nullptr) {
   const int64_t M = 7, N = int64_t(ys.size()), K = 5;
   const int32_t aZp = 9;
   std::vector<uint8_t> a(M * K, uint8_t(aZp)); // every product is 0
@@ -867,7 +869,7 @@ std::vector<uint8_t> requantBiasOnly(const std::vector<float> &ys, float s,
   tessel_kernel_matmul_u8s8_requant(
       1, M, N, K, a.data(), 0, K, aZp, packed.data(), 0, nullptr, 0, c.data(),
       0, N, 1, nullptr, 0, 0, 0, -kInf, kInf, scale.data(), ys.data(), lo, hi,
-      s, zp, 0.0f, 255.0f, nullptr,
+      s, zp, qmin, qmax, table,
       1.0f, 0.0f, -kInf, kInf, TESSEL_KERNEL_QUANTIZE | flags);
   for (int64_t m = 1; m < M; ++m) // rows agree: one per column is enough
     EXPECT_EQ(std::memcmp(&c[m * N], &c[0], N), 0);
@@ -914,6 +916,70 @@ TEST(MatmulI8RequantKernel, ProvenReciprocalMatchesDivision) {
   }
   EXPECT_EQ(planned, 40);
   EXPECT_GT(divergent, 10);
+}
+
+// The 8-bit output's integer path (vcvtps2dq, saturating packs) gives the
+// bytes of the float-domain reference for every y, every clamp range of an
+// 8-bit output (the packs' own saturation, narrower ones, signed and
+// unsigned), each division sequence, with and without a table: y on and
+// next to the rounding boundaries, far past saturation, infinite and NaN
+// (a NaN is byte 0, the float body's truncation, also where the packs
+// would saturate it to qmin).
+TEST(MatmulI8RequantKernel, Q8EveryRangeAndSpecialValue) {
+  using namespace mlir::tessel;
+  struct Range {
+    float qmin, qmax, zp;
+  };
+  const Range ranges[] = {{0, 255, 120},    {0, 255, 0},     {0, 200, 17},
+                          {10, 255, 128},   {-128, 127, 3},  {-128, 127, -128},
+                          {-100, 50, -7},   {0, 127, 127},   {-128, 0, 0}};
+  std::vector<uint8_t> table(256);
+  for (int i = 0; i < 256; ++i)
+    table[i] = uint8_t((i * 73 + 5) & 0xFF);
+  std::mt19937 gen(11);
+  std::uniform_real_distribution<float> logScale(-10.0f, 2.0f);
+  for (const Range &r : ranges)
+    for (int i = 0; i < 6; ++i) {
+      const float s = std::exp2(logScale(gen));
+      const float lo = i % 2 ? 0.0f : -kInf, hi = i % 2 ? 6.0f : kInf;
+      SCOPED_TRACE(testing::Message() << "q [" << r.qmin << ", " << r.qmax
+                                      << "] zp " << r.zp << " s " << s
+                                      << " clamp [" << lo << ", " << hi << "]");
+      std::vector<float> ys = {-kInf, kInf, NAN, -NAN, 0.0f, -0.0f, 1e30f,
+                               -1e30f, std::numeric_limits<float>::max(),
+                               -std::numeric_limits<float>::max(), 3e9f * s,
+                               -3e9f * s, 40000.0f * s, -40000.0f * s};
+      for (int k = -400; k < 400; k += (k > -300 && k < 300) ? 1 : 37) {
+        float y = (float(k) + 0.5f) * s;
+        for (int j = 0; j < 2; ++j)
+          y = std::nextafter(y, -kInf);
+        for (int j = 0; j < 5; ++j, y = std::nextafter(y, kInf))
+          ys.push_back(y);
+      }
+      const QuantizeDivisionPlan plan =
+          planQuantizeDivision(s, r.zp, r.qmin, r.qmax, lo, hi);
+      const int32_t flags =
+          plan.division == QuantizeDivision::Reciprocal
+              ? TESSEL_KERNEL_RECIPROCAL
+          : plan.division == QuantizeDivision::CorrectedReciprocal
+              ? TESSEL_KERNEL_RECIPROCAL_FMA
+              : 0;
+      for (const uint8_t *t : {(const uint8_t *)nullptr, (const uint8_t *)table.data()}) {
+        const std::vector<uint8_t> divided =
+            requantBiasOnly(ys, s, r.zp, lo, hi, 0, r.qmin, r.qmax, t);
+        for (size_t n = 0; n < ys.size(); ++n) {
+          const float y = clampRef(ys[n], lo, hi);
+          const float q =
+              clampRef(std::nearbyint(y / s) + r.zp, r.qmin, r.qmax);
+          const uint8_t v = q == q ? uint8_t(int32_t(q)) : 0;
+          ASSERT_EQ(int(divided[n]), int(t ? t[v] : v))
+              << "y " << ys[n] << " table " << (t != nullptr);
+        }
+        ASSERT_EQ(requantBiasOnly(ys, s, r.zp, plan.lo, plan.hi, flags,
+                                  r.qmin, r.qmax, t),
+                  divided);
+      }
+    }
 }
 
 //===----------------------------------------------------------------------===//
