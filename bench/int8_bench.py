@@ -110,15 +110,29 @@ def fma_peak():
     return None
 
 
+def kernel_library():
+    """The kernel archive tessel-compile links for this CPU: x86-64-v4 where
+    it has AVX-512, else x86-64-v3 (AVX2: AMD Zen 3, Intel client cores)."""
+    with open("/proc/cpuinfo") as f:
+        flags = next((l for l in f if l.startswith("flags")), "").split()
+    level = "x86-64-v4" if "avx512f" in flags else "x86-64-v3"
+    return os.path.join(ROOT, "build", "lib", f"libtessel_kernels_{level}.a")
+
+
 def kernel_bench(source, int_keys):
-    """Builds bench/SOURCE against the AVX-512 kernel library and parses its
-    `name: key=value ...` lines."""
+    """Builds bench/SOURCE against this CPU's kernel library and parses its
+    `name: key=value ...` lines ([] with a log line if it cannot run)."""
     exe = os.path.join(BENCH, "work", os.path.splitext(source)[0])
-    lib = os.path.join(ROOT, "build", "lib", "libtessel_kernels_x86-64-v4.a")
-    sh(["cc", "-O2", "-I", os.path.join(ROOT, "build", "include"),
-        os.path.join(BENCH, source), lib, "-lpthread", "-lm", "-o", exe])
+    lib = kernel_library()
+    try:
+        sh(["cc", "-O2", "-I", os.path.join(ROOT, "build", "include"),
+            os.path.join(BENCH, source), lib, "-lpthread", "-lm", "-o", exe])
+        text = sh([exe])
+    except bm.Failure as e:
+        log(f"{source}: {e}")
+        return []
     rows = []
-    for line in sh([exe]).splitlines():
+    for line in text.splitlines():
         kv = dict(t.split("=", 1) for t in line.split()[1:])
         rows.append({k: (int(v) if k in int_keys else float(v)) for k, v in kv.items()})
     return rows
@@ -270,7 +284,7 @@ the ratios of one run, and repeat a run before trusting a small one.
 
 ## Kernel
 
-`bench/int8_gemm.c`: `tessel_kernel_matmul_u8s8_i32` (AVX-512 VNNI) against
+`bench/int8_gemm.c`: `tessel_kernel_matmul_u8s8_i32` (AVX-512 VNNI, or AVX2 where the CPU lacks it) against
 `tessel_kernel_matmul_f32` on the same shapes, weights packed beforehand, in
 G multiply-adds per second.
 
