@@ -142,6 +142,48 @@ TK_INLINE void micro_kernel(const int mr, const int nv, const int unit_ask,
   store_tile(mr, nv, acc, nr, crow, csf, load_c, last, bias, clamp, lo, hi);
 }
 
+#if defined(__x86_64__) && !defined(TESSEL_KERNELS_NO_ASM)
+/* What the asm tiles below share: per tap, its six row pointers (atap:
+ * TK_MR_MAX per tap) and its weight block (bts floats apart); per k, the
+ * panel's next row of TK_NR floats (256 bytes); the accumulators stored to
+ * acc[TK_MR_MAX][TK_NV] for store_tile. The body between TK_ASM_TAP_BEGIN
+ * and TK_ASM_TAP_END is one k step. */
+#define TK_ASM_TILE_LOCALS                                                     \
+  tk_vec acc[TK_MR_MAX][TK_NV];                                                \
+  const float *const *tap = atap;                                              \
+  const float *bt = b;                                                         \
+  int64_t taps = ntaps;                                                        \
+  const int64_t bts_bytes = bts * (int64_t)sizeof(float);                      \
+  const float *a0, *a1, *a2, *a3, *a4, *a5, *bp;                               \
+  int64_t k;
+#define TK_ASM_TAP_BEGIN                                                       \
+  "1:\n\t"                                                                     \
+  "mov 0(%[tap]), %[a0]\n\t"                                                   \
+  "mov 8(%[tap]), %[a1]\n\t"                                                   \
+  "mov 16(%[tap]), %[a2]\n\t"                                                  \
+  "mov 24(%[tap]), %[a3]\n\t"                                                  \
+  "mov 32(%[tap]), %[a4]\n\t"                                                  \
+  "mov 40(%[tap]), %[a5]\n\t"                                                  \
+  "mov %[bt], %[bp]\n\t"                                                       \
+  "xor %[k], %[k]\n\t"
+/* TAP_BYTES: 8 * TK_MR_MAX, as a string. */
+#define TK_ASM_TAP_END(TAP_BYTES)                                              \
+  "add $256, %[bp]\n\t"                                                        \
+  "inc %[k]\n\t"                                                               \
+  "cmp %[kc], %[k]\n\t"                                                        \
+  "jne 2b\n\t"                                                                 \
+  "add $" TAP_BYTES ", %[tap]\n\t"                                             \
+  "add %[bts], %[bt]\n\t"                                                      \
+  "dec %[taps]\n\t"                                                            \
+  "jnz 1b\n\t"
+#define TK_ASM_TILE_OUTPUTS                                                    \
+  [tap] "+r"(tap), [bt] "+r"(bt), [taps] "+r"(taps), [a0] "=&r"(a0),           \
+      [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [a4] "=&r"(a4),          \
+      [a5] "=&r"(a5), [bp] "=&r"(bp), [k] "=&r"(k)
+#define TK_ASM_TILE_INPUTS                                                     \
+  [kc] "r"(kc), [bts] "r"(bts_bytes), [acc] "r"(&acc[0][0])
+#endif
+
 #if TK_VW == 16 && defined(__x86_64__) && !defined(TESSEL_KERNELS_NO_ASM)
 /* The 6 x 64 AVX-512 tile, the one that carries nearly all of a CNN's
  * FLOPs, written out so that every FMA takes its activation as an embedded
@@ -154,13 +196,7 @@ static void micro_kernel_6x64(int nr, int64_t ntaps, int64_t kc,
                               int64_t bts, float *const *crow, int64_t csf,
                               int load_c, int last, const float *bias,
                               int clamp, float lo, float hi) {
-  tk_vec acc[TK_MR_MAX][TK_NV];
-  const float *const *tap = atap;
-  const float *bt = b;
-  int64_t taps = ntaps;
-  const int64_t bts_bytes = bts * (int64_t)sizeof(float);
-  const float *a0, *a1, *a2, *a3, *a4, *a5, *bp;
-  int64_t k;
+  TK_ASM_TILE_LOCALS
   __asm__ volatile(
       "vpxord %%zmm0, %%zmm0, %%zmm0\n\t"
       "vmovaps %%zmm0, %%zmm1\n\t" "vmovaps %%zmm0, %%zmm2\n\t"
@@ -175,15 +211,7 @@ static void micro_kernel_6x64(int nr, int64_t ntaps, int64_t kc,
       "vmovaps %%zmm0, %%zmm19\n\t" "vmovaps %%zmm0, %%zmm20\n\t"
       "vmovaps %%zmm0, %%zmm21\n\t" "vmovaps %%zmm0, %%zmm22\n\t"
       "vmovaps %%zmm0, %%zmm23\n\t"
-      "1:\n\t" /* per tap: its six row pointers and weight block */
-      "mov 0(%[tap]), %[a0]\n\t"
-      "mov 8(%[tap]), %[a1]\n\t"
-      "mov 16(%[tap]), %[a2]\n\t"
-      "mov 24(%[tap]), %[a3]\n\t"
-      "mov 32(%[tap]), %[a4]\n\t"
-      "mov 40(%[tap]), %[a5]\n\t"
-      "mov %[bt], %[bp]\n\t"
-      "xor %[k], %[k]\n\t"
+      TK_ASM_TAP_BEGIN
       "2:\n\t" /* per k: 4 weight vectors, 24 FMAs */
       "vmovups 0(%[bp]), %%zmm24\n\t"
       "vmovups 64(%[bp]), %%zmm25\n\t"
@@ -213,14 +241,7 @@ static void micro_kernel_6x64(int nr, int64_t ntaps, int64_t kc,
       "vfmadd231ps (%[a5],%[k],4)%{1to16%}, %%zmm25, %%zmm21\n\t"
       "vfmadd231ps (%[a5],%[k],4)%{1to16%}, %%zmm26, %%zmm22\n\t"
       "vfmadd231ps (%[a5],%[k],4)%{1to16%}, %%zmm27, %%zmm23\n\t"
-      "add $256, %[bp]\n\t"
-      "inc %[k]\n\t"
-      "cmp %[kc], %[k]\n\t"
-      "jne 2b\n\t"
-      "add $96, %[tap]\n\t" /* TK_MR_MAX pointers per tap */
-      "add %[bts], %[bt]\n\t"
-      "dec %[taps]\n\t"
-      "jnz 1b\n\t"
+      TK_ASM_TAP_END("96") /* 12 pointers per tap */
       "vmovups %%zmm0, 0(%[acc])\n\t" "vmovups %%zmm1, 64(%[acc])\n\t"
       "vmovups %%zmm2, 128(%[acc])\n\t" "vmovups %%zmm3, 192(%[acc])\n\t"
       "vmovups %%zmm4, 256(%[acc])\n\t" "vmovups %%zmm5, 320(%[acc])\n\t"
@@ -233,10 +254,8 @@ static void micro_kernel_6x64(int nr, int64_t ntaps, int64_t kc,
       "vmovups %%zmm18, 1152(%[acc])\n\t" "vmovups %%zmm19, 1216(%[acc])\n\t"
       "vmovups %%zmm20, 1280(%[acc])\n\t" "vmovups %%zmm21, 1344(%[acc])\n\t"
       "vmovups %%zmm22, 1408(%[acc])\n\t" "vmovups %%zmm23, 1472(%[acc])\n\t"
-      : [tap] "+r"(tap), [bt] "+r"(bt), [taps] "+r"(taps), [a0] "=&r"(a0),
-        [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [a4] "=&r"(a4),
-        [a5] "=&r"(a5), [bp] "=&r"(bp), [k] "=&r"(k)
-      : [kc] "r"(kc), [bts] "r"(bts_bytes), [acc] "r"(&acc[0][0])
+      : TK_ASM_TILE_OUTPUTS
+      : TK_ASM_TILE_INPUTS
       : "memory", "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",
         "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13",
         "xmm14", "xmm15", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20",
@@ -258,13 +277,7 @@ static void micro_kernel_6x16(int nr, int64_t ntaps, int64_t kc,
                               int64_t bts, float *const *crow, int64_t csf,
                               int load_c, int last, const float *bias,
                               int clamp, float lo, float hi) {
-  tk_vec acc[TK_MR_MAX][TK_NV];
-  const float *const *tap = atap;
-  const float *bt = b;
-  int64_t taps = ntaps;
-  const int64_t bts_bytes = bts * (int64_t)sizeof(float);
-  const float *a0, *a1, *a2, *a3, *a4, *a5, *bp;
-  int64_t k;
+  TK_ASM_TILE_LOCALS
   __asm__ volatile(
       "vxorps %%ymm0, %%ymm0, %%ymm0\n\t"
       "vxorps %%ymm1, %%ymm1, %%ymm1\n\t" "vxorps %%ymm2, %%ymm2, %%ymm2\n\t"
@@ -273,15 +286,7 @@ static void micro_kernel_6x16(int nr, int64_t ntaps, int64_t kc,
       "vxorps %%ymm7, %%ymm7, %%ymm7\n\t" "vxorps %%ymm8, %%ymm8, %%ymm8\n\t"
       "vxorps %%ymm9, %%ymm9, %%ymm9\n\t" "vxorps %%ymm10, %%ymm10, %%ymm10\n\t"
       "vxorps %%ymm11, %%ymm11, %%ymm11\n\t"
-      "1:\n\t" /* per tap: its six row pointers and weight block */
-      "mov 0(%[tap]), %[a0]\n\t"
-      "mov 8(%[tap]), %[a1]\n\t"
-      "mov 16(%[tap]), %[a2]\n\t"
-      "mov 24(%[tap]), %[a3]\n\t"
-      "mov 32(%[tap]), %[a4]\n\t"
-      "mov 40(%[tap]), %[a5]\n\t"
-      "mov %[bt], %[bp]\n\t"
-      "xor %[k], %[k]\n\t"
+      TK_ASM_TAP_BEGIN
       "2:\n\t" /* per k: 2 weight vectors, 12 FMAs */
       "vmovups 0(%[bp]), %%ymm12\n\t"
       "vmovups 32(%[bp]), %%ymm13\n\t"
@@ -303,14 +308,7 @@ static void micro_kernel_6x16(int nr, int64_t ntaps, int64_t kc,
       "vfmadd231ps %%ymm13, %%ymm14, %%ymm9\n\t"
       "vfmadd231ps %%ymm12, %%ymm15, %%ymm10\n\t"
       "vfmadd231ps %%ymm13, %%ymm15, %%ymm11\n\t"
-      "add $256, %[bp]\n\t" /* TK_NR floats per k */
-      "inc %[k]\n\t"
-      "cmp %[kc], %[k]\n\t"
-      "jne 2b\n\t"
-      "add $48, %[tap]\n\t" /* TK_MR_MAX pointers per tap */
-      "add %[bts], %[bt]\n\t"
-      "dec %[taps]\n\t"
-      "jnz 1b\n\t"
+      TK_ASM_TAP_END("48") /* 6 pointers per tap */
       /* acc[i][v] at i * TK_NV * 32 + v * 32 */
       "vmovups %%ymm0, 0(%[acc])\n\t" "vmovups %%ymm1, 32(%[acc])\n\t"
       "vmovups %%ymm2, 256(%[acc])\n\t" "vmovups %%ymm3, 288(%[acc])\n\t"
@@ -318,10 +316,8 @@ static void micro_kernel_6x16(int nr, int64_t ntaps, int64_t kc,
       "vmovups %%ymm6, 768(%[acc])\n\t" "vmovups %%ymm7, 800(%[acc])\n\t"
       "vmovups %%ymm8, 1024(%[acc])\n\t" "vmovups %%ymm9, 1056(%[acc])\n\t"
       "vmovups %%ymm10, 1280(%[acc])\n\t" "vmovups %%ymm11, 1312(%[acc])\n\t"
-      : [tap] "+r"(tap), [bt] "+r"(bt), [taps] "+r"(taps), [a0] "=&r"(a0),
-        [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [a4] "=&r"(a4),
-        [a5] "=&r"(a5), [bp] "=&r"(bp), [k] "=&r"(k)
-      : [kc] "r"(kc), [bts] "r"(bts_bytes), [acc] "r"(&acc[0][0])
+      : TK_ASM_TILE_OUTPUTS
+      : TK_ASM_TILE_INPUTS
       : "memory", "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",
         "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13",
         "xmm14", "xmm15");

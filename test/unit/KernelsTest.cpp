@@ -877,6 +877,16 @@ std::vector<uint8_t> requantBiasOnly(const std::vector<float> &ys, float s,
   return c;
 }
 
+// The kernel flags of the division sequence the compiler's plan chose.
+int32_t divisionFlags(const mlir::tessel::QuantizeDivisionPlan &plan) {
+  using mlir::tessel::QuantizeDivision;
+  return plan.division == QuantizeDivision::Reciprocal
+             ? TESSEL_KERNEL_RECIPROCAL
+         : plan.division == QuantizeDivision::CorrectedReciprocal
+             ? TESSEL_KERNEL_RECIPROCAL_FMA
+             : 0;
+}
+
 TEST(MatmulI8RequantKernel, ProvenReciprocalMatchesDivision) {
   using namespace mlir::tessel;
   std::mt19937 gen(5);
@@ -897,11 +907,7 @@ TEST(MatmulI8RequantKernel, ProvenReciprocalMatchesDivision) {
     }
     const QuantizeDivisionPlan plan =
         planQuantizeDivision(s, zp, 0.0f, 255.0f, lo, hi);
-    const int32_t flags =
-        plan.division == QuantizeDivision::Reciprocal ? TESSEL_KERNEL_RECIPROCAL
-        : plan.division == QuantizeDivision::CorrectedReciprocal
-            ? TESSEL_KERNEL_RECIPROCAL_FMA
-            : 0;
+    const int32_t flags = divisionFlags(plan);
     planned += flags != 0;
     const std::vector<uint8_t> want = requantBiasOnly(ys, s, zp, lo, hi, 0);
     ASSERT_EQ(requantBiasOnly(ys, s, zp, plan.lo, plan.hi, flags), want);
@@ -958,12 +964,7 @@ TEST(MatmulI8RequantKernel, Q8EveryRangeAndSpecialValue) {
       }
       const QuantizeDivisionPlan plan =
           planQuantizeDivision(s, r.zp, r.qmin, r.qmax, lo, hi);
-      const int32_t flags =
-          plan.division == QuantizeDivision::Reciprocal
-              ? TESSEL_KERNEL_RECIPROCAL
-          : plan.division == QuantizeDivision::CorrectedReciprocal
-              ? TESSEL_KERNEL_RECIPROCAL_FMA
-              : 0;
+      const int32_t flags = divisionFlags(plan);
       for (const uint8_t *t : {(const uint8_t *)nullptr, (const uint8_t *)table.data()}) {
         const std::vector<uint8_t> divided =
             requantBiasOnly(ys, s, r.zp, lo, hi, 0, r.qmin, r.qmax, t);
