@@ -211,8 +211,16 @@ Value integerProduct(PatternRewriter &rewriter, Location loc,
   return dequantizeAccumulator(rewriter, loc, acc, a, b, outTy, /*axis=*/2);
 }
 
+/// Which products the target runs faster on integers (the pass options).
+struct FoldPolicy {
+  bool depthwise = true;
+  int64_t minReduction = 0;
+};
+
 struct FoldMatMul : OpRewritePattern<tosa::MatMulOp> {
-  using OpRewritePattern::OpRewritePattern;
+  FoldMatMul(MLIRContext *ctx, FoldPolicy policy)
+      : OpRewritePattern(ctx), policy(policy) {}
+  FoldPolicy policy;
   LogicalResult matchAndRewrite(tosa::MatMulOp op,
                                 PatternRewriter &rewriter) const override {
     auto outTy = cast<RankedTensorType>(op.getType());
@@ -220,6 +228,9 @@ struct FoldMatMul : OpRewritePattern<tosa::MatMulOp> {
         !tessel::isZeroConstant(op.getAZp()) ||
         !tessel::isZeroConstant(op.getBZp()))
       return rewriter.notifyMatchFailure(op, "not a float matmul");
+    if (cast<RankedTensorType>(op.getA().getType()).getDimSize(2) <
+        policy.minReduction)
+      return rewriter.notifyMatchFailure(op, "reduction below min-reduction");
     std::optional<Dequantized> a = dequantized(rewriter, op.getA());
     std::optional<Dequantized> b = a ? dequantized(rewriter, op.getB())
                                      : std::nullopt;
@@ -315,7 +326,9 @@ bool plainConv(tessel::Conv2DOp op) { return op.getGroups() == 1; }
 /// im2col matrix.
 template <typename ConvOp>
 struct FoldConv : OpRewritePattern<ConvOp> {
-  using OpRewritePattern<ConvOp>::OpRewritePattern;
+  FoldConv(MLIRContext *ctx, FoldPolicy policy)
+      : OpRewritePattern<ConvOp>(ctx), policy(policy) {}
+  FoldPolicy policy;
   LogicalResult matchAndRewrite(ConvOp op,
                                 PatternRewriter &rewriter) const override {
     auto outTy = cast<RankedTensorType>(op.getType());
@@ -323,6 +336,9 @@ struct FoldConv : OpRewritePattern<ConvOp> {
     if (!isa<FloatType>(outTy.getElementType()) || !outTy.hasStaticShape() ||
         !wTy.hasStaticShape() || !plainConv(op))
       return rewriter.notifyMatchFailure(op, "not a float conv of one group");
+    if (wTy.getDimSize(1) * wTy.getDimSize(2) * wTy.getDimSize(3) <
+        policy.minReduction)
+      return rewriter.notifyMatchFailure(op, "reduction below min-reduction");
     std::optional<Dequantized> x = dequantized(rewriter, op.getInput());
     std::optional<Dequantized> w = x ? dequantized(rewriter, op.getWeight())
                                      : std::nullopt;
@@ -377,7 +393,9 @@ struct FoldConv : OpRewritePattern<ConvOp> {
 /// and plus the float bias. Channel multipliers above 1 are
 /// FoldGroupedConv's.
 struct FoldDepthwiseConv : OpRewritePattern<tessel::Conv2DOp> {
-  using OpRewritePattern::OpRewritePattern;
+  FoldDepthwiseConv(MLIRContext *ctx, FoldPolicy policy)
+      : OpRewritePattern(ctx), policy(policy) {}
+  FoldPolicy policy;
   LogicalResult matchAndRewrite(tessel::Conv2DOp op,
                                 PatternRewriter &rewriter) const override {
     auto outTy = cast<RankedTensorType>(op.getType());
@@ -388,6 +406,9 @@ struct FoldDepthwiseConv : OpRewritePattern<tessel::Conv2DOp> {
         !wTy.hasStaticShape() || !inTy.hasStaticShape() || c == 1 ||
         op.getGroups() != c || wTy.getDimSize(0) != c)
       return rewriter.notifyMatchFailure(op, "not a float depthwise conv");
+    if (!policy.depthwise ||
+        wTy.getDimSize(1) * wTy.getDimSize(2) < policy.minReduction)
+      return rewriter.notifyMatchFailure(op, "left in float by the options");
     std::optional<Dequantized> x = dequantized(rewriter, op.getInput());
     std::optional<Dequantized> w = x ? dequantized(rewriter, op.getWeight())
                                      : std::nullopt;
@@ -437,7 +458,9 @@ Dequantized sliceOf(tessel::TosaBuilder &tb, const Dequantized &d,
 ///    part j is the i8 tosa.depthwise_conv2d of filters j, m + j, ... and
 ///    the parts interleave (joined on a new innermost axis).
 struct FoldGroupedConv : OpRewritePattern<tessel::Conv2DOp> {
-  using OpRewritePattern::OpRewritePattern;
+  FoldGroupedConv(MLIRContext *ctx, FoldPolicy policy)
+      : OpRewritePattern(ctx), policy(policy) {}
+  FoldPolicy policy;
   LogicalResult matchAndRewrite(tessel::Conv2DOp op,
                                 PatternRewriter &rewriter) const override {
     auto outTy = cast<RankedTensorType>(op.getType());
@@ -452,6 +475,9 @@ struct FoldGroupedConv : OpRewritePattern<tessel::Conv2DOp> {
     const int64_t cg = c / groups, fg = f / groups;
     if (cg == 1 && fg == 1)
       return rewriter.notifyMatchFailure(op, "depthwise: FoldDepthwiseConv");
+    if ((cg == 1 && !policy.depthwise) ||
+        wTy.getDimSize(1) * wTy.getDimSize(2) * cg < policy.minReduction)
+      return rewriter.notifyMatchFailure(op, "left in float by the options");
     std::optional<Dequantized> x = dequantized(rewriter, op.getInput());
     std::optional<Dequantized> w = x ? dequantized(rewriter, op.getWeight())
                                      : std::nullopt;
@@ -528,11 +554,13 @@ struct FoldGroupedConv : OpRewritePattern<tessel::Conv2DOp> {
 };
 
 struct TesselFoldQDQPass : tessel::impl::TesselFoldQDQBase<TesselFoldQDQPass> {
+  using TesselFoldQDQBase::TesselFoldQDQBase;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
+    FoldPolicy policy{depthwise, minReduction};
     patterns.add<FoldMatMul, FoldConv<tosa::Conv2DOp>,
                  FoldConv<tessel::Conv2DOp>, FoldDepthwiseConv,
-                 FoldGroupedConv>(&getContext());
+                 FoldGroupedConv>(&getContext(), policy);
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };

@@ -67,7 +67,23 @@ def TesselFoldQDQ : Pass<"tessel-fold-qdq", "::mlir::func::FuncOp"> {
     a pointwise one into the same integer matmul over its pixels, any other
     into an i8 x i8 -> i32 `tosa.conv2d` with the input's zero point (its
     padding reads as 0.0), the float bias added after dequantization.
+
+    Where integers do not pay, the options leave products in float, as
+    ONNX's QDQ semantics compute them: `depthwise=false` keeps depthwise
+    convolutions (and grouped ones of one input channel per group) in
+    float; `min-reduction=N` keeps matmuls and convolutions whose reduction
+    (K; KH*KW*C per group) is below N. The pipeline folds everything today;
+    on CPUs without AVX-512 VNNI, whose int8 kernels use exact 16-bit
+    products, both measured faster in float (docs/quantization.md), for
+    the compiler driver to set from the target.
   }];
+  let options = [
+    Option<"depthwise", "depthwise", "bool", /*default=*/"true",
+           "Fold depthwise convolutions (one input channel per group)">,
+    Option<"minReduction", "min-reduction", "int64_t", /*default=*/"0",
+           "Leave products with a shorter reduction (K; KH*KW*C per group) "
+           "in float">,
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::quant::QuantDialect",
                            "::mlir::tosa::TosaDialect"];
