@@ -80,8 +80,11 @@ void tk_finish_row_portable(const struct epilogue *e, const int32_t *v,
 
 int tk_q8_packable(const struct epilogue *e) {
   const float zp = e->out_zp, a = e->qmin, b = e->qmax;
+  /* The narrowing needs q monotone in y: a positive, finite scale (ONNX's
+   * are; anything else takes the float body, whatever it computes). */
   if (!(zp == rintf(zp) && a == rintf(a) && b == rintf(b) && a <= b &&
-        fabsf(zp) <= 1024.0f))
+        fabsf(zp) <= 1024.0f && e->out_scale > 0.0f &&
+        isfinite(e->out_scale) && isfinite(e->recip)))
     return 0;
   return a >= 0.0f ? b <= 255.0f : a >= -128.0f && b <= 127.0f;
 }

@@ -981,6 +981,20 @@ TEST(MatmulI8RequantKernel, Q8EveryRangeAndSpecialValue) {
                   divided);
       }
     }
+  // A scale that is not positive and finite (no QDQ model has one) takes
+  // the float body: still the reference's bytes. (No NaN among the y: a
+  // row with one is redone by the scalar epilogue anyway.)
+  for (float s : {-0.02f, 0.0f, kInf, 1e-40f}) {
+    SCOPED_TRACE(testing::Message() << "s " << s);
+    const std::vector<float> ys = {-3.0f, -0.01f, 0.0f, 0.013f, 2.5f, 1e30f,
+                                   -kInf};
+    const std::vector<uint8_t> got =
+        requantBiasOnly(ys, s, 7.0f, -kInf, kInf, 0, -100.0f, 50.0f);
+    for (size_t n = 0; n < ys.size(); ++n) {
+      const float q = clampRef(std::nearbyint(ys[n] / s) + 7.0f, -100.0f, 50.0f);
+      ASSERT_EQ(int(got[n]), q == q ? int(uint8_t(int32_t(q))) : 0) << ys[n];
+    }
+  }
 }
 
 //===----------------------------------------------------------------------===//
