@@ -224,6 +224,18 @@ int tk_division_is_slow(void) {
  * may alias it, which otherwise reloads and re-tests each field per
  * vector. */
 
+/* y / out_scale as the epilogue's division flag says (Requantize.h). */
+TK_VNNI_TARGET static inline __attribute__((always_inline)) __m512
+tk_quotient16(__m512 y, __m512 s, __m512 rs, const int division) {
+  if (division == 1)
+    return _mm512_mul_ps(y, rs);
+  if (division == 2) {
+    const __m512 q1 = _mm512_mul_ps(y, rs);
+    return _mm512_fmadd_ps(_mm512_fnmadd_ps(q1, s, y), rs, q1);
+  }
+  return _mm512_div_ps(y, s);
+}
+
 /* Stores the f32 vector V to row r's columns [n, n + 16) under mask m,
  * after the residual's add and clamp when there is one (res0). */
 #define TK_STORE_F32(V)                                                        \
@@ -299,15 +311,7 @@ int tk_division_is_slow(void) {
           TK_STORE_F32(y);                                                     \
           continue;                                                            \
         }                                                                      \
-        __m512 q;                                                              \
-        if (division == 1) {                                                   \
-          q = _mm512_mul_ps(y, rs);                                            \
-        } else if (division == 2) {                                            \
-          const __m512 q1 = _mm512_mul_ps(y, rs);                              \
-          q = _mm512_fmadd_ps(_mm512_fnmadd_ps(q1, s, y), rs, q1);             \
-        } else {                                                               \
-          q = _mm512_div_ps(y, s);                                             \
-        }                                                                      \
+        __m512 q = tk_quotient16(y, s, rs, division);                          \
         q = _mm512_roundscale_ps(q, _MM_FROUND_TO_NEAREST_INT |                \
                                         _MM_FROUND_NO_EXC);                    \
         q = _mm512_add_ps(q, zp);                                              \
@@ -400,8 +404,8 @@ TK_DEFINE_FINISH(
       const struct epilogue *e, int32_t acc[MR][NR], int mr,                   \
       const int32_t *row_off, const int32_t *colsum, int32_t a_zp,             \
       int64_t n0, int64_t width, char *out0, int64_t out_rs,                   \
-      const int division, const int nan_fix) {                                 \
-    const tk_q8_plan_t p = tk_q8_plan(e);                                         \
+      const tk_q8_plan_t *pp, const int division, const int nan_fix) {         \
+    const tk_q8_plan_t p = *pp;                                                \
     const float *const scale = e->scale + n0;                                  \
     const float *const bias = e->bias ? e->bias + n0 : NULL;                   \
     const uint8_t *const t8 = (const uint8_t *)e->table;                       \
@@ -459,15 +463,7 @@ TK_DEFINE_FINISH(
         if (bias)                                                              \
           y = _mm512_add_ps(y, bi[v]);                                         \
         y = _mm512_max_ps(lo, _mm512_min_ps(hi, y)); /* NaN passes */          \
-        __m512 q;                                                              \
-        if (division == 1) {                                                   \
-          q = _mm512_mul_ps(y, rs);                                            \
-        } else if (division == 2) {                                            \
-          const __m512 q1 = _mm512_mul_ps(y, rs);                              \
-          q = _mm512_fmadd_ps(_mm512_fnmadd_ps(q1, s, y), rs, q1);             \
-        } else {                                                               \
-          q = _mm512_div_ps(y, s);                                             \
-        }                                                                      \
+        __m512 q = tk_quotient16(y, s, rs, division);                          \
         qi[v] = _mm512_cvt_roundps_epi32(                                      \
             q, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);                 \
       }                                                                        \
@@ -502,20 +498,20 @@ TK_DEFINE_FINISH(
                           int64_t width, char *out0, int64_t out_rs,           \
                           int64_t out_sn, const float *res0, int64_t res_rs) { \
     (void)out_sn; (void)res0; (void)res_rs;                                    \
-    const int nan_fix = tk_q8_plan(e).nan_fix;                                 \
-    switch (e->division * 2 + nan_fix) {                                       \
+    const tk_q8_plan_t p = tk_q8_plan(e); /* once per tile */                \
+    switch (e->division * 2 + p.nan_fix) {                                     \
     case 0: NAME##_body(e, acc, mr, row_off, colsum, a_zp, n0, width, out0,    \
-                        out_rs, 0, 0); break;                                  \
+                        out_rs, &p, 0, 0); break;                              \
     case 1: NAME##_body(e, acc, mr, row_off, colsum, a_zp, n0, width, out0,    \
-                        out_rs, 0, 1); break;                                  \
+                        out_rs, &p, 0, 1); break;                              \
     case 2: NAME##_body(e, acc, mr, row_off, colsum, a_zp, n0, width, out0,    \
-                        out_rs, 1, 0); break;                                  \
+                        out_rs, &p, 1, 0); break;                              \
     case 3: NAME##_body(e, acc, mr, row_off, colsum, a_zp, n0, width, out0,    \
-                        out_rs, 1, 1); break;                                  \
+                        out_rs, &p, 1, 1); break;                              \
     case 4: NAME##_body(e, acc, mr, row_off, colsum, a_zp, n0, width, out0,    \
-                        out_rs, 2, 0); break;                                  \
+                        out_rs, &p, 2, 0); break;                              \
     default: NAME##_body(e, acc, mr, row_off, colsum, a_zp, n0, width, out0,   \
-                         out_rs, 2, 1); break;                                 \
+                         out_rs, &p, 2, 1); break;                             \
     }                                                                          \
   }
 

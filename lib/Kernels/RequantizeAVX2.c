@@ -123,9 +123,9 @@ TK_AVX2_INLINE void finish_q8_body(const struct epilogue *e,
                                    const int32_t *row_off,
                                    const int32_t *colsum, int32_t a_zp,
                                    int64_t n0, int64_t width, char *out0,
-                                   int64_t out_rs, const int division,
-                                   const int nan_fix) {
-  const tk_q8_plan_t p = tk_q8_plan(e);
+                                   int64_t out_rs, const tk_q8_plan_t *pp,
+                                   const int division, const int nan_fix) {
+  const tk_q8_plan_t p = *pp;
   columns_t c;
   load_columns(e, colsum, a_zp, n0, width, &c);
   const int bias = e->bias != NULL;
@@ -193,15 +193,15 @@ TK_AVX2 static void finish_q8(const struct epilogue *e, int32_t acc[MR][NR],
                               int64_t out_sn, const float *res0,
                               int64_t res_rs) {
   (void)out_sn, (void)res0, (void)res_rs;
-  const int nan_fix = tk_q8_plan(e).nan_fix;
+  const tk_q8_plan_t p = tk_q8_plan(e); /* once per tile */
 #define TK_Q8_CASE(DIV)                                                        \
   if (e->division == DIV) {                                                    \
-    if (nan_fix)                                                               \
+    if (p.nan_fix)                                                             \
       finish_q8_body(e, acc, mr, row_off, colsum, a_zp, n0, width, out0,       \
-                     out_rs, DIV, 1);                                          \
+                     out_rs, &p, DIV, 1);                                      \
     else                                                                       \
       finish_q8_body(e, acc, mr, row_off, colsum, a_zp, n0, width, out0,       \
-                     out_rs, DIV, 0);                                          \
+                     out_rs, &p, DIV, 0);                                      \
     return;                                                                    \
   }
   TK_Q8_CASE(0)
