@@ -225,19 +225,22 @@ TK_VNNI_TARGET static void tile_vnni(int mr, int nv,
 #undef TK_VNNI_ROWS
 
 /* AVX2 without VNNI: exact products by widening both operands to 16 bits
- * and `vpmaddwd` (vpmaddubsw would saturate: 255 * 127 * 2 > 32767). For 8
- * columns, the 32 packed bytes (8 columns x 4 k) widen to two vectors of 4
- * columns x 4 k; against a row's 4 bytes (widened, repeated) vpmaddwd gives
- * each column's two pair sums, kept apart in the accumulators and added
- * once per tile. Two rows x 16 columns at a time: 8 accumulators, 4
- * widened B vectors and 2 rows' bytes fit AVX2's 16 registers. */
+ * and `vpmaddwd` (vpmaddubsw would saturate: 255 * 127 * 2 > 32767).
+ * The rows are widened once per tile and k block into a small buffer, 4
+ * bytes of a group -> 4 int16 (8 bytes), so each step broadcasts them with
+ * a plain load (vpbroadcastq) and the ALU only widens the weights and
+ * multiplies. For 8 columns, the group's 32 packed bytes (8 columns x 4 k)
+ * widen to two vectors of 4 columns x 4 k; against a row's 4 widened values
+ * (repeated) vpmaddwd gives each column's two pair sums, kept apart in the
+ * accumulators and added once per block. R rows x 8 columns: 2R
+ * accumulators (12 for R = 6), 2 weight vectors and 1 row vector fit
+ * AVX2's 16 registers; per group 2 widens and 2R multiply-adds. */
 #define TK_AVX2_TARGET __attribute__((target("avx2")))
-
-/* A row's 4 bytes from k = 4g, flipped, widened to 16 bits and repeated. */
-TK_AVX2_TARGET static inline __attribute__((always_inline)) __m256i
-widen_row_word(uint32_t word, uint32_t flip) {
-  return _mm256_cvtepu8_epi16(_mm_set1_epi32((int32_t)(word ^ flip)));
-}
+/* Groups of 4 k per block: the panel's 64 x 256 bytes and R rows x 64 x 8
+ * bytes of widened rows (3 KiB for 6 rows) stay in L1 while every column
+ * block of the panel runs over them (256 groups measured 5-15% slower on
+ * Zen 3, most for one row). */
+#define TK_AVX2_KBLOCK 64
 
 /* The 8 column sums of one vpmaddwd accumulator pair (columns j..j+3 and
  * j+4..j+7), in column order. */
@@ -248,26 +251,59 @@ pair_sums(__m256i lo, __m256i hi) {
                                   _MM_SHUFFLE(3, 1, 2, 0));
 }
 
-#define TK_AVX2_STEP(wa, wb)                                                   \
-  do {                                                                         \
-    const __m256i b0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)b)); \
-    const __m256i b1 =                                                         \
-        _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(b + 16)));      \
-    const __m256i b2 =                                                         \
-        _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(b + 32)));      \
-    const __m256i b3 =                                                         \
-        _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(b + 48)));      \
-    const __m256i a0 = widen_row_word(wa, flip);                               \
-    c00 = _mm256_add_epi32(c00, _mm256_madd_epi16(b0, a0));                    \
-    c01 = _mm256_add_epi32(c01, _mm256_madd_epi16(b1, a0));                    \
-    c02 = _mm256_add_epi32(c02, _mm256_madd_epi16(b2, a0));                    \
-    c03 = _mm256_add_epi32(c03, _mm256_madd_epi16(b3, a0));                    \
-    const __m256i a1 = widen_row_word(wb, flip);                               \
-    c10 = _mm256_add_epi32(c10, _mm256_madd_epi16(b0, a1));                    \
-    c11 = _mm256_add_epi32(c11, _mm256_madd_epi16(b1, a1));                    \
-    c12 = _mm256_add_epi32(c12, _mm256_madd_epi16(b2, a1));                    \
-    c13 = _mm256_add_epi32(c13, _mm256_madd_epi16(b3, a1));                    \
-  } while (0)
+/* Widens groups [g0, g0 + n) of row `a` (K bytes, each ^ flip) to int16:
+ * w[g] holds k = 4g..4g+3. */
+TK_AVX2_TARGET static void widen_row(const uint8_t *a, int64_t K,
+                                     uint32_t flip, int64_t g0, int64_t n,
+                                     uint64_t *w) {
+  const __m128i f = _mm_set1_epi32((int)flip);
+  int64_t g = 0;
+  for (; g + 4 <= n && (g0 + g + 4) * KG <= K; g += 4) {
+    const __m128i v = _mm_xor_si128(
+        _mm_loadu_si128((const __m128i *)(a + (g0 + g) * KG)), f);
+    _mm256_storeu_si256((__m256i *)(w + g), _mm256_cvtepu8_epi16(v));
+  }
+  for (; g < n; ++g) {
+    /* A partial last group's pad bytes become 0 ^ flip: the weights there
+     * are 0, so they add nothing. */
+    const uint32_t word = load_group(a, g0 + g, K) ^ flip;
+    const __m128i v = _mm_cvtepu8_epi16(_mm_cvtsi32_si128((int)word));
+    _mm_storel_epi64((__m128i *)(w + g), v);
+  }
+}
+
+/* R rows (a compile-time constant once inlined) x columns [0, 16 nv) of
+ * the panel over groups [g0, g0 + n), from rows widened into w (row r at
+ * w + r * TK_AVX2_KBLOCK); `first` stores the sums, else adds them. */
+TK_AVX2_TARGET static inline __attribute__((always_inline)) void
+tile_avx2_rows(const int R, int nv, const uint64_t *w, const int8_t *panel,
+               int64_t g0, int64_t n, int first, int32_t acc[MR][NR]) {
+  for (int cb = 0; cb < 16 * nv; cb += 8) {
+    __m256i lo[MR], hi[MR];
+    for (int r = 0; r < R; ++r)
+      lo[r] = hi[r] = _mm256_setzero_si256();
+    const int8_t *b = panel + g0 * NR * KG + cb * KG;
+    for (int64_t g = 0; g < n; ++g, b += NR * KG) {
+      const __m256i b0 =
+          _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)b));
+      const __m256i b1 =
+          _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(b + 16)));
+      for (int r = 0; r < R; ++r) {
+        const __m256i a =
+            _mm256_set1_epi64x((long long)w[r * TK_AVX2_KBLOCK + g]);
+        lo[r] = _mm256_add_epi32(lo[r], _mm256_madd_epi16(b0, a));
+        hi[r] = _mm256_add_epi32(hi[r], _mm256_madd_epi16(b1, a));
+      }
+    }
+    for (int r = 0; r < R; ++r) {
+      __m256i s = pair_sums(lo[r], hi[r]);
+      if (!first)
+        s = _mm256_add_epi32(
+            s, _mm256_loadu_si256((const __m256i *)(acc[r] + cb)));
+      _mm256_storeu_si256((__m256i *)(acc[r] + cb), s);
+    }
+  }
+}
 
 TK_AVX2_TARGET static void tile_avx2(int mr, int nv,
                                      const uint8_t *const *arow,
@@ -275,29 +311,24 @@ TK_AVX2_TARGET static void tile_avx2(int mr, int nv,
                                      const int8_t *panel, const segs_t *sg,
                                      int32_t acc[MR][NR]) {
   (void)sg; /* contiguous rows */
-  const int64_t full = K / KG, groups = (K + KG - 1) / KG;
-  for (int r0 = 0; r0 < mr; r0 += 2) {
-    const int two = mr - r0 >= 2;
-    const uint8_t *ra = arow[r0], *rb = two ? arow[r0 + 1] : arow[r0];
-    for (int cb = 0; cb < 16 * nv; cb += 16) {
-      __m256i c00 = _mm256_setzero_si256(), c01 = c00, c02 = c00, c03 = c00;
-      __m256i c10 = c00, c11 = c00, c12 = c00, c13 = c00;
-      const int8_t *b = panel + cb * KG;
-      for (int64_t g = 0; g < full; ++g, b += NR * KG) {
-        uint32_t wa, wb;
-        memcpy(&wa, ra + g * KG, sizeof wa);
-        memcpy(&wb, rb + g * KG, sizeof wb);
-        TK_AVX2_STEP(wa, wb);
-      }
-      if (full < groups) /* the last, zero-padded group */
-        TK_AVX2_STEP(load_group(ra, full, K), load_group(rb, full, K));
-      _mm256_storeu_si256((__m256i *)(acc[r0] + cb), pair_sums(c00, c01));
-      _mm256_storeu_si256((__m256i *)(acc[r0] + cb + 8), pair_sums(c02, c03));
-      if (two) {
-        _mm256_storeu_si256((__m256i *)(acc[r0 + 1] + cb), pair_sums(c10, c11));
-        _mm256_storeu_si256((__m256i *)(acc[r0 + 1] + cb + 8),
-                            pair_sums(c12, c13));
-      }
+  uint64_t w[MR * TK_AVX2_KBLOCK];
+  const int64_t groups = (K + KG - 1) / KG;
+  if (groups == 0) /* K = 0: empty sums */
+    for (int r = 0; r < mr; ++r)
+      memset(acc[r], 0, sizeof acc[r]);
+  for (int64_t g0 = 0; g0 < groups; g0 += TK_AVX2_KBLOCK) {
+    const int64_t n =
+        groups - g0 < TK_AVX2_KBLOCK ? groups - g0 : TK_AVX2_KBLOCK;
+    for (int r = 0; r < mr; ++r)
+      widen_row(arow[r], K, flip, g0, n, w + r * TK_AVX2_KBLOCK);
+    const int first = g0 == 0;
+    switch (mr) {
+    case 1: tile_avx2_rows(1, nv, w, panel, g0, n, first, acc); break;
+    case 2: tile_avx2_rows(2, nv, w, panel, g0, n, first, acc); break;
+    case 3: tile_avx2_rows(3, nv, w, panel, g0, n, first, acc); break;
+    case 4: tile_avx2_rows(4, nv, w, panel, g0, n, first, acc); break;
+    case 5: tile_avx2_rows(5, nv, w, panel, g0, n, first, acc); break;
+    default: tile_avx2_rows(6, nv, w, panel, g0, n, first, acc); break;
     }
   }
 }

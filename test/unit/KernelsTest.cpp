@@ -621,6 +621,15 @@ TEST(MatmulI8Kernel, ShapesAndRemainders) {
         checkMatmulI8({1, M, N, K, 3, 0, false, true, false, false, 0, 1});
 }
 
+// K past one k block of the AVX2 tile (1024 k) with a partial last block
+// and a partial last group, signed activations and unsigned.
+TEST(MatmulI8Kernel, KBlocksAndPartialGroups) {
+  for (int64_t K : {1023, 1025, 1029, 2050})
+    for (bool aSigned : {false, true})
+      checkMatmulI8({1, 7, 40, K, aSigned ? -3 : 3, 0, aSigned, true, false,
+                     false, 0, 1});
+}
+
 TEST(MatmulI8Kernel, ZeroPointsSignsAndColumnSums) {
   for (int32_t aZp : {0, 128, 255, -7})
     for (int32_t bZp : {0, 5, -128})
