@@ -13,6 +13,9 @@
  * is corrected in the epilogue. Signed input is made unsigned by flipping
  * the top bit (x + 128, zp + 128), as in MatmulU8S8.c.
  *
+ * Without VNNI, AVX2 builds B in int16 and `vpmaddwd` sums the products of
+ * 2 taps per int32 lane (exact: no 16-bit saturation, unlike vpmaddubsw).
+ *
  * Tiles are 6 pixels x 64 channels of int32, the int8 matmul's shape, so
  * the same requantizing epilogue finishes them (Requantize.h). Tasks are
  * output rows (n, oh).
@@ -216,6 +219,111 @@ TK_VNNI_TARGET static void tile_vnni(const dwq_job_t *j, const uint8_t *B,
 }
 #endif
 
+#ifdef TK_HAVE_VNNI_PATH
+/* AVX2 without VNNI: exact products in 16 bits (`vpmaddwd`, as the int8
+ * matmul's AVX2 tile). B is built in int16 ([G][Wp][Cp][4] of them): each
+ * column is read by KW taps, so it is widened once here, not per tap. The
+ * 4 rows' bytes of 32 channels are interleaved as in build_rows_vnni
+ * (within 128-bit lanes), and each lane's 4 channels x 4 rows widen to one
+ * vector of 16 int16. */
+TK_AVX2_TARGET static void build_rows_avx2(const dwq_job_t *j, int64_t n,
+                                           int64_t oh, int16_t *B) {
+  const uint8_t *img = j->in + n * j->in_sn;
+  const __m256i flip = _mm256_set1_epi8((char)j->flip);
+  for (int64_t g = 0; g < j->G; ++g) {
+    const uint8_t *rows[4], *px[4];
+    group_rows(j, img, oh, g, rows);
+    int16_t *dst = B + g * j->Wp * j->Cp * 4;
+    for (int64_t x = 0; x < j->Wp; ++x) {
+      column_pixels(j, rows, x, px);
+      int16_t *o = dst + x * j->Cp * 4;
+      for (int64_t c0 = 0; c0 < j->Cp; c0 += 32) {
+        /* c0 < Cp = C rounded up to 16, so 1 <= rem. */
+        const int64_t rem = j->C - c0;
+        __m256i v[4];
+        for (int r = 0; r < 4; ++r) {
+          if (rem >= 32) {
+            v[r] = _mm256_loadu_si256((const __m256i *)(px[r] + c0));
+          } else { /* channels past C read as the zero point */
+            uint8_t tmp[32];
+            memset(tmp, j->zp ^ j->flip, sizeof tmp);
+            memcpy(tmp, px[r] + c0, (size_t)rem);
+            v[r] = _mm256_loadu_si256((const __m256i *)tmp);
+          }
+          v[r] = _mm256_xor_si256(v[r], flip);
+        }
+        const __m256i a = _mm256_unpacklo_epi8(v[0], v[1]);
+        const __m256i b = _mm256_unpackhi_epi8(v[0], v[1]);
+        const __m256i c = _mm256_unpacklo_epi8(v[2], v[3]);
+        const __m256i d = _mm256_unpackhi_epi8(v[2], v[3]);
+        /* lane l of q[k]: channels 16l + 4k .. 16l + 4k + 3 */
+        const __m256i q[4] = {
+            _mm256_unpacklo_epi16(a, c), _mm256_unpackhi_epi16(a, c),
+            _mm256_unpacklo_epi16(b, d), _mm256_unpackhi_epi16(b, d)};
+        const int lanes = j->Cp - c0 >= 32 ? 2 : 1;
+        for (int l = 0; l < lanes; ++l)
+          for (int k = 0; k < 4; ++k) {
+            const __m128i h = l ? _mm256_extracti128_si256(q[k], 1)
+                                : _mm256_castsi256_si128(q[k]);
+            _mm256_storeu_si256((__m256i *)(o + (c0 + 16 * l + 4 * k) * 4),
+                                _mm256_cvtepu8_epi16(h));
+          }
+      }
+    }
+  }
+}
+
+/* R pixels (a compile-time constant once inlined) x channels [c0, c0 +
+ * 16 nv), 8 at a time: 2R accumulators of 4 channels' pair sums and the
+ * tap's 2 widened weight vectors. */
+TK_AVX2_TARGET static inline __attribute__((always_inline)) void
+tile_avx2_fixed(const dwq_job_t *j, const int16_t *B, int64_t ow0, const int R,
+                int64_t c0, int nv, int32_t acc[MR][NR]) {
+  const int64_t step = j->sw * j->Cp * 4;
+  for (int cb = 0; cb < 16 * nv; cb += 8) {
+    __m256i lo[MR], hi[MR];
+    for (int r = 0; r < R; ++r)
+      lo[r] = hi[r] = _mm256_setzero_si256();
+    for (int64_t g = 0; g < j->G; ++g)
+      for (int64_t kw = 0; kw < j->KW; ++kw) {
+        const int8_t *w = j->wp + ((g * j->KW + kw) * j->Cp + c0 + cb) * 4;
+        const __m256i w0 =
+            _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)w));
+        const __m256i w1 =
+            _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(w + 16)));
+        const int16_t *b =
+            B + ((g * j->Wp + ow0 * j->sw + kw * j->dw) * j->Cp + c0 + cb) * 4;
+        for (int r = 0; r < R; ++r, b += step) {
+          lo[r] = _mm256_add_epi32(
+              lo[r], _mm256_madd_epi16(
+                         _mm256_loadu_si256((const __m256i *)b), w0));
+          hi[r] = _mm256_add_epi32(
+              hi[r], _mm256_madd_epi16(
+                         _mm256_loadu_si256((const __m256i *)(b + 16)), w1));
+        }
+      }
+    for (int r = 0; r < R; ++r)
+      _mm256_storeu_si256((__m256i *)(acc[r] + cb),
+                          tk_pair_sums_avx2(lo[r], hi[r]));
+  }
+}
+
+/* B: the int16 rows of build_rows_avx2. */
+TK_AVX2_TARGET static void tile_avx2(const dwq_job_t *j, const uint8_t *B,
+                                     int64_t ow0, int mr, int64_t c0, int nv,
+                                     int32_t acc[MR][NR]) {
+  const int16_t *b = (const int16_t *)(const void *)B;
+  switch (mr) {
+  case 1: tile_avx2_fixed(j, b, ow0, 1, c0, nv, acc); break;
+  case 2: tile_avx2_fixed(j, b, ow0, 2, c0, nv, acc); break;
+  case 3: tile_avx2_fixed(j, b, ow0, 3, c0, nv, acc); break;
+  case 4: tile_avx2_fixed(j, b, ow0, 4, c0, nv, acc); break;
+  case 5: tile_avx2_fixed(j, b, ow0, 5, c0, nv, acc); break;
+  default: tile_avx2_fixed(j, b, ow0, 6, c0, nv, acc); break;
+  }
+}
+#endif
+
 typedef void (*dw_tile_fn)(const dwq_job_t *, const uint8_t *, int64_t, int,
                            int64_t, int, int32_t[MR][NR]);
 
@@ -223,16 +331,23 @@ static void run_row(void *arg, int64_t task) {
   const dwq_job_t *j = (const dwq_job_t *)arg;
   const int64_t n = task / j->OH, oh = task % j->OH;
   dw_tile_fn tile = tile_portable;
+  size_t elem = 1; /* B's bytes per value: 2 for the AVX2 tile's int16 */
 #ifdef TK_HAVE_VNNI_PATH
-  if (tk_has_vnni())
+  if (tk_has_vnni()) {
     tile = tile_vnni;
+  } else if (tk_has_avx2()) {
+    tile = tile_avx2;
+    elem = 2;
+  }
 #endif
-  uint8_t *B = (uint8_t *)malloc((size_t)(j->G * j->Wp * j->Cp * 4));
+  uint8_t *B = (uint8_t *)malloc((size_t)(j->G * j->Wp * j->Cp * 4) * elem);
   if (!B)
     abort(); /* as the generated code's allocations do */
 #ifdef TK_HAVE_VNNI_PATH
   if (tile == tile_vnni)
     build_rows_vnni(j, n, oh, B);
+  else if (tile == tile_avx2)
+    build_rows_avx2(j, n, oh, (int16_t *)(void *)B);
   else
 #endif
     build_rows(j, n, oh, B);

@@ -235,21 +235,12 @@ TK_VNNI_TARGET static void tile_vnni(int mr, int nv,
  * accumulators and added once per block. R rows x 8 columns: 2R
  * accumulators (12 for R = 6), 2 weight vectors and 1 row vector fit
  * AVX2's 16 registers; per group 2 widens and 2R multiply-adds. */
-#define TK_AVX2_TARGET __attribute__((target("avx2")))
+
 /* Groups of 4 k per block: the panel's 64 x 256 bytes and R rows x 64 x 8
  * bytes of widened rows (3 KiB for 6 rows) stay in L1 while every column
  * block of the panel runs over them (256 groups measured 5-15% slower on
  * Zen 3, most for one row). */
 #define TK_AVX2_KBLOCK 64
-
-/* The 8 column sums of one vpmaddwd accumulator pair (columns j..j+3 and
- * j+4..j+7), in column order. */
-TK_AVX2_TARGET static inline __attribute__((always_inline)) __m256i
-pair_sums(__m256i lo, __m256i hi) {
-  /* hadd: [j, j+1, j+4, j+5 | j+2, j+3, j+6, j+7] */
-  return _mm256_permute4x64_epi64(_mm256_hadd_epi32(lo, hi),
-                                  _MM_SHUFFLE(3, 1, 2, 0));
-}
 
 /* Widens groups [g0, g0 + n) of row `a` (K bytes, each ^ flip) to int16:
  * w[g] holds k = 4g..4g+3. */
@@ -296,7 +287,7 @@ tile_avx2_rows(const int R, int nv, const uint64_t *w, const int8_t *panel,
       }
     }
     for (int r = 0; r < R; ++r) {
-      __m256i s = pair_sums(lo[r], hi[r]);
+      __m256i s = tk_pair_sums_avx2(lo[r], hi[r]);
       if (!first)
         s = _mm256_add_epi32(
             s, _mm256_loadu_si256((const __m256i *)(acc[r] + cb)));

@@ -24,6 +24,19 @@
 #define TK_HAVE_VNNI_PATH 1
 #define TK_VNNI_TARGET                                                         \
   __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
+/* The AVX2 integer tiles (CPUs without VNNI), also chosen by CPUID. */
+#define TK_AVX2_TARGET __attribute__((target("avx2")))
+
+/* The AVX2 tiles' products: u8 and s8 widened to 16 bits, `vpmaddwd`
+ * against 4 columns (or channels) x 4 k, so each int32 lane holds one
+ * column's sum over a pair of k. These are the 8 column sums of one
+ * accumulator pair (columns j..j+3 and j+4..j+7), in column order. */
+TK_AVX2_TARGET static inline __attribute__((always_inline)) __m256i
+tk_pair_sums_avx2(__m256i lo, __m256i hi) {
+  /* hadd: [j, j+1, j+4, j+5 | j+2, j+3, j+6, j+7] */
+  return _mm256_permute4x64_epi64(_mm256_hadd_epi32(lo, hi),
+                                  _MM_SHUFFLE(3, 1, 2, 0));
+}
 #endif
 
 struct epilogue {
