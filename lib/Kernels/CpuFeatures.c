@@ -28,8 +28,10 @@ static int probe_vnni(void) {
 
 static int probe_avx2(void) {
   __builtin_cpu_init();
+  /* FMA too: the AVX2 epilogue's corrected reciprocal uses it (every AVX2
+   * CPU of note has both). */
   return !tk_env_flag("TESSEL_KERNELS_NO_AVX2") &&
-         __builtin_cpu_supports("avx2");
+         __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }
 
 static int probe_vbmi(void) {

@@ -162,43 +162,65 @@ int64_t tk_epilogue_out_bytes(const struct epilogue *e) {
 }
 
 #ifdef TK_HAVE_VNNI_PATH
-/* Times 16-lane divisions against the corrected reciprocal's multiply and
- * two FMAs, each over independent vectors as the epilogue runs them; the
- * lesser of a few tries, once per process (a few microseconds). */
-TK_VNNI_TARGET static uint64_t time_division(int corrected) {
-  float init[16];
-  for (int i = 0; i < 16; ++i)
-    init[i] = 1.0f + (float)i / 16.0f;
-  __m512 v[8];
-  for (int i = 0; i < 8; ++i)
-    v[i] = _mm512_loadu_ps(init);
-  const __m512 s = _mm512_set1_ps(1.0001f), r = _mm512_set1_ps(0.9999f);
-  uint64_t best = UINT64_MAX;
-  for (int attempt = 0; attempt < 5; ++attempt) {
-    const uint64_t t0 = __rdtsc();
-    for (int it = 0; it < 64; ++it)
-      for (int i = 0; i < 8; ++i) {
-        if (corrected) {
-          const __m512 q = _mm512_mul_ps(v[i], r);
-          v[i] = _mm512_fmadd_ps(_mm512_fnmadd_ps(q, s, v[i]), r, q);
-        } else {
-          v[i] = _mm512_div_ps(v[i], s);
-        }
-      }
-    const uint64_t t = __rdtsc() - t0;
-    best = t < best ? t : best;
+/* Times vector divisions against the corrected reciprocal's multiply and
+ * two FMAs, as the epilogue runs them: throughput over independent inputs
+ * (each quotient only feeds a max, and the inputs step by an add), not
+ * the latency of a chain of quotients, where the two are alike. The
+ * lesser of a few tries, once per process (a few microseconds). One body
+ * for the AVX-512 and the AVX2 epilogues' vector widths. */
+#define TK_DEFINE_TIME_DIVISION(NAME, TARGET, LANES, V, SET1, LOADU, MUL,      \
+                                FMADD, FNMADD, DIV, ADD, MAX, STOREU)          \
+  TARGET static uint64_t NAME(int corrected) {                                 \
+    float init[LANES];                                                         \
+    for (int i = 0; i < LANES; ++i)                                            \
+      init[i] = 1.0f + (float)i / 16.0f;                                       \
+    V x[8], m[8];                                                              \
+    for (int i = 0; i < 8; ++i)                                                \
+      m[i] = x[i] = LOADU(init);                                               \
+    const V s = SET1(1.0001f), r = SET1(0.9999f), d = SET1(0.5f);             \
+    uint64_t best = UINT64_MAX;                                                \
+    for (int attempt = 0; attempt < 5; ++attempt) {                            \
+      const uint64_t t0 = __rdtsc();                                           \
+      for (int it = 0; it < 64; ++it)                                          \
+        for (int i = 0; i < 8; ++i) {                                          \
+          V y;                                                                 \
+          if (corrected) {                                                     \
+            const V q = MUL(x[i], r);                                          \
+            y = FMADD(FNMADD(q, s, x[i]), r, q);                               \
+          } else {                                                             \
+            y = DIV(x[i], s);                                                  \
+          }                                                                    \
+          m[i] = MAX(m[i], y);                                                 \
+          x[i] = ADD(x[i], d);                                                 \
+        }                                                                      \
+      const uint64_t t = __rdtsc() - t0;                                       \
+      best = t < best ? t : best;                                              \
+    }                                                                          \
+    float sink[LANES];                                                         \
+    STOREU(sink, ADD(m[0], m[7]));                                             \
+    __asm__ volatile("" : : "r"(sink) : "memory");                             \
+    return best;                                                               \
   }
-  float sink[16];
-  _mm512_storeu_ps(sink, _mm512_add_ps(v[0], v[7]));
-  __asm__ volatile("" : : "r"(sink) : "memory");
-  return best;
-}
+TK_DEFINE_TIME_DIVISION(time_division, TK_VNNI_TARGET, 16, __m512,
+                        _mm512_set1_ps, _mm512_loadu_ps, _mm512_mul_ps,
+                        _mm512_fmadd_ps, _mm512_fnmadd_ps, _mm512_div_ps,
+                        _mm512_add_ps, _mm512_max_ps, _mm512_storeu_ps)
+TK_DEFINE_TIME_DIVISION(time_division_avx2, TK_AVX2_TARGET, 8, __m256,
+                        _mm256_set1_ps, _mm256_loadu_ps, _mm256_mul_ps,
+                        _mm256_fmadd_ps, _mm256_fnmadd_ps, _mm256_div_ps,
+                        _mm256_add_ps, _mm256_max_ps, _mm256_storeu_ps)
+#undef TK_DEFINE_TIME_DIVISION
 
 /* TESSEL_KERNELS_FORCE_RECIPROCAL_FMA=1: the corrected sequence wherever
- * it is allowed (its tests, on any CPU). */
+ * it is allowed (its tests, on any CPU). Otherwise timed with the vectors
+ * of the epilogue this CPU runs: AVX-512 with VNNI, else AVX2 (Zen 3's
+ * 256-bit division takes several times the three operations). */
 static int probe_division(void) {
-  return tk_env_flag("TESSEL_KERNELS_FORCE_RECIPROCAL_FMA") ||
-         (tk_has_vnni() && time_division(1) < time_division(0));
+  if (tk_env_flag("TESSEL_KERNELS_FORCE_RECIPROCAL_FMA"))
+    return 1;
+  if (tk_has_vnni())
+    return time_division(1) < time_division(0);
+  return tk_has_avx2() && time_division_avx2(1) < time_division_avx2(0);
 }
 
 int tk_division_is_slow(void) {

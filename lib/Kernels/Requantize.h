@@ -24,8 +24,9 @@
 #define TK_HAVE_VNNI_PATH 1
 #define TK_VNNI_TARGET                                                         \
   __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
-/* The AVX2 integer tiles (CPUs without VNNI), also chosen by CPUID. */
-#define TK_AVX2_TARGET __attribute__((target("avx2")))
+/* The AVX2 tiles and epilogues (CPUs without VNNI), also chosen by CPUID
+ * (tk_has_avx2 implies FMA). */
+#define TK_AVX2_TARGET __attribute__((target("avx2,fma")))
 
 /* The AVX2 tiles' products: u8 and s8 widened to 16 bits, `vpmaddwd`
  * against 4 columns (or channels) x 4 k, so each int32 lane holds one
