@@ -113,6 +113,130 @@ tk_q8_plan_t tk_q8_plan(const struct epilogue *e) {
   return p;
 }
 
+/* table[v] read as the affine map's output (signed or unsigned bytes),
+ * v clamped to [qmin, qmax] first. */
+static int32_t table_at(const uint8_t *t, int32_t v, int32_t qmin,
+                        int32_t qmax, int out_signed) {
+  const uint8_t b = t[(uint8_t)(v < qmin ? qmin : v > qmax ? qmax : v)];
+  return out_signed ? (int32_t)(int8_t)b : (int32_t)b;
+}
+
+/* Whether clamp((v * m + 256 * k) >> shift, lo, hi) is table_at(v) for
+ * every v in [v0, v1]. */
+static int affine_matches(const uint8_t *t, int32_t qmin, int32_t qmax,
+                          int out_signed, int32_t v0, int32_t v1, int32_t m,
+                          int32_t k, int shift, int32_t lo, int32_t hi) {
+  for (int32_t v = v0; v <= v1; ++v) {
+    int32_t f = (v * m + 256 * k) >> shift; /* arithmetic: floor */
+    f = f < lo ? lo : f > hi ? hi : f;
+    if (f != table_at(t, v, qmin, qmax, out_signed))
+      return 0;
+  }
+  return 1;
+}
+
+/* The range of k (in units, not 256ths) with floor((v * m + k) / 2^shift)
+ * = table_at(v) over the rising part [a, b]; *v_lo / *v_hi: the v that
+ * bound it from below and above (which way m must move when it is empty). */
+static void k_range(const uint8_t *t, int32_t qmin, int32_t qmax,
+                    int out_signed, int32_t a, int32_t b, int32_t m,
+                    int shift, int64_t *klo, int64_t *khi, int32_t *v_lo,
+                    int32_t *v_hi) {
+  *klo = INT64_MIN, *khi = INT64_MAX, *v_lo = *v_hi = a;
+  for (int32_t v = a; v <= b; ++v) {
+    const int64_t y = table_at(t, v, qmin, qmax, out_signed);
+    const int64_t l = y * ((int64_t)1 << shift) - (int64_t)v * m,
+                  h = (y + 1) * ((int64_t)1 << shift) - (int64_t)v * m - 1;
+    if (l > *klo)
+      *klo = l, *v_lo = v;
+    if (h < *khi)
+      *khi = h, *v_hi = v;
+  }
+}
+
+/* Finds the map: the ends give lo and hi; on the rising part in between,
+ * the m that admit a k form an interval (the constraints are half-planes
+ * in (m, k)), found by bisection: an empty k range says which way m must
+ * move. Near the m found, the first whose k range holds a multiple of 256
+ * (k enters vpmaddwd as a 16-bit pair with 256), proven on every value.
+ * Non-decreasing tables only (a requantization with a positive ratio of
+ * scales); anything else keeps the lookup. */
+void tk_affine_table(struct epilogue *e) {
+  e->aff.ok = 0;
+  if (!e->table || !e->quantize || e->out_f32 || !tk_q8_packable(e))
+    return;
+  const uint8_t *t = (const uint8_t *)e->table;
+  const int32_t qmin = (int32_t)e->qmin, qmax = (int32_t)e->qmax;
+  for (int out_signed = 0; out_signed < 2; ++out_signed) {
+    const int32_t lo = table_at(t, qmin, qmin, qmax, out_signed),
+                  hi = table_at(t, qmax, qmin, qmax, out_signed);
+    /* The rising part: the first value above lo, the last below hi. */
+    int32_t a = qmax + 1, b = qmin - 1, rising = 1;
+    for (int32_t v = qmin; v <= qmax; ++v) {
+      const int32_t y = table_at(t, v, qmin, qmax, out_signed);
+      if (v > qmin && y < table_at(t, v - 1, qmin, qmax, out_signed))
+        rising = 0;
+      if (y > lo && a > qmax)
+        a = v;
+      if (y < hi)
+        b = v;
+    }
+    if (!rising || lo >= hi || a > b)
+      continue;
+    /* The slope is below (rise + 1) / run; the largest shift that keeps m
+     * in int16 for it (v * m + 256 k stays far inside int32). */
+    const int32_t rise = table_at(t, b, qmin, qmax, out_signed) -
+                         table_at(t, a, qmin, qmax, out_signed);
+    const double slope_max = (double)(rise + 1) / (double)(b > a ? b - a : 1);
+    int shift = 0;
+    while (shift < 22 && slope_max * (double)(1 << (shift + 1)) <= 32767.0)
+      ++shift;
+    int32_t m_lo = 1, m_hi = 32767, m = 0;
+    while (m_lo <= m_hi) {
+      const int32_t mid = m_lo + (m_hi - m_lo) / 2;
+      int64_t klo, khi;
+      int32_t v_lo, v_hi;
+      k_range(t, qmin, qmax, out_signed, a, b, mid, shift, &klo, &khi, &v_lo,
+              &v_hi);
+      if (klo <= khi) {
+        m = mid;
+        break;
+      }
+      /* klo - khi grows with m by v_hi - v_lo. */
+      if (v_hi > v_lo)
+        m_hi = mid - 1;
+      else
+        m_lo = mid + 1;
+    }
+    if (!m)
+      continue;
+    for (int32_t d = 0; d <= 64; ++d)
+      for (int sign = -1; sign <= 1; sign += 2) {
+        const int32_t mm = m + sign * d;
+        if (mm <= 0 || mm > 32767 || (d == 0 && sign > 0))
+          continue;
+        int64_t klo, khi;
+        int32_t v_lo, v_hi;
+        k_range(t, qmin, qmax, out_signed, a, b, mm, shift, &klo, &khi, &v_lo,
+                &v_hi);
+        /* The smallest multiple of 256 at or above klo. */
+        const int64_t k = klo >= 0 ? (klo + 255) / 256 : -((-klo) / 256);
+        if (klo > khi || 256 * k > khi || k < INT16_MIN || k > INT16_MAX ||
+            !affine_matches(t, qmin, qmax, out_signed, qmin - 4, qmax + 4, mm,
+                            (int32_t)k, shift, lo, hi))
+          continue;
+        e->aff.ok = 1;
+        e->aff.out_signed = out_signed;
+        e->aff.m = (int16_t)mm;
+        e->aff.k = (int16_t)k;
+        e->aff.shift = shift;
+        e->aff.lo = (int16_t)lo;
+        e->aff.hi = (int16_t)hi;
+        return;
+      }
+  }
+}
+
 void tk_epilogue_init(struct epilogue *e, const float *scale,
                       const float *bias, float lo, float hi, float out_scale,
                       float out_zp, float qmin, float qmax, const void *table,
@@ -144,6 +268,7 @@ void tk_epilogue_init(struct epilogue *e, const float *scale,
                         tk_division_is_slow()               ? 2
                                                             : 0;
   e->recip = 1.0f / out_scale;
+  tk_affine_table(e);
 }
 
 void tk_epilogue_set_residual(struct epilogue *e, const float *res,

@@ -58,6 +58,18 @@ struct epilogue {
   const float *res;
   int64_t res_sb, res_sm, res_sn;
   float res_lo, res_hi;
+  /* An 8-bit table that is a clamped affine map of the quantized value v,
+   * proven for every v the epilogue can produce (tk_affine_table):
+   *   table[v] = clamp((v * aff.m + 256 * aff.k) >> aff.shift, lo, hi)
+   * read as signed bytes when aff.out_signed. A requantization between two
+   * scales (Q -> DQ -> Clip -> Q in a QDQ model) is one: then the vector
+   * epilogues compute it in a few 16/32-bit lane operations instead of a
+   * 256-entry lookup. */
+  struct {
+    int ok, out_signed;
+    int16_t m, k, lo, hi;
+    int shift;
+  } aff;
 };
 
 /* The epilogue of a call from its kernel arguments (the requant kernels'
@@ -124,6 +136,12 @@ typedef struct {
 } tk_q8_plan_t;
 
 int tk_q8_packable(const struct epilogue *e);
+
+/* Fills e->aff when e's 8-bit table is such a map for every v in
+ * [qmin - 4, qmax + 4] (v past [qmin, qmax] reads table[clamp(v)]: the
+ * vector epilogues' 16-bit values may lie up to two steps outside before
+ * the byte pack saturates them). */
+void tk_affine_table(struct epilogue *e);
 tk_q8_plan_t tk_q8_plan(const struct epilogue *e);
 
 /* The portable epilogue of one output row (any kind, any strides). */

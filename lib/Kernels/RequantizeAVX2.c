@@ -117,21 +117,40 @@ TK_AVX2_INLINE __m256 clamp8(__m256 y, __m256 lo, __m256 hi) {
   return _mm256_max_ps(lo, _mm256_min_ps(hi, y));
 }
 
-/* 8-bit outputs, 32 columns a step. */
+/* The table as its affine map (e->aff) on 16 quantized values:
+ * (v * m + 256 * k) >> shift from vpmaddwd of the pairs (v, 256) and
+ * (m, k), clamped. The packs keep the lanes' order. */
+TK_AVX2_INLINE __m256i affine16(__m256i w, __m256i mk, __m128i shift,
+                                __m256i lo, __m256i hi) {
+  const __m256i c256 = _mm256_set1_epi16(256);
+  const __m256i a = _mm256_sra_epi32(
+      _mm256_madd_epi16(_mm256_unpacklo_epi16(w, c256), mk), shift);
+  const __m256i b = _mm256_sra_epi32(
+      _mm256_madd_epi16(_mm256_unpackhi_epi16(w, c256), mk), shift);
+  return _mm256_min_epi16(_mm256_max_epi16(_mm256_packs_epi32(a, b), lo), hi);
+}
+
+/* 8-bit outputs, 32 columns a step; `affine`: the table by e->aff. */
 TK_AVX2_INLINE void finish_q8_body(const struct epilogue *e,
                                    int32_t acc[MR][NR], int mr,
                                    const int32_t *row_off,
                                    const int32_t *colsum, int32_t a_zp,
                                    int64_t n0, int64_t width, char *out0,
                                    int64_t out_rs, const tk_q8_plan_t *pp,
-                                   const int division, const int nan_fix) {
+                                   const int division, const int nan_fix,
+                                   const int affine) {
   const tk_q8_plan_t p = *pp;
   columns_t c;
   load_columns(e, colsum, a_zp, n0, width, &c);
   const int bias = e->bias != NULL;
   __m256i d[16];
-  if (e->table)
+  if (e->table && !affine)
     table_rows((const uint8_t *)e->table, d);
+  const __m256i aff_mk = _mm256_set1_epi32(
+      (int32_t)(((uint32_t)(uint16_t)e->aff.k << 16) | (uint16_t)e->aff.m));
+  const __m128i aff_shift = _mm_cvtsi32_si128(e->aff.shift);
+  const __m256i aff_lo = _mm256_set1_epi16(e->aff.lo),
+                aff_hi = _mm256_set1_epi16(e->aff.hi);
   const __m256 lo = _mm256_set1_ps(p.lo), hi = _mm256_set1_ps(p.hi);
   const __m256 s = _mm256_set1_ps(e->out_scale), rs = _mm256_set1_ps(e->recip);
   const __m256i zp = _mm256_set1_epi16(p.zp);
@@ -164,10 +183,16 @@ TK_AVX2_INLINE void finish_q8_body(const struct epilogue *e,
         w0 = _mm256_min_epi16(_mm256_max_epi16(w0, qlo), qhi);
         w1 = _mm256_min_epi16(_mm256_max_epi16(w1, qlo), qhi);
       }
-      __m256i b = p.is_signed ? _mm256_packs_epi16(w0, w1)
-                              : _mm256_packus_epi16(w0, w1);
+      int out_signed = p.is_signed;
+      if (affine) {
+        w0 = affine16(w0, aff_mk, aff_shift, aff_lo, aff_hi);
+        w1 = affine16(w1, aff_mk, aff_shift, aff_lo, aff_hi);
+        out_signed = e->aff.out_signed;
+      }
+      __m256i b = out_signed ? _mm256_packs_epi16(w0, w1)
+                             : _mm256_packus_epi16(w0, w1);
       b = _mm256_permutevar8x32_epi32(b, order);
-      if (e->table)
+      if (e->table && !affine)
         b = lookup_table32(d, b);
       uint8_t *out = (uint8_t *)out0 + r * out_rs + n;
       if (width - n >= 32) {
@@ -194,20 +219,22 @@ TK_AVX2 static void finish_q8(const struct epilogue *e, int32_t acc[MR][NR],
                               int64_t res_rs) {
   (void)out_sn, (void)res0, (void)res_rs;
   const tk_q8_plan_t p = tk_q8_plan(e); /* once per tile */
+#define TK_Q8_BODY(DIV, NAN, AFF)                                              \
+  finish_q8_body(e, acc, mr, row_off, colsum, a_zp, n0, width, out0, out_rs,   \
+                 &p, DIV, NAN, AFF)
 #define TK_Q8_CASE(DIV)                                                        \
   if (e->division == DIV) {                                                    \
-    if (p.nan_fix)                                                             \
-      finish_q8_body(e, acc, mr, row_off, colsum, a_zp, n0, width, out0,       \
-                     out_rs, &p, DIV, 1);                                      \
+    if (e->aff.ok)                                                             \
+      p.nan_fix ? TK_Q8_BODY(DIV, 1, 1) : TK_Q8_BODY(DIV, 0, 1);               \
     else                                                                       \
-      finish_q8_body(e, acc, mr, row_off, colsum, a_zp, n0, width, out0,       \
-                     out_rs, &p, DIV, 0);                                      \
+      p.nan_fix ? TK_Q8_BODY(DIV, 1, 0) : TK_Q8_BODY(DIV, 0, 0);               \
     return;                                                                    \
   }
   TK_Q8_CASE(0)
   TK_Q8_CASE(1)
   TK_Q8_CASE(2)
 #undef TK_Q8_CASE
+#undef TK_Q8_BODY
 }
 
 /* f32 outputs, plain or dequantized from the 8-bit value, 8 columns a step

@@ -886,6 +886,22 @@ std::vector<uint8_t> requantBiasOnly(const std::vector<float> &ys, float s,
   return c;
 }
 
+// The 8-bit table of a requantization between two scales, as FuseRequantize
+// folds Q(s1, zp1) -> DQ -> Clip(0, clipHi) -> Q(s2, zp2) of a QDQ model:
+// t[byte of v] = byte of clamp(roundeven(clip((v - zp1) * s1) / s2) + zp2).
+std::vector<uint8_t> requantTable(float qmin, float qmax, float zp1, float s1,
+                                  float clipHi, float s2, float zp2,
+                                  float q2min, float q2max) {
+  std::vector<uint8_t> t(256, 0);
+  for (int v = int(qmin); v <= int(qmax); ++v) {
+    const float y = std::min(std::max((float(v) - zp1) * s1, 0.0f), clipHi);
+    const float q =
+        clampRef(std::nearbyint(y / s2) + zp2, q2min, q2max);
+    t[uint8_t(v)] = uint8_t(int32_t(q));
+  }
+  return t;
+}
+
 // The kernel flags of the division sequence the compiler's plan chose.
 int32_t divisionFlags(const mlir::tessel::QuantizeDivisionPlan &plan) {
   using mlir::tessel::QuantizeDivision;
@@ -940,6 +956,55 @@ TEST(MatmulI8RequantKernel, ProvenReciprocalMatchesDivision) {
 // next to the rounding boundaries, far past saturation, infinite and NaN
 // (a NaN is byte 0, the float body's truncation, also where the packs
 // would saturate it to qmin).
+// Tables that are requantizations (a clamped affine map of the quantized
+// value, which the AVX2 epilogue computes in 16/32-bit lanes instead of a
+// lookup), ties of a 0.5 ratio, signed and unsigned on either side, and the
+// same tables with one entry changed (which must take the lookup): every
+// byte is the reference's table entry.
+TEST(MatmulI8RequantKernel, Q8AffineTables) {
+  struct Range {
+    float qmin, qmax, zp;
+  };
+  const Range ranges[] = {{0, 255, 120}, {0, 255, 0}, {-128, 127, -3},
+                          {0, 200, 17}};
+  struct Map {
+    float ratio, clipHi, zp2, q2min, q2max;
+  };
+  const Map maps[] = {{2.13f, kInf, -128, -128, 127}, {0.47f, kInf, 0, 0, 255},
+                      {1.0f, kInf, -128, -128, 127},  {0.5f, 6.0f, 3, 0, 255},
+                      {3.0f, 6.0f, 0, 0, 255},        {17.5f, kInf, 5, -128, 127},
+                      {0.0371f, kInf, 100, 0, 255},   {1.9f, 2.0f, -20, -128, 127}};
+  for (const Range &r : ranges)
+    for (const Map &mp : maps)
+      for (int perturb = 0; perturb < 2; ++perturb) {
+        const float s = 0.02f, s2 = s * mp.ratio;
+        std::vector<uint8_t> table =
+            requantTable(r.qmin, r.qmax, r.zp, s, mp.clipHi, s2, mp.zp2,
+                         mp.q2min, mp.q2max);
+        if (perturb) // a value in the middle, off by one
+          table[uint8_t(int((r.qmin + r.qmax) / 2))] ^= 1;
+        SCOPED_TRACE(testing::Message()
+                     << "q [" << r.qmin << ", " << r.qmax << "] zp " << r.zp
+                     << " ratio " << mp.ratio << " zp2 " << mp.zp2
+                     << " perturbed " << perturb);
+        std::vector<float> ys;
+        for (int k = -300; k < 300; ++k)
+          for (float d : {-0.5f, -0.25f, 0.0f, 0.25f})
+            ys.push_back((float(k) + d) * s);
+        ys.push_back(kInf);
+        ys.push_back(-kInf);
+        ys.push_back(NAN);
+        const std::vector<uint8_t> got = requantBiasOnly(
+            ys, s, r.zp, -kInf, kInf, 0, r.qmin, r.qmax, table.data());
+        for (size_t n = 0; n < ys.size(); ++n) {
+          const float q =
+              clampRef(std::nearbyint(ys[n] / s) + r.zp, r.qmin, r.qmax);
+          const uint8_t v = q == q ? uint8_t(int32_t(q)) : 0;
+          ASSERT_EQ(int(got[n]), int(table[v])) << "y " << ys[n];
+        }
+      }
+}
+
 TEST(MatmulI8RequantKernel, Q8EveryRangeAndSpecialValue) {
   using namespace mlir::tessel;
   struct Range {
