@@ -105,9 +105,9 @@ static int32_t row_sum(const uint8_t *a, int64_t K, uint32_t flip) {
 }
 
 /* The k extent of a tile's rows: nseg segments of seg_len bytes at
- * off[s] from each row pointer. Only the VNNI tile takes more than one
- * segment (then seg_len is a multiple of KG); the others get contiguous
- * rows (nseg = 1, seg_len = K). */
+ * off[s] from each row pointer. The VNNI and AVX2 tiles take more than
+ * one segment (then seg_len is a multiple of KG); the portable one gets
+ * contiguous rows (nseg = 1, seg_len = K). */
 typedef struct {
   const int64_t *off;
   int64_t nseg, seg_len;
@@ -296,12 +296,31 @@ tile_avx2_rows(const int R, int nv, const uint64_t *w, const int8_t *panel,
   }
 }
 
+/* The same for a row of segments (segs_t: whole groups each, but for a
+ * lone segment's last), read in place: a convolution's window, widened
+ * without first being gathered into one row. */
+TK_AVX2_TARGET static void widen_segments(const uint8_t *base,
+                                          const segs_t *sg, uint32_t flip,
+                                          int64_t g0, int64_t n,
+                                          uint64_t *w) {
+  if (sg->nseg == 1) {
+    widen_row(base + sg->off[0], sg->seg_len, flip, g0, n, w);
+    return;
+  }
+  const int64_t per = sg->seg_len / KG; /* groups per segment */
+  for (int64_t g = g0; g < g0 + n;) {
+    const int64_t s = g / per, in = g % per;
+    const int64_t run = per - in < g0 + n - g ? per - in : g0 + n - g;
+    widen_row(base + sg->off[s], sg->seg_len, flip, in, run, w + (g - g0));
+    g += run;
+  }
+}
+
 TK_AVX2_TARGET static void tile_avx2(int mr, int nv,
                                      const uint8_t *const *arow,
                                      int64_t K, uint32_t flip,
                                      const int8_t *panel, const segs_t *sg,
                                      int32_t acc[MR][NR]) {
-  (void)sg; /* contiguous rows */
   uint64_t w[MR * TK_AVX2_KBLOCK];
   const int64_t groups = (K + KG - 1) / KG;
   if (groups == 0) /* K = 0: empty sums */
@@ -311,7 +330,7 @@ TK_AVX2_TARGET static void tile_avx2(int mr, int nv,
     const int64_t n =
         groups - g0 < TK_AVX2_KBLOCK ? groups - g0 : TK_AVX2_KBLOCK;
     for (int r = 0; r < mr; ++r)
-      widen_row(arow[r], K, flip, g0, n, w + r * TK_AVX2_KBLOCK);
+      widen_segments(arow[r], sg, flip, g0, n, w + r * TK_AVX2_KBLOCK);
     const int first = g0 == 0;
     switch (mr) {
     case 1: tile_avx2_rows(1, nv, w, panel, g0, n, first, acc); break;
@@ -350,12 +369,14 @@ static inline const uint8_t *row_base(const job_t *j, int64_t b, int64_t m) {
   return a + (m / j->ow) * j->a_sh + (m % j->ow) * j->a_sw;
 }
 
-/* The VNNI tile where this build has one (only it reads segments). */
-static tile_fn tile_vnni_or_null(void) {
+/* Whether the tile this CPU runs reads a row's segments in place (the
+ * VNNI and AVX2 ones; the portable one wants contiguous rows). */
+static int tile_reads_segments(void) {
 #ifdef TK_HAVE_VNNI_PATH
-  return tile_vnni;
+  const tile_fn t = choose_tile();
+  return t == tile_vnni || t == tile_avx2;
 #else
-  return NULL;
+  return 0;
 #endif
 }
 
@@ -512,13 +533,13 @@ static void matmul_u8s8(int64_t batch, int64_t M, int64_t N, int64_t K,
 
 /* The convolution as the matmul of its im2col matrix (M = OH * OW output
  * pixels, K = KH * KW * C, k = (kh * KW + kw) * C + c) whose rows are
- * read where they lie in the input. The VNNI tile walks a row's taps in
- * place: one segment per filter row when a row's KW taps are adjacent
+ * read where they lie in the input. The VNNI and AVX2 tiles walk a row's
+ * taps in place (AVX2 widening them as it goes): one segment per filter row when a row's KW taps are adjacent
  * (dilation 1, dense pixels: KW * C bytes), else one per tap (C bytes),
  * provided each segment is whole groups of KG bytes (the packed weights'
  * groups never straddle two). Otherwise (C not a multiple of KG, a
  * weight zero point, whose row sums want contiguous rows, or a CPU
- * without VNNI) each tile row is gathered first: a copy of K bytes in
+ * without AVX2) each tile row is gathered first: a copy of K bytes in
  * L1, not of the whole im2col matrix. */
 static void conv_u8s8(int64_t N, int64_t OH, int64_t OW, int64_t F,
                       int64_t KH, int64_t KW, int64_t C, const uint8_t *in,
@@ -544,7 +565,7 @@ static void conv_u8s8(int64_t N, int64_t OH, int64_t OW, int64_t F,
   job.a = in, job.a_sb = in_sn;
   job.ow = OW, job.a_sh = stride_h * in_sh, job.a_sw = stride_w * in_sw;
   job.seg_off = off, job.nseg = nseg, job.seg_len = seg_len;
-  job.gather = !(choose_tile() == tile_vnni_or_null() && b_zp == 0 &&
+  job.gather = !(tile_reads_segments() && b_zp == 0 &&
                  (nseg == 1 || seg_len % KG == 0));
   job.c = out, job.c_sb = out_sn, job.c_sm = out_sm, job.c_sn = out_sf;
   job.accumulate = (flags & TESSEL_KERNEL_ACCUMULATE) != 0;
