@@ -76,6 +76,17 @@ LogicalResult mlir::tessel::compileModule(ModuleOp module,
   pipelineOptions.component = options.component;
   pipelineOptions.quantize = options.quantize;
   pipelineOptions.precision = options.precision;
+  pipelineOptions.sparsity = options.sparsity;
+  pipelineOptions.sparsityReport = options.sparsityReport;
+  // The pass appends a line per matmul: start the report empty.
+  if (!options.sparsityReport.empty()) {
+    std::error_code ec;
+    llvm::raw_fd_ostream fresh(options.sparsityReport, ec);
+    if (ec)
+      return module.emitError() << "cannot write the sparsity report '"
+                                << options.sparsityReport
+                                << "': " << ec.message();
+  }
   pipelineOptions.kernels = variant.has_value() && options.optLevel >= 2;
   pipelineOptions.targetTriple = (*tm)->getTargetTriple().str();
   pipelineOptions.vectorBits = vectorRegisterBits(**tm);

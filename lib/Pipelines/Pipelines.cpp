@@ -141,6 +141,13 @@ void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
   if (options.precision == Precision::BF16)
     pm.addPass(createTesselComputeInBF16());
   if (useKernels(options)) {
+    // Mostly-zero constant weights: the sparse kernel where it pays, before
+    // the dense patterns take every matmul (docs/sparsity.md).
+    if (options.sparsity && options.optLevel >= 2) {
+      TesselSparsifyWeightsOptions sparsify;
+      sparsify.report = options.sparsityReport;
+      pm.addPass(createTesselSparsifyWeights(sparsify));
+    }
     // Before elementwise fusion, which would merge the bias/residual/clamp
     // epilogues into generics the kernel patterns no longer recognize.
     pm.addPass(createTesselConvertToKernels());

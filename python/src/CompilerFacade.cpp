@@ -243,6 +243,11 @@ Status IRModule::compile(const CompileOptions &options,
   else
     return Status::failure("precision must be 'f32' or 'bf16', got '" +
                            options.precision + "'");
+  if (options.sparsity != "auto" && options.sparsity != "off")
+    return Status::failure("sparsity must be 'auto' or 'off', got '" +
+                           options.sparsity + "'");
+  opts.sparsity = options.sparsity == "auto";
+  opts.sparsityReport = options.sparsityReport;
   std::optional<::mlir::tessel::CalibrationMethod> method =
       ::mlir::tessel::parseCalibrationMethod(options.calibrationMethod);
   if (!method)

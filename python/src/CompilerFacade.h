@@ -44,6 +44,11 @@ struct CompileOptions {
   std::string compileTo;
   /// "f32" or "bf16" (tessel-compile --precision).
   std::string precision = "f32";
+  /// "auto" or "off" (tessel-compile --sparsity).
+  std::string sparsity = "auto";
+  /// Non-empty: the sparsity analysis is written here
+  /// (tessel-compile --sparsity-report).
+  std::string sparsityReport;
   /// "none", "int8" or "int8-dynamic" (tessel-compile --quantize).
   std::string quantize = "none";
   /// quantize == "int8": each model input's samples, stacked on a new

@@ -399,7 +399,8 @@ PYBIND11_MODULE(_tessel, m) {
              double calibrationPercentile,
              const std::vector<std::string> &quantizeExclude,
              const std::string &quantizeReport,
-             const std::string &precision) {
+             const std::string &precision, const std::string &sparsity,
+             const std::string &sparsityReport) {
             CompileOptions options;
             options.optLevel = optLevel;
             options.mcpu = mcpu;
@@ -431,6 +432,8 @@ PYBIND11_MODULE(_tessel, m) {
             options.quantizeExclude = quantizeExclude;
             options.quantizeReport = quantizeReport;
             options.precision = precision;
+            options.sparsity = sparsity;
+            options.sparsityReport = sparsityReport;
             Status st;
             {
               py::gil_scoped_release release;
@@ -447,7 +450,8 @@ PYBIND11_MODULE(_tessel, m) {
           py::arg("calibration_method") = "minmax",
           py::arg("calibration_percentile") = 99.99,
           py::arg("quantize_exclude") = std::vector<std::string>{},
-          py::arg("quantize_report") = "", py::arg("precision") = "f32")
+          py::arg("quantize_report") = "", py::arg("precision") = "f32",
+          py::arg("sparsity") = "auto", py::arg("sparsity_report") = "")
       .def("function_names",
            [](PyIRModule &self) { return self.get().functionNames(); });
 

@@ -159,7 +159,8 @@ def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
             route_lowering="grouped", component=None, raise_moe=True,
             quantize=None, calibration_data=None, calibration_method="minmax",
             calibration_percentile=99.99, quantize_exclude=(),
-            quantize_report=None, precision="f32"):
+            quantize_report=None, precision="f32", sparsity="auto",
+            sparsity_report=None):
     """Compiles ``source`` and returns a callable :class:`CompiledModule`.
 
     source: a ``torch.nn.Module`` (with ``example_inputs``, a tuple of
@@ -196,6 +197,12 @@ def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
     convolutions and matmuls multiply bf16-rounded operands and sum in f32
     (AVX512_BF16's ``vdpbf16ps``); inputs, outputs and everything else stay
     f32.
+    sparsity="auto" (the default) is ``tessel-compile --sparsity=auto``: at
+    opt_level 2 and up, matmuls whose constant weights are mostly zeros run
+    on the sparse kernel where its cost model predicts a gain ("off": every
+    matmul dense); sparsity_report (a path) gets one line per matmul with
+    constant weights: shape, zero fraction, best block size, predicted
+    speed-up and the choice (``--sparsity-report``).
     Errors raise :class:`tessel.CompileError` carrying the MLIR diagnostics
     (or :class:`tessel.TorchImportError` for an untranslatable torch node).
     """
@@ -215,6 +222,10 @@ def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
                          "quantize='int8'")
     if isinstance(quantize_exclude, str):
         quantize_exclude = [quantize_exclude]
+    if sparsity not in ("auto", "off"):
+        raise ValueError(f"sparsity must be 'auto' or 'off', got {sparsity!r}")
+    if sparsity_report is not None and sparsity == "off":
+        raise ValueError("sparsity_report applies with sparsity='auto'")
     if precision not in ("f32", "bf16"):
         raise ValueError(f"precision must be 'f32' or 'bf16', got {precision!r}")
     if route_lowering not in ("grouped", "dense"):
@@ -236,6 +247,8 @@ def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
                            quantize_exclude=list(quantize_exclude),
                            quantize_report=os.fspath(quantize_report)
                            if quantize_report is not None else "",
-                           precision=precision)
+                           precision=precision, sparsity=sparsity,
+                           sparsity_report=os.fspath(sparsity_report)
+                           if sparsity_report is not None else "")
     return CompiledModule(path, function=function, threads=threads,
                           _keep=workdir)

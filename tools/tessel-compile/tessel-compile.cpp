@@ -125,6 +125,18 @@ static cl::opt<std::string> quantizeReport(
              "scales and zero points chosen and the SQNR (dB) of its output "
              "against float on the calibration data"),
     cl::value_desc("file.json"), cl::init(""), cl::cat(category));
+static cl::opt<std::string> sparsity(
+    "sparsity",
+    cl::desc("auto (default): at -O2 and up, matmuls whose constant weights "
+             "are mostly zeros run on the sparse kernel where the cost model "
+             "predicts a gain (docs/sparsity.md); off: every matmul dense"),
+    cl::value_desc("auto|off"), cl::init("auto"), cl::cat(category));
+static cl::opt<std::string> sparsityReport(
+    "sparsity-report",
+    cl::desc("Write the sparsity analysis: per matmul with constant "
+             "weights, its shape, zero fraction, best block size, predicted "
+             "speed-up and choice"),
+    cl::value_desc("file.txt"), cl::init(""), cl::cat(category));
 static cl::opt<std::string> compileTo(
     "compile-to",
     cl::desc("Stop after PHASE and write its MLIR: input, linalg, "
@@ -315,6 +327,17 @@ int main(int argc, char **argv) {
   } else {
     errs() << "tessel-compile: error: unknown --precision value '"
            << precision << "' (expected f32 or bf16)\n";
+    return 1;
+  }
+  if (sparsity != "auto" && sparsity != "off") {
+    errs() << "tessel-compile: error: unknown --sparsity value '" << sparsity
+           << "' (expected auto or off)\n";
+    return 1;
+  }
+  options.sparsity = sparsity == "auto";
+  options.sparsityReport = sparsityReport;
+  if (!sparsityReport.empty() && !options.sparsity) {
+    errs() << "tessel-compile: error: --sparsity-report needs --sparsity=auto\n";
     return 1;
   }
   if (!compileTo.empty()) {

@@ -60,6 +60,12 @@ struct CompileOptions {
   std::string component;
   /// What f32 convolutions and matmuls compute in.
   Precision precision = Precision::F32;
+  /// Matmuls whose constant weights are mostly zeros run on the sparse
+  /// kernel where the cost model predicts a gain (-O2 and up;
+  /// docs/sparsity.md). false: --sparsity=off.
+  bool sparsity = true;
+  /// Non-empty: write the per-matmul sparsity analysis here.
+  std::string sparsityReport;
   /// Quantization done by the compiler (QDQ models need none).
   QuantizeMode quantize = QuantizeMode::None;
   /// Static int8 (quantize == Int8): the samples of each model input, in

@@ -364,16 +364,19 @@ def SparseMatmulF32 : Kernel<"sparse_matmul_f32"> {
     e in [ptr[b], ptr[b+1]) (ptr has ceil(N/R) + 1 entries), at k =
     kidx[e], with values val[e*R + r] = B[kidx[e]][b*R + r] (0 past N).
     Within a block column, k may come in any order; each k at most once.
+    tessel.sparse_matmul is lowered to it.
   }];
+  let op = "SparseMatmulOp";
   let arguments = (ins
-    OpaqueArg<"int64_t">:$M, OpaqueArg<"int64_t">:$N, OpaqueArg<"int64_t">:$K,
-    OpaqueArg<"const float *">:$a, OpaqueArg<"int64_t">:$a_sm,
-    OpaqueArg<"int64_t">:$a_sk, OpaqueArg<"int64_t">:$R,
-    OpaqueArg<"const int32_t *">:$ptr, OpaqueArg<"const int32_t *">:$kidx,
-    OpaqueArg<"const float *">:$val, OpaqueArg<"float *">:$c,
-    OpaqueArg<"int64_t">:$c_sm, OpaqueArg<"int64_t">:$c_sn,
-    OpaqueArg<"const float *">:$bias, OpaqueArg<"float">:$lo,
-    OpaqueArg<"float">:$hi, OpaqueArg<"int32_t">:$flags);
+    DimArg<"$_op.getInit()", 0>:$M, DimArg<"$_op.getInit()", 1>:$N,
+    DimArg<"$_op.getInput()", 1>:$K,
+    StridedArg<"const float", "$_op.getInput()", ["sm", "sk"]>:$a,
+    I64Arg<"$_op.getBlockSize()">:$R,
+    PtrArg<"const int32_t", "$_op.getBlockPtr()">:$ptr,
+    PtrArg<"const int32_t", "$_op.getBlockK()">:$kidx,
+    PtrArg<"const float", "$_op.getValues()">:$val,
+    StridedArg<"float", "$_op.getInit()", ["sm", "sn"]>:$c,
+    EpilogueArg<"$_op">:$epilogue);
 }
 
 //===----------------------------------------------------------------------===//

@@ -87,6 +87,16 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
           clEnumValN(Precision::F32, "f32", "f32 products and sums"),
           clEnumValN(Precision::BF16, "bf16",
                      "bf16 products, f32 sums"))};
+  Option<bool> sparsity{
+      *this, "sparsity",
+      llvm::cl::desc("Run matmuls whose constant weights are mostly zeros "
+                     "on the sparse kernel where the cost model predicts a "
+                     "gain (-O2 and up, with the kernel library)"),
+      llvm::cl::init(true)};
+  Option<std::string> sparsityReport{
+      *this, "sparsity-report",
+      llvm::cl::desc("File that gets the per-matmul sparsity analysis"),
+      llvm::cl::init("")};
   Option<std::string> component{
       *this, "component",
       llvm::cl::desc("Compile only this compose.component, as the entry "

@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 
+#include "mlir/IR/Matchers.h"
+
 #include <cmath>
 
 using namespace mlir;
@@ -234,6 +236,86 @@ void PackedConv2DOp::getEffects(
 }
 
 void DepthwiseConv2DOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  kernelOpEffects(*this, effects);
+}
+
+LogicalResult SparseMatmulOp::verify() {
+  SmallVector<Value> f32 = {getInput(), getValues(), getInit()};
+  if (getBias())
+    f32.push_back(getBias());
+  if (failed(verifyOperandKinds(*this, f32, getInit())) ||
+      failed(verifyOperandKinds(*this, {getBlockPtr(), getBlockK(), getInit()},
+                                getInit(), /*anyElement=*/true)))
+    return failure();
+  for (Value v : {getBlockPtr(), getBlockK()})
+    if (!cast<ShapedType>(v.getType()).getElementType().isInteger(32))
+      return emitOpError() << "block_ptr and block_k must be i32, got "
+                           << v.getType();
+  auto inTy = cast<ShapedType>(getInput().getType());
+  auto outTy = cast<ShapedType>(getInit().getType());
+  if (inTy.getRank() != 2 || outTy.getRank() != 2)
+    return emitOpError() << "input and init must be rank 2 (M x K, M x N)";
+  for (Value v : {getBlockPtr(), getBlockK(), getValues()}) {
+    auto t = cast<ShapedType>(v.getType());
+    if (t.getRank() != 1 || !t.hasStaticShape())
+      return emitOpError() << "block_ptr, block_k and values must be static "
+                              "1-D, got "
+                           << v.getType();
+  }
+  int64_t r = getBlockSize();
+  if (r != 1 && r != 2 && r != 4 && r != 8 && r != 16)
+    return emitOpError() << "block_size must be 1, 2, 4, 8 or 16, got " << r;
+  int64_t m = inTy.getDimSize(0), n = outTy.getDimSize(1);
+  if (known(m) && known(outTy.getDimSize(0)) && m != outTy.getDimSize(0))
+    return emitOpError() << "input and init row counts differ";
+  if (!known(n) || !known(inTy.getDimSize(1)))
+    return emitOpError() << "K and N must be static";
+  int64_t blocks = cast<ShapedType>(getBlockK().getType()).getDimSize(0);
+  if (cast<ShapedType>(getBlockPtr().getType()).getDimSize(0) !=
+      (n + r - 1) / r + 1)
+    return emitOpError() << "block_ptr must have ceil(N / block_size) + 1 = "
+                         << (n + r - 1) / r + 1 << " entries";
+  if (cast<ShapedType>(getValues().getType()).getDimSize(0) != blocks * r)
+    return emitOpError() << "values must have block_size values per block ("
+                         << blocks * r << ")";
+  if (Value bias = getBias()) {
+    auto bTy = cast<ShapedType>(bias.getType());
+    if (bTy.getRank() != 1 || (known(bTy.getDimSize(0)) &&
+                               bTy.getDimSize(0) != n))
+      return emitOpError() << "bias must be 1-D with one value per column";
+  }
+  if (getClampMin() && getClampMax() &&
+      getClampMin()->convertToFloat() > getClampMax()->convertToFloat())
+    return emitOpError() << "clamp_min is greater than clamp_max";
+  // Constant blocks (what the pass makes) are checked whole: the kernel
+  // indexes with them.
+  DenseIntElementsAttr ptr, ks;
+  if (matchPattern(getBlockPtr(), m_Constant(&ptr))) {
+    int64_t prev = 0, i = 0;
+    for (const APInt &v : ptr.getValues<APInt>()) {
+      int64_t x = v.getSExtValue();
+      if ((i == 0 && x != 0) || x < prev || x > blocks)
+        return emitOpError() << "block_ptr must rise from 0 to the block "
+                                "count, entry "
+                             << i << " is " << x;
+      prev = x;
+      ++i;
+    }
+    if (prev != blocks)
+      return emitOpError() << "block_ptr must end at the block count "
+                           << blocks;
+  }
+  if (matchPattern(getBlockK(), m_Constant(&ks)))
+    for (const APInt &v : ks.getValues<APInt>())
+      if (v.getSExtValue() < 0 || v.getSExtValue() >= inTy.getDimSize(1))
+        return emitOpError() << "block_k entry " << v.getSExtValue()
+                             << " is outside [0, K)";
+  return success();
+}
+
+void SparseMatmulOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
   kernelOpEffects(*this, effects);

@@ -106,6 +106,7 @@ void mlir::tessel::registerBufferizableOpInterfaceExternalModels(
         KernelOpInterface<PackedMatmulI8RequantOp>>(*ctx);
     DepthwiseConv2DI8Op::attachInterface<
         KernelOpInterface<DepthwiseConv2DI8Op>>(*ctx);
+    SparseMatmulOp::attachInterface<KernelOpInterface<SparseMatmulOp>>(*ctx);
     CallImportOp::attachInterface<CallImportOpInterface>(*ctx);
   });
 }

@@ -11,6 +11,7 @@
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 #include "FloatCast.h"
+#include "KernelInit.h"
 #include "QuantizedToKernels.h"
 #include "WinogradFilter.h"
 
@@ -37,6 +38,30 @@ mlir::tessel::staticSpatialPad(tensor::PadOp pad) {
     return std::nullopt;
   return SmallVector<int64_t>{lo[1], hi[1], lo[2], hi[2]};
 }
+
+InitEpilogue mlir::tessel::analyzeInit(Value init) {
+  if (auto fill = init.getDefiningOp<linalg::FillOp>())
+    if (matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))
+      return {fill.getOutputs()[0], nullptr, false};
+  if (auto gen = init.getDefiningOp<linalg::GenericOp>()) {
+    unsigned rank = gen.getNumLoops();
+    if (gen.getNumDpsInputs() == 1 && gen.getNumDpsInits() == 1 &&
+        gen.getNumParallelLoops() == rank) {
+      auto inTy = dyn_cast<RankedTensorType>(gen.getInputs()[0].getType());
+      SmallVector<AffineMap> maps = gen.getIndexingMapsArray();
+      Block &body = gen.getRegion().front();
+      AffineMap lastDim = AffineMap::get(
+          rank, 0, getAffineDimExpr(rank - 1, gen.getContext()));
+      if (inTy && inTy.getRank() == 1 && inTy.getElementType().isF32() &&
+          maps[0] == lastDim && maps[1].isIdentity() &&
+          body.getOperations().size() == 1 &&
+          body.getTerminator()->getOperand(0) == body.getArgument(0))
+        return {gen.getOutputs()[0], gen.getInputs()[0], false};
+    }
+  }
+  return {init, nullptr, true};
+}
+
 
 namespace {
 
@@ -88,39 +113,6 @@ Value f32Activations(OpBuilder &b, Location loc, Value v) {
       return gen.getInputs()[0];
   }
   return castFloatElements(b, loc, v, b.getF32Type());
-}
-
-/// What the kernel needs to know about a contraction's `init`.
-struct InitEpilogue {
-  Value init;      // the op's new init
-  Value bias;      // 1-D per-output-channel bias, or null
-  bool accumulate; // whether `init`'s values are added
-};
-
-/// Recognizes the two inits tosa-to-linalg builds for conv/matmul: a fill
-/// with zero and a broadcast of a 1-D bias along the last dimension. Either
-/// way the old init is write-only for the kernel.
-InitEpilogue analyzeInit(Value init) {
-  if (auto fill = init.getDefiningOp<linalg::FillOp>())
-    if (matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))
-      return {fill.getOutputs()[0], nullptr, false};
-  if (auto gen = init.getDefiningOp<linalg::GenericOp>()) {
-    unsigned rank = gen.getNumLoops();
-    if (gen.getNumDpsInputs() == 1 && gen.getNumDpsInits() == 1 &&
-        gen.getNumParallelLoops() == rank) {
-      auto inTy = dyn_cast<RankedTensorType>(gen.getInputs()[0].getType());
-      SmallVector<AffineMap> maps = gen.getIndexingMapsArray();
-      Block &body = gen.getRegion().front();
-      AffineMap lastDim = AffineMap::get(
-          rank, 0, getAffineDimExpr(rank - 1, gen.getContext()));
-      if (inTy && inTy.getRank() == 1 && inTy.getElementType().isF32() &&
-          maps[0] == lastDim && maps[1].isIdentity() &&
-          body.getOperations().size() == 1 &&
-          body.getTerminator()->getOperand(0) == body.getArgument(0))
-        return {gen.getOutputs()[0], gen.getInputs()[0], false};
-    }
-  }
-  return {init, nullptr, true};
 }
 
 /// Packs dimension `dim` of `src` into panels of `nr` (zero-padded), outer
@@ -305,6 +297,7 @@ struct MatmulToKernel : OpRewritePattern<OpT> {
 /// steps (bias, residual, clamp) would have to precede.
 bool hasActivation(PackedConv2DOp) { return false; }
 bool hasActivation(DepthwiseConv2DOp op) { return op.getSilu(); }
+bool hasActivation(SparseMatmulOp) { return false; }
 
 /// The kernel op behind `v`, looking through one reshape (what the matmul
 /// and depthwise rewrites leave between the kernel and its users); the
@@ -437,7 +430,10 @@ struct FuseBiasAdd : OpRewritePattern<linalg::GenericOp> {
       // The channel dim is the innermost non-unit dim of the result.
       ArrayRef<int64_t> shape =
           cast<RankedTensorType>(kernelVal.getType()).getShape();
-      int64_t f = cast<ShapedType>(kernel.getInit().getType()).getDimSize(3);
+      // Output channels: the init's last dim (NHWC, or M x N for
+      // sparse_matmul).
+      auto initTy = cast<ShapedType>(kernel.getInit().getType());
+      int64_t f = initTy.getDimSize(initTy.getRank() - 1);
       int64_t cdim = (int64_t)shape.size() - 1;
       while (cdim > 0 && shape[cdim] == 1)
         --cdim;
@@ -756,7 +752,9 @@ struct ConvertToKernelsPass
                  FuseResidualAdd<PackedConv2DOp>, FuseBiasAdd<PackedConv2DOp>,
                  FuseClamp<PackedConv2DOp>, FuseResidualAdd<DepthwiseConv2DOp>,
                  FuseBiasAdd<DepthwiseConv2DOp>, FuseClamp<DepthwiseConv2DOp>,
-                 FuseSiLU,
+                 // tessel-sparsify-weights ran before: the same epilogues.
+                 FuseResidualAdd<SparseMatmulOp>, FuseBiasAdd<SparseMatmulOp>,
+                 FuseClamp<SparseMatmulOp>, FuseSiLU,
                  FoldPackOfConstant>(ctx);
     // A transpose feeding a pack (attention's K^T) folds into the pack, so
     // the run-time operand is moved once, not twice.

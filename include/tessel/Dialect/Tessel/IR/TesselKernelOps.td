@@ -478,4 +478,59 @@ def Tessel_DepthwiseConv2DI8Op : Tessel_Op<"depthwise_conv2d_i8",
   }];
 }
 
+def Tessel_SparseMatmulOp : Tessel_Op<"sparse_matmul",
+    [DestinationStyleOpInterface,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Matmul with a constant sparse right operand in R x 1 blocks";
+  let description = [{
+    `init` + (optionally) bias + `input x B`, then an optional clamp, where
+    `B` (`K x N`) is mostly zeros and stored by its nonzero blocks of `R =
+    block_size` consecutive columns at one `k` (the `R x 1` blocks of a
+    framework's `[out, in]` weight; `R = 1` is unstructured):
+
+    ```
+    acc[m, n] = sum_k input[m, k] * B[k, n]
+    out = clamp((accumulate ? init : 0) + acc + bias[n], clamp_min, clamp_max)
+    ```
+
+    Block column `b` holds columns `[b*R, b*R + R)`; its nonzero blocks are
+    `e` in `[block_ptr[b], block_ptr[b+1])` (`block_ptr` has `ceil(N/R) + 1`
+    entries, from 0, non-decreasing), at `k = block_k[e]` (in `[0, K)`),
+    with `values[e*R + r] = B[block_k[e], b*R + r]` (0 past `N`). Every
+    other element of `B` is 0. `tessel-sparsify-weights` makes this op from
+    a matmul with constant weights; the kernel
+    (`tessel_kernel_sparse_matmul_f32`) spends nothing on the zeros.
+
+    ```mlir
+    %y = tessel.sparse_matmul ins(%x, %ptr, %k, %v : tensor<16x64xf32>,
+             tensor<13xi32>, tensor<40xi32>, tensor<160xf32>)
+        outs(%init : tensor<16x48xf32>) {block_size = 4 : i64}
+        -> tensor<16x48xf32>
+    ```
+  }];
+  let arguments = (ins
+      AnyShaped:$input,
+      AnyShaped:$block_ptr,
+      AnyShaped:$block_k,
+      AnyShaped:$values,
+      Optional<AnyShaped>:$bias,
+      AnyShaped:$init,
+      I64Attr:$block_size,
+      UnitAttr:$accumulate,
+      OptionalAttr<F32Attr>:$clamp_min,
+      OptionalAttr<F32Attr>:$clamp_max);
+  let results = (outs Variadic<AnyRankedTensor>:$result);
+  let assemblyFormat = [{
+    `ins` `(` $input `,` $block_ptr `,` $block_k `,` $values `:`
+        type($input) `,` type($block_ptr) `,` type($block_k) `,` type($values) `)`
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    `outs` `(` $init `:` type($init) `)`
+    attr-dict (`->` type($result)^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
+  }];
+}
+
 #endif // TESSEL_KERNEL_OPS_TD

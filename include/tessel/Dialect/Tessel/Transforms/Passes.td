@@ -92,6 +92,43 @@ def TesselExpandBF16 : Pass<"tessel-expand-bf16"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TesselSparsifyWeights : Pass<"tessel-sparsify-weights", "ModuleOp"> {
+  let summary = "Rewrite matmuls whose constant weights are mostly zeros "
+                "into tessel.sparse_matmul";
+  let description = [{
+    Static weight sparsity (docs/sparsity.md). Each `linalg.matmul` and
+    `linalg.batch_matmul` of one batch entry on f32, with default indexing
+    maps and a constant right operand `B` (`K x N`), is analysed: for each
+    block size `R` in {16, 8, 4, 2, 1}, the blocks of `R` consecutive
+    columns at one `k` that hold a nonzero. A cost model gives the
+    kernel's speed-up over the dense one as `ratio(R) / density(R)`, where
+    `density(R)` is the stored fraction of `B` (blocks x R / (K x N)) and
+    `ratio(R)` the sparse kernel's rate on its stored elements over the
+    dense kernel's rate, measured per block size (docs/sparsity.md). The
+    best `R` is taken when its speed-up is at least `min-speedup`; then
+    the matmul becomes `tessel.sparse_matmul` with the blocks as constants
+    (`block_ptr`, `block_k`, `values`), its init analysed as
+    tessel-convert-to-kernels does (a zero fill is not read, a broadcast
+    bias becomes `bias`), and tessel-convert-to-kernels fuses the bias,
+    residual and clamp epilogues that follow. Otherwise the matmul is left
+    to the dense path.
+
+    With `report`, one line per analysed matmul is appended to that file
+    (tessel-compile's --sparsity-report starts it empty):
+    its location, shape, zero fraction, the best block size, its density
+    and predicted speed-up, and whether it was made sparse.
+  }];
+  let options = [
+    Option<"minSpeedup", "min-speedup", "double", /*default=*/"1.25",
+           "Predicted speed-up over the dense kernel needed to go sparse">,
+    Option<"report", "report", "std::string", /*default=*/"\"\"",
+           "File that gets one line per analysed matmul (none when empty)">,
+  ];
+  let dependentDialects = ["::mlir::tessel::TesselDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def TesselConvertToKernels : Pass<"tessel-convert-to-kernels"> {
   let summary = "Rewrite f32 convolutions and matmuls into tessel.packed_conv2d";
   let description = [{

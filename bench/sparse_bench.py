@@ -1,0 +1,164 @@
+#!/usr/bin/python3
+"""Sparse benchmark: Tessel on pruned models, sparse against its own dense
+code, side by side with ONNX Runtime on the same pruned files.
+
+    /usr/bin/python3 bench/sparse_bench.py [--models bert768] [--runs 10]
+        [--density 0.1]
+
+For each model (exported by test/models/export_models.py, cached in
+bench/work/NAME/), every 2-D constant right operand of a MatMul (the
+projection weights, `[in, out]`) is pruned at test time, no fine-tuning:
+
+  block4x1      90% of the 4 x 1 blocks (4 consecutive outputs at one
+                input; the "4 x 1" blocks of the `[out, in]` weight) with
+                the smallest L1 norm set to zero
+  unstructured  90% of the weights with the smallest magnitude
+  2:4           in every 4 consecutive inputs of each output, the 2 of
+                least magnitude
+
+(`--density` sets the kept fraction of the first two). Then, one thread
+each: `tessel-compile -O3 --sparsity=off` (dense) and the default
+`--sparsity=auto` (with `--sparsity-report`, which says what each matmul
+got), timed by `tessel-run --benchmark`, and onnxruntime-node on the same
+pruned file. The sparse outputs are checked against the dense ones. The
+FMA peak of one core is measured in the same run. Results:
+bench/results/sparse.json.
+"""
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(BENCH)
+sys.path.insert(0, BENCH)
+import bench_models as bm  # noqa: E402  (export, timing and machine helpers)
+import int8_bench as ib  # noqa: E402  (sh, ort, fma_peak)
+
+
+def log(msg):
+    print(f"sparse_bench: {msg}", file=sys.stderr, flush=True)
+
+
+def matmul_weights(model):
+    """Names of the initializers that are 2-D right operands of MatMul."""
+    inits = {t.name: t for t in model.graph.initializer}
+    names = []
+    for node in model.graph.node:
+        if node.op_type == "MatMul" and node.input[1] in inits:
+            if len(inits[node.input[1]].dims) == 2:
+                names.append(node.input[1])
+    return sorted(set(names))
+
+
+def prune(w, kind, density):
+    """`w` ([in, out]) pruned the `kind` way, keeping about `density`."""
+    if kind == "unstructured":
+        t = np.quantile(np.abs(w), 1.0 - density)
+        return np.where(np.abs(w) > t, w, 0).astype(w.dtype)
+    if kind == "block4x1":
+        k, n = w.shape
+        norms = np.abs(w[:, : n - n % 4].reshape(k, n // 4, 4)).sum(-1)
+        t = np.quantile(norms, 1.0 - density)
+        keep = np.repeat(norms > t, 4, axis=1)
+        out = w.copy()
+        out[:, : n - n % 4] *= keep
+        return out
+    if kind == "2:4":
+        k, n = w.shape
+        blocks = np.abs(w[: k - k % 4].reshape(k // 4, 4, n))
+        order = np.argsort(blocks, axis=1)
+        keep = np.ones_like(blocks, bool)
+        np.put_along_axis(keep, order[:, :2, :], False, axis=1)
+        out = w.copy()
+        out[: k - k % 4] *= keep.reshape(k - k % 4, n)
+        return out
+    raise ValueError(kind)
+
+
+def pruned_model(src, dst, kind, density):
+    model = onnx.load(src)
+    names = set(matmul_weights(model))
+    zeros = total = 0
+    for t in model.graph.initializer:
+        if t.name in names:
+            w = prune(numpy_helper.to_array(t), kind, density)
+            zeros += int((w == 0).sum())
+            total += w.size
+            t.CopyFrom(numpy_helper.from_array(w, t.name))
+    onnx.save(model, dst)
+    return len(names), zeros / max(total, 1)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--models", default="bert768")
+    ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--density", type=float, default=0.1)
+    args = ap.parse_args(argv)
+    tools = {"compile": os.path.join(ROOT, "build", "bin", "tessel-compile"),
+             "run": os.path.join(ROOT, "build", "bin", "tessel-run")}
+    data = {"command": "/usr/bin/python3 bench/sparse_bench.py " + " ".join(argv),
+            "machine": bm.machine_info(), "git": bm.git_rev(),
+            "fma_peak_gflops_1core": ib.fma_peak(), "rows": []}
+    for name in args.models.split(","):
+        mdir, _ = bm.export_model(name, rebuild=False)
+        src = os.path.join(mdir, name + ".onnx")
+        x_path = os.path.join(mdir, "input.npy")
+        for kind in ("dense", "block4x1", "unstructured", "2:4"):
+            tag = kind.replace(":", "of")
+            path = os.path.join(mdir, f"{name}.{tag}.onnx")
+            if kind == "dense":
+                path, layers, zeros = src, len(matmul_weights(onnx.load(src))), 0.0
+            else:
+                layers, zeros = pruned_model(src, path, kind, args.density)
+            row = {"model": name, "pruning": kind, "matmul_weights": layers,
+                   "zero_fraction": round(zeros, 4)}
+            try:
+                off = os.path.join(mdir, f"{tag}.dense.so")
+                auto = os.path.join(mdir, f"{tag}.auto.so")
+                out_off = os.path.join(mdir, f"out_{tag}_dense.npy")
+                out_auto = os.path.join(mdir, f"out_{tag}_auto.npy")
+                report = os.path.join(mdir, f"{tag}.sparsity.txt")
+                row["tessel_dense_ms"] = ib.tessel(tools, path, off, x_path, out_off,
+                                                   args.runs, ["--sparsity=off"])
+                row["tessel_sparse_ms"] = ib.tessel(tools, path, auto, x_path, out_auto,
+                                                    args.runs,
+                                                    [f"--sparsity-report={report}"])
+                lines = open(report).read().splitlines()
+                row["sparse_layers"] = sum(l.endswith("-> sparse") for l in lines)
+                row["speedup"] = round(row["tessel_dense_ms"] / row["tessel_sparse_ms"], 2)
+                a, b = np.load(out_auto), np.load(out_off)
+                row["max_rel_diff_vs_dense"] = float(np.abs(a - b).max() /
+                                                     max(np.abs(b).max(), 1e-30))
+                row["ort_ms"] = ib.ort(path, x_path, os.path.join(mdir, f"out_{tag}_ort.npy"),
+                                       args.runs)
+                row["sparse_vs_ort"] = round(row["ort_ms"] / row["tessel_sparse_ms"], 2)
+            except bm.Failure as e:
+                row["error"] = str(e)
+            log(json.dumps(row))
+            data["rows"].append(row)
+    os.makedirs(os.path.join(BENCH, "results"), exist_ok=True)
+    with open(os.path.join(BENCH, "results", "sparse.json"), "w") as f:
+        json.dump(data, f, indent=1)
+    print("| model | pruning | zeros | sparse layers | Tessel dense | Tessel sparse "
+          "| speed-up | ORT | Tessel sparse vs ORT |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in data["rows"]:
+        if "error" in r:
+            print(f"| {r['model']} | {r['pruning']} | - | - | error: {r['error']} |")
+            continue
+        print(f"| {r['model']} | {r['pruning']} | {r['zero_fraction']:.2f} | "
+              f"{r['sparse_layers']}/{r['matmul_weights']} | {r['tessel_dense_ms']:.2f} ms | "
+              f"{r['tessel_sparse_ms']:.2f} ms | {r['speedup']:.2f}x | {r['ort_ms']:.2f} ms | "
+              f"{r['sparse_vs_ort']:.2f}x |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,246 @@
+//===- SparsifyWeights.cpp - mostly-zero weights -> tessel.sparse_matmul ---===//
+//
+// Static weight sparsity (docs/sparsity.md): a matmul whose constant
+// weights are mostly zeros becomes tessel.sparse_matmul, its nonzero
+// blocks stored at compile time, when the cost model predicts that the
+// sparse kernel beats the dense one. Runs before tessel-convert-to-kernels,
+// which fuses the bias/residual/clamp epilogues into either op alike.
+//
+//===----------------------------------------------------------------------===//
+#include "KernelInit.h"
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <memory>
+#include <vector>
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELSPARSIFYWEIGHTS
+#include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+namespace {
+
+/// The block sizes the kernel takes, best-structured first.
+constexpr int64_t kBlockSizes[] = {16, 8, 4, 2, 1};
+
+/// The sparse kernel's rate on the elements it stores (blocks x R
+/// multiply-adds per row) over the dense kernel's rate, per block size R:
+/// bench/sparse_gemm.c on BERT-base projection shapes at 10-20% density,
+/// one thread, AMD Zen 3 (docs/sparsity.md). Rounded down, so that a layer
+/// goes sparse only where it pays. Not yet measured with AVX-512: the
+/// same ratios serve there.
+double rateRatio(int64_t r) {
+  switch (r) {
+  case 1:
+    return 0.18;
+  case 2:
+    return 0.26;
+  case 4:
+  case 8:
+    return 0.33;
+  default:
+    return 0.32;
+  }
+}
+
+/// Blocks of `r` consecutive columns of the row-major `K x N` matrix `b`
+/// at one k that hold a nonzero (-0.0 counts as zero: the product adds
+/// nothing either way).
+int64_t countBlocks(ArrayRef<float> b, int64_t k, int64_t n, int64_t r) {
+  int64_t count = 0;
+  for (int64_t kk = 0; kk < k; ++kk)
+    for (int64_t c0 = 0; c0 < n; c0 += r) {
+      bool nonzero = false;
+      for (int64_t c = c0; c < c0 + r && c < n && !nonzero; ++c)
+        nonzero = b[kk * n + c] != 0.0f;
+      count += nonzero;
+    }
+  return count;
+}
+
+/// The kernel's arrays (tessel.sparse_matmul's block_ptr, block_k,
+/// values) for `b` in `r x 1` blocks.
+struct Blocks {
+  std::vector<int32_t> ptr, k;
+  std::vector<float> values;
+};
+
+Blocks packBlocks(ArrayRef<float> b, int64_t k, int64_t n, int64_t r) {
+  Blocks out;
+  out.ptr.push_back(0);
+  for (int64_t c0 = 0; c0 < n; c0 += r) {
+    for (int64_t kk = 0; kk < k; ++kk) {
+      bool nonzero = false;
+      for (int64_t c = c0; c < c0 + r && c < n && !nonzero; ++c)
+        nonzero = b[kk * n + c] != 0.0f;
+      if (!nonzero)
+        continue;
+      out.k.push_back(int32_t(kk));
+      for (int64_t c = c0; c < c0 + r; ++c)
+        out.values.push_back(c < n ? b[kk * n + c] : 0.0f);
+    }
+    out.ptr.push_back(int32_t(out.k.size()));
+  }
+  return out;
+}
+
+/// What the analysis found for one matmul.
+struct Choice {
+  int64_t r = 0;        // best block size
+  double density = 1.0; // stored fraction of B at that size
+  double speedup = 0.0; // predicted, over the dense kernel
+  double zeros = 0.0;   // zero fraction of B
+};
+
+Choice analyze(ArrayRef<float> b, int64_t k, int64_t n) {
+  Choice best;
+  int64_t zeros = 0;
+  for (float v : b)
+    zeros += v == 0.0f;
+  best.zeros = double(zeros) / double(k * n);
+  for (int64_t r : kBlockSizes) {
+    int64_t blocks = countBlocks(b, k, n, r);
+    if (blocks == 0)
+      continue; // all zeros: left to the dense path (no empty arrays)
+    double density = double(blocks * r) / double(k * n);
+    double speedup = rateRatio(r) / density;
+    if (speedup > best.speedup)
+      best = {r, density, speedup, best.zeros};
+  }
+  return best;
+}
+
+struct SparsifyWeightsPass
+    : tessel::impl::TesselSparsifyWeightsBase<SparsifyWeightsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (!(minSpeedup > 0.0)) {
+      getOperation()->emitError() << "min-speedup must be positive";
+      return signalPassFailure();
+    }
+    std::unique_ptr<llvm::raw_fd_ostream> out;
+    if (!report.empty()) {
+      std::error_code ec;
+      // Appended: one file for every module a driver compiles (and every
+      // split of a test input); the driver starts it empty.
+      out = std::make_unique<llvm::raw_fd_ostream>(
+          report, ec, llvm::sys::fs::OF_Text | llvm::sys::fs::OF_Append);
+      if (ec) {
+        getOperation()->emitError()
+            << "cannot write the sparsity report '" << report
+            << "': " << ec.message();
+        return signalPassFailure();
+      }
+    }
+    SmallVector<Operation *> matmuls;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
+        matmuls.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (Operation *op : matmuls)
+      rewrite(rewriter, cast<linalg::LinalgOp>(op), out.get());
+  }
+
+  /// The matmul as sparse_matmul when the weights are constant, the shapes
+  /// fit and the cost model says so; a report line either way.
+  void rewrite(IRRewriter &rewriter, linalg::LinalgOp op,
+               llvm::raw_ostream *out) const {
+    bool batched = isa<linalg::BatchMatmulOp>(op);
+    if (auto mm = dyn_cast<linalg::MatmulOp>(op.getOperation());
+        mm && mm.hasUserDefinedMaps())
+      return;
+    if (auto bm = dyn_cast<linalg::BatchMatmulOp>(op.getOperation());
+        bm && bm.hasUserDefinedMaps())
+      return;
+    Value a = op.getDpsInputs()[0], bv = op.getDpsInputs()[1];
+    Value init = op.getDpsInits()[0];
+    DenseElementsAttr weights;
+    if (!matchPattern(bv, m_Constant(&weights)))
+      return;
+    auto aTy = dyn_cast<RankedTensorType>(a.getType());
+    auto bTy = dyn_cast<RankedTensorType>(weights.getType());
+    auto cTy = dyn_cast<RankedTensorType>(init.getType());
+    if (!aTy || !cTy || !bTy.hasStaticShape() ||
+        !aTy.getElementType().isF32() || !bTy.getElementType().isF32() ||
+        !cTy.getElementType().isF32())
+      return;
+    // One batch entry: the 2-D problem (tosa.matmul makes batch 1).
+    int64_t lead = batched ? 1 : 0;
+    if (batched && (aTy.getDimSize(0) != 1 || bTy.getDimSize(0) != 1 ||
+                    cTy.getDimSize(0) != 1))
+      return;
+    int64_t k = bTy.getDimSize(lead), n = bTy.getDimSize(lead + 1);
+    if (ShapedType::isDynamic(aTy.getDimSize(lead + 1)) ||
+        ShapedType::isDynamic(cTy.getDimSize(lead + 1)) || k == 0 || n == 0)
+      return;
+    std::vector<float> b(weights.getValues<float>().begin(),
+                         weights.getValues<float>().end());
+    Choice c = analyze(b, k, n);
+    bool sparse = c.r && c.speedup >= minSpeedup;
+    if (out) {
+      int64_t m = aTy.getDimSize(lead);
+      *out << op.getLoc() << ": " << op->getName().getStringRef() << " M="
+           << (ShapedType::isDynamic(m) ? std::string("?")
+                                        : std::to_string(m))
+           << " K=" << k << " N=" << n
+           << llvm::format(" zeros=%.3f", c.zeros);
+      if (c.r)
+        *out << " best=" << c.r << "x1"
+             << llvm::format(" density=%.3f predicted=%.2fx", c.density,
+                             c.speedup);
+      *out << " -> " << (sparse ? "sparse" : "dense") << "\n";
+    }
+    if (!sparse)
+      return;
+
+    Location loc = op.getLoc();
+    rewriter.setInsertionPoint(op);
+    Blocks blocks = packBlocks(b, k, n, c.r);
+    auto i32Vec = [&](ArrayRef<int32_t> v) -> Value {
+      auto ty = RankedTensorType::get({int64_t(v.size())},
+                                      rewriter.getI32Type());
+      return arith::ConstantOp::create(rewriter, loc, ty,
+                                       DenseElementsAttr::get(ty, v));
+    };
+    auto valTy = RankedTensorType::get({int64_t(blocks.values.size())},
+                                       rewriter.getF32Type());
+    Value ptr = i32Vec(blocks.ptr), ks = i32Vec(blocks.k);
+    Value vals = arith::ConstantOp::create(
+        rewriter, loc, valTy,
+        DenseElementsAttr::get(valTy, ArrayRef<float>(blocks.values)));
+    InitEpilogue epi = analyzeInit(init);
+    // Batch 1 -> the 2-D problem, and back.
+    SmallVector<ReassociationIndices> drop = {{0, 1}, {2}};
+    auto to2d = [&](Value v) -> Value {
+      if (!batched)
+        return v;
+      return tensor::CollapseShapeOp::create(rewriter, loc, v, drop);
+    };
+    Value init2 = to2d(epi.init);
+    auto sp = SparseMatmulOp::create(
+        rewriter, loc, TypeRange{init2.getType()}, to2d(a), ptr, ks, vals,
+        epi.bias, init2, rewriter.getI64IntegerAttr(c.r),
+        epi.accumulate ? rewriter.getUnitAttr() : nullptr, FloatAttr(),
+        FloatAttr());
+    Value result = sp.getResult()[0];
+    if (batched)
+      result = tensor::ExpandShapeOp::create(rewriter, loc, cTy, result, drop);
+    rewriter.replaceOp(op, result);
+  }
+};
+
+} // namespace

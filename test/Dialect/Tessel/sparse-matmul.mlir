@@ -1,0 +1,92 @@
+// RUN: tessel-opt %s -split-input-file -verify-diagnostics | FileCheck %s
+
+// Round trip, on tensors and on memrefs.
+// CHECK-LABEL: func @round_trip
+// CHECK: tessel.sparse_matmul ins(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<?x4xf32>, tensor<3xi32>, tensor<2xi32>, tensor<4xf32>) bias(%{{.*}} : tensor<3xf32>) outs(%{{.*}} : tensor<?x3xf32>) {block_size = 2 : i64, clamp_min = 0.000000e+00 : f32} -> tensor<?x3xf32>
+// CHECK: tessel.sparse_matmul ins(%{{.*}} : memref<5x4xf32>, memref<3xi32>, memref<2xi32>, memref<4xf32>) outs(%{{.*}} : memref<5x3xf32>) {accumulate, block_size = 2 : i64}
+func.func @round_trip(%a: tensor<?x4xf32>, %b: tensor<3xf32>, %c: tensor<?x3xf32>,
+                      %am: memref<5x4xf32>, %p: memref<3xi32>, %k: memref<2xi32>, %v: memref<4xf32>, %cm: memref<5x3xf32>) -> tensor<?x3xf32> {
+  %ptr = arith.constant dense<[0, 1, 2]> : tensor<3xi32>
+  %ks = arith.constant dense<[0, 3]> : tensor<2xi32>
+  %vals = arith.constant dense<[1.0, 2.0, 3.0, 0.0]> : tensor<4xf32>
+  %r = tessel.sparse_matmul ins(%a, %ptr, %ks, %vals : tensor<?x4xf32>, tensor<3xi32>, tensor<2xi32>, tensor<4xf32>) bias(%b : tensor<3xf32>) outs(%c : tensor<?x3xf32>) {block_size = 2 : i64, clamp_min = 0.0 : f32} -> tensor<?x3xf32>
+  tessel.sparse_matmul ins(%am, %p, %k, %v : memref<5x4xf32>, memref<3xi32>, memref<2xi32>, memref<4xf32>) outs(%cm : memref<5x3xf32>) {accumulate, block_size = 2 : i64}
+  return %r : tensor<?x3xf32>
+}
+
+// -----
+
+func.func @block_size(%a: tensor<5x4xf32>, %c: tensor<5x3xf32>) -> tensor<5x3xf32> {
+  %ptr = arith.constant dense<[0, 1]> : tensor<2xi32>
+  %ks = arith.constant dense<[0]> : tensor<1xi32>
+  %vals = arith.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  // expected-error @+1 {{block_size must be 1, 2, 4, 8 or 16, got 3}}
+  %r = tessel.sparse_matmul ins(%a, %ptr, %ks, %vals : tensor<5x4xf32>, tensor<2xi32>, tensor<1xi32>, tensor<3xf32>) outs(%c : tensor<5x3xf32>) {block_size = 3 : i64} -> tensor<5x3xf32>
+  return %r : tensor<5x3xf32>
+}
+
+// -----
+
+func.func @ptr_size(%a: tensor<5x4xf32>, %c: tensor<5x3xf32>) -> tensor<5x3xf32> {
+  %ptr = arith.constant dense<[0, 1]> : tensor<2xi32>
+  %ks = arith.constant dense<[0]> : tensor<1xi32>
+  %vals = arith.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  // expected-error @+1 {{block_ptr must have ceil(N / block_size) + 1 = 3 entries}}
+  %r = tessel.sparse_matmul ins(%a, %ptr, %ks, %vals : tensor<5x4xf32>, tensor<2xi32>, tensor<1xi32>, tensor<2xf32>) outs(%c : tensor<5x3xf32>) {block_size = 2 : i64} -> tensor<5x3xf32>
+  return %r : tensor<5x3xf32>
+}
+
+// -----
+
+func.func @values_size(%a: tensor<5x4xf32>, %c: tensor<5x3xf32>) -> tensor<5x3xf32> {
+  %ptr = arith.constant dense<[0, 1, 1]> : tensor<3xi32>
+  %ks = arith.constant dense<[0]> : tensor<1xi32>
+  %vals = arith.constant dense<[1.0]> : tensor<1xf32>
+  // expected-error @+1 {{values must have block_size values per block (2)}}
+  %r = tessel.sparse_matmul ins(%a, %ptr, %ks, %vals : tensor<5x4xf32>, tensor<3xi32>, tensor<1xi32>, tensor<1xf32>) outs(%c : tensor<5x3xf32>) {block_size = 2 : i64} -> tensor<5x3xf32>
+  return %r : tensor<5x3xf32>
+}
+
+// -----
+
+func.func @k_out_of_range(%a: tensor<5x4xf32>, %c: tensor<5x3xf32>) -> tensor<5x3xf32> {
+  %ptr = arith.constant dense<[0, 1, 1]> : tensor<3xi32>
+  %ks = arith.constant dense<[4]> : tensor<1xi32>
+  %vals = arith.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  // expected-error @+1 {{block_k entry 4 is outside [0, K)}}
+  %r = tessel.sparse_matmul ins(%a, %ptr, %ks, %vals : tensor<5x4xf32>, tensor<3xi32>, tensor<1xi32>, tensor<2xf32>) outs(%c : tensor<5x3xf32>) {block_size = 2 : i64} -> tensor<5x3xf32>
+  return %r : tensor<5x3xf32>
+}
+
+// -----
+
+func.func @ptr_order(%a: tensor<5x4xf32>, %c: tensor<5x3xf32>) -> tensor<5x3xf32> {
+  %ptr = arith.constant dense<[0, 1, 0]> : tensor<3xi32>
+  %ks = arith.constant dense<[1]> : tensor<1xi32>
+  %vals = arith.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  // expected-error @+1 {{block_ptr must rise from 0 to the block count, entry 2 is 0}}
+  %r = tessel.sparse_matmul ins(%a, %ptr, %ks, %vals : tensor<5x4xf32>, tensor<3xi32>, tensor<1xi32>, tensor<2xf32>) outs(%c : tensor<5x3xf32>) {block_size = 2 : i64} -> tensor<5x3xf32>
+  return %r : tensor<5x3xf32>
+}
+
+// -----
+
+func.func @index_type(%a: tensor<5x4xf32>, %c: tensor<5x3xf32>) -> tensor<5x3xf32> {
+  %ptr = arith.constant dense<[0, 1, 1]> : tensor<3xi64>
+  %ks = arith.constant dense<[1]> : tensor<1xi32>
+  %vals = arith.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  // expected-error @+1 {{block_ptr and block_k must be i32, got 'tensor<3xi64>'}}
+  %r = tessel.sparse_matmul ins(%a, %ptr, %ks, %vals : tensor<5x4xf32>, tensor<3xi64>, tensor<1xi32>, tensor<2xf32>) outs(%c : tensor<5x3xf32>) {block_size = 2 : i64} -> tensor<5x3xf32>
+  return %r : tensor<5x3xf32>
+}
+
+// -----
+
+func.func @rank(%a: tensor<1x5x4xf32>, %c: tensor<5x3xf32>) -> tensor<5x3xf32> {
+  %ptr = arith.constant dense<[0, 1, 1]> : tensor<3xi32>
+  %ks = arith.constant dense<[1]> : tensor<1xi32>
+  %vals = arith.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  // expected-error @+1 {{input and init must be rank 2 (M x K, M x N)}}
+  %r = tessel.sparse_matmul ins(%a, %ptr, %ks, %vals : tensor<1x5x4xf32>, tensor<3xi32>, tensor<1xi32>, tensor<2xf32>) outs(%c : tensor<5x3xf32>) {block_size = 2 : i64} -> tensor<5x3xf32>
+  return %r : tensor<5x3xf32>
+}
