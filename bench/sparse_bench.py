@@ -6,8 +6,9 @@ code, side by side with ONNX Runtime on the same pruned files.
         [--density 0.1]
 
 For each model (exported by test/models/export_models.py, cached in
-bench/work/NAME/), every 2-D constant right operand of a MatMul (the
-projection weights, `[in, out]`) is pruned at test time, no fine-tuning:
+bench/work/NAME/), every 2-D constant right operand of a MatMul or Gemm
+(the projection weights, taken as `[in, out]`) is pruned at test time, no
+fine-tuning:
 
   block4x1      90% of the 4 x 1 blocks (4 consecutive outputs at one
                 input; the "4 x 1" blocks of the `[out, in]` weight) with
@@ -46,14 +47,17 @@ def log(msg):
 
 
 def matmul_weights(model):
-    """Names of the initializers that are 2-D right operands of MatMul."""
+    """{initializer name: transposed?} for the 2-D right operands of MatMul
+    and Gemm (Gemm's with transB hold [out, in])."""
     inits = {t.name: t for t in model.graph.initializer}
-    names = []
+    names = {}
     for node in model.graph.node:
-        if node.op_type == "MatMul" and node.input[1] in inits:
+        if node.op_type in ("MatMul", "Gemm") and node.input[1] in inits:
             if len(inits[node.input[1]].dims) == 2:
-                names.append(node.input[1])
-    return sorted(set(names))
+                trans = node.op_type == "Gemm" and any(
+                    a.name == "transB" and a.i for a in node.attribute)
+                names[node.input[1]] = trans
+    return names
 
 
 def prune(w, kind, density):
@@ -83,11 +87,13 @@ def prune(w, kind, density):
 
 def pruned_model(src, dst, kind, density):
     model = onnx.load(src)
-    names = set(matmul_weights(model))
+    names = matmul_weights(model)
     zeros = total = 0
     for t in model.graph.initializer:
         if t.name in names:
-            w = prune(numpy_helper.to_array(t), kind, density)
+            w = numpy_helper.to_array(t)
+            # Pruned as [in, out], whichever way it is stored.
+            w = prune(w.T, kind, density).T if names[t.name] else prune(w, kind, density)
             zeros += int((w == 0).sum())
             total += w.size
             t.CopyFrom(numpy_helper.from_array(w, t.name))
@@ -131,7 +137,8 @@ def main(argv):
                                                     args.runs,
                                                     [f"--sparsity-report={report}"])
                 lines = open(report).read().splitlines()
-                row["sparse_layers"] = sum(l.endswith("-> sparse") for l in lines)
+                row["matmuls"] = len(lines)
+                row["sparse_matmuls"] = sum(l.endswith("-> sparse") for l in lines)
                 row["speedup"] = round(row["tessel_dense_ms"] / row["tessel_sparse_ms"], 2)
                 a, b = np.load(out_auto), np.load(out_off)
                 row["max_rel_diff_vs_dense"] = float(np.abs(a - b).max() /
@@ -146,7 +153,7 @@ def main(argv):
     os.makedirs(os.path.join(BENCH, "results"), exist_ok=True)
     with open(os.path.join(BENCH, "results", "sparse.json"), "w") as f:
         json.dump(data, f, indent=1)
-    print("| model | pruning | zeros | sparse layers | Tessel dense | Tessel sparse "
+    print("| model | pruning | zeros | sparse matmuls | Tessel dense | Tessel sparse "
           "| speed-up | ORT | Tessel sparse vs ORT |")
     print("|---|---|---|---|---|---|---|---|---|")
     for r in data["rows"]:
@@ -154,7 +161,7 @@ def main(argv):
             print(f"| {r['model']} | {r['pruning']} | - | - | error: {r['error']} |")
             continue
         print(f"| {r['model']} | {r['pruning']} | {r['zero_fraction']:.2f} | "
-              f"{r['sparse_layers']}/{r['matmul_weights']} | {r['tessel_dense_ms']:.2f} ms | "
+              f"{r['sparse_matmuls']} of {r['matmuls']} | {r['tessel_dense_ms']:.2f} ms | "
               f"{r['tessel_sparse_ms']:.2f} ms | {r['speedup']:.2f}x | {r['ort_ms']:.2f} ms | "
               f"{r['sparse_vs_ort']:.2f}x |")
     return 0

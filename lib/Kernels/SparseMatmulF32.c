@@ -11,8 +11,9 @@
  * A is first transposed (K x M, rows padded to the vector width), so that
  * each nonzero block loads one vector of TK_VW rows' k-th values and runs R
  * FMAs with its values broadcast; nothing is spent on zeros and no index
- * is read per row. 16 output columns are accumulated at a time (16
- * vectors), then written row by row with the epilogue.
+ * is read per row. A tile is up to 12 vectors of rows x up to 4 columns of
+ * one block column, its accumulators in registers (the block's row
+ * vectors loaded once for its columns), then written with the epilogue.
  *
  * Threads split the output columns into ranges of equal nonzero counts,
  * not equal widths, so unevenly pruned columns still balance.
@@ -21,6 +22,7 @@
 #include "Vector.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* Output columns accumulated together: a multiple of every R. */
 #define GROUP 16
@@ -51,54 +53,131 @@ static void transpose_a(int64_t M, int64_t K, int64_t mpad, const float *a,
         at[k * mpad + m] = m < M ? a[m * a_sm + k * a_sk] : 0.0f;
 }
 
-/* Finishes a tile: acc[j] holds rows m0 .. m0 + TK_VW - 1 of column
- * n0 + j. */
-static void store_tile(const job_t *j, int64_t m0, int64_t n0, int64_t width,
-                       const tk_vec acc[GROUP]) {
-  float buf[GROUP][TK_VW];
-  for (int64_t c = 0; c < width; ++c)
-    tk_store(buf[c], acc[c]);
-  const int64_t rows = j->M - m0 < TK_VW ? j->M - m0 : TK_VW;
-  for (int64_t r = 0; r < rows; ++r) {
-    float *out = j->c + (m0 + r) * j->c_sm + n0 * j->c_sn;
-    for (int64_t c = 0; c < width; ++c) {
-      float v = buf[c][r];
-      if (j->accumulate)
-        v += out[c * j->c_sn];
-      if (j->bias)
-        v += j->bias[n0 + c];
-      out[c * j->c_sn] = tk_clamp_scalar(v, j->lo, j->hi);
+/* Rows m0 .. m0 + TM*TK_VW - 1 (those below M) of columns n0 .. n0 + CW - 1
+ * (those below N): buf[t][c] holds the TK_VW rows from m0 + t*TK_VW of
+ * column n0 + c. With the epilogue. (The accumulators reach it through
+ * this buffer: taking their address would keep them out of registers.) */
+static void store_tile(const job_t *j, int64_t m0, int64_t n0, int TM, int CW,
+                       const float buf[][4][TK_VW]) {
+  /* The common case, 4 whole columns written over (row-major output): a
+   * row's 4 values as one 4-lane vector, bias and clamp on it, one store;
+   * the clamp keeps NaN as tk_clamp_scalar does. */
+  if (CW == 4 && j->c_sn == 1 && !j->accumulate && n0 + 4 <= j->N) {
+    typedef float v4 __attribute__((vector_size(16)));
+    typedef int32_t m4 __attribute__((vector_size(16)));
+    v4 bias = {0, 0, 0, 0};
+    if (j->bias)
+      memcpy(&bias, j->bias + n0, sizeof bias);
+    const v4 lo = {j->lo, j->lo, j->lo, j->lo},
+             hi = {j->hi, j->hi, j->hi, j->hi};
+    for (int t = 0; t < TM; ++t) {
+      const int64_t r0 = m0 + t * TK_VW;
+      const int64_t rows = j->M - r0 < TK_VW ? j->M - r0 : TK_VW;
+      for (int64_t r = 0; r < rows; ++r) {
+        v4 v = {buf[t][0][r], buf[t][1][r], buf[t][2][r], buf[t][3][r]};
+        v += bias;
+        m4 below = v < lo, above = v > hi;
+        v = (v4)(((m4)lo & below) | ((m4)v & ~below));
+        v = (v4)(((m4)hi & above) | ((m4)v & ~above));
+        memcpy(j->c + (r0 + r) * j->c_sm + n0, &v, sizeof v);
+      }
+    }
+    return;
+  }
+  for (int t = 0; t < TM; ++t) {
+    const int64_t r0 = m0 + t * TK_VW;
+    const int64_t rows = j->M - r0 < TK_VW ? j->M - r0 : TK_VW;
+    for (int64_t r = 0; r < rows; ++r) {
+      float *out = j->c + (r0 + r) * j->c_sm + n0 * j->c_sn;
+      for (int c = 0; c < CW && n0 + c < j->N; ++c) {
+        float v = buf[t][c][r];
+        if (j->accumulate)
+          v += out[c * j->c_sn];
+        if (j->bias)
+          v += j->bias[n0 + c];
+        out[c * j->c_sn] = tk_clamp_scalar(v, j->lo, j->hi);
+      }
     }
   }
 }
 
-/* One group of GROUP output columns for every row tile, blocks of R. */
-#define TK_SPARSE_GROUP(R)                                                     \
+/* TM vectors of rows from m0 x columns c0 .. c0 + CW - 1 of block column b
+ * (blocks of R), TM and CW compile-time constants once inlined, so the
+ * TM x CW accumulators stay in registers (TM * CW <= 12: with the row
+ * vectors and a broadcast they fill AVX2's 16). Each nonzero block loads
+ * TM row vectors and broadcasts CW values: TM * CW FMAs. */
+TK_INLINE void block_tile(const job_t *j, int64_t b, const int R, const int c0,
+                          const int CW, int64_t m0, const int TM) {
+  tk_vec acc[12][4];
+  for (int t = 0; t < TM; ++t)
+    for (int c = 0; c < CW; ++c)
+      acc[t][c] = (tk_vec){0};
+  const float *at = j->at + m0;
+  const float *v = j->val + (int64_t)j->ptr[b] * R + c0;
+  const int32_t *k = j->kidx + j->ptr[b], *kend = j->kidx + j->ptr[b + 1];
+  for (; k < kend; ++k, v += R) {
+    const float *x = at + (int64_t)*k * j->mpad;
+    tk_vec xv[12];
+    for (int t = 0; t < TM; ++t)
+      xv[t] = tk_load(x + t * TK_VW);
+    for (int c = 0; c < CW; ++c) {
+      const tk_vec s = tk_splat(v[c]);
+      for (int t = 0; t < TM; ++t)
+        acc[t][c] += s * xv[t];
+    }
+  }
+  float buf[12][4][TK_VW];
+  for (int t = 0; t < TM; ++t)
+    for (int c = 0; c < CW; ++c)
+      tk_store(buf[t][c], acc[t][c]);
+  store_tile(j, m0, b * R + c0, TM, CW, (const float(*)[4][TK_VW])buf);
+}
+
+/* Every row of columns c0 .. c0 + CW - 1 of block column b, in tiles of up
+ * to TMAX vectors (the last tile's count a constant too). */
+#define TK_SPARSE_TILE(T, R, CW, TMAX)                                         \
+  case T:                                                                      \
+    if (T <= TMAX)                                                             \
+      block_tile(j, b, R, c0, CW, m0, T <= TMAX ? T : 1);                      \
+    break;
+#define TK_SPARSE_ROWS(R, CW, TMAX)                                            \
+  for (int64_t m0 = 0; m0 < j->mpad; m0 += TMAX * TK_VW) {                     \
+    const int64_t left = (j->mpad - m0) / TK_VW;                               \
+    switch (left < TMAX ? left : TMAX) {                                       \
+      TK_SPARSE_TILE(1, R, CW, TMAX)                                           \
+      TK_SPARSE_TILE(2, R, CW, TMAX)                                           \
+      TK_SPARSE_TILE(3, R, CW, TMAX)                                           \
+      TK_SPARSE_TILE(4, R, CW, TMAX)                                           \
+      TK_SPARSE_TILE(5, R, CW, TMAX)                                           \
+      TK_SPARSE_TILE(6, R, CW, TMAX)                                           \
+      TK_SPARSE_TILE(7, R, CW, TMAX)                                           \
+      TK_SPARSE_TILE(8, R, CW, TMAX)                                           \
+      TK_SPARSE_TILE(9, R, CW, TMAX)                                           \
+      TK_SPARSE_TILE(10, R, CW, TMAX)                                          \
+      TK_SPARSE_TILE(11, R, CW, TMAX)                                          \
+      TK_SPARSE_TILE(12, R, CW, TMAX)                                          \
+    }                                                                          \
+  }
+
+/* One group of GROUP output columns: each of its block columns, CW of its
+ * R columns at a time (12 / CW row vectors per tile). */
+#define TK_SPARSE_GROUP(R, CW)                                                 \
   static void group_r##R(const job_t *j, int64_t g) {                          \
     const int64_t n0 = g * GROUP;                                              \
     const int64_t width = j->N - n0 < GROUP ? j->N - n0 : GROUP;               \
     const int64_t b0 = n0 / R, nb = (width + R - 1) / R;                       \
-    for (int64_t m0 = 0; m0 < j->M; m0 += TK_VW) {                             \
-      tk_vec acc[GROUP] = {{0}};                                               \
-      const float *at = j->at + m0;                                            \
-      for (int64_t bi = 0; bi < nb; ++bi) {                                    \
-        const int64_t b = b0 + bi;                                             \
-        const float *v = j->val + (int64_t)j->ptr[b] * R;                      \
-        for (int32_t e = j->ptr[b]; e < j->ptr[b + 1]; ++e, v += R) {          \
-          const tk_vec x = tk_load(at + (int64_t)j->kidx[e] * j->mpad);        \
-          for (int r = 0; r < R; ++r)                                          \
-            acc[bi * R + r] += tk_splat(v[r]) * x;                             \
-        }                                                                      \
-      }                                                                        \
-      store_tile(j, m0, n0, width, acc);                                       \
-    }                                                                          \
+    for (int64_t b = b0; b < b0 + nb; ++b)                                     \
+      for (int c0 = 0; c0 < R && b * R + c0 < j->N; c0 += CW)                  \
+        TK_SPARSE_ROWS(R, CW, 12 / CW)                                         \
   }
-TK_SPARSE_GROUP(1)
-TK_SPARSE_GROUP(2)
-TK_SPARSE_GROUP(4)
-TK_SPARSE_GROUP(8)
-TK_SPARSE_GROUP(16)
+TK_SPARSE_GROUP(1, 1)
+TK_SPARSE_GROUP(2, 2)
+TK_SPARSE_GROUP(4, 4)
+TK_SPARSE_GROUP(8, 4)
+TK_SPARSE_GROUP(16, 4)
 #undef TK_SPARSE_GROUP
+#undef TK_SPARSE_ROWS
+#undef TK_SPARSE_TILE
 
 typedef void (*group_fn)(const job_t *, int64_t);
 
