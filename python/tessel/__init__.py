@@ -20,19 +20,21 @@ Compiler developers: :mod:`tessel.ir` (parse/print modules),
 :mod:`tessel.builder` (write model-level graphs by hand).
 
 Quantization: :func:`tessel.quantize_onnx` writes an int8 QDQ model from
-an ONNX model and calibration samples (docs/quantization.md).
+an ONNX model and calibration samples (docs/quantization.md). Sparsity:
+:mod:`tessel.sparsity` prunes weights and reports their structure
+(docs/sparsity.md).
 """
 from .errors import CompileError, Error, InvocationError, TorchImportError
 from .runtime import (CompiledModule, LinkedModule, Signature, TensorSpec,
                       link, load, load_composition)
 from .compiler import compile
 from .quantize import quantize_onnx
-from . import builder, ir, passes
+from . import builder, ir, passes, sparsity
 
 __all__ = [
     "compile", "quantize_onnx", "load", "link", "load_composition", "CompiledModule",
     "LinkedModule", "Signature", "TensorSpec",
     "Error", "CompileError", "InvocationError", "TorchImportError",
-    "ir", "passes", "builder",
+    "ir", "passes", "builder", "sparsity",
 ]
 __version__ = "0.1.0"

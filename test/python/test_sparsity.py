@@ -111,3 +111,104 @@ def test_sparsity_bad_options(tmp_path):
     with pytest.raises(ValueError, match="sparsity_report applies with sparsity='auto'"):
         tessel.compile(model.SerializeToString(), sparsity="off",
                        sparsity_report=tmp_path / "r.txt")
+
+
+# ---------------------------------------------------------------- tessel.sparsity
+
+
+def _mlp(torch):
+    torch.manual_seed(1)
+    return torch.nn.Sequential(torch.nn.Linear(64, 96), torch.nn.ReLU(),
+                               torch.nn.Linear(96, 32)).eval()
+
+
+@pytest.mark.parametrize("method,kw,check", [
+    ("magnitude", {"amount": 0.9}, "unstructured"),
+    ("block", {"amount": 0.9, "block": (4, 1)}, "4x1"),
+    ("n:m", {"n": 2, "m": 4}, "2:4"),
+])
+def test_prune_torch_structure_and_compiled_against_torch(method, kw, check, tmp_path):
+    """Each method's structure holds on every Linear, the largest weights
+    survive, and the pruned module compiled by Tessel (which picks its
+    sparse kernel where it pays) matches PyTorch."""
+    torch = pytest.importorskip("torch")
+    net = _mlp(torch)
+    before = [l.weight.detach().numpy().copy() for l in (net[0], net[2])]
+    assert tessel.sparsity.prune(net, method, **kw) is net
+    rows = tessel.sparsity.analyze(net, print_table=False)
+    assert [r["shape"] for r in rows] == [[96, 64], [32, 96]]
+    for w0, layer, r in zip(before, (net[0], net[2]), rows):
+        w = layer.weight.detach().numpy()
+        kept = w != 0
+        assert np.array_equal(w[kept], w0[kept])  # survivors unchanged
+        if check == "unstructured":
+            assert abs(r["density"] - 0.1) < 0.01
+            # what was cut is no larger than what was kept
+            assert np.abs(w0[~kept]).max() <= np.abs(w0[kept]).min()
+        elif check == "4x1":
+            assert abs(r["blocks"]["4x1"] - 0.1) < 0.01 and r["density"] == r["blocks"]["4x1"]
+        else:
+            assert r["2:4"] and r["density"] == 0.5
+    x = torch.randn(16, 64)
+    report = tmp_path / "r.txt"
+    f = tessel.compile(net, (x,), sparsity_report=report)
+    np.testing.assert_allclose(f(x.numpy()), net(x).detach().numpy(), rtol=1e-3, atol=1e-5)
+    decisions = [l.rsplit(" ", 1)[-1] for l in report.read_text().splitlines()]
+    assert decisions == (["dense", "dense"] if check == "2:4" else ["sparse", "sparse"])
+
+
+def test_prune_onnx_matmul_gemm_conv(tmp_path):
+    """ONNX weights as prune sees them: MatMul's [in, out] transposed,
+    Gemm's transB [out, in] as is, Conv's [out, in, kh, kw] flattened; the
+    input model is not changed; a path works too."""
+    rng = np.random.default_rng(3)
+    wm = rng.standard_normal((16, 8)).astype(np.float32)   # MatMul [in, out]
+    wg = rng.standard_normal((4, 8)).astype(np.float32)    # Gemm transB [out, in]
+    wc = rng.standard_normal((8, 3, 3, 3)).astype(np.float32)
+    nodes = [helper.make_node("Conv", ["img", "wc"], ["c"]),
+             helper.make_node("MatMul", ["x", "wm"], ["y"]),
+             helper.make_node("Gemm", ["y", "wg"], ["z"], transB=1)]
+    g = helper.make_graph(nodes, "g",
+                          [helper.make_tensor_value_info("img", TensorProto.FLOAT, [1, 3, 5, 5]),
+                           helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 16])],
+                          [helper.make_tensor_value_info("c", TensorProto.FLOAT, None),
+                           helper.make_tensor_value_info("z", TensorProto.FLOAT, [2, 4])],
+                          [numpy_helper.from_array(w, n) for w, n in
+                           ((wm, "wm"), (wg, "wg"), (wc, "wc"))])
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    path = tmp_path / "m.onnx"
+    path.write_bytes(model.SerializeToString())
+    for src in (model, str(path)):
+        out = tessel.sparsity.prune(src, "block", 0.5, block=(4, 1))
+        got = {t.name: numpy_helper.to_array(t) for t in out.graph.initializer}
+        # 4 x 1 blocks of [out, in]: 4 consecutive outputs at one input.
+        blocks_mm = (got["wm"].T.reshape(2, 4, 16) != 0).any(1)
+        assert blocks_mm.mean() == 0.5
+        assert ((got["wm"].T.reshape(2, 4, 16) != 0).all(1) == blocks_mm).all()
+        assert ((got["wg"].reshape(1, 4, 8) != 0).any(1)).mean() == 0.5
+        assert ((got["wc"].reshape(2, 4, 27) != 0).any(1)).mean() == 0.5
+    assert (numpy_helper.to_array(model.graph.initializer[0]) != 0).all()
+    rows = tessel.sparsity.analyze(out, print_table=False)
+    assert sorted(r["shape"] for r in rows) == [[4, 8], [8, 16], [8, 27]]
+
+
+def test_prune_bad_input():
+    torch = pytest.importorskip("torch")
+    net = _mlp(torch)
+    w0 = net[0].weight.detach().clone()
+    for amount in (1.0, -0.1, 1.5):
+        with pytest.raises(ValueError, match=r"amount must be in \[0, 1\)"):
+            tessel.sparsity.prune(net, "magnitude", amount)
+    with pytest.raises(ValueError, match="method must be one of"):
+        tessel.sparsity.prune(net, "random", 0.5)
+    # m = 64 divides the first layer's 64 inputs, not the second's 96: the
+    # error names the second, and the first is left unchanged too.
+    with pytest.raises(ValueError, match=r"^2 \(Linear\): m=64 does not divide its input dimension 96"):
+        tessel.sparsity.prune(net, "n:m", n=2, m=64)
+    with pytest.raises(ValueError, match=r"block \(5, 1\) does not divide"):
+        tessel.sparsity.prune(net, "block", 0.5, block=(5, 1))
+    with pytest.raises(ValueError, match="n:m needs 0 < n <= m"):
+        tessel.sparsity.prune(net, "n:m", n=5, m=4)
+    assert torch.equal(net[0].weight, w0)
+    with pytest.raises(TypeError, match="prune takes a torch.nn.Module or an ONNX model"):
+        tessel.sparsity.prune(42, "magnitude", 0.5)
