@@ -212,3 +212,31 @@ def test_prune_bad_input():
     assert torch.equal(net[0].weight, w0)
     with pytest.raises(TypeError, match="prune takes a torch.nn.Module or an ONNX model"):
         tessel.sparsity.prune(42, "magnitude", 0.5)
+
+
+@pytest.mark.parametrize("stride,density,expect", [(1, 0.1, "sparse"), (2, 0.1, None),
+                                                   (1, 0.8, "dense")])
+def test_pruned_pointwise_conv_matches_numpy(tmp_path, stride, density, expect):
+    """A 1x1 convolution (NCHW, as ONNX writes it) with bias and ReLU: at
+    stride 1 the matmul of its pixels, sparse when pruned enough; a strided
+    one is not analysed (None: no report line)."""
+    rng = np.random.default_rng(11)
+    c, f, h = 48, 40, 7
+    w = rng.standard_normal((f, c, 1, 1)).astype(np.float32)
+    w *= rng.random(w.shape) < density
+    b = rng.standard_normal(f).astype(np.float32)
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["y"], strides=[stride, stride]),
+             helper.make_node("Relu", ["y"], ["o"])]
+    ho = (h - 1) // stride + 1
+    g = helper.make_graph(nodes, "pw", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, c, h, h])],
+                          [helper.make_tensor_value_info("o", TensorProto.FLOAT, [2, f, ho, ho])],
+                          [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")])
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    x = rng.standard_normal((2, c, h, h)).astype(np.float32)
+    xs = x[:, :, ::stride, ::stride]
+    ref = np.maximum(np.einsum("nchw,fc->nfhw", xs.astype(np.float64), w[:, :, 0, 0]) +
+                     b[None, :, None, None], 0)
+    lib, report = compile_cli(tmp_path, model)
+    lines = [l for l in report.splitlines() if "conv_2d" in l]
+    assert [l.rsplit(" ", 1)[-1] for l in lines] == ([expect] if expect else []), report
+    np.testing.assert_allclose(run_cli(tmp_path, lib, x), ref, rtol=1e-4, atol=1e-4)

@@ -98,3 +98,35 @@ func.func @accumulates(%a: tensor<1x4xf32>, %c: tensor<1x4xf32>) -> (tensor<1x4x
   %s = linalg.matmul ins(%a, %z : tensor<1x4xf32>, tensor<4x4xf32>) outs(%c : tensor<1x4xf32>) -> tensor<1x4xf32>
   return %r, %s : tensor<1x4xf32>, tensor<1x4xf32>
 }
+
+// -----
+
+// A 1x1, stride-1 convolution is the matmul of its pixels by the filter's
+// transpose (B[c][f] = filter[f][0][0][c]): 2 of 8 channels feed filter 1
+// (c = 0 and 3). A 3x3 one is left alone.
+// CHECK-LABEL: func @conv1x1
+// CHECK-DAG: %[[P:.*]] = arith.constant dense<[0, 0, 2, 2]> : tensor<4xi32>
+// CHECK-DAG: %[[K:.*]] = arith.constant dense<[0, 3]> : tensor<2xi32>
+// CHECK-DAG: %[[V:.*]] = arith.constant dense<[5.000000e+00, 7.000000e+00]> : tensor<2xf32>
+// CHECK: %[[X:.*]] = tensor.collapse_shape %arg0 {{\[}}[0, 1, 2], [3]] : tensor<2x4x4x8xf32> into tensor<32x8xf32>
+// CHECK: %[[S:.*]] = tessel.sparse_matmul ins(%[[X]], %[[P]], %[[K]], %[[V]] : tensor<32x8xf32>, tensor<4xi32>, tensor<2xi32>, tensor<2xf32>) outs(%{{.*}} : tensor<32x3xf32>) {block_size = 1 : i64}
+// CHECK: tensor.expand_shape %[[S]] {{\[}}[0, 1, 2], [3]] output_shape [2, 4, 4, 3] : tensor<32x3xf32> into tensor<2x4x4x3xf32>
+// CHECK: linalg.conv_2d_nhwc_fhwc
+// REPORT: linalg.conv_2d_nhwc_fhwc M=32 K=8 N=3 zeros=0.917 best=1x1 density=0.083 predicted=3.00x -> sparse
+// REPORT-NOT: conv_2d
+func.func @conv1x1(%x: tensor<2x4x4x8xf32>, %y: tensor<1x6x6x8xf32>) -> (tensor<2x4x4x3xf32>, tensor<1x4x4x3xf32>) {
+  %w = arith.constant dense<[[[[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]],
+                            [[[5.0, 0.0, 0.0, 7.0, 0.0, 0.0, 0.0, 0.0]]],
+                            [[[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]]]> : tensor<3x1x1x8xf32>
+  %w3 = arith.constant dense<0.5> : tensor<3x3x3x8xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x4x4x3xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<2x4x4x3xf32>) -> tensor<2x4x4x3xf32>
+  %r = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<2x4x4x8xf32>, tensor<3x1x1x8xf32>) outs(%f : tensor<2x4x4x3xf32>) -> tensor<2x4x4x3xf32>
+  %e3 = tensor.empty() : tensor<1x4x4x3xf32>
+  %f3 = linalg.fill ins(%z : f32) outs(%e3 : tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32>
+  %r3 = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%y, %w3 : tensor<1x6x6x8xf32>, tensor<3x3x3x8xf32>) outs(%f3 : tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32>
+  return %r, %r3 : tensor<2x4x4x3xf32>, tensor<1x4x4x3xf32>
+}

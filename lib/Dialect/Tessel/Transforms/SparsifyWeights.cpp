@@ -146,14 +146,71 @@ struct SparsifyWeightsPass
         return signalPassFailure();
       }
     }
-    SmallVector<Operation *> matmuls;
+    SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {
-      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
-        matmuls.push_back(op);
+      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp,
+              linalg::Conv2DNhwcFhwcOp>(op))
+        ops.push_back(op);
     });
     IRRewriter rewriter(&getContext());
-    for (Operation *op : matmuls)
-      rewrite(rewriter, cast<linalg::LinalgOp>(op), out.get());
+    for (Operation *op : ops)
+      if (auto conv = dyn_cast<linalg::Conv2DNhwcFhwcOp>(op))
+        rewriteConv1x1(rewriter, conv, out.get());
+      else
+        rewrite(rewriter, cast<linalg::LinalgOp>(op), out.get());
+  }
+
+  /// A 1x1, stride-1 NHWC convolution with a constant filter is the matmul
+  /// of its pixels (N*H*W x C) by the filter's transpose (C x F): the same
+  /// analysis and op, on the reshaped operands.
+  void rewriteConv1x1(IRRewriter &rewriter, linalg::Conv2DNhwcFhwcOp op,
+                      llvm::raw_ostream *out) const {
+    Value input = op.getInputs()[0], filter = op.getInputs()[1];
+    Value init = op.getOutputs()[0];
+    DenseElementsAttr weights;
+    if (!matchPattern(filter, m_Constant(&weights)))
+      return;
+    auto inTy = dyn_cast<RankedTensorType>(input.getType());
+    auto fTy = cast<RankedTensorType>(weights.getType());
+    auto cTy = dyn_cast<RankedTensorType>(init.getType());
+    if (!inTy || !cTy || !inTy.getElementType().isF32() ||
+        !fTy.getElementType().isF32() || !cTy.getElementType().isF32() ||
+        !fTy.hasStaticShape() || fTy.getDimSize(1) != 1 ||
+        fTy.getDimSize(2) != 1 ||
+        !llvm::all_of(op.getStrides().getValues<int64_t>(),
+                      [](int64_t s) { return s == 1; }))
+      return;
+    // The pixels must be the same on both sides (1x1, stride 1: H and W
+    // of the output are the input's) and C, F static.
+    for (int d = 1; d < 3; ++d)
+      if (inTy.getDimSize(d) != cTy.getDimSize(d) ||
+          ShapedType::isDynamic(inTy.getDimSize(d)))
+        return;
+    int64_t f = fTy.getDimSize(0), k = fTy.getDimSize(3);
+    if (inTy.getDimSize(3) != k || cTy.getDimSize(3) != f || k == 0 || f == 0)
+      return;
+    // B[c][f] = filter[f][0][0][c].
+    std::vector<float> b(size_t(k * f));
+    {
+      auto values = weights.getValues<float>();
+      auto it = values.begin();
+      for (int64_t ff = 0; ff < f; ++ff)
+        for (int64_t c = 0; c < k; ++c, ++it)
+          b[size_t(c * f + ff)] = *it;
+    }
+    SmallVector<ReassociationIndices> pixels = {{0, 1, 2}, {3}};
+    emit(rewriter, op, b, k, f, inTy.getDimSize(0) == ShapedType::kDynamic
+                                    ? ShapedType::kDynamic
+                                    : inTy.getDimSize(0) * inTy.getDimSize(1) *
+                                          inTy.getDimSize(2),
+         out, [&](Value v) -> Value {
+           return tensor::CollapseShapeOp::create(rewriter, op.getLoc(), v,
+                                                  pixels);
+         },
+         [&](Value v) -> Value {
+           return tensor::ExpandShapeOp::create(rewriter, op.getLoc(), cTy, v,
+                                                pixels);
+         });
   }
 
   /// The matmul as sparse_matmul when the weights are constant, the shapes
@@ -190,10 +247,33 @@ struct SparsifyWeightsPass
       return;
     std::vector<float> b(weights.getValues<float>().begin(),
                          weights.getValues<float>().end());
+    SmallVector<ReassociationIndices> drop = {{0, 1}, {2}};
+    emit(rewriter, op, b, k, n, aTy.getDimSize(lead), out,
+         [&](Value v) -> Value {
+           if (!batched)
+             return v;
+           return tensor::CollapseShapeOp::create(rewriter, op.getLoc(), v,
+                                                  drop);
+         },
+         [&](Value v) -> Value {
+           if (!batched)
+             return v;
+           return tensor::ExpandShapeOp::create(rewriter, op.getLoc(), cTy, v,
+                                                drop);
+         });
+  }
+
+  /// The analysis of `b` (K x N, row-major) for `op` (M rows; dynamic:
+  /// ShapedType::kDynamic), its report line, and when it pays the
+  /// sparse_matmul that replaces it: `to2d` makes the 2-D input and init
+  /// from the op's, `from2d` the op's result from the 2-D one.
+  void emit(IRRewriter &rewriter, linalg::LinalgOp op,
+            const std::vector<float> &b, int64_t k, int64_t n, int64_t m,
+            llvm::raw_ostream *out, function_ref<Value(Value)> to2d,
+            function_ref<Value(Value)> from2d) const {
     Choice c = analyze(b, k, n);
     bool sparse = c.r && c.speedup >= minSpeedup;
     if (out) {
-      int64_t m = aTy.getDimSize(lead);
       *out << op.getLoc() << ": " << op->getName().getStringRef() << " M="
            << (ShapedType::isDynamic(m) ? std::string("?")
                                         : std::to_string(m))
@@ -223,24 +303,14 @@ struct SparsifyWeightsPass
     Value vals = arith::ConstantOp::create(
         rewriter, loc, valTy,
         DenseElementsAttr::get(valTy, ArrayRef<float>(blocks.values)));
-    InitEpilogue epi = analyzeInit(init);
-    // Batch 1 -> the 2-D problem, and back.
-    SmallVector<ReassociationIndices> drop = {{0, 1}, {2}};
-    auto to2d = [&](Value v) -> Value {
-      if (!batched)
-        return v;
-      return tensor::CollapseShapeOp::create(rewriter, loc, v, drop);
-    };
+    InitEpilogue epi = analyzeInit(op.getDpsInits()[0]);
     Value init2 = to2d(epi.init);
     auto sp = SparseMatmulOp::create(
-        rewriter, loc, TypeRange{init2.getType()}, to2d(a), ptr, ks, vals,
-        epi.bias, init2, rewriter.getI64IntegerAttr(c.r),
+        rewriter, loc, TypeRange{init2.getType()}, to2d(op.getDpsInputs()[0]),
+        ptr, ks, vals, epi.bias, init2, rewriter.getI64IntegerAttr(c.r),
         epi.accumulate ? rewriter.getUnitAttr() : nullptr, FloatAttr(),
         FloatAttr());
-    Value result = sp.getResult()[0];
-    if (batched)
-      result = tensor::ExpandShapeOp::create(rewriter, loc, cTy, result, drop);
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(op, from2d(sp.getResult()[0]));
   }
 };
 

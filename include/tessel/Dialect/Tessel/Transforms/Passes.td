@@ -98,7 +98,9 @@ def TesselSparsifyWeights : Pass<"tessel-sparsify-weights", "ModuleOp"> {
   let description = [{
     Static weight sparsity (docs/sparsity.md). Each `linalg.matmul` and
     `linalg.batch_matmul` of one batch entry on f32, with default indexing
-    maps and a constant right operand `B` (`K x N`), is analysed: for each
+    maps and a constant right operand `B` (`K x N`), and each 1x1, stride-1
+    `linalg.conv_2d_nhwc_fhwc` with a constant filter (the matmul of its
+    `N*H*W` pixels by the filter's transpose, `C x F`), is analysed: for each
     block size `R` in {16, 8, 4, 2, 1}, the blocks of `R` consecutive
     columns at one `k` that hold a nonzero. A cost model gives the
     kernel's speed-up over the dense one as `ratio(R) / density(R)`, where
