@@ -17,7 +17,10 @@ fine-tuning:
   2:4           in every 4 consecutive inputs of each output, the 2 of
                 least magnitude
 
-(`--density` sets the kept fraction of the first two). Then, one thread
+(`--density` sets the kept fraction of the first two), or, with
+`--kinds convs`, for CNNs: every convolution's weights but the stem's and
+the classifier's pruned by magnitude to `--conv-density` with
+`tessel.sparsity.prune`. Then, one thread
 each: `tessel-compile -O3 --sparsity=off` (dense) and the default
 `--sparsity=auto` (with `--sparsity-report`, which says what each matmul
 got), timed by `tessel-run --benchmark`, and onnxruntime-node on the same
@@ -85,6 +88,32 @@ def prune(w, kind, density):
     raise ValueError(kind)
 
 
+def pruned_convs(src, dst, density):
+    """Every Conv weight but the first (the stem) pruned by magnitude with
+    tessel.sparsity.prune; the classifier (Gemm/MatMul) kept."""
+    sys.path.insert(0, os.path.join(ROOT, "build", "python"))
+    import tessel.sparsity
+    model = onnx.load(src)
+    convs = [n.input[1] for n in model.graph.node if n.op_type == "Conv"]
+    keep = set(convs[:1]) | {n.input[1] for n in model.graph.node
+                             if n.op_type in ("Gemm", "MatMul")}
+    saved = {t.name: onnx.TensorProto() for t in model.graph.initializer if t.name in keep}
+    for t in model.graph.initializer:
+        if t.name in saved:
+            saved[t.name].CopyFrom(t)
+    out = tessel.sparsity.prune(model, "magnitude", 1.0 - density)
+    zeros = total = 0
+    for t in out.graph.initializer:
+        if t.name in saved:
+            t.CopyFrom(saved[t.name])
+        elif t.name in convs:
+            w = numpy_helper.to_array(t)
+            zeros += int((w == 0).sum())
+            total += w.size
+    onnx.save(out, dst)
+    return len(set(convs)) - 1, zeros / max(total, 1)
+
+
 def pruned_model(src, dst, kind, density):
     model = onnx.load(src)
     names = matmul_weights(model)
@@ -106,6 +135,8 @@ def main(argv):
     ap.add_argument("--models", default="bert768")
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--density", type=float, default=0.1)
+    ap.add_argument("--kinds", default="matmuls", choices=["matmuls", "convs"])
+    ap.add_argument("--conv-density", type=float, default=0.2)
     args = ap.parse_args(argv)
     tools = {"compile": os.path.join(ROOT, "build", "bin", "tessel-compile"),
              "run": os.path.join(ROOT, "build", "bin", "tessel-run")}
@@ -116,11 +147,15 @@ def main(argv):
         mdir, _ = bm.export_model(name, rebuild=False)
         src = os.path.join(mdir, name + ".onnx")
         x_path = os.path.join(mdir, "input.npy")
-        for kind in ("dense", "block4x1", "unstructured", "2:4"):
+        kinds = (("dense", "block4x1", "unstructured", "2:4") if args.kinds == "matmuls"
+                 else ("dense", "convs-unstructured"))
+        for kind in kinds:
             tag = kind.replace(":", "of")
             path = os.path.join(mdir, f"{name}.{tag}.onnx")
             if kind == "dense":
                 path, layers, zeros = src, len(matmul_weights(onnx.load(src))), 0.0
+            elif kind == "convs-unstructured":
+                layers, zeros = pruned_convs(src, path, args.conv_density)
             else:
                 layers, zeros = pruned_model(src, path, kind, args.density)
             row = {"model": name, "pruning": kind, "matmul_weights": layers,

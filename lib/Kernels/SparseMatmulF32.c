@@ -113,10 +113,11 @@ TK_INLINE void block_tile(const job_t *j, int64_t b, const int R, const int c0,
     for (int c = 0; c < CW; ++c)
       acc[t][c] = (tk_vec){0};
   const float *at = j->at + m0;
-  const float *v = j->val + (int64_t)j->ptr[b] * R + c0;
-  const int32_t *k = j->kidx + j->ptr[b], *kend = j->kidx + j->ptr[b + 1];
-  for (; k < kend; ++k, v += R) {
-    const float *x = at + (int64_t)*k * j->mpad;
+  /* Indices, not pointers: with no blocks at all, val and kidx may be
+   * null, and no offset may be applied to them. */
+  for (int64_t e = j->ptr[b]; e < j->ptr[b + 1]; ++e) {
+    const float *v = j->val + e * R + c0;
+    const float *x = at + (int64_t)j->kidx[e] * j->mpad;
     tk_vec xv[12];
     for (int t = 0; t < TM; ++t)
       xv[t] = tk_load(x + t * TK_VW);
