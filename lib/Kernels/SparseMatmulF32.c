@@ -38,6 +38,7 @@ typedef struct {
   float lo, hi;
   int accumulate;
   const int64_t *task_groups; /* ntasks + 1 group boundaries */
+  int64_t mchunk; /* rows per pass over a task's groups (run_task) */
 } job_t;
 
 /* A (M x K, strides a_sm, a_sk) into at (K x mpad), zero past M. */
@@ -142,8 +143,8 @@ TK_INLINE void block_tile(const job_t *j, int64_t b, const int R, const int c0,
       block_tile(j, b, R, c0, CW, m0, T <= TMAX ? T : 1);                      \
     break;
 #define TK_SPARSE_ROWS(R, CW, TMAX)                                            \
-  for (int64_t m0 = 0; m0 < j->mpad; m0 += TMAX * TK_VW) {                     \
-    const int64_t left = (j->mpad - m0) / TK_VW;                               \
+  for (int64_t m0 = m_lo; m0 < m_hi; m0 += TMAX * TK_VW) {                     \
+    const int64_t left = (m_hi - m0) / TK_VW;                                  \
     switch (left < TMAX ? left : TMAX) {                                       \
       TK_SPARSE_TILE(1, R, CW, TMAX)                                           \
       TK_SPARSE_TILE(2, R, CW, TMAX)                                           \
@@ -163,7 +164,8 @@ TK_INLINE void block_tile(const job_t *j, int64_t b, const int R, const int c0,
 /* One group of GROUP output columns: each of its block columns, CW of its
  * R columns at a time (12 / CW row vectors per tile). */
 #define TK_SPARSE_GROUP(R, CW)                                                 \
-  static void group_r##R(const job_t *j, int64_t g) {                          \
+  static void group_r##R(const job_t *j, int64_t g, int64_t m_lo,             \
+                         int64_t m_hi) {                                       \
     const int64_t n0 = g * GROUP;                                              \
     const int64_t width = j->N - n0 < GROUP ? j->N - n0 : GROUP;               \
     const int64_t b0 = n0 / R, nb = (width + R - 1) / R;                       \
@@ -180,18 +182,25 @@ TK_SPARSE_GROUP(16, 4)
 #undef TK_SPARSE_ROWS
 #undef TK_SPARSE_TILE
 
-typedef void (*group_fn)(const job_t *, int64_t);
+/* Rows [m_lo, m_hi) (multiples of TK_VW, within mpad) of group g. */
+typedef void (*group_fn)(const job_t *, int64_t, int64_t, int64_t);
 
 typedef struct {
   const job_t *job;
   group_fn fn;
 } task_t;
 
+/* A task's column groups, one chunk of rows at a time: the chunk's part
+ * of the transposed A (K x chunk) stays in L2 while every group of the
+ * task reads it (a CNN's pixels, K x M, are megabytes). */
 static void run_task(void *arg, int64_t t) {
   const task_t *task = (const task_t *)arg;
-  for (int64_t g = task->job->task_groups[t]; g < task->job->task_groups[t + 1];
-       ++g)
-    task->fn(task->job, g);
+  const job_t *j = task->job;
+  for (int64_t m_lo = 0; m_lo < j->mpad; m_lo += j->mchunk) {
+    const int64_t m_hi = m_lo + j->mchunk < j->mpad ? m_lo + j->mchunk : j->mpad;
+    for (int64_t g = j->task_groups[t]; g < j->task_groups[t + 1]; ++g)
+      task->fn(j, g, m_lo, m_hi);
+  }
 }
 
 void tessel_kernel_sparse_matmul_f32(
@@ -240,8 +249,14 @@ void tessel_kernel_sparse_matmul_f32(
   while (t <= ntasks)
     bounds[t++] = ngroups;
   transpose_a(M, K, mpad, a, a_sm, a_sk, at);
+  /* About 256 KiB of the transposed A per chunk, whole tiles of 12
+   * vectors (the largest), at least one. */
+  const int64_t tile = 12 * TK_VW;
+  int64_t mchunk = (65536 / (K > 0 ? K : 1)) / tile * tile;
+  if (mchunk < tile)
+    mchunk = tile;
   job_t job = {M, N, mpad, at, ptr, kidx, val, c, c_sm, c_sn, bias, lo, hi,
-               (flags & TESSEL_KERNEL_ACCUMULATE) != 0, bounds};
+               (flags & TESSEL_KERNEL_ACCUMULATE) != 0, bounds, mchunk};
   task_t task = {&job, fn};
   tk_parallel_for(ntasks, run_task, &task);
   free(bounds);

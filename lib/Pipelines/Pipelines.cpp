@@ -146,6 +146,7 @@ void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
     if (options.sparsity && options.optLevel >= 2) {
       TesselSparsifyWeightsOptions sparsify;
       sparsify.report = options.sparsityReport;
+      sparsify.vectorBits = options.vectorBits;
       pm.addPass(createTesselSparsifyWeights(sparsify));
     }
     // Before elementwise fusion, which would merge the bias/residual/clamp

@@ -1399,3 +1399,12 @@ TEST(SparseMatmulKernel, EpiloguesStridesThreads) {
   checkSparse({128, 200, 96, 16, 0.3, true, true, false, true, 3});
   checkSparse({3, 1000, 20, 8, 0.05, true, false, true, false, 2});
 }
+
+// More rows than one chunk of the transposed activations (about 64K
+// floats: 96 rows here with K = 700), so each task makes several passes
+// over its columns; a partial last chunk and last tile.
+TEST(SparseMatmulKernel, RowChunks) {
+  checkSparse({300, 37, 700, 1, 0.05, true, true, false, false, 1});
+  checkSparse({300, 40, 700, 4, 0.1, false, false, true, true, 2});
+  checkSparse({205, 48, 1000, 16, 0.2, true, false, false, false, 1});
+}

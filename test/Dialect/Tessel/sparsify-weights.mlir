@@ -1,7 +1,18 @@
-// RUN: rm -f %t.report
-// RUN: tessel-opt %s -split-input-file -tessel-sparsify-weights="report=%t.report" | FileCheck %s
+// One lane (vector-bits=32): the cases below test the analysis, not the
+// lanes a small M leaves empty (8 lanes in the LANES run).
+// RUN: rm -f %t.report %t.lanes
+// RUN: tessel-opt %s -split-input-file -tessel-sparsify-weights="report=%t.report vector-bits=32" | FileCheck %s
 // RUN: cat %t.report | FileCheck %s --check-prefix=REPORT
-// RUN: tessel-opt %s -split-input-file -tessel-sparsify-weights="min-speedup=100" | FileCheck %s --check-prefix=STRICT
+// RUN: tessel-opt %s -split-input-file -tessel-sparsify-weights="min-speedup=100 vector-bits=32" | FileCheck %s --check-prefix=STRICT
+// RUN: tessel-opt %s -split-input-file -tessel-sparsify-weights="report=%t.lanes vector-bits=256" > /dev/null
+// RUN: cat %t.lanes | FileCheck %s --check-prefix=LANES
+// RUN: not tessel-opt %s -split-input-file -tessel-sparsify-weights="vector-bits=16" 2>&1 | FileCheck %s --check-prefix=BITS
+// BITS: error: vector-bits must be at least 32
+
+// 3 of 8 lanes filled: the prediction is 3/8 of the one-lane one (4.00x);
+// one row of 8 lanes (@accumulates) does not pay.
+// LANES: linalg.matmul M=3 K=8 N=6 zeros=0.938 best=1x1 density=0.062 predicted=1.50x -> sparse
+// LANES: linalg.matmul M=1 K=4 N=4 zeros=0.938 best=1x1 density=0.062 predicted=0.50x -> dense
 
 // 3 nonzeros of 48: unstructured (1 x 1 blocks, density 1/16) is
 // predicted best (2 x 1 blocks would store 4 values); the zero fill is not

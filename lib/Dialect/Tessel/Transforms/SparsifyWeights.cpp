@@ -19,6 +19,7 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -105,7 +106,8 @@ struct Choice {
   double zeros = 0.0;   // zero fraction of B
 };
 
-Choice analyze(ArrayRef<float> b, int64_t k, int64_t n) {
+/// `lanesUsed`: the fraction of the kernel's vector lanes the rows fill.
+Choice analyze(ArrayRef<float> b, int64_t k, int64_t n, double lanesUsed) {
   Choice best;
   int64_t zeros = 0;
   for (float v : b)
@@ -116,7 +118,7 @@ Choice analyze(ArrayRef<float> b, int64_t k, int64_t n) {
     if (blocks == 0)
       continue; // all zeros: left to the dense path (no empty arrays)
     double density = double(blocks * r) / double(k * n);
-    double speedup = rateRatio(r) / density;
+    double speedup = rateRatio(r) * lanesUsed / density;
     if (speedup > best.speedup)
       best = {r, density, speedup, best.zeros};
   }
@@ -128,6 +130,10 @@ struct SparsifyWeightsPass
   using Base::Base;
 
   void runOnOperation() override {
+    if (vectorBits < 32) {
+      getOperation()->emitError() << "vector-bits must be at least 32";
+      return signalPassFailure();
+    }
     if (!(minSpeedup > 0.0)) {
       getOperation()->emitError() << "min-speedup must be positive";
       return signalPassFailure();
@@ -271,7 +277,14 @@ struct SparsifyWeightsPass
             const std::vector<float> &b, int64_t k, int64_t n, int64_t m,
             llvm::raw_ostream *out, function_ref<Value(Value)> to2d,
             function_ref<Value(Value)> from2d) const {
-    Choice c = analyze(b, k, n);
+    // The kernel vectorizes over rows: M rows fill M / roundup(M, lanes)
+    // of its vectors (a dynamic M is taken as large).
+    int64_t lanes = std::max<int64_t>(1, vectorBits / 32);
+    double lanesUsed =
+        ShapedType::isDynamic(m) || m <= 0
+            ? 1.0
+            : double(m) / double((m + lanes - 1) / lanes * lanes);
+    Choice c = analyze(b, k, n, lanesUsed);
     bool sparse = c.r && c.speedup >= minSpeedup;
     if (out) {
       *out << op.getLoc() << ": " << op->getName().getStringRef() << " M="

@@ -106,7 +106,9 @@ def TesselSparsifyWeights : Pass<"tessel-sparsify-weights", "ModuleOp"> {
     kernel's speed-up over the dense one as `ratio(R) / density(R)`, where
     `density(R)` is the stored fraction of `B` (blocks x R / (K x N)) and
     `ratio(R)` the sparse kernel's rate on its stored elements over the
-    dense kernel's rate, measured per block size (docs/sparsity.md). The
+    dense kernel's rate, measured per block size (docs/sparsity.md), scaled
+    by `M / roundup(M, lanes)` for a static row count `M` (the kernel
+    vectorizes over rows, `vector-bits / 32` lanes). The
     best `R` is taken when its speed-up is at least `min-speedup`; then
     the matmul becomes `tessel.sparse_matmul` with the blocks as constants
     (`block_ptr`, `block_k`, `values`), its init analysed as
@@ -123,6 +125,10 @@ def TesselSparsifyWeights : Pass<"tessel-sparsify-weights", "ModuleOp"> {
   let options = [
     Option<"minSpeedup", "min-speedup", "double", /*default=*/"1.25",
            "Predicted speed-up over the dense kernel needed to go sparse">,
+    Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"512",
+           "Vector register width of the target (the kernel vectorizes "
+           "over rows: a static M below a multiple of its lanes wastes "
+           "the rest)">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",
            "File that gets one line per analysed matmul (none when empty)">,
   ];
