@@ -26,7 +26,7 @@ each: `tessel-compile -O3 --sparsity=off` (dense) and the default
 got), timed by `tessel-run --benchmark`, and onnxruntime-node on the same
 pruned file. The sparse outputs are checked against the dense ones. The
 FMA peak of one core is measured in the same run. Results:
-bench/results/sparse.json.
+bench/results/sparse.json (sparse-convs.json with `--kinds convs`).
 """
 import argparse
 import json
@@ -186,7 +186,8 @@ def main(argv):
             log(json.dumps(row))
             data["rows"].append(row)
     os.makedirs(os.path.join(BENCH, "results"), exist_ok=True)
-    with open(os.path.join(BENCH, "results", "sparse.json"), "w") as f:
+    out_name = "sparse.json" if args.kinds == "matmuls" else "sparse-convs.json"
+    with open(os.path.join(BENCH, "results", out_name), "w") as f:
         json.dump(data, f, indent=1)
     print("| model | pruning | zeros | sparse matmuls | Tessel dense | Tessel sparse "
           "| speed-up | ORT | Tessel sparse vs ORT |")
