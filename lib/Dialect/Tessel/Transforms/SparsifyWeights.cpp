@@ -57,18 +57,23 @@ double rateRatio(int64_t r) {
   }
 }
 
-/// Blocks of `r` consecutive columns of the row-major `K x N` matrix `b`
-/// at one k that hold a nonzero (-0.0 counts as zero: the product adds
-/// nothing either way).
+/// Whether the block of `r` columns from `c0` at row `kk` of the row-major
+/// `K x N` matrix `b` holds a nonzero (-0.0 counts as zero: the product
+/// adds nothing either way); columns past N are the kernel's zero pad.
+bool blockHasNonzero(ArrayRef<float> b, int64_t n, int64_t kk, int64_t c0,
+                     int64_t r) {
+  for (int64_t c = c0; c < c0 + r && c < n; ++c)
+    if (b[kk * n + c] != 0.0f)
+      return true;
+  return false;
+}
+
+/// Blocks of `r` consecutive columns at one k that hold a nonzero.
 int64_t countBlocks(ArrayRef<float> b, int64_t k, int64_t n, int64_t r) {
   int64_t count = 0;
   for (int64_t kk = 0; kk < k; ++kk)
-    for (int64_t c0 = 0; c0 < n; c0 += r) {
-      bool nonzero = false;
-      for (int64_t c = c0; c < c0 + r && c < n && !nonzero; ++c)
-        nonzero = b[kk * n + c] != 0.0f;
-      count += nonzero;
-    }
+    for (int64_t c0 = 0; c0 < n; c0 += r)
+      count += blockHasNonzero(b, n, kk, c0, r);
   return count;
 }
 
@@ -84,10 +89,7 @@ Blocks packBlocks(ArrayRef<float> b, int64_t k, int64_t n, int64_t r) {
   out.ptr.push_back(0);
   for (int64_t c0 = 0; c0 < n; c0 += r) {
     for (int64_t kk = 0; kk < k; ++kk) {
-      bool nonzero = false;
-      for (int64_t c = c0; c < c0 + r && c < n && !nonzero; ++c)
-        nonzero = b[kk * n + c] != 0.0f;
-      if (!nonzero)
+      if (!blockHasNonzero(b, n, kk, c0, r))
         continue;
       out.k.push_back(int32_t(kk));
       for (int64_t c = c0; c < c0 + r; ++c)
