@@ -26,6 +26,7 @@
  * activation, then an optional 256-entry table for what follows the
  * quantization.
  */
+#include "MatmulU8S8AMX.h"
 #include "Requantize.h"
 #include "ThreadPool.h"
 #include "tessel/Kernels/tessel_kernels.h"
@@ -65,6 +66,7 @@ typedef struct {
   const int64_t *seg_off;
   int64_t nseg, seg_len;
   int gather;
+  int64_t amx_rows; /* rows per AMX task (a multiple of TK_AMX_ROWS) */
 } job_t;
 
 /* The segments of a contiguous row of K bytes (a matmul's, or a gathered
@@ -380,6 +382,53 @@ static int tile_reads_segments(void) {
 #endif
 }
 
+/* Finishes rows [m0, m0 + mr) of one panel from their sums in acc: the
+ * zero-point corrections (row_off: each row's constant part) and either
+ * the epilogue or the int32 store. */
+static inline __attribute__((always_inline)) void
+finish_tile(const job_t *j, int64_t b, int64_t m0, int mr,
+            const int32_t *row_off, const int32_t *colsum, int64_t n0,
+            int64_t width, tk_finish_fn finish, int32_t acc[MR][NR]) {
+  const int64_t at = b * j->c_sb + m0 * j->c_sm + n0 * j->c_sn;
+  if (j->ep) {
+    const int64_t bytes = tk_epilogue_out_bytes(j->ep);
+    const struct epilogue *ep = j->ep;
+    const float *res = ep->res ? ep->res + b * ep->res_sb + m0 * ep->res_sm +
+                                     n0 * ep->res_sn
+                               : NULL;
+    finish(ep, acc, mr, row_off, colsum, j->a_zp, n0, width,
+           (char *)j->c + at * bytes, j->c_sm * bytes, j->c_sn, res,
+           ep->res_sm);
+    return;
+  }
+  /* Zero-point corrections: simple loops over a local array, which the
+   * compiler vectorizes (the colsum test hoisted out of them). */
+  for (int r = 0; r < mr; ++r) {
+    const int32_t off = row_off[r];
+    int32_t *v = acc[r];
+    if (colsum)
+      for (int64_t n = 0; n < width; ++n)
+        v[n] += off - j->a_zp * colsum[n];
+    else if (off)
+      for (int64_t n = 0; n < width; ++n)
+        v[n] += off;
+  }
+  for (int r = 0; r < mr; ++r) {
+    int32_t *crow = (int32_t *)j->c + at + r * j->c_sm;
+    if (j->c_sn == 1 && !j->accumulate) {
+      memcpy(crow, acc[r], (size_t)width * sizeof(int32_t));
+    } else if (j->c_sn == 1) {
+      for (int64_t n = 0; n < width; ++n)
+        crow[n] += acc[r][n];
+    } else {
+      for (int64_t n = 0; n < width; ++n) {
+        int32_t *o = crow + n * j->c_sn;
+        *o = j->accumulate ? *o + acc[r][n] : acc[r][n];
+      }
+    }
+  }
+}
+
 static void run_task(void *arg, int64_t task) {
   const job_t *j = (const job_t *)arg;
   const int64_t p = task % j->npanels;
@@ -421,46 +470,91 @@ static void run_task(void *arg, int64_t task) {
     for (int r = 0; r < mr; ++r)
       row_off[r] =
           kzz - (j->b_zp ? j->b_zp * row_sum(arow[r], j->K, j->a_flip) : 0);
-    const int64_t at = b * j->c_sb + m0 * j->c_sm + n0 * j->c_sn;
-    if (j->ep) {
-      const int64_t bytes = tk_epilogue_out_bytes(j->ep);
-      const struct epilogue *ep = j->ep;
-      const float *res = ep->res ? ep->res + b * ep->res_sb + m0 * ep->res_sm +
-                                       n0 * ep->res_sn
-                                 : NULL;
-      finish(ep, acc, mr, row_off, colsum, j->a_zp, n0, width,
-             (char *)j->c + at * bytes, j->c_sm * bytes, j->c_sn, res,
-             ep->res_sm);
+    finish_tile(j, b, m0, mr, row_off, colsum, n0, width, finish, acc);
+  }
+  free(scratch);
+}
+
+/* The AMX order: a task is amx_rows rows of A (one batch entry) against
+ * every panel. Its rows are gathered once into contiguous, unsigned rows
+ * of whole 64-byte steps (zero-padded past K), which AMX's A tiles load
+ * with one stride whatever the row's origin (a matmul's rows, or a
+ * convolution window's segments); each panel then runs 16 rows at a
+ * time, its last partial step (K not a multiple of 64) against a
+ * zero-padded copy of the panel's last groups. */
+static void run_task_amx(void *arg, int64_t task) {
+  const job_t *j = (const job_t *)arg;
+  const int64_t mt = task % j->mtiles, b = task / j->mtiles;
+  const int64_t m_begin = mt * j->amx_rows,
+                m_end = m_begin + j->amx_rows < j->M ? m_begin + j->amx_rows
+                                                     : j->M;
+  const int64_t nrows = m_end - m_begin,
+                strips = (nrows + TK_AMX_ROWS - 1) / TK_AMX_ROWS;
+  const int64_t steps = j->K / TK_AMX_KSTEP, tail = j->K % TK_AMX_KSTEP,
+                kpad = (steps + (tail != 0)) * TK_AMX_KSTEP,
+                groups = (j->K + KG - 1) / KG;
+  /* 64-byte aligned: a tile row that straddles two cache lines halves the
+   * tile loads' speed. */
+  uint8_t *rows =
+      (uint8_t *)aligned_alloc(64, (size_t)(strips * TK_AMX_ROWS * kpad));
+  int32_t *rsum = (int32_t *)calloc((size_t)nrows, sizeof(int32_t));
+  if (!rows || !rsum)
+    abort(); /* out of memory: nothing sane to return */
+  const uint8_t f = (uint8_t)j->a_flip;
+  for (int64_t r = 0; r < strips * TK_AMX_ROWS; ++r) {
+    uint8_t *dst = rows + r * kpad;
+    if (r >= nrows) {
+      memset(dst, 0, (size_t)kpad);
       continue;
     }
-    /* Zero-point corrections: simple loops over a local array, which the
-     * compiler vectorizes (the colsum test hoisted out of them). */
-    for (int r = 0; r < mr; ++r) {
-      const int32_t off = row_off[r];
-      int32_t *v = acc[r];
-      if (colsum)
-        for (int64_t n = 0; n < width; ++n)
-          v[n] += off - j->a_zp * colsum[n];
-      else if (off)
-        for (int64_t n = 0; n < width; ++n)
-          v[n] += off;
+    const uint8_t *base = row_base(j, b, m_begin + r);
+    for (int64_t s = 0; s < j->nseg; ++s)
+      copy_run(dst + s * j->seg_len, base + j->seg_off[s], j->seg_len);
+    if (f)
+      for (int64_t k = 0; k < j->K; ++k)
+        dst[k] ^= f;
+    memset(dst + j->K, 0, (size_t)(kpad - j->K));
+    if (j->b_zp)
+      rsum[r] = row_sum(dst, j->K, 0);
+  }
+  const tk_finish_fn finish = j->ep ? tk_choose_finish(j->ep, j->c_sn) : NULL;
+  const int32_t kzz = (int32_t)j->K * j->a_zp * j->b_zp;
+  _Alignas(64) int8_t tail_b[TK_AMX_ROWS * NR * KG];
+  _Alignas(64) int32_t acc[TK_AMX_ROWS][NR];
+  tk_amx_configure();
+  for (int64_t p = 0; p < j->npanels; ++p) {
+    const int8_t *panel = j->bp + b * j->bp_sb + p * groups * NR * KG;
+    const int32_t *colsum =
+        j->colsum ? j->colsum + b * j->colsum_sb + p * NR : NULL;
+    const int64_t n0 = p * NR, width = j->N - n0 < NR ? j->N - n0 : NR;
+    if (tail) {
+      const int64_t have = groups - steps * TK_AMX_ROWS; /* < 16 */
+      memcpy(tail_b, panel + steps * TK_AMX_ROWS * NR * KG,
+             (size_t)(have * NR * KG));
+      memset(tail_b + have * NR * KG, 0,
+             (size_t)((TK_AMX_ROWS - have) * NR * KG));
     }
-    for (int r = 0; r < mr; ++r) {
-      int32_t *crow = (int32_t *)j->c + at + r * j->c_sm;
-      if (j->c_sn == 1 && !j->accumulate) {
-        memcpy(crow, acc[r], (size_t)width * sizeof(int32_t));
-      } else if (j->c_sn == 1) {
-        for (int64_t n = 0; n < width; ++n)
-          crow[n] += acc[r][n];
-      } else {
-        for (int64_t n = 0; n < width; ++n) {
-          int32_t *o = crow + n * j->c_sn;
-          *o = j->accumulate ? *o + acc[r][n] : acc[r][n];
-        }
+    for (int64_t st = 0; st < strips; ++st) {
+      tk_amx_strip_u8s8(rows + st * TK_AMX_ROWS * kpad, kpad, steps, panel,
+                        tail ? tail_b : NULL, &acc[0][0]);
+      for (int64_t r0 = 0; r0 < TK_AMX_ROWS; r0 += MR) {
+        const int64_t m0 = m_begin + st * TK_AMX_ROWS + r0;
+        if (m0 >= m_end)
+          break;
+        int64_t mr = m_end - m0 < MR ? m_end - m0 : MR;
+        if (mr > TK_AMX_ROWS - r0) /* the strip's last 16 % MR rows */
+          mr = TK_AMX_ROWS - r0;
+        int32_t row_off[MR];
+        for (int r = 0; r < mr; ++r)
+          row_off[r] = kzz - j->b_zp * rsum[m0 - m_begin + r];
+        finish_tile(j, b, m0, (int)mr, row_off, colsum, n0, width, finish,
+                    (int32_t(*)[NR])acc[r0]);
       }
     }
   }
-  free(scratch);
+  tk_amx_release();
+  free(rsum);
+  free(rows);
 }
 
 /* colsum[b][n] = sum_k B[b][k][n] from the packed layout. */
@@ -510,7 +604,19 @@ static void run_u8s8(job_t *j, int64_t batch, int32_t a_zp, int a_signed,
   j->bp_sb = bp_sb;
   j->colsum = azp ? b_colsum : NULL;
   j->colsum_sb = colsum_sb;
-  tk_parallel_for(batch * j->mtiles * npanels, run_task, j);
+  if (j->M >= TK_AMX_ROWS && j->K >= TK_AMX_KSTEP && tk_has_amx()) {
+    /* Up to 3 strips of 16 rows per task (the panel's weights reused by
+     * each), fewer where that leaves threads without work. */
+    j->amx_rows = 3 * TK_AMX_ROWS;
+    while (j->amx_rows > TK_AMX_ROWS &&
+           batch * ((j->M + j->amx_rows - 1) / j->amx_rows) <
+               2 * tk_num_threads())
+      j->amx_rows -= TK_AMX_ROWS;
+    j->mtiles = (j->M + j->amx_rows - 1) / j->amx_rows;
+    tk_parallel_for(batch * j->mtiles, run_task_amx, j);
+  } else {
+    tk_parallel_for(batch * j->mtiles * npanels, run_task, j);
+  }
   free(sums);
 }
 

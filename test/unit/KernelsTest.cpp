@@ -648,6 +648,23 @@ TEST(MatmulI8Kernel, BatchStridesAccumulateThreads) {
   checkMatmulI8({1, 6, 64, 4096, 0, 0, false, true, false, false, 0, 1});
 }
 
+// Shapes of the AMX path (CPUs with AMX-INT8; elsewhere the VNNI, AVX2 or
+// portable path): strips of 16 rows and their remainders, K in whole
+// 64-byte steps and with a partial last step (a zero-padded copy of the
+// panel's last groups), signed activations (flipped when the rows are
+// gathered), weight zero points (row sums of the gathered rows), batched
+// B and two threads (tasks of 16 to 48 rows).
+TEST(MatmulI8Kernel, AmxStripsAndSteps) {
+  for (int64_t M : {16, 17, 31, 48, 49, 100})
+    for (int64_t K : {64, 65, 127, 128, 200})
+      checkMatmulI8({1, M, 130, K, 3, 0, false, true, false, false, 0, 1});
+  for (bool aSigned : {false, true})
+    for (int32_t bZp : {0, -5})
+      checkMatmulI8({1, 40, 70, 1030, aSigned ? -9 : 9, bZp, aSigned, true,
+                     true, false, 0, 1});
+  checkMatmulI8({3, 33, 100, 96, 128, 0, false, false, true, true, 3, 2});
+  checkMatmulI8({2, 128, 64, 768, 0, 0, true, true, false, false, 0, 2});
+}
 
 //===----------------------------------------------------------------------===//
 // int8 matmul with the requantizing epilogue: the int32 kernel's product

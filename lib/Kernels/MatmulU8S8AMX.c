@@ -1,0 +1,99 @@
+/* MatmulU8S8AMX.c - the int8 matmul's AMX strip: 16 rows x 64 columns. */
+#define _GNU_SOURCE /* syscall() */
+#include "MatmulU8S8AMX.h"
+#include "CpuFeatures.h"
+
+#include <string.h>
+
+#if defined(__x86_64__) && !defined(TESSEL_KERNELS_NO_ASM) &&                 \
+    defined(__linux__)
+#include <immintrin.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define TK_AMX_TARGET __attribute__((target("amx-tile,amx-int8")))
+
+/* Linux keeps the 8 KiB tile state off until a process asks for it
+ * (arch_prctl ARCH_REQ_XCOMP_PERM for XFEATURE_XTILEDATA); a tile
+ * instruction before that is a SIGILL. */
+#define TK_ARCH_REQ_XCOMP_PERM 0x1023
+#define TK_XFEATURE_XTILEDATA 18
+
+static int probe_amx(void) {
+  __builtin_cpu_init();
+  if (tk_env_flag("TESSEL_KERNELS_NO_AMX") ||
+      !__builtin_cpu_supports("amx-tile") ||
+      !__builtin_cpu_supports("amx-int8") || !tk_has_vnni())
+    return 0;
+  return syscall(SYS_arch_prctl, TK_ARCH_REQ_XCOMP_PERM,
+                 TK_XFEATURE_XTILEDATA) == 0;
+}
+
+int tk_has_amx(void) {
+  static int slot = -1;
+  return tk_cached(&slot, probe_amx);
+}
+
+/* The 64-byte tile configuration (palette 1): tiles 0-3 the 16 x 16 int32
+ * sums (64 bytes a row), 4 the A rows (16 x 64 bytes), 5 and 6 the B
+ * tiles, alternated so that one loads while the other multiplies. */
+typedef struct {
+  uint8_t palette, start_row, reserved[14];
+  uint16_t colsb[16];
+  uint8_t rows[16];
+} tile_config_t;
+
+TK_AMX_TARGET void tk_amx_configure(void) {
+  tile_config_t cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.palette = 1;
+  for (int t = 0; t < 7; ++t) {
+    cfg.rows[t] = TK_AMX_ROWS;
+    cfg.colsb[t] = 64;
+  }
+  _tile_loadconfig(&cfg);
+}
+
+/* One step: A's 16 x 64 bytes, then each 16-column quarter of the panel's
+ * 16 groups (256 bytes apart). */
+#define TK_AMX_STEP(A, B)                                                      \
+  do {                                                                         \
+    _tile_loadd(4, (A), lda);                                                  \
+    _tile_loadd(5, (B), 256);                                                  \
+    _tile_dpbusd(0, 4, 5);                                                     \
+    _tile_loadd(6, (B) + 64, 256);                                             \
+    _tile_dpbusd(1, 4, 6);                                                     \
+    _tile_loadd(5, (B) + 128, 256);                                            \
+    _tile_dpbusd(2, 4, 5);                                                     \
+    _tile_loadd(6, (B) + 192, 256);                                            \
+    _tile_dpbusd(3, 4, 6);                                                     \
+  } while (0)
+
+TK_AMX_TARGET void tk_amx_strip_u8s8(const uint8_t *a, int64_t lda,
+                                     int64_t steps, const int8_t *panel,
+                                     const int8_t *tail_b, int32_t *c) {
+  _tile_zero(0);
+  _tile_zero(1);
+  _tile_zero(2);
+  _tile_zero(3);
+  for (int64_t s = 0; s < steps; ++s)
+    TK_AMX_STEP(a + s * TK_AMX_KSTEP, panel + s * TK_AMX_ROWS * 256);
+  if (tail_b)
+    TK_AMX_STEP(a + steps * TK_AMX_KSTEP, tail_b);
+  _tile_stored(0, c, 256);
+  _tile_stored(1, c + 16, 256);
+  _tile_stored(2, c + 32, 256);
+  _tile_stored(3, c + 48, 256);
+}
+
+TK_AMX_TARGET void tk_amx_release(void) { _tile_release(); }
+
+#else
+int tk_has_amx(void) { return 0; }
+void tk_amx_configure(void) {}
+void tk_amx_strip_u8s8(const uint8_t *a, int64_t lda, int64_t steps,
+                       const int8_t *panel, const int8_t *tail_b, int32_t *c) {
+  (void)a, (void)lda, (void)steps, (void)panel, (void)tail_b, (void)c;
+}
+void tk_amx_release(void) {}
+#endif
