@@ -66,7 +66,6 @@ typedef struct {
   const int64_t *seg_off;
   int64_t nseg, seg_len;
   int gather;
-  int64_t amx_rows; /* rows per AMX task (a multiple of TK_AMX_ROWS) */
 } job_t;
 
 /* The segments of a contiguous row of K bytes (a matmul's, or a gathered
@@ -475,86 +474,200 @@ static void run_task(void *arg, int64_t task) {
   free(scratch);
 }
 
-/* The AMX order: a task is amx_rows rows of A (one batch entry) against
- * every panel. Its rows are gathered once into contiguous, unsigned rows
- * of whole 64-byte steps (zero-padded past K), which AMX's A tiles load
- * with one stride whatever the row's origin (a matmul's rows, or a
- * convolution window's segments); each panel then runs 16 rows at a
- * time, its last partial step (K not a multiple of 64) against a
- * zero-padded copy of the panel's last groups. */
-static void run_task_amx(void *arg, int64_t task) {
-  const job_t *j = (const job_t *)arg;
-  const int64_t mt = task % j->mtiles, b = task / j->mtiles;
-  const int64_t m_begin = mt * j->amx_rows,
-                m_end = m_begin + j->amx_rows < j->M ? m_begin + j->amx_rows
-                                                     : j->M;
-  const int64_t nrows = m_end - m_begin,
-                strips = (nrows + TK_AMX_ROWS - 1) / TK_AMX_ROWS;
-  const int64_t steps = j->K / TK_AMX_KSTEP, tail = j->K % TK_AMX_KSTEP,
-                kpad = (steps + (tail != 0)) * TK_AMX_KSTEP,
-                groups = (j->K + KG - 1) / KG;
-  /* 64-byte aligned: a tile row that straddles two cache lines halves the
-   * tile loads' speed. */
-  uint8_t *rows =
-      (uint8_t *)aligned_alloc(64, (size_t)(strips * TK_AMX_ROWS * kpad));
-  int32_t *rsum = (int32_t *)calloc((size_t)nrows, sizeof(int32_t));
-  if (!rows || !rsum)
-    abort(); /* out of memory: nothing sane to return */
+/* The AMX order. A's rows are gathered into contiguous, unsigned rows of
+ * whole 64-byte steps, zero-padded past K: AMX's A tiles load them with
+ * one stride whatever the rows' origin (a matmul's rows, or a convolution
+ * window's segments), 64-byte aligned (a tile row that straddles two cache
+ * lines halves the loads' speed). A panel then runs 16 rows at a time,
+ * its last partial step (K not a multiple of 64) against a zero-padded
+ * copy of its last groups.
+ *
+ * Two orders, by the size of B. Weights that L2 keeps (TK_AMX_B_IN_L2)
+ * are cheap to read again: a task gathers 3 strips (48 rows, in L1) and
+ * runs them against every panel, as the VNNI order does. Larger weights
+ * would come from memory once per task: rows are gathered a chunk at a
+ * time (TK_AMX_CHUNK_BYTES, in L2, by all threads), and each task runs
+ * one panel against the chunk's strips, so every panel is read once per
+ * chunk. */
+#define TK_AMX_B_IN_L2 (256 << 10)
+#define TK_AMX_CHUNK_BYTES (256 << 10)
+#define TK_AMX_TASK_STRIPS 3
+
+typedef struct {
+  const job_t *j;
+  int64_t b, m_begin, m_end, kpad;
+  int64_t strips_per_task; /* per task (at most 3 in the small-B order) */
+  uint8_t *rows;           /* the large-B order's chunk */
+  int32_t *rsum;           /* its rows' sums, for a weight zero point */
+} amx_job_t;
+
+/* Gathers 16 * nstrips rows from row m_first (rows past c->m_end zero). */
+static void amx_gather(const amx_job_t *c, int64_t m_first, int64_t nstrips,
+                       uint8_t *rows, int32_t *rsum) {
+  const job_t *j = c->j;
+  /* Locals, so that the flip loop is not reloading them (stores to the
+   * rows could alias the job, as far as the compiler knows). */
   const uint8_t f = (uint8_t)j->a_flip;
-  for (int64_t r = 0; r < strips * TK_AMX_ROWS; ++r) {
+  const int64_t K = j->K, kpad = c->kpad, nseg = j->nseg, len = j->seg_len;
+  for (int64_t r = 0; r < nstrips * TK_AMX_ROWS; ++r) {
     uint8_t *dst = rows + r * kpad;
-    if (r >= nrows) {
+    if (m_first + r >= c->m_end) {
       memset(dst, 0, (size_t)kpad);
       continue;
     }
-    const uint8_t *base = row_base(j, b, m_begin + r);
-    for (int64_t s = 0; s < j->nseg; ++s)
-      copy_run(dst + s * j->seg_len, base + j->seg_off[s], j->seg_len);
+    const uint8_t *base = row_base(j, c->b, m_first + r);
+    for (int64_t s = 0; s < nseg; ++s)
+      copy_run(dst + s * len, base + j->seg_off[s], len);
     if (f)
-      for (int64_t k = 0; k < j->K; ++k)
+      for (int64_t k = 0; k < K; ++k)
         dst[k] ^= f;
-    memset(dst + j->K, 0, (size_t)(kpad - j->K));
+    memset(dst + K, 0, (size_t)(kpad - K));
     if (j->b_zp)
-      rsum[r] = row_sum(dst, j->K, 0);
+      rsum[r] = row_sum(dst, K, 0);
   }
-  const tk_finish_fn finish = j->ep ? tk_choose_finish(j->ep, j->c_sn) : NULL;
+}
+
+/* Strips [s0, s1) of the gathered rows (row 0 is row m_first of A) against
+ * panel p, finished; the tiles configured by the caller. */
+static void amx_panel(const amx_job_t *c, int64_t p, const uint8_t *rows,
+                      const int32_t *rsum, int64_t m_first, int64_t s0,
+                      int64_t s1, tk_finish_fn finish) {
+  const job_t *j = c->j;
+  const int64_t steps = j->K / TK_AMX_KSTEP, tail = j->K % TK_AMX_KSTEP,
+                groups = (j->K + KG - 1) / KG;
+  const int8_t *panel = j->bp + c->b * j->bp_sb + p * groups * NR * KG;
+  const int32_t *colsum =
+      j->colsum ? j->colsum + c->b * j->colsum_sb + p * NR : NULL;
+  const int64_t n0 = p * NR, width = j->N - n0 < NR ? j->N - n0 : NR;
   const int32_t kzz = (int32_t)j->K * j->a_zp * j->b_zp;
   _Alignas(64) int8_t tail_b[TK_AMX_ROWS * NR * KG];
   _Alignas(64) int32_t acc[TK_AMX_ROWS][NR];
-  tk_amx_configure();
-  for (int64_t p = 0; p < j->npanels; ++p) {
-    const int8_t *panel = j->bp + b * j->bp_sb + p * groups * NR * KG;
-    const int32_t *colsum =
-        j->colsum ? j->colsum + b * j->colsum_sb + p * NR : NULL;
-    const int64_t n0 = p * NR, width = j->N - n0 < NR ? j->N - n0 : NR;
-    if (tail) {
-      const int64_t have = groups - steps * TK_AMX_ROWS; /* < 16 */
-      memcpy(tail_b, panel + steps * TK_AMX_ROWS * NR * KG,
-             (size_t)(have * NR * KG));
-      memset(tail_b + have * NR * KG, 0,
-             (size_t)((TK_AMX_ROWS - have) * NR * KG));
-    }
-    for (int64_t st = 0; st < strips; ++st) {
-      tk_amx_strip_u8s8(rows + st * TK_AMX_ROWS * kpad, kpad, steps, panel,
-                        tail ? tail_b : NULL, &acc[0][0]);
-      for (int64_t r0 = 0; r0 < TK_AMX_ROWS; r0 += MR) {
-        const int64_t m0 = m_begin + st * TK_AMX_ROWS + r0;
-        if (m0 >= m_end)
-          break;
-        int64_t mr = m_end - m0 < MR ? m_end - m0 : MR;
-        if (mr > TK_AMX_ROWS - r0) /* the strip's last 16 % MR rows */
-          mr = TK_AMX_ROWS - r0;
-        int32_t row_off[MR];
-        for (int r = 0; r < mr; ++r)
-          row_off[r] = kzz - j->b_zp * rsum[m0 - m_begin + r];
-        finish_tile(j, b, m0, (int)mr, row_off, colsum, n0, width, finish,
-                    (int32_t(*)[NR])acc[r0]);
-      }
+  if (tail) {
+    const int64_t have = groups - steps * TK_AMX_ROWS; /* < 16 */
+    memcpy(tail_b, panel + steps * TK_AMX_ROWS * NR * KG,
+           (size_t)(have * NR * KG));
+    memset(tail_b + have * NR * KG, 0,
+           (size_t)((TK_AMX_ROWS - have) * NR * KG));
+  }
+  for (int64_t st = s0; st < s1; ++st) {
+    tk_amx_strip_u8s8(rows + st * TK_AMX_ROWS * c->kpad, c->kpad, steps,
+                      panel, tail ? tail_b : NULL, &acc[0][0]);
+    for (int64_t r0 = 0; r0 < TK_AMX_ROWS; r0 += MR) {
+      const int64_t m0 = m_first + st * TK_AMX_ROWS + r0;
+      if (m0 >= c->m_end)
+        break;
+      int64_t mr = c->m_end - m0 < MR ? c->m_end - m0 : MR;
+      if (mr > TK_AMX_ROWS - r0) /* the strip's last 16 % MR rows */
+        mr = TK_AMX_ROWS - r0;
+      int32_t row_off[MR];
+      for (int r = 0; r < mr; ++r)
+        row_off[r] = kzz - j->b_zp * rsum[m0 - m_first + r];
+      finish_tile(j, c->b, m0, (int)mr, row_off, colsum, n0, width, finish,
+                  (int32_t(*)[NR])acc[r0]);
     }
   }
+}
+
+static tk_finish_fn amx_finish(const job_t *j) {
+  return j->ep ? tk_choose_finish(j->ep, j->c_sn) : NULL;
+}
+
+/* Small B: task t gathers strips [n t, n t + n) of batch entry c->b (n =
+ * c->strips_per_task). */
+static void amx_rows_task(void *arg, int64_t task) {
+  const amx_job_t *c = (const amx_job_t *)arg;
+  const int64_t per = c->strips_per_task;
+  const int64_t m_first = task * per * TK_AMX_ROWS;
+  const int64_t left = (c->m_end - m_first + TK_AMX_ROWS - 1) / TK_AMX_ROWS;
+  const int64_t nstrips = left < per ? left : per;
+  uint8_t *rows = (uint8_t *)aligned_alloc(
+      64, (size_t)(per * TK_AMX_ROWS * c->kpad));
+  int32_t rsum[TK_AMX_TASK_STRIPS * TK_AMX_ROWS];
+  if (!rows)
+    abort(); /* out of memory: nothing sane to return */
+  amx_gather(c, m_first, nstrips, rows, rsum);
+  const tk_finish_fn finish = amx_finish(c->j);
+  tk_amx_configure();
+  for (int64_t p = 0; p < c->j->npanels; ++p)
+    amx_panel(c, p, rows, rsum, m_first, 0, nstrips, finish);
   tk_amx_release();
-  free(rsum);
   free(rows);
+}
+
+/* Large B: the chunk's strips gathered by all threads... */
+static void amx_gather_task(void *arg, int64_t strip) {
+  const amx_job_t *c = (const amx_job_t *)arg;
+  amx_gather(c, c->m_begin + strip * TK_AMX_ROWS, 1,
+             c->rows + strip * TK_AMX_ROWS * c->kpad,
+             c->rsum + strip * TK_AMX_ROWS);
+}
+
+/* ... then task t runs one panel against a run of them, panel-major. */
+static void amx_panel_task(void *arg, int64_t task) {
+  const amx_job_t *c = (const amx_job_t *)arg;
+  const int64_t nstrips =
+      (c->m_end - c->m_begin + TK_AMX_ROWS - 1) / TK_AMX_ROWS;
+  const int64_t runs = (nstrips + c->strips_per_task - 1) / c->strips_per_task;
+  const int64_t s0 = task % runs * c->strips_per_task,
+                s1 = s0 + c->strips_per_task < nstrips ? s0 + c->strips_per_task
+                                                       : nstrips;
+  tk_amx_configure();
+  amx_panel(c, task / runs, c->rows, c->rsum, c->m_begin, s0, s1,
+            amx_finish(c->j));
+  tk_amx_release();
+}
+
+static void run_amx(const job_t *j, int64_t batch) {
+  amx_job_t c = {0};
+  c.j = j;
+  c.kpad = (j->K + TK_AMX_KSTEP - 1) / TK_AMX_KSTEP * TK_AMX_KSTEP;
+  const int64_t strips_m = (j->M + TK_AMX_ROWS - 1) / TK_AMX_ROWS;
+  const int64_t threads = tk_num_threads();
+  if (j->npanels * c.kpad / KG * NR * KG <= TK_AMX_B_IN_L2) {
+    /* Fewer strips per task where 3 would leave threads idle. */
+    int64_t per = TK_AMX_TASK_STRIPS;
+    while (per > 1 && (strips_m + per - 1) / per < 2 * threads)
+      --per;
+    c.strips_per_task = per;
+    for (c.b = 0; c.b < batch; ++c.b) {
+      c.m_end = j->M;
+      tk_parallel_for((strips_m + per - 1) / per, amx_rows_task, &c);
+    }
+    return;
+  }
+  int64_t chunk = TK_AMX_CHUNK_BYTES / c.kpad / TK_AMX_ROWS;
+  if (chunk < TK_AMX_TASK_STRIPS)
+    chunk = TK_AMX_TASK_STRIPS;
+  if (chunk > strips_m)
+    chunk = strips_m;
+  c.rows = (uint8_t *)aligned_alloc(
+      64, (size_t)(chunk * TK_AMX_ROWS * c.kpad));
+  c.rsum = (int32_t *)calloc((size_t)(chunk * TK_AMX_ROWS), sizeof(int32_t));
+  if (!c.rows || !c.rsum)
+    abort(); /* out of memory: nothing sane to return */
+  for (c.b = 0; c.b < batch; ++c.b)
+    for (c.m_begin = 0; c.m_begin < j->M; c.m_begin += chunk * TK_AMX_ROWS) {
+      c.m_end = c.m_begin + chunk * TK_AMX_ROWS < j->M
+                    ? c.m_begin + chunk * TK_AMX_ROWS
+                    : j->M;
+      const int64_t nstrips =
+          (c.m_end - c.m_begin + TK_AMX_ROWS - 1) / TK_AMX_ROWS;
+      tk_parallel_for(nstrips, amx_gather_task, &c);
+      /* Every strip of the chunk per task where the panels keep the
+       * threads busy, else runs of 3 (or fewer) so that the strips do. */
+      c.strips_per_task = nstrips;
+      while (c.strips_per_task > 1 &&
+             j->npanels * ((nstrips + c.strips_per_task - 1) /
+                           c.strips_per_task) < 4 * threads)
+        c.strips_per_task = c.strips_per_task > TK_AMX_TASK_STRIPS
+                                ? TK_AMX_TASK_STRIPS
+                                : c.strips_per_task - 1;
+      tk_parallel_for(j->npanels * ((nstrips + c.strips_per_task - 1) /
+                                    c.strips_per_task),
+                      amx_panel_task, &c);
+    }
+  free(c.rsum);
+  free(c.rows);
 }
 
 /* colsum[b][n] = sum_k B[b][k][n] from the packed layout. */
@@ -605,15 +718,7 @@ static void run_u8s8(job_t *j, int64_t batch, int32_t a_zp, int a_signed,
   j->colsum = azp ? b_colsum : NULL;
   j->colsum_sb = colsum_sb;
   if (j->M >= TK_AMX_ROWS && j->K >= TK_AMX_KSTEP && tk_has_amx()) {
-    /* Up to 3 strips of 16 rows per task (the panel's weights reused by
-     * each), fewer where that leaves threads without work. */
-    j->amx_rows = 3 * TK_AMX_ROWS;
-    while (j->amx_rows > TK_AMX_ROWS &&
-           batch * ((j->M + j->amx_rows - 1) / j->amx_rows) <
-               2 * tk_num_threads())
-      j->amx_rows -= TK_AMX_ROWS;
-    j->mtiles = (j->M + j->amx_rows - 1) / j->amx_rows;
-    tk_parallel_for(batch * j->mtiles, run_task_amx, j);
+    run_amx(j, batch);
   } else {
     tk_parallel_for(batch * j->mtiles * npanels, run_task, j);
   }
