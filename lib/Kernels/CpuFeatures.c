@@ -2,6 +2,7 @@
 #include "CpuFeatures.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 int tk_env_flag(const char *name) {
   const char *v = getenv(name);
@@ -47,6 +48,21 @@ static int probe_bf16(void) {
          __builtin_cpu_supports("avx512vl");
 }
 
+static int probe_f32_embedded_broadcast(void) {
+  const char *v = getenv("TESSEL_KERNELS_F32_BROADCAST");
+  if (v && !strcmp(v, "embedded"))
+    return 1;
+  if (v && !strcmp(v, "separate"))
+    return 0;
+  __builtin_cpu_init();
+  return __builtin_cpu_is("amd");
+}
+
+int tk_f32_embedded_broadcast(void) {
+  static int slot = -1;
+  return tk_cached(&slot, probe_f32_embedded_broadcast);
+}
+
 int tk_has_vnni(void) {
   static int slot = -1;
   return tk_cached(&slot, probe_vnni);
@@ -68,6 +84,7 @@ int tk_has_avx512bf16(void) {
 }
 #else
 int tk_has_vnni(void) { return 0; }
+int tk_f32_embedded_broadcast(void) { return 0; }
 int tk_has_avx2(void) { return 0; }
 int tk_has_vbmi(void) { return 0; }
 int tk_has_avx512bf16(void) { return 0; }

@@ -5,7 +5,8 @@
  * at run time by CPUID, once per process. Environment variables turn
  * paths off so that the tests can run the others on any CPU:
  * TESSEL_KERNELS_NO_VNNI=1, TESSEL_KERNELS_NO_AVX2=1 (the int8 kernels'
- * AVX2 path), TESSEL_KERNELS_NO_BF16=1 (the bf16 kernels' portable path). */
+ * AVX2 path), TESSEL_KERNELS_NO_BF16=1 (the bf16 kernels' portable path),
+ * TESSEL_KERNELS_NO_AMX=1 (the int8 kernels' AMX path). */
 #ifndef TESSEL_KERNELS_CPU_FEATURES_H
 #define TESSEL_KERNELS_CPU_FEATURES_H
 
@@ -13,6 +14,10 @@ int tk_has_vnni(void);
 int tk_has_avx2(void);
 int tk_has_vbmi(void);
 int tk_has_avx512bf16(void);
+/* Whether the fp32 AVX-512 tile should take its activations as embedded
+ * broadcasts (AMD) or broadcast them first (Intel, and unknown vendors);
+ * TESSEL_KERNELS_F32_BROADCAST=embedded|separate chooses. */
+int tk_f32_embedded_broadcast(void);
 
 /* Whether environment variable `name` is set to something other than 0. */
 int tk_env_flag(const char *name);
