@@ -167,6 +167,10 @@ void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
   // activation and requantize into the one generic that reads it.
   if (useKernels(options))
     pm.addPass(createTesselFuseRequantize());
+  // The quantizes that stayed in loops: a proven reciprocal, not a vector
+  // division per element.
+  if (options.optLevel >= 2)
+    pm.addPass(createTesselQuantizeWithoutDivision());
 }
 
 void mlir::tessel::buildLinalgToBuffersPipeline(

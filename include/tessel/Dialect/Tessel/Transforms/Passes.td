@@ -267,6 +267,24 @@ def TesselFuseRequantize : Pass<"tessel-fuse-requantize"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def TesselQuantizeWithoutDivision : Pass<"tessel-quantize-without-division"> {
+  let summary = "Quantize by a proven reciprocal instead of a division";
+  let description = [{
+    A quantize that stays in a loop, `y / s`, `roundeven`, `+ zp` (may be
+    absent) and a `minimumf`/`maximumf` pair by constants (either order,
+    every intermediate used once), with a constant f32 scale `s`, divides
+    every element. Where multiplying by the reciprocal, or the reciprocal
+    corrected by the product's exact residual (`fma`), gives the division's
+    clamped result for every f32 `y` (NaN and infinities included), proven
+    by `planQuantizeDivision` (tessel/Support/QuantizeDivision.h, the same
+    proof as the int8 kernels' epilogues), the `divf` becomes `y` clamped
+    to where the result saturates anyway, times the reciprocal. Anything
+    else is left as it is. The answer is the same bit for bit.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
 def TesselSinkTransposes : Pass<"tessel-sink-transposes"> {
   let summary = "Move TOSA transposes below reductions and broadcasting ops";
   let description = [{
