@@ -140,3 +140,50 @@ func.func @unit_broadcast_constants(%x: tensor<1x6x4xi32>) -> tensor<1x2x3x4xf32
   } -> tensor<1x2x3x4xf32>
   return %y : tensor<1x2x3x4xf32>
 }
+
+// -----
+
+// A splat input (what reshape propagation makes of the fill that
+// tessel-splats-to-fills makes of a large splat constant: a generic
+// without inputs yielding the value, behind a collapse_shape) is read as
+// its scalar: the body divides by the constant and the buffer is gone.
+// CHECK-LABEL: func.func @splat_input_as_scalar
+// CHECK-SAME: (%[[X:.*]]: tensor<64x64xf32>)
+// CHECK-DAG: %[[C:.*]] = arith.constant 1.41421354 : f32
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[X]] : tensor<64x64xf32>)
+// CHECK: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK: arith.divf %[[IN]], %[[C]] : f32
+func.func @splat_input_as_scalar(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %c = arith.constant 1.41421354 : f32
+  %e = tensor.empty() : tensor<1x64x1x64xf32>
+  %f = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%e : tensor<1x64x1x64xf32>) {
+  ^bb0(%out: f32):
+    linalg.yield %c : f32
+  } -> tensor<1x64x1x64xf32>
+  %s = tensor.collapse_shape %f [[0, 1], [2, 3]] : tensor<1x64x1x64xf32> into tensor<64x64xf32>
+  %o = tensor.empty() : tensor<64x64xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %s : tensor<64x64xf32>, tensor<64x64xf32>) outs(%o : tensor<64x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %d = arith.divf %a, %b : f32
+    linalg.yield %d : f32
+  } -> tensor<64x64xf32>
+  return %0 : tensor<64x64xf32>
+}
+
+// -----
+
+// An input that varies is not a splat: it stays an input.
+// CHECK-LABEL: func.func @varying_input_stays
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%{{.*}}, %{{.*}} : tensor<64x64xf32>, tensor<64x64xf32>)
+func.func @varying_input_stays(%x: tensor<64x64xf32>, %y: tensor<4096xf32>) -> tensor<64x64xf32> {
+  %s = tensor.expand_shape %y [[0, 1]] output_shape [64, 64] : tensor<4096xf32> into tensor<64x64xf32>
+  %o = tensor.empty() : tensor<64x64xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %s : tensor<64x64xf32>, tensor<64x64xf32>) outs(%o : tensor<64x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %d = arith.divf %a, %b : f32
+    linalg.yield %d : f32
+  } -> tensor<64x64xf32>
+  return %0 : tensor<64x64xf32>
+}

@@ -217,7 +217,10 @@ def TesselFuseElementwise : Pass<"tessel-fuse-elementwise"> {
     would recompute it once per consumer point: a squeeze-and-excitation
     sigmoid per activation instead of per channel, a layer-norm rsqrt per
     element instead of per row. Cheap producers (adds, multiplies, selects)
-    still fuse.
+    still fuse. An input that is a splat (a `linalg.fill`, or a generic
+    without inputs yielding a value from outside, through reshapes: what
+    `tessel-splats-to-fills` and reshape propagation make of a large splat
+    constant) is read as its scalar instead of loaded per element.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect",
