@@ -31,7 +31,9 @@ static void run(long H, long W, long C, long F, long K, long S) {
              G = (KK + KG - 1) / KG;
   unsigned char *x = malloc(H * W * C), *cols = malloc(M * KK),
                 *y = malloc(M * F);
-  signed char *bp = calloc(P * G * NR * KG, 1);
+  /* 64-byte aligned, as the compiler's packed constants are. */
+  signed char *bp = aligned_alloc(64, P * G * NR * KG);
+  memset(bp, 0, P * G * NR * KG);
   int *colsum = calloc(F, sizeof(int));
   float *scale = malloc(sizeof(float) * F), *bias = malloc(sizeof(float) * F);
   for (long i = 0; i < H * W * C; ++i)

@@ -14,6 +14,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static double now_s(void) {
@@ -30,7 +31,10 @@ static void run(long M, long N, long K) {
   float *a = malloc(sizeof(float) * M * K), *bp = calloc(panels * K * NR, 4),
         *c = malloc(sizeof(float) * M * N);
   unsigned char *a8 = malloc(M * K);
-  signed char *bp8 = calloc(panels * groups * NR * KG, 1);
+  /* 64-byte aligned, as the compiler's packed constants are (AMX loads a
+   * B tile row per cache line). */
+  signed char *bp8 = aligned_alloc(64, panels * groups * NR * KG);
+  memset(bp8, 0, panels * groups * NR * KG);
   int *c32 = malloc(sizeof(int) * M * N), *colsum = calloc(N, sizeof(int));
   for (long i = 0; i < M * K; ++i) {
     a8[i] = (unsigned char)(rand() & 255);
