@@ -420,6 +420,6 @@ void tessel_kernel_depthwise_conv2d_u8s8(
     abort();
   memset(zrow, job.zp ^ job.flip, (size_t)job.Cp);
   job.zrow = zrow;
-  tk_parallel_for(N * OH, run_row, &job);
+  tk_parallel_for_runs(N * OH, run_row, &job);
   free(zrow);
 }

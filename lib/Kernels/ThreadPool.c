@@ -149,6 +149,32 @@ void tk_parallel_for(int64_t ntasks, tk_task_fn fn, void *arg) {
   pthread_mutex_unlock(&job_lock);
 }
 
+typedef struct {
+  tk_task_fn fn;
+  void *arg;
+  int64_t n, runs;
+} runs_job_t;
+
+static void run_run(void *arg, int64_t run) {
+  const runs_job_t *r = (const runs_job_t *)arg;
+  const int64_t begin = run * r->n / r->runs, end = (run + 1) * r->n / r->runs;
+  for (int64_t i = begin; i < end; ++i)
+    r->fn(r->arg, i);
+}
+
+void tk_parallel_for_runs(int64_t n, tk_task_fn fn, void *arg) {
+  /* Four runs per thread: balanced within a quarter of a thread's share
+   * when runs take different times (borders, the last image). */
+  const int64_t runs = (int64_t)tk_threads * 4 < n ? (int64_t)tk_threads * 4 : n;
+  if (runs <= 1 || tk_threads <= 1) {
+    for (int64_t i = 0; i < n; ++i)
+      fn(arg, i);
+    return;
+  }
+  runs_job_t r = {fn, arg, n, runs};
+  tk_parallel_for(runs, run_run, &r);
+}
+
 void tessel_kernel_parallel_for(int64_t ntasks,
                                 void (*fn)(void *arg, int64_t task),
                                 void *arg) {
