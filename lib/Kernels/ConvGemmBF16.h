@@ -30,4 +30,24 @@ void tk_bf16_tile(int mr, int nv, int64_t ntaps, int64_t kpairs,
                   const uint16_t *b, int64_t b_ts,
                   tk_vec acc[TK_MR_MAX][TK_NV]);
 
+/* The whole bf16 convolution (tessel_kernel_conv2d_nhwc_bf16's
+ * arguments), for the AMX path. */
+typedef struct {
+  int64_t N, OH, OW, F, KH, KW, C, H, W, pad_top, pad_left;
+  const float *in;
+  int64_t in_sn, in_sh, in_sw, in_sc, stride_h, stride_w, dil_h, dil_w;
+  const uint16_t *wpb;
+  int64_t wp_sn, wp_panel; /* elements per image (0: shared) and panel */
+  float *out;
+  int64_t out_sn, out_sh, out_sw, out_sf;
+  const float *bias;
+  float lo, hi;
+  int accumulate, clamp;
+} tk_bf16_conv_t;
+
+/* Runs the convolution on AMX-BF16 (ConvBF16AMX.c) where the CPU has it
+ * and it applies (K >= 32, 16 rows or more per image); returns 0,
+ * having done nothing, otherwise. */
+int tk_bf16_conv_amx(const tk_bf16_conv_t *p);
+
 #endif /* TESSEL_KERNELS_CONV_GEMM_BF16_H */

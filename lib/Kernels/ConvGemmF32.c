@@ -705,6 +705,15 @@ static void conv_gemm(
           }
     return;
   }
+  if (wpb) {
+    const tk_bf16_conv_t amx = {
+        N, OH, OW, F, KH, KW, C, H, W, pad_top, pad_left, in, in_sn, in_sh,
+        in_sw, in_sc, stride_h, stride_w, dil_h, dil_w, wpb, wp_sn,
+        ((KH * KW * C + 1) & ~(int64_t)1) * TK_NR, out, out_sn, out_sh,
+        out_sw, out_sf, bias, lo, hi, accumulate, clamp};
+    if (tk_bf16_conv_amx(&amx))
+      return;
+  }
   /* The reduction block walks all taps for a slice of channels, so the
    * weights it touches per panel are KH*KW*cblock*NR floats. */
   int64_t cblock = KBLOCK / (KH * KW);

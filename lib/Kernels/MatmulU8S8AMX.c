@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #define TK_AMX_TARGET __attribute__((target("amx-tile,amx-int8")))
+#define TK_AMX_BF16_TARGET __attribute__((target("amx-tile,amx-bf16")))
 
 /* Linux keeps the 8 KiB tile state off until a process asks for it
  * (arch_prctl ARCH_REQ_XCOMP_PERM for XFEATURE_XTILEDATA); a tile
@@ -19,19 +20,39 @@
 #define TK_ARCH_REQ_XCOMP_PERM 0x1023
 #define TK_XFEATURE_XTILEDATA 18
 
-static int probe_amx(void) {
+/* The tile state, asked for once (every AMX path needs it). */
+static int probe_tiles(void) {
   __builtin_cpu_init();
   if (tk_env_flag("TESSEL_KERNELS_NO_AMX") ||
-      !__builtin_cpu_supports("amx-tile") ||
-      !__builtin_cpu_supports("amx-int8") || !tk_has_vnni())
+      !__builtin_cpu_supports("amx-tile"))
     return 0;
   return syscall(SYS_arch_prctl, TK_ARCH_REQ_XCOMP_PERM,
                  TK_XFEATURE_XTILEDATA) == 0;
 }
 
+static int tiles(void) {
+  static int slot = -1;
+  return tk_cached(&slot, probe_tiles);
+}
+
+static int probe_amx(void) {
+  return __builtin_cpu_supports("amx-int8") && tk_has_vnni() && tiles();
+}
+
 int tk_has_amx(void) {
   static int slot = -1;
   return tk_cached(&slot, probe_amx);
+}
+
+static int probe_amx_bf16(void) {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("amx-bf16") && tk_has_avx512bf16() &&
+         tiles();
+}
+
+int tk_has_amx_bf16(void) {
+  static int slot = -1;
+  return tk_cached(&slot, probe_amx_bf16);
 }
 
 /* The 64-byte tile configuration (palette 1): tiles 0-3 the 16 x 16 int32
@@ -86,11 +107,51 @@ TK_AMX_TARGET void tk_amx_strip_u8s8(const uint8_t *a, int64_t lda,
   _tile_stored(3, c + 48, 256);
 }
 
+/* The same strip in bf16: A's 16 rows x 32 bf16 (64 bytes) per step
+ * against 16 pairs of k x 16 columns (a pair per column: 64 bytes a row,
+ * 256 bytes apart in the panel), f32 sums (`tdpbf16ps`). */
+#define TK_AMX_STEP_BF16(A, B)                                                 \
+  do {                                                                         \
+    _tile_loadd(4, (A), lda);                                                  \
+    _tile_loadd(5, (B), 256);                                                  \
+    _tile_dpbf16ps(0, 4, 5);                                                   \
+    _tile_loadd(6, (const char *)(B) + 64, 256);                               \
+    _tile_dpbf16ps(1, 4, 6);                                                   \
+    _tile_loadd(5, (const char *)(B) + 128, 256);                              \
+    _tile_dpbf16ps(2, 4, 5);                                                   \
+    _tile_loadd(6, (const char *)(B) + 192, 256);                              \
+    _tile_dpbf16ps(3, 4, 6);                                                   \
+  } while (0)
+
+TK_AMX_BF16_TARGET void tk_amx_strip_bf16(const uint16_t *a, int64_t lda,
+                                          int64_t steps, const uint16_t *panel,
+                                          const uint16_t *tail_b, float *c) {
+  _tile_zero(0);
+  _tile_zero(1);
+  _tile_zero(2);
+  _tile_zero(3);
+  const char *ab = (const char *)a, *pb = (const char *)panel;
+  for (int64_t s = 0; s < steps; ++s)
+    TK_AMX_STEP_BF16(ab + s * TK_AMX_KSTEP, pb + s * TK_AMX_ROWS * 256);
+  if (tail_b)
+    TK_AMX_STEP_BF16(ab + steps * TK_AMX_KSTEP, (const char *)tail_b);
+  _tile_stored(0, c, 256);
+  _tile_stored(1, c + 16, 256);
+  _tile_stored(2, c + 32, 256);
+  _tile_stored(3, c + 48, 256);
+}
+
 TK_AMX_TARGET void tk_amx_release(void) { _tile_release(); }
 
 #else
 int tk_has_amx(void) { return 0; }
+int tk_has_amx_bf16(void) { return 0; }
 void tk_amx_configure(void) {}
+void tk_amx_strip_bf16(const uint16_t *a, int64_t lda, int64_t steps,
+                       const uint16_t *panel, const uint16_t *tail_b,
+                       float *c) {
+  (void)a, (void)lda, (void)steps, (void)panel, (void)tail_b, (void)c;
+}
 void tk_amx_strip_u8s8(const uint8_t *a, int64_t lda, int64_t steps,
                        const int8_t *panel, const int8_t *tail_b, int32_t *c) {
   (void)a, (void)lda, (void)steps, (void)panel, (void)tail_b, (void)c;

@@ -32,4 +32,15 @@ void tk_amx_strip_u8s8(const uint8_t *a, int64_t lda, int64_t steps,
                        const int8_t *panel, const int8_t *tail_b, int32_t *c);
 void tk_amx_release(void);
 
+/* AMX-BF16 (and the tile state) for the bf16 convolution. */
+int tk_has_amx_bf16(void);
+/* c[16][64] (f32, rows 64 apart) = the same strip with bf16 operands:
+ * `steps` of 32 bf16 of k (64 bytes) of 16 rows of `a` (row stride lda
+ * bytes) by a panel of pairs of k (b[k/2][64 columns][2], 256 bytes per
+ * pair of k), then a step against `tail_b` (16 pairs x 64 columns,
+ * zero-padded) when it is not NULL. */
+void tk_amx_strip_bf16(const uint16_t *a, int64_t lda, int64_t steps,
+                       const uint16_t *panel, const uint16_t *tail_b,
+                       float *c);
+
 #endif /* TESSEL_KERNELS_MATMUL_U8S8_AMX_H */

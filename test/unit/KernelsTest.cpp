@@ -237,6 +237,30 @@ TEST(ConvKernelBF16, StridesDilationsPaddingThreads) {
   checkConv(inBF16({2, 20, 20, 16, 96, 3, 3, 1, 1, 1, 1, true, true, true, 2}));
 }
 
+// Per-image weights (wp_sn, what a batched matmul with a batched B
+// passes): each image against its own packed B, as two calls would give.
+// With AMX-BF16 the tasks stay within an image; K = 70 ends in a partial
+// step of pairs and the 37 rows in a partial strip.
+TEST(ConvKernelBF16, PerImageWeights) {
+  const int64_t M = 37, C = 70, F = 90;
+  auto in = randomVec(2 * M * C, 11);
+  std::vector<uint16_t> w0 = packFilterBF16(randomVec(F * C, 12), F, C),
+                        w1 = packFilterBF16(randomVec(F * C, 13), F, C);
+  std::vector<uint16_t> both = w0;
+  both.insert(both.end(), w1.begin(), w1.end());
+  std::vector<float> batched(2 * M * F), single(2 * M * F);
+  tessel_kernel_conv2d_nhwc_bf16(2, 1, M, F, 1, 1, C, 1, M, 0, 0, in.data(),
+                                 M * C, 0, C, 1, 1, 1, 1, 1, both.data(),
+                                 int64_t(w0.size()), batched.data(), M * F, 0,
+                                 F, 1, nullptr, -kInf, kInf, 0);
+  for (int64_t n = 0; n < 2; ++n)
+    tessel_kernel_conv2d_nhwc_bf16(
+        1, 1, M, F, 1, 1, C, 1, M, 0, 0, in.data() + n * M * C, 0, 0, C, 1, 1,
+        1, 1, 1, (n ? w1 : w0).data(), 0, single.data() + n * M * F, 0, 0, F,
+        1, nullptr, -kInf, kInf, 0);
+  ASSERT_EQ(batched, single);
+}
+
 TEST(ConvKernelBF16, RoundsTheActivations) {
   // The bf16 kernel's result is not the fp32 one: a kernel that skipped
   // the rounding of `in` (or of W) would be within the fp32 tolerance.
