@@ -19,8 +19,6 @@
 #include <string.h>
 
 #if TK_VW == 16 && defined(__x86_64__) && !defined(TESSEL_KERNELS_NO_ASM)
-#include <immintrin.h>
-
 #define TASK_ROWS 48 /* 3 strips of 16 */
 #define STEP 32      /* bf16 elements of k per tile step (64 bytes) */
 
@@ -29,30 +27,6 @@ typedef struct {
   int64_t M, K, kpad, pairs, steps; /* M: rows per image */
   int64_t tasks;                    /* per image */
 } amx_job_t;
-
-/* Nearest even, NaN kept, f32 denormals to zero: vcvtneps2bf16's. */
-static inline uint16_t to_bf16(float x) {
-  uint32_t u;
-  memcpy(&u, &x, sizeof u);
-  if ((u & 0x7f800000u) == 0)
-    return (uint16_t)((u >> 16) & 0x8000u);
-  if ((u & 0x7fffffffu) > 0x7f800000u)
-    return (uint16_t)((u >> 16) | 0x0040u);
-  u += 0x7fffu + ((u >> 16) & 1u);
-  return (uint16_t)(u >> 16);
-}
-
-__attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) static void
-round_run(uint16_t *dst, const float *src, int64_t n) {
-  for (; n >= 16; n -= 16, src += 16, dst += 16)
-    _mm256_storeu_si256((__m256i *)dst,
-                        (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(src)));
-  if (n > 0) {
-    const __mmask16 m = (__mmask16)((1u << n) - 1);
-    _mm256_mask_storeu_epi16(
-        dst, m, (__m256i)_mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(m, src)));
-  }
-}
 
 /* Row m of image n's im2col matrix (k = (kh * KW + kw) * C + c), in
  * bf16. */
@@ -69,12 +43,9 @@ static void gather_row(const amx_job_t *j, int64_t n, int64_t m,
         memset(d, 0, (size_t)p->C * sizeof *d);
         continue;
       }
-      const float *s = p->in + n * p->in_sn + ih * p->in_sh + iw * p->in_sw;
-      if (p->in_sc == 1)
-        round_run(d, s, p->C);
-      else
-        for (int64_t c = 0; c < p->C; ++c)
-          d[c] = to_bf16(s[c * p->in_sc]);
+      tk_bf16_round_run(
+          d, p->in + n * p->in_sn + ih * p->in_sh + iw * p->in_sw, p->C,
+          p->in_sc);
     }
   }
   memset(dst + j->K, 0, (size_t)(j->kpad - j->K) * sizeof *dst);

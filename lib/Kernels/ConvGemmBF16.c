@@ -131,6 +131,18 @@ TK_BF16_TARGET static void round_rows_avx512(uint16_t *dst, int64_t dst_rs,
 }
 #endif
 
+void tk_bf16_round_run(uint16_t *dst, const float *src, int64_t n,
+                       int64_t sc) {
+#ifdef TK_HAVE_BF16_PATH
+  if (sc == 1 && tk_has_avx512bf16()) {
+    round_run_avx512(dst, src, n);
+    return;
+  }
+#endif
+  for (int64_t c = 0; c < n; ++c)
+    dst[c] = f32_to_bf16(src[c * sc]);
+}
+
 void tk_bf16_round_rows(uint16_t *dst, int64_t dst_rs,
                         const float *const *src, int64_t src_ts, int mr,
                         int64_t ntaps, int64_t n, int64_t sc) {

@@ -21,6 +21,10 @@ void tk_bf16_round_rows(uint16_t *dst, int64_t dst_rs,
                         const float *const *src, int64_t src_ts, int mr,
                         int64_t ntaps, int64_t n, int64_t sc);
 
+/* dst[c] = src[c * sc] rounded to bf16 (the same rounding), c < n. */
+void tk_bf16_round_run(uint16_t *dst, const float *src, int64_t n,
+                       int64_t sc);
+
 /* acc[r][v] = sum over taps t < ntaps and pairs k < kpairs of
  *   a[r * a_rs + t * a_ts + 2k + e] * b[t * b_ts + (k * NR + j) * 2 + e]
  * (e = 0, 1; j = v * VW + lane), rows r < mr, vectors v < nv (the panel's

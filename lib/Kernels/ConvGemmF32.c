@@ -187,168 +187,91 @@ TK_INLINE void micro_kernel(const int mr, const int nv, const int unit_ask,
 
 #if TK_VW == 16 && defined(__x86_64__) && !defined(TESSEL_KERNELS_NO_ASM)
 /* The 6 x 64 AVX-512 tile, the one that carries nearly all of a CNN's
- * FLOPs, written out so that every FMA takes its activation as an embedded
- * broadcast memory operand ({1to16}): no separate vbroadcastss, whose
- * shuffle uop competes with the FMAs for a vector pipe on AMD Zen 4 (the
- * compiled C version of this tile runs at ~90% of the FMA peak, this one
- * at ~95%). Same contract as micro_kernel(6, 4, 1, ...). */
-static void micro_kernel_6x64(int nr, int64_t ntaps, int64_t kc,
-                              const float *const *atap, const float *b,
-                              int64_t bts, float *const *crow, int64_t csf,
-                              int load_c, int last, const float *bias,
-                              int clamp, float lo, float hi) {
-  TK_ASM_TILE_LOCALS
-  __asm__ volatile(
-      "vpxord %%zmm0, %%zmm0, %%zmm0\n\t"
-      "vmovaps %%zmm0, %%zmm1\n\t" "vmovaps %%zmm0, %%zmm2\n\t"
-      "vmovaps %%zmm0, %%zmm3\n\t" "vmovaps %%zmm0, %%zmm4\n\t"
-      "vmovaps %%zmm0, %%zmm5\n\t" "vmovaps %%zmm0, %%zmm6\n\t"
-      "vmovaps %%zmm0, %%zmm7\n\t" "vmovaps %%zmm0, %%zmm8\n\t"
-      "vmovaps %%zmm0, %%zmm9\n\t" "vmovaps %%zmm0, %%zmm10\n\t"
-      "vmovaps %%zmm0, %%zmm11\n\t" "vmovaps %%zmm0, %%zmm12\n\t"
-      "vmovaps %%zmm0, %%zmm13\n\t" "vmovaps %%zmm0, %%zmm14\n\t"
-      "vmovaps %%zmm0, %%zmm15\n\t" "vmovaps %%zmm0, %%zmm16\n\t"
-      "vmovaps %%zmm0, %%zmm17\n\t" "vmovaps %%zmm0, %%zmm18\n\t"
-      "vmovaps %%zmm0, %%zmm19\n\t" "vmovaps %%zmm0, %%zmm20\n\t"
-      "vmovaps %%zmm0, %%zmm21\n\t" "vmovaps %%zmm0, %%zmm22\n\t"
-      "vmovaps %%zmm0, %%zmm23\n\t"
-      TK_ASM_TAP_BEGIN
-      "2:\n\t" /* per k: 4 weight vectors, 24 FMAs */
-      "vmovups 0(%[bp]), %%zmm24\n\t"
-      "vmovups 64(%[bp]), %%zmm25\n\t"
-      "vmovups 128(%[bp]), %%zmm26\n\t"
-      "vmovups 192(%[bp]), %%zmm27\n\t"
-      "vfmadd231ps (%[a0],%[k],4)%{1to16%}, %%zmm24, %%zmm0\n\t"
-      "vfmadd231ps (%[a0],%[k],4)%{1to16%}, %%zmm25, %%zmm1\n\t"
-      "vfmadd231ps (%[a0],%[k],4)%{1to16%}, %%zmm26, %%zmm2\n\t"
-      "vfmadd231ps (%[a0],%[k],4)%{1to16%}, %%zmm27, %%zmm3\n\t"
-      "vfmadd231ps (%[a1],%[k],4)%{1to16%}, %%zmm24, %%zmm4\n\t"
-      "vfmadd231ps (%[a1],%[k],4)%{1to16%}, %%zmm25, %%zmm5\n\t"
-      "vfmadd231ps (%[a1],%[k],4)%{1to16%}, %%zmm26, %%zmm6\n\t"
-      "vfmadd231ps (%[a1],%[k],4)%{1to16%}, %%zmm27, %%zmm7\n\t"
-      "vfmadd231ps (%[a2],%[k],4)%{1to16%}, %%zmm24, %%zmm8\n\t"
-      "vfmadd231ps (%[a2],%[k],4)%{1to16%}, %%zmm25, %%zmm9\n\t"
-      "vfmadd231ps (%[a2],%[k],4)%{1to16%}, %%zmm26, %%zmm10\n\t"
-      "vfmadd231ps (%[a2],%[k],4)%{1to16%}, %%zmm27, %%zmm11\n\t"
-      "vfmadd231ps (%[a3],%[k],4)%{1to16%}, %%zmm24, %%zmm12\n\t"
-      "vfmadd231ps (%[a3],%[k],4)%{1to16%}, %%zmm25, %%zmm13\n\t"
-      "vfmadd231ps (%[a3],%[k],4)%{1to16%}, %%zmm26, %%zmm14\n\t"
-      "vfmadd231ps (%[a3],%[k],4)%{1to16%}, %%zmm27, %%zmm15\n\t"
-      "vfmadd231ps (%[a4],%[k],4)%{1to16%}, %%zmm24, %%zmm16\n\t"
-      "vfmadd231ps (%[a4],%[k],4)%{1to16%}, %%zmm25, %%zmm17\n\t"
-      "vfmadd231ps (%[a4],%[k],4)%{1to16%}, %%zmm26, %%zmm18\n\t"
-      "vfmadd231ps (%[a4],%[k],4)%{1to16%}, %%zmm27, %%zmm19\n\t"
-      "vfmadd231ps (%[a5],%[k],4)%{1to16%}, %%zmm24, %%zmm20\n\t"
-      "vfmadd231ps (%[a5],%[k],4)%{1to16%}, %%zmm25, %%zmm21\n\t"
-      "vfmadd231ps (%[a5],%[k],4)%{1to16%}, %%zmm26, %%zmm22\n\t"
-      "vfmadd231ps (%[a5],%[k],4)%{1to16%}, %%zmm27, %%zmm23\n\t"
-      TK_ASM_TAP_END("96") /* 12 pointers per tap */
-      "vmovups %%zmm0, 0(%[acc])\n\t" "vmovups %%zmm1, 64(%[acc])\n\t"
-      "vmovups %%zmm2, 128(%[acc])\n\t" "vmovups %%zmm3, 192(%[acc])\n\t"
-      "vmovups %%zmm4, 256(%[acc])\n\t" "vmovups %%zmm5, 320(%[acc])\n\t"
-      "vmovups %%zmm6, 384(%[acc])\n\t" "vmovups %%zmm7, 448(%[acc])\n\t"
-      "vmovups %%zmm8, 512(%[acc])\n\t" "vmovups %%zmm9, 576(%[acc])\n\t"
-      "vmovups %%zmm10, 640(%[acc])\n\t" "vmovups %%zmm11, 704(%[acc])\n\t"
-      "vmovups %%zmm12, 768(%[acc])\n\t" "vmovups %%zmm13, 832(%[acc])\n\t"
-      "vmovups %%zmm14, 896(%[acc])\n\t" "vmovups %%zmm15, 960(%[acc])\n\t"
-      "vmovups %%zmm16, 1024(%[acc])\n\t" "vmovups %%zmm17, 1088(%[acc])\n\t"
-      "vmovups %%zmm18, 1152(%[acc])\n\t" "vmovups %%zmm19, 1216(%[acc])\n\t"
-      "vmovups %%zmm20, 1280(%[acc])\n\t" "vmovups %%zmm21, 1344(%[acc])\n\t"
-      "vmovups %%zmm22, 1408(%[acc])\n\t" "vmovups %%zmm23, 1472(%[acc])\n\t"
-      : TK_ASM_TILE_OUTPUTS
-      : TK_ASM_TILE_INPUTS
-      : "memory", "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",
-        "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13",
-        "xmm14", "xmm15", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20",
-        "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", "xmm27");
-  store_tile(6, 4, acc, nr, crow, csf, load_c, last, bias, clamp, lo, hi);
-}
-/* The same tile with a separate `vbroadcastss` per row and register FMAs:
- * on Intel cores an FMA with an embedded-broadcast memory operand is two
- * uops and the tile runs at ~68% of the FMA peak (Sapphire Rapids), this
- * form at ~90% (weights in L1); AMD Zen 4 prefers the embedded form
- * (above). */
-static void micro_kernel_6x64_bcast(int nr, int64_t ntaps, int64_t kc,
-                              const float *const *atap, const float *b,
-                              int64_t bts, float *const *crow, int64_t csf,
-                              int load_c, int last, const float *bias,
-                              int clamp, float lo, float hi) {
-  TK_ASM_TILE_LOCALS
-  __asm__ volatile(
-      "vpxord %%zmm0, %%zmm0, %%zmm0\n\t"
-      "vmovaps %%zmm0, %%zmm1\n\t" "vmovaps %%zmm0, %%zmm2\n\t"
-      "vmovaps %%zmm0, %%zmm3\n\t" "vmovaps %%zmm0, %%zmm4\n\t"
-      "vmovaps %%zmm0, %%zmm5\n\t" "vmovaps %%zmm0, %%zmm6\n\t"
-      "vmovaps %%zmm0, %%zmm7\n\t" "vmovaps %%zmm0, %%zmm8\n\t"
-      "vmovaps %%zmm0, %%zmm9\n\t" "vmovaps %%zmm0, %%zmm10\n\t"
-      "vmovaps %%zmm0, %%zmm11\n\t" "vmovaps %%zmm0, %%zmm12\n\t"
-      "vmovaps %%zmm0, %%zmm13\n\t" "vmovaps %%zmm0, %%zmm14\n\t"
-      "vmovaps %%zmm0, %%zmm15\n\t" "vmovaps %%zmm0, %%zmm16\n\t"
-      "vmovaps %%zmm0, %%zmm17\n\t" "vmovaps %%zmm0, %%zmm18\n\t"
-      "vmovaps %%zmm0, %%zmm19\n\t" "vmovaps %%zmm0, %%zmm20\n\t"
-      "vmovaps %%zmm0, %%zmm21\n\t" "vmovaps %%zmm0, %%zmm22\n\t"
-      "vmovaps %%zmm0, %%zmm23\n\t"
-      TK_ASM_TAP_BEGIN
-      "2:\n\t" /* per k: 4 weight vectors, 24 FMAs */
-      "vmovups 0(%[bp]), %%zmm24\n\t"
-      "vmovups 64(%[bp]), %%zmm25\n\t"
-      "vmovups 128(%[bp]), %%zmm26\n\t"
-      "vmovups 192(%[bp]), %%zmm27\n\t"
-      /* The weight stream 8 steps ahead (measured 5-10% on Intel). */
-      "prefetcht0 2048(%[bp])\n\t" "prefetcht0 2112(%[bp])\n\t"
-      "prefetcht0 2176(%[bp])\n\t" "prefetcht0 2240(%[bp])\n\t"
-      "vbroadcastss (%[a0],%[k],4), %%zmm28\n\t"
-      "vfmadd231ps %%zmm28, %%zmm24, %%zmm0\n\t"
-      "vfmadd231ps %%zmm28, %%zmm25, %%zmm1\n\t"
-      "vfmadd231ps %%zmm28, %%zmm26, %%zmm2\n\t"
-      "vfmadd231ps %%zmm28, %%zmm27, %%zmm3\n\t"
-      "vbroadcastss (%[a1],%[k],4), %%zmm29\n\t"
-      "vfmadd231ps %%zmm29, %%zmm24, %%zmm4\n\t"
-      "vfmadd231ps %%zmm29, %%zmm25, %%zmm5\n\t"
-      "vfmadd231ps %%zmm29, %%zmm26, %%zmm6\n\t"
-      "vfmadd231ps %%zmm29, %%zmm27, %%zmm7\n\t"
-      "vbroadcastss (%[a2],%[k],4), %%zmm28\n\t"
-      "vfmadd231ps %%zmm28, %%zmm24, %%zmm8\n\t"
-      "vfmadd231ps %%zmm28, %%zmm25, %%zmm9\n\t"
-      "vfmadd231ps %%zmm28, %%zmm26, %%zmm10\n\t"
-      "vfmadd231ps %%zmm28, %%zmm27, %%zmm11\n\t"
-      "vbroadcastss (%[a3],%[k],4), %%zmm29\n\t"
-      "vfmadd231ps %%zmm29, %%zmm24, %%zmm12\n\t"
-      "vfmadd231ps %%zmm29, %%zmm25, %%zmm13\n\t"
-      "vfmadd231ps %%zmm29, %%zmm26, %%zmm14\n\t"
-      "vfmadd231ps %%zmm29, %%zmm27, %%zmm15\n\t"
-      "vbroadcastss (%[a4],%[k],4), %%zmm28\n\t"
-      "vfmadd231ps %%zmm28, %%zmm24, %%zmm16\n\t"
-      "vfmadd231ps %%zmm28, %%zmm25, %%zmm17\n\t"
-      "vfmadd231ps %%zmm28, %%zmm26, %%zmm18\n\t"
-      "vfmadd231ps %%zmm28, %%zmm27, %%zmm19\n\t"
-      "vbroadcastss (%[a5],%[k],4), %%zmm29\n\t"
-      "vfmadd231ps %%zmm29, %%zmm24, %%zmm20\n\t"
-      "vfmadd231ps %%zmm29, %%zmm25, %%zmm21\n\t"
-      "vfmadd231ps %%zmm29, %%zmm26, %%zmm22\n\t"
-      "vfmadd231ps %%zmm29, %%zmm27, %%zmm23\n\t"
-      TK_ASM_TAP_END("96") /* 12 pointers per tap */
-      "vmovups %%zmm0, 0(%[acc])\n\t" "vmovups %%zmm1, 64(%[acc])\n\t"
-      "vmovups %%zmm2, 128(%[acc])\n\t" "vmovups %%zmm3, 192(%[acc])\n\t"
-      "vmovups %%zmm4, 256(%[acc])\n\t" "vmovups %%zmm5, 320(%[acc])\n\t"
-      "vmovups %%zmm6, 384(%[acc])\n\t" "vmovups %%zmm7, 448(%[acc])\n\t"
-      "vmovups %%zmm8, 512(%[acc])\n\t" "vmovups %%zmm9, 576(%[acc])\n\t"
-      "vmovups %%zmm10, 640(%[acc])\n\t" "vmovups %%zmm11, 704(%[acc])\n\t"
-      "vmovups %%zmm12, 768(%[acc])\n\t" "vmovups %%zmm13, 832(%[acc])\n\t"
-      "vmovups %%zmm14, 896(%[acc])\n\t" "vmovups %%zmm15, 960(%[acc])\n\t"
-      "vmovups %%zmm16, 1024(%[acc])\n\t" "vmovups %%zmm17, 1088(%[acc])\n\t"
-      "vmovups %%zmm18, 1152(%[acc])\n\t" "vmovups %%zmm19, 1216(%[acc])\n\t"
-      "vmovups %%zmm20, 1280(%[acc])\n\t" "vmovups %%zmm21, 1344(%[acc])\n\t"
-      "vmovups %%zmm22, 1408(%[acc])\n\t" "vmovups %%zmm23, 1472(%[acc])\n\t"
-      : TK_ASM_TILE_OUTPUTS
-      : TK_ASM_TILE_INPUTS
-      : "memory", "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",
-        "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13",
-        "xmm14", "xmm15", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20",
-        "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", "xmm27",
-        "xmm28", "xmm29");
-  store_tile(6, 4, acc, nr, crow, csf, load_c, last, bias, clamp, lo, hi);
-}
+ * FLOPs, in two forms with the same contract as micro_kernel(6, 4, 1, ...):
+ * 24 accumulators, 4 weight vectors per k, then per row either
+ *  - micro_kernel_6x64: 4 FMAs taking the row's activation as an embedded
+ *    broadcast memory operand ({1to16}): no separate vbroadcastss, whose
+ *    shuffle uop competes with the FMAs for a vector pipe on AMD Zen 4 (the
+ *    compiled C tile runs at ~90% of the FMA peak there, this one ~95%); or
+ *  - micro_kernel_6x64_bcast: one vbroadcastss and 4 register FMAs, the
+ *    weight stream prefetched 8 steps ahead: on Intel cores an FMA with an
+ *    embedded-broadcast memory operand is two uops and the first form runs
+ *    at ~68% of the FMA peak (Sapphire Rapids), this one at ~90% (weights
+ *    in L1; the prefetch measured 5-10% on top). */
+#define TK_6X64_ZERO                                                           \
+  "vpxord %%zmm0, %%zmm0, %%zmm0\n\t"                                          \
+  "vmovaps %%zmm0, %%zmm1\n\t" "vmovaps %%zmm0, %%zmm2\n\t"                    \
+  "vmovaps %%zmm0, %%zmm3\n\t" "vmovaps %%zmm0, %%zmm4\n\t"                    \
+  "vmovaps %%zmm0, %%zmm5\n\t" "vmovaps %%zmm0, %%zmm6\n\t"                    \
+  "vmovaps %%zmm0, %%zmm7\n\t" "vmovaps %%zmm0, %%zmm8\n\t"                    \
+  "vmovaps %%zmm0, %%zmm9\n\t" "vmovaps %%zmm0, %%zmm10\n\t"                   \
+  "vmovaps %%zmm0, %%zmm11\n\t" "vmovaps %%zmm0, %%zmm12\n\t"                  \
+  "vmovaps %%zmm0, %%zmm13\n\t" "vmovaps %%zmm0, %%zmm14\n\t"                  \
+  "vmovaps %%zmm0, %%zmm15\n\t" "vmovaps %%zmm0, %%zmm16\n\t"                  \
+  "vmovaps %%zmm0, %%zmm17\n\t" "vmovaps %%zmm0, %%zmm18\n\t"                  \
+  "vmovaps %%zmm0, %%zmm19\n\t" "vmovaps %%zmm0, %%zmm20\n\t"                  \
+  "vmovaps %%zmm0, %%zmm21\n\t" "vmovaps %%zmm0, %%zmm22\n\t"                  \
+  "vmovaps %%zmm0, %%zmm23\n\t"
+#define TK_6X64_WEIGHTS                                                        \
+  "vmovups 0(%[bp]), %%zmm24\n\t"                                              \
+  "vmovups 64(%[bp]), %%zmm25\n\t"                                             \
+  "vmovups 128(%[bp]), %%zmm26\n\t"                                            \
+  "vmovups 192(%[bp]), %%zmm27\n\t"
+#define TK_6X64_STORE                                                          \
+  "vmovups %%zmm0, 0(%[acc])\n\t" "vmovups %%zmm1, 64(%[acc])\n\t"             \
+  "vmovups %%zmm2, 128(%[acc])\n\t" "vmovups %%zmm3, 192(%[acc])\n\t"          \
+  "vmovups %%zmm4, 256(%[acc])\n\t" "vmovups %%zmm5, 320(%[acc])\n\t"          \
+  "vmovups %%zmm6, 384(%[acc])\n\t" "vmovups %%zmm7, 448(%[acc])\n\t"          \
+  "vmovups %%zmm8, 512(%[acc])\n\t" "vmovups %%zmm9, 576(%[acc])\n\t"          \
+  "vmovups %%zmm10, 640(%[acc])\n\t" "vmovups %%zmm11, 704(%[acc])\n\t"        \
+  "vmovups %%zmm12, 768(%[acc])\n\t" "vmovups %%zmm13, 832(%[acc])\n\t"        \
+  "vmovups %%zmm14, 896(%[acc])\n\t" "vmovups %%zmm15, 960(%[acc])\n\t"        \
+  "vmovups %%zmm16, 1024(%[acc])\n\t" "vmovups %%zmm17, 1088(%[acc])\n\t"      \
+  "vmovups %%zmm18, 1152(%[acc])\n\t" "vmovups %%zmm19, 1216(%[acc])\n\t"      \
+  "vmovups %%zmm20, 1280(%[acc])\n\t" "vmovups %%zmm21, 1344(%[acc])\n\t"      \
+  "vmovups %%zmm22, 1408(%[acc])\n\t" "vmovups %%zmm23, 1472(%[acc])\n\t"
+/* Row R's 4 FMAs into accumulators 4R..4R+3, one form or the other. */
+#define TK_FMA_EMB(R, V, ACC)                                                  \
+  "vfmadd231ps (%[a" #R "],%[k],4)%{1to16%}, %%zmm2" #V ", %%zmm" #ACC "\n\t"
+#define TK_ROW_EMB(R, T, C0, C1, C2, C3)                                       \
+  TK_FMA_EMB(R, 4, C0) TK_FMA_EMB(R, 5, C1) TK_FMA_EMB(R, 6, C2)              \
+  TK_FMA_EMB(R, 7, C3)
+#define TK_FMA_REG(T, V, ACC)                                                  \
+  "vfmadd231ps %%zmm" #T ", %%zmm2" #V ", %%zmm" #ACC "\n\t"
+#define TK_ROW_BCAST(R, T, C0, C1, C2, C3)                                     \
+  "vbroadcastss (%[a" #R "],%[k],4), %%zmm" #T "\n\t"                          \
+  TK_FMA_REG(T, 4, C0) TK_FMA_REG(T, 5, C1) TK_FMA_REG(T, 6, C2)              \
+  TK_FMA_REG(T, 7, C3)
+#define TK_PREFETCH_NONE ""
+#define TK_PREFETCH_8_STEPS                                                    \
+  "prefetcht0 2048(%[bp])\n\t" "prefetcht0 2112(%[bp])\n\t"                    \
+  "prefetcht0 2176(%[bp])\n\t" "prefetcht0 2240(%[bp])\n\t"
+#define TK_DEFINE_6X64(NAME, ROW, PREFETCH)                                    \
+  static void NAME(int nr, int64_t ntaps, int64_t kc,                          \
+                   const float *const *atap, const float *b, int64_t bts,     \
+                   float *const *crow, int64_t csf, int load_c, int last,     \
+                   const float *bias, int clamp, float lo, float hi) {        \
+    TK_ASM_TILE_LOCALS                                                         \
+    __asm__ volatile(                                                          \
+        TK_6X64_ZERO TK_ASM_TAP_BEGIN                                          \
+        "2:\n\t" /* per k: 4 weight vectors, 24 FMAs */                        \
+        TK_6X64_WEIGHTS PREFETCH                                               \
+        ROW(0, 28, 0, 1, 2, 3) ROW(1, 29, 4, 5, 6, 7)                          \
+        ROW(2, 28, 8, 9, 10, 11) ROW(3, 29, 12, 13, 14, 15)                    \
+        ROW(4, 28, 16, 17, 18, 19) ROW(5, 29, 20, 21, 22, 23)                  \
+        TK_ASM_TAP_END("96") /* 12 pointers per tap */                         \
+        TK_6X64_STORE                                                          \
+        : TK_ASM_TILE_OUTPUTS                                                  \
+        : TK_ASM_TILE_INPUTS                                                   \
+        : "memory", "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",      \
+          "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12",          \
+          "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18", "xmm19",      \
+          "xmm20", "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26",      \
+          "xmm27", "xmm28", "xmm29");                                          \
+    store_tile(6, 4, acc, nr, crow, csf, load_c, last, bias, clamp, lo, hi);   \
+  }
+TK_DEFINE_6X64(micro_kernel_6x64, TK_ROW_EMB, TK_PREFETCH_NONE)
+TK_DEFINE_6X64(micro_kernel_6x64_bcast, TK_ROW_BCAST, TK_PREFETCH_8_STEPS)
 #define TK_HAVE_ASM_6X64 1
 #endif
 

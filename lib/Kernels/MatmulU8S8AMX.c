@@ -76,69 +76,52 @@ TK_AMX_TARGET void tk_amx_configure(void) {
 }
 
 /* One step: A's 16 x 64 bytes, then each 16-column quarter of the panel's
- * 16 groups (256 bytes apart). */
-#define TK_AMX_STEP(A, B)                                                      \
+ * 16 groups of k (256 bytes apart), DP being the product instruction;
+ * A and B are byte pointers. */
+#define TK_AMX_STEP(DP, A, B)                                                  \
   do {                                                                         \
     _tile_loadd(4, (A), lda);                                                  \
     _tile_loadd(5, (B), 256);                                                  \
-    _tile_dpbusd(0, 4, 5);                                                     \
+    DP(0, 4, 5);                                                               \
     _tile_loadd(6, (B) + 64, 256);                                             \
-    _tile_dpbusd(1, 4, 6);                                                     \
+    DP(1, 4, 6);                                                               \
     _tile_loadd(5, (B) + 128, 256);                                            \
-    _tile_dpbusd(2, 4, 5);                                                     \
+    DP(2, 4, 5);                                                               \
     _tile_loadd(6, (B) + 192, 256);                                            \
-    _tile_dpbusd(3, 4, 6);                                                     \
+    DP(3, 4, 6);                                                               \
+  } while (0)
+
+/* A strip's body: zero the sums, the steps, the tail step, store. */
+#define TK_AMX_STRIP(DP)                                                       \
+  do {                                                                         \
+    const char *ab = (const char *)a, *pb = (const char *)panel;               \
+    _tile_zero(0);                                                             \
+    _tile_zero(1);                                                             \
+    _tile_zero(2);                                                             \
+    _tile_zero(3);                                                             \
+    for (int64_t s = 0; s < steps; ++s)                                        \
+      TK_AMX_STEP(DP, ab + s * TK_AMX_KSTEP, pb + s * TK_AMX_ROWS * 256);      \
+    if (tail_b)                                                                \
+      TK_AMX_STEP(DP, ab + steps * TK_AMX_KSTEP, (const char *)tail_b);        \
+    _tile_stored(0, c, 256);                                                   \
+    _tile_stored(1, c + 16, 256);                                              \
+    _tile_stored(2, c + 32, 256);                                              \
+    _tile_stored(3, c + 48, 256);                                              \
   } while (0)
 
 TK_AMX_TARGET void tk_amx_strip_u8s8(const uint8_t *a, int64_t lda,
                                      int64_t steps, const int8_t *panel,
                                      const int8_t *tail_b, int32_t *c) {
-  _tile_zero(0);
-  _tile_zero(1);
-  _tile_zero(2);
-  _tile_zero(3);
-  for (int64_t s = 0; s < steps; ++s)
-    TK_AMX_STEP(a + s * TK_AMX_KSTEP, panel + s * TK_AMX_ROWS * 256);
-  if (tail_b)
-    TK_AMX_STEP(a + steps * TK_AMX_KSTEP, tail_b);
-  _tile_stored(0, c, 256);
-  _tile_stored(1, c + 16, 256);
-  _tile_stored(2, c + 32, 256);
-  _tile_stored(3, c + 48, 256);
+  TK_AMX_STRIP(_tile_dpbusd);
 }
 
 /* The same strip in bf16: A's 16 rows x 32 bf16 (64 bytes) per step
  * against 16 pairs of k x 16 columns (a pair per column: 64 bytes a row,
  * 256 bytes apart in the panel), f32 sums (`tdpbf16ps`). */
-#define TK_AMX_STEP_BF16(A, B)                                                 \
-  do {                                                                         \
-    _tile_loadd(4, (A), lda);                                                  \
-    _tile_loadd(5, (B), 256);                                                  \
-    _tile_dpbf16ps(0, 4, 5);                                                   \
-    _tile_loadd(6, (const char *)(B) + 64, 256);                               \
-    _tile_dpbf16ps(1, 4, 6);                                                   \
-    _tile_loadd(5, (const char *)(B) + 128, 256);                              \
-    _tile_dpbf16ps(2, 4, 5);                                                   \
-    _tile_loadd(6, (const char *)(B) + 192, 256);                              \
-    _tile_dpbf16ps(3, 4, 6);                                                   \
-  } while (0)
-
 TK_AMX_BF16_TARGET void tk_amx_strip_bf16(const uint16_t *a, int64_t lda,
                                           int64_t steps, const uint16_t *panel,
                                           const uint16_t *tail_b, float *c) {
-  _tile_zero(0);
-  _tile_zero(1);
-  _tile_zero(2);
-  _tile_zero(3);
-  const char *ab = (const char *)a, *pb = (const char *)panel;
-  for (int64_t s = 0; s < steps; ++s)
-    TK_AMX_STEP_BF16(ab + s * TK_AMX_KSTEP, pb + s * TK_AMX_ROWS * 256);
-  if (tail_b)
-    TK_AMX_STEP_BF16(ab + steps * TK_AMX_KSTEP, (const char *)tail_b);
-  _tile_stored(0, c, 256);
-  _tile_stored(1, c + 16, 256);
-  _tile_stored(2, c + 32, 256);
-  _tile_stored(3, c + 48, 256);
+  TK_AMX_STRIP(_tile_dpbf16ps);
 }
 
 TK_AMX_TARGET void tk_amx_release(void) { _tile_release(); }
