@@ -473,7 +473,8 @@ static void run_task(void *arg, int64_t task) {
   const int64_t p1 = p0 + j->fblock < npanels ? p0 + j->fblock : npanels;
   const float *in_n = j->in + n * j->in_sn;
   float *out_n = j->out + n * j->out_sn;
-  const float *wp_n = j->wp + n * j->wp_sn;
+  /* f32 weights only (the bf16 ones are wpb, indexed where used). */
+  const float *wp_n = j->wp ? j->wp + n * j->wp_sn : NULL;
   const int64_t nblocks = (j->C + j->cblock - 1) / j->cblock;
 
   /* Output rows of the chunk (pixels: a row tile may cross image rows). */
