@@ -680,25 +680,61 @@ struct FoldPackOfConstant : OpRewritePattern<linalg::PackOp> {
     ArrayRef<int64_t> dstShape = dstTy.getShape();
     int64_t total = dstTy.getNumElements();
     std::vector<char> out(total * bytes);
-    // Walk destination indices in order: outer dims (permuted) then tiles.
-    SmallVector<int64_t> idx(dstShape.size(), 0);
-    for (int64_t linear = 0; linear < total; ++linear) {
-      SmallVector<int64_t> s(rank);
-      for (int64_t o = 0; o < rank; ++o)
-        s[outerPerm[o]] = idx[o];
-      bool inBounds = true;
+    if (total == 0) {
+      auto attr = DenseElementsAttr::getFromRawBuffer(dstTy, out);
+      rewriter.replaceOpWithNewOp<arith::ConstantOp>(pack, dstTy, attr);
+      return success();
+    }
+    // The destination's last dimension is walked as a run: it moves one
+    // source dimension (`runDim`) by `runStep` per element, so a row of
+    // the destination is a strided (mostly contiguous) run of the source,
+    // then padding. Per element index arithmetic made packing ViT-B/16's
+    // 86M weights 1.8 s of compile time.
+    const int64_t last = (int64_t)dstShape.size() - 1;
+    int64_t runDim, runStep = 1;
+    if (last >= rank) {
+      runDim = innerPos[last - rank];
+    } else {
+      runDim = outerPerm[last];
       for (auto [t, d] : llvm::enumerate(innerPos))
-        s[d] = s[d] * tiles[t] + idx[rank + t];
+        if (d == runDim)
+          runStep = tiles[t];
+    }
+    const int64_t runLen = dstShape[last];
+    const int64_t runSrcStride = src.isSplat() ? 0 : runStep * srcStrides[runDim];
+    SmallVector<int64_t> idx(dstShape.size(), 0);
+    SmallVector<int64_t> sIdx(rank);
+    for (int64_t linear = 0; linear < total; linear += runLen) {
+      for (int64_t o = 0; o < rank; ++o)
+        sIdx[outerPerm[o]] = idx[o];
+      for (auto [t, d] : llvm::enumerate(innerPos))
+        sIdx[d] = sIdx[d] * tiles[t] + idx[rank + t];
+      bool inBounds = true;
       int64_t off = 0;
       for (int64_t d = 0; d < rank; ++d) {
-        inBounds &= s[d] < srcShape[d];
-        off += s[d] * srcStrides[d];
+        if (d != runDim)
+          inBounds &= sIdx[d] < srcShape[d];
+        off += sIdx[d] * srcStrides[d];
       }
-      std::memcpy(out.data() + linear * bytes,
-                  inBounds ? in.data() + (src.isSplat() ? 0 : off) * bytes
-                           : reinterpret_cast<const char *>(&pad),
-                  bytes);
-      for (int64_t d = (int64_t)idx.size() - 1; d >= 0; --d) {
+      // Elements j < valid of the run are in the source.
+      int64_t valid = 0;
+      if (inBounds && sIdx[runDim] < srcShape[runDim])
+        valid = std::min<int64_t>(
+            runLen, (srcShape[runDim] - sIdx[runDim] + runStep - 1) / runStep);
+      char *dst = out.data() + linear * bytes;
+      if (src.isSplat())
+        off = 0;
+      if (runSrcStride == 1) {
+        std::memcpy(dst, in.data() + off * bytes, size_t(valid) * bytes);
+      } else {
+        for (int64_t j = 0; j < valid; ++j)
+          std::memcpy(dst + j * bytes, in.data() + (off + j * runSrcStride) * bytes,
+                      bytes);
+      }
+      for (int64_t j = valid; j < runLen; ++j)
+        std::memcpy(dst + j * bytes, reinterpret_cast<const char *>(&pad),
+                    bytes);
+      for (int64_t d = last - 1; d >= 0; --d) {
         if (++idx[d] < dstShape[d])
           break;
         idx[d] = 0;
