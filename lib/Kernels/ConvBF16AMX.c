@@ -8,11 +8,11 @@
  * pairs of k (b[k/2][64 columns][2], 256 bytes per pair) are already what
  * a B tile wants, loaded in place; each task rounds 48 im2col rows of the
  * input to bf16 (zero-padded to whole 32-element steps, 64-byte aligned),
- * runs them 16 at a time against every panel (MatmulU8S8AMX.c's strip) and
+ * runs them 16 at a time against every panel (AmxTiles.c's strip) and
  * finishes the f32 sums as the fp32 kernel does: (+ C) (+ bias) (clamp,
  * NaN kept). */
 #include "ConvGemmBF16.h"
-#include "MatmulU8S8AMX.h"
+#include "AmxTiles.h"
 #include "ThreadPool.h"
 
 #include <stdlib.h>
@@ -107,12 +107,8 @@ static void amx_task(void *arg, int64_t task) {
     const uint16_t *panel = p->wpb + n * p->wp_sn + pn * p->wp_panel;
     const int64_t f0 = pn * TK_NR;
     const int64_t width = p->F - f0 < TK_NR ? p->F - f0 : TK_NR;
-    if (tail) {
-      memcpy(tail_b, panel + j->steps * TK_AMX_ROWS * TK_NR * 2,
-             (size_t)(tail * TK_NR * 2) * sizeof(uint16_t));
-      memset(tail_b + tail * TK_NR * 2, 0,
-             (size_t)((TK_AMX_ROWS - tail) * TK_NR * 2) * sizeof(uint16_t));
-    }
+    if (tail)
+      tk_amx_tail(tail_b, panel, j->steps, tail);
     for (int64_t st = 0; st < strips; ++st) {
       tk_amx_strip_bf16(a + st * TK_AMX_ROWS * j->kpad,
                         j->kpad * (int64_t)sizeof(uint16_t), j->steps, panel,

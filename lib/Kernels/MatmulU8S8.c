@@ -26,7 +26,7 @@
  * activation, then an optional 256-entry table for what follows the
  * quantization.
  */
-#include "MatmulU8S8AMX.h"
+#include "AmxTiles.h"
 #include "Requantize.h"
 #include "ThreadPool.h"
 #include "tessel/Kernels/tessel_kernels.h"
@@ -542,13 +542,8 @@ static void amx_panel(const amx_job_t *c, int64_t p, const uint8_t *rows,
   const int32_t kzz = (int32_t)j->K * j->a_zp * j->b_zp;
   _Alignas(64) int8_t tail_b[TK_AMX_ROWS * NR * KG];
   _Alignas(64) int32_t acc[TK_AMX_ROWS][NR];
-  if (tail) {
-    const int64_t have = groups - steps * TK_AMX_ROWS; /* < 16 */
-    memcpy(tail_b, panel + steps * TK_AMX_ROWS * NR * KG,
-           (size_t)(have * NR * KG));
-    memset(tail_b + have * NR * KG, 0,
-           (size_t)((TK_AMX_ROWS - have) * NR * KG));
-  }
+  if (tail)
+    tk_amx_tail(tail_b, panel, steps, groups - steps * TK_AMX_ROWS);
   for (int64_t st = s0; st < s1; ++st) {
     tk_amx_strip_u8s8(rows + st * TK_AMX_ROWS * c->kpad, c->kpad, steps,
                       panel, tail ? tail_b : NULL, &acc[0][0]);

@@ -1,4 +1,4 @@
-/* MatmulU8S8AMX.h - the int8 matmul's AMX strip (internal).
+/* AmxTiles.h - the int8 matmul's AMX strip (internal).
  *
  * Intel AMX (Sapphire Rapids and later) multiplies 16 x 64-byte tiles of
  * u8 by 16 x (16 x 4)-byte tiles of s8 into 16 x 16 int32 tiles with one
@@ -6,8 +6,8 @@
  * The weights' VNNI packing (groups of 4 k per column, 64 columns per
  * panel: 256 bytes per group) is already what a B tile wants: 16 groups of
  * 16 columns are a tile at a 256-byte row stride, loaded in place. */
-#ifndef TESSEL_KERNELS_MATMUL_U8S8_AMX_H
-#define TESSEL_KERNELS_MATMUL_U8S8_AMX_H
+#ifndef TESSEL_KERNELS_AMX_TILES_H
+#define TESSEL_KERNELS_AMX_TILES_H
 
 #include <stdint.h>
 
@@ -32,6 +32,11 @@ void tk_amx_strip_u8s8(const uint8_t *a, int64_t lda, int64_t steps,
                        const int8_t *panel, const int8_t *tail_b, int32_t *c);
 void tk_amx_release(void);
 
+/* A panel's last partial step, zero-padded for a B tile: the panel's
+ * groups (int8: 4 k; bf16: a pair of k; 256 bytes each) from step `steps`
+ * on, `have` of them (< 16), into tail[16][256 bytes]. */
+void tk_amx_tail(void *tail, const void *panel, int64_t steps, int64_t have);
+
 /* AMX-BF16 (and the tile state) for the bf16 convolution. */
 int tk_has_amx_bf16(void);
 /* c[16][64] (f32, rows 64 apart) = the same strip with bf16 operands:
@@ -43,4 +48,4 @@ void tk_amx_strip_bf16(const uint16_t *a, int64_t lda, int64_t steps,
                        const uint16_t *panel, const uint16_t *tail_b,
                        float *c);
 
-#endif /* TESSEL_KERNELS_MATMUL_U8S8_AMX_H */
+#endif /* TESSEL_KERNELS_AMX_TILES_H */

@@ -1,9 +1,15 @@
-/* MatmulU8S8AMX.c - the int8 matmul's AMX strip: 16 rows x 64 columns. */
+/* AmxTiles.c - the int8 matmul's AMX strip: 16 rows x 64 columns. */
 #define _GNU_SOURCE /* syscall() */
-#include "MatmulU8S8AMX.h"
+#include "AmxTiles.h"
 #include "CpuFeatures.h"
 
 #include <string.h>
+
+void tk_amx_tail(void *tail, const void *panel, int64_t steps, int64_t have) {
+  memcpy(tail, (const char *)panel + steps * TK_AMX_ROWS * 256,
+         (size_t)(have * 256));
+  memset((char *)tail + have * 256, 0, (size_t)((TK_AMX_ROWS - have) * 256));
+}
 
 #if defined(__x86_64__) && !defined(TESSEL_KERNELS_NO_ASM) &&                 \
     defined(__linux__)
