@@ -29,3 +29,16 @@ config.substitutions.append(
 llvm_config.add_tool_substitutions(
     ["tessel-opt", "tessel-compile", "tessel-run", "tessel-seal", "tessel-tblgen"],
     config.tessel_tools_dir)
+
+# NVIDIA's PTX assembler (CUDA toolkit): checks the PTX of --target=cuda.
+# Where it is absent, the tests that need it report UNSUPPORTED.
+_cuda_home = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+_ptxas = os.path.join(_cuda_home, "bin", "ptxas")
+if os.path.exists(_ptxas):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", _ptxas))
+# A CUDA driver on this machine: the tests of the no-driver errors do not
+# apply (the device check, test/gpu/, runs where there is a GPU).
+if any(os.path.exists(os.path.join(d, "libcuda.so.1"))
+       for d in ("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/local/nvidia/lib64")):
+    config.available_features.add("cuda-driver")

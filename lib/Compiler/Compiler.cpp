@@ -6,6 +6,7 @@
 #include "Linker.h"
 #include "NativeCodegen.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
@@ -32,6 +33,22 @@ static LogicalResult writeText(ModuleOp module, StringRef path,
   return success();
 }
 
+/// The PTX of every kernel module (gpu.binary objects in "isa" format),
+/// one after the other, each headed by a comment naming its module.
+static LogicalResult writePTX(ModuleOp module, StringRef path) {
+  std::string text;
+  for (auto binary : module.getOps<gpu::BinaryOp>())
+    for (Attribute a : binary.getObjects()) {
+      auto object = dyn_cast<gpu::ObjectAttr>(a);
+      if (!object || object.getFormat() != gpu::CompilationTarget::Assembly)
+        continue;
+      text += "// ---- kernel module " + binary.getName().str() + "\n";
+      text += object.getObject().getValue().str();
+      text += "\n";
+    }
+  return writeText(module, path, [&](raw_ostream &os) { os << text; });
+}
+
 LogicalResult mlir::tessel::compileModule(ModuleOp module,
                                           const CompileOptions &options,
                                           StringRef outputPath,
@@ -48,12 +65,20 @@ LogicalResult mlir::tessel::compileModule(ModuleOp module,
 
   // Kernel library: only where a variant exists for the target, and only
   // when something gets linked (an artifact) or the IR is asked for.
+  bool onCpu = options.target == Target::CPU;
   std::optional<std::string> variant =
-      options.kernels ? kernelVariant(**tm) : std::nullopt;
+      options.kernels && onCpu ? kernelVariant(**tm) : std::nullopt;
   std::string kernelArchive;
   bool linking = !options.compileTo && options.emit == EmitKind::Library;
   if (variant && options.optLevel >= 2 && linking) {
     llvm::Expected<std::string> archive = findKernelArchive(*variant);
+    if (!archive)
+      return module.emitError() << llvm::toString(archive.takeError());
+    kernelArchive = *archive;
+  }
+  // A CUDA artifact carries its device runtime (lib/DeviceRuntime).
+  if (!onCpu && linking) {
+    llvm::Expected<std::string> archive = findCudaDeviceArchive();
     if (!archive)
       return module.emitError() << llvm::toString(archive.takeError());
     kernelArchive = *archive;
@@ -73,6 +98,11 @@ LogicalResult mlir::tessel::compileModule(ModuleOp module,
   PipelineOptions pipelineOptions;
   pipelineOptions.optLevel = options.optLevel;
   pipelineOptions.routeLowering = options.routeLowering;
+  // Grouped routing sizes each expert's batch from the router's counts on
+  // the host; on a GPU those counts live in device memory, so every expert
+  // runs on every token (the same result; docs/pipeline/cuda.md).
+  if (options.target == Target::CUDA)
+    pipelineOptions.routeLowering = "dense";
   pipelineOptions.component = options.component;
   pipelineOptions.quantize = options.quantize;
   pipelineOptions.precision = options.precision;
@@ -88,6 +118,8 @@ LogicalResult mlir::tessel::compileModule(ModuleOp module,
                                 << "': " << ec.message();
   }
   pipelineOptions.kernels = variant.has_value() && options.optLevel >= 2;
+  pipelineOptions.target = options.target;
+  pipelineOptions.cudaArch = options.cudaArch;
   pipelineOptions.targetTriple = (*tm)->getTargetTriple().str();
   pipelineOptions.vectorBits = vectorRegisterBits(**tm);
   pipelineOptions.cpuFeatures = requiredCpuFeatures(**tm);
@@ -107,6 +139,8 @@ LogicalResult mlir::tessel::compileModule(ModuleOp module,
   if (options.compileTo || options.emit == EmitKind::MLIR)
     return writeText(module, outputPath,
                      [&](raw_ostream &os) { module.print(os); });
+  if (options.emit == EmitKind::PTX)
+    return writePTX(module, outputPath);
 
   llvm::LLVMContext llvmContext;
   TimingScope translateTiming = timing.nest("Translate to LLVM IR");

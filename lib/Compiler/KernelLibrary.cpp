@@ -29,8 +29,9 @@ mlir::tessel::kernelVariant(const TargetMachine &tm) {
   return std::string("x86-64");
 }
 
-Expected<std::string> mlir::tessel::findKernelArchive(StringRef variant) {
-  std::string file = ("libtessel_kernels_" + variant + ".a").str();
+/// The archive `file` in $TESSEL_KERNELS_DIR (only there, when set), else
+/// beside the executable (../lib) or in the build tree.
+static Expected<std::string> findArchive(StringRef file, StringRef hint) {
   SmallVector<std::string> dirs;
   // An explicit TESSEL_KERNELS_DIR is the only place looked at: a user who
   // points at a library must get that one or an error, not a silent
@@ -56,9 +57,17 @@ Expected<std::string> mlir::tessel::findKernelArchive(StringRef variant) {
       return path.str().str();
     looked += "\n  " + path.str().str();
   }
-  return createStringError(
-      inconvertibleErrorCode(),
-      "kernel library '" + file + "' not found; looked in:" + looked +
-          "\nset TESSEL_KERNELS_DIR to the folder that holds it, or compile "
-          "without it (--kernels=false or -O1)");
+  return createStringError(inconvertibleErrorCode(),
+                           "'" + file + "' not found; looked in:" + looked +
+                               "\nset TESSEL_KERNELS_DIR to the folder that "
+                               "holds it" + hint);
+}
+
+Expected<std::string> mlir::tessel::findKernelArchive(StringRef variant) {
+  return findArchive(("libtessel_kernels_" + variant + ".a").str(),
+                     ", or compile without it (--kernels=false or -O1)");
+}
+
+Expected<std::string> mlir::tessel::findCudaDeviceArchive() {
+  return findArchive("libtessel_cuda_device.a", "");
 }

@@ -19,6 +19,10 @@ std::optional<std::string> kernelVariant(const llvm::TargetMachine &tm);
 /// the build tree.
 llvm::Expected<std::string> findKernelArchive(llvm::StringRef variant);
 
+/// The device runtime linked into --target=cuda artifacts
+/// (lib/DeviceRuntime), found where the kernel library is.
+llvm::Expected<std::string> findCudaDeviceArchive();
+
 } // namespace mlir::tessel
 
 #endif

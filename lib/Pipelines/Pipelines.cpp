@@ -12,6 +12,9 @@
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
@@ -61,9 +64,35 @@ std::optional<Precision> mlir::tessel::parsePrecision(llvm::StringRef name) {
   return std::nullopt;
 }
 
-/// Kernel-library codegen is the -O2/-O3 path; -O0/-O1 stay plain loops.
+std::optional<Target> mlir::tessel::parseTarget(llvm::StringRef name) {
+  if (name == "cpu")
+    return Target::CPU;
+  if (name == "cuda")
+    return Target::CUDA;
+  return std::nullopt;
+}
+
+bool mlir::tessel::isKnownCudaArch(llvm::StringRef arch) {
+  return llvm::is_contained({"sm_75", "sm_80", "sm_86", "sm_89", "sm_90",
+                             "sm_90a", "sm_100", "sm_120"},
+                            arch);
+}
+
+/// The least PTX ISA version that NVPTX accepts for `arch`: 8.0 (CUDA 12.0)
+/// up to Hopper, the version that introduced the architecture after it.
+static StringRef ptxFeatures(StringRef arch) {
+  if (arch == "sm_100")
+    return "+ptx86";
+  if (arch == "sm_120")
+    return "+ptx87";
+  return "+ptx80";
+}
+
+/// Kernel-library codegen is the -O2/-O3 path on the CPU; -O0/-O1 stay
+/// plain loops, and other targets have no kernel library.
 static bool useKernels(const PipelineOptions &options) {
-  return options.kernels && options.optLevel >= 2;
+  return options.target == Target::CPU && options.kernels &&
+         options.optLevel >= 2;
 }
 
 void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
@@ -250,6 +279,70 @@ void mlir::tessel::buildBuffersToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createTesselEmitArtifactABI(abi));
 }
 
+/// The CUDA toolkit: the option, else $CUDA_HOME, else /usr/local/cuda.
+static std::string cudaToolkitPath(const PipelineOptions &options) {
+  if (!options.cudaToolkit.empty())
+    return options.cudaToolkit;
+  if (const char *home = std::getenv("CUDA_HOME"))
+    return home;
+  return "/usr/local/cuda";
+}
+
+void mlir::tessel::buildBuffersToCUDAPipeline(OpPassManager &pm,
+                                              const PipelineOptions &options) {
+  if (options.optLevel >= 2)
+    pm.addPass(createTesselApproximateMath());
+  pm.addNestedPass<func::FuncOp>(createTesselStridedCopyToLinalg());
+  // Every linalg op becomes a loop nest: its parallel dimensions one
+  // scf.parallel, its reductions scf.for inside (one thread per output
+  // element).
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createTesselGpuPlaceBuffers());
+  pm.addNestedPass<func::FuncOp>(createTesselGpuMapParallelLoops());
+  pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  // Allocations, copies and launches become asynchronous operations on one
+  // stream, in program order, with one wait at the end (gpu-to-llvm only
+  // lowers the asynchronous forms of gpu.alloc and gpu.memcpy).
+  pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+  // As upstream's gpu-lower-to-nvvm-pipeline, with Tessel's host ABI last.
+  pm.addPass(createConvertVectorToSCFPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertNVVMToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  GpuNVVMAttachTargetOptions nvvm;
+  nvvm.chip = options.cudaArch;
+  nvvm.features = ptxFeatures(options.cudaArch).str();
+  nvvm.optLevel = std::min(options.optLevel.getValue(), 3u);
+  pm.addPass(createGpuNVVMAttachTarget(nvvm));
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
+  pm.addNestedPass<gpu::GPUModuleOp>(LLVM::createNVVMOptimizeForTargetPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());
+  pm.addPass(createGpuToLLVMConversionPass());
+  GpuModuleToBinaryPassOptions binary;
+  // PTX: the driver compiles it for the device at load (any sm_NN at or
+  // above the one it was written for).
+  binary.compilationTarget = "isa";
+  binary.toolkitPath = cudaToolkitPath(options);
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  TesselEmitArtifactABIOptions abi;
+  abi.targetTriple = options.targetTriple;
+  abi.device = "cuda " + options.cudaArch.getValue();
+  pm.addPass(createTesselEmitArtifactABI(abi));
+}
+
 void mlir::tessel::buildPipeline(OpPassManager &pm,
                                  const PipelineOptions &options, Phase from,
                                  Phase to) {
@@ -257,8 +350,12 @@ void mlir::tessel::buildPipeline(OpPassManager &pm,
     buildModelToLinalgPipeline(pm, options);
   if (from < Phase::Bufferized && to >= Phase::Bufferized)
     buildLinalgToBuffersPipeline(pm, options);
-  if (from < Phase::LLVM && to >= Phase::LLVM)
-    buildBuffersToLLVMPipeline(pm, options);
+  if (from < Phase::LLVM && to >= Phase::LLVM) {
+    if (options.target == Target::CUDA)
+      buildBuffersToCUDAPipeline(pm, options);
+    else
+      buildBuffersToLLVMPipeline(pm, options);
+  }
 }
 
 void mlir::tessel::registerTesselPipelines() {

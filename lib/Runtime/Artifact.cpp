@@ -218,6 +218,33 @@ bool sameLibrary(const void *sym, const void *anchor) {
          a.dli_fbase == b.dli_fbase;
 }
 
+/// A device artifact (ABI v5 `device` record) carries its device runtime
+/// (lib/DeviceRuntime): it must be there, and say the device can run it.
+void checkDevice(tessel_artifact &artifact, void *handle, const void *manifest,
+                 const Manifest &m, const std::string &path) {
+  auto symbol = [&](const char *name) {
+    ::dlerror();
+    void *sym = ::dlsym(handle, name);
+    if (!sym || !sameLibrary(sym, manifest))
+      loadError(TESSEL_INVALID_ARTIFACT, path,
+                "the manifest names device '" + m.deviceKind +
+                    "' but the library does not define '" + name + "'");
+    return sym;
+  };
+  auto check = reinterpret_cast<int (*)(const char *, char *, size_t)>(
+      symbol("__tessel_cuda_check"));
+  artifact.takeDeviceError = reinterpret_cast<int (*)(char *, size_t)>(
+      symbol("__tessel_cuda_take_error"));
+  artifact.deviceName =
+      reinterpret_cast<const char *(*)()>(symbol("__tessel_cuda_device"));
+  char message[1024] = "";
+  if (check(m.deviceArch.c_str(), message, sizeof message) != 0)
+    loadError(TESSEL_UNSUPPORTED, path, message);
+  artifact.deviceKind = m.deviceKind;
+  artifact.deviceArch = m.deviceArch;
+  artifact.deviceText = m.deviceKind + " " + artifact.deviceName();
+}
+
 void freeArtifact(tessel_artifact *artifact) {
   if (!artifact)
     return;
@@ -284,6 +311,8 @@ ArtifactPtr load(const std::string &path) {
                   " (recompile it with --mcpu=native, or for a CPU "
                   "this machine has)");
   }
+  if (!m.deviceKind.empty())
+    checkDevice(*artifact, handle.get(), manifest, m, path);
   artifact->path = path;
   artifact->version = m.version;
   artifact->target = m.target;
@@ -371,6 +400,11 @@ const char *tessel_artifact_path(const tessel_artifact_t *a) {
 }
 const char *tessel_artifact_target(const tessel_artifact_t *a) {
   return a ? a->target.c_str() : "";
+}
+const char *tessel_artifact_device(const tessel_artifact_t *a) {
+  if (!a || a->deviceKind.empty())
+    return "cpu";
+  return a->deviceText.c_str();
 }
 uint32_t tessel_artifact_abi_version(const tessel_artifact_t *a) {
   return a ? a->version : 0;

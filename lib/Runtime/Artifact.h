@@ -35,6 +35,15 @@ struct tessel_artifact {
   /// The function each slot is linked to; null while unresolved. Written
   /// together with importTable by the linker.
   std::vector<const tessel_function *> providers;
+  /// `device` record: "cuda" and its architecture; empty on the CPU.
+  std::string deviceKind, deviceArch;
+  /// A device artifact's "first device error since the last call" query
+  /// (lib/DeviceRuntime): (message, size) -> nonzero on an error.
+  int (*takeDeviceError)(char *, size_t) = nullptr;
+  /// The device's name ("NVIDIA H100 80GB HBM3 sm_90").
+  const char *(*deviceName)() = nullptr;
+  /// tessel_artifact_device's text ("cuda NVIDIA H100 ... sm_90").
+  std::string deviceText;
 };
 
 namespace tessel::rt::detail {

@@ -150,6 +150,15 @@ void invoke(const tessel_function *fn, tessel_tensor_t *const *inputs,
     context.num_threads = options->num_threads;
 
   int32_t rc = fn->entry(buffers.data(), &context);
+  // A device error (a failed launch, copy or allocation) is reported by the
+  // artifact's device runtime, not by the entry's return code.
+  char deviceError[1024];
+  if (fn->artifact->takeDeviceError &&
+      fn->artifact->takeDeviceError(deviceError, sizeof deviceError) != 0)
+    fail(TESSEL_EXECUTION_FAILED, "function '" + info.name +
+                                      "' failed on the " +
+                                      fn->artifact->deviceKind +
+                                      " device: " + deviceError);
   if (rc != 0)
     fail(TESSEL_EXECUTION_FAILED,
          "function '" + info.name + "' failed: entry point '" + info.symbol +

@@ -66,6 +66,20 @@ public:
                   "' (the artifact is newer than this runtime?)");
           m_.requiredFeatures.push_back(tok[i]);
         }
+      } else if (kw == "device") {
+        if (m_.version < 5)
+          error("'device' records need ABI version 5 (the manifest says " +
+                std::to_string(m_.version) + ")");
+        expectArgs(tok, 2, "device KIND ARCH");
+        if (!sawTarget_ || open || !m_.functions.empty() ||
+            !m_.imports.empty() || !m_.deviceKind.empty())
+          error("'device' must appear once, after 'target' and before the "
+                "first function");
+        if (tok[1] != "cuda")
+          error("unknown device kind '" + tok[1] +
+                "' (the artifact is newer than this runtime?)");
+        m_.deviceKind = tok[1];
+        m_.deviceArch = tok[2];
       } else if (kw == "function") {
         expectArgs(tok, 2, "function NAME SYMBOL");
         if (open)

@@ -52,6 +52,9 @@ struct Manifest {
   /// CPU features the code needs (`requires` record, version 4): names from
   /// include/tessel/Runtime/CpuFeatures.def.
   std::vector<std::string> requiredFeatures;
+  /// `device KIND ARCH` record (version 5): where the kernels run
+  /// ("cuda", "sm_90"); empty kind: the CPU.
+  std::string deviceKind, deviceArch;
   /// In slot order: imports[i] is filled from tessel_artifact_imports[i].
   std::vector<ManifestFunction> imports;
   std::vector<ManifestFunction> functions;

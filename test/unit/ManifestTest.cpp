@@ -83,8 +83,8 @@ TEST(Manifest, RejectsBadHeader) {
               TESSEL_INVALID_ARTIFACT, {"invalid ABI version '0'"});
   expectError([] { parseManifest("tessel-artifact v1\n", "m"); },
               TESSEL_INVALID_ARTIFACT, {"invalid ABI version 'v1'"});
-  expectError([] { parseManifest("tessel-artifact 5\n", "m"); },
-              TESSEL_UNSUPPORTED, {"ABI version 5 is newer"});
+  expectError([] { parseManifest("tessel-artifact 6\n", "m"); },
+              TESSEL_UNSUPPORTED, {"ABI version 6 is newer"});
 }
 
 const std::string kHeader2 =
@@ -227,6 +227,37 @@ TEST(Manifest, ParsesRequiredCpuFeatures) {
   EXPECT_EQ(m.version, 4u);
   EXPECT_EQ(m.requiredFeatures,
             (std::vector<std::string>{"avx2", "avx512f", "sse4.2"}));
+}
+
+TEST(Manifest, ParsesDevice) {
+  Manifest m = parseManifest("tessel-artifact 5\ntarget t\ndevice cuda sm_90\n"
+                             "function f s\nend\n",
+                             "m");
+  EXPECT_EQ(m.version, 5u);
+  EXPECT_EQ(m.deviceKind, "cuda");
+  EXPECT_EQ(m.deviceArch, "sm_90");
+  Manifest cpu = parseManifest("tessel-artifact 4\ntarget t\nfunction f s\nend\n",
+                               "m");
+  EXPECT_TRUE(cpu.deviceKind.empty());
+}
+
+TEST(Manifest, RejectsBadDevice) {
+  const BadCase cases[] = {
+      {"tessel-artifact 4\ntarget t\ndevice cuda sm_90\nfunction f s\nend\n",
+       "line 3: 'device' records need ABI version 5"},
+      {"tessel-artifact 5\ntarget t\ndevice rocm gfx942\nfunction f s\nend\n",
+       "line 3: unknown device kind 'rocm'"},
+      {"tessel-artifact 5\ntarget t\ndevice cuda\nfunction f s\nend\n",
+       "device KIND ARCH"},
+      {"tessel-artifact 5\ndevice cuda sm_90\ntarget t\nfunction f s\nend\n",
+       "'device' must appear once, after 'target'"},
+      {"tessel-artifact 5\ntarget t\ndevice cuda sm_90\ndevice cuda sm_80\n"
+       "function f s\nend\n",
+       "'device' must appear once"},
+  };
+  for (const BadCase &c : cases)
+    expectError([&] { parseManifest(c.body, "m"); }, TESSEL_INVALID_ARTIFACT,
+                {"m: malformed manifest", c.message});
 }
 
 TEST(Manifest, RejectsBadRequires) {

@@ -311,8 +311,8 @@ TEST(LoadError, BadMagic) {
 
 TEST(LoadError, NewerVersion) {
   expectError([] { Artifact::load(FAKE_NEWER_VERSION); }, TESSEL_UNSUPPORTED,
-              {FAKE_NEWER_VERSION, "ABI version 5 is newer",
-               "supports (version 4)"});
+              {FAKE_NEWER_VERSION, "ABI version 6 is newer",
+               "supports (version 5)"});
 }
 
 TEST(LoadError, MissingEntrySymbol) {

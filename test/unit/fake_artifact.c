@@ -133,7 +133,7 @@ const char tessel_artifact_manifest[] =
     "onnx-artifact 1\ntarget x\nfunction f tessel_entry_f\nend\n";
 #elif defined(FAKE_NEWER_VERSION)
 const char tessel_artifact_manifest[] =
-    "tessel-artifact 5\ntarget x\nfunction f tessel_entry_f\nend\n";
+    "tessel-artifact 6\ntarget x\nfunction f tessel_entry_f\nend\n";
 #elif defined(FAKE_MISSING_ENTRY)
 const char tessel_artifact_manifest[] =
     HEADER "function g tessel_entry_g\noutput o f32 []\nend\n";

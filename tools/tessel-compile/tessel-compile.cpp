@@ -3,7 +3,8 @@
 //   tessel-compile MODEL.{mlir,onnx} -o model.so [-O0..-O3]
 //                 [--emit=mlir|llvm|obj|lib] [--mcpu=native|NAME]
 //                 [--compile-to=PHASE] [--shape=NAME:DIMS] [--mlir-timing]
-//                 [--kernels=true|false]
+//                 [--kernels=true|false] [--target=cpu|cuda]
+//                 [--cuda-arch=sm_NN] [--emit=ptx]
 //
 // Flags follow iree-compile / onnx-mlir; see docs/cli.md.
 //
@@ -54,7 +55,9 @@ static cl::opt<tessel::EmitKind> emit(
                           "optimized LLVM IR (.ll)"),
                clEnumValN(tessel::EmitKind::Object, "obj", "an object file"),
                clEnumValN(tessel::EmitKind::Library, "lib",
-                          "the shared-library artifact")),
+                          "the shared-library artifact"),
+               clEnumValN(tessel::EmitKind::PTX, "ptx",
+                          "--target=cuda: the kernels' PTX")),
     cl::init(tessel::EmitKind::Library), cl::cat(category));
 static cl::opt<std::string>
     mcpu("mcpu", cl::desc("Target CPU: native (default) or an LLVM CPU name"),
@@ -62,6 +65,16 @@ static cl::opt<std::string>
 static cl::opt<std::string>
     mtriple("mtriple", cl::desc("Target triple (default: the host's)"),
             cl::init(""), cl::cat(category));
+static cl::opt<std::string> target(
+    "target",
+    cl::desc("Where the model runs: cpu (default) or cuda (NVIDIA GPUs: the "
+             "kernels' PTX in the artifact, run by the CUDA driver)"),
+    cl::value_desc("cpu|cuda"), cl::init("cpu"), cl::cat(category));
+static cl::opt<std::string> cudaArch(
+    "cuda-arch",
+    cl::desc("--target=cuda: the least GPU architecture the artifact runs on "
+             "(default sm_80; sm_90 for H100/H200)"),
+    cl::value_desc("sm_NN"), cl::init("sm_80"), cl::cat(category));
 static cl::opt<bool> kernels(
     "kernels",
     cl::desc("At -O2/-O3, compile convolutions and matmuls to calls into "
@@ -304,6 +317,28 @@ int main(int argc, char **argv) {
   options.mcpu = mcpu;
   options.targetTriple = mtriple;
   options.kernels = kernels;
+  if (std::optional<tessel::Target> t = tessel::parseTarget(target)) {
+    options.target = *t;
+  } else {
+    errs() << "tessel-compile: error: unknown --target value '" << target
+           << "' (expected cpu or cuda)\n";
+    return 1;
+  }
+  if (!tessel::isKnownCudaArch(cudaArch)) {
+    errs() << "tessel-compile: error: unknown --cuda-arch value '" << cudaArch
+           << "' (expected sm_75, sm_80, sm_86, sm_89, sm_90, sm_90a, "
+              "sm_100 or sm_120)\n";
+    return 1;
+  }
+  if (cudaArch.getNumOccurrences() && options.target != tessel::Target::CUDA) {
+    errs() << "tessel-compile: error: --cuda-arch needs --target=cuda\n";
+    return 1;
+  }
+  options.cudaArch = cudaArch;
+  if (emit == tessel::EmitKind::PTX && options.target != tessel::Target::CUDA) {
+    errs() << "tessel-compile: error: --emit=ptx needs --target=cuda\n";
+    return 1;
+  }
   if (routeLowering != "grouped" && routeLowering != "dense") {
     errs() << "tessel-compile: error: --route-lowering must be 'grouped' or "
               "'dense', got '"

@@ -20,6 +20,8 @@ int main(int argc, char **argv) {
   mlir::tessel::installToolErrorHandlers("tessel-opt");
   mlir::DialectRegistry registry;
   mlir::tessel::registerAllDialects(registry);
+  // gpu-module-to-binary translates kernel modules to LLVM IR.
+  mlir::tessel::registerAllTranslations(registry);
   mlir::tessel::registerAllPasses();
   auto [inputPath, outputPath] = mlir::registerAndParseCLIOptions(
       argc, argv, "Tessel optimizer driver\n", registry);

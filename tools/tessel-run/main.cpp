@@ -152,8 +152,13 @@ int runTool(const Options &opts) {
     inputs.push_back(loadTensor(spec));
   std::vector<rt::Tensor> outputs;
   fn.invoke(inputs, outputs, rt::InvokeOptions{opts.threads}); // also warm-up
-  if (opts.benchmark > 0)
+  if (opts.benchmark > 0) {
+    // A device artifact's time includes its copies between host and device.
+    if (model.artifact && model.artifact->device() != "cpu")
+      std::printf("device: %s (times include host<->device copies)\n",
+                  model.artifact->device().c_str());
     runBenchmark(fn, inputs, outputs, opts);
+  }
 
   // Outputs without an explicit --output are printed, unless the run is a
   // benchmark or a check, whose own summary is the interesting output.

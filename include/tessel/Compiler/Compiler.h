@@ -27,6 +27,7 @@ enum class EmitKind {
   LLVM,    ///< textual LLVM IR after LLVM optimization
   Object,  ///< a relocatable object file
   Library, ///< the shared-library artifact (default)
+  PTX,     ///< --target=cuda: the kernels' PTX
 };
 
 /// One model input's calibration samples, stacked on a new leading axis
@@ -52,6 +53,11 @@ struct CompileOptions {
   EmitKind emit = EmitKind::Library;
   /// Stop after this phase and write its MLIR.
   std::optional<Phase> compileTo;
+  /// Where the model runs; a GPU target's host code runs on the CPU that
+  /// mcpu/targetTriple name.
+  Target target = Target::CPU;
+  /// Target::CUDA: the least GPU architecture (sm_NN).
+  std::string cudaArch = "sm_80";
   /// Use the kernel library at -O2/-O3 (x86-64 targets only).
   bool kernels = true;
   /// compose.route lowering: "grouped" or "dense" (the reference).

@@ -91,6 +91,9 @@ def TesselEmitArtifactABI : Pass<"tessel-emit-artifact-abi", "::mlir::ModuleOp">
            "include/tessel/Runtime/CpuFeatures.def), written to the "
            "manifest's `requires` record (ABI version 4) so the runtime "
            "refuses a CPU without them">,
+    Option<"device", "device", "std::string", /*default=*/"\"\"",
+           "The device the kernels run on, written to the manifest's "
+           "`device` record (ABI version 5): `cuda sm_NN`. Empty: the CPU">,
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
@@ -212,6 +215,59 @@ def TesselImportsToCalls
                            "::mlir::memref::MemRefDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+
+//===----------------------------------------------------------------------===//
+// GPU targets (docs/pipeline/cuda.md)
+//===----------------------------------------------------------------------===//
+
+def TesselGpuPlaceBuffers
+    : Pass<"tessel-gpu-place-buffers", "::mlir::func::FuncOp"> {
+  let summary = "Put a function's buffers in device memory, with the copies "
+                "its host arguments need";
+  let description = [{
+    The artifact ABI passes host buffers; a GPU target computes on device
+    buffers. After bufferization (and `convert-linalg-to-parallel-loops`),
+    this pass, on each function with a body:
+    - gives every memref argument a device twin (`gpu.alloc`), copies the
+      inputs in at entry and the outputs (the trailing out-params that
+      `tessel.functions` lists as outputs) back before each return;
+    - turns the host-level `memref.alloc`/`memref.alloca`/`memref.dealloc`
+      into `gpu.alloc`/`gpu.dealloc` (buffers inside loop bodies, which
+      become kernels, stay thread-private);
+    - copies each constant `memref.get_global` used by the function into a
+      device buffer at entry;
+    - turns host-level `memref.copy` between identity-layout buffers into
+      `gpu.memcpy`.
+    Only host-level ops (not nested in an `scf.parallel`) are touched.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def TesselGpuMapParallelLoops
+    : Pass<"tessel-gpu-map-parallel-loops", "::mlir::func::FuncOp"> {
+  let summary = "Run each host-level loop nest as a GPU kernel";
+  let description = [{
+    Each outermost `scf.parallel` becomes a `gpu.launch` of one thread per
+    iteration of its whole iteration space, linearized (the innermost
+    dimension fastest, so neighbouring threads touch neighbouring
+    elements), in blocks of `block-size` threads, with a bounds check for
+    the last block. Any other host-level op that reads or writes memory
+    (a loop of a reduction to a scalar, a `linalg` op left over) runs in a
+    one-thread kernel, so no host code dereferences device memory.
+    Loops with results (`scf.reduce`) and ops with regions that mix
+    memory accesses with nested parallel loops are rejected with a
+    diagnostic.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads per block">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];
 }
 

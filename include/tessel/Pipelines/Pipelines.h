@@ -33,7 +33,30 @@ enum class Precision {
   BF16, // bf16 products (operands rounded to nearest even), f32 sums
 };
 
+/// Where the compiled code runs (docs/pipeline/targets.md).
+enum class Target {
+  CPU,  // x86-64 (or the host): kernel library, thread pool, allocator
+  CUDA, // NVIDIA GPUs: kernels as PTX in the artifact, host code on the CPU
+};
+
 struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
+  Option<Target> target{
+      *this, "target",
+      llvm::cl::desc("Where the code runs: cpu (default) or cuda (NVIDIA "
+                     "GPUs; the host part runs on the CPU)"),
+      llvm::cl::init(Target::CPU),
+      llvm::cl::values(clEnumValN(Target::CPU, "cpu", "the CPU"),
+                       clEnumValN(Target::CUDA, "cuda", "NVIDIA GPUs"))};
+  Option<std::string> cudaArch{
+      *this, "cuda-arch",
+      llvm::cl::desc("--target=cuda: the GPU architecture (sm_80, sm_90, "
+                     "...): the PTX needs at least this"),
+      llvm::cl::init("sm_80")};
+  Option<std::string> cudaToolkit{
+      *this, "cuda-toolkit",
+      llvm::cl::desc("--target=cuda: the CUDA toolkit (libdevice for math "
+                     "functions); empty: $CUDA_HOME, else /usr/local/cuda"),
+      llvm::cl::init("")};
   Option<unsigned> optLevel{*this, "opt-level",
                             llvm::cl::desc("Optimization level 0..3"),
                             llvm::cl::init(2)};
@@ -126,6 +149,15 @@ void buildLinalgToBuffersPipeline(OpPassManager &pm,
 /// memrefs to the LLVM dialect, then the artifact ABI (entries, manifest).
 void buildBuffersToLLVMPipeline(OpPassManager &pm,
                                 const PipelineOptions &options);
+/// --target=cuda: memrefs to device buffers, loop nests to kernels, PTX in
+/// gpu.binary ops, host code in the LLVM dialect, then the artifact ABI.
+void buildBuffersToCUDAPipeline(OpPassManager &pm,
+                                const PipelineOptions &options);
+/// Parses a --target value (cpu|cuda).
+std::optional<Target> parseTarget(llvm::StringRef name);
+/// Whether `arch` names a CUDA architecture the backend knows (sm_NN).
+bool isKnownCudaArch(llvm::StringRef arch);
+
 /// Adds every phase after `from` up to and including `to`.
 void buildPipeline(OpPassManager &pm, const PipelineOptions &options,
                    Phase from, Phase to);

@@ -244,6 +244,8 @@ public:
   tessel_artifact_t *get() const { return a_; }
   std::string path() const { return tessel_artifact_path(a_); }
   std::string target() const { return tessel_artifact_target(a_); }
+  /// "cpu", or "cuda <device name> sm_NN" (tessel_artifact_device).
+  std::string device() const { return tessel_artifact_device(a_); }
   std::vector<Function> functions() const {
     std::vector<Function> fns;
     for (size_t i = 0, e = tessel_artifact_num_functions(a_); i < e; ++i)

@@ -22,7 +22,7 @@ extern "C" {
 
 #define TESSEL_RUNTIME_VERSION "0.1.0"
 /* Newest artifact ABI version this runtime can load. */
-#define TESSEL_ABI_VERSION 4
+#define TESSEL_ABI_VERSION 5
 
 /* Version string of the loaded library (may differ from the header's). */
 const char *tessel_runtime_version(void);
@@ -129,6 +129,9 @@ void tessel_artifact_free(tessel_artifact_t *artifact);
 const char *tessel_artifact_path(const tessel_artifact_t *artifact);
 /* The manifest's `target` triple. */
 const char *tessel_artifact_target(const tessel_artifact_t *artifact);
+/* Where the artifact's kernels run: "cpu", or for a --target=cuda artifact
+ * "cuda" followed by the device it runs on ("cuda NVIDIA H100 ... sm_90"). */
+const char *tessel_artifact_device(const tessel_artifact_t *artifact);
 uint32_t tessel_artifact_abi_version(const tessel_artifact_t *artifact);
 size_t tessel_artifact_num_functions(const tessel_artifact_t *artifact);
 /* NULL when index is out of range. Owned by the artifact. */

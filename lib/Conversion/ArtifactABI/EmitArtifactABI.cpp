@@ -168,9 +168,12 @@ void printValues(llvm::raw_ostream &os, const FunctionSig &sig) {
 /// The oldest ABI version that can describe the artifact, so that older
 /// runtimes still load what they can: version 1 has neither imports nor
 /// vocabularies, version 2 has no named (dynamic) dimensions, version 3 no
-/// `requires` record.
+/// `requires` record, version 4 no `device` record.
 unsigned abiVersion(ArrayRef<FunctionSig> functions,
-                    ArrayRef<FunctionSig> imports, bool requiresFeatures) {
+                    ArrayRef<FunctionSig> imports, bool requiresFeatures,
+                    bool onDevice) {
+  if (onDevice)
+    return 5;
   if (requiresFeatures)
     return 4;
   unsigned version = imports.empty() ? 1 : 2;
@@ -260,7 +263,8 @@ struct TesselEmitArtifactABIPass
     std::string manifest;
     llvm::raw_string_ostream os(manifest);
     os << TESSEL_MANIFEST_MAGIC " "
-       << abiVersion(entries, imports, !features.empty()) << "\n"
+       << abiVersion(entries, imports, !features.empty(), !device.empty())
+       << "\n"
        << "target " << triple << "\n";
     if (!features.empty()) {
       os << "requires";
@@ -268,6 +272,8 @@ struct TesselEmitArtifactABIPass
         os << ' ' << f;
       os << "\n";
     }
+    if (!device.empty())
+      os << "device " << device << "\n";
     for (auto [slot, sig] : llvm::enumerate(imports)) {
       os << "import " << sig.name << ' ' << slot << "\n";
       printValues(os, sig);

@@ -1,0 +1,423 @@
+/*===- CudaDevice.c - The CUDA calls of --target=cuda artifacts -----------===*
+ *
+ * Linked into every CUDA artifact (as lib/Kernels is into CPU ones). It
+ * defines the `mgpu*` functions that MLIR's gpu-to-llvm lowering calls
+ * (module loads from the artifact's constructors, allocations, copies,
+ * launches) on top of the CUDA driver API, which it loads with dlopen: an
+ * artifact (and the runtime that loads it) starts on a machine without
+ * CUDA, and says so instead of failing to load.
+ *
+ * Errors never abort the process. The first one is kept (sticky) and every
+ * later call does nothing, so a failed allocation cannot lead to a kernel
+ * writing through a null pointer; the runtime asks for it after each call
+ * (__tessel_cuda_take_error) and before the first
+ * (__tessel_cuda_check), and reports it as the call's status.
+ *===----------------------------------------------------------------------===*/
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The driver API subset, declared here: no CUDA header is needed to build
+ * (the ABI of these entry points is stable across driver versions). */
+typedef int CUresult;
+typedef int CUdevice;
+typedef unsigned long long CUdeviceptr;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+typedef struct CUevent_st *CUevent;
+
+enum {
+  CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+  CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+  CU_STREAM_NON_BLOCKING = 1,
+  CU_JIT_ERROR_LOG_BUFFER = 5,
+  CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
+  CU_JIT_OPTIMIZATION_LEVEL = 7,
+};
+
+#define CUDA_FUNCTIONS(X)                                                      \
+  X(cuInit, (unsigned))                                                        \
+  X(cuDeviceGetCount, (int *))                                                 \
+  X(cuDeviceGet, (CUdevice *, int))                                            \
+  X(cuDeviceGetAttribute, (int *, int, CUdevice))                              \
+  X(cuDeviceGetName, (char *, int, CUdevice))                                  \
+  X(cuDevicePrimaryCtxRetain, (CUcontext *, CUdevice))                         \
+  X(cuCtxSetCurrent, (CUcontext))                                              \
+  X(cuGetErrorString, (CUresult, const char **))                               \
+  X(cuModuleLoadData, (CUmodule *, const void *))                              \
+  X(cuModuleLoadDataEx,                                                        \
+    (CUmodule *, const void *, unsigned, int *, void **))                      \
+  X(cuModuleUnload, (CUmodule))                                                \
+  X(cuModuleGetFunction, (CUfunction *, CUmodule, const char *))               \
+  X(cuLaunchKernel,                                                            \
+    (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,   \
+     unsigned, CUstream, void **, void **))                                    \
+  X(cuStreamCreate, (CUstream *, unsigned))                                    \
+  X(cuStreamSynchronize, (CUstream))                                           \
+  X(cuStreamWaitEvent, (CUstream, CUevent, unsigned))                          \
+  X(cuEventCreate, (CUevent *, unsigned))                                      \
+  X(cuEventRecord, (CUevent, CUstream))                                        \
+  X(cuEventSynchronize, (CUevent))                                             \
+  X(cuMemAlloc_v2, (CUdeviceptr *, size_t))                                    \
+  X(cuMemFree_v2, (CUdeviceptr))                                               \
+  X(cuMemcpyAsync, (CUdeviceptr, CUdeviceptr, size_t, CUstream))               \
+  X(cuMemsetD32Async, (CUdeviceptr, unsigned, size_t, CUstream))              \
+  X(cuMemsetD16Async, (CUdeviceptr, unsigned short, size_t, CUstream))
+
+/* Names whose newest ABI has a suffix (cuda.h maps the plain names). */
+#define CUDA_DESTROY_FUNCTIONS(X)                                              \
+  X(cuStreamDestroy_v2, (CUstream))                                            \
+  X(cuEventDestroy_v2, (CUevent))                                              \
+  X(cuMemAllocAsync, (CUdeviceptr *, size_t, CUstream))                        \
+  X(cuMemFreeAsync, (CUdeviceptr, CUstream))
+
+#define DECLARE(name, args) static CUresult(*p_##name) args;
+CUDA_FUNCTIONS(DECLARE)
+CUDA_DESTROY_FUNCTIONS(DECLARE)
+#undef DECLARE
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* Why CUDA cannot be used at all (empty: it can). */
+static char unavailable[512];
+/* The first error of a call (sticky until taken). */
+static char failed[1024];
+static CUcontext context;
+static CUdevice device;
+static int deviceArch; /* major * 10 + minor */
+static char deviceName[128];
+static __thread CUstream threadStream;
+
+static void setf(char *buf, size_t size, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, size, fmt, ap);
+  va_end(ap);
+}
+
+static const char *errorName(CUresult r) {
+  const char *s = NULL;
+  if (p_cuGetErrorString && p_cuGetErrorString(r, &s) == 0 && s)
+    return s;
+  return "unknown CUDA error";
+}
+
+static void initialize(void) {
+  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    const char *why = dlerror();
+    setf(unavailable, sizeof unavailable,
+         "no CUDA driver: libcuda.so.1 cannot be loaded (%s); this artifact "
+         "was compiled with --target=cuda and needs an NVIDIA GPU and its "
+         "driver",
+         why ? why : "not found");
+    return;
+  }
+#define LOAD(name, args)                                                       \
+  p_##name = (CUresult(*) args)dlsym(lib, #name);                              \
+  if (!p_##name) {                                                             \
+    setf(unavailable, sizeof unavailable,                                      \
+         "the CUDA driver (libcuda.so.1) lacks %s: it is too old", #name);     \
+    return;                                                                    \
+  }
+  CUDA_FUNCTIONS(LOAD)
+  CUDA_DESTROY_FUNCTIONS(LOAD)
+#undef LOAD
+  CUresult r = p_cuInit(0);
+  int count = 0;
+  if (r == 0)
+    r = p_cuDeviceGetCount(&count);
+  if (r != 0 || count == 0) {
+    setf(unavailable, sizeof unavailable,
+         "no CUDA device: the driver is present but reports %s",
+         r != 0 ? errorName(r) : "no device");
+    return;
+  }
+  int ordinal = 0;
+  const char *env = getenv("TESSEL_CUDA_DEVICE");
+  if (env && *env) {
+    char *end = NULL;
+    long v = strtol(env, &end, 10);
+    if (*end || v < 0 || v >= count) {
+      setf(unavailable, sizeof unavailable,
+           "TESSEL_CUDA_DEVICE=%s: this machine has CUDA devices 0..%d", env,
+           count - 1);
+      return;
+    }
+    ordinal = (int)v;
+  }
+  int major = 0, minor = 0;
+  if ((r = p_cuDeviceGet(&device, ordinal)) != 0 ||
+      (r = p_cuDeviceGetAttribute(
+           &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device)) != 0 ||
+      (r = p_cuDeviceGetAttribute(
+           &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device)) != 0 ||
+      (r = p_cuDevicePrimaryCtxRetain(&context, device)) != 0) {
+    setf(unavailable, sizeof unavailable, "cannot use CUDA device %d: %s",
+         ordinal, errorName(r));
+    return;
+  }
+  deviceArch = major * 10 + minor;
+  if (p_cuDeviceGetName(deviceName, sizeof deviceName, device) != 0)
+    strcpy(deviceName, "NVIDIA GPU");
+}
+
+/* Whether calls may go to the device (initialized, no pending error), with
+ * this thread's context current. */
+static int ready(void) {
+  static __thread CUcontext current;
+  pthread_once(&once, initialize);
+  if (unavailable[0])
+    return 0;
+  pthread_mutex_lock(&lock);
+  int ok = failed[0] == 0;
+  pthread_mutex_unlock(&lock);
+  if (ok && current != context) {
+    CUresult r = p_cuCtxSetCurrent(context);
+    if (r != 0) {
+      pthread_mutex_lock(&lock);
+      if (!failed[0])
+        setf(failed, sizeof failed, "cuCtxSetCurrent: %s", errorName(r));
+      pthread_mutex_unlock(&lock);
+      return 0;
+    }
+    current = context;
+  }
+  return ok;
+}
+
+/* Records the first failure; returns whether `r` succeeded. */
+static int check(CUresult r, const char *what) {
+  if (r == 0)
+    return 1;
+  pthread_mutex_lock(&lock);
+  if (!failed[0])
+    setf(failed, sizeof failed, "%s failed: %s", what, errorName(r));
+  pthread_mutex_unlock(&lock);
+  return 0;
+}
+
+/* ---- The runtime's side ------------------------------------------------ */
+
+/* 0 when the artifact can run here; else 1 and why, in `message`. `arch` is
+ * the manifest's (sm_NN): the PTX runs on that architecture and newer. */
+int __tessel_cuda_check(const char *arch, char *message, size_t size) {
+  pthread_once(&once, initialize);
+  if (unavailable[0]) {
+    setf(message, size, "%s", unavailable);
+    return 1;
+  }
+  int need = 0;
+  if (arch && strncmp(arch, "sm_", 3) == 0)
+    need = atoi(arch + 3);
+  if (need > deviceArch) {
+    setf(message, size,
+         "artifact built for %s, device is sm_%d (%s): recompile with "
+         "--cuda-arch=sm_%d",
+         arch, deviceArch, deviceName, deviceArch);
+    return 1;
+  }
+  pthread_mutex_lock(&lock);
+  int bad = failed[0] != 0;
+  if (bad)
+    setf(message, size, "%s", failed);
+  pthread_mutex_unlock(&lock);
+  return bad;
+}
+
+/* 0 when every device call since the last one succeeded; else 1, the first
+ * failure in `message`, and the error is cleared. */
+int __tessel_cuda_take_error(char *message, size_t size) {
+  pthread_mutex_lock(&lock);
+  int bad = failed[0] != 0;
+  if (bad) {
+    setf(message, size, "%s", failed);
+    failed[0] = 0;
+  }
+  pthread_mutex_unlock(&lock);
+  return bad;
+}
+
+/* The device's name and architecture, for reports ("NVIDIA H100 sm_90"). */
+const char *__tessel_cuda_device(void) {
+  static char text[160];
+  pthread_once(&once, initialize);
+  if (unavailable[0])
+    return "";
+  setf(text, sizeof text, "%s sm_%d", deviceName, deviceArch);
+  return text;
+}
+
+/* ---- MLIR's gpu-to-llvm interface (mlir/lib/ExecutionEngine/
+ * CudaRuntimeWrappers.cpp declares the same signatures) ------------------ */
+
+void *mgpuModuleLoad(void *data, size_t size) {
+  (void)size;
+  CUmodule module = NULL;
+  if (ready())
+    check(p_cuModuleLoadData(&module, data), "loading the kernels (cubin)");
+  return module;
+}
+
+void *mgpuModuleLoadJIT(void *data, int optLevel) {
+  CUmodule module = NULL;
+  if (!ready())
+    return NULL;
+  char log[4096] = "";
+  int options[] = {CU_JIT_OPTIMIZATION_LEVEL, CU_JIT_ERROR_LOG_BUFFER,
+                   CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {(void *)(intptr_t)optLevel, log,
+                    (void *)(intptr_t)sizeof log};
+  CUresult r = p_cuModuleLoadDataEx(&module, data, 3, options, values);
+  if (r != 0) {
+    pthread_mutex_lock(&lock);
+    if (!failed[0])
+      setf(failed, sizeof failed,
+           "the driver cannot compile the artifact's PTX (%s)%s%s%s",
+           errorName(r), log[0] ? ": " : "", log,
+           " (a driver older than the PTX ISA it uses?)");
+    pthread_mutex_unlock(&lock);
+    return NULL;
+  }
+  return module;
+}
+
+void mgpuModuleUnload(void *module) {
+  /* At dlclose: unload even after an error, never touch a lost driver. */
+  if (module && !unavailable[0])
+    p_cuModuleUnload((CUmodule)module);
+}
+
+void *mgpuModuleGetFunction(void *module, const char *name) {
+  CUfunction fn = NULL;
+  if (!ready())
+    return NULL;
+  if (!module) {
+    check(1, "the kernels' module is not loaded");
+    return NULL;
+  }
+  check(p_cuModuleGetFunction(&fn, (CUmodule)module, name), name);
+  return fn;
+}
+
+void mgpuLaunchKernel(void *fn, intptr_t gx, intptr_t gy, intptr_t gz,
+                      intptr_t bx, intptr_t by, intptr_t bz, int32_t smem,
+                      void *stream, void **params, void **extra,
+                      size_t paramsCount) {
+  (void)paramsCount;
+  if (!ready() || !fn)
+    return;
+  if (gx > 0x7fffffff || gy > 65535 || gz > 65535) {
+    check(1, "a kernel launch (grid too large)");
+    return;
+  }
+  check(p_cuLaunchKernel((CUfunction)fn, (unsigned)gx, (unsigned)gy,
+                         (unsigned)gz, (unsigned)bx, (unsigned)by,
+                         (unsigned)bz, (unsigned)smem, (CUstream)stream,
+                         params, extra),
+        "a kernel launch");
+}
+
+/* One stream per thread, reused: the lowering creates and destroys one
+ * around every operation. */
+void *mgpuStreamCreate(void) {
+  if (!ready())
+    return NULL;
+  if (!threadStream &&
+      !check(p_cuStreamCreate(&threadStream, CU_STREAM_NON_BLOCKING),
+             "cuStreamCreate"))
+    return NULL;
+  return threadStream;
+}
+
+void mgpuStreamDestroy(void *stream) { (void)stream; }
+
+void mgpuStreamSynchronize(void *stream) {
+  if (ready())
+    check(p_cuStreamSynchronize((CUstream)stream), "a kernel or copy");
+}
+
+void mgpuStreamWaitEvent(void *stream, void *event) {
+  if (ready())
+    check(p_cuStreamWaitEvent((CUstream)stream, (CUevent)event, 0),
+          "cuStreamWaitEvent");
+}
+
+void *mgpuEventCreate(void) {
+  CUevent event = NULL;
+  if (ready())
+    check(p_cuEventCreate(&event, /*CU_EVENT_DISABLE_TIMING*/ 2),
+          "cuEventCreate");
+  return event;
+}
+
+void mgpuEventDestroy(void *event) {
+  if (event && !unavailable[0])
+    p_cuEventDestroy_v2((CUevent)event);
+}
+
+void mgpuEventSynchronize(void *event) {
+  if (ready() && event)
+    check(p_cuEventSynchronize((CUevent)event), "cuEventSynchronize");
+}
+
+void mgpuEventRecord(void *event, void *stream) {
+  if (ready() && event)
+    check(p_cuEventRecord((CUevent)event, (CUstream)stream), "cuEventRecord");
+}
+
+/* Stream-ordered (CUDA 11.2's pool allocator): an allocation or free waits
+ * for nothing but the work queued before it on the same stream. */
+void *mgpuMemAlloc(uint64_t bytes, void *stream, _Bool hostShared) {
+  CUdeviceptr ptr = 0;
+  if (bytes == 0 || !ready())
+    return NULL;
+  if (hostShared) {
+    check(1, "host-shared allocation (not supported)");
+    return NULL;
+  }
+  CUresult r = stream ? p_cuMemAllocAsync(&ptr, bytes, (CUstream)stream)
+                      : p_cuMemAlloc_v2(&ptr, bytes);
+  if (!check(r, "allocating device memory"))
+    return NULL;
+  return (void *)(uintptr_t)ptr;
+}
+
+void mgpuMemFree(void *ptr, void *stream) {
+  /* Freed even after an error: nothing else would free it. */
+  if (!ptr || unavailable[0])
+    return;
+  if (stream)
+    p_cuMemFreeAsync((CUdeviceptr)(uintptr_t)ptr, (CUstream)stream);
+  else
+    p_cuMemFree_v2((CUdeviceptr)(uintptr_t)ptr);
+}
+
+void mgpuMemcpy(void *dst, void *src, size_t bytes, void *stream) {
+  if (bytes && ready())
+    check(p_cuMemcpyAsync((CUdeviceptr)(uintptr_t)dst,
+                          (CUdeviceptr)(uintptr_t)src, bytes, (CUstream)stream),
+          "a copy between host and device");
+}
+
+void mgpuMemset32(void *dst, unsigned value, size_t count, void *stream) {
+  if (count && ready())
+    check(p_cuMemsetD32Async((CUdeviceptr)(uintptr_t)dst, value, count,
+                             (CUstream)stream),
+          "cuMemsetD32");
+}
+
+void mgpuMemset16(void *dst, int value, size_t count, void *stream) {
+  if (count && ready())
+    check(p_cuMemsetD16Async((CUdeviceptr)(uintptr_t)dst,
+                             (unsigned short)value, count, (CUstream)stream),
+          "cuMemsetD16");
+}
+
+void mgpuSetDefaultDevice(int32_t ordinal) { (void)ordinal; }

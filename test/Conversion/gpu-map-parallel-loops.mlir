@@ -1,0 +1,86 @@
+// RUN: tessel-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(tessel-gpu-map-parallel-loops{block-size=128}))" -verify-diagnostics | FileCheck %s
+// RUN: not tessel-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(tessel-gpu-map-parallel-loops{block-size=2048}))" 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: block-size must be 1..1024, got 2048
+
+// A 3-D nest: one thread per iteration, linearized (innermost fastest) and
+// cut into blocks of 128 with a bounds check; the induction variables are
+// recovered with the steps and lower bounds.
+// CHECK-LABEL: func @nest
+// CHECK: arith.ceildivui %{{.*}}, %c2 : index
+// CHECK: %[[TOTAL:.*]] = arith.muli
+// CHECK-NEXT: %[[C128:.*]] = arith.constant 128 : index
+// CHECK-NEXT: %[[BLOCKS:.*]] = arith.ceildivui %[[TOTAL]], %[[C128]]
+// CHECK: %[[GRID:.*]] = arith.maxui %[[BLOCKS]]
+// CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[GRID]], %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C128]],
+// CHECK: %[[BASE:.*]] = arith.muli %[[BX]], %[[C128]]
+// CHECK: %[[ID:.*]] = arith.addi %[[BASE]], %[[TX]]
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[ID]], %[[TOTAL]]
+// CHECK: scf.if %[[IN]]
+// CHECK: arith.remui %[[ID]]
+// CHECK: arith.divui %[[ID]]
+// CHECK: memref.store
+// CHECK: gpu.terminator
+// CHECK-NOT: scf.parallel
+func.func @nest(%y: memref<2x3x40xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c40 = arith.constant 40 : index
+  %cst = arith.constant 1.0 : f32
+  scf.parallel (%i, %j, %k) = (%c0, %c0, %c0) to (%c2, %c3, %c40) step (%c1, %c1, %c2) {
+    memref.store %cst, %y[%i, %j, %k] : memref<2x3x40xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A loop with no parallel dimension (a reduction to a scalar) runs in a
+// one-thread kernel: the host never dereferences device memory.
+// CHECK-LABEL: func @serial
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[ONE:.*]], %{{.*}} = %[[ONE]], %{{.*}} = %[[ONE]]) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[ONE]], %{{.*}} = %[[ONE]], %{{.*}} = %[[ONE]])
+// CHECK-NEXT: scf.for
+// CHECK: memref.store
+// CHECK: gpu.terminator
+func.func @serial(%x: memref<16xf32>, %y: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.for %i = %c0 to %c16 step %c1 {
+    %v = memref.load %x[%i] : memref<16xf32>
+    %a = memref.load %y[] : memref<f32>
+    %s = arith.addf %a, %v : f32
+    memref.store %s, %y[] : memref<f32>
+  }
+  return
+}
+
+// -----
+
+func.func @reduce(%x: memref<16xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %zero = arith.constant 0.0 : f32
+  // expected-error @+1 {{a parallel loop with reductions (scf.reduce) cannot run as a GPU kernel yet}}
+  %r = scf.parallel (%i) = (%c0) to (%c16) step (%c1) init (%zero) -> f32 {
+    %v = memref.load %x[%i] : memref<16xf32>
+    scf.reduce(%v : f32) {
+    ^bb0(%a: f32, %b: f32):
+      %s = arith.addf %a, %b : f32
+      scf.reduce.return %s : f32
+    }
+  }
+  return %r : f32
+}
+
+// -----
+
+func.func @host_reads(%x: memref<4xindex>) -> index {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{the host would read a value computed from device memory}}
+  %n = memref.load %x[%c0] : memref<4xindex>
+  return %n : index
+}

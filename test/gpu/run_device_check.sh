@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Runs what prepare_device_check.py prepared, on a machine with an NVIDIA
+# GPU: every case through tessel-run against its reference, the loads that
+# must fail, then the benchmarks, with PyTorch's (cuBLAS) GEMM in the same
+# run for the ratio. Prints one PASS/FAIL line per case and a summary; exit 1
+# on any failure.
+#
+#   run_device_check.sh DIR [RESULTS.txt]
+set -u
+dir=$(cd "$1" && pwd)
+results=${2:-/dev/null}
+export LD_LIBRARY_PATH="$dir/lib:${LD_LIBRARY_PATH:-}"
+run="$dir/bin/tessel-run"
+cd "$dir"
+pass=0; fail=0
+nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader | tee -a "$results"
+while read -r name so fn rtol atol rest; do
+  [ -z "$name" ] && continue
+  ins=${rest%% -- *}; exps=${rest#* -- }
+  args=()
+  for i in $ins; do args+=("--input=@$i"); done
+  for e in $exps; do args+=("--expected_output=@$e"); done
+  if outp=$("$run" "$so" --function="$fn" --rtol="$rtol" --atol="$atol" "${args[@]}" 2>&1) \
+     && grep -q "SUCCESS" <<<"$outp"; then
+    echo "PASS: $name" | tee -a "$results"; pass=$((pass+1))
+  else
+    echo "FAIL: $name: $(tail -c 600 <<<"$outp")" | tee -a "$results"; fail=$((fail+1))
+  fi
+done < cases.txt
+while read -r name so pattern; do
+  [ -z "$name" ] && continue
+  outp=$("$run" "$so" --input="0*[8,64]" 2>&1); rc=$?
+  if [ $rc -ne 0 ] && grep -q "$pattern" <<<"$outp"; then
+    echo "PASS: $name fails clearly: $outp" | tee -a "$results"; pass=$((pass+1))
+  else
+    echo "FAIL: $name (rc $rc): $outp" | tee -a "$results"; fail=$((fail+1))
+  fi
+done < expect_fail.txt
+outp=$(TESSEL_CUDA_DEVICE=99 "$run" mlp.so --input="0*[8,64]" 2>&1); rc=$?
+if [ $rc -ne 0 ] && grep -q "TESSEL_CUDA_DEVICE=99" <<<"$outp"; then
+  echo "PASS: bad device ordinal fails clearly: $outp" | tee -a "$results"; pass=$((pass+1))
+else
+  echo "FAIL: bad device ordinal (rc $rc): $outp" | tee -a "$results"; fail=$((fail+1))
+fi
+echo "device check: $pass passed, $fail failed" | tee -a "$results"
+# Benchmarks: median of N runs after a warm-up; times include the copies.
+python3 - "$dir" <<'PY' | tee -a "$results"
+import numpy as np, sys, os
+d = sys.argv[1]
+rng = np.random.default_rng(0)
+for line in open(os.path.join(d, "bench.txt")):
+    for tok in line.split()[2:]:
+        if tok.startswith("GEN:"):
+            shape = [int(x) for x in tok[4:].split("x")]
+            np.save(os.path.join(d, "gen_" + tok[4:] + ".npy"),
+                    rng.standard_normal(shape, dtype=np.float32))
+PY
+while read -r name so rest; do
+  [ -z "$name" ] && continue
+  args=()
+  for i in $rest; do
+    case $i in GEN:*) args+=("--input=@gen_${i#GEN:}.npy");; *) args+=("--input=@$i");; esac
+  done
+  n=20; [ "$name" = gemm4096 ] && n=3
+  echo "bench $name: $("$run" "$so" "${args[@]}" --benchmark=$n 2>&1 | tr '\n' ' ')" | tee -a "$results"
+done < bench.txt
+python3 - <<'PY' 2>&1 | tee -a "$results"
+import torch, time
+a = torch.randn(4096, 4096, device="cuda"); b = torch.randn(4096, 4096, device="cuda")
+def t(f, n=10):
+    f(); torch.cuda.synchronize()
+    s = torch.cuda.Event(enable_timing=True); e = torch.cuda.Event(enable_timing=True)
+    s.record()
+    for _ in range(n): f()
+    e.record(); torch.cuda.synchronize()
+    return s.elapsed_time(e) / n
+torch.backends.cuda.matmul.allow_tf32 = False
+f32 = t(lambda: a @ b)
+torch.backends.cuda.matmul.allow_tf32 = True
+tf32 = t(lambda: a @ b)
+ah, bh = a.half(), b.half()
+f16 = t(lambda: ah @ bh)
+fl = 2 * 4096**3
+print(f"cublas 4096^3 (torch {torch.__version__}): f32 {f32:.3f} ms ({fl/f32/1e9:.1f} TFLOP/s), "
+      f"tf32 {tf32:.3f} ms ({fl/tf32/1e9:.1f}), f16 {f16:.3f} ms ({fl/f16/1e9:.1f})")
+PY
+[ $fail -eq 0 ]
