@@ -6,6 +6,7 @@
 #include "tessel/Dialect/Sym/Transforms/Passes.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 #include "tessel/Quantization/Passes.h"
+#include "tessel/Target/TargetBackend.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
@@ -78,21 +79,11 @@ bool mlir::tessel::isKnownCudaArch(llvm::StringRef arch) {
                             arch);
 }
 
-/// The least PTX ISA version that NVPTX accepts for `arch`: 8.0 (CUDA 12.0)
-/// up to Hopper, the version that introduced the architecture after it.
-static StringRef ptxFeatures(StringRef arch) {
-  if (arch == "sm_100")
-    return "+ptx86";
-  if (arch == "sm_120")
-    return "+ptx87";
-  return "+ptx80";
-}
-
 /// Kernel-library codegen is the -O2/-O3 path on the CPU; -O0/-O1 stay
 /// plain loops, and other targets have no kernel library.
 static bool useKernels(const PipelineOptions &options) {
-  return options.target == Target::CPU && options.kernels &&
-         options.optLevel >= 2;
+  return options.kernels && options.optLevel >= 2 &&
+         getTargetBackend(options.target).capabilities(nullptr).kernelLibrary;
 }
 
 void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
@@ -231,118 +222,6 @@ void mlir::tessel::buildLinalgToBuffersPipeline(
     pm.addNestedPass<func::FuncOp>(createTesselPlanBuffers());
 }
 
-void mlir::tessel::buildBuffersToLLVMPipeline(OpPassManager &pm,
-                                              const PipelineOptions &options) {
-  if (useKernels(options))
-    pm.addPass(createTesselKernelsToCalls());
-  pm.addPass(createTesselImportsToCalls());
-  if (options.optLevel >= 2) {
-    pm.addPass(createTesselApproximateMath());
-    pm.addPass(createTesselReassociateReductions());
-  }
-  pm.addNestedPass<func::FuncOp>(createTesselStridedCopyToLinalg());
-  if (options.optLevel >= 2) {
-    TesselVectorizeLinalgOptions vectorize;
-    vectorize.vectorBits = options.vectorBits;
-    pm.addNestedPass<func::FuncOp>(createTesselVectorizeLinalg(vectorize));
-  }
-  if (useKernels(options)) {
-    // Parallel dimensions become scf.parallel, and the large nests run on
-    // the kernel library's thread pool.
-    pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
-    pm.addPass(createTesselOutlineParallelLoops());
-  } else {
-    pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
-  }
-  pm.addPass(createConvertBufferizationToMemRefPass());
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createConvertVectorToSCFPass());
-  pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createConvertMathToLLVMPass());
-  // What LLVM has no intrinsic for (erf, tanh, ...) becomes a libm call.
-  pm.addPass(createConvertMathToLibmPass());
-  pm.addPass(createTesselExpandBF16());
-  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
-  // With the kernel library linked in, buffers come from its caching
-  // allocator (lib/Kernels/Allocator.c) instead of malloc/free.
-  memrefToLLVM.useGenericFunctions = useKernels(options);
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
-  pm.addPass(createConvertVectorToLLVMPass());
-  pm.addPass(createConvertToLLVMPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
-  pm.addPass(createCanonicalizerPass());
-  TesselEmitArtifactABIOptions abi;
-  abi.targetTriple = options.targetTriple;
-  abi.cpuFeatures = options.cpuFeatures;
-  pm.addPass(createTesselEmitArtifactABI(abi));
-}
-
-/// The CUDA toolkit: the option, else $CUDA_HOME, else /usr/local/cuda.
-static std::string cudaToolkitPath(const PipelineOptions &options) {
-  if (!options.cudaToolkit.empty())
-    return options.cudaToolkit;
-  if (const char *home = std::getenv("CUDA_HOME"))
-    return home;
-  return "/usr/local/cuda";
-}
-
-void mlir::tessel::buildBuffersToCUDAPipeline(OpPassManager &pm,
-                                              const PipelineOptions &options) {
-  if (options.optLevel >= 2)
-    pm.addPass(createTesselApproximateMath());
-  pm.addNestedPass<func::FuncOp>(createTesselStridedCopyToLinalg());
-  // Every linalg op becomes a loop nest: its parallel dimensions one
-  // scf.parallel, its reductions scf.for inside (one thread per output
-  // element).
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
-  pm.addNestedPass<func::FuncOp>(createTesselGpuPlaceBuffers());
-  pm.addNestedPass<func::FuncOp>(createTesselGpuMapParallelLoops());
-  pm.addPass(createConvertBufferizationToMemRefPass());
-  pm.addPass(createGpuKernelOutliningPass());
-  // Allocations, copies and launches become asynchronous operations on one
-  // stream, in program order, with one wait at the end (gpu-to-llvm only
-  // lowers the asynchronous forms of gpu.alloc and gpu.memcpy).
-  pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
-  // As upstream's gpu-lower-to-nvvm-pipeline, with Tessel's host ABI last.
-  pm.addPass(createConvertVectorToSCFPass());
-  pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(createConvertNVVMToLLVMPass());
-  pm.addPass(createConvertFuncToLLVMPass());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  GpuNVVMAttachTargetOptions nvvm;
-  nvvm.chip = options.cudaArch;
-  nvvm.features = ptxFeatures(options.cudaArch).str();
-  nvvm.optLevel = std::min(options.optLevel.getValue(), 3u);
-  pm.addPass(createGpuNVVMAttachTarget(nvvm));
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertIndexToLLVMPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
-  pm.addNestedPass<gpu::GPUModuleOp>(LLVM::createNVVMOptimizeForTargetPass());
-  pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
-  pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());
-  pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());
-  pm.addPass(createGpuToLLVMConversionPass());
-  GpuModuleToBinaryPassOptions binary;
-  // PTX: the driver compiles it for the device at load (any sm_NN at or
-  // above the one it was written for).
-  binary.compilationTarget = "isa";
-  binary.toolkitPath = cudaToolkitPath(options);
-  pm.addPass(createGpuModuleToBinaryPass(binary));
-  pm.addPass(createConvertMathToLLVMPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
-  TesselEmitArtifactABIOptions abi;
-  abi.targetTriple = options.targetTriple;
-  abi.device = "cuda " + options.cudaArch.getValue();
-  pm.addPass(createTesselEmitArtifactABI(abi));
-}
-
 void mlir::tessel::buildPipeline(OpPassManager &pm,
                                  const PipelineOptions &options, Phase from,
                                  Phase to) {
@@ -350,12 +229,8 @@ void mlir::tessel::buildPipeline(OpPassManager &pm,
     buildModelToLinalgPipeline(pm, options);
   if (from < Phase::Bufferized && to >= Phase::Bufferized)
     buildLinalgToBuffersPipeline(pm, options);
-  if (from < Phase::LLVM && to >= Phase::LLVM) {
-    if (options.target == Target::CUDA)
-      buildBuffersToCUDAPipeline(pm, options);
-    else
-      buildBuffersToLLVMPipeline(pm, options);
-  }
+  if (from < Phase::LLVM && to >= Phase::LLVM)
+    getTargetBackend(options.target).buildCodegenPipeline(pm, options);
 }
 
 void mlir::tessel::registerTesselPipelines() {
@@ -369,8 +244,11 @@ void mlir::tessel::registerTesselPipelines() {
       buildLinalgToBuffersPipeline);
   PassPipelineRegistration<PipelineOptions>(
       "tessel-buffers-to-llvm",
-      "memrefs to the LLVM dialect plus the artifact ABI",
-      buildBuffersToLLVMPipeline);
+      "memrefs to the LLVM dialect plus the artifact ABI: the target's code "
+      "generation (target=cpu|cuda)",
+      [](OpPassManager &pm, const PipelineOptions &options) {
+        getTargetBackend(options.target).buildCodegenPipeline(pm, options);
+      });
   PassPipelineRegistration<PipelineOptions>(
       "tessel-model-to-llvm", "The whole CPU pipeline: model IR to LLVM",
       [](OpPassManager &pm, const PipelineOptions &options) {

@@ -237,6 +237,10 @@ void checkDevice(tessel_artifact &artifact, void *handle, const void *manifest,
       symbol("__tessel_cuda_take_error"));
   artifact.deviceName =
       reinterpret_cast<const char *(*)()>(symbol("__tessel_cuda_device"));
+  artifact.deviceTiming =
+      reinterpret_cast<void (*)(int)>(symbol("__tessel_cuda_timing"));
+  artifact.lastKernelMs = reinterpret_cast<double (*)()>(
+      symbol("__tessel_cuda_last_kernel_ms"));
   char message[1024] = "";
   if (check(m.deviceArch.c_str(), message, sizeof message) != 0)
     loadError(TESSEL_UNSUPPORTED, path, message);
@@ -405,6 +409,13 @@ const char *tessel_artifact_device(const tessel_artifact_t *a) {
   if (!a || a->deviceKind.empty())
     return "cpu";
   return a->deviceText.c_str();
+}
+void tessel_artifact_set_device_timing(tessel_artifact_t *a, int on) {
+  if (a && a->deviceTiming)
+    a->deviceTiming(on);
+}
+double tessel_artifact_last_kernel_ms(const tessel_artifact_t *a) {
+  return a && a->lastKernelMs ? a->lastKernelMs() : -1.0;
 }
 uint32_t tessel_artifact_abi_version(const tessel_artifact_t *a) {
   return a ? a->version : 0;

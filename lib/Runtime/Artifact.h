@@ -42,6 +42,10 @@ struct tessel_artifact {
   int (*takeDeviceError)(char *, size_t) = nullptr;
   /// The device's name ("NVIDIA H100 80GB HBM3 sm_90").
   const char *(*deviceName)() = nullptr;
+  /// Kernel timing: on/off, and the kernels' time of the calling thread's
+  /// last call (ms, -1 without timing).
+  void (*deviceTiming)(int) = nullptr;
+  double (*lastKernelMs)() = nullptr;
   /// tessel_artifact_device's text ("cuda NVIDIA H100 ... sm_90").
   std::string deviceText;
 };

@@ -275,9 +275,25 @@ Status IRModule::compile(const CompileOptions &options,
     opts.emit = ::mlir::tessel::EmitKind::LLVM;
   else if (options.emit == "mlir")
     opts.emit = ::mlir::tessel::EmitKind::MLIR;
+  else if (options.emit == "ptx")
+    opts.emit = ::mlir::tessel::EmitKind::PTX;
   else
     return Status::failure("unknown emit kind '" + options.emit +
-                           "' (expected lib, obj, llvm or mlir)");
+                           "' (expected lib, obj, llvm, mlir or ptx)");
+  if (std::optional<::mlir::tessel::Target> t =
+          ::mlir::tessel::parseTarget(options.target))
+    opts.target = *t;
+  else
+    return Status::failure("target must be 'cpu' or 'cuda', got '" +
+                           options.target + "'");
+  if (!::mlir::tessel::isKnownCudaArch(options.cudaArch))
+    return Status::failure("unknown cuda_arch '" + options.cudaArch +
+                           "' (expected sm_75, sm_80, sm_86, sm_89, sm_90, "
+                           "sm_90a, sm_100 or sm_120)");
+  opts.cudaArch = options.cudaArch;
+  if (opts.emit == ::mlir::tessel::EmitKind::PTX &&
+      opts.target != ::mlir::tessel::Target::CUDA)
+    return Status::failure("emit='ptx' needs target='cuda'");
   if (!options.compileTo.empty()) {
     opts.compileTo = ::mlir::tessel::parsePhase(options.compileTo);
     if (!opts.compileTo)

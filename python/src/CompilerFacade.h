@@ -38,7 +38,10 @@ struct CompileOptions {
   std::string routeLowering = "grouped";
   /// Non-empty: compile only this compose.component, as the entry point.
   std::string component;
-  /// "lib" (the artifact), "obj", "llvm" or "mlir".
+  /// "cpu" or "cuda" (tessel-compile --target), and the GPU architecture.
+  std::string target = "cpu";
+  std::string cudaArch = "sm_80";
+  /// "lib" (the artifact), "obj", "llvm", "mlir" or "ptx".
   std::string emit = "lib";
   /// Empty, or a phase name: stop there and write its MLIR.
   std::string compileTo;

@@ -400,8 +400,11 @@ PYBIND11_MODULE(_tessel, m) {
              const std::vector<std::string> &quantizeExclude,
              const std::string &quantizeReport,
              const std::string &precision, const std::string &sparsity,
-             const std::string &sparsityReport) {
+             const std::string &sparsityReport, const std::string &target,
+             const std::string &cudaArch) {
             CompileOptions options;
+            options.target = target;
+            options.cudaArch = cudaArch;
             options.optLevel = optLevel;
             options.mcpu = mcpu;
             options.targetTriple = triple;
@@ -451,7 +454,8 @@ PYBIND11_MODULE(_tessel, m) {
           py::arg("calibration_percentile") = 99.99,
           py::arg("quantize_exclude") = std::vector<std::string>{},
           py::arg("quantize_report") = "", py::arg("precision") = "f32",
-          py::arg("sparsity") = "auto", py::arg("sparsity_report") = "")
+          py::arg("sparsity") = "auto", py::arg("sparsity_report") = "",
+          py::arg("target") = "cpu", py::arg("cuda_arch") = "sm_80")
       .def("function_names",
            [](PyIRModule &self) { return self.get().functionNames(); });
 

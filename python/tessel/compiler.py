@@ -160,7 +160,7 @@ def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
             quantize=None, calibration_data=None, calibration_method="minmax",
             calibration_percentile=99.99, quantize_exclude=(),
             quantize_report=None, precision="f32", sparsity="auto",
-            sparsity_report=None):
+            sparsity_report=None, target="cpu", cuda_arch="sm_80"):
     """Compiles ``source`` and returns a callable :class:`CompiledModule`.
 
     source: a ``torch.nn.Module`` (with ``example_inputs``, a tuple of
@@ -203,6 +203,10 @@ def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
     matmul dense); sparsity_report (a path) gets one line per matmul with
     constant weights: shape, zero fraction, best block size, predicted
     speed-up and the choice (``--sparsity-report``).
+    target="cuda" is ``tessel-compile --target=cuda``: the kernels run on
+    an NVIDIA GPU (PTX for ``cuda_arch`` and newer, in the same artifact);
+    calls copy inputs to the device and outputs back. Loading it where
+    there is no CUDA driver or device raises :class:`tessel.Error`.
     Errors raise :class:`tessel.CompileError` carrying the MLIR diagnostics
     (or :class:`tessel.TorchImportError` for an untranslatable torch node).
     """
@@ -226,6 +230,8 @@ def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
         raise ValueError(f"sparsity must be 'auto' or 'off', got {sparsity!r}")
     if sparsity_report is not None and sparsity == "off":
         raise ValueError("sparsity_report applies with sparsity='auto'")
+    if target not in ("cpu", "cuda"):
+        raise ValueError(f"target must be 'cpu' or 'cuda', got {target!r}")
     if precision not in ("f32", "bf16"):
         raise ValueError(f"precision must be 'f32' or 'bf16', got {precision!r}")
     if route_lowering not in ("grouped", "dense"):
@@ -249,6 +255,7 @@ def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
                            if quantize_report is not None else "",
                            precision=precision, sparsity=sparsity,
                            sparsity_report=os.fspath(sparsity_report)
-                           if sparsity_report is not None else "")
+                           if sparsity_report is not None else "",
+                           target=target, cuda_arch=cuda_arch)
     return CompiledModule(path, function=function, threads=threads,
                           _keep=workdir)

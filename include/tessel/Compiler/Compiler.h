@@ -9,6 +9,7 @@
 #define TESSEL_COMPILER_COMPILER_H
 
 #include "tessel/Pipelines/Pipelines.h"
+#include "tessel/Target/TargetBackend.h"
 #include "tessel/Quantization/Calibration.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -20,15 +21,6 @@
 #include <vector>
 
 namespace mlir::tessel {
-
-/// What tessel-compile writes.
-enum class EmitKind {
-  MLIR,    ///< the LLVM-dialect module (or the --compile-to phase's IR)
-  LLVM,    ///< textual LLVM IR after LLVM optimization
-  Object,  ///< a relocatable object file
-  Library, ///< the shared-library artifact (default)
-  PTX,     ///< --target=cuda: the kernels' PTX
-};
 
 /// One model input's calibration samples, stacked on a new leading axis
 /// (`[K, *input shape]`), row-major.

@@ -271,4 +271,27 @@ def TesselGpuMapParallelLoops
                            "::mlir::scf::SCFDialect"];
 }
 
+def TesselGpuTileMatmul
+    : Pass<"tessel-gpu-tile-matmul", "::mlir::func::FuncOp"> {
+  let summary = "f32 matmuls as tiled GPU kernels (shared-memory tiles, "
+                "register blocking)";
+  let description = [{
+    Each f32 `linalg.matmul` / `linalg.batch_matmul` on buffers (default
+    indexing maps) becomes a `gpu.launch`: a block of 256 threads computes
+    a 128x128 tile of the result, staging 8-deep slices of both operands in
+    workgroup memory; each thread keeps an 8x8 block of sums in registers
+    (rows `ty + 16 i`, columns `tx + 16 j`, so that neighbouring threads
+    read neighbouring shared-memory words and write neighbouring result
+    elements). Loads past an edge read zeros (clamped addresses, selected
+    away) and stores past it are skipped: any M, N, K. The result is
+    accumulated onto the output's current contents (its `linalg.fill`), as
+    the linalg op does. The batch is the grid's z dimension.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 #endif // TESSEL_CONVERSION_PASSES

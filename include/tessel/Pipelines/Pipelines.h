@@ -146,13 +146,6 @@ void buildModelToLinalgPipeline(OpPassManager &pm,
 /// linalg on tensors to loops-ready memrefs with out-param results.
 void buildLinalgToBuffersPipeline(OpPassManager &pm,
                                   const PipelineOptions &options);
-/// memrefs to the LLVM dialect, then the artifact ABI (entries, manifest).
-void buildBuffersToLLVMPipeline(OpPassManager &pm,
-                                const PipelineOptions &options);
-/// --target=cuda: memrefs to device buffers, loop nests to kernels, PTX in
-/// gpu.binary ops, host code in the LLVM dialect, then the artifact ABI.
-void buildBuffersToCUDAPipeline(OpPassManager &pm,
-                                const PipelineOptions &options);
 /// Parses a --target value (cpu|cuda).
 std::optional<Target> parseTarget(llvm::StringRef name);
 /// Whether `arch` names a CUDA architecture the backend knows (sm_NN).

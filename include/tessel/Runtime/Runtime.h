@@ -246,6 +246,10 @@ public:
   std::string target() const { return tessel_artifact_target(a_); }
   /// "cpu", or "cuda <device name> sm_NN" (tessel_artifact_device).
   std::string device() const { return tessel_artifact_device(a_); }
+  /// Device artifacts: kernel timing on/off; the last call's kernel time
+  /// (ms; -1 without timing or on the CPU).
+  void setDeviceTiming(bool on) { tessel_artifact_set_device_timing(a_, on); }
+  double lastKernelMs() const { return tessel_artifact_last_kernel_ms(a_); }
   std::vector<Function> functions() const {
     std::vector<Function> fns;
     for (size_t i = 0, e = tessel_artifact_num_functions(a_); i < e; ++i)

@@ -132,6 +132,13 @@ const char *tessel_artifact_target(const tessel_artifact_t *artifact);
 /* Where the artifact's kernels run: "cpu", or for a --target=cuda artifact
  * "cuda" followed by the device it runs on ("cuda NVIDIA H100 ... sm_90"). */
 const char *tessel_artifact_device(const tessel_artifact_t *artifact);
+/* Device artifacts: time the kernels of each call (off by default; timing
+ * records two events per call). No effect on CPU artifacts. */
+void tessel_artifact_set_device_timing(tessel_artifact_t *artifact, int on);
+/* With timing on: the kernels' time in ms of the calling thread's last call
+ * (first launch to last kernel's end: copies in and out excluded); else -1.
+ */
+double tessel_artifact_last_kernel_ms(const tessel_artifact_t *artifact);
 uint32_t tessel_artifact_abi_version(const tessel_artifact_t *artifact);
 size_t tessel_artifact_num_functions(const tessel_artifact_t *artifact);
 /* NULL when index is out of range. Owned by the artifact. */

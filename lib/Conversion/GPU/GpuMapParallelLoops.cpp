@@ -31,7 +31,10 @@ namespace {
 /// dialect's own ops (allocations, copies) are host-side runtime calls.
 bool touchesMemory(Operation *op) {
   bool touches = false;
-  op->walk([&](Operation *nested) {
+  op->walk<WalkOrder::PreOrder>([&](Operation *nested) {
+    // A kernel already formed (a tiled matmul) runs on the device.
+    if (isa<gpu::LaunchOp>(nested))
+      return WalkResult::skip();
     if (isa<gpu::GPUDialect>(nested->getDialect()))
       return WalkResult::advance();
     auto effects = dyn_cast<MemoryEffectOpInterface>(nested);

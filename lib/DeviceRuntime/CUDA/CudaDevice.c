@@ -64,6 +64,7 @@ enum {
   X(cuEventCreate, (CUevent *, unsigned))                                      \
   X(cuEventRecord, (CUevent, CUstream))                                        \
   X(cuEventSynchronize, (CUevent))                                             \
+  X(cuEventElapsedTime, (float *, CUevent, CUevent))                           \
   X(cuMemAlloc_v2, (CUdeviceptr *, size_t))                                    \
   X(cuMemFree_v2, (CUdeviceptr))                                               \
   X(cuMemcpyAsync, (CUdeviceptr, CUdeviceptr, size_t, CUstream))               \
@@ -93,6 +94,13 @@ static CUdevice device;
 static int deviceArch; /* major * 10 + minor */
 static char deviceName[128];
 static __thread CUstream threadStream;
+/* Kernel timing (__tessel_cuda_timing): events around this thread's
+ * launches of the current call, from the first launch's start to the last
+ * one's end; copies before and after the kernels are not in the span. */
+static int timing;
+static __thread CUevent spanStart, spanEnd;
+static __thread int spanOpen;
+static __thread double lastKernelMs = -1;
 
 static void setf(char *buf, size_t size, const char *fmt, ...) {
   va_list ap;
@@ -306,6 +314,40 @@ void *mgpuModuleGetFunction(void *module, const char *name) {
   return fn;
 }
 
+/* Turns kernel timing on or off (off: no events are recorded). */
+void __tessel_cuda_timing(int on) { timing = on; }
+
+/* The kernels' time of this thread's last call in milliseconds (timing on),
+ * else -1. */
+double __tessel_cuda_last_kernel_ms(void) { return lastKernelMs; }
+
+static void spanBegin(CUstream stream) {
+  if (!timing || spanOpen)
+    return;
+  if (!spanStart && (!check(p_cuEventCreate(&spanStart, 0), "cuEventCreate") ||
+                     !check(p_cuEventCreate(&spanEnd, 0), "cuEventCreate")))
+    return;
+  if (check(p_cuEventRecord(spanStart, stream), "cuEventRecord"))
+    spanOpen = 1;
+}
+
+static void spanExtend(CUstream stream) {
+  if (spanOpen)
+    check(p_cuEventRecord(spanEnd, stream), "cuEventRecord");
+}
+
+/* At the call's final synchronization: the span's length. */
+static void spanClose(void) {
+  if (!spanOpen)
+    return;
+  spanOpen = 0;
+  float ms = -1;
+  if (check(p_cuEventSynchronize(spanEnd), "cuEventSynchronize") &&
+      check(p_cuEventElapsedTime(&ms, spanStart, spanEnd),
+            "cuEventElapsedTime"))
+    lastKernelMs = ms;
+}
+
 void mgpuLaunchKernel(void *fn, intptr_t gx, intptr_t gy, intptr_t gz,
                       intptr_t bx, intptr_t by, intptr_t bz, int32_t smem,
                       void *stream, void **params, void **extra,
@@ -317,11 +359,13 @@ void mgpuLaunchKernel(void *fn, intptr_t gx, intptr_t gy, intptr_t gz,
     check(1, "a kernel launch (grid too large)");
     return;
   }
+  spanBegin((CUstream)stream);
   check(p_cuLaunchKernel((CUfunction)fn, (unsigned)gx, (unsigned)gy,
                          (unsigned)gz, (unsigned)bx, (unsigned)by,
                          (unsigned)bz, (unsigned)smem, (CUstream)stream,
                          params, extra),
         "a kernel launch");
+  spanExtend((CUstream)stream);
 }
 
 /* One stream per thread, reused: the lowering creates and destroys one
@@ -339,8 +383,9 @@ void *mgpuStreamCreate(void) {
 void mgpuStreamDestroy(void *stream) { (void)stream; }
 
 void mgpuStreamSynchronize(void *stream) {
-  if (ready())
-    check(p_cuStreamSynchronize((CUstream)stream), "a kernel or copy");
+  if (ready() && check(p_cuStreamSynchronize((CUstream)stream),
+                       "a kernel or copy"))
+    spanClose();
 }
 
 void mgpuStreamWaitEvent(void *stream, void *event) {

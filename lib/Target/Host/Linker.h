@@ -1,6 +1,6 @@
 //===- Linker.h - Link an object into the shared-library artifact -*- C++ -*-===//
-#ifndef TESSEL_LIB_COMPILER_LINKER_H
-#define TESSEL_LIB_COMPILER_LINKER_H
+#ifndef TESSEL_LIB_TARGET_HOST_LINKER_H
+#define TESSEL_LIB_TARGET_HOST_LINKER_H
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"

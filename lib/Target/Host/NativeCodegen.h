@@ -1,6 +1,6 @@
 //===- NativeCodegen.h - LLVM IR to optimized object code -------*- C++ -*-===//
-#ifndef TESSEL_LIB_COMPILER_NATIVECODEGEN_H
-#define TESSEL_LIB_COMPILER_NATIVECODEGEN_H
+#ifndef TESSEL_LIB_TARGET_HOST_NATIVECODEGEN_H
+#define TESSEL_LIB_TARGET_HOST_NATIVECODEGEN_H
 
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Error.h"

@@ -1,6 +1,6 @@
 //===- KernelLibrary.h - Find the kernel archive for a target --*- C++ -*-===//
-#ifndef TESSEL_LIB_COMPILER_KERNELLIBRARY_H
-#define TESSEL_LIB_COMPILER_KERNELLIBRARY_H
+#ifndef TESSEL_LIB_TARGET_HOST_KERNELLIBRARY_H
+#define TESSEL_LIB_TARGET_HOST_KERNELLIBRARY_H
 
 #include "llvm/Support/Error.h"
 #include "llvm/Target/TargetMachine.h"

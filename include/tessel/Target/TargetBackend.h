@@ -1,0 +1,97 @@
+//===- TargetBackend.h - Where compiled code runs ----------------*- C++ -*-===//
+//
+// The compiler's pipeline splits in two (docs/pipeline/targets.md): the
+// target-independent part (import -> model IR -> quantization, sparsity,
+// composition decisions -> fusion -> linalg -> buffers) and per-target
+// code generation. A TargetBackend owns the second part, as IREE's HAL
+// target backends do: the passes from buffers to the LLVM dialect and the
+// artifact ABI, and the serialization of that module into the artifact
+// (object emission, linking, what is linked in). The target-independent
+// pipeline asks a backend only for its capabilities.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_TARGET_TARGETBACKEND_H
+#define TESSEL_TARGET_TARGETBACKEND_H
+
+#include "tessel/Pipelines/Pipelines.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/LogicalResult.h"
+#include "mlir/Support/Timing.h"
+
+#include <string>
+
+namespace llvm {
+class TargetMachine;
+} // namespace llvm
+
+namespace mlir::tessel {
+
+/// What tessel-compile writes.
+enum class EmitKind {
+  MLIR,    ///< the LLVM-dialect module (or the --compile-to phase's IR)
+  LLVM,    ///< textual LLVM IR after LLVM optimization
+  Object,  ///< a relocatable object file
+  Library, ///< the shared-library artifact (default)
+  PTX,     ///< --target=cuda: the kernels' PTX
+};
+
+/// What the target-independent pipeline may rely on. Each is a separate
+/// capability: a target may have a thread pool without a kernel library.
+struct TargetCapabilities {
+  /// Calls into Tessel's kernel library (lib/Kernels: convolutions,
+  /// matmuls, attention, int8 and sparse kernels) at -O2 and up.
+  bool kernelLibrary = false;
+  /// Loop nests run on the kernel library's thread pool.
+  bool threadPool = false;
+  /// Buffers come from the kernel library's caching allocator.
+  bool cachingAllocator = false;
+  /// The host may read values computed by the model (grouped mixture-of-
+  /// experts routing sizes each expert's batch from the router's counts).
+  bool hostReadsResults = true;
+};
+
+/// How a lowered module becomes the output file.
+struct SerializeOptions {
+  EmitKind emit = EmitKind::Library;
+  std::string outputPath;
+  unsigned optLevel = 2;
+  /// Link the kernel library (the CPU at -O2/-O3 with --kernels).
+  bool kernelLibrary = false;
+};
+
+class TargetBackend {
+public:
+  virtual ~TargetBackend() = default;
+
+  /// The --target name: "cpu", "cuda".
+  virtual llvm::StringRef name() const = 0;
+
+  /// Capabilities with this host CPU (the CPU's kernel library exists for
+  /// x86-64 hosts only); null: what the target has on some host.
+  virtual TargetCapabilities
+  capabilities(const llvm::TargetMachine *host) const = 0;
+
+  /// Bufferized IR (tessel-linalg-to-buffers' output) to the LLVM dialect
+  /// with the artifact ABI (entries and manifest).
+  virtual void buildCodegenPipeline(OpPassManager &pm,
+                                    const PipelineOptions &options) const = 0;
+
+  /// Checks what serialize will need (the archives it links) before any
+  /// work is done, so a missing library fails fast.
+  virtual LogicalResult prepare(ModuleOp module, const llvm::TargetMachine &host,
+                                const SerializeOptions &options) const = 0;
+
+  /// Writes the codegen pipeline's module as `options.emit` says.
+  virtual LogicalResult serialize(ModuleOp module, llvm::TargetMachine &host,
+                                  const SerializeOptions &options,
+                                  TimingScope &timing) const = 0;
+};
+
+/// The backend of `target`.
+const TargetBackend &getTargetBackend(Target target);
+
+} // namespace mlir::tessel
+
+#endif // TESSEL_TARGET_TARGETBACKEND_H

@@ -1,0 +1,162 @@
+//===- CUDATarget.cpp - The CUDA target backend ------------------------===//
+//
+// Kernels run on NVIDIA GPUs, the rest of the artifact on the host CPU:
+// buffers live in device memory, each loop nest is a kernel (matmuls tiled
+// kernels), the kernels are PTX in gpu.binary ops that the artifact's
+// constructors load, and the device runtime (lib/DeviceRuntime) is linked
+// into the artifact. See docs/pipeline/cuda.md.
+//
+//===----------------------------------------------------------------------===//
+#include "CUDATarget.h"
+
+#include "../Host/HostArtifact.h"
+#include "../Host/KernelLibrary.h"
+
+#include "tessel/Conversion/Passes.h"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Transforms/Passes.h"
+
+#include <cstdlib>
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+StringRef CUDATargetBackend::name() const { return "cuda"; }
+
+TargetCapabilities
+CUDATargetBackend::capabilities(const llvm::TargetMachine *) const {
+  TargetCapabilities caps;
+  // Values the kernels compute stay in device memory until the outputs are
+  // copied back: the host cannot size a grouped route's batches from them.
+  caps.hostReadsResults = false;
+  return caps;
+}
+
+/// The least PTX ISA version that NVPTX accepts for `arch`: 8.0 (CUDA 12.0)
+/// up to Hopper, the version that introduced the architecture after it.
+static StringRef ptxFeatures(StringRef arch) {
+  if (arch == "sm_100")
+    return "+ptx86";
+  if (arch == "sm_120")
+    return "+ptx87";
+  return "+ptx80";
+}
+
+/// The CUDA toolkit: the option, else $CUDA_HOME, else /usr/local/cuda.
+static std::string cudaToolkitPath(const PipelineOptions &options) {
+  if (!options.cudaToolkit.empty())
+    return options.cudaToolkit;
+  if (const char *home = std::getenv("CUDA_HOME"))
+    return home;
+  return "/usr/local/cuda";
+}
+
+void CUDATargetBackend::buildCodegenPipeline(
+    OpPassManager &pm, const PipelineOptions &options) const {
+  if (options.optLevel >= 2)
+    pm.addPass(createTesselApproximateMath());
+  pm.addNestedPass<func::FuncOp>(createTesselStridedCopyToLinalg());
+  // f32 matmuls: tiled kernels with shared-memory staging.
+  pm.addNestedPass<func::FuncOp>(createTesselGpuTileMatmul());
+  // Every other linalg op becomes a loop nest: its parallel dimensions one
+  // scf.parallel, its reductions scf.for inside (one thread per output
+  // element).
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createTesselGpuPlaceBuffers());
+  pm.addNestedPass<func::FuncOp>(createTesselGpuMapParallelLoops());
+  pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  // Allocations, copies and launches become asynchronous operations on one
+  // stream, in program order, with one wait at the end (gpu-to-llvm only
+  // lowers the asynchronous forms of gpu.alloc and gpu.memcpy).
+  pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+  // As upstream's gpu-lower-to-nvvm-pipeline, with Tessel's host ABI last.
+  pm.addPass(createConvertVectorToSCFPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertNVVMToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  GpuNVVMAttachTargetOptions nvvm;
+  nvvm.chip = options.cudaArch;
+  nvvm.features = ptxFeatures(options.cudaArch).str();
+  nvvm.optLevel = std::min(options.optLevel.getValue(), 3u);
+  pm.addPass(createGpuNVVMAttachTarget(nvvm));
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
+  pm.addNestedPass<gpu::GPUModuleOp>(LLVM::createNVVMOptimizeForTargetPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());
+  pm.addPass(createGpuToLLVMConversionPass());
+  GpuModuleToBinaryPassOptions binary;
+  // PTX: the driver compiles it for the device at load (any sm_NN at or
+  // above the one it was written for).
+  binary.compilationTarget = "isa";
+  binary.toolkitPath = cudaToolkitPath(options);
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  TesselEmitArtifactABIOptions abi;
+  abi.targetTriple = options.targetTriple;
+  abi.device = "cuda " + options.cudaArch.getValue();
+  pm.addPass(createTesselEmitArtifactABI(abi));
+}
+
+
+/// The PTX of every kernel module (gpu.binary objects in "isa" format),
+/// one after the other, each headed by a comment naming its module.
+static LogicalResult writePTX(ModuleOp module, StringRef path) {
+  std::string text;
+  for (auto binary : module.getOps<gpu::BinaryOp>())
+    for (Attribute a : binary.getObjects()) {
+      auto object = dyn_cast<gpu::ObjectAttr>(a);
+      if (!object || object.getFormat() != gpu::CompilationTarget::Assembly)
+        continue;
+      text += "// ---- kernel module " + binary.getName().str() + "\n";
+      text += object.getObject().getValue().str();
+      text += "\n";
+    }
+  return writeTextFile(module, path, [&](raw_ostream &os) { os << text; });
+}
+
+LogicalResult CUDATargetBackend::prepare(ModuleOp module,
+                                         const llvm::TargetMachine &,
+                                         const SerializeOptions &options) const {
+  if (options.emit != EmitKind::Library)
+    return success();
+  llvm::Expected<std::string> archive = findCudaDeviceArchive();
+  if (!archive)
+    return module.emitError() << llvm::toString(archive.takeError());
+  return success();
+}
+
+LogicalResult CUDATargetBackend::serialize(ModuleOp module,
+                                           llvm::TargetMachine &host,
+                                           const SerializeOptions &options,
+                                           TimingScope &timing) const {
+  if (options.emit == EmitKind::PTX)
+    return writePTX(module, options.outputPath);
+  SmallVector<std::string> archives;
+  if (options.emit == EmitKind::Library) {
+    // The device runtime: the CUDA driver calls of the host code.
+    llvm::Expected<std::string> archive = findCudaDeviceArchive();
+    if (!archive)
+      return module.emitError() << llvm::toString(archive.takeError());
+    archives.push_back(*archive);
+  }
+  return writeHostArtifact(module, host, options, archives, timing);
+}

@@ -1,0 +1,25 @@
+//===- CUDATarget.h - The CUDA target backend ----------------------*- C++ -*-===//
+#ifndef TESSEL_LIB_TARGET_CUDA_CUDATARGET_H
+#define TESSEL_LIB_TARGET_CUDA_CUDATARGET_H
+
+#include "tessel/Target/TargetBackend.h"
+
+namespace mlir::tessel {
+
+class CUDATargetBackend : public TargetBackend {
+public:
+  llvm::StringRef name() const override;
+  TargetCapabilities
+  capabilities(const llvm::TargetMachine *host) const override;
+  void buildCodegenPipeline(OpPassManager &pm,
+                            const PipelineOptions &options) const override;
+  LogicalResult prepare(ModuleOp module, const llvm::TargetMachine &host,
+                        const SerializeOptions &options) const override;
+  LogicalResult serialize(ModuleOp module, llvm::TargetMachine &host,
+                          const SerializeOptions &options,
+                          TimingScope &timing) const override;
+};
+
+} // namespace mlir::tessel
+
+#endif // TESSEL_LIB_TARGET_CUDA_CUDATARGET_H

@@ -1,0 +1,57 @@
+// RUN: tessel-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(tessel-gpu-tile-matmul))" | FileCheck %s
+
+// A static batch matmul: one launch, grid (N/128, M/128, batch), 256
+// threads, two workgroup buffers (A's slice transposed and padded), the
+// k loop carrying 64 sums per thread, and no host-level emptiness check.
+// CHECK-LABEL: func @batched
+// CHECK-NOT: scf.if
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %[[BZ:.*]]) in (%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %[[B:.*]]) threads(%[[TID:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256,
+// CHECK-SAME: workgroup(%[[SA:.*]] : memref<8x132xf32, #gpu.address_space<workgroup>>, %[[SB:.*]] : memref<8x128xf32, #gpu.address_space<workgroup>>)
+// CHECK: scf.for {{.*}} -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
+// CHECK: memref.load %arg0[%[[BZ]],
+// CHECK: memref.store %{{.*}}, %[[SA]]
+// CHECK: memref.load %arg1[%[[BZ]],
+// CHECK: memref.store %{{.*}}, %[[SB]]
+// CHECK: gpu.barrier
+// CHECK-COUNT-64: math.fma
+// CHECK: gpu.barrier
+// CHECK: scf.yield
+// CHECK-COUNT-64: memref.store %{{.*}}, %arg2[%[[BZ]],
+// CHECK: gpu.terminator
+// CHECK-NOT: linalg.batch_matmul
+func.func @batched(%a: memref<3x100x70xf32>, %b: memref<3x70x300xf32>, %c: memref<3x100x300xf32>) {
+  linalg.batch_matmul ins(%a, %b : memref<3x100x70xf32>, memref<3x70x300xf32>) outs(%c : memref<3x100x300xf32>)
+  return
+}
+
+// -----
+
+// Dynamic sizes: the launch runs only for a non-empty product.
+// CHECK-LABEL: func @dynamic
+// CHECK: memref.dim
+// CHECK: arith.andi
+// CHECK: scf.if
+// CHECK: gpu.launch
+// CHECK-NOT: linalg.matmul
+func.func @dynamic(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
+  linalg.matmul ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>)
+  return
+}
+
+// -----
+
+// Not f32, or transposed operands (user-defined maps): left to the generic
+// loop nests.
+// CHECK-LABEL: func @left_alone
+// CHECK-NOT: gpu.launch
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<4x8xi32>
+// CHECK: linalg.matmul indexing_maps
+#ma = affine_map<(m, n, k) -> (k, m)>
+#mb = affine_map<(m, n, k) -> (k, n)>
+#mc = affine_map<(m, n, k) -> (m, n)>
+func.func @left_alone(%a: memref<4x8xi32>, %b: memref<8x4xi32>, %c: memref<4x4xi32>,
+                      %x: memref<8x4xf32>, %y: memref<8x4xf32>, %z: memref<4x4xf32>) {
+  linalg.matmul ins(%a, %b : memref<4x8xi32>, memref<8x4xi32>) outs(%c : memref<4x4xi32>)
+  linalg.matmul indexing_maps = [#ma, #mb, #mc] ins(%x, %y : memref<8x4xf32>, memref<8x4xf32>) outs(%z : memref<4x4xf32>)
+  return
+}

@@ -1,0 +1,73 @@
+"""target="cuda" from Python: the options reach the compiler (the PTX it
+writes), and an artifact for the GPU fails to load with a clear error where
+this machine has no CUDA driver (the results on a GPU are checked by
+test/gpu/run_device_check.sh)."""
+import ctypes
+import os
+
+import numpy as np
+import pytest
+import torch
+
+import tessel
+from tessel.compiler import to_module
+
+
+def _has_driver():
+    try:
+        ctypes.CDLL("libcuda.so.1")
+        return True
+    except OSError:
+        return False
+
+
+HAS_DRIVER = _has_driver()
+
+
+class MLP(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = torch.nn.Linear(32, 64)
+        self.fc2 = torch.nn.Linear(64, 8)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
+def test_ptx_for_the_requested_architecture(tmp_path):
+    torch.manual_seed(0)
+    module = to_module(MLP().eval(), (torch.randn(4, 32),))
+    out = tmp_path / "mlp.ptx"
+    module._native.compile(str(out), emit="ptx", target="cuda",
+                           cuda_arch="sm_90")
+    ptx = out.read_text()
+    assert ".target sm_90" in ptx
+    # fc1 and fc2 are tiled matmul kernels: shared-memory slices.
+    assert ptx.count(".shared .align 4 .b8") >= 2
+
+
+@pytest.mark.skipif(HAS_DRIVER, reason="this machine has a CUDA driver")
+def test_no_driver_is_a_clear_error():
+    torch.manual_seed(0)
+    with pytest.raises(tessel.Error, match="no CUDA driver: libcuda.so.1"):
+        tessel.compile(MLP().eval(), (torch.randn(4, 32),), target="cuda")
+
+
+def test_bad_options():
+    net = MLP().eval()
+    x = (torch.randn(4, 32),)
+    with pytest.raises(ValueError, match="target must be 'cpu' or 'cuda'"):
+        tessel.compile(net, x, target="tpu")
+    with pytest.raises(tessel.CompileError, match="unknown cuda_arch 'sm_99'"):
+        tessel.compile(net, x, target="cuda", cuda_arch="sm_99")
+    module = to_module(net, x)
+    with pytest.raises(tessel.CompileError, match="emit='ptx' needs target='cuda'"):
+        module._native.compile(os.devnull, emit="ptx")
+
+
+def test_cpu_target_unchanged():
+    torch.manual_seed(0)
+    net = MLP().eval()
+    x = torch.randn(4, 32)
+    got = tessel.compile(net, (x,), target="cpu")(x.numpy())
+    np.testing.assert_allclose(got, net(x).detach().numpy(), rtol=1e-5, atol=1e-5)
