@@ -55,3 +55,37 @@ func.func @left_alone(%a: memref<4x8xi32>, %b: memref<8x4xi32>, %c: memref<4x4xi
   linalg.matmul indexing_maps = [#ma, #mb, #mc] ins(%x, %y : memref<8x4xf32>, memref<8x4xf32>) outs(%z : memref<4x4xf32>)
   return
 }
+
+// -----
+
+// A convolution is an implicit GEMM: rows (n, oh, ow), columns f, depth
+// (kh, kw, c). The input rows are gathered with the strides and dilations;
+// the filter is read along k (its slice is padded like A's).
+// CHECK-LABEL: func @conv
+// CHECK: gpu.launch
+// CHECK-SAME: workgroup(%{{.*}} : memref<8x132xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<8x132xf32, #gpu.address_space<workgroup>>)
+// CHECK: %[[M:.*]] = arith.minui
+// CHECK-NEXT: %[[K:.*]] = arith.minui
+// CHECK-NEXT: %[[N:.*]] = arith.divui %[[M]], %[[OHOW:.*]] : index
+// CHECK-NEXT: %[[P:.*]] = arith.remui %[[M]], %[[OHOW]]
+// CHECK-NEXT: %[[OY:.*]] = arith.divui %[[P]], %{{.*}}
+// CHECK-NEXT: %[[OX:.*]] = arith.remui %[[P]], %{{.*}}
+// CHECK-NEXT: %[[KY:.*]] = arith.divui %[[K]], %[[KWC:.*]] : index
+// CHECK-NEXT: %[[Q:.*]] = arith.remui %[[K]], %[[KWC]]
+// CHECK-NEXT: %[[KX:.*]] = arith.divui %[[Q]], %{{.*}}
+// CHECK-NEXT: %[[C:.*]] = arith.remui %[[Q]], %{{.*}}
+// CHECK-NEXT: %[[S2:.*]] = arith.constant 2 : index
+// CHECK-NEXT: %[[SY:.*]] = arith.muli %[[OY]], %[[S2]]
+// CHECK-NEXT: %[[D3:.*]] = arith.constant 3 : index
+// CHECK-NEXT: %[[DY:.*]] = arith.muli %[[KY]], %[[D3]]
+// CHECK-NEXT: %[[IY:.*]] = arith.addi %[[SY]], %[[DY]]
+// CHECK: %[[IX:.*]] = arith.addi
+// CHECK-NEXT: memref.load %arg0[%[[N]], %[[IY]], %[[IX]], %[[C]]]
+// CHECK: memref.load %arg1[
+// CHECK-COUNT-64: math.fma
+// CHECK-NOT: linalg.conv_2d
+func.func @conv(%in: memref<2x20x20x16xf32>, %w: memref<24x3x3x16xf32>, %out: memref<2x7x7x24xf32>) {
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<3> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%in, %w : memref<2x20x20x16xf32>, memref<24x3x3x16xf32>) outs(%out : memref<2x7x7x24xf32>)
+  return
+}

@@ -7,6 +7,7 @@
 #
 #   run_device_check.sh DIR [RESULTS.txt]
 set -u
+here=$(cd "$(dirname "$0")" && pwd)
 dir=$(cd "$1" && pwd)
 results=${2:-/dev/null}
 export LD_LIBRARY_PATH="$dir/lib:${LD_LIBRARY_PATH:-}"
@@ -64,6 +65,9 @@ while read -r name so rest; do
   n=20; [ "$name" = gemm4096 ] && n=3
   echo "bench $name: $("$run" "$so" "${args[@]}" --benchmark=$n 2>&1 | tr '\n' ' ')" | tee -a "$results"
 done < bench.txt
+# PyTorch on the same GPU, for the ratios.
+models=$(awk '$1 != "gemm4096" {print $1}' bench.txt)
+[ -n "$models" ] && python3 "$here/torch_times.py" $models 2>&1 | grep -v Warning | tee -a "$results"
 python3 - <<'PY' 2>&1 | tee -a "$results"
 import torch, time
 a = torch.randn(4096, 4096, device="cuda"); b = torch.randn(4096, 4096, device="cuda")

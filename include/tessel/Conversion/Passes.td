@@ -273,19 +273,23 @@ def TesselGpuMapParallelLoops
 
 def TesselGpuTileMatmul
     : Pass<"tessel-gpu-tile-matmul", "::mlir::func::FuncOp"> {
-  let summary = "f32 matmuls as tiled GPU kernels (shared-memory tiles, "
-                "register blocking)";
+  let summary = "f32 matmuls and convolutions as tiled GPU kernels "
+                "(shared-memory tiles, register blocking)";
   let description = [{
-    Each f32 `linalg.matmul` / `linalg.batch_matmul` on buffers (default
-    indexing maps) becomes a `gpu.launch`: a block of 256 threads computes
-    a 128x128 tile of the result, staging 8-deep slices of both operands in
-    workgroup memory; each thread keeps an 8x8 block of sums in registers
-    (rows `ty + 16 i`, columns `tx + 16 j`, so that neighbouring threads
-    read neighbouring shared-memory words and write neighbouring result
-    elements). Loads past an edge read zeros (clamped addresses, selected
-    away) and stores past it are skipped: any M, N, K. The result is
-    accumulated onto the output's current contents (its `linalg.fill`), as
-    the linalg op does. The batch is the grid's z dimension.
+    Each f32 `linalg.matmul` / `linalg.batch_matmul` (default indexing
+    maps) and `linalg.conv_2d_nhwc_fhwc` on buffers becomes a `gpu.launch`
+    computing a GEMM: a block of 256 threads computes a 128x128 tile of the
+    result, staging 8-deep slices of both operands in workgroup memory;
+    each thread keeps an 8x8 block of sums in registers (rows `ty + 16 i`,
+    columns `tx + 16 j`, so that neighbouring threads read neighbouring
+    shared-memory words and write neighbouring result elements). A
+    convolution is the GEMM of rows (n, oh, ow), columns f and depth
+    (kh, kw, c) whose rows are gathered from the input as they are loaded
+    (implicit GEMM, no im2col buffer). Loads past an edge read zeros
+    (clamped addresses, selected away) and stores past it are skipped: any
+    size. The result is accumulated onto the output's current contents (its
+    `linalg.fill`), as the linalg op does. The batch is the grid's z
+    dimension.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::arith::ArithDialect",
