@@ -61,9 +61,13 @@ func.func @left_alone(%a: memref<4x8xi32>, %b: memref<8x4xi32>, %c: memref<4x4xi
 // A convolution is an implicit GEMM: rows (n, oh, ow), columns f, depth
 // (kh, kw, c). The input rows are gathered with the strides and dilations;
 // the filter is read along k (its slice is padded like A's).
+// One output tile (98 x 24) and K = 144: two slices of K (split-K) with a
+// workspace of partial sums, added up by a loop nest after the launch.
 // CHECK-LABEL: func @conv
+// CHECK: %[[WS:.*]] = memref.alloc() : memref<2x98x24xf32>
 // CHECK: gpu.launch
 // CHECK-SAME: workgroup(%{{.*}} : memref<8x132xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<8x132xf32, #gpu.address_space<workgroup>>)
+// CHECK: scf.for
 // CHECK: %[[M:.*]] = arith.minui
 // CHECK-NEXT: %[[K:.*]] = arith.minui
 // CHECK-NEXT: %[[N:.*]] = arith.divui %[[M]], %[[OHOW:.*]] : index
@@ -83,6 +87,15 @@ func.func @left_alone(%a: memref<4x8xi32>, %b: memref<8x4xi32>, %c: memref<4x4xi
 // CHECK-NEXT: memref.load %arg0[%[[N]], %[[IY]], %[[IX]], %[[C]]]
 // CHECK: memref.load %arg1[
 // CHECK-COUNT-64: math.fma
+// CHECK: memref.store %{{.*}}, %[[WS]]
+// CHECK: gpu.terminator
+// CHECK: scf.parallel
+// CHECK: memref.load %[[WS]]
+// CHECK: memref.load %[[WS]]
+// CHECK: arith.addf
+// CHECK: memref.load %arg2
+// CHECK: memref.store %{{.*}}, %arg2
+// CHECK: memref.dealloc %[[WS]]
 // CHECK-NOT: linalg.conv_2d
 func.func @conv(%in: memref<2x20x20x16xf32>, %w: memref<24x3x3x16xf32>, %out: memref<2x7x7x24xf32>) {
   linalg.conv_2d_nhwc_fhwc {dilations = dense<3> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}

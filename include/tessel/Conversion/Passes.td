@@ -298,4 +298,19 @@ def TesselGpuTileMatmul
                            "::mlir::scf::SCFDialect"];
 }
 
+def TesselGpuResidentConstants
+    : Pass<"tessel-gpu-resident-constants", "::mlir::ModuleOp"> {
+  let summary = "Keep the model's constants on the device across calls";
+  let description = [{
+    Runs on the LLVM dialect after `gpu-to-llvm`. A device buffer that is
+    allocated (`mgpuMemAlloc`), filled from a constant global
+    (`mgpuMemcpy` from its address) and freed (`mgpuMemFree`) in every call
+    becomes one call to the device runtime's `__tessel_cuda_constant(host,
+    bytes, stream)`, which copies the constant to the device on the first
+    call and returns the same device copy afterwards (freed when the
+    artifact is unloaded): weights cross the bus once, not per call.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // TESSEL_CONVERSION_PASSES

@@ -78,10 +78,18 @@ struct Gemm {
       accumulate;
   /// Whether the sizes may be zero (then the launch is skipped).
   bool mayBeEmpty = true;
+  /// The sizes where static (M, N, K, batches), else ShapedType::kDynamic.
+  int64_t staticRows = ShapedType::kDynamic, staticCols = ShapedType::kDynamic;
+  int64_t staticDepth = ShapedType::kDynamic;
+  int64_t staticBatches = ShapedType::kDynamic;
+  /// Slices of K computed by separate blocks (split-K), whose partial sums
+  /// a second kernel adds up: for products with few output tiles and a
+  /// long K (a ResNet's last convolutions: 49 x 512 outputs, K = 4608).
+  int64_t splitK = 1;
 };
 
-/// The operand element (i, j), or 0 past the edge: the loader gets clamped
-/// (in-bounds) indices and the value is selected away.
+/// The operand element (i, j), or 0 outside [0, rows) x [0, cols): the
+/// loader gets clamped (in-bounds) indices and the value is selected away.
 Value loadOrZero(Emitter &e, Value i, Value j, Value rows, Value cols,
                  Value rowsMinus1, Value colsMinus1,
                  llvm::function_ref<Value(Value, Value)> load) {
@@ -117,9 +125,21 @@ void emitTiledGemm(OpBuilder &b, Location loc, const Gemm &g) {
   auto sliceB = MemRefType::get({kTileK, kTileN + (g.bAlongK ? kPad : 0)},
                                 b.getF32Type(), MemRefLayoutAttrInterface(),
                                 workgroup);
+  // Split-K: a workspace of partial sums per slice, and each slice's share
+  // of K (whole steps of kTileK).
+  Value slices = e.idx(g.splitK);
+  Value workspace;
+  if (g.splitK > 1) {
+    auto type = MemRefType::get(
+        {g.staticBatches * g.splitK, g.staticRows, g.staticCols},
+        b.getF32Type());
+    workspace = memref::AllocOp::create(b, loc, type);
+  }
+  Value perSlice = e.mul(ceil(ceil(g.depth, g.splitK), kTileK), e.idx(kTileK));
   auto launch = gpu::LaunchOp::create(
-      b, loc, ceil(g.cols, kTileN), ceil(g.rows, kTileM), g.batches,
-      e.idx(kThreads), one, one, /*dynamicSharedMemorySize=*/nullptr,
+      b, loc, ceil(g.cols, kTileN), ceil(g.rows, kTileM),
+      e.mul(g.batches, slices), e.idx(kThreads), one, one,
+      /*dynamicSharedMemorySize=*/nullptr,
       /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{},
       TypeRange{sliceA, sliceB});
   Block &body = launch.getBody().front();
@@ -128,7 +148,10 @@ void emitTiledGemm(OpBuilder &b, Location loc, const Gemm &g) {
   Value sharedB = launch.getWorkgroupAttributions()[1];
 
   Value tid = launch.getThreadIds().x;
-  Value batch = launch.getBlockIds().z;
+  Value bz = launch.getBlockIds().z;
+  Value batch = g.splitK > 1 ? e.div(bz, slices) : bz;
+  Value kBegin = g.splitK > 1 ? e.mul(e.rem(bz, slices), perSlice) : zero;
+  Value kEnd = g.splitK > 1 ? e.min(g.depth, e.add(kBegin, perSlice)) : g.depth;
   Value tx = e.rem(tid, e.idx(kThreadsPerRow));
   Value ty = e.div(tid, e.idx(kThreadsPerRow));
   Value row0 = e.mul(launch.getBlockIds().y, e.idx(kTileM));
@@ -139,7 +162,7 @@ void emitTiledGemm(OpBuilder &b, Location loc, const Gemm &g) {
 
   Value f0 = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
   SmallVector<Value> init(kPerThread * kPerThread, f0);
-  auto kLoop = scf::ForOp::create(b, loc, zero, g.depth, e.idx(kTileK), init);
+  auto kLoop = scf::ForOp::create(b, loc, kBegin, kEnd, e.idx(kTileK), init);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(kLoop.getBody());
@@ -152,7 +175,7 @@ void emitTiledGemm(OpBuilder &b, Location loc, const Gemm &g) {
     for (int64_t r = 0; r < kTileM * kTileK / kThreads; ++r) {
       Value local = e.add(runRow, e.idx(r * kThreads / kTileK));
       Value v = loadOrZero(e, e.add(row0, local), e.add(k0, runK), g.rows,
-                           g.depth, rowsM1, depthM1, [&](Value m, Value k) {
+                           kEnd, rowsM1, depthM1, [&](Value m, Value k) {
                              return g.loadA(e, batch, m, k);
                            });
       memref::StoreOp::create(b, loc, v, sharedA, ValueRange{runK, local});
@@ -161,7 +184,7 @@ void emitTiledGemm(OpBuilder &b, Location loc, const Gemm &g) {
       for (int64_t r = 0; r < kTileN * kTileK / kThreads; ++r) {
         Value local = e.add(runRow, e.idx(r * kThreads / kTileK));
         Value v = loadOrZero(e, e.add(col0, local), e.add(k0, runK), g.cols,
-                             g.depth, colsM1, depthM1, [&](Value n, Value k) {
+                             kEnd, colsM1, depthM1, [&](Value n, Value k) {
                                return g.loadB(e, batch, k, n);
                              });
         memref::StoreOp::create(b, loc, v, sharedB, ValueRange{runK, local});
@@ -173,7 +196,7 @@ void emitTiledGemm(OpBuilder &b, Location loc, const Gemm &g) {
       Value bCol = e.rem(tid, e.idx(kTileN));
       for (int64_t r = 0; r < kTileN * kTileK / kThreads; ++r) {
         Value local = e.add(bK, e.idx(r * kThreads / kTileN));
-        Value v = loadOrZero(e, e.add(k0, local), e.add(col0, bCol), g.depth,
+        Value v = loadOrZero(e, e.add(k0, local), e.add(col0, bCol), kEnd,
                              g.cols, depthM1, colsM1, [&](Value k, Value n) {
                                return g.loadB(e, batch, k, n);
                              });
@@ -216,10 +239,37 @@ void emitTiledGemm(OpBuilder &b, Location loc, const Gemm &g) {
       auto store = scf::IfOp::create(b, loc, in, /*withElse=*/false);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(store.thenBlock());
-      g.accumulate(e, batch, r, c, kLoop.getResult(i * kPerThread + j));
+      Value sum = kLoop.getResult(i * kPerThread + j);
+      if (workspace)
+        memref::StoreOp::create(b, loc, sum, workspace, ValueRange{bz, r, c});
+      else
+        g.accumulate(e, batch, r, c, sum);
     }
   }
   gpu::TerminatorOp::create(b, loc);
+  if (!workspace)
+    return;
+  // The slices' partial sums added up, in slice order (deterministic), by
+  // a loop nest that becomes its own kernel.
+  b.setInsertionPointAfter(launch);
+  auto reduce = scf::ParallelOp::create(
+      b, loc, ValueRange{zero, zero, zero},
+      ValueRange{g.batches, g.rows, g.cols}, ValueRange{one, one, one});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(reduce.getBody());
+    Value bi = reduce.getInductionVars()[0], r = reduce.getInductionVars()[1],
+          c = reduce.getInductionVars()[2];
+    Value base = e.mul(bi, slices);
+    Value sum = memref::LoadOp::create(b, loc, workspace, ValueRange{base, r, c});
+    for (int64_t sl = 1; sl < g.splitK; ++sl)
+      sum = arith::AddFOp::create(
+          b, loc, sum,
+          memref::LoadOp::create(b, loc, workspace,
+                                 ValueRange{e.add(base, e.idx(sl)), r, c}));
+    g.accumulate(e, bi, r, c, sum);
+  }
+  memref::DeallocOp::create(b, loc, workspace);
 }
 
 /// C[batch?][m][n] += A[batch?][m][k] * B[batch?][k][n].
@@ -250,6 +300,12 @@ std::optional<Gemm> matmulGemm(Emitter &e, Operation *op) {
   g.cols = e.dim(c, off + 1);
   g.depth = e.dim(a, off + 1);
   g.batches = batched ? e.dim(c, 0) : e.idx(1);
+  auto ct = cast<MemRefType>(c.getType());
+  auto atype = cast<MemRefType>(a.getType());
+  g.staticRows = ct.getDimSize(off);
+  g.staticCols = ct.getDimSize(off + 1);
+  g.staticDepth = atype.getDimSize(off + 1);
+  g.staticBatches = batched ? ct.getDimSize(0) : 1;
   g.mayBeEmpty = !staticNonEmpty(a) || !staticNonEmpty(bm) || !staticNonEmpty(c);
   g.loadA = [=](Emitter &e, Value batch, Value m, Value k) {
     return memref::LoadOp::create(e.b, e.loc, a, at(batch, m, k)).getResult();
@@ -288,6 +344,14 @@ std::optional<Gemm> convGemm(Emitter &e, Operation *op) {
   g.depth = e.mul(e.dim(w, 1), kwc);
   g.batches = e.idx(1);
   g.bAlongK = true;
+  auto ot = cast<MemRefType>(out.getType());
+  auto wt = cast<MemRefType>(w.getType());
+  if (ot.hasStaticShape() && wt.hasStaticShape()) {
+    g.staticRows = ot.getDimSize(0) * ot.getDimSize(1) * ot.getDimSize(2);
+    g.staticCols = ot.getDimSize(3);
+    g.staticDepth = wt.getDimSize(1) * wt.getDimSize(2) * wt.getDimSize(3);
+  }
+  g.staticBatches = 1;
   g.mayBeEmpty =
       !staticNonEmpty(in) || !staticNonEmpty(w) || !staticNonEmpty(out);
   g.loadA = [=](Emitter &e, Value, Value m, Value k) {
@@ -323,6 +387,26 @@ std::optional<Gemm> asGemm(Emitter &e, Operation *op) {
   return convGemm(e, op);
 }
 
+/// Enough blocks to fill a large GPU (132 SMs on an H100/H200, two blocks
+/// each) when the output has few tiles, with every slice at least 64 deep.
+/// Static sizes only (the workspace is statically shaped).
+int64_t chooseSplitK(const Gemm &g) {
+  if (ShapedType::isDynamic(g.staticRows) ||
+      ShapedType::isDynamic(g.staticCols) ||
+      ShapedType::isDynamic(g.staticDepth) ||
+      ShapedType::isDynamic(g.staticBatches))
+    return 1;
+  constexpr int64_t kTargetBlocks = 264, kMinSliceDepth = 64;
+  int64_t blocks = llvm::divideCeil(g.staticRows, kTileM) *
+                   llvm::divideCeil(g.staticCols, kTileN) * g.staticBatches;
+  if (blocks == 0 || blocks >= kTargetBlocks / 2)
+    return 1;
+  int64_t byDepth = g.staticDepth / kMinSliceDepth;
+  int64_t split =
+      std::min<int64_t>(llvm::divideCeil(kTargetBlocks, blocks), byDepth);
+  return std::max<int64_t>(split, 1);
+}
+
 struct TesselGpuTileMatmulPass
     : tessel::impl::TesselGpuTileMatmulBase<TesselGpuTileMatmulPass> {
   void runOnOperation() override {
@@ -339,6 +423,7 @@ struct TesselGpuTileMatmulPass
       std::optional<Gemm> g = asGemm(e, op);
       if (!g)
         continue; // its size queries are dead code, folded later
+      g->splitK = chooseSplitK(*g);
       emitTiledGemm(b, op->getLoc(), *g);
       op->erase();
     }

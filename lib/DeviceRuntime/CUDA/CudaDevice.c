@@ -466,3 +466,70 @@ void mgpuMemset16(void *dst, int value, size_t count, void *stream) {
 }
 
 void mgpuSetDefaultDevice(int32_t ordinal) { (void)ordinal; }
+
+/* ---- Constants resident on the device (tessel-gpu-resident-constants) --- */
+
+/* Device copies of the artifact's constants, keyed by their host address
+ * (each loaded artifact has its own): made at the first call that needs
+ * one, freed when the artifact is unloaded. */
+typedef struct {
+  const void *host;
+  CUdeviceptr device;
+} Resident;
+static Resident *residents;
+static size_t numResidents, capResidents;
+static pthread_mutex_t residentLock = PTHREAD_MUTEX_INITIALIZER;
+
+void *__tessel_cuda_constant(const void *host, int64_t bytes, void *stream) {
+  if (!ready() || bytes <= 0)
+    return NULL;
+  pthread_mutex_lock(&residentLock);
+  for (size_t i = 0; i < numResidents; ++i)
+    if (residents[i].host == host) {
+      void *found = (void *)(uintptr_t)residents[i].device;
+      pthread_mutex_unlock(&residentLock);
+      return found;
+    }
+  CUdeviceptr ptr = 0;
+  void *result = NULL;
+  if (numResidents == capResidents) {
+    size_t cap = capResidents ? 2 * capResidents : 64;
+    Resident *grown = realloc(residents, cap * sizeof *grown);
+    if (!grown) {
+      check(1, "recording a resident constant (out of host memory)");
+      pthread_mutex_unlock(&residentLock);
+      return NULL;
+    }
+    residents = grown;
+    capResidents = cap;
+  }
+  /* Not stream-ordered: the copy outlives this call's stream work. The
+   * copy is made before any kernel of this call reads it (same stream
+   * order is not needed: cuMemcpy completes before it returns). */
+  (void)stream;
+  if (check(p_cuMemAlloc_v2(&ptr, (size_t)bytes),
+            "allocating device memory for a constant") &&
+      check(p_cuMemcpyAsync(ptr, (CUdeviceptr)(uintptr_t)host, (size_t)bytes,
+                            NULL),
+            "copying a constant to the device") &&
+      check(p_cuStreamSynchronize(NULL), "copying a constant to the device")) {
+    residents[numResidents].host = host;
+    residents[numResidents].device = ptr;
+    ++numResidents;
+    result = (void *)(uintptr_t)ptr;
+  } else if (ptr) {
+    p_cuMemFree_v2(ptr);
+  }
+  pthread_mutex_unlock(&residentLock);
+  return result;
+}
+
+/* At dlclose of the artifact (its constants' addresses die with it). */
+__attribute__((destructor)) static void freeResidents(void) {
+  if (!unavailable[0] && p_cuMemFree_v2)
+    for (size_t i = 0; i < numResidents; ++i)
+      p_cuMemFree_v2(residents[i].device);
+  free(residents);
+  residents = NULL;
+  numResidents = capResidents = 0;
+}

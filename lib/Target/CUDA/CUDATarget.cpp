@@ -100,6 +100,9 @@ void CUDATargetBackend::buildCodegenPipeline(
   pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());
   pm.addPass(createGpuToLLVMConversionPass());
+  pm.addPass(createCanonicalizerPass());
+  // Weights cross the bus once: device copies cached by the runtime.
+  pm.addPass(createTesselGpuResidentConstants());
   GpuModuleToBinaryPassOptions binary;
   // PTX: the driver compiles it for the device at load (any sm_NN at or
   // above the one it was written for).
