@@ -33,6 +33,10 @@ LogicalResult mlir::tessel::compileModule(ModuleOp module,
   if (!tm)
     return module.emitError() << llvm::toString(tm.takeError());
   const TargetBackend &backend = getTargetBackend(options.target);
+  if (options.precision == Precision::F16 && options.target != Target::CUDA)
+    return module.emitError()
+           << "--precision=f16 needs --target=cuda (the CPU computes in f32 "
+              "or bf16)";
   TargetCapabilities caps = backend.capabilities(tm->get());
 
   SerializeOptions serialize;

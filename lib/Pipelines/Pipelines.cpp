@@ -62,6 +62,8 @@ std::optional<Precision> mlir::tessel::parsePrecision(llvm::StringRef name) {
     return Precision::F32;
   if (name == "bf16")
     return Precision::BF16;
+  if (name == "f16")
+    return Precision::F16;
   return std::nullopt;
 }
 

@@ -241,7 +241,7 @@ Status IRModule::compile(const CompileOptions &options,
           ::mlir::tessel::parsePrecision(options.precision))
     opts.precision = *p;
   else
-    return Status::failure("precision must be 'f32' or 'bf16', got '" +
+    return Status::failure("precision must be 'f32', 'bf16' or 'f16', got '" +
                            options.precision + "'");
   if (options.sparsity != "auto" && options.sparsity != "off")
     return Status::failure("sparsity must be 'auto' or 'off', got '" +

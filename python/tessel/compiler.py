@@ -196,7 +196,9 @@ def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
     precision="bf16" is ``tessel-compile --precision=bf16``: f32
     convolutions and matmuls multiply bf16-rounded operands and sum in f32
     (AVX512_BF16's ``vdpbf16ps``); inputs, outputs and everything else stay
-    f32.
+    f32. precision="f16" (target="cuda" only) multiplies f16-rounded
+    operands on the tensor cores, sums in f32; with target="cuda", "bf16"
+    uses the tensor cores too.
     sparsity="auto" (the default) is ``tessel-compile --sparsity=auto``: at
     opt_level 2 and up, matmuls whose constant weights are mostly zeros run
     on the sparse kernel where its cost model predicts a gain ("off": every
@@ -232,8 +234,9 @@ def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
         raise ValueError("sparsity_report applies with sparsity='auto'")
     if target not in ("cpu", "cuda"):
         raise ValueError(f"target must be 'cpu' or 'cuda', got {target!r}")
-    if precision not in ("f32", "bf16"):
-        raise ValueError(f"precision must be 'f32' or 'bf16', got {precision!r}")
+    if precision not in ("f32", "bf16", "f16"):
+        raise ValueError("precision must be 'f32', 'bf16' or 'f16', got "
+                         f"{precision!r}")
     if route_lowering not in ("grouped", "dense"):
         raise ValueError("route_lowering must be 'grouped' or 'dense', got "
                          f"{route_lowering!r}")

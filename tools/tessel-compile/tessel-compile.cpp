@@ -105,10 +105,12 @@ static cl::opt<std::string> quantize(
     cl::cat(category));
 static cl::opt<std::string> precision(
     "precision",
-    cl::desc("What f32 convolutions and matmuls compute in: f32 (default) "
-             "or bf16 (operands rounded to bf16, sums and results in f32; "
-             "AVX512_BF16's vdpbf16ps where the CPU has it)"),
-    cl::value_desc("f32|bf16"), cl::init("f32"), cl::cat(category));
+    cl::desc("What f32 convolutions and matmuls compute in: f32 (default), "
+             "bf16 (operands rounded to bf16, sums and results in f32; "
+             "AVX512_BF16's vdpbf16ps where the CPU has it, the tensor cores "
+             "on --target=cuda) or f16 (--target=cuda: tensor cores, f32 "
+             "sums)"),
+    cl::value_desc("f32|bf16|f16"), cl::init("f32"), cl::cat(category));
 static cl::list<std::string> calibrationData(
     "calibration-data",
     cl::desc("--quantize=int8: the calibration samples of one model input, "
@@ -361,7 +363,7 @@ int main(int argc, char **argv) {
     options.precision = *p;
   } else {
     errs() << "tessel-compile: error: unknown --precision value '"
-           << precision << "' (expected f32 or bf16)\n";
+           << precision << "' (expected f32, bf16 or f16)\n";
     return 1;
   }
   if (sparsity != "auto" && sparsity != "off") {

@@ -289,13 +289,27 @@ def TesselGpuTileMatmul
     (clamped addresses, selected away) and stores past it are skipped: any
     size. The result is accumulated onto the output's current contents (its
     `linalg.fill`), as the linalg op does. The batch is the grid's z
-    dimension.
+    dimension. Products with few output tiles and a long K are split along
+    K (split-K) into a workspace whose slices a second kernel adds up in
+    order.
+
+    With `precision=f16` or `bf16` the products run on the tensor cores
+    (`nvgpu.mma.sync` m16n8k16, f32 sums): the operands are rounded to that
+    type as they are staged in 16-deep slices, eight warps per block each
+    compute a 64x32 block of 4x4 mma tiles.
   }];
+  let options = [
+    Option<"precision", "precision", "std::string", /*default=*/"\"f32\"",
+           "What the products multiply: f32 (CUDA cores), f16 or bf16 "
+           "(tensor cores, f32 sums)">,
+  ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect",
                            "::mlir::memref::MemRefDialect",
-                           "::mlir::scf::SCFDialect"];
+                           "::mlir::nvgpu::NVGPUDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def TesselGpuResidentConstants

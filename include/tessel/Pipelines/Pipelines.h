@@ -31,6 +31,7 @@ enum class QuantizeMode {
 enum class Precision {
   F32,  // as written
   BF16, // bf16 products (operands rounded to nearest even), f32 sums
+  F16,  // f16 products, f32 sums (GPU targets: the tensor cores)
 };
 
 /// Where the compiled code runs (docs/pipeline/targets.md).
@@ -109,7 +110,9 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::values(
           clEnumValN(Precision::F32, "f32", "f32 products and sums"),
           clEnumValN(Precision::BF16, "bf16",
-                     "bf16 products, f32 sums"))};
+                     "bf16 products, f32 sums"),
+          clEnumValN(Precision::F16, "f16",
+                     "f16 products, f32 sums (--target=cuda)"))};
   Option<bool> sparsity{
       *this, "sparsity",
       llvm::cl::desc("Run matmuls whose constant weights are mostly zeros "
@@ -129,7 +132,7 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
 
 /// Parses a --quantize value (none|int8-dynamic|int8).
 std::optional<QuantizeMode> parseQuantizeMode(llvm::StringRef name);
-/// Parses a --precision value (f32|bf16).
+/// Parses a --precision value (f32|bf16|f16).
 std::optional<Precision> parsePrecision(llvm::StringRef name);
 
 /// The phases of the CPU pipeline, in order.

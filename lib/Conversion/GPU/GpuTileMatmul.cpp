@@ -14,7 +14,9 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 
 #include <functional>
@@ -99,7 +101,20 @@ Value loadOrZero(Emitter &e, Value i, Value j, Value rows, Value cols,
   return arith::SelectOp::create(e.b, e.loc, in, v, zero);
 }
 
-void emitTiledGemm(OpBuilder &b, Location loc, const Gemm &g) {
+/// What the two kernel bodies share: the launch (with its emptiness guard
+/// and split-K workspace) and, per block, its batch and share of K.
+struct Launch {
+  gpu::LaunchOp op;
+  Value workspace, slices, perSlice;
+  Value tid, bz, batch, kBegin, kEnd, row0, col0;
+  Value rowsM1, colsM1, depthM1;
+};
+
+/// Creates the launch of 256-thread blocks, each a 128x128 output tile of
+/// a batch and K slice, with `shared` workgroup buffers; the builder is
+/// left at the start of its body.
+Launch beginLaunch(OpBuilder &b, Location loc, const Gemm &g, int64_t stepK,
+                   TypeRange shared) {
   Emitter e{b, loc};
   Value zero = e.idx(0), one = e.idx(1);
   // Empty products leave the output as it is; the clamped loads need at
@@ -114,10 +129,89 @@ void emitTiledGemm(OpBuilder &b, Location loc, const Gemm &g) {
     auto guard = scf::IfOp::create(b, loc, nonEmpty, /*withElse=*/false);
     b.setInsertionPointToStart(guard.thenBlock());
   }
-
   auto ceil = [&](Value x, int64_t d) {
     return arith::CeilDivUIOp::create(b, loc, x, e.idx(d)).getResult();
   };
+  Launch l;
+  // Split-K: a workspace of partial sums per slice, and each slice's share
+  // of K (whole steps).
+  l.slices = e.idx(g.splitK);
+  if (g.splitK > 1) {
+    auto type = MemRefType::get(
+        {g.staticBatches * g.splitK, g.staticRows, g.staticCols},
+        b.getF32Type());
+    l.workspace = memref::AllocOp::create(b, loc, type);
+  }
+  l.perSlice = e.mul(ceil(ceil(g.depth, g.splitK), stepK), e.idx(stepK));
+  l.op = gpu::LaunchOp::create(
+      b, loc, ceil(g.cols, kTileN), ceil(g.rows, kTileM),
+      e.mul(g.batches, l.slices), e.idx(kThreads), one, one,
+      /*dynamicSharedMemorySize=*/nullptr,
+      /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{}, shared);
+  b.setInsertionPointToStart(&l.op.getBody().front());
+  l.tid = l.op.getThreadIds().x;
+  l.bz = l.op.getBlockIds().z;
+  l.batch = g.splitK > 1 ? e.div(l.bz, l.slices) : l.bz;
+  l.kBegin = g.splitK > 1 ? e.mul(e.rem(l.bz, l.slices), l.perSlice) : zero;
+  l.kEnd = g.splitK > 1 ? e.min(g.depth, e.add(l.kBegin, l.perSlice))
+                        : g.depth;
+  l.row0 = e.mul(l.op.getBlockIds().y, e.idx(kTileM));
+  l.col0 = e.mul(l.op.getBlockIds().x, e.idx(kTileN));
+  l.rowsM1 = arith::SubIOp::create(b, loc, g.rows, one);
+  l.colsM1 = arith::SubIOp::create(b, loc, g.cols, one);
+  l.depthM1 = arith::SubIOp::create(b, loc, g.depth, one);
+  return l;
+}
+
+/// One sum of the block's: added to the output element (the fill's value),
+/// or stored in the slice's workspace; past-the-edge elements skipped.
+void storeSum(Emitter &e, const Gemm &g, const Launch &l, Value r, Value c,
+              Value sum) {
+  Value in = arith::AndIOp::create(e.b, e.loc, e.lt(r, g.rows),
+                                   e.lt(c, g.cols));
+  auto store = scf::IfOp::create(e.b, e.loc, in, /*withElse=*/false);
+  OpBuilder::InsertionGuard guard(e.b);
+  e.b.setInsertionPointToStart(store.thenBlock());
+  if (l.workspace)
+    memref::StoreOp::create(e.b, e.loc, sum, l.workspace,
+                            ValueRange{l.bz, r, c});
+  else
+    g.accumulate(e, l.batch, r, c, sum);
+}
+
+/// Ends the kernel; with split-K, the slices' partial sums are added up in
+/// slice order (deterministic) by a loop nest that becomes its own kernel.
+void endLaunch(OpBuilder &b, Location loc, const Gemm &g, const Launch &l) {
+  gpu::TerminatorOp::create(b, loc);
+  if (!l.workspace)
+    return;
+  Emitter e{b, loc};
+  b.setInsertionPointAfter(l.op);
+  Value zero = e.idx(0), one = e.idx(1);
+  auto reduce = scf::ParallelOp::create(
+      b, loc, ValueRange{zero, zero, zero},
+      ValueRange{g.batches, g.rows, g.cols}, ValueRange{one, one, one});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(reduce.getBody());
+    Value bi = reduce.getInductionVars()[0], r = reduce.getInductionVars()[1],
+          c = reduce.getInductionVars()[2];
+    Value base = e.mul(bi, l.slices);
+    Value sum =
+        memref::LoadOp::create(b, loc, l.workspace, ValueRange{base, r, c});
+    for (int64_t sl = 1; sl < g.splitK; ++sl)
+      sum = arith::AddFOp::create(
+          b, loc, sum,
+          memref::LoadOp::create(b, loc, l.workspace,
+                                 ValueRange{e.add(base, e.idx(sl)), r, c}));
+    g.accumulate(e, bi, r, c, sum);
+  }
+  memref::DeallocOp::create(b, loc, l.workspace);
+}
+
+/// f32 on the CUDA cores: 8-deep slices, an 8x8 block of sums per thread.
+void emitTiledGemm(OpBuilder &b, Location loc, const Gemm &g) {
+  Emitter e{b, loc};
   auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
                                               gpu::AddressSpace::Workgroup);
   auto sliceA = MemRefType::get({kTileK, kTileM + kPad}, b.getF32Type(),
@@ -125,44 +219,19 @@ void emitTiledGemm(OpBuilder &b, Location loc, const Gemm &g) {
   auto sliceB = MemRefType::get({kTileK, kTileN + (g.bAlongK ? kPad : 0)},
                                 b.getF32Type(), MemRefLayoutAttrInterface(),
                                 workgroup);
-  // Split-K: a workspace of partial sums per slice, and each slice's share
-  // of K (whole steps of kTileK).
-  Value slices = e.idx(g.splitK);
-  Value workspace;
-  if (g.splitK > 1) {
-    auto type = MemRefType::get(
-        {g.staticBatches * g.splitK, g.staticRows, g.staticCols},
-        b.getF32Type());
-    workspace = memref::AllocOp::create(b, loc, type);
-  }
-  Value perSlice = e.mul(ceil(ceil(g.depth, g.splitK), kTileK), e.idx(kTileK));
-  auto launch = gpu::LaunchOp::create(
-      b, loc, ceil(g.cols, kTileN), ceil(g.rows, kTileM),
-      e.mul(g.batches, slices), e.idx(kThreads), one, one,
-      /*dynamicSharedMemorySize=*/nullptr,
-      /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{},
-      TypeRange{sliceA, sliceB});
-  Block &body = launch.getBody().front();
-  b.setInsertionPointToStart(&body);
-  Value sharedA = launch.getWorkgroupAttributions()[0];
-  Value sharedB = launch.getWorkgroupAttributions()[1];
-
-  Value tid = launch.getThreadIds().x;
-  Value bz = launch.getBlockIds().z;
-  Value batch = g.splitK > 1 ? e.div(bz, slices) : bz;
-  Value kBegin = g.splitK > 1 ? e.mul(e.rem(bz, slices), perSlice) : zero;
-  Value kEnd = g.splitK > 1 ? e.min(g.depth, e.add(kBegin, perSlice)) : g.depth;
+  Launch l = beginLaunch(b, loc, g, kTileK, TypeRange{sliceA, sliceB});
+  Value sharedA = l.op.getWorkgroupAttributions()[0];
+  Value sharedB = l.op.getWorkgroupAttributions()[1];
+  Value tid = l.tid, row0 = l.row0, col0 = l.col0, batch = l.batch;
+  Value kEnd = l.kEnd, rowsM1 = l.rowsM1, colsM1 = l.colsM1,
+        depthM1 = l.depthM1;
   Value tx = e.rem(tid, e.idx(kThreadsPerRow));
   Value ty = e.div(tid, e.idx(kThreadsPerRow));
-  Value row0 = e.mul(launch.getBlockIds().y, e.idx(kTileM));
-  Value col0 = e.mul(launch.getBlockIds().x, e.idx(kTileN));
-  Value rowsM1 = arith::SubIOp::create(b, loc, g.rows, one);
-  Value colsM1 = arith::SubIOp::create(b, loc, g.cols, one);
-  Value depthM1 = arith::SubIOp::create(b, loc, g.depth, one);
 
   Value f0 = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
   SmallVector<Value> init(kPerThread * kPerThread, f0);
-  auto kLoop = scf::ForOp::create(b, loc, kBegin, kEnd, e.idx(kTileK), init);
+  auto kLoop =
+      scf::ForOp::create(b, loc, l.kBegin, kEnd, e.idx(kTileK), init);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(kLoop.getBody());
@@ -229,47 +298,155 @@ void emitTiledGemm(OpBuilder &b, Location loc, const Gemm &g) {
     gpu::BarrierOp::create(b, loc);
     scf::YieldOp::create(b, loc, acc);
   }
-  // The result: added to what the output holds (the fill), past-the-edge
-  // elements skipped.
   for (int64_t i = 0; i < kPerThread; ++i) {
     Value r = e.add(row0, e.add(ty, e.idx(kThreadsPerRow * i)));
     for (int64_t j = 0; j < kPerThread; ++j) {
       Value c = e.add(col0, e.add(tx, e.idx(kThreadsPerRow * j)));
-      Value in = arith::AndIOp::create(b, loc, e.lt(r, g.rows), e.lt(c, g.cols));
-      auto store = scf::IfOp::create(b, loc, in, /*withElse=*/false);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(store.thenBlock());
-      Value sum = kLoop.getResult(i * kPerThread + j);
-      if (workspace)
-        memref::StoreOp::create(b, loc, sum, workspace, ValueRange{bz, r, c});
-      else
-        g.accumulate(e, batch, r, c, sum);
+      storeSum(e, g, l, r, c, kLoop.getResult(i * kPerThread + j));
     }
   }
-  gpu::TerminatorOp::create(b, loc);
-  if (!workspace)
-    return;
-  // The slices' partial sums added up, in slice order (deterministic), by
-  // a loop nest that becomes its own kernel.
-  b.setInsertionPointAfter(launch);
-  auto reduce = scf::ParallelOp::create(
-      b, loc, ValueRange{zero, zero, zero},
-      ValueRange{g.batches, g.rows, g.cols}, ValueRange{one, one, one});
+  endLaunch(b, loc, g, l);
+}
+
+/// f16 or bf16 products on the tensor cores (mma.sync m16n8k16, f32
+/// sums): 16-deep slices rounded to `elem` as they are staged (the
+/// precision's rounding of the operands), both stored [row][k] so that each
+/// thread's fragment pairs are one 32-bit shared-memory load; 8 warps in a
+/// 2 x 4 grid, each a 64 x 32 block of 4 x 4 mma tiles.
+void emitTensorCoreGemm(OpBuilder &b, Location loc, const Gemm &g,
+                        Type elem) {
+  constexpr int64_t kStepK = 16, kPadK = 8, kMmaK = 16;
+  constexpr int64_t kWarpRows = 64, kWarpCols = 32, kWarpGridN = 4;
+  constexpr int64_t kTilesM = kWarpRows / 16, kTilesN = kWarpCols / 8;
+  Emitter e{b, loc};
+  auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
+                                              gpu::AddressSpace::Workgroup);
+  auto slice = MemRefType::get({kTileM, kStepK + kPadK}, elem,
+                               MemRefLayoutAttrInterface(), workgroup);
+  Launch l = beginLaunch(b, loc, g, kStepK, TypeRange{slice, slice});
+  Value sharedA = l.op.getWorkgroupAttributions()[0];
+  Value sharedB = l.op.getWorkgroupAttributions()[1];
+  Value tid = l.tid;
+  Value lane = e.rem(tid, e.idx(32)), warp = e.div(tid, e.idx(32));
+  Value warpRow = e.mul(e.div(warp, e.idx(kWarpGridN)), e.idx(kWarpRows));
+  Value warpCol = e.mul(e.rem(warp, e.idx(kWarpGridN)), e.idx(kWarpCols));
+  Value group = e.div(lane, e.idx(4));
+  Value pair = e.mul(e.rem(lane, e.idx(4)), e.idx(2));
+
+  auto accType = VectorType::get({2, 2}, b.getF32Type());
+  Value zeroAcc = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0)));
+  SmallVector<Value> init(kTilesM * kTilesN, zeroAcc);
+  auto kLoop =
+      scf::ForOp::create(b, loc, l.kBegin, l.kEnd, e.idx(kStepK), init);
   {
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(reduce.getBody());
-    Value bi = reduce.getInductionVars()[0], r = reduce.getInductionVars()[1],
-          c = reduce.getInductionVars()[2];
-    Value base = e.mul(bi, slices);
-    Value sum = memref::LoadOp::create(b, loc, workspace, ValueRange{base, r, c});
-    for (int64_t sl = 1; sl < g.splitK; ++sl)
-      sum = arith::AddFOp::create(
-          b, loc, sum,
-          memref::LoadOp::create(b, loc, workspace,
-                                 ValueRange{e.add(base, e.idx(sl)), r, c}));
-    g.accumulate(e, bi, r, c, sum);
+    b.setInsertionPointToStart(kLoop.getBody());
+    Value k0 = kLoop.getInductionVar();
+    auto stage = [&](Value shared, Value row, Value k, Value v) {
+      Value h = arith::TruncFOp::create(b, loc, elem, v);
+      memref::StoreOp::create(b, loc, h, shared, ValueRange{row, k});
+    };
+    // k-contiguous slices: thread t loads (t / 16 + 16 r, t % 16), half a
+    // warp one 64-byte run. (32-deep slices hold twice the gathered
+    // convolution rows' addresses in registers: they spill.)
+    Value runRow = e.div(tid, e.idx(kStepK));
+    Value runK = e.rem(tid, e.idx(kStepK));
+    for (int64_t r = 0; r < kTileM * kStepK / kThreads; ++r) {
+      Value local = e.add(runRow, e.idx(r * kThreads / kStepK));
+      Value v = loadOrZero(e, e.add(l.row0, local), e.add(k0, runK), g.rows,
+                           l.kEnd, l.rowsM1, l.depthM1, [&](Value m, Value k) {
+                             return g.loadA(e, l.batch, m, k);
+                           });
+      stage(sharedA, local, runK, v);
+    }
+    if (g.bAlongK) {
+      for (int64_t r = 0; r < kTileN * kStepK / kThreads; ++r) {
+        Value local = e.add(runRow, e.idx(r * kThreads / kStepK));
+        Value v = loadOrZero(e, e.add(l.col0, local), e.add(k0, runK), g.cols,
+                             l.kEnd, l.colsM1, l.depthM1,
+                             [&](Value n, Value k) {
+                               return g.loadB(e, l.batch, k, n);
+                             });
+        stage(sharedB, local, runK, v);
+      }
+    } else {
+      // n-contiguous: thread t loads (t / 128 + 2 r, t % 128), stored
+      // transposed.
+      Value bK = e.div(tid, e.idx(kTileN));
+      Value bCol = e.rem(tid, e.idx(kTileN));
+      for (int64_t r = 0; r < kTileN * kStepK / kThreads; ++r) {
+        Value local = e.add(bK, e.idx(r * kThreads / kTileN));
+        Value v = loadOrZero(e, e.add(k0, local), e.add(l.col0, bCol), l.kEnd,
+                             g.cols, l.depthM1, l.colsM1,
+                             [&](Value k, Value n) {
+                               return g.loadB(e, l.batch, k, n);
+                             });
+        stage(sharedB, bCol, local, v);
+      }
+    }
+    gpu::BarrierOp::create(b, loc);
+    SmallVector<Value> acc(kLoop.getRegionIterArgs().begin(),
+                           kLoop.getRegionIterArgs().end());
+    auto pairType = VectorType::get({2}, elem);
+    auto load2 = [&](Value shared, Value row, Value k) {
+      return vector::LoadOp::create(b, loc, pairType, shared,
+                                    ValueRange{row, k})
+          .getResult();
+    };
+    for (int64_t ks = 0; ks < kStepK; ks += kMmaK) {
+      Value kLo = e.add(pair, e.idx(ks)), kHi = e.add(pair, e.idx(ks + 8));
+      // Fragments (PTX ISA, mma.m16n8k16): A's rows group and group + 8,
+      // columns pair and pair + 8; B's column group, rows pair and pair + 8.
+      SmallVector<Value> aFrag, bFrag;
+      for (int64_t i = 0; i < kTilesM; ++i) {
+        Value r = e.add(warpRow, e.add(group, e.idx(16 * i)));
+        Value r8 = e.add(r, e.idx(8));
+        Value frag = arith::ConstantOp::create(
+            b, loc,
+            DenseElementsAttr::get(VectorType::get({4, 2}, elem),
+                                   b.getFloatAttr(elem, 0)));
+        Value parts[] = {load2(sharedA, r, kLo), load2(sharedA, r8, kLo),
+                         load2(sharedA, r, kHi), load2(sharedA, r8, kHi)};
+        for (int64_t p = 0; p < 4; ++p)
+          frag = vector::InsertOp::create(b, loc, parts[p], frag, p);
+        aFrag.push_back(frag);
+      }
+      for (int64_t j = 0; j < kTilesN; ++j) {
+        Value n = e.add(warpCol, e.add(group, e.idx(8 * j)));
+        Value frag = arith::ConstantOp::create(
+            b, loc,
+            DenseElementsAttr::get(VectorType::get({2, 2}, elem),
+                                   b.getFloatAttr(elem, 0)));
+        frag = vector::InsertOp::create(b, loc, load2(sharedB, n, kLo), frag, 0);
+        frag = vector::InsertOp::create(b, loc, load2(sharedB, n, kHi), frag, 1);
+        bFrag.push_back(frag);
+      }
+      for (int64_t i = 0; i < kTilesM; ++i)
+        for (int64_t j = 0; j < kTilesN; ++j) {
+          Value &sum = acc[i * kTilesN + j];
+          sum = nvgpu::MmaSyncOp::create(b, loc, aFrag[i], bFrag[j], sum,
+                                         ArrayRef<int64_t>{16, 8, 16});
+        }
+    }
+    gpu::BarrierOp::create(b, loc);
+    scf::YieldOp::create(b, loc, acc);
   }
-  memref::DeallocOp::create(b, loc, workspace);
+  // Accumulator (i, j): rows group and group + 8, columns pair, pair + 1.
+  for (int64_t i = 0; i < kTilesM; ++i)
+    for (int64_t j = 0; j < kTilesN; ++j) {
+      Value sums = kLoop.getResult(i * kTilesN + j);
+      for (int64_t h = 0; h < 2; ++h) {
+        Value r = e.add(l.row0, e.add(warpRow, e.add(group, e.idx(16 * i + 8 * h))));
+        for (int64_t q = 0; q < 2; ++q) {
+          Value c = e.add(l.col0, e.add(warpCol, e.add(pair, e.idx(8 * j + q))));
+          Value v = vector::ExtractOp::create(b, loc, sums,
+                                              ArrayRef<int64_t>{h, q});
+          storeSum(e, g, l, r, c, v);
+        }
+      }
+    }
+  endLaunch(b, loc, g, l);
 }
 
 /// C[batch?][m][n] += A[batch?][m][k] * B[batch?][k][n].
@@ -409,7 +586,14 @@ int64_t chooseSplitK(const Gemm &g) {
 
 struct TesselGpuTileMatmulPass
     : tessel::impl::TesselGpuTileMatmulBase<TesselGpuTileMatmulPass> {
+  using Base::Base;
+
   void runOnOperation() override {
+    if (precision != "f32" && precision != "f16" && precision != "bf16") {
+      getOperation().emitError()
+          << "precision must be f32, f16 or bf16, got '" << precision << "'";
+      return signalPassFailure();
+    }
     SmallVector<Operation *> candidates;
     getOperation().walk([&](Operation *op) {
       if (isa<linalg::MatmulOp, linalg::BatchMatmulOp,
@@ -424,7 +608,12 @@ struct TesselGpuTileMatmulPass
       if (!g)
         continue; // its size queries are dead code, folded later
       g->splitK = chooseSplitK(*g);
-      emitTiledGemm(b, op->getLoc(), *g);
+      if (precision == "f32")
+        emitTiledGemm(b, op->getLoc(), *g);
+      else
+        emitTensorCoreGemm(b, op->getLoc(), *g,
+                           precision == "f16" ? Type(b.getF16Type())
+                                              : Type(b.getBF16Type()));
       op->erase();
     }
   }

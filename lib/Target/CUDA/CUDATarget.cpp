@@ -65,7 +65,11 @@ void CUDATargetBackend::buildCodegenPipeline(
     pm.addPass(createTesselApproximateMath());
   pm.addNestedPass<func::FuncOp>(createTesselStridedCopyToLinalg());
   // f32 matmuls: tiled kernels with shared-memory staging.
-  pm.addNestedPass<func::FuncOp>(createTesselGpuTileMatmul());
+  TesselGpuTileMatmulOptions tile;
+  tile.precision = options.precision == Precision::F16    ? "f16"
+                   : options.precision == Precision::BF16 ? "bf16"
+                                                          : "f32";
+  pm.addNestedPass<func::FuncOp>(createTesselGpuTileMatmul(tile));
   // Every other linalg op becomes a loop nest: its parallel dimensions one
   // scf.parallel, its reductions scf.for inside (one thread per output
   // element).
@@ -79,6 +83,7 @@ void CUDATargetBackend::buildCodegenPipeline(
   // lowers the asynchronous forms of gpu.alloc and gpu.memcpy).
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
   // As upstream's gpu-lower-to-nvvm-pipeline, with Tessel's host ABI last.
+  pm.addPass(createConvertNVGPUToNVVMPass());
   pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertNVVMToLLVMPass());
