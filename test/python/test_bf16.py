@@ -62,5 +62,5 @@ def test_bf16_products_f32_sums(opt_level):
 
 
 def test_bad_precision():
-    with pytest.raises(ValueError, match="precision must be 'f32' or 'bf16'"):
+    with pytest.raises(ValueError, match="precision must be 'f32', 'bf16' or 'f16'"):
         tessel.compile(torch.nn.Linear(2, 2), (torch.randn(1, 2),), precision="fp8")

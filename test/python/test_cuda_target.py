@@ -71,3 +71,8 @@ def test_cpu_target_unchanged():
     x = torch.randn(4, 32)
     got = tessel.compile(net, (x,), target="cpu")(x.numpy())
     np.testing.assert_allclose(got, net(x).detach().numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_f16_needs_the_gpu():
+    with pytest.raises(tessel.CompileError, match="--precision=f16 needs --target=cuda"):
+        tessel.compile(MLP().eval(), (torch.randn(4, 32),), precision="f16")
