@@ -7,13 +7,21 @@
 // CHECK-NOT: scf.if
 // CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %[[BZ:.*]]) in (%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %[[B:.*]]) threads(%[[TID:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256,
 // CHECK-SAME: workgroup(%[[SA:.*]] : memref<8x132xf32, #gpu.address_space<workgroup>>, %[[SB:.*]] : memref<8x128xf32, #gpu.address_space<workgroup>>)
-// CHECK: scf.for {{.*}} -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
+// The first slice is staged before the loop; in the loop the next slice's
+// loads are issued before the products and stored after them (software
+// pipelining through registers).
 // CHECK: memref.load %arg0[%[[BZ]],
-// CHECK: memref.store %{{.*}}, %[[SA]]
 // CHECK: memref.load %arg1[%[[BZ]],
+// CHECK: memref.store %{{.*}}, %[[SA]]
 // CHECK: memref.store %{{.*}}, %[[SB]]
 // CHECK: gpu.barrier
+// CHECK: scf.for {{.*}} -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
+// CHECK: memref.load %arg0[%[[BZ]],
+// CHECK: memref.load %arg1[%[[BZ]],
 // CHECK-COUNT-64: math.fma
+// CHECK: gpu.barrier
+// CHECK: memref.store %{{.*}}, %[[SA]]
+// CHECK: memref.store %{{.*}}, %[[SB]]
 // CHECK: gpu.barrier
 // CHECK: scf.yield
 // CHECK-COUNT-64: memref.store %{{.*}}, %arg2[%[[BZ]],
@@ -40,19 +48,47 @@ func.func @dynamic(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>
 
 // -----
 
-// Not f32, or transposed operands (user-defined maps): left to the generic
-// loop nests.
+// Not f32: left to the generic loop nests.
 // CHECK-LABEL: func @left_alone
 // CHECK-NOT: gpu.launch
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<4x8xi32>
-// CHECK: linalg.matmul indexing_maps
+func.func @left_alone(%a: memref<4x8xi32>, %b: memref<8x4xi32>, %c: memref<4x4xi32>) {
+  linalg.matmul ins(%a, %b : memref<4x8xi32>, memref<8x4xi32>) outs(%c : memref<4x4xi32>)
+  return
+}
+
+// -----
+
+// Any other contraction: a transposed matmul, and attention's Q·Kᵀ as the
+// importer leaves it (a generic with batch dims 0 and 2, M 1, N 3 and 4,
+// K 5). The operands are indexed through their maps.
+// CHECK-LABEL: func @contractions
+// CHECK: gpu.launch
+// CHECK-SAME: workgroup(%{{.*}} : memref<8x132xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<8x128xf32, #gpu.address_space<workgroup>>)
+// CHECK: memref.load %arg0[%{{.*}}, %{{.*}}]
+// CHECK-COUNT-64: math.fma
+// CHECK: gpu.launch
+// CHECK: memref.load %arg3[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<4x128x1x64xf32>
+// CHECK: memref.load %arg4[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<4x64x128x1xf32>
+// CHECK-COUNT-64: math.fma
+// CHECK: memref.store %{{.*}}, %arg5[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<4x128x1x128x1xf32>
+// CHECK-NOT: linalg.
 #ma = affine_map<(m, n, k) -> (k, m)>
 #mb = affine_map<(m, n, k) -> (k, n)>
 #mc = affine_map<(m, n, k) -> (m, n)>
-func.func @left_alone(%a: memref<4x8xi32>, %b: memref<8x4xi32>, %c: memref<4x4xi32>,
-                      %x: memref<8x4xf32>, %y: memref<8x4xf32>, %z: memref<4x4xf32>) {
-  linalg.matmul ins(%a, %b : memref<4x8xi32>, memref<8x4xi32>) outs(%c : memref<4x4xi32>)
+#qa = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d5)>
+#qb = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d5, d3, d4)>
+#qc = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4)>
+func.func @contractions(%x: memref<8x4xf32>, %y: memref<8x4xf32>, %z: memref<4x4xf32>,
+                        %q: memref<4x128x1x64xf32>, %kt: memref<4x64x128x1xf32>, %s: memref<4x128x1x128x1xf32>) {
   linalg.matmul indexing_maps = [#ma, #mb, #mc] ins(%x, %y : memref<8x4xf32>, memref<8x4xf32>) outs(%z : memref<4x4xf32>)
+  linalg.generic {indexing_maps = [#qa, #qb, #qc], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %kt : memref<4x128x1x64xf32>, memref<4x64x128x1xf32>) outs(%s : memref<4x128x1x128x1xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  }
   return
 }
 
