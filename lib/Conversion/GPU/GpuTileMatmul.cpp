@@ -263,6 +263,82 @@ scf::ForOp pipelinedLoop(
   return loop;
 }
 
+/// The operand elements one thread stages for a slice `stepK` deep of a
+/// block's 128-row (A) and 128-column (B) tiles: `perOperand` items of A,
+/// then as many of B. A k-contiguous slice (A's, and B's when bAlongK):
+/// thread t loads (t / stepK + (256 / stepK) r, t % stepK), neighbours one
+/// contiguous run along k. An n-contiguous one (B otherwise): thread t
+/// loads (k, n) = (t / 128 + 2 r, t % 128), a warp one 128-byte row.
+struct SliceItems {
+  Emitter &e;
+  const Gemm &g;
+  const Launch &l;
+  int64_t stepK;
+  int64_t perOperand;
+  Value runRow, runK, bK, bCol;
+
+  SliceItems(Emitter &e, const Gemm &g, const Launch &l, int64_t stepK)
+      : e(e), g(g), l(l), stepK(stepK),
+        perOperand(kTileM * stepK / kThreads) {
+    runRow = e.div(l.tid, e.idx(stepK));
+    runK = e.rem(l.tid, e.idx(stepK));
+    bK = e.div(l.tid, e.idx(kTileN));
+    bCol = e.rem(l.tid, e.idx(kTileN));
+  }
+
+  int64_t size() const { return 2 * perOperand; }
+  bool isA(int64_t i) const { return i < perOperand; }
+
+  /// Item i's place in its tile: (row of A or column of B, k).
+  std::pair<Value, Value> coords(int64_t i) {
+    int64_t r = i % perOperand;
+    if (isA(i) || g.bAlongK)
+      return {e.add(runRow, e.idx(r * kThreads / stepK)), runK};
+    return {bCol, e.add(bK, e.idx(r * kThreads / kTileN))};
+  }
+
+  /// Item i of the slice starting at k0 (0 past the edges).
+  Value load(Value k0, int64_t i) {
+    auto [mn, k] = coords(i);
+    Value gk = e.add(k0, k);
+    if (isA(i))
+      return loadOrZero(e, e.add(l.row0, mn), gk, g.rows, l.kEnd, l.rowsM1,
+                        l.depthM1, [&](Value m, Value kk) {
+                          return g.loadA(e, l.batch, m, kk);
+                        });
+    return loadOrZero(e, gk, e.add(l.col0, mn), l.kEnd, g.cols, l.depthM1,
+                      l.colsM1, [&](Value kk, Value n) {
+                        return g.loadB(e, l.batch, kk, n);
+                      });
+  }
+};
+
+/// A Staging of `items` whose `put(isA, mn, k, value)` stores one value.
+Staging makeStaging(SliceItems &items,
+                    std::function<void(bool, Value, Value, Value)> put) {
+  Staging staging;
+  staging.load = [&items](Value k0) {
+    SmallVector<Value> v;
+    for (int64_t i = 0; i < items.size(); ++i)
+      v.push_back(items.load(k0, i));
+    return v;
+  };
+  staging.store = [&items, put](ArrayRef<Value> v) {
+    for (int64_t i = 0; i < items.size(); ++i) {
+      auto [mn, k] = items.coords(i);
+      put(items.isA(i), mn, k, v[i]);
+    }
+  };
+  staging.loadAndStore = [&items, put](Value k0) {
+    for (int64_t i = 0; i < items.size(); ++i) {
+      Value v = items.load(k0, i);
+      auto [mn, k] = items.coords(i);
+      put(items.isA(i), mn, k, v);
+    }
+  };
+  return staging;
+}
+
 /// f32 on the CUDA cores: 8-deep slices, an 8x8 block of sums per thread.
 void emitTiledGemm(OpBuilder &b, Location loc, const Gemm &g) {
   Emitter e{b, loc};
@@ -284,58 +360,13 @@ void emitTiledGemm(OpBuilder &b, Location loc, const Gemm &g) {
 
   Value f0 = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
   SmallVector<Value> init(kPerThread * kPerThread, f0);
-  // A k-contiguous slice (A's, and B's when bAlongK) of 128 x 8: thread t
-  // loads (t / 8 + 32 r, t % 8), eight neighbours one 32-byte run; stored
-  // transposed ([k][row]) in the padded buffer. An n-contiguous slice of
-  // 8 x 128: thread t loads (t / 128 + 2 r, t % 128), a warp one 128-byte
-  // row.
-  Value runRow = e.div(tid, e.idx(kTileK));
-  Value runK = e.rem(tid, e.idx(kTileK));
-  Value bK = e.div(tid, e.idx(kTileN));
-  Value bCol = e.rem(tid, e.idx(kTileN));
-  constexpr int64_t kPerSlice = kTileM * kTileK / kThreads; // 4 per operand
-  auto localRun = [&](int64_t r) {
-    return e.add(runRow, e.idx(r * kThreads / kTileK));
-  };
-  auto localB = [&](int64_t r) {
-    return e.add(bK, e.idx(r * kThreads / kTileN));
-  };
-  Staging staging;
-  staging.load = [&](Value k0) {
-    SmallVector<Value> v;
-    for (int64_t r = 0; r < kPerSlice; ++r)
-      v.push_back(loadOrZero(e, e.add(row0, localRun(r)), e.add(k0, runK),
-                             g.rows, kEnd, rowsM1, depthM1,
-                             [&](Value m, Value k) {
-                               return g.loadA(e, batch, m, k);
-                             }));
-    for (int64_t r = 0; r < kPerSlice; ++r) {
-      if (g.bAlongK)
-        v.push_back(loadOrZero(e, e.add(col0, localRun(r)), e.add(k0, runK),
-                               g.cols, kEnd, colsM1, depthM1,
-                               [&](Value n, Value k) {
-                                 return g.loadB(e, batch, k, n);
-                               }));
-      else
-        v.push_back(loadOrZero(e, e.add(k0, localB(r)), e.add(col0, bCol),
-                               kEnd, g.cols, depthM1, colsM1,
-                               [&](Value k, Value n) {
-                                 return g.loadB(e, batch, k, n);
-                               }));
-    }
-    return v;
-  };
-  staging.store = [&](ArrayRef<Value> v) {
-    for (int64_t r = 0; r < kPerSlice; ++r)
-      memref::StoreOp::create(b, loc, v[r], sharedA,
-                              ValueRange{runK, localRun(r)});
-    for (int64_t r = 0; r < kPerSlice; ++r) {
-      Value at[2] = {runK, localRun(r)};
-      if (!g.bAlongK)
-        at[0] = localB(r), at[1] = bCol;
-      memref::StoreOp::create(b, loc, v[kPerSlice + r], sharedB, at);
-    }
-  };
+  // Both slices stored [k][row or column] (A's transposed, padded).
+  SliceItems items(e, g, l, kTileK);
+  Staging staging =
+      makeStaging(items, [&](bool isA, Value mn, Value k, Value v) {
+        memref::StoreOp::create(b, loc, v, isA ? sharedA : sharedB,
+                                ValueRange{k, mn});
+      });
   SmallVector<Value> rowIdx, colIdx;
   for (int64_t i = 0; i < kPerThread; ++i) {
     rowIdx.push_back(e.add(ty, e.idx(kThreadsPerRow * i)));
@@ -400,71 +431,17 @@ void emitTensorCoreGemm(OpBuilder &b, Location loc, const Gemm &g,
   Value zeroAcc = arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0)));
   SmallVector<Value> init(kTilesM * kTilesN, zeroAcc);
-  // k-contiguous slices: thread t loads (t / 16 + 16 r, t % 16), half a
-  // warp one 64-byte run. (32-deep slices hold twice the gathered
-  // convolution rows' addresses in registers: they spill.) n-contiguous:
-  // thread t loads (t / 128 + 2 r, t % 128), stored transposed.
-  Value runRow = e.div(tid, e.idx(kStepK));
-  Value runK = e.rem(tid, e.idx(kStepK));
-  Value bK = e.div(tid, e.idx(kTileN));
-  Value bCol = e.rem(tid, e.idx(kTileN));
-  constexpr int64_t kPerSlice = kTileM * kStepK / kThreads; // 8 per operand
-  auto localRun = [&](int64_t r) {
-    return e.add(runRow, e.idx(r * kThreads / kStepK));
-  };
-  auto localB = [&](int64_t r) {
-    return e.add(bK, e.idx(r * kThreads / kTileN));
-  };
-  // Item i < kPerSlice: A's row r = i; else B's.
-  auto loadItem = [&](Value k0, int64_t i) -> Value {
-    int64_t r = i % kPerSlice;
-    if (i < kPerSlice)
-      return loadOrZero(e, e.add(l.row0, localRun(r)), e.add(k0, runK),
-                        g.rows, l.kEnd, l.rowsM1, l.depthM1,
-                        [&](Value m, Value k) {
-                          return g.loadA(e, l.batch, m, k);
-                        });
-    if (g.bAlongK)
-      return loadOrZero(e, e.add(l.col0, localRun(r)), e.add(k0, runK),
-                        g.cols, l.kEnd, l.colsM1, l.depthM1,
-                        [&](Value n, Value k) {
-                          return g.loadB(e, l.batch, k, n);
-                        });
-    return loadOrZero(e, e.add(k0, localB(r)), e.add(l.col0, bCol), l.kEnd,
-                      g.cols, l.depthM1, l.colsM1, [&](Value k, Value n) {
-                        return g.loadB(e, l.batch, k, n);
-                      });
-  };
-  // Rounded to the product type as they are staged: the precision's
-  // rounding of the operands.
-  auto storeItem = [&](int64_t i, Value x) {
-    int64_t r = i % kPerSlice;
-    Value h = arith::TruncFOp::create(b, loc, elem, x);
-    if (i < kPerSlice)
-      memref::StoreOp::create(b, loc, h, sharedA,
-                              ValueRange{localRun(r), runK});
-    else if (g.bAlongK)
-      memref::StoreOp::create(b, loc, h, sharedB,
-                              ValueRange{localRun(r), runK});
-    else
-      memref::StoreOp::create(b, loc, h, sharedB,
-                              ValueRange{bCol, localB(r)});
-  };
-  Staging staging;
-  staging.load = [&](Value k0) {
-    SmallVector<Value> v;
-    for (int64_t i = 0; i < 2 * kPerSlice; ++i)
-      v.push_back(loadItem(k0, i));
-    return v;
-  };
-  staging.store = [&](ArrayRef<Value> v) {
-    for (int64_t i = 0; i < 2 * kPerSlice; ++i)
-      storeItem(i, v[i]);
-  };
-  staging.loadAndStore = [&](Value k0) {
-    for (int64_t i = 0; i < 2 * kPerSlice; ++i)
-      storeItem(i, loadItem(k0, i));
-  };
+  // Both slices stored [row or column][k], rounded to the product type
+  // as they are staged (the precision's rounding of the operands). 16 deep:
+  // 32-deep slices hold twice the gathered convolution rows' addresses in
+  // registers, and spill.
+  SliceItems items(e, g, l, kStepK);
+  Staging staging =
+      makeStaging(items, [&](bool isA, Value mn, Value k, Value v) {
+        Value h = arith::TruncFOp::create(b, loc, elem, v);
+        memref::StoreOp::create(b, loc, h, isA ? sharedA : sharedB,
+                                ValueRange{mn, k});
+      });
   auto pairType = VectorType::get({2}, elem);
   auto load2 = [&](Value shared, Value row, Value k) {
     return vector::LoadOp::create(b, loc, pairType, shared, ValueRange{row, k})
