@@ -255,8 +255,16 @@ public:
     std::vector<TensorPtr> outputs;
     for (tessel_tensor_t *t : slots)
       outputs.emplace_back(t);
-    std::vector<double> ms;
+    std::vector<double> ms, kernelMs;
     tessel_status_t *status = nullptr;
+    // A device artifact's kernels are timed alone too (without the copies
+    // of inputs and outputs), as tessel-run --benchmark does.
+    auto *artifact =
+        const_cast<tessel_artifact_t *>(tessel_function_artifact(fn));
+    bool device = artifact &&
+                  std::string(tessel_artifact_device(artifact)) != "cpu";
+    if (device)
+      tessel_artifact_set_device_timing(artifact, 1);
     {
       py::gil_scoped_release release;
       for (long long i = 0; i < (long long)warmup + iterations && !status;
@@ -265,10 +273,15 @@ public:
         status = run(in, slots, threads);
         std::chrono::duration<double, std::milli> d =
             std::chrono::steady_clock::now() - start;
-        if (i >= warmup)
+        if (i >= warmup) {
           ms.push_back(d.count());
+          if (device)
+            kernelMs.push_back(tessel_artifact_last_kernel_ms(artifact));
+        }
       }
     }
+    if (device)
+      tessel_artifact_set_device_timing(artifact, 0);
     check(status);
     std::vector<double> sorted = ms;
     std::sort(sorted.begin(), sorted.end());
@@ -284,6 +297,12 @@ public:
     result["max_ms"] = sorted.back();
     result["mean_ms"] = sum / n;
     result["threads"] = threads;
+    if (device) {
+      std::sort(kernelMs.begin(), kernelMs.end());
+      result["kernel_median_ms"] =
+          n % 2 ? kernelMs[n / 2] : 0.5 * (kernelMs[n / 2 - 1] + kernelMs[n / 2]);
+      result["device"] = std::string(tessel_artifact_device(artifact));
+    }
     return result;
   }
 
@@ -482,6 +501,8 @@ PYBIND11_MODULE(_tessel, m) {
                              [](const Artifact &a) { return a.artifact->path(); })
       .def_property_readonly(
           "target", [](const Artifact &a) { return a.artifact->target(); })
+      .def_property_readonly(
+          "device", [](const Artifact &a) { return a.artifact->device(); })
       .def("function_names", &Artifact::functionNames)
       .def("imports", [](const Artifact &a) { return a.artifact->imports(); });
 

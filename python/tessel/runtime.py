@@ -123,6 +123,12 @@ class CompiledModule:
         return self._path
 
     @property
+    def device(self):
+        """Where the kernels run: ``"cpu"``, or for a ``target="cuda"``
+        artifact ``"cuda <GPU name> sm_NN"``."""
+        return self._artifact.device
+
+    @property
     def functions(self):
         """Every function the artifact exports."""
         return list(self._artifact.function_names())
@@ -139,7 +145,9 @@ class CompiledModule:
         """Times ``n`` calls (after ``warmup``) in C++, outputs preallocated
         as ``tessel-run --benchmark`` does. Without ``inputs``, random ones
         matching the signature are used. Returns a dict with median_ms,
-        min_ms, max_ms, mean_ms, iterations and threads."""
+        min_ms, max_ms, mean_ms, iterations and threads; for a GPU artifact
+        also device and kernel_median_ms (the kernels alone, without
+        copying inputs and outputs)."""
         if not inputs:
             inputs = self.random_inputs()
         arrays = [_as_array(v, i) for i, v in enumerate(inputs)]

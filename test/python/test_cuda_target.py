@@ -76,3 +76,15 @@ def test_cpu_target_unchanged():
 def test_f16_needs_the_gpu():
     with pytest.raises(tessel.CompileError, match="--precision=f16 needs --target=cuda"):
         tessel.compile(MLP().eval(), (torch.randn(4, 32),), precision="f16")
+
+
+def test_cpu_module_reports_its_device():
+    torch.manual_seed(0)
+    net = MLP().eval()
+    x = torch.randn(4, 32)
+    m = tessel.compile(net, (x,))
+    assert m.device == "cpu"
+    stats = m.benchmark(3, x.numpy())
+    # Kernel time and device name are reported for GPU artifacts only.
+    assert "kernel_median_ms" not in stats and "device" not in stats
+    assert stats["iterations"] == 3
