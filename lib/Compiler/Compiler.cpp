@@ -46,9 +46,13 @@ LogicalResult mlir::tessel::compileModule(ModuleOp module,
   serialize.kernelLibrary =
       options.kernels && caps.kernelLibrary && options.optLevel >= 2;
   // What gets linked must exist before any work is done.
-  if (!options.compileTo && options.emit != EmitKind::MLIR &&
-      failed(backend.prepare(module, **tm, serialize)))
-    return failure();
+  if (!options.compileTo && options.emit == EmitKind::Library) {
+    llvm::Expected<std::vector<std::string>> archives =
+        backend.linkArchives(**tm, serialize);
+    if (!archives)
+      return module.emitError() << llvm::toString(archives.takeError());
+    serialize.archives = std::move(*archives);
+  }
 
   // Static int8: calibrate first (the module gets its ranges), then the
   // pipeline quantizes what was calibrated.

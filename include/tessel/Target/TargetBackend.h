@@ -19,8 +19,10 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/LogicalResult.h"
 #include "mlir/Support/Timing.h"
+#include "llvm/Support/Error.h"
 
 #include <string>
+#include <vector>
 
 namespace llvm {
 class TargetMachine;
@@ -59,6 +61,9 @@ struct SerializeOptions {
   unsigned optLevel = 2;
   /// Link the kernel library (the CPU at -O2/-O3 with --kernels).
   bool kernelLibrary = false;
+  /// What the artifact links (emit=lib): the backend's linkArchives,
+  /// found by the driver before any work.
+  std::vector<std::string> archives;
 };
 
 class TargetBackend {
@@ -78,12 +83,14 @@ public:
   virtual void buildCodegenPipeline(OpPassManager &pm,
                                     const PipelineOptions &options) const = 0;
 
-  /// Checks what serialize will need (the archives it links) before any
-  /// work is done, so a missing library fails fast.
-  virtual LogicalResult prepare(ModuleOp module, const llvm::TargetMachine &host,
-                                const SerializeOptions &options) const = 0;
+  /// The static archives an artifact (emit=lib) links, looked up before
+  /// any work is done so that a missing library fails fast.
+  virtual llvm::Expected<std::vector<std::string>>
+  linkArchives(const llvm::TargetMachine &host,
+               const SerializeOptions &options) const = 0;
 
-  /// Writes the codegen pipeline's module as `options.emit` says.
+  /// Writes the codegen pipeline's module as `options.emit` says (an
+  /// artifact linked with `options.archives`).
   virtual LogicalResult serialize(ModuleOp module, llvm::TargetMachine &host,
                                   const SerializeOptions &options,
                                   TimingScope &timing) const = 0;

@@ -87,18 +87,15 @@ void CPUTargetBackend::buildCodegenPipeline(
 }
 
 
-LogicalResult CPUTargetBackend::prepare(ModuleOp module,
-                                        const llvm::TargetMachine &host,
-                                        const SerializeOptions &options) const {
-  if (!options.kernelLibrary || options.emit != EmitKind::Library)
-    return success();
-  if (options.emit == EmitKind::PTX)
-    return module.emitError() << "--emit=ptx needs --target=cuda";
-  llvm::Expected<std::string> archive =
-      findKernelArchive(*kernelVariant(host));
+llvm::Expected<std::vector<std::string>>
+CPUTargetBackend::linkArchives(const llvm::TargetMachine &host,
+                               const SerializeOptions &options) const {
+  if (!options.kernelLibrary)
+    return std::vector<std::string>();
+  llvm::Expected<std::string> archive = findKernelArchive(*kernelVariant(host));
   if (!archive)
-    return module.emitError() << llvm::toString(archive.takeError());
-  return success();
+    return archive.takeError();
+  return std::vector<std::string>{*archive};
 }
 
 LogicalResult CPUTargetBackend::serialize(ModuleOp module,
@@ -107,13 +104,5 @@ LogicalResult CPUTargetBackend::serialize(ModuleOp module,
                                           TimingScope &timing) const {
   if (options.emit == EmitKind::PTX)
     return module.emitError() << "--emit=ptx needs --target=cuda";
-  SmallVector<std::string> archives;
-  if (options.kernelLibrary && options.emit == EmitKind::Library) {
-    llvm::Expected<std::string> archive =
-        findKernelArchive(*kernelVariant(host));
-    if (!archive)
-      return module.emitError() << llvm::toString(archive.takeError());
-    archives.push_back(*archive);
-  }
-  return writeHostArtifact(module, host, options, archives, timing);
+  return writeHostArtifact(module, host, options, timing);
 }

@@ -13,8 +13,9 @@ public:
   capabilities(const llvm::TargetMachine *host) const override;
   void buildCodegenPipeline(OpPassManager &pm,
                             const PipelineOptions &options) const override;
-  LogicalResult prepare(ModuleOp module, const llvm::TargetMachine &host,
-                        const SerializeOptions &options) const override;
+  llvm::Expected<std::vector<std::string>>
+  linkArchives(const llvm::TargetMachine &host,
+               const SerializeOptions &options) const override;
   LogicalResult serialize(ModuleOp module, llvm::TargetMachine &host,
                           const SerializeOptions &options,
                           TimingScope &timing) const override;

@@ -141,15 +141,14 @@ static LogicalResult writePTX(ModuleOp module, StringRef path) {
   return writeTextFile(module, path, [&](raw_ostream &os) { os << text; });
 }
 
-LogicalResult CUDATargetBackend::prepare(ModuleOp module,
-                                         const llvm::TargetMachine &,
-                                         const SerializeOptions &options) const {
-  if (options.emit != EmitKind::Library)
-    return success();
+/// The device runtime: the CUDA driver calls of the host code.
+llvm::Expected<std::vector<std::string>>
+CUDATargetBackend::linkArchives(const llvm::TargetMachine &,
+                                const SerializeOptions &) const {
   llvm::Expected<std::string> archive = findCudaDeviceArchive();
   if (!archive)
-    return module.emitError() << llvm::toString(archive.takeError());
-  return success();
+    return archive.takeError();
+  return std::vector<std::string>{*archive};
 }
 
 LogicalResult CUDATargetBackend::serialize(ModuleOp module,
@@ -158,13 +157,5 @@ LogicalResult CUDATargetBackend::serialize(ModuleOp module,
                                            TimingScope &timing) const {
   if (options.emit == EmitKind::PTX)
     return writePTX(module, options.outputPath);
-  SmallVector<std::string> archives;
-  if (options.emit == EmitKind::Library) {
-    // The device runtime: the CUDA driver calls of the host code.
-    llvm::Expected<std::string> archive = findCudaDeviceArchive();
-    if (!archive)
-      return module.emitError() << llvm::toString(archive.takeError());
-    archives.push_back(*archive);
-  }
-  return writeHostArtifact(module, host, options, archives, timing);
+  return writeHostArtifact(module, host, options, timing);
 }

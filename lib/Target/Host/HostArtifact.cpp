@@ -31,9 +31,9 @@ mlir::tessel::writeTextFile(ModuleOp module, StringRef path,
 LogicalResult mlir::tessel::writeHostArtifact(ModuleOp module,
                                               llvm::TargetMachine &host,
                                               const SerializeOptions &options,
-                                              ArrayRef<std::string> archives,
                                               TimingScope &timing) {
   StringRef outputPath = options.outputPath;
+  ArrayRef<std::string> archives = options.archives;
   llvm::LLVMContext llvmContext;
   TimingScope translateTiming = timing.nest("Translate to LLVM IR");
   std::unique_ptr<llvm::Module> llvmModule =

@@ -21,10 +21,9 @@ LogicalResult writeTextFile(ModuleOp module, llvm::StringRef path,
                             llvm::function_ref<void(llvm::raw_ostream &)> print);
 
 /// The LLVM-dialect `module` as `options.emit` says: optimized LLVM IR, an
-/// object, or the artifact (the object linked with `archives`).
+/// object, or the artifact (the object linked with `options.archives`).
 LogicalResult writeHostArtifact(ModuleOp module, llvm::TargetMachine &host,
                                 const SerializeOptions &options,
-                                llvm::ArrayRef<std::string> archives,
                                 TimingScope &timing);
 
 } // namespace mlir::tessel
