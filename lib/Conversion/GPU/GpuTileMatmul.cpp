@@ -511,55 +511,6 @@ void emitTensorCoreGemm(OpBuilder &b, Location loc, const Gemm &g,
   endLaunch(b, loc, g, l);
 }
 
-/// C[batch?][m][n] += A[batch?][m][k] * B[batch?][k][n].
-std::optional<Gemm> matmulGemm(Emitter &e, Operation *op) {
-  Value a, bm, c;
-  bool batched;
-  if (auto mm = dyn_cast<linalg::MatmulOp>(op)) {
-    if (mm.hasUserDefinedMaps())
-      return std::nullopt;
-    a = mm.getInputs()[0], bm = mm.getInputs()[1], c = mm.getOutputs()[0];
-    batched = false;
-  } else if (auto bmm = dyn_cast<linalg::BatchMatmulOp>(op)) {
-    if (bmm.hasUserDefinedMaps())
-      return std::nullopt;
-    a = bmm.getInputs()[0], bm = bmm.getInputs()[1], c = bmm.getOutputs()[0];
-    batched = true;
-  } else {
-    return std::nullopt;
-  }
-  if (!isF32Buffer(a) || !isF32Buffer(bm) || !isF32Buffer(c))
-    return std::nullopt;
-  int64_t off = batched ? 1 : 0;
-  auto at = [batched](Value batch, Value i, Value j) {
-    return batched ? SmallVector<Value>{batch, i, j} : SmallVector<Value>{i, j};
-  };
-  Gemm g;
-  g.rows = e.dim(c, off);
-  g.cols = e.dim(c, off + 1);
-  g.depth = e.dim(a, off + 1);
-  g.batches = batched ? e.dim(c, 0) : e.idx(1);
-  auto ct = cast<MemRefType>(c.getType());
-  auto atype = cast<MemRefType>(a.getType());
-  g.staticRows = ct.getDimSize(off);
-  g.staticCols = ct.getDimSize(off + 1);
-  g.staticDepth = atype.getDimSize(off + 1);
-  g.staticBatches = batched ? ct.getDimSize(0) : 1;
-  g.mayBeEmpty = !staticNonEmpty(a) || !staticNonEmpty(bm) || !staticNonEmpty(c);
-  g.loadA = [=](Emitter &e, Value batch, Value m, Value k) {
-    return memref::LoadOp::create(e.b, e.loc, a, at(batch, m, k)).getResult();
-  };
-  g.loadB = [=](Emitter &e, Value batch, Value k, Value n) {
-    return memref::LoadOp::create(e.b, e.loc, bm, at(batch, k, n)).getResult();
-  };
-  g.accumulate = [=](Emitter &e, Value batch, Value m, Value n, Value sum) {
-    Value old = memref::LoadOp::create(e.b, e.loc, c, at(batch, m, n));
-    Value v = arith::AddFOp::create(e.b, e.loc, old, sum);
-    memref::StoreOp::create(e.b, e.loc, v, c, at(batch, m, n));
-  };
-  return g;
-}
-
 /// out[n][oh][ow][f] += in[n][oh*sh + kh*dh][ow*sw + kw*dw][c] *
 /// w[f][kh][kw][c], as the GEMM of rows m = (n, oh, ow), columns f and depth
 /// k = (kh, kw, c): the operand rows are gathered from the input as they
@@ -620,9 +571,9 @@ std::optional<Gemm> convGemm(Emitter &e, Operation *op) {
   return g;
 }
 
-/// Any other contraction on buffers (a linalg.generic of one multiply-add,
-/// or a matmul with transposed operands: attention's Q·Kᵀ and P·V, an
-/// einsum): its loop dimensions grouped into batch, M, N and K
+/// A contraction on buffers (matmul, batch matmul, a matmul with transposed
+/// operands, a linalg.generic of one multiply-add: attention's Q·Kᵀ and
+/// P·V, an einsum): its loop dimensions grouped into batch, M, N and K
 /// (linalg::inferContractionDims), each group linearized (innermost
 /// fastest), and the operands indexed through their indexing maps.
 std::optional<Gemm> contractionGemm(Emitter &e, Operation *op) {
@@ -682,46 +633,41 @@ std::optional<Gemm> contractionGemm(Emitter &e, Operation *op) {
       linear = e.div(linear, sizes[group[i]]);
     }
   };
-  auto indices = [](AffineMap map, ArrayRef<Value> loops) {
+  // An operand's indices for a linear index of each of two groups.
+  unsigned numLoops = linalgOp.getNumLoops();
+  linalg::ContractionDimensions d = *dims;
+  auto at = [=](Emitter &e, AffineMap map, Value batch,
+                ArrayRef<unsigned> first, Value x, ArrayRef<unsigned> second,
+                Value y) {
+    SmallVector<Value> loops(numLoops);
+    split(e, d.batch, batch, loops);
+    split(e, first, x, loops);
+    split(e, second, y, loops);
     SmallVector<Value> idx;
     for (AffineExpr r : map.getResults())
       idx.push_back(loops[cast<AffineDimExpr>(r).getPosition()]);
     return idx;
   };
-  unsigned numLoops = linalgOp.getNumLoops();
-  linalg::ContractionDimensions d = *dims;
   g.loadA = [=](Emitter &e, Value batch, Value m, Value k) {
-    SmallVector<Value> loops(numLoops);
-    split(e, d.batch, batch, loops);
-    split(e, d.m, m, loops);
-    split(e, d.k, k, loops);
-    return memref::LoadOp::create(e.b, e.loc, a, indices(maps[0], loops))
+    return memref::LoadOp::create(e.b, e.loc, a,
+                                  at(e, maps[0], batch, d.m, m, d.k, k))
         .getResult();
   };
   g.loadB = [=](Emitter &e, Value batch, Value k, Value n) {
-    SmallVector<Value> loops(numLoops);
-    split(e, d.batch, batch, loops);
-    split(e, d.k, k, loops);
-    split(e, d.n, n, loops);
-    return memref::LoadOp::create(e.b, e.loc, bm, indices(maps[1], loops))
+    return memref::LoadOp::create(e.b, e.loc, bm,
+                                  at(e, maps[1], batch, d.k, k, d.n, n))
         .getResult();
   };
   g.accumulate = [=](Emitter &e, Value batch, Value m, Value n, Value sum) {
-    SmallVector<Value> loops(numLoops);
-    split(e, d.batch, batch, loops);
-    split(e, d.m, m, loops);
-    split(e, d.n, n, loops);
-    SmallVector<Value> at = indices(maps[2], loops);
-    Value old = memref::LoadOp::create(e.b, e.loc, c, at);
+    SmallVector<Value> idx = at(e, maps[2], batch, d.m, m, d.n, n);
+    Value old = memref::LoadOp::create(e.b, e.loc, c, idx);
     Value v = arith::AddFOp::create(e.b, e.loc, old, sum);
-    memref::StoreOp::create(e.b, e.loc, v, c, at);
+    memref::StoreOp::create(e.b, e.loc, v, c, idx);
   };
   return g;
 }
 
 std::optional<Gemm> asGemm(Emitter &e, Operation *op) {
-  if (std::optional<Gemm> g = matmulGemm(e, op))
-    return g;
   if (std::optional<Gemm> g = convGemm(e, op))
     return g;
   return contractionGemm(e, op);
