@@ -283,6 +283,11 @@ public:
     if (device)
       tessel_artifact_set_device_timing(artifact, 0);
     check(status);
+    auto median = [](std::vector<double> v) {
+      std::sort(v.begin(), v.end());
+      size_t n = v.size();
+      return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    };
     std::vector<double> sorted = ms;
     std::sort(sorted.begin(), sorted.end());
     double sum = 0;
@@ -291,16 +296,13 @@ public:
     size_t n = sorted.size();
     py::dict result;
     result["iterations"] = n;
-    result["median_ms"] = n % 2 ? sorted[n / 2]
-                                : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+    result["median_ms"] = median(ms);
     result["min_ms"] = sorted.front();
     result["max_ms"] = sorted.back();
     result["mean_ms"] = sum / n;
     result["threads"] = threads;
     if (device) {
-      std::sort(kernelMs.begin(), kernelMs.end());
-      result["kernel_median_ms"] =
-          n % 2 ? kernelMs[n / 2] : 0.5 * (kernelMs[n / 2 - 1] + kernelMs[n / 2]);
+      result["kernel_median_ms"] = median(kernelMs);
       result["device"] = std::string(tessel_artifact_device(artifact));
     }
     return result;
