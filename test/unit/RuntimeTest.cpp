@@ -315,6 +315,13 @@ TEST(LoadError, NewerVersion) {
                "supports (version 5)"});
 }
 
+TEST(LoadError, DeviceWithoutItsRuntime) {
+  expectError([] { Artifact::load(FAKE_DEVICE_WITHOUT_RUNTIME); },
+              TESSEL_INVALID_ARTIFACT,
+              {FAKE_DEVICE_WITHOUT_RUNTIME, "the manifest names device 'cuda'",
+               "does not define '__tessel_cuda_check'"});
+}
+
 TEST(LoadError, MissingEntrySymbol) {
   expectError([] { Artifact::load(FAKE_MISSING_ENTRY); },
               TESSEL_INVALID_ARTIFACT,

@@ -6,7 +6,8 @@
  *   FAKE_MULTI          add / iota / fail / threads / cast (several functions)
  *   FAKE_SINGLE         one function 'main' (sum and product of two f32 [2,3])
  *   FAKE_NO_MANIFEST    a plain shared library (no manifest symbol)
- *   FAKE_BAD_MAGIC, FAKE_NEWER_VERSION, FAKE_MISSING_ENTRY, FAKE_MALFORMED,
+ *   FAKE_BAD_MAGIC, FAKE_NEWER_VERSION, FAKE_DEVICE_WITHOUT_RUNTIME,
+ *   FAKE_MISSING_ENTRY, FAKE_MALFORMED,
  *   FAKE_DYNAMIC_DIM    broken manifests, one defect each
  */
 #include "tessel/Runtime/tessel_abi.h"
@@ -134,6 +135,11 @@ const char tessel_artifact_manifest[] =
 #elif defined(FAKE_NEWER_VERSION)
 const char tessel_artifact_manifest[] =
     "tessel-artifact 6\ntarget x\nfunction f tessel_entry_f\nend\n";
+#elif defined(FAKE_DEVICE_WITHOUT_RUNTIME)
+/* A `device cuda` record but no device runtime (__tessel_cuda_check). */
+const char tessel_artifact_manifest[] =
+    "tessel-artifact 5\ntarget x\ndevice cuda sm_90\n"
+    "function f tessel_entry_f\nend\n";
 #elif defined(FAKE_MISSING_ENTRY)
 const char tessel_artifact_manifest[] =
     HEADER "function g tessel_entry_g\noutput o f32 []\nend\n";
