@@ -37,28 +37,32 @@ namespace {
 constexpr int64_t kBlockSizes[] = {16, 8, 4, 2, 1};
 
 /// The sparse kernel's rate on the elements it stores (blocks x R
-/// multiply-adds per row) over the dense kernel's rate, per block size R
-/// and vector width: bench/sparse_gemm.c on BERT-base projection shapes at
-/// 10-50% density, one thread (docs/sparsity.md; R = 2 between its
-/// neighbours). The lower end of what was measured, so that a layer goes
-/// sparse only where it pays. AVX2 (256-bit): AMD Zen 3. AVX-512: Intel
-/// Sapphire Rapids, where the dense kernel runs at 70% of the FMA peak
-/// and unstructured rows pay less (at 20% density 0.88-0.94x the dense
-/// time, where the AVX2 ratios would have predicted 1.25x).
-double rateRatio(int64_t r, int64_t vectorBits) {
-  const bool avx512 = vectorBits >= 512;
+/// multiply-adds per row) over the dense kernel's rate, per block size R:
+/// bench/sparse_gemm.c on BERT-base projection shapes at 10-50% density,
+/// one thread (docs/sparsity.md; R = 2 and 8 between their neighbours),
+/// the lower end of what was measured so that a layer goes sparse only
+/// where it pays. Measured on an Intel Sapphire Rapids with the AVX-512
+/// and the AVX2 builds of the kernels (R = 1: 0.28-0.38 and 0.30-0.48;
+/// R = 4: 0.47-0.78 and 0.48-0.90): one table, the lower of the two.
+double rateRatio(int64_t r) {
   switch (r) {
   case 1:
-    return avx512 ? 0.15 : 0.25;
+    return 0.28;
   case 2:
-    return avx512 ? 0.22 : 0.30;
-  case 4:
-  case 8:
-    return avx512 ? 0.37 : 0.40;
+    return 0.34;
   default:
-    return avx512 ? 0.37 : 0.38;
+    return 0.45;
   }
 }
+
+/// The kernel transposes the activations (M x K) before its products; when
+/// they outgrow the L2 (about 1 MiB: a CNN's pixels), that pass streams
+/// from memory and costs, per output column, about this many dense
+/// multiply-adds per activation (bench/sparse_gemm.c on ResNet-50's
+/// pointwise and im2col shapes, M = 3136 x K = 64...576, Sapphire Rapids:
+/// 110-165). Within the L2 it is lost in the products.
+constexpr double kStreamedTransposeCost = 128.0;
+constexpr int64_t kL2Floats = 256 * 1024;
 
 /// Whether the block of `r` columns from `c0` at row `kk` of the row-major
 /// `K x N` matrix `b` holds a nonzero (-0.0 counts as zero: the product
@@ -111,9 +115,10 @@ struct Choice {
   double zeros = 0.0;   // zero fraction of B
 };
 
-/// `lanesUsed`: the fraction of the kernel's vector lanes the rows fill.
+/// `lanesUsed`: the fraction of the kernel's vector lanes the rows fill;
+/// `overhead`: the transposition's share of the dense kernel's time.
 Choice analyze(ArrayRef<float> b, int64_t k, int64_t n, double lanesUsed,
-               int64_t vectorBits) {
+               double overhead) {
   Choice best;
   int64_t zeros = 0;
   for (float v : b)
@@ -124,7 +129,10 @@ Choice analyze(ArrayRef<float> b, int64_t k, int64_t n, double lanesUsed,
     if (blocks == 0)
       continue; // all zeros: left to the dense path (no empty arrays)
     double density = double(blocks * r) / double(k * n);
-    double speedup = rateRatio(r, vectorBits) * lanesUsed / density;
+    // Sparse time over dense time: the products at the kernel's rate on
+    // the lanes the rows fill, plus the transposition.
+    double speedup =
+        1.0 / (density / (rateRatio(r) * lanesUsed) + overhead);
     if (speedup > best.speedup)
       best = {r, density, speedup, best.zeros};
   }
@@ -290,7 +298,10 @@ struct SparsifyWeightsPass
         ShapedType::isDynamic(m) || m <= 0
             ? 1.0
             : double(m) / double((m + lanes - 1) / lanes * lanes);
-    Choice c = analyze(b, k, n, lanesUsed, vectorBits);
+    double overhead = !ShapedType::isDynamic(m) && m * k > kL2Floats
+                          ? kStreamedTransposeCost / double(n)
+                          : 0.0;
+    Choice c = analyze(b, k, n, lanesUsed, overhead);
     bool sparse = c.r && c.speedup >= minSpeedup;
     if (out) {
       *out << op.getLoc() << ": " << op->getName().getStringRef() << " M="

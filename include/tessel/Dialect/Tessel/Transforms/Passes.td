@@ -103,12 +103,15 @@ def TesselSparsifyWeights : Pass<"tessel-sparsify-weights", "ModuleOp"> {
     `N*H*W` pixels by the filter's transpose, `C x F`), is analysed: for each
     block size `R` in {16, 8, 4, 2, 1}, the blocks of `R` consecutive
     columns at one `k` that hold a nonzero. A cost model gives the
-    kernel's speed-up over the dense one as `ratio(R) / density(R)`, where
-    `density(R)` is the stored fraction of `B` (blocks x R / (K x N)) and
+    kernel's speed-up over the dense one as
+    `1 / (density(R) / (ratio(R) * lanes_used) + transpose)`, where
+    `density(R)` is the stored fraction of `B` (blocks x R / (K x N)),
     `ratio(R)` the sparse kernel's rate on its stored elements over the
-    dense kernel's rate, measured per block size (docs/sparsity.md), scaled
-    by `M / roundup(M, lanes)` for a static row count `M` (the kernel
-    vectorizes over rows, `vector-bits / 32` lanes). The
+    dense kernel's rate, measured per block size (docs/sparsity.md),
+    `lanes_used` is `M / roundup(M, lanes)` for a static row count `M`
+    (the kernel vectorizes over rows, `vector-bits / 32` lanes), and
+    `transpose` the kernel's transposition of the activations, `128 / N`
+    when a static `M x K` outgrows the L2 (256K floats), else 0. The
     best `R` is taken when its speed-up is at least `min-speedup`; then
     the matmul becomes `tessel.sparse_matmul` with the blocks as constants
     (`block_ptr`, `block_k`, `values`), its init analysed as
