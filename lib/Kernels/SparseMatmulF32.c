@@ -30,7 +30,7 @@
 #include "ThreadPool.h"
 #include "Vector.h"
 
-#if defined(__AVX512F__)
+#if defined(__AVX__)
 #include <immintrin.h>
 #endif
 
@@ -98,6 +98,27 @@ static inline void transpose_block(const float *in, int64_t is, float *out,
   }
   for (int i = 0; i < 16; ++i)
     _mm512_storeu_ps(out + i * os, r[i]);
+#elif TK_VW == 8 && defined(__AVX__)
+  /* The same in 256-bit registers: floats, pairs, then 128-bit halves. */
+  __m256 r[8], t[8];
+  for (int i = 0; i < 8; ++i)
+    r[i] = _mm256_loadu_ps(in + i * is);
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 8; i += 4) {
+    r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+    r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xee);
+    r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+    r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xee);
+  }
+  for (int k = 0; k < 4; ++k) {
+    t[k] = _mm256_permute2f128_ps(r[k], r[k + 4], 0x20);
+    t[k + 4] = _mm256_permute2f128_ps(r[k], r[k + 4], 0x31);
+  }
+  for (int i = 0; i < 8; ++i)
+    _mm256_storeu_ps(out + i * os, t[i]);
 #else
   for (int c = 0; c < TK_VW; ++c)
     for (int r = 0; r < TK_VW; ++r)
