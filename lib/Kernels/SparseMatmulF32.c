@@ -132,8 +132,8 @@ static void transpose_a(int64_t M, int64_t K, int64_t mpad, const float *a,
                         int64_t a_sm, int64_t a_sk, float *at) {
   const int64_t mb = a_sk == 1 ? M / TK_VW * TK_VW : 0;
   const int64_t kb = a_sk == 1 ? K / TK_VW * TK_VW : 0;
-  /* Along the rows of at (each a sequential stream of stores), not along
-   * A's: stores TK_VW rows of at apart jump a page each. */
+  /* Along the rows of at: each block's stores continue the TK_VW
+   * sequential streams of the block before. */
   for (int64_t k0 = 0; k0 < kb; k0 += TK_VW)
     for (int64_t m0 = 0; m0 < mb; m0 += TK_VW)
       transpose_block(a + m0 * a_sm + k0, a_sm, at + k0 * mpad + m0, mpad);
@@ -153,23 +153,17 @@ static void store_group(const job_t *j, int64_t m0, int64_t rows, int64_t n0,
                         const float *gbuf) {
   enum { GV = GROUP / TK_VW };
   const int64_t width = j->N - n0 < GROUP ? j->N - n0 : GROUP;
+  /* Whole rows of a row-major output as vectors; a last, narrower group
+   * or a strided output one element at a time. Both add the old value,
+   * then the bias, then clamp. */
   const int whole = width == GROUP && j->c_sn == 1;
   const int clamp = tk_has_clamp(j->lo, j->hi);
   tk_vec bias[GV];
-  for (int g = 0; g < GV; ++g) {
-    float b[TK_VW];
-    for (int l = 0; l < TK_VW; ++l)
-      b[l] = j->bias && g * TK_VW + l < width ? j->bias[n0 + g * TK_VW + l]
-                                              : 0.0f;
-    bias[g] = tk_load(b);
-  }
+  for (int g = 0; g < GV; ++g)
+    bias[g] = j->bias && whole ? tk_load(j->bias + n0 + g * TK_VW)
+                               : (tk_vec){0};
   const tk_vec lo = tk_splat(j->lo), hi = tk_splat(j->hi);
   float tbuf[TK_VW * GROUP];
-  /* Every output row's line, asked for before the first is written: the
-   * rows are a row stride apart, which no hardware prefetcher follows,
-   * and a store that misses waits for its line. */
-  for (int64_t r = 0; r < rows; ++r)
-    __builtin_prefetch(j->c + (m0 + r) * j->c_sm + n0 * j->c_sn, 1, 3);
   for (int64_t r0 = 0; r0 < rows; r0 += TK_VW) {
     for (int g = 0; g < GV; ++g)
       transpose_block(gbuf + g * TK_VW * TROWS + r0, TROWS, tbuf + g * TK_VW,
@@ -177,31 +171,26 @@ static void store_group(const job_t *j, int64_t m0, int64_t rows, int64_t n0,
     const int64_t nr = rows - r0 < TK_VW ? rows - r0 : TK_VW;
     for (int64_t r = 0; r < nr; ++r) {
       float *out = j->c + (m0 + r0 + r) * j->c_sm + n0 * j->c_sn;
-      float row[GROUP];
-      for (int g = 0; g < GV; ++g) {
-        tk_vec v = tk_load(tbuf + r * GROUP + g * TK_VW) + bias[g];
-        if (j->accumulate && whole)
-          v += tk_load(out + g * TK_VW);
-        if (clamp)
-          v = tk_min(tk_max(v, lo), hi);
-        if (whole && !j->accumulate)
-          tk_store(out + g * TK_VW, v);
-        else
-          tk_store(row + g * TK_VW, v);
-      }
-      if (whole && j->accumulate)
-        for (int g = 0; g < GV; ++g)
-          tk_store(out + g * TK_VW, tk_load(row + g * TK_VW));
-      else if (!whole)
-        for (int64_t c = 0; c < width; ++c) {
-          /* The bias and clamp apply after the accumulated value. */
-          float v = tbuf[r * GROUP + c];
+      if (whole) {
+        for (int g = 0; g < GV; ++g) {
+          tk_vec v = tk_load(tbuf + r * GROUP + g * TK_VW);
           if (j->accumulate)
-            v += out[c * j->c_sn];
-          if (j->bias)
-            v += j->bias[n0 + c];
-          out[c * j->c_sn] = tk_clamp_scalar(v, j->lo, j->hi);
+            v += tk_load(out + g * TK_VW);
+          v += bias[g];
+          if (clamp)
+            v = tk_min(tk_max(v, lo), hi);
+          tk_store(out + g * TK_VW, v);
         }
+        continue;
+      }
+      for (int64_t c = 0; c < width; ++c) {
+        float v = tbuf[r * GROUP + c];
+        if (j->accumulate)
+          v += out[c * j->c_sn];
+        if (j->bias)
+          v += j->bias[n0 + c];
+        out[c * j->c_sn] = tk_clamp_scalar(v, j->lo, j->hi);
+      }
     }
   }
 }
