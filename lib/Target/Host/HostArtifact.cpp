@@ -59,33 +59,43 @@ LogicalResult mlir::tessel::writeHostArtifact(ModuleOp module,
       return module.emitError() << llvm::toString(std::move(e));
     return success();
   }
-  llvm::SmallString<128> objectPath;
-  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
-          "tessel-model", "o", objectPath))
-    return module.emitError() << "cannot create a temporary file: "
-                              << ec.message();
-  llvm::scope_exit removeObject([&] { llvm::sys::fs::remove(objectPath); });
-  if (llvm::Error e = writeObjectFile(*llvmModule, host, objectPath))
+  // A temporary file, removed when this function returns.
+  llvm::SmallVector<llvm::SmallString<128>, 2> temporaries;
+  llvm::scope_exit removeTemporaries([&] {
+    for (const llvm::SmallString<128> &path : temporaries)
+      llvm::sys::fs::remove(path);
+  });
+  auto temporaryFile =
+      [&](StringRef prefix,
+          StringRef suffix) -> FailureOr<llvm::SmallString<128>> {
+    llvm::SmallString<128> path;
+    if (std::error_code ec =
+            llvm::sys::fs::createTemporaryFile(prefix, suffix, path))
+      return module.emitError()
+             << "cannot create a temporary file: " << ec.message();
+    temporaries.push_back(path);
+    return path;
+  };
+  FailureOr<llvm::SmallString<128>> objectPath = temporaryFile("tessel-model", "o");
+  if (failed(objectPath))
+    return failure();
+  if (llvm::Error e = writeObjectFile(*llvmModule, host, *objectPath))
     return module.emitError() << llvm::toString(std::move(e));
   codegenTiming.stop();
   TimingScope linkTiming = timing.nest("Link");
   if (outputPath != "-") {
-    if (llvm::Error e = linkSharedLibrary(objectPath, archives, outputPath))
+    if (llvm::Error e = linkSharedLibrary(*objectPath, archives, outputPath))
       return module.emitError() << llvm::toString(std::move(e));
     return success();
   }
   // "-o -": the linker needs a file; link to a temporary one and copy its
   // bytes to stdout (as iree-compile does with its module).
-  llvm::SmallString<128> libraryPath;
-  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
-          "tessel-artifact", "so", libraryPath))
-    return module.emitError() << "cannot create a temporary file: "
-                              << ec.message();
-  llvm::scope_exit removeLibrary(
-      [&] { llvm::sys::fs::remove(libraryPath); });
-  if (llvm::Error e = linkSharedLibrary(objectPath, archives, libraryPath))
+  FailureOr<llvm::SmallString<128>> libraryPath = temporaryFile("tessel-artifact", "so");
+  if (failed(libraryPath))
+    return failure();
+  if (llvm::Error e = linkSharedLibrary(*objectPath, archives, *libraryPath))
     return module.emitError() << llvm::toString(std::move(e));
-  auto bytes = llvm::MemoryBuffer::getFile(libraryPath, /*IsText=*/false,
+  auto bytes = llvm::MemoryBuffer::getFile(*libraryPath, /*IsText=*/false,
                                            /*RequiresNullTerminator=*/false);
   if (!bytes)
     return module.emitError() << "cannot read the linked artifact: "
