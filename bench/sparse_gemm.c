@@ -33,12 +33,19 @@ static float frand(void) { return (float)rand() / RAND_MAX - 0.5f; }
     }                                                                          \
   } while (0)
 
-int main(void) {
+int main(int argc, char **argv) {
   const int64_t NR = TESSEL_KERNEL_NR;
-  const int64_t shapes[][3] = {{128, 768, 768}, {128, 3072, 768}, {128, 768, 3072}};
+  int64_t shapes[][3] = {{128, 768, 768}, {128, 3072, 768}, {128, 768, 3072}};
+  size_t nshapes = sizeof shapes / sizeof shapes[0];
+  /* `sparse_gemm M N K`: that one shape instead. */
+  if (argc == 4) {
+    for (int i = 0; i < 3; ++i)
+      shapes[0][i] = atoll(argv[i + 1]);
+    nshapes = 1;
+  }
   const int64_t blocks[] = {1, 4, 16};
   const double densities[] = {0.5, 0.2, 0.1, 0.05};
-  for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
+  for (size_t s = 0; s < nshapes; ++s) {
     const int64_t M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
     float *a = malloc(sizeof(float) * M * K), *c = malloc(sizeof(float) * M * N);
     float *b = malloc(sizeof(float) * K * N);

@@ -1449,3 +1449,12 @@ TEST(SparseMatmulKernel, RowChunks) {
   checkSparse({300, 40, 700, 4, 0.1, false, false, true, true, 2});
   checkSparse({205, 48, 1000, 16, 0.2, true, false, false, false, 1});
 }
+TEST(SparseMatmulKernel, Bands) {
+  // Rows in bands of 192 (256 KiB of the transposed A at K = 300), the
+  // last one short: each band transposed by the thread that multiplies
+  // it, at 1 and 2 threads; 3 bands on 2 threads share one transposed A.
+  checkSparse({1000, 37, 300, 1, 0.1, true, true, false, false, 1});
+  checkSparse({1000, 40, 300, 4, 0.2, false, false, true, true, 2});
+  checkSparse({1001, 21, 300, 2, 0.3, true, false, true, false, 2});
+  checkSparse({500, 33, 300, 1, 0.2, true, true, false, true, 2});
+}

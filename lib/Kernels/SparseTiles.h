@@ -1,0 +1,65 @@
+/* SparseTiles.h - the products and stores shared by the sparse f32
+ * kernels (SparseMatmulF32.c, SparseConvF32.c).
+ *
+ * Both multiply an implicit K x M matrix of activations, vectorized over
+ * its M "virtual rows" (tokens, pixels), by the sparse constant weights in
+ * R x 1 blocks (Kernels.td, tessel_kernel_sparse_matmul_f32). The kernels
+ * differ only in how they lay out that matrix: a matmul transposes A's
+ * rows, a convolution its input's channel planes, where the row of
+ * filter element (kh, kw, c) sits at a fixed offset. So the row of k is
+ * wherever koff[k] says, and virtual row m is stored wherever the view's
+ * row mapping says (a convolution computes a few padding columns per
+ * output row and drops them). */
+#ifndef TESSEL_KERNELS_SPARSETILES_H
+#define TESSEL_KERNELS_SPARSETILES_H
+
+#include <stdint.h>
+
+/* Output columns accumulated together: a multiple of every R. */
+#define TK_SPARSE_GROUP 16
+
+typedef struct {
+  /* The weights: block column b of R columns has blocks [ptr[b],
+   * ptr[b+1]) at k = kidx[e], values val[e*R ...]. */
+  int64_t N, R;
+  const int32_t *ptr, *kidx;
+  const float *val;
+  /* The activations of one band: row k of the implicit K x band_m matrix
+   * at at + koff[k], 64-byte aligned where koff[k] is a multiple of 16,
+   * readable for band_m floats (a multiple of the vector width). */
+  const float *at;
+  const int64_t *koff;
+  int64_t band_m;
+  /* Virtual row m goes to c + (m / wq) * c_sr + (m % wq) * c_sc, column n
+   * at n * c_sn; rows with m % wq >= owc or m / wq >= nr are dropped. */
+  float *c;
+  int64_t wq, owc, nr, c_sr, c_sc, c_sn;
+  const float *bias;
+  float lo, hi;
+  int accumulate;
+} tk_sparse_view;
+
+/* Column groups [g0, g1) of the view over all its rows, the rows in
+ * chunks whose part of the activations (K x chunk) stays in L2 while the
+ * groups read it. Aborts on a block size the compiler does not pack. */
+void tk_sparse_run(const tk_sparse_view *v, int64_t K, int64_t g0, int64_t g1);
+
+/* ceil(N / TK_SPARSE_GROUP). */
+int64_t tk_sparse_groups(int64_t N);
+
+/* Splits the column groups into ntasks ranges of about equal work (their
+ * nonzero blocks times R, plus their stores): bounds gets ntasks + 1
+ * group boundaries. Unevenly pruned columns still balance. */
+void tk_sparse_balance(int64_t N, int64_t R, const int32_t *ptr,
+                       int64_t ntasks, int64_t *bounds);
+
+/* dst[c * d_r + r] = src[r * s_r + c * s_c] for r < rows, c < cols:
+ * register blocks where s_c is 1, one element at a time otherwise. */
+void tk_sparse_transpose(int64_t rows, int64_t cols, const float *src,
+                         int64_t s_r, int64_t s_c, float *dst, int64_t d_r);
+
+/* Floats of activations per band that stay in L2 with room to spare:
+ * about 512 KiB. */
+#define TK_SPARSE_BAND_FLOATS (128 * 1024)
+
+#endif
