@@ -1449,6 +1449,129 @@ TEST(SparseMatmulKernel, RowChunks) {
   checkSparse({300, 40, 700, 4, 0.1, false, false, true, true, 2});
   checkSparse({205, 48, 1000, 16, 0.2, true, false, false, false, 1});
 }
+struct SparseConvCase {
+  int64_t N, H, W, C, F, KH, KW, sh, sw, dh, dw;
+  int64_t pt, pb, pl, pr; // zero padding
+  int64_t R;
+  double density;
+  bool epilogue; // bias, clamp and accumulate
+  uint32_t threads;
+};
+
+void checkSparseConv(const SparseConvCase &t) {
+  SCOPED_TRACE(::testing::Message()
+               << "N=" << t.N << " H=" << t.H << " W=" << t.W << " C=" << t.C
+               << " F=" << t.F << " K=" << t.KH << "x" << t.KW << " s="
+               << t.sh << "," << t.sw << " d=" << t.dh << "," << t.dw
+               << " R=" << t.R << " density=" << t.density
+               << " threads=" << t.threads);
+  const int64_t OH = (t.H + t.pt + t.pb - (t.KH - 1) * t.dh - 1) / t.sh + 1;
+  const int64_t OW = (t.W + t.pl + t.pr - (t.KW - 1) * t.dw - 1) / t.sw + 1;
+  const int64_t K = t.KH * t.KW * t.C;
+  std::mt19937 gen(unsigned(t.H * 131 + t.C * 7 + t.F + t.R));
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  // B[(kh*KW + kw)*C + c][f], zero in blocks of R output channels.
+  std::vector<float> b = randomVec(size_t(K * t.F), unsigned(K + t.F));
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t f0 = 0; f0 < t.F; f0 += t.R)
+      if (u(gen) >= t.density)
+        for (int64_t f = f0; f < f0 + t.R && f < t.F; ++f)
+          b[k * t.F + f] = 0.0f;
+  // The input with a channel stride of 1 and a pixel stride of C + 1; the
+  // output with a channel stride of 2 when there is an epilogue.
+  const int64_t in_sw = t.C + 1, in_sh = t.W * in_sw, in_sn = t.H * in_sh;
+  std::vector<float> in = randomVec(size_t(t.N * in_sn), unsigned(t.W));
+  const int64_t o_sf = t.epilogue ? 2 : 1, o_sw = t.F * o_sf,
+                o_sh = OW * o_sw, o_sn = OH * o_sh;
+  std::vector<float> out = randomVec(size_t(t.N * o_sn), 5);
+  std::vector<float> bias = randomVec(size_t(t.F), 9);
+  const float lo = t.epilogue ? -0.5f : -kInf, hi = t.epilogue ? 0.75f : kInf;
+  std::vector<double> ref(size_t(t.N * OH * OW * t.F));
+  for (int64_t n = 0; n < t.N; ++n)
+    for (int64_t oh = 0; oh < OH; ++oh)
+      for (int64_t ow = 0; ow < OW; ++ow)
+        for (int64_t f = 0; f < t.F; ++f) {
+          double s = 0;
+          for (int64_t kh = 0; kh < t.KH; ++kh)
+            for (int64_t kw = 0; kw < t.KW; ++kw) {
+              int64_t h = oh * t.sh + kh * t.dh - t.pt;
+              int64_t w = ow * t.sw + kw * t.dw - t.pl;
+              if (h < 0 || h >= t.H || w < 0 || w >= t.W)
+                continue;
+              for (int64_t c = 0; c < t.C; ++c)
+                s += double(in[n * in_sn + h * in_sh + w * in_sw + c]) *
+                     b[((kh * t.KW + kw) * t.C + c) * t.F + f];
+            }
+          float *o = &out[n * o_sn + oh * o_sh + ow * o_sw + f * o_sf];
+          if (t.epilogue)
+            s = std::min<double>(std::max<double>(s + *o + bias[f], lo), hi);
+          ref[((n * OH + oh) * OW + ow) * t.F + f] = s;
+        }
+  SparseB sp = packSparse(b, K, t.F, t.R, /*reverse=*/t.H % 2 == 1);
+  setThreads(t.threads);
+  tessel_kernel_sparse_conv2d_f32(
+      t.N, OH, OW, t.F, t.KH, t.KW, t.C, t.H, t.W, t.pt, t.pl, in.data(),
+      in_sn, in_sh, in_sw, 1, t.sh, t.sw, t.dh, t.dw, t.R, sp.ptr.data(),
+      sp.kidx.empty() ? nullptr : sp.kidx.data(),
+      sp.val.empty() ? nullptr : sp.val.data(), out.data(), o_sn, o_sh, o_sw,
+      o_sf, t.epilogue ? bias.data() : nullptr, lo, hi,
+      t.epilogue ? TESSEL_KERNEL_ACCUMULATE : 0);
+  setThreads(1);
+  for (int64_t n = 0; n < t.N; ++n)
+    for (int64_t oh = 0; oh < OH; ++oh)
+      for (int64_t ow = 0; ow < OW; ++ow)
+        for (int64_t f = 0; f < t.F; ++f) {
+          double r = ref[((n * OH + oh) * OW + ow) * t.F + f];
+          ASSERT_NEAR(out[n * o_sn + oh * o_sh + ow * o_sw + f * o_sf], r,
+                      1e-4 * (1 + std::fabs(r)))
+              << "at n=" << n << " oh=" << oh << " ow=" << ow << " f=" << f;
+        }
+}
+
+TEST(SparseConvKernel, ShapesStridesDilationsPadding) {
+  // N, H, W, C, F, KH, KW, sh, sw, dh, dw, pads (t, b, l, r), R, density,
+  // epilogue, threads.
+  for (int64_t R : {1, 4, 16})
+    for (double d : {0.0, 0.2, 1.0}) {
+      checkSparseConv({1, 9, 9, 5, 19, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, R, d,
+                       false, 1});
+      checkSparseConv({2, 14, 14, 16, 33, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, R, d,
+                       true, 1});
+    }
+  // 1x1 stride 2 (a ResNet downsample); 5x3 with uneven padding; dilation
+  // 2; stride 3 with dilation 2; 7 columns (rows not whole vectors); no
+  // padding at all; a kernel as large as the padded input.
+  checkSparseConv({1, 15, 15, 24, 40, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1, 0.3,
+                   true, 1});
+  checkSparseConv({1, 11, 13, 7, 17, 5, 3, 1, 1, 1, 1, 2, 1, 0, 3, 2, 0.3,
+                   false, 1});
+  checkSparseConv({1, 12, 12, 8, 16, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1, 0.4,
+                   true, 1});
+  checkSparseConv({1, 17, 16, 6, 20, 3, 3, 3, 2, 2, 1, 1, 0, 2, 1, 4, 0.4,
+                   false, 1});
+  checkSparseConv({1, 7, 7, 40, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0.2,
+                   true, 1});
+  checkSparseConv({1, 6, 20, 3, 5, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0.5,
+                   false, 1});
+  checkSparseConv({1, 3, 4, 2, 3, 5, 6, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0.7,
+                   true, 1});
+}
+
+TEST(SparseConvKernel, BandsAndThreads) {
+  // 64 channels of 40 x 40: bands of 15 output rows at 3x3 (their planes
+  // 7680 floats a row), the last one short; on 2 threads two images' bands
+  // are shared out, while one image's 2 bands at stride 2 and one small
+  // image are laid out whole, the threads splitting the output channels.
+  checkSparseConv({1, 40, 40, 64, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0.1,
+                   true, 1});
+  checkSparseConv({2, 40, 40, 64, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4, 0.1,
+                   false, 2});
+  checkSparseConv({1, 40, 40, 64, 36, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0.1,
+                   true, 2});
+  checkSparseConv({1, 7, 7, 64, 70, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, 0.2,
+                   true, 2});
+}
+
 TEST(SparseMatmulKernel, Bands) {
   // Rows in bands of 192 (256 KiB of the transposed A at K = 300), the
   // last one short: each band transposed by the thread that multiplies

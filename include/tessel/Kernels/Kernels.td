@@ -379,6 +379,41 @@ def SparseMatmulF32 : Kernel<"sparse_matmul_f32"> {
     EpilogueArg<"$_op">:$epilogue);
 }
 
+def SparseConv2DF32 : Kernel<"sparse_conv2d_f32"> {
+  let summary = "NHWC convolution with a sparse filter, in blocks of R "
+                "output channels";
+  let description = [{
+    With implicit zero padding:
+      out[n,oh,ow,f] = sum_{kh,kw,c} in[n, oh*sh + kh*dh - pad_top,
+                                        ow*sw + kw*dw - pad_left, c]
+                                     * B[(kh*KW + kw)*C + c][f]
+    where B ((KH*KW*C) x F) is stored as tessel_kernel_sparse_matmul_f32
+    stores its B (R, ptr, kidx, val), `in` is N x H x W x C and positions
+    outside it count as zero. Epilogue as the dense convolution's.
+    tessel.sparse_conv2d is lowered to it.
+  }];
+  let op = "SparseConv2DOp";
+  let arguments = (ins
+    DimArg<"$_op.getInit()", 0>:$N, DimArg<"$_op.getInit()", 1>:$OH,
+    DimArg<"$_op.getInit()", 2>:$OW, DimArg<"$_op.getInit()", 3>:$F,
+    I64Arg<"$_op.getKernelSize()[0]">:$KH, I64Arg<"$_op.getKernelSize()[1]">:$KW,
+    DimArg<"$_op.getInput()", 3>:$C, DimArg<"$_op.getInput()", 1>:$H,
+    DimArg<"$_op.getInput()", 2>:$W,
+    I64Arg<"$_op.getPadOrZero()[0]">:$pad_top,
+    I64Arg<"$_op.getPadOrZero()[2]">:$pad_left,
+    StridedArg<"const float", "$_op.getInput()", ["sn", "sh", "sw", "sc"]>:$in,
+    I64Arg<"$_op.getStrides()[0]">:$stride_h,
+    I64Arg<"$_op.getStrides()[1]">:$stride_w,
+    I64Arg<"$_op.getDilations()[0]">:$dil_h,
+    I64Arg<"$_op.getDilations()[1]">:$dil_w,
+    I64Arg<"$_op.getBlockSize()">:$R,
+    PtrArg<"const int32_t", "$_op.getBlockPtr()">:$ptr,
+    PtrArg<"const int32_t", "$_op.getBlockK()">:$kidx,
+    PtrArg<"const float", "$_op.getValues()">:$val,
+    StridedArg<"float", "$_op.getInit()", ["sn", "sh", "sw", "sf"]>:$out,
+    EpilogueArg<"$_op">:$epilogue);
+}
+
 //===----------------------------------------------------------------------===//
 // int8 kernels (docs/quantization.md).
 //===----------------------------------------------------------------------===//

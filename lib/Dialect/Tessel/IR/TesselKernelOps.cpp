@@ -241,45 +241,80 @@ void DepthwiseConv2DOp::getEffects(
   kernelOpEffects(*this, effects);
 }
 
+/// The blocks of a sparse op's constant `K x N` weights (block_ptr,
+/// block_k, values, block_size; tessel.sparse_matmul's description): i32
+/// static 1-D arrays of consistent sizes and, where constant (what the
+/// pass makes), in range: the kernels index with them.
+template <typename OpT>
+static LogicalResult verifySparseBlocks(OpT op, int64_t k, int64_t n) {
+  if (failed(verifyOperandKinds(op, {op.getBlockPtr(), op.getBlockK(),
+                                     op.getInit()},
+                                op.getInit(), /*anyElement=*/true)))
+    return failure();
+  for (Value v : {op.getBlockPtr(), op.getBlockK()})
+    if (!cast<ShapedType>(v.getType()).getElementType().isInteger(32))
+      return op.emitOpError() << "block_ptr and block_k must be i32, got "
+                              << v.getType();
+  for (Value v : {op.getBlockPtr(), op.getBlockK(), op.getValues()}) {
+    auto t = cast<ShapedType>(v.getType());
+    if (t.getRank() != 1 || !t.hasStaticShape())
+      return op.emitOpError() << "block_ptr, block_k and values must be "
+                                 "static 1-D, got "
+                              << v.getType();
+  }
+  int64_t r = op.getBlockSize();
+  if (r != 1 && r != 2 && r != 4 && r != 8 && r != 16)
+    return op.emitOpError() << "block_size must be 1, 2, 4, 8 or 16, got "
+                            << r;
+  int64_t blocks = cast<ShapedType>(op.getBlockK().getType()).getDimSize(0);
+  if (cast<ShapedType>(op.getBlockPtr().getType()).getDimSize(0) !=
+      (n + r - 1) / r + 1)
+    return op.emitOpError() << "block_ptr must have ceil(N / block_size) + 1 "
+                               "= "
+                            << (n + r - 1) / r + 1 << " entries";
+  if (cast<ShapedType>(op.getValues().getType()).getDimSize(0) != blocks * r)
+    return op.emitOpError() << "values must have block_size values per "
+                               "block ("
+                            << blocks * r << ")";
+  DenseIntElementsAttr ptr, ks;
+  if (matchPattern(op.getBlockPtr(), m_Constant(&ptr))) {
+    int64_t prev = 0, i = 0;
+    for (const APInt &v : ptr.getValues<APInt>()) {
+      int64_t x = v.getSExtValue();
+      if ((i == 0 && x != 0) || x < prev || x > blocks)
+        return op.emitOpError() << "block_ptr must rise from 0 to the block "
+                                   "count, entry "
+                                << i << " is " << x;
+      prev = x;
+      ++i;
+    }
+    if (prev != blocks)
+      return op.emitOpError() << "block_ptr must end at the block count "
+                              << blocks;
+  }
+  if (matchPattern(op.getBlockK(), m_Constant(&ks)))
+    for (const APInt &v : ks.getValues<APInt>())
+      if (v.getSExtValue() < 0 || v.getSExtValue() >= k)
+        return op.emitOpError() << "block_k entry " << v.getSExtValue()
+                                << " is outside [0, K)";
+  return success();
+}
+
 LogicalResult SparseMatmulOp::verify() {
   SmallVector<Value> f32 = {getInput(), getValues(), getInit()};
   if (getBias())
     f32.push_back(getBias());
-  if (failed(verifyOperandKinds(*this, f32, getInit())) ||
-      failed(verifyOperandKinds(*this, {getBlockPtr(), getBlockK(), getInit()},
-                                getInit(), /*anyElement=*/true)))
+  if (failed(verifyOperandKinds(*this, f32, getInit())))
     return failure();
-  for (Value v : {getBlockPtr(), getBlockK()})
-    if (!cast<ShapedType>(v.getType()).getElementType().isInteger(32))
-      return emitOpError() << "block_ptr and block_k must be i32, got "
-                           << v.getType();
   auto inTy = cast<ShapedType>(getInput().getType());
   auto outTy = cast<ShapedType>(getInit().getType());
   if (inTy.getRank() != 2 || outTy.getRank() != 2)
     return emitOpError() << "input and init must be rank 2 (M x K, M x N)";
-  for (Value v : {getBlockPtr(), getBlockK(), getValues()}) {
-    auto t = cast<ShapedType>(v.getType());
-    if (t.getRank() != 1 || !t.hasStaticShape())
-      return emitOpError() << "block_ptr, block_k and values must be static "
-                              "1-D, got "
-                           << v.getType();
-  }
-  int64_t r = getBlockSize();
-  if (r != 1 && r != 2 && r != 4 && r != 8 && r != 16)
-    return emitOpError() << "block_size must be 1, 2, 4, 8 or 16, got " << r;
   int64_t m = inTy.getDimSize(0), n = outTy.getDimSize(1);
   if (known(m) && known(outTy.getDimSize(0)) && m != outTy.getDimSize(0))
     return emitOpError() << "input and init row counts differ";
   if (!known(n) || !known(inTy.getDimSize(1)))
     return emitOpError() << "K and N must be static";
-  int64_t blocks = cast<ShapedType>(getBlockK().getType()).getDimSize(0);
-  if (cast<ShapedType>(getBlockPtr().getType()).getDimSize(0) !=
-      (n + r - 1) / r + 1)
-    return emitOpError() << "block_ptr must have ceil(N / block_size) + 1 = "
-                         << (n + r - 1) / r + 1 << " entries";
-  if (cast<ShapedType>(getValues().getType()).getDimSize(0) != blocks * r)
-    return emitOpError() << "values must have block_size values per block ("
-                         << blocks * r << ")";
   if (Value bias = getBias()) {
     auto bTy = cast<ShapedType>(bias.getType());
     if (bTy.getRank() != 1 || (known(bTy.getDimSize(0)) &&
@@ -289,30 +324,44 @@ LogicalResult SparseMatmulOp::verify() {
   if (getClampMin() && getClampMax() &&
       getClampMin()->convertToFloat() > getClampMax()->convertToFloat())
     return emitOpError() << "clamp_min is greater than clamp_max";
-  // Constant blocks (what the pass makes) are checked whole: the kernel
-  // indexes with them.
-  DenseIntElementsAttr ptr, ks;
-  if (matchPattern(getBlockPtr(), m_Constant(&ptr))) {
-    int64_t prev = 0, i = 0;
-    for (const APInt &v : ptr.getValues<APInt>()) {
-      int64_t x = v.getSExtValue();
-      if ((i == 0 && x != 0) || x < prev || x > blocks)
-        return emitOpError() << "block_ptr must rise from 0 to the block "
-                                "count, entry "
-                             << i << " is " << x;
-      prev = x;
-      ++i;
-    }
-    if (prev != blocks)
-      return emitOpError() << "block_ptr must end at the block count "
-                           << blocks;
+  return verifySparseBlocks(*this, inTy.getDimSize(1), n);
+}
+
+LogicalResult SparseConv2DOp::verify() {
+  if (failed(verifyKernelOpCommon(*this, getValues())))
+    return failure();
+  auto inTy = cast<ShapedType>(getInput().getType());
+  auto outTy = cast<ShapedType>(getInit().getType());
+  if (getKernelSize().size() != 2 ||
+      llvm::any_of(getKernelSize(), [](int64_t v) { return v < 1; }))
+    return emitOpError() << "kernel_size must have 2 positive values";
+  if (getPad() && (getPad()->size() != 4 ||
+                   llvm::any_of(*getPad(), [](int64_t v) { return v < 0; })))
+    return emitOpError() << "pad must have 4 non-negative values [top, "
+                            "bottom, left, right]";
+  int64_t c = inTy.getDimSize(3), f = outTy.getDimSize(3);
+  if (!known(c) || !known(f))
+    return emitOpError() << "input and output channel counts must be static";
+  SmallVector<int64_t> pad = getPadOrZero();
+  for (int i = 0; i < 2; ++i) {
+    int64_t in = inTy.getDimSize(1 + i), out = outTy.getDimSize(1 + i);
+    if (!known(in) || !known(out))
+      continue;
+    int64_t padded = in + pad[2 * i] + pad[2 * i + 1];
+    int64_t span = (getKernelSize()[i] - 1) * getDilations()[i] + 1;
+    int64_t expect = padded < span ? 0 : (padded - span) / getStrides()[i] + 1;
+    if (out != expect)
+      return emitOpError() << "output spatial dim " << i << " is " << out
+                           << ", expected " << expect;
   }
-  if (matchPattern(getBlockK(), m_Constant(&ks)))
-    for (const APInt &v : ks.getValues<APInt>())
-      if (v.getSExtValue() < 0 || v.getSExtValue() >= inTy.getDimSize(1))
-        return emitOpError() << "block_k entry " << v.getSExtValue()
-                             << " is outside [0, K)";
-  return success();
+  return verifySparseBlocks(*this,
+                            getKernelSize()[0] * getKernelSize()[1] * c, f);
+}
+
+void SparseConv2DOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  kernelOpEffects(*this, effects);
 }
 
 void SparseMatmulOp::getEffects(

@@ -107,6 +107,7 @@ void mlir::tessel::registerBufferizableOpInterfaceExternalModels(
     DepthwiseConv2DI8Op::attachInterface<
         KernelOpInterface<DepthwiseConv2DI8Op>>(*ctx);
     SparseMatmulOp::attachInterface<KernelOpInterface<SparseMatmulOp>>(*ctx);
+    SparseConv2DOp::attachInterface<KernelOpInterface<SparseConv2DOp>>(*ctx);
     CallImportOp::attachInterface<CallImportOpInterface>(*ctx);
   });
 }

@@ -298,6 +298,7 @@ struct MatmulToKernel : OpRewritePattern<OpT> {
 bool hasActivation(PackedConv2DOp) { return false; }
 bool hasActivation(DepthwiseConv2DOp op) { return op.getSilu(); }
 bool hasActivation(SparseMatmulOp) { return false; }
+bool hasActivation(SparseConv2DOp) { return false; }
 
 /// The kernel op behind `v`, looking through one reshape (what the matmul
 /// and depthwise rewrites leave between the kernel and its users); the
@@ -790,7 +791,9 @@ struct ConvertToKernelsPass
                  FuseBiasAdd<DepthwiseConv2DOp>, FuseClamp<DepthwiseConv2DOp>,
                  // tessel-sparsify-weights ran before: the same epilogues.
                  FuseResidualAdd<SparseMatmulOp>, FuseBiasAdd<SparseMatmulOp>,
-                 FuseClamp<SparseMatmulOp>, FuseSiLU,
+                 FuseClamp<SparseMatmulOp>, FuseResidualAdd<SparseConv2DOp>,
+                 FuseBiasAdd<SparseConv2DOp>, FuseClamp<SparseConv2DOp>,
+                 FuseSiLU,
                  FoldPackOfConstant>(ctx);
     // A transpose feeding a pack (attention's K^T) folds into the pack, so
     // the run-time operand is moved once, not twice.

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "KernelInit.h"
+#include "QuantizedToKernels.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
@@ -55,14 +56,15 @@ double rateRatio(int64_t r) {
   }
 }
 
-/// The kernel transposes the activations (M x K) before its products; when
-/// they outgrow the L2 (about 1 MiB: a CNN's pixels), that pass streams
-/// from memory and costs, per output column, about this many dense
-/// multiply-adds per activation (bench/sparse_gemm.c on ResNet-50's
-/// pointwise and im2col shapes, M = 3136 x K = 64...576, Sapphire Rapids:
-/// 110-165). Within the L2 it is lost in the products.
-constexpr double kStreamedTransposeCost = 128.0;
-constexpr int64_t kL2Floats = 256 * 1024;
+/// A convolution's plane rows that are not whole vectors make loads that
+/// straddle cache lines: the kernel's rate on them (bench/sparse_conv.c,
+/// 7x7 images: 0.16 against 0.24 at 56 columns padded to 64).
+constexpr double kUnalignedRate = 0.65;
+
+/// Dense Winograd F(2x2, 3x3) over the implicit GEMM on ResNet-50's 3x3
+/// layers (bench/sparse_conv.c, Sapphire Rapids: 1.18-2.03x): the upper
+/// end, so that a layer leaves Winograd only where sparse beats it.
+constexpr double kWinogradGain = 2.0;
 
 /// Whether the block of `r` columns from `c0` at row `kk` of the row-major
 /// `K x N` matrix `b` holds a nonzero (-0.0 counts as zero: the product
@@ -116,9 +118,10 @@ struct Choice {
 };
 
 /// `lanesUsed`: the fraction of the kernel's vector lanes the rows fill;
-/// `overhead`: the transposition's share of the dense kernel's time.
+/// `overhead`: the moved elements' share of the dense kernel's time;
+/// `denseGain`: the dense path's speed over the dense kernel's.
 Choice analyze(ArrayRef<float> b, int64_t k, int64_t n, double lanesUsed,
-               double overhead) {
+               double overhead, double denseGain) {
   Choice best;
   int64_t zeros = 0;
   for (float v : b)
@@ -130,9 +133,9 @@ Choice analyze(ArrayRef<float> b, int64_t k, int64_t n, double lanesUsed,
       continue; // all zeros: left to the dense path (no empty arrays)
     double density = double(blocks * r) / double(k * n);
     // Sparse time over dense time: the products at the kernel's rate on
-    // the lanes the rows fill, plus the transposition.
+    // the lanes the rows fill, plus the moves.
     double speedup =
-        1.0 / (density / (rateRatio(r) * lanesUsed) + overhead);
+        1.0 / (density / (rateRatio(r) * lanesUsed) + overhead) / denseGain;
     if (speedup > best.speedup)
       best = {r, density, speedup, best.zeros};
   }
@@ -146,6 +149,10 @@ struct SparsifyWeightsPass
   void runOnOperation() override {
     if (vectorBits < 32) {
       getOperation()->emitError() << "vector-bits must be at least 32";
+      return signalPassFailure();
+    }
+    if (!(movedElementCost >= 0.0)) {
+      getOperation()->emitError() << "moved-element-cost must not be negative";
       return signalPassFailure();
     }
     if (!(minSpeedup > 0.0)) {
@@ -174,22 +181,24 @@ struct SparsifyWeightsPass
     });
     IRRewriter rewriter(&getContext());
     for (Operation *op : ops)
-      if (auto conv = dyn_cast<linalg::Conv2DNhwcFhwcOp>(op))
-        rewriteConv1x1(rewriter, conv, out.get());
-      else
+      if (auto conv = dyn_cast<linalg::Conv2DNhwcFhwcOp>(op)) {
+        if (!rewriteConv1x1(rewriter, conv, out.get()))
+          rewriteConv(rewriter, conv, out.get());
+      } else
         rewrite(rewriter, cast<linalg::LinalgOp>(op), out.get());
   }
 
   /// A 1x1, stride-1 NHWC convolution with a constant filter is the matmul
   /// of its pixels (N*H*W x C) by the filter's transpose (C x F): the same
   /// analysis and op, on the reshaped operands.
-  void rewriteConv1x1(IRRewriter &rewriter, linalg::Conv2DNhwcFhwcOp op,
+  /// Returns whether `op` is such a convolution (then analysed here).
+  bool rewriteConv1x1(IRRewriter &rewriter, linalg::Conv2DNhwcFhwcOp op,
                       llvm::raw_ostream *out) const {
     Value input = op.getInputs()[0], filter = op.getInputs()[1];
     Value init = op.getOutputs()[0];
     DenseElementsAttr weights;
     if (!matchPattern(filter, m_Constant(&weights)))
-      return;
+      return true; // nothing to analyse, for either rewrite
     auto inTy = dyn_cast<RankedTensorType>(input.getType());
     auto fTy = cast<RankedTensorType>(weights.getType());
     auto cTy = dyn_cast<RankedTensorType>(init.getType());
@@ -199,16 +208,16 @@ struct SparsifyWeightsPass
         fTy.getDimSize(2) != 1 ||
         !llvm::all_of(op.getStrides().getValues<int64_t>(),
                       [](int64_t s) { return s == 1; }))
-      return;
+      return false;
     // The pixels must be the same on both sides (1x1, stride 1: H and W
     // of the output are the input's) and C, F static.
     for (int d = 1; d < 3; ++d)
       if (inTy.getDimSize(d) != cTy.getDimSize(d) ||
           ShapedType::isDynamic(inTy.getDimSize(d)))
-        return;
+        return false;
     int64_t f = fTy.getDimSize(0), k = fTy.getDimSize(3);
     if (inTy.getDimSize(3) != k || cTy.getDimSize(3) != f || k == 0 || f == 0)
-      return;
+      return true;
     // B[c][f] = filter[f][0][0][c].
     std::vector<float> b(size_t(k * f));
     {
@@ -231,6 +240,98 @@ struct SparsifyWeightsPass
            return tensor::ExpandShapeOp::create(rewriter, op.getLoc(), cTy, v,
                                                 pixels);
          });
+    return true;
+  }
+
+  /// Any other convolution with a constant f32 filter and static channel
+  /// counts and output size: tessel.sparse_conv2d over the `(KH*KW*C) x F`
+  /// matrix of its filter, a zero tensor.pad of its input absorbed.
+  void rewriteConv(IRRewriter &rewriter, linalg::Conv2DNhwcFhwcOp op,
+                   llvm::raw_ostream *out) const {
+    Value input = op.getInputs()[0], filter = op.getInputs()[1];
+    DenseElementsAttr weights;
+    if (!matchPattern(filter, m_Constant(&weights)))
+      return;
+    auto inTy = dyn_cast<RankedTensorType>(input.getType());
+    auto fTy = cast<RankedTensorType>(weights.getType());
+    auto cTy = dyn_cast<RankedTensorType>(op.getOutputs()[0].getType());
+    if (!inTy || !cTy || !inTy.getElementType().isF32() ||
+        !fTy.getElementType().isF32() || !cTy.getElementType().isF32() ||
+        !fTy.hasStaticShape() || ShapedType::isDynamic(cTy.getDimSize(1)) ||
+        ShapedType::isDynamic(cTy.getDimSize(2)) ||
+        ShapedType::isDynamic(inTy.getDimSize(3)))
+      return;
+    int64_t f = fTy.getDimSize(0), kh = fTy.getDimSize(1),
+            kw = fTy.getDimSize(2), c = fTy.getDimSize(3);
+    int64_t oh = cTy.getDimSize(1), ow = cTy.getDimSize(2);
+    int64_t k = kh * kw * c;
+    if (k == 0 || f == 0 || oh == 0 || ow == 0 || inTy.getDimSize(3) != c)
+      return;
+    SmallVector<int64_t> strides(op.getStrides().getValues<int64_t>());
+    SmallVector<int64_t> dilations(op.getDilations().getValues<int64_t>());
+    // B[(kh*KW + kw)*C + c][f] = filter[f][kh][kw][c].
+    std::vector<float> b(size_t(k * f));
+    {
+      auto values = weights.getValues<float>();
+      auto it = values.begin();
+      for (int64_t ff = 0; ff < f; ++ff)
+        for (int64_t kk = 0; kk < k; ++kk, ++it)
+          b[size_t(kk * f + ff)] = *it;
+    }
+    // The kernel's plane rows (SparseConvF32.c): OW rounded up to whole
+    // vectors when that wastes at most a sixth, else OW, unaligned.
+    int64_t lanes = std::max<int64_t>(1, vectorBits / 32);
+    int64_t wv = (ow + lanes - 1) / lanes * lanes;
+    int64_t wq = (wv - ow) * 6 <= ow ? wv : ow;
+    double lanesUsed = double(ow) / double(wq) *
+                       (wq % lanes == 0 ? 1.0 : kUnalignedRate);
+    // Moved: KW planes of the input rows each output row reads (phases of
+    // the rows its filter rows read), and the output.
+    int64_t rowsRead = 0;
+    for (int64_t ph = 0; ph < strides[0]; ++ph)
+      for (int64_t r = 0; r < kh; ++r)
+        if (r * dilations[0] % strides[0] == ph) {
+          ++rowsRead;
+          break;
+        }
+    double moved = double(kw * rowsRead * c * wq + ow * f) * double(oh);
+    double overhead = movedElementCost * moved / double(oh * ow * k * f);
+    bool winograd = winogradMinChannels > 0 && kh == 3 && kw == 3 &&
+                    strides == ArrayRef<int64_t>{1, 1} &&
+                    dilations == ArrayRef<int64_t>{1, 1} &&
+                    c >= winogradMinChannels && f >= winogradMinChannels;
+    int64_t batch = inTy.getDimSize(0);
+    std::optional<Choice> choice =
+        choose(op, b, k, f,
+               ShapedType::isDynamic(batch) ? ShapedType::kDynamic
+                                            : batch * oh * ow,
+               lanesUsed, overhead, winograd ? kWinogradGain : 1.0,
+               winograd ? " dense=winograd" : "", out);
+    if (!choice)
+      return;
+    Location loc = op.getLoc();
+    rewriter.setInsertionPoint(op);
+    SmallVector<int64_t> pad;
+    if (auto padOp = input.getDefiningOp<tensor::PadOp>()) {
+      Value pv = padOp.getConstantPaddingValue();
+      if (pv && matchPattern(pv, m_AnyZeroFloat()))
+        if (auto p = staticSpatialPad(padOp)) {
+          pad = *p;
+          input = padOp.getSource();
+        }
+    }
+    auto [ptr, ks, vals] = blockConstants(rewriter, loc, b, k, f, choice->r);
+    InitEpilogue epi = analyzeInit(op.getOutputs()[0]);
+    auto sp = SparseConv2DOp::create(
+        rewriter, loc, TypeRange{epi.init.getType()}, input, ptr, ks, vals,
+        epi.bias, epi.init, rewriter.getDenseI64ArrayAttr({kh, kw}),
+        rewriter.getDenseI64ArrayAttr(strides),
+        rewriter.getDenseI64ArrayAttr(dilations),
+        pad.empty() ? DenseI64ArrayAttr() : rewriter.getDenseI64ArrayAttr(pad),
+        rewriter.getI64IntegerAttr(choice->r),
+        epi.accumulate ? rewriter.getUnitAttr() : nullptr, FloatAttr(),
+        FloatAttr());
+    rewriter.replaceOp(op, sp.getResult()[0]);
   }
 
   /// The matmul as sparse_matmul when the weights are constant, the shapes
@@ -284,30 +385,20 @@ struct SparsifyWeightsPass
   }
 
   /// The analysis of `b` (K x N, row-major) for `op` (M rows; dynamic:
-  /// ShapedType::kDynamic), its report line, and when it pays the
-  /// sparse_matmul that replaces it: `to2d` makes the 2-D input and init
-  /// from the op's, `from2d` the op's result from the 2-D one.
-  void emit(IRRewriter &rewriter, linalg::LinalgOp op,
-            const std::vector<float> &b, int64_t k, int64_t n, int64_t m,
-            llvm::raw_ostream *out, function_ref<Value(Value)> to2d,
-            function_ref<Value(Value)> from2d) const {
-    // The kernel vectorizes over rows: M rows fill M / roundup(M, lanes)
-    // of its vectors (a dynamic M is taken as large).
-    int64_t lanes = std::max<int64_t>(1, vectorBits / 32);
-    double lanesUsed =
-        ShapedType::isDynamic(m) || m <= 0
-            ? 1.0
-            : double(m) / double((m + lanes - 1) / lanes * lanes);
-    double overhead = !ShapedType::isDynamic(m) && m * k > kL2Floats
-                          ? kStreamedTransposeCost / double(n)
-                          : 0.0;
-    Choice c = analyze(b, k, n, lanesUsed, overhead);
+  /// ShapedType::kDynamic) and its report line (`note` appended): the
+  /// choice when it pays.
+  std::optional<Choice> choose(Operation *op, const std::vector<float> &b,
+                               int64_t k, int64_t n, int64_t m,
+                               double lanesUsed, double overhead,
+                               double denseGain, StringRef note,
+                               llvm::raw_ostream *out) const {
+    Choice c = analyze(b, k, n, lanesUsed, overhead, denseGain);
     bool sparse = c.r && c.speedup >= minSpeedup;
     if (out) {
-      *out << op.getLoc() << ": " << op->getName().getStringRef() << " M="
+      *out << op->getLoc() << ": " << op->getName().getStringRef() << " M="
            << (ShapedType::isDynamic(m) ? std::string("?")
                                         : std::to_string(m))
-           << " K=" << k << " N=" << n
+           << " K=" << k << " N=" << n << note
            << llvm::format(" zeros=%.3f", c.zeros);
       if (c.r)
         *out << " best=" << c.r << "x1"
@@ -316,11 +407,17 @@ struct SparsifyWeightsPass
       *out << " -> " << (sparse ? "sparse" : "dense") << "\n";
     }
     if (!sparse)
-      return;
+      return std::nullopt;
+    return c;
+  }
 
-    Location loc = op.getLoc();
-    rewriter.setInsertionPoint(op);
-    Blocks blocks = packBlocks(b, k, n, c.r);
+  /// `b`'s nonzero blocks of `r` as the kernels' constants: block_ptr,
+  /// block_k, values.
+  std::tuple<Value, Value, Value>
+  blockConstants(IRRewriter &rewriter, Location loc,
+                 const std::vector<float> &b, int64_t k, int64_t n,
+                 int64_t r) const {
+    Blocks blocks = packBlocks(b, k, n, r);
     auto i32Vec = [&](ArrayRef<int32_t> v) -> Value {
       auto ty = RankedTensorType::get({int64_t(v.size())},
                                       rewriter.getI32Type());
@@ -329,15 +426,40 @@ struct SparsifyWeightsPass
     };
     auto valTy = RankedTensorType::get({int64_t(blocks.values.size())},
                                        rewriter.getF32Type());
-    Value ptr = i32Vec(blocks.ptr), ks = i32Vec(blocks.k);
     Value vals = arith::ConstantOp::create(
         rewriter, loc, valTy,
         DenseElementsAttr::get(valTy, ArrayRef<float>(blocks.values)));
+    return {i32Vec(blocks.ptr), i32Vec(blocks.k), vals};
+  }
+
+  /// The analysis of a matmul's `b`, and when it pays the sparse_matmul
+  /// that replaces it: `to2d` makes the 2-D input and init from the op's,
+  /// `from2d` the op's result from the 2-D one.
+  void emit(IRRewriter &rewriter, linalg::LinalgOp op,
+            const std::vector<float> &b, int64_t k, int64_t n, int64_t m,
+            llvm::raw_ostream *out, function_ref<Value(Value)> to2d,
+            function_ref<Value(Value)> from2d) const {
+    // The kernel vectorizes over rows: M rows fill M / roundup(M, lanes)
+    // of its vectors (a dynamic M is taken as large). It moves M x K
+    // elements in and M x N out.
+    int64_t lanes = std::max<int64_t>(1, vectorBits / 32);
+    double lanesUsed =
+        ShapedType::isDynamic(m) || m <= 0
+            ? 1.0
+            : double(m) / double((m + lanes - 1) / lanes * lanes);
+    double overhead = movedElementCost * (1.0 / double(k) + 1.0 / double(n));
+    std::optional<Choice> c =
+        choose(op, b, k, n, m, lanesUsed, overhead, 1.0, "", out);
+    if (!c)
+      return;
+    Location loc = op.getLoc();
+    rewriter.setInsertionPoint(op);
+    auto [ptr, ks, vals] = blockConstants(rewriter, loc, b, k, n, c->r);
     InitEpilogue epi = analyzeInit(op.getDpsInits()[0]);
     Value init2 = to2d(epi.init);
     auto sp = SparseMatmulOp::create(
         rewriter, loc, TypeRange{init2.getType()}, to2d(op.getDpsInputs()[0]),
-        ptr, ks, vals, epi.bias, init2, rewriter.getI64IntegerAttr(c.r),
+        ptr, ks, vals, epi.bias, init2, rewriter.getI64IntegerAttr(c->r),
         epi.accumulate ? rewriter.getUnitAttr() : nullptr, FloatAttr(),
         FloatAttr());
     rewriter.replaceOp(op, from2d(sp.getResult()[0]));

@@ -533,4 +533,74 @@ def Tessel_SparseMatmulOp : Tessel_Op<"sparse_matmul",
   }];
 }
 
+def Tessel_SparseConv2DOp : Tessel_Op<"sparse_conv2d",
+    [DestinationStyleOpInterface,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "NHWC convolution with a constant sparse filter in R x 1 blocks";
+  let description = [{
+    `tessel.packed_conv2d`'s convolution (same `kernel_size`, `strides`,
+    `dilations`, optional zero `pad` `[top, bottom, left, right]` and
+    epilogue) with the filter stored as `tessel.sparse_matmul` stores its
+    `B`: `B` is the `(KH*KW*C) x F` matrix `B[(kh*KW + kw)*C + c, f] =
+    W[f, kh, kw, c]`, kept by its nonzero blocks of `R = block_size`
+    consecutive output channels at one reduction element:
+
+    ```
+    acc[n,oh,ow,f] = sum_{kh,kw,c} input[n, oh*sh + kh*dh - pad_top,
+                                         ow*sw + kw*dw - pad_left, c]
+                                   * B[(kh*KW + kw)*C + c, f]
+                     (out-of-range input positions count as 0)
+    out = clamp((accumulate ? init : 0) + acc + bias[f], clamp_min, clamp_max)
+    ```
+
+    `tessel-sparsify-weights` makes this op from a convolution with a
+    constant, mostly-zero filter; the kernel
+    (`tessel_kernel_sparse_conv2d_f32`) lays the input out as channel
+    planes, so that the products are the sparse matmul's, and spends
+    nothing on the zeros (docs/sparsity.md).
+
+    ```mlir
+    %y = tessel.sparse_conv2d ins(%x, %ptr, %k, %v : tensor<1x8x8x4xf32>,
+             tensor<9xi32>, tensor<20xi32>, tensor<20xf32>)
+        outs(%init : tensor<1x8x8x8xf32>)
+        {kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>,
+         dilations = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>,
+         block_size = 1 : i64} -> tensor<1x8x8x8xf32>
+    ```
+  }];
+  let arguments = (ins
+      AnyShaped:$input,
+      AnyShaped:$block_ptr,
+      AnyShaped:$block_k,
+      AnyShaped:$values,
+      Optional<AnyShaped>:$bias,
+      AnyShaped:$init,
+      DenseI64ArrayAttr:$kernel_size,
+      DenseI64ArrayAttr:$strides,
+      DenseI64ArrayAttr:$dilations,
+      OptionalAttr<DenseI64ArrayAttr>:$pad,
+      I64Attr:$block_size,
+      UnitAttr:$accumulate,
+      OptionalAttr<F32Attr>:$clamp_min,
+      OptionalAttr<F32Attr>:$clamp_max);
+  let results = (outs Variadic<AnyRankedTensor>:$result);
+  let assemblyFormat = [{
+    `ins` `(` $input `,` $block_ptr `,` $block_k `,` $values `:`
+        type($input) `,` type($block_ptr) `,` type($block_k) `,` type($values) `)`
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    `outs` `(` $init `:` type($init) `)`
+    attr-dict (`->` type($result)^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
+    /// [top, bottom, left, right]; zeros when there is no `pad`.
+    SmallVector<int64_t> getPadOrZero() {
+      if (std::optional<ArrayRef<int64_t>> p = getPad())
+        return SmallVector<int64_t>(*p);
+      return {0, 0, 0, 0};
+    }
+  }];
+}
+
 #endif // TESSEL_KERNEL_OPS_TD

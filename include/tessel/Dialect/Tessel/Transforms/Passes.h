@@ -16,6 +16,11 @@
 
 namespace mlir::tessel {
 
+/// Fewest input and output channels for which tessel-convert-to-kernels
+/// runs a 3x3, stride-1 convolution as Winograd F(2x2, 3x3) by default;
+/// tessel-sparsify-weights weighs a sparse convolution against that.
+constexpr int64_t kWinogradMinChannels = 32;
+
 #define GEN_PASS_DECL
 #include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
 

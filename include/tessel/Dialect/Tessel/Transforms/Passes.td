@@ -93,34 +93,44 @@ def TesselExpandBF16 : Pass<"tessel-expand-bf16"> {
 }
 
 def TesselSparsifyWeights : Pass<"tessel-sparsify-weights", "ModuleOp"> {
-  let summary = "Rewrite matmuls whose constant weights are mostly zeros "
-                "into tessel.sparse_matmul";
+  let summary = "Rewrite matmuls and convolutions whose constant weights are "
+                "mostly zeros into tessel.sparse_matmul / sparse_conv2d";
   let description = [{
     Static weight sparsity (docs/sparsity.md). Each `linalg.matmul` and
     `linalg.batch_matmul` of one batch entry on f32, with default indexing
-    maps and a constant right operand `B` (`K x N`), and each 1x1, stride-1
-    `linalg.conv_2d_nhwc_fhwc` with a constant filter (the matmul of its
-    `N*H*W` pixels by the filter's transpose, `C x F`), is analysed: for each
-    block size `R` in {16, 8, 4, 2, 1}, the blocks of `R` consecutive
-    columns at one `k` that hold a nonzero. A cost model gives the
-    kernel's speed-up over the dense one as
-    `1 / (density(R) / (ratio(R) * lanes_used) + transpose)`, where
-    `density(R)` is the stored fraction of `B` (blocks x R / (K x N)),
-    `ratio(R)` the sparse kernel's rate on its stored elements over the
-    dense kernel's rate, measured per block size (docs/sparsity.md),
-    `lanes_used` is `M / roundup(M, lanes)` for a static row count `M`
-    (the kernel vectorizes over rows, `vector-bits / 32` lanes), and
-    `transpose` the kernel's transposition of the activations, `128 / N`
-    when a static `M x K` outgrows the L2 (256K floats), else 0. The
-    best `R` is taken when its speed-up is at least `min-speedup`; then
-    the matmul becomes `tessel.sparse_matmul` with the blocks as constants
+    maps and a constant right operand `B` (`K x N`), and each
+    `linalg.conv_2d_nhwc_fhwc` with a constant filter (`B` is then the
+    `(KH*KW*C) x F` matrix of the filter; a 1x1, stride-1 convolution is
+    the matmul of its `N*H*W` pixels), is analysed: for each block size `R`
+    in {16, 8, 4, 2, 1}, the blocks of `R` consecutive columns at one `k`
+    that hold a nonzero. A cost model gives the kernel's speed-up over the
+    dense one as
+    `1 / (density(R) / (ratio(R) * lanes_used) + overhead) / dense_gain`,
+    where `density(R)` is the stored fraction of `B` (blocks x R / (K x
+    N)), `ratio(R)` the sparse kernel's rate on its stored elements over
+    the dense kernel's rate, measured per block size (docs/sparsity.md),
+    `lanes_used` the fraction of the kernel's vector lanes (`vector-bits /
+    32`) the rows fill: for a matmul `M / roundup(M, lanes)` with a static
+    `M`; for a convolution `OW / wq`, `wq` the kernel's plane row (`OW`
+    rounded up to whole vectors when that wastes at most a sixth, else
+    `OW`, and then x 0.65 for the loads that straddle cache lines).
+    `overhead` is the kernel's transposition of the activations and of the
+    results, `moved-element-cost` (24) dense multiply-adds per element moved (the matmul: `M x K`
+    in, `M x N` out; the convolution: its channel planes, `KW x` the
+    input's rows it reads, in), over the dense multiply-adds. `dense_gain`
+    is 2 for a convolution that tessel-convert-to-kernels runs as Winograd
+    (3x3, stride and dilation 1, at least `winograd-min-channels` input and
+    output channels), else 1. The best `R` is taken when its speed-up is at
+    least `min-speedup`; then the op becomes `tessel.sparse_matmul` (a
+    convolution other than 1x1 stride-1: `tessel.sparse_conv2d`, absorbing
+    a zero `tensor.pad` of its input) with the blocks as constants
     (`block_ptr`, `block_k`, `values`), its init analysed as
     tessel-convert-to-kernels does (a zero fill is not read, a broadcast
     bias becomes `bias`), and tessel-convert-to-kernels fuses the bias,
-    residual and clamp epilogues that follow. Otherwise the matmul is left
-    to the dense path.
+    residual and clamp epilogues that follow. Otherwise the op is left to
+    the dense path.
 
-    With `report`, one line per analysed matmul is appended to that file
+    With `report`, one line per analysed op is appended to that file
     (tessel-compile's --sparsity-report starts it empty):
     its location, shape, zero fraction, the best block size, its density
     and predicted speed-up, and whether it was made sparse.
@@ -132,8 +142,17 @@ def TesselSparsifyWeights : Pass<"tessel-sparsify-weights", "ModuleOp"> {
            "Vector register width of the target (the kernel vectorizes "
            "over rows: a static M below a multiple of its lanes wastes "
            "the rest)">,
+    Option<"winogradMinChannels", "winograd-min-channels", "int64_t",
+           /*default=*/"::mlir::tessel::kWinogradMinChannels",
+           "tessel-convert-to-kernels' option of that name, which decides "
+           "the dense baseline of a 3x3 convolution (0: no Winograd)">,
+    Option<"movedElementCost", "moved-element-cost", "double",
+           /*default=*/"24.0",
+           "Dense multiply-adds per element the sparse kernels move into "
+           "and out of their layout (measured; 0 leaves only the products, "
+           "as tests of the rewrite on small shapes want)">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",
-           "File that gets one line per analysed matmul (none when empty)">,
+           "File that gets one line per analysed op (none when empty)">,
   ];
   let dependentDialects = ["::mlir::tessel::TesselDialect",
                            "::mlir::arith::ArithDialect",
@@ -175,7 +194,7 @@ def TesselConvertToKernels : Pass<"tessel-convert-to-kernels"> {
     Option<"winograd", "winograd", "bool", /*default=*/"true",
            "Run eligible 3x3 stride-1 convolutions as Winograd F(2x2, 3x3)">,
     Option<"winogradMinChannels", "winograd-min-channels", "int64_t",
-           /*default=*/"32",
+           /*default=*/"::mlir::tessel::kWinogradMinChannels",
            "Fewest input and output channels for a Winograd convolution">,
   ];
   let dependentDialects = ["::mlir::tessel::TesselDialect",
