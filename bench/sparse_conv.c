@@ -6,34 +6,13 @@
  * speed-up is the faster dense time / sparse time. Build: cc -O2
  * -I build/include bench/sparse_conv.c
  * build/lib/libtessel_kernels_x86-64-v4.a -lpthread -lm */
+#include "sparse_common.h"
 #include "tessel/Kernels/tessel_kernels.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + 1e-9 * t.tv_nsec;
-}
-
-static float frand(void) { return (float)rand() / RAND_MAX - 0.5f; }
-
-/* The best of `reps` timings of `iters` calls. */
-#define TIME(best, reps, iters, call)                                          \
-  do {                                                                         \
-    best = 1e30;                                                               \
-    for (int r_ = 0; r_ < (reps); ++r_) {                                      \
-      double t0_ = now();                                                      \
-      for (int i_ = 0; i_ < (iters); ++i_)                                     \
-        call;                                                                  \
-      double t_ = (now() - t0_) / (iters);                                     \
-      best = t_ < best ? t_ : best;                                            \
-    }                                                                          \
-  } while (0)
 
 int main(void) {
   const int64_t NR = TESSEL_KERNEL_NR;
@@ -73,46 +52,22 @@ int main(void) {
     for (size_t ri = 0; ri < sizeof blocks / sizeof blocks[0]; ++ri)
       for (size_t di = 0; di < sizeof densities / sizeof densities[0]; ++di) {
         const int64_t R = blocks[ri];
-        for (int64_t k = 0; k < K; ++k)
-          for (int64_t n0 = 0; n0 < F; n0 += R) {
-            const int keep = (double)rand() / RAND_MAX < densities[di];
-            for (int64_t n = n0; n < n0 + R && n < F; ++n)
-              b[k * F + n] = keep ? frand() : 0.0f;
-          }
-        const int64_t nb = (F + R - 1) / R;
-        int32_t *ptr = malloc(sizeof(int32_t) * (nb + 1));
-        int32_t *kidx = malloc(sizeof(int32_t) * (nb * K + 1));
-        float *val = malloc(sizeof(float) * (nb * K * R + 1));
-        int64_t e = 0;
-        ptr[0] = 0;
-        for (int64_t blk = 0; blk < nb; ++blk) {
-          for (int64_t k = 0; k < K; ++k) {
-            int any = 0;
-            for (int64_t r = 0; r < R && blk * R + r < F; ++r)
-              any |= b[k * F + blk * R + r] != 0.0f;
-            if (!any)
-              continue;
-            kidx[e] = (int32_t)k;
-            for (int64_t r = 0; r < R; ++r)
-              val[e * R + r] = blk * R + r < F ? b[k * F + blk * R + r] : 0.0f;
-            ++e;
-          }
-          ptr[blk + 1] = (int32_t)e;
-        }
+        random_blocks(b, K, F, R, densities[di]);
+        sparse_b sp = pack_blocks(b, K, F, R);
         double ts;
         TIME(ts, 5, 3,
              tessel_kernel_sparse_conv2d_f32(
                  1, OH, OH, F, KS, KS, C, H, H, pad, pad, in, 0, H * C, C, 1,
-                 st, st, 1, 1, R, ptr, kidx, val, out, 0, OH * F, F, 1, NULL,
+                 st, st, 1, 1, R, sp.ptr, sp.kidx, sp.val, out, 0, OH * F, F, 1, NULL,
                  -INFINITY, INFINITY, 0));
         printf("sparse_conv: H=%lld C=%lld F=%lld K=%lldx%lld stride=%lld "
                "R=%lld density=%.2f gemm_ms=%.3f winograd_ms=%.3f "
                "sparse_ms=%.3f speedup=%.2f\n",
                (long long)H, (long long)C, (long long)F, (long long)KS,
                (long long)KS, (long long)st, (long long)R,
-               (double)e * R / (double)(K * F), td * 1e3,
+               (double)sp.blocks * R / (double)(K * F), td * 1e3,
                tw < 1e29 ? tw * 1e3 : NAN, ts * 1e3, dense / ts);
-        free(ptr), free(kidx), free(val);
+        free_blocks(&sp);
       }
     free(in), free(out), free(b), free(wp), free(up);
   }

@@ -4,34 +4,13 @@
  * densities. Prints one `sparse_gemm: key=value ...` line per case; the
  * speed-up is dense time / sparse time. Build: cc -O2 -I build/include
  * bench/sparse_gemm.c build/lib/libtessel_kernels_x86-64-v4.a -lpthread -lm */
+#include "sparse_common.h"
 #include "tessel/Kernels/tessel_kernels.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + 1e-9 * t.tv_nsec;
-}
-
-static float frand(void) { return (float)rand() / RAND_MAX - 0.5f; }
-
-/* Median-free: the best of `reps` timings of `iters` calls. */
-#define TIME(best, reps, iters, call)                                          \
-  do {                                                                         \
-    best = 1e30;                                                               \
-    for (int r_ = 0; r_ < (reps); ++r_) {                                      \
-      double t0_ = now();                                                      \
-      for (int i_ = 0; i_ < (iters); ++i_)                                     \
-        call;                                                                  \
-      double t_ = (now() - t0_) / (iters);                                     \
-      best = t_ < best ? t_ : best;                                            \
-    }                                                                          \
-  } while (0)
 
 int main(int argc, char **argv) {
   const int64_t NR = TESSEL_KERNEL_NR;
@@ -55,53 +34,29 @@ int main(int argc, char **argv) {
       for (size_t di = 0; di < sizeof densities / sizeof densities[0]; ++di) {
         const int64_t R = blocks[ri];
         const double d = densities[di];
-        for (int64_t k = 0; k < K; ++k)
-          for (int64_t n0 = 0; n0 < N; n0 += R) {
-            const int keep = (double)rand() / RAND_MAX < d;
-            for (int64_t n = n0; n < n0 + R && n < N; ++n)
-              b[k * N + n] = keep ? frand() : 0.0f;
-          }
+        random_blocks(b, K, N, R, d);
         /* Dense: B packed in panels of NR columns. */
         const int64_t P = (N + NR - 1) / NR;
         float *bp = calloc((size_t)(P * K * NR), sizeof(float));
         for (int64_t k = 0; k < K; ++k)
           for (int64_t n = 0; n < N; ++n)
             bp[((n / NR) * K + k) * NR + n % NR] = b[k * N + n];
-        /* Sparse: per block column, the k of each nonzero block. */
-        const int64_t nb = (N + R - 1) / R;
-        int32_t *ptr = malloc(sizeof(int32_t) * (nb + 1));
-        int32_t *kidx = malloc(sizeof(int32_t) * (nb * K + 1));
-        float *val = malloc(sizeof(float) * (nb * K * R + 1));
-        int64_t e = 0;
-        ptr[0] = 0;
-        for (int64_t blk = 0; blk < nb; ++blk) {
-          for (int64_t k = 0; k < K; ++k) {
-            int any = 0;
-            for (int64_t r = 0; r < R && blk * R + r < N; ++r)
-              any |= b[k * N + blk * R + r] != 0.0f;
-            if (!any)
-              continue;
-            kidx[e] = (int32_t)k;
-            for (int64_t r = 0; r < R; ++r)
-              val[e * R + r] = blk * R + r < N ? b[k * N + blk * R + r] : 0.0f;
-            ++e;
-          }
-          ptr[blk + 1] = (int32_t)e;
-        }
+        sparse_b sp = pack_blocks(b, K, N, R);
         double td, ts;
         TIME(td, 5, 5,
              tessel_kernel_matmul_f32(1, M, N, K, a, 0, K, 1, bp, 0, c, 0, N,
                                       1, NULL, -INFINITY, INFINITY, 0));
         TIME(ts, 5, 5,
-             tessel_kernel_sparse_matmul_f32(M, N, K, a, K, 1, R, ptr, kidx,
-                                             val, c, N, 1, NULL, -INFINITY,
+             tessel_kernel_sparse_matmul_f32(M, N, K, a, K, 1, R, sp.ptr,
+                                             sp.kidx, sp.val, c, N, 1, NULL, -INFINITY,
                                              INFINITY, 0));
         printf("sparse_gemm: M=%lld N=%lld K=%lld R=%lld density=%.2f "
                "dense_ms=%.3f sparse_ms=%.3f speedup=%.2f dense_gflops=%.1f\n",
                (long long)M, (long long)N, (long long)K, (long long)R,
-               (double)e * R / (double)(K * N), td * 1e3, ts * 1e3, td / ts,
+               (double)sp.blocks * R / (double)(K * N), td * 1e3, ts * 1e3, td / ts,
                2.0 * M * N * K / td * 1e-9);
-        free(bp), free(ptr), free(kidx), free(val);
+        free(bp);
+        free_blocks(&sp);
       }
     free(a), free(b), free(c);
   }

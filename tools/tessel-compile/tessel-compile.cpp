@@ -142,14 +142,15 @@ static cl::opt<std::string> quantizeReport(
     cl::value_desc("file.json"), cl::init(""), cl::cat(category));
 static cl::opt<std::string> sparsity(
     "sparsity",
-    cl::desc("auto (default): at -O2 and up, matmuls whose constant weights "
-             "are mostly zeros run on the sparse kernel where the cost model "
-             "predicts a gain (docs/sparsity.md); off: every matmul dense"),
+    cl::desc("auto (default): at -O2 and up, matmuls and convolutions whose "
+             "constant weights are mostly zeros run on the sparse kernels "
+             "where the cost model predicts a gain (docs/sparsity.md); off: "
+             "all dense"),
     cl::value_desc("auto|off"), cl::init("auto"), cl::cat(category));
 static cl::opt<std::string> sparsityReport(
     "sparsity-report",
-    cl::desc("Write the sparsity analysis: per matmul with constant "
-             "weights, its shape, zero fraction, best block size, predicted "
+    cl::desc("Write the sparsity analysis: per matmul or convolution with "
+             "constant weights, its shape, zero fraction, best block size, predicted "
              "speed-up and choice"),
     cl::value_desc("file.txt"), cl::init(""), cl::cat(category));
 static cl::opt<std::string> compileTo(

@@ -115,9 +115,10 @@ def TesselSparsifyWeights : Pass<"tessel-sparsify-weights", "ModuleOp"> {
     rounded up to whole vectors when that wastes at most a sixth, else
     `OW`, and then x 0.65 for the loads that straddle cache lines).
     `overhead` is the kernel's transposition of the activations and of the
-    results, `moved-element-cost` (24) dense multiply-adds per element moved (the matmul: `M x K`
-    in, `M x N` out; the convolution: its channel planes, `KW x` the
-    input's rows it reads, in), over the dense multiply-adds. `dense_gain`
+    results, `moved-element-cost` (24) dense multiply-adds per element
+    moved (the matmul: `M x K` in, `M x N` out; the convolution: its
+    channel planes, `KW x` the input's rows it reads, in), over the dense
+    multiply-adds. `dense_gain`
     is 2 for a convolution that tessel-convert-to-kernels runs as Winograd
     (3x3, stride and dilation 1, at least `winograd-min-channels` input and
     output channels), else 1. The best `R` is taken when its speed-up is at

@@ -1,0 +1,77 @@
+/* sparse_common.h - what bench/sparse_gemm.c and bench/sparse_conv.c share:
+ * a clock, random weights in R x 1 blocks, and their packing into the
+ * sparse kernels' layout (Kernels.td, tessel_kernel_sparse_matmul_f32). */
+#ifndef TESSEL_BENCH_SPARSE_COMMON_H
+#define TESSEL_BENCH_SPARSE_COMMON_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+static float frand(void) { return (float)rand() / RAND_MAX - 0.5f; }
+
+/* The best of `reps` timings of `iters` calls. */
+#define TIME(best, reps, iters, call)                                          \
+  do {                                                                         \
+    best = 1e30;                                                               \
+    for (int r_ = 0; r_ < (reps); ++r_) {                                      \
+      double t0_ = now();                                                      \
+      for (int i_ = 0; i_ < (iters); ++i_)                                     \
+        call;                                                                  \
+      double t_ = (now() - t0_) / (iters);                                     \
+      best = t_ < best ? t_ : best;                                            \
+    }                                                                          \
+  } while (0)
+
+/* B (K x N, row-major) random, its blocks of R columns at one k kept with
+ * probability d. */
+static void random_blocks(float *b, int64_t K, int64_t N, int64_t R,
+                          double d) {
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t n0 = 0; n0 < N; n0 += R) {
+      const int keep = (double)rand() / RAND_MAX < d;
+      for (int64_t n = n0; n < n0 + R && n < N; ++n)
+        b[k * N + n] = keep ? frand() : 0.0f;
+    }
+}
+
+typedef struct {
+  int32_t *ptr, *kidx;
+  float *val;
+  int64_t blocks;
+} sparse_b;
+
+/* B in the kernels' layout: per block column, the k of each nonzero
+ * block and its R values. Free with free_blocks. */
+static sparse_b pack_blocks(const float *b, int64_t K, int64_t N, int64_t R) {
+  const int64_t nb = (N + R - 1) / R;
+  sparse_b s = {malloc(sizeof(int32_t) * (nb + 1)),
+                malloc(sizeof(int32_t) * (nb * K + 1)),
+                malloc(sizeof(float) * (nb * K * R + 1)), 0};
+  s.ptr[0] = 0;
+  for (int64_t blk = 0; blk < nb; ++blk) {
+    for (int64_t k = 0; k < K; ++k) {
+      int any = 0;
+      for (int64_t r = 0; r < R && blk * R + r < N; ++r)
+        any |= b[k * N + blk * R + r] != 0.0f;
+      if (!any)
+        continue;
+      s.kidx[s.blocks] = (int32_t)k;
+      for (int64_t r = 0; r < R; ++r)
+        s.val[s.blocks * R + r] = blk * R + r < N ? b[k * N + blk * R + r] : 0.0f;
+      ++s.blocks;
+    }
+    s.ptr[blk + 1] = (int32_t)s.blocks;
+  }
+  return s;
+}
+
+static void free_blocks(sparse_b *s) { free(s->ptr), free(s->kidx), free(s->val); }
+
+#endif
