@@ -19,7 +19,6 @@
  * split the output channels.
  */
 #include "SparseTiles.h"
-#include "ThreadPool.h"
 #include "Vector.h"
 
 #include <stdlib.h>
@@ -36,9 +35,8 @@ typedef struct {
   int64_t band;    /* output rows per band */
   int64_t hx;      /* plane rows past a band's: (KH - 1)*dh / sh */
   int64_t pstride; /* floats per plane, whole vectors */
-  int64_t per_image, nbands, ntasks;
+  int64_t per_image; /* bands per image */
   const int64_t *koff;
-  const int64_t *bounds; /* one band per image: the tasks' column groups */
 } conv_t;
 
 /* Floats of a band's planes, with a vector of slack: the last rows read
@@ -55,10 +53,13 @@ static int phase_used(const conv_t *g, int64_t ph) {
   return 0;
 }
 
-/* Output rows [oh0, oh0 + nb) of image n: the planes into at, and the
- * view that multiplies them. */
-static void band_view(const conv_t *g, int64_t n, int64_t oh0, int64_t nb,
-                      float *at, tk_sparse_view *v) {
+/* Band b, output rows [oh0, oh0 + nb) of image n: the planes into at,
+ * and the view that multiplies them. */
+static void band_view(const void *ctx, int64_t b, float *at,
+                      tk_sparse_view *v) {
+  const conv_t *g = (const conv_t *)ctx;
+  const int64_t n = b / g->per_image, oh0 = b % g->per_image * g->band;
+  const int64_t nb = g->OH - oh0 < g->band ? g->OH - oh0 : g->band;
   const float *img = g->in + n * g->in_sn;
   for (int64_t kw = 0; kw < g->KW; ++kw) {
     /* Columns ow in [lo, hi) read inside the input: w = ow*sw + w0. */
@@ -104,31 +105,6 @@ static void band_view(const conv_t *g, int64_t n, int64_t oh0, int64_t nb,
   v->c_sc = g->out_sw;
 }
 
-/* A task of whole bands, each laid out in the task's own buffer. */
-static void run_bands(void *arg, int64_t t) {
-  const conv_t *g = (const conv_t *)arg;
-  const int64_t b0 = t * g->nbands / g->ntasks,
-                b1 = (t + 1) * g->nbands / g->ntasks;
-  float *at = (float *)_mlir_memref_to_llvm_aligned_alloc(
-      64, plane_floats(g) * sizeof(float));
-  if (!at)
-    abort(); /* out of memory: nothing sane to return */
-  for (int64_t b = b0; b < b1; ++b) {
-    const int64_t n = b / g->per_image, oh0 = b % g->per_image * g->band;
-    tk_sparse_view v;
-    band_view(g, n, oh0, g->OH - oh0 < g->band ? g->OH - oh0 : g->band, at,
-              &v);
-    tk_sparse_run(&v, g->KH * g->KW * g->C, 0, tk_sparse_groups(g->v.N));
-  }
-  _mlir_memref_to_llvm_free(at);
-}
-
-/* A task of one laid-out image's column groups. */
-static void run_columns(void *arg, int64_t t) {
-  const conv_t *g = (const conv_t *)arg;
-  tk_sparse_run(&g->v, g->KH * g->KW * g->C, g->bounds[t], g->bounds[t + 1]);
-}
-
 void tessel_kernel_sparse_conv2d_f32(
     int64_t N, int64_t OH, int64_t OW, int64_t F, int64_t KH, int64_t KW,
     int64_t C, int64_t H, int64_t W, int64_t pad_top, int64_t pad_left,
@@ -140,7 +116,6 @@ void tessel_kernel_sparse_conv2d_f32(
     int32_t flags) {
   if (N <= 0 || OH <= 0 || OW <= 0 || F <= 0)
     return;
-  const int64_t threads = tk_num_threads();
   const int64_t K = KH * KW * C;
   /* Plane rows of whole vectors when that wastes at most a sixth of the
    * products (56 -> 64 columns), else exactly OW (7 -> 16 would more than
@@ -151,28 +126,20 @@ void tessel_kernel_sparse_conv2d_f32(
               OH, OW, KH, KW, C, H, W, pad_top, pad_left, stride_h, stride_w,
               dil_h, dil_w, in, in_sn, in_sh, in_sw, in_sc, out, out_sn,
               out_sh, out_sw, (wv - OW) * 6 <= OW ? wv : OW, 0,
-              (KH - 1) * dil_h / stride_h, 0, 0, 0, 0, NULL, NULL};
-  /* Bands whose planes fill about TK_SPARSE_BAND_FLOATS, at least a row. */
+              (KH - 1) * dil_h / stride_h, 0, 0, NULL};
+  /* Bands whose planes fill about TK_SPARSE_BAND_FLOATS, at least a row;
+   * or whole images. */
   const int64_t row_floats = KW * stride_h * C * g.wq;
   int64_t band = TK_SPARSE_BAND_FLOATS / (row_floats > 0 ? row_floats : 1) -
                  g.hx;
   band = band < 1 ? 1 : band > OH ? OH : band;
-  int64_t per_image = (OH + band - 1) / band;
-  /* Too few bands to share out: one per image, and the threads split the
-   * output channels. */
-  const int shared = N * per_image < 2 * threads;
-  if (shared)
-    band = OH, per_image = 1;
+  if (tk_sparse_too_few_bands(N * ((OH + band - 1) / band)))
+    band = OH;
   g.band = band;
-  g.per_image = per_image;
-  g.nbands = N * per_image;
+  g.per_image = (OH + band - 1) / band;
   g.pstride = ((band + g.hx) * g.wq + TK_VW - 1) / TK_VW * TK_VW;
-  const int64_t groups = tk_sparse_groups(F);
-  g.ntasks = shared ? (groups < 4 * threads ? groups : 4 * threads)
-                    : (g.nbands < 4 * threads ? g.nbands : 4 * threads);
   int64_t *koff = (int64_t *)malloc((size_t)K * sizeof(int64_t));
-  int64_t *bounds = (int64_t *)malloc((size_t)(g.ntasks + 1) * sizeof(int64_t));
-  if (!koff || !bounds)
+  if (!koff)
     abort(); /* out of memory: nothing sane to return */
   for (int64_t kh = 0; kh < KH; ++kh)
     for (int64_t kw = 0; kw < KW; ++kw)
@@ -182,24 +149,8 @@ void tessel_kernel_sparse_conv2d_f32(
             ((kw * stride_h + ph) * C + c) * g.pstride + q * g.wq;
       }
   g.koff = koff;
-  g.bounds = bounds;
-  if (shared) {
-    /* From the artifacts' caching allocator: a model asks for the same
-     * size on every call. */
-    float *at = (float *)_mlir_memref_to_llvm_aligned_alloc(
-        64, plane_floats(&g) * sizeof(float));
-    if (!at)
-      abort();
-    tk_sparse_balance(F, R, ptr, g.ntasks, bounds);
-    conv_t image = g;
-    for (int64_t n = 0; n < N; ++n) {
-      band_view(&g, n, 0, OH, at, &image.v);
-      tk_parallel_for(g.ntasks, run_columns, &image);
-    }
-    _mlir_memref_to_llvm_free(at);
-  } else {
-    tk_parallel_for(g.ntasks, run_bands, &g);
-  }
-  free(bounds);
+  tk_sparse_bands bands = {N * g.per_image, K, plane_floats(&g), band_view,
+                           &g};
+  tk_sparse_run_bands(&bands, F, R, ptr);
   free(koff);
 }

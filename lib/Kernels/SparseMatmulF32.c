@@ -16,7 +16,6 @@
  * threads split the output columns into ranges of equal nonzero counts,
  * not equal widths, so unevenly pruned columns still balance.
  */
-#include "ThreadPool.h"
 #include "SparseTiles.h"
 #include "Vector.h"
 
@@ -28,16 +27,17 @@ typedef struct {
   int64_t M, K;
   const float *a;
   int64_t a_sm, a_sk, c_sm;
-  int64_t band; /* rows per band, whole tiles */
-  int64_t nbands, ntasks;
-  const int64_t *koff;   /* k * band */
-  const int64_t *bounds; /* shared A: the tasks' column groups */
+  int64_t band;        /* rows per band */
+  const int64_t *koff; /* k * band */
 } gemm_t;
 
-/* Rows [m0, m0 + rows) of A into at (K x roundup(rows, TK_VW), rows
- * `band` apart), zero past `rows`, and the view that multiplies them. */
-static void band_view(const gemm_t *g, int64_t m0, int64_t rows, float *at,
+/* Band b of A's rows transposed into at (K x roundup(rows, TK_VW), rows
+ * `band` apart), zero past its rows, and the view that multiplies it. */
+static void band_view(const void *ctx, int64_t b, float *at,
                       tk_sparse_view *v) {
+  const gemm_t *g = (const gemm_t *)ctx;
+  const int64_t m0 = b * g->band;
+  const int64_t rows = g->M - m0 < g->band ? g->M - m0 : g->band;
   const int64_t pad = (rows + TK_VW - 1) / TK_VW * TK_VW;
   tk_sparse_transpose(rows, g->K, g->a + m0 * g->a_sm, g->a_sm, g->a_sk, at,
                       g->band);
@@ -55,31 +55,6 @@ static void band_view(const gemm_t *g, int64_t m0, int64_t rows, float *at,
   v->c_sc = g->c_sm;
 }
 
-/* A task of whole bands, each transposed into the task's own buffer just
- * before its products. */
-static void run_bands(void *arg, int64_t t) {
-  const gemm_t *g = (const gemm_t *)arg;
-  const int64_t b0 = t * g->nbands / g->ntasks,
-                b1 = (t + 1) * g->nbands / g->ntasks;
-  float *at = (float *)_mlir_memref_to_llvm_aligned_alloc(
-      64, (size_t)(g->K > 0 ? g->K : 1) * (size_t)g->band * sizeof(float));
-  if (!at)
-    abort(); /* out of memory: nothing sane to return */
-  for (int64_t b = b0; b < b1; ++b) {
-    const int64_t m0 = b * g->band;
-    tk_sparse_view v;
-    band_view(g, m0, g->M - m0 < g->band ? g->M - m0 : g->band, at, &v);
-    tk_sparse_run(&v, g->K, 0, tk_sparse_groups(g->v.N));
-  }
-  _mlir_memref_to_llvm_free(at);
-}
-
-/* A task of the shared A's column groups. */
-static void run_columns(void *arg, int64_t t) {
-  const gemm_t *g = (const gemm_t *)arg;
-  tk_sparse_run(&g->v, g->K, g->bounds[t], g->bounds[t + 1]);
-}
-
 void tessel_kernel_sparse_matmul_f32(
     int64_t M, int64_t N, int64_t K, const float *a, int64_t a_sm,
     int64_t a_sk, int64_t R, const int32_t *ptr, const int32_t *kidx,
@@ -87,51 +62,27 @@ void tessel_kernel_sparse_matmul_f32(
     const float *bias, float lo, float hi, int32_t flags) {
   if (M <= 0 || N <= 0)
     return;
-  const int64_t threads = tk_num_threads();
   /* Bands of about 256 KiB of the transposed A, whole tiles of 12
-   * vectors (the largest), at least one. */
-  const int64_t tile = 12 * TK_VW, mpad = (M + TK_VW - 1) / TK_VW * TK_VW;
+   * vectors (the largest), at least one; or all of A in one. Rows of
+   * whole vectors keep the loads cache-line aligned: one that straddles
+   * two lines costs two, and the unstructured kernel is one load per FMA. */
+  const int64_t tile = 12 * TK_VW;
   int64_t band = (65536 / (K > 0 ? K : 1)) / tile * tile;
   if (band < tile)
     band = tile;
-  int64_t nbands = (M + band - 1) / band;
-  /* Too few bands to share out: one, and the threads split columns. */
-  const int shared = nbands < 2 * threads;
-  if (shared) {
-    band = mpad;
-    nbands = 1;
-  }
-  /* Cache-line aligned (rows of whole vectors): a vector load that
-   * straddles two lines costs two, and the unstructured kernel is one
-   * load per FMA. */
+  if (tk_sparse_too_few_bands((M + band - 1) / band))
+    band = (M + TK_VW - 1) / TK_VW * TK_VW;
   int64_t *koff = (int64_t *)malloc((size_t)(K > 0 ? K : 1) * sizeof(int64_t));
-  const int64_t ntasks = shared ? (tk_sparse_groups(N) < 4 * threads
-                                       ? tk_sparse_groups(N)
-                                       : 4 * threads)
-                                : (nbands < 4 * threads ? nbands : 4 * threads);
-  int64_t *bounds = (int64_t *)malloc((size_t)(ntasks + 1) * sizeof(int64_t));
-  if (!koff || !bounds)
+  if (!koff)
     abort(); /* out of memory: nothing sane to return */
   for (int64_t k = 0; k < K; ++k)
     koff[k] = k * band;
   gemm_t g = {{N, R, ptr, kidx, val, NULL, koff, 0, c, 0, 0, 0, 0, 0, c_sn,
                bias, lo, hi, (flags & TESSEL_KERNEL_ACCUMULATE) != 0},
-              M, K, a, a_sm, a_sk, c_sm, band, nbands, ntasks, koff, bounds};
-  if (shared) {
-    /* From the artifacts' caching allocator: a model asks for the same
-     * size on every call, and fresh pages from malloc would be faulted in
-     * every time. */
-    float *at = (float *)_mlir_memref_to_llvm_aligned_alloc(
-        64, (size_t)(K > 0 ? K : 1) * (size_t)band * sizeof(float));
-    if (!at)
-      abort();
-    band_view(&g, 0, M, at, &g.v);
-    tk_sparse_balance(N, R, ptr, ntasks, bounds);
-    tk_parallel_for(ntasks, run_columns, &g);
-    _mlir_memref_to_llvm_free(at);
-  } else {
-    tk_parallel_for(ntasks, run_bands, &g);
-  }
-  free(bounds);
+              M, K, a, a_sm, a_sk, c_sm, band, koff};
+  tk_sparse_bands bands = {(M + band - 1) / band, K,
+                           (size_t)(K > 0 ? K : 1) * (size_t)band, band_view,
+                           &g};
+  tk_sparse_run_bands(&bands, N, R, ptr);
   free(koff);
 }

@@ -18,6 +18,7 @@
  * at a time: R = 1 at 10% 2.3x -> 3.2x.
  */
 #include "SparseTiles.h"
+#include "ThreadPool.h"
 #include "Vector.h"
 
 #if defined(__AVX__)
@@ -333,4 +334,68 @@ void tk_sparse_transpose(int64_t rows, int64_t cols, const float *src,
         memcpy(dst + (c0 + c) * d_r + r0, out + c * TK_VW,
                (size_t)nr * sizeof(float));
     }
+}
+
+int tk_sparse_too_few_bands(int64_t nbands) {
+  return nbands < 2 * (int64_t)tk_num_threads();
+}
+
+typedef struct {
+  const tk_sparse_bands *bands;
+  int64_t ntasks;
+  tk_sparse_view v;      /* one band at a time: the band's view */
+  const int64_t *bounds; /* and the tasks' column groups */
+} bands_job_t;
+
+static float *band_alloc(const tk_sparse_bands *bands) {
+  float *at = (float *)_mlir_memref_to_llvm_aligned_alloc(
+      64, bands->band_floats * sizeof(float));
+  if (!at)
+    abort(); /* out of memory: nothing sane to return */
+  return at;
+}
+
+/* A task of a run of whole bands. */
+static void run_bands(void *arg, int64_t t) {
+  const bands_job_t *j = (const bands_job_t *)arg;
+  const tk_sparse_bands *bands = j->bands;
+  float *at = band_alloc(bands);
+  for (int64_t b = t * bands->nbands / j->ntasks;
+       b < (t + 1) * bands->nbands / j->ntasks; ++b) {
+    tk_sparse_view v;
+    bands->view(bands->ctx, b, at, &v);
+    tk_sparse_run(&v, bands->K, 0, tk_sparse_groups(v.N));
+  }
+  _mlir_memref_to_llvm_free(at);
+}
+
+/* A task of one band's column groups. */
+static void run_columns(void *arg, int64_t t) {
+  const bands_job_t *j = (const bands_job_t *)arg;
+  tk_sparse_run(&j->v, j->bands->K, j->bounds[t], j->bounds[t + 1]);
+}
+
+void tk_sparse_run_bands(const tk_sparse_bands *bands, int64_t N, int64_t R,
+                         const int32_t *ptr) {
+  const int64_t threads = tk_num_threads();
+  bands_job_t j = {bands, 0, {0}, NULL};
+  if (!tk_sparse_too_few_bands(bands->nbands)) {
+    j.ntasks = bands->nbands < 4 * threads ? bands->nbands : 4 * threads;
+    tk_parallel_for(j.ntasks, run_bands, &j);
+    return;
+  }
+  const int64_t groups = tk_sparse_groups(N);
+  j.ntasks = groups < 4 * threads ? groups : 4 * threads;
+  int64_t *bounds = (int64_t *)malloc((size_t)(j.ntasks + 1) * sizeof(int64_t));
+  if (!bounds)
+    abort(); /* out of memory: nothing sane to return */
+  tk_sparse_balance(N, R, ptr, j.ntasks, bounds);
+  j.bounds = bounds;
+  float *at = band_alloc(bands);
+  for (int64_t b = 0; b < bands->nbands; ++b) {
+    bands->view(bands->ctx, b, at, &j.v);
+    tk_parallel_for(j.ntasks, run_columns, &j);
+  }
+  _mlir_memref_to_llvm_free(at);
+  free(bounds);
 }

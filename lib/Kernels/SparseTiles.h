@@ -13,6 +13,7 @@
 #ifndef TESSEL_KERNELS_SPARSETILES_H
 #define TESSEL_KERNELS_SPARSETILES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Output columns accumulated together: a multiple of every R. */
@@ -61,5 +62,30 @@ void tk_sparse_transpose(int64_t rows, int64_t cols, const float *src,
 /* Floats of activations per band that stay in L2 with room to spare:
  * about 512 KiB. */
 #define TK_SPARSE_BAND_FLOATS (128 * 1024)
+
+/* A kernel's activations as bands, each laid out just before its
+ * products so that its layout stays in L2. */
+typedef struct {
+  int64_t nbands, K;
+  size_t band_floats; /* of a band's layout */
+  /* Lays band b out into at (64-byte aligned, band_floats) and makes the
+   * view that multiplies it. */
+  void (*view)(const void *ctx, int64_t b, float *at, tk_sparse_view *v);
+  const void *ctx;
+} tk_sparse_bands;
+
+/* Whether nbands bands are too few to share out among the threads (fewer
+ * than 2 each): then each is better laid out once, whole, and the threads
+ * split its output columns. */
+int tk_sparse_too_few_bands(int64_t nbands);
+
+/* Every band's products: with tk_sparse_too_few_bands, one band at a time,
+ * the threads splitting the output columns into ranges of equal nonzero
+ * counts; else the threads take runs of whole bands, each laid out by the
+ * thread that multiplies it. Layouts come from the artifacts' caching
+ * allocator: a model asks for the same sizes on every call, and fresh
+ * pages would be faulted in every time. */
+void tk_sparse_run_bands(const tk_sparse_bands *bands, int64_t N, int64_t R,
+                         const int32_t *ptr);
 
 #endif

@@ -39,6 +39,20 @@ mlir::tessel::staticSpatialPad(tensor::PadOp pad) {
   return SmallVector<int64_t>{lo[1], hi[1], lo[2], hi[2]};
 }
 
+std::optional<SmallVector<int64_t>>
+mlir::tessel::absorbZeroPad(Value &input) {
+  auto pad = input.getDefiningOp<tensor::PadOp>();
+  if (!pad)
+    return std::nullopt;
+  Value pv = pad.getConstantPaddingValue();
+  if (!pv || !matchPattern(pv, m_AnyZeroFloat()))
+    return std::nullopt;
+  std::optional<SmallVector<int64_t>> amounts = staticSpatialPad(pad);
+  if (amounts)
+    input = pad.getSource();
+  return amounts;
+}
+
 InitEpilogue mlir::tessel::analyzeInit(Value init) {
   if (auto fill = init.getDefiningOp<linalg::FillOp>())
     if (matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))
@@ -165,14 +179,6 @@ PackedConv2DOp createPackedConv(PatternRewriter &rewriter, Location loc,
       FloatAttr());
 }
 
-/// Zero padding of H and W only, with static amounts: [top, bottom, left,
-/// right], else none.
-std::optional<SmallVector<int64_t>> zeroSpatialPad(tensor::PadOp pad) {
-  Value pv = pad.getConstantPaddingValue();
-  if (!pv || !matchPattern(pv, m_AnyZeroFloat()))
-    return std::nullopt;
-  return staticSpatialPad(pad);
-}
 
 struct ConvToKernel : OpRewritePattern<linalg::Conv2DNhwcFhwcOp> {
   /// `winogradMin`: fewest input and output channels for which a 3x3
@@ -198,12 +204,8 @@ struct ConvToKernel : OpRewritePattern<linalg::Conv2DNhwcFhwcOp> {
     if (*bf16)
       input = f32Activations(rewriter, loc, input);
     // Zero padding is done by the kernel: no padded copy of the input.
-    SmallVector<int64_t> pad;
-    if (auto padOp = input.getDefiningOp<tensor::PadOp>())
-      if (auto p = zeroSpatialPad(padOp)) {
-        pad = *p;
-        input = padOp.getSource();
-      }
+    SmallVector<int64_t> pad = absorbZeroPad(input).value_or(
+        SmallVector<int64_t>{});
     // A 3x3, stride-1 convolution with constant weights: Winograd F(2x2,
     // 3x3), its filter transformed and packed here.
     DenseElementsAttr fw;
@@ -610,12 +612,8 @@ struct DepthwiseToKernel : OpRewritePattern<OpT> {
     SmallVector<int64_t> strides(op.getStrides().template getValues<int64_t>());
     SmallVector<int64_t> dilations(
         op.getDilations().template getValues<int64_t>());
-    SmallVector<int64_t> pad = {0, 0, 0, 0};
-    if (auto padOp = input.getDefiningOp<tensor::PadOp>())
-      if (auto p = zeroSpatialPad(padOp)) {
-        pad = *p;
-        input = padOp.getSource();
-      }
+    SmallVector<int64_t> pad =
+        absorbZeroPad(input).value_or(SmallVector<int64_t>{0, 0, 0, 0});
     SmallVector<ReassociationIndices> dropM = {{0}, {1}, {2, 3}};
     SmallVector<ReassociationIndices> dropOutM = {{0}, {1}, {2}, {3, 4}};
     if (hwcm)

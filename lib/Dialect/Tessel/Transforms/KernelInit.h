@@ -11,6 +11,9 @@
 #define TESSEL_DIALECT_TESSEL_TRANSFORMS_KERNELINIT_H
 
 #include "mlir/IR/Value.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
 
 namespace mlir::tessel {
 
@@ -26,6 +29,12 @@ struct InitEpilogue {
 /// way the old init is write-only for the kernel. Anything else is added
 /// (accumulate).
 InitEpilogue analyzeInit(Value init);
+
+/// When `input` is a zero tensor.pad of H and W only, by static amounts
+/// (what tosa-to-linalg puts before a padded convolution): the amounts
+/// [top, bottom, left, right], and `input` becomes the pad's source, for a
+/// kernel that pads implicitly. Otherwise none, `input` unchanged.
+std::optional<llvm::SmallVector<int64_t>> absorbZeroPad(Value &input);
 
 } // namespace mlir::tessel
 

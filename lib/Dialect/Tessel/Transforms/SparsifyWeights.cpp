@@ -8,7 +8,6 @@
 //
 //===----------------------------------------------------------------------===//
 #include "KernelInit.h"
-#include "QuantizedToKernels.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
@@ -181,71 +180,18 @@ struct SparsifyWeightsPass
     });
     IRRewriter rewriter(&getContext());
     for (Operation *op : ops)
-      if (auto conv = dyn_cast<linalg::Conv2DNhwcFhwcOp>(op)) {
-        if (!rewriteConv1x1(rewriter, conv, out.get()))
-          rewriteConv(rewriter, conv, out.get());
-      } else
+      if (auto conv = dyn_cast<linalg::Conv2DNhwcFhwcOp>(op))
+        rewriteConv(rewriter, conv, out.get());
+      else
         rewrite(rewriter, cast<linalg::LinalgOp>(op), out.get());
   }
 
-  /// A 1x1, stride-1 NHWC convolution with a constant filter is the matmul
-  /// of its pixels (N*H*W x C) by the filter's transpose (C x F): the same
-  /// analysis and op, on the reshaped operands.
-  /// Returns whether `op` is such a convolution (then analysed here).
-  bool rewriteConv1x1(IRRewriter &rewriter, linalg::Conv2DNhwcFhwcOp op,
-                      llvm::raw_ostream *out) const {
-    Value input = op.getInputs()[0], filter = op.getInputs()[1];
-    Value init = op.getOutputs()[0];
-    DenseElementsAttr weights;
-    if (!matchPattern(filter, m_Constant(&weights)))
-      return true; // nothing to analyse, for either rewrite
-    auto inTy = dyn_cast<RankedTensorType>(input.getType());
-    auto fTy = cast<RankedTensorType>(weights.getType());
-    auto cTy = dyn_cast<RankedTensorType>(init.getType());
-    if (!inTy || !cTy || !inTy.getElementType().isF32() ||
-        !fTy.getElementType().isF32() || !cTy.getElementType().isF32() ||
-        !fTy.hasStaticShape() || fTy.getDimSize(1) != 1 ||
-        fTy.getDimSize(2) != 1 ||
-        !llvm::all_of(op.getStrides().getValues<int64_t>(),
-                      [](int64_t s) { return s == 1; }))
-      return false;
-    // The pixels must be the same on both sides (1x1, stride 1: H and W
-    // of the output are the input's) and C, F static.
-    for (int d = 1; d < 3; ++d)
-      if (inTy.getDimSize(d) != cTy.getDimSize(d) ||
-          ShapedType::isDynamic(inTy.getDimSize(d)))
-        return false;
-    int64_t f = fTy.getDimSize(0), k = fTy.getDimSize(3);
-    if (inTy.getDimSize(3) != k || cTy.getDimSize(3) != f || k == 0 || f == 0)
-      return true;
-    // B[c][f] = filter[f][0][0][c].
-    std::vector<float> b(size_t(k * f));
-    {
-      auto values = weights.getValues<float>();
-      auto it = values.begin();
-      for (int64_t ff = 0; ff < f; ++ff)
-        for (int64_t c = 0; c < k; ++c, ++it)
-          b[size_t(c * f + ff)] = *it;
-    }
-    SmallVector<ReassociationIndices> pixels = {{0, 1, 2}, {3}};
-    emit(rewriter, op, b, k, f, inTy.getDimSize(0) == ShapedType::kDynamic
-                                    ? ShapedType::kDynamic
-                                    : inTy.getDimSize(0) * inTy.getDimSize(1) *
-                                          inTy.getDimSize(2),
-         out, [&](Value v) -> Value {
-           return tensor::CollapseShapeOp::create(rewriter, op.getLoc(), v,
-                                                  pixels);
-         },
-         [&](Value v) -> Value {
-           return tensor::ExpandShapeOp::create(rewriter, op.getLoc(), cTy, v,
-                                                pixels);
-         });
-    return true;
-  }
-
-  /// Any other convolution with a constant f32 filter and static channel
-  /// counts and output size: tessel.sparse_conv2d over the `(KH*KW*C) x F`
-  /// matrix of its filter, a zero tensor.pad of its input absorbed.
+  /// A convolution with a constant f32 filter and static channel counts
+  /// and output size, its filter as `B`, the `(KH*KW*C) x F` matrix
+  /// `B[(kh*KW + kw)*C + c][f] = filter[f][kh][kw][c]`. A 1x1, stride-1 one
+  /// is the matmul of its pixels (N*H*W x C) by `B`: the matmul's analysis
+  /// and op, on the reshaped operands. Any other becomes
+  /// tessel.sparse_conv2d, a zero tensor.pad of its input absorbed.
   void rewriteConv(IRRewriter &rewriter, linalg::Conv2DNhwcFhwcOp op,
                    llvm::raw_ostream *out) const {
     Value input = op.getInputs()[0], filter = op.getInputs()[1];
@@ -269,7 +215,7 @@ struct SparsifyWeightsPass
       return;
     SmallVector<int64_t> strides(op.getStrides().getValues<int64_t>());
     SmallVector<int64_t> dilations(op.getDilations().getValues<int64_t>());
-    // B[(kh*KW + kw)*C + c][f] = filter[f][kh][kw][c].
+    // The filter is F rows of K: B is its transpose.
     std::vector<float> b(size_t(k * f));
     {
       auto values = weights.getValues<float>();
@@ -277,6 +223,24 @@ struct SparsifyWeightsPass
       for (int64_t ff = 0; ff < f; ++ff)
         for (int64_t kk = 0; kk < k; ++kk, ++it)
           b[size_t(kk * f + ff)] = *it;
+    }
+    int64_t batch = inTy.getDimSize(0);
+    int64_t pixels = ShapedType::isDynamic(batch) ? ShapedType::kDynamic
+                                                  : batch * oh * ow;
+    // 1x1, stride 1: the same pixels on both sides.
+    if (kh == 1 && kw == 1 && strides == ArrayRef<int64_t>{1, 1} &&
+        inTy.getDimSize(1) == oh && inTy.getDimSize(2) == ow) {
+      SmallVector<ReassociationIndices> flat = {{0, 1, 2}, {3}};
+      emit(rewriter, op, b, k, f, pixels, out,
+           [&](Value v) -> Value {
+             return tensor::CollapseShapeOp::create(rewriter, op.getLoc(), v,
+                                                    flat);
+           },
+           [&](Value v) -> Value {
+             return tensor::ExpandShapeOp::create(rewriter, op.getLoc(), cTy,
+                                                  v, flat);
+           });
+      return;
     }
     // The kernel's plane rows (SparseConvF32.c): OW rounded up to whole
     // vectors when that wastes at most a sixth, else OW, unaligned.
@@ -300,26 +264,15 @@ struct SparsifyWeightsPass
                     strides == ArrayRef<int64_t>{1, 1} &&
                     dilations == ArrayRef<int64_t>{1, 1} &&
                     c >= winogradMinChannels && f >= winogradMinChannels;
-    int64_t batch = inTy.getDimSize(0);
     std::optional<Choice> choice =
-        choose(op, b, k, f,
-               ShapedType::isDynamic(batch) ? ShapedType::kDynamic
-                                            : batch * oh * ow,
-               lanesUsed, overhead, winograd ? kWinogradGain : 1.0,
+        choose(op, b, k, f, pixels, lanesUsed, overhead, winograd ? kWinogradGain : 1.0,
                winograd ? " dense=winograd" : "", out);
     if (!choice)
       return;
     Location loc = op.getLoc();
     rewriter.setInsertionPoint(op);
-    SmallVector<int64_t> pad;
-    if (auto padOp = input.getDefiningOp<tensor::PadOp>()) {
-      Value pv = padOp.getConstantPaddingValue();
-      if (pv && matchPattern(pv, m_AnyZeroFloat()))
-        if (auto p = staticSpatialPad(padOp)) {
-          pad = *p;
-          input = padOp.getSource();
-        }
-    }
+    SmallVector<int64_t> pad =
+        absorbZeroPad(input).value_or(SmallVector<int64_t>{});
     auto [ptr, ks, vals] = blockConstants(rewriter, loc, b, k, f, choice->r);
     InitEpilogue epi = analyzeInit(op.getOutputs()[0]);
     auto sp = SparseConv2DOp::create(
