@@ -83,6 +83,6 @@ void tessel_kernel_sparse_matmul_f32(
   tk_sparse_bands bands = {(M + band - 1) / band, K,
                            (size_t)(K > 0 ? K : 1) * (size_t)band, band_view,
                            &g};
-  tk_sparse_run_bands(&bands, N, R, ptr);
+  tk_sparse_run_bands(&bands, N, R, ptr, kidx);
   free(koff);
 }

@@ -8,7 +8,16 @@
  * to 4 columns of one block column, its accumulators in registers (the
  * block's row vectors loaded once for its columns); the tiles of a group
  * of 16 output columns gather in a buffer, which is transposed in
- * registers and written as whole output rows with the epilogue.
+ * registers and written as whole output rows with the epilogue (or, for a
+ * channel-major output, stored a column at a time as it is).
+ *
+ * With R = 1 and 2 each row vector a block loads serves one or two FMAs,
+ * so where they come from decides the speed: the products go in chunks
+ * of k, every column of two groups reading a chunk's rows of a tile (8
+ * vectors) while they are in L1, the sums kept in the group buffers
+ * between chunks (tk_sparse_chunk_k sizes them). Unchunked, each block's
+ * rows came from L2: 784 x 128 x 576 at 20%, R = 1, 1.1x slower; at 50%
+ * 1.3x.
  *
  * Measured (bench/sparse_gemm.c, Intel Sapphire Rapids, one thread), each
  * step on its own: the activations cache-line aligned (a vector load
@@ -27,11 +36,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-/* Software prefetch distance, in nonzero blocks. */
-#ifndef PF
-#define PF 4
-#endif
 
 /* Rows of a tile at most: 12 vectors. The group buffer holds a tile of
  * GROUP columns, column-major with this stride. */
@@ -101,6 +105,53 @@ static inline void transpose_block(const float *in, int64_t is, float *out,
 #endif
 }
 
+/* store_group's rows into a channel-major output (virtual rows of a
+ * column contiguous, c_sc = 1): straight from the group buffer's columns,
+ * a vector of rows at a time where they stay within one output row (or
+ * the rows follow each other, c_sr = wq), else one at a time. */
+static void store_columns(const tk_sparse_view *j, int64_t m0, int64_t rows,
+                          int64_t n0, int64_t width, const float *gbuf) {
+  const int clamp = tk_has_clamp(j->lo, j->hi);
+  const tk_vec lo = tk_splat(j->lo), hi = tk_splat(j->hi);
+  const int linear = j->c_sr == j->wq && j->owc == j->wq;
+  for (int64_t r0 = 0; r0 < rows; r0 += TK_VW) {
+    const int64_t m = m0 + r0, nr = rows - r0 < TK_VW ? rows - r0 : TK_VW;
+    const int64_t mq = m / j->wq, mr = m % j->wq;
+    float *out = j->c + mq * j->c_sr + mr + n0 * j->c_sn;
+    /* Whole vectors: all nr rows kept and contiguous. */
+    const int whole =
+        nr == TK_VW && (linear ? m + TK_VW <= j->nr * j->wq
+                               : mr + TK_VW <= j->owc && mq < j->nr);
+    for (int64_t c = 0; c < width; ++c) {
+      const float *src = gbuf + c * TROWS + r0;
+      const float b = j->bias ? j->bias[n0 + c] : 0.0f;
+      if (whole) {
+        float *o = out + c * j->c_sn;
+        tk_vec v = tk_load(src);
+        if (j->accumulate)
+          v += tk_load(o);
+        v += tk_splat(b);
+        if (clamp)
+          v = tk_min(tk_max(v, lo), hi);
+        tk_store(o, v);
+        continue;
+      }
+      int64_t q = mq, rr = mr;
+      for (int64_t r = 0; r < nr; ++r) {
+        if (rr < j->owc && q < j->nr) {
+          float *o = j->c + q * j->c_sr + rr + (n0 + c) * j->c_sn;
+          float v = src[r];
+          if (j->accumulate)
+            v += *o;
+          *o = tk_clamp_scalar(v + b, j->lo, j->hi);
+        }
+        if (++rr == j->wq)
+          rr = 0, ++q;
+      }
+    }
+  }
+}
+
 /* Rows m0 .. m0 + rows - 1 of the group's columns n0 .. n0 + GROUP - 1
  * (those below N) from the group buffer, with the epilogue: TK_VW x TK_VW
  * blocks transposed in registers, then whole output rows of GROUP
@@ -120,6 +171,10 @@ static void store_group(const tk_sparse_view *j, int64_t m0, int64_t rows,
     bias[g] = j->bias && whole ? tk_load(j->bias + n0 + g * TK_VW)
                                : (tk_vec){0};
   const tk_vec lo = tk_splat(j->lo), hi = tk_splat(j->hi);
+  if (j->c_sc == 1 && j->c_sn != 1) {
+    store_columns(j, m0, rows, n0, width, gbuf);
+    return;
+  }
   float tbuf[TK_VW * GROUP];
   /* Virtual row m is output row (mq, mr) = (m / wq, m % wq) of the view,
    * followed along without dividing. */
@@ -160,32 +215,48 @@ static void store_group(const tk_sparse_view *j, int64_t m0, int64_t rows,
   }
 }
 
-/* TM vectors of rows from m0 x columns c0 .. c0 + CW - 1 of block column b
- * (blocks of R), TM and CW compile-time constants once inlined, so the
- * TM x CW accumulators stay in registers (TM * CW <= 12: with the row
- * vectors and a broadcast they fill AVX2's 16). Each nonzero block loads
- * TM row vectors and broadcasts CW values: TM * CW FMAs. The sums go to
- * the group buffer's columns gc .. gc + CW - 1. */
-TK_INLINE void block_tile(const tk_sparse_view *j, int64_t b, const int R, const int c0,
-                          const int CW, int64_t m0, const int TM, float *gbuf,
-                          int64_t gc) {
+/* Nonzero blocks per block column and k-chunk (tk_sparse_chunk_k). */
+#ifndef TK_SPARSE_CHUNK_NNZ
+#define TK_SPARSE_CHUNK_NNZ 13
+#endif
+/* Column groups that share each pass over the k-chunks. */
+#ifndef TK_SPARSE_CBG
+#define TK_SPARSE_CBG 2
+#endif
+#define CBG TK_SPARSE_CBG
+
+/* TM vectors of rows from m0 x columns c0 .. c0 + CW - 1 of one block
+ * column, its nonzero blocks from e0 below e1 and (with chunks, CH) below
+ * k1: those of one k-chunk, as k ascends. TM and CW are compile-time
+ * constants once inlined, so the TM x CW accumulators stay in registers
+ * (TM * CW <= 12: with the row vectors and a broadcast they fill AVX2's
+ * 16). Each nonzero block loads TM row vectors and broadcasts CW values:
+ * TM * CW FMAs. The sums start at zero (the first chunk) or at the group
+ * buffer's columns gc .. gc + CW - 1, and go back there. Returns where
+ * the next chunk's blocks start. */
+TK_INLINE int64_t block_tile(const tk_sparse_view *j, int64_t e0, int64_t e1,
+                             const int CH, int64_t k1, const int R,
+                             const int c0, const int CW, int64_t m0,
+                             const int TM, float *gbuf, int64_t gc,
+                             int first) {
   tk_vec acc[12][4];
   for (int t = 0; t < TM; ++t)
     for (int c = 0; c < CW; ++c)
-      acc[t][c] = (tk_vec){0};
+      acc[t][c] = first ? (tk_vec){0}
+                        : tk_load(gbuf + (gc + c) * TROWS + t * TK_VW);
   const float *at = j->at + m0;
-  const int64_t e1 = j->ptr[b + 1];
   /* Indices, not pointers: with no blocks at all, val and kidx may be
    * null, and no offset may be applied to them. */
-  for (int64_t e = j->ptr[b]; e < e1; ++e) {
+  int64_t e = e0;
+  for (; e < e1 && (!CH || j->kidx[e] < k1); ++e) {
     const float *v = j->val + e * R + c0;
     const float *x = at + j->koff[j->kidx[e]];
-    /* The first line of the block PF ahead: a column's k jumps, which the
-     * hardware prefetchers do not follow. A line per row vector (TM
-     * prefetches per block) loaded the load ports instead: with the
-     * activations in L2, R = 1 ran 1.1-1.25x slower. */
-    if (e + PF < e1)
-      __builtin_prefetch(at + j->koff[j->kidx[e + PF]], 0, 3);
+    /* With the rows in L2 (no chunks), the first line of the block 4
+     * ahead: a column's k jumps, which the hardware prefetchers do not
+     * follow. A line per row vector loaded the load ports instead: R = 1
+     * ran 1.1-1.25x slower. From L1 (chunks), prefetches only cost. */
+    if (!CH && e + 4 < e1)
+      __builtin_prefetch(at + j->koff[j->kidx[e + 4]], 0, 3);
     tk_vec xv[12];
     for (int t = 0; t < TM; ++t)
       xv[t] = tk_load(x + t * TK_VW);
@@ -198,86 +269,135 @@ TK_INLINE void block_tile(const tk_sparse_view *j, int64_t b, const int R, const
   for (int t = 0; t < TM; ++t)
     for (int c = 0; c < CW; ++c)
       tk_store(gbuf + (gc + c) * TROWS + t * TK_VW, acc[t][c]);
+  return e;
 }
 
-/* A tile of T row vectors from m0 over every column of the group. */
-#define SPARSE_TILE(T, R, CW, TMAX)                                         \
+/* The column block's work for a tile of T row vectors from m0: chunk by
+ * chunk of k, every block column of every group, CW of its R columns at a
+ * time; cur[b - b_lo] is where block column b's next chunk starts. */
+#define SPARSE_TILE(T, R, CW, TMAX)                                            \
   case T:                                                                      \
     if (T <= TMAX)                                                             \
-      for (int64_t b = b0; b < b0 + nb; ++b)                                   \
-        for (int c0 = 0; c0 < R && b * R + c0 < j->N; c0 += CW)                \
-          block_tile(j, b, R, c0, CW, m0, T <= TMAX ? T : 1, gbuf,             \
-                     b * R + c0 - n0);                                         \
+      for (int64_t ch = 0; ch < nch; ++ch)                                     \
+        for (int64_t b = b_lo; b < b_hi; ++b) {                                \
+          const int64_t n0 = b * R / GROUP * GROUP, e1 = j->ptr[b + 1];        \
+          float *gb = gbuf[n0 / GROUP - g_lo];                                 \
+          int64_t next = e1;                                                   \
+          for (int c0 = 0; c0 < R && b * R + c0 < j->N; c0 += CW)              \
+            next = nch == 1                                                    \
+                       ? block_tile(j, cur[b - b_lo], e1, 0, 0, R, c0, CW, m0, \
+                                    T <= TMAX ? T : 1, gb, b * R + c0 - n0, 1) \
+                       : block_tile(j, cur[b - b_lo], e1, 1, (ch + 1) * kc, R, \
+                                    c0, CW, m0, T <= TMAX ? T : 1, gb,         \
+                                    b * R + c0 - n0, ch == 0);                 \
+          cur[b - b_lo] = next;                                                \
+        }                                                                      \
     break;
-/* Rows [m_lo, m_hi) of one group of GROUP output columns, in tiles of up
- * to 12 / CW row vectors (the last tile's count a constant too): each
- * tile over every block column of the group, CW of its R columns at a
- * time, into the group buffer; then stored. Columns of the group past N
- * are left out of the buffer (the store does not read them). */
-#define SPARSE_GROUP_FN(R, CW)                                                 \
-  static void group_r##R(const tk_sparse_view *j, int64_t g, int64_t m_lo,             \
-                         int64_t m_hi) {                                       \
-    enum { TMAX = 12 / CW };                                                   \
-    float gbuf[GROUP * TROWS] __attribute__((aligned(64)));                    \
-    const int64_t n0 = g * GROUP;                                              \
-    const int64_t width = j->N - n0 < GROUP ? j->N - n0 : GROUP;               \
-    const int64_t b0 = n0 / R, nb = (width + R - 1) / R;                       \
-    if (width < GROUP)                                                         \
-      memset(gbuf, 0, sizeof gbuf);                                            \
+/* Rows [m_lo, m_hi) of column groups [g_lo, g_hi) (at most CBG), in tiles
+ * of up to TMAX row vectors (the last tile's count a constant too), each
+ * stored after its last chunk. Columns of a group past N are left out of
+ * its buffer (the store does not read them). */
+#define SPARSE_COLS_FN(R, CW, TMAX)                                            \
+  static void cols_r##R(const tk_sparse_view *j, int64_t g_lo, int64_t g_hi,  \
+                        int64_t m_lo, int64_t m_hi) {                          \
+    const int64_t kc = j->kc, nch = j->K > kc ? (j->K + kc - 1) / kc : 1;      \
+    const int64_t b_lo = g_lo * GROUP / R;                                     \
+    const int64_t n_hi = j->N < g_hi * GROUP ? j->N : g_hi * GROUP;            \
+    const int64_t b_hi = (n_hi + R - 1) / R;                                   \
+    int64_t cur[CBG * GROUP];                                                  \
+    float gbuf[CBG][GROUP * TROWS] __attribute__((aligned(64)));               \
+    if (j->N - (g_hi - 1) * GROUP < GROUP)                                     \
+      memset(gbuf[g_hi - 1 - g_lo], 0, sizeof gbuf[0]);                        \
     for (int64_t m0 = m_lo; m0 < m_hi; m0 += TMAX * TK_VW) {                   \
       const int64_t left = (m_hi - m0) / TK_VW;                                \
       const int tm = left < TMAX ? (int)left : TMAX;                           \
+      for (int64_t b = b_lo; b < b_hi; ++b)                                    \
+        cur[b - b_lo] = j->ptr[b];                                             \
       switch (tm) {                                                            \
-        SPARSE_TILE(1, R, CW, TMAX)                                         \
-        SPARSE_TILE(2, R, CW, TMAX)                                         \
-        SPARSE_TILE(3, R, CW, TMAX)                                         \
-        SPARSE_TILE(4, R, CW, TMAX)                                         \
-        SPARSE_TILE(5, R, CW, TMAX)                                         \
-        SPARSE_TILE(6, R, CW, TMAX)                                         \
-        SPARSE_TILE(7, R, CW, TMAX)                                         \
-        SPARSE_TILE(8, R, CW, TMAX)                                         \
-        SPARSE_TILE(9, R, CW, TMAX)                                         \
-        SPARSE_TILE(10, R, CW, TMAX)                                        \
-        SPARSE_TILE(11, R, CW, TMAX)                                        \
-        SPARSE_TILE(12, R, CW, TMAX)                                        \
+        SPARSE_TILE(1, R, CW, TMAX)                                            \
+        SPARSE_TILE(2, R, CW, TMAX)                                            \
+        SPARSE_TILE(3, R, CW, TMAX)                                            \
+        SPARSE_TILE(4, R, CW, TMAX)                                            \
+        SPARSE_TILE(5, R, CW, TMAX)                                            \
+        SPARSE_TILE(6, R, CW, TMAX)                                            \
+        SPARSE_TILE(7, R, CW, TMAX)                                            \
+        SPARSE_TILE(8, R, CW, TMAX)                                            \
+        SPARSE_TILE(9, R, CW, TMAX)                                            \
+        SPARSE_TILE(10, R, CW, TMAX)                                           \
+        SPARSE_TILE(11, R, CW, TMAX)                                           \
+        SPARSE_TILE(12, R, CW, TMAX)                                           \
       }                                                                        \
       const int64_t rows = m_hi - m0 < tm * TK_VW ? m_hi - m0 : tm * TK_VW;    \
-      store_group(j, m0, rows, n0, gbuf);                                      \
+      for (int64_t g = g_lo; g < g_hi; ++g)                                    \
+        store_group(j, m0, rows, g * GROUP, gbuf[g - g_lo]);                   \
     }                                                                          \
   }
-SPARSE_GROUP_FN(1, 1)
-SPARSE_GROUP_FN(2, 2)
-SPARSE_GROUP_FN(4, 4)
-SPARSE_GROUP_FN(8, 4)
-SPARSE_GROUP_FN(16, 4)
-#undef SPARSE_GROUP_FN
+/* R = 1: 8 row vectors a tile (a chunk's rows stay in L1 longer than
+ * with 12, and 8 accumulators still cover the FMA latency). */
+SPARSE_COLS_FN(1, 1, 8)
+SPARSE_COLS_FN(2, 2, 6)
+SPARSE_COLS_FN(4, 4, 3)
+SPARSE_COLS_FN(8, 4, 3)
+SPARSE_COLS_FN(16, 4, 3)
+#undef SPARSE_COLS_FN
 #undef SPARSE_TILE
 
-typedef void (*group_fn)(const tk_sparse_view *, int64_t, int64_t, int64_t);
+typedef void (*cols_fn)(const tk_sparse_view *, int64_t, int64_t, int64_t,
+                        int64_t);
 
 int64_t tk_sparse_groups(int64_t N) { return (N + GROUP - 1) / GROUP; }
+
+int64_t tk_sparse_chunk_k(int64_t K, int64_t R, int64_t nblocks,
+                          int64_t nnz) {
+  /* Each chunk costs every block column a pass: its sums loaded and
+   * stored, a loop entered and left (a branch mispredicted). About
+   * TK_SPARSE_CHUNK_NNZ blocks per column and chunk pay for it; fewer k's
+   * than that would keep more of the chunk's rows in L1 but lose more to
+   * the passes (bench/sparse_gemm.c, 784 x 128 x 576, R = 1: 32 k's per
+   * chunk fastest at 50% density, 64 at 20%, 128 at 10%; one chunk, the
+   * rows in L2, 1.1-1.6x slower). Blocks of 4 and more columns load each
+   * row vector for 4 FMAs: from L2 they run as fast, and the passes would
+   * cost them 1.1-1.2x. */
+  if (R >= 4)
+    return K;
+  const int64_t kc =
+      nnz > 0 ? (TK_SPARSE_CHUNK_NNZ * K * nblocks + nnz - 1) / nnz : K;
+  /* Past about 160 k's, a tile's rows of a chunk (8 vectors each) overflow
+   * L1 anyway: at 5% density chunks ran 1.15x slower than none. */
+  return kc < 16 ? 16 : kc > 160 || kc > K ? K : kc;
+}
+
+int tk_sparse_k_ascending(int64_t nblocks, const int32_t *ptr,
+                          const int32_t *kidx) {
+  int bad = 0;
+  for (int64_t b = 0; b < nblocks; ++b)
+    for (int64_t e = (int64_t)ptr[b] + 1; e < ptr[b + 1]; ++e)
+      bad |= kidx[e] <= kidx[e - 1];
+  return !bad;
+}
 
 void tk_sparse_run(const tk_sparse_view *v, int64_t K, int64_t g0,
                    int64_t g1) {
   const int64_t R = v->R;
-  group_fn fn = R == 1   ? group_r1
-                : R == 2 ? group_r2
-                : R == 4 ? group_r4
-                : R == 8 ? group_r8
-                : R == 16 ? group_r16
-                          : NULL;
+  cols_fn fn = R == 1    ? cols_r1
+               : R == 2  ? cols_r2
+               : R == 4  ? cols_r4
+               : R == 8  ? cols_r8
+               : R == 16 ? cols_r16
+                         : NULL;
   if (!fn)
     abort(); /* the compiler packs only these block sizes */
-  /* About 256 KiB of the activations per chunk, whole tiles of 12
-   * vectors (the largest), at least one. */
+  K = K < 1 ? 1 : K;
+  /* About 256 KiB of the activations per chunk of rows, whole tiles of 12
+   * vectors (the largest), at least one: each column block reads it. */
   const int64_t tile = 12 * TK_VW;
-  int64_t chunk = (65536 / (K > 0 ? K : 1)) / tile * tile;
+  int64_t chunk = (65536 / K) / tile * tile;
   if (chunk < tile)
     chunk = tile;
   for (int64_t m_lo = 0; m_lo < v->band_m; m_lo += chunk) {
     const int64_t m_hi = m_lo + chunk < v->band_m ? m_lo + chunk : v->band_m;
-    for (int64_t g = g0; g < g1; ++g)
-      fn(v, g, m_lo, m_hi);
+    for (int64_t ga = g0; ga < g1; ga += CBG)
+      fn(v, ga, ga + CBG < g1 ? ga + CBG : g1, m_lo, m_hi);
   }
 }
 
@@ -307,6 +427,12 @@ void tk_sparse_balance(int64_t N, int64_t R, const int32_t *ptr,
 
 void tk_sparse_transpose(int64_t rows, int64_t cols, const float *src,
                          int64_t s_r, int64_t s_c, float *dst, int64_t d_r) {
+  if (s_r == 1) {
+    /* Already column-major (a channel-major input): row copies. */
+    for (int64_t c = 0; c < cols; ++c)
+      memcpy(dst + c * d_r, src + c * s_c, (size_t)rows * sizeof(float));
+    return;
+  }
   if (s_c != 1) {
     for (int64_t c = 0; c < cols; ++c)
       for (int64_t r = 0; r < rows; ++r)
@@ -341,6 +467,7 @@ int tk_sparse_too_few_bands(int64_t nbands) {
 
 typedef struct {
   const tk_sparse_bands *bands;
+  int64_t kc, K; /* k's per chunk, in all (at least 1) */
   int64_t ntasks;
   tk_sparse_view v;      /* one band at a time: the band's view */
   const int64_t *bounds; /* and the tasks' column groups */
@@ -363,6 +490,7 @@ static void run_bands(void *arg, int64_t t) {
        b < (t + 1) * bands->nbands / j->ntasks; ++b) {
     tk_sparse_view v;
     bands->view(bands->ctx, b, at, &v);
+    v.kc = j->kc, v.K = j->K;
     tk_sparse_run(&v, bands->K, 0, tk_sparse_groups(v.N));
   }
   _mlir_memref_to_llvm_free(at);
@@ -375,9 +503,16 @@ static void run_columns(void *arg, int64_t t) {
 }
 
 void tk_sparse_run_bands(const tk_sparse_bands *bands, int64_t N, int64_t R,
-                         const int32_t *ptr) {
+                         const int32_t *ptr, const int32_t *kidx) {
   const int64_t threads = tk_num_threads();
-  bands_job_t j = {bands, 0, {0}, NULL};
+  bands_job_t j = {bands, 0, 0, 0, {0}, NULL};
+  /* Chunks need each block column's k ascending (the compiler packs them
+   * so; the kernels' contract allows any order). */
+  const int64_t nblocks = (N + R - 1) / R, K = bands->K > 0 ? bands->K : 1;
+  j.K = K;
+  j.kc = tk_sparse_k_ascending(nblocks, ptr, kidx)
+             ? tk_sparse_chunk_k(K, R, nblocks, ptr[nblocks])
+             : K;
   if (!tk_sparse_too_few_bands(bands->nbands)) {
     j.ntasks = bands->nbands < 4 * threads ? bands->nbands : 4 * threads;
     tk_parallel_for(j.ntasks, run_bands, &j);
@@ -393,6 +528,7 @@ void tk_sparse_run_bands(const tk_sparse_bands *bands, int64_t N, int64_t R,
   float *at = band_alloc(bands);
   for (int64_t b = 0; b < bands->nbands; ++b) {
     bands->view(bands->ctx, b, at, &j.v);
+    j.v.kc = j.kc, j.v.K = K;
     tk_parallel_for(j.ntasks, run_columns, &j);
   }
   _mlir_memref_to_llvm_free(at);

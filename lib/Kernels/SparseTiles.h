@@ -38,7 +38,21 @@ typedef struct {
   const float *bias;
   float lo, hi;
   int accumulate;
+  /* The products go in chunks of kc k's (tk_sparse_chunk_k), K in all:
+   * set by tk_sparse_run_bands. */
+  int64_t kc, K;
 } tk_sparse_view;
+
+/* k's per chunk for nnz blocks of R in nblocks block columns of K: the
+ * products go chunk by chunk of k, every column of a column block reading
+ * the chunk's rows of a tile while they are in L1, the sums kept in the
+ * group buffers between chunks. */
+int64_t tk_sparse_chunk_k(int64_t K, int64_t R, int64_t nblocks,
+                          int64_t nnz);
+
+/* Whether every block column's k ascend, as chunks need. */
+int tk_sparse_k_ascending(int64_t nblocks, const int32_t *ptr,
+                          const int32_t *kidx);
 
 /* Column groups [g0, g1) of the view over all its rows, the rows in
  * chunks whose part of the activations (K x chunk) stays in L2 while the
@@ -86,6 +100,6 @@ int tk_sparse_too_few_bands(int64_t nbands);
  * allocator: a model asks for the same sizes on every call, and fresh
  * pages would be faulted in every time. */
 void tk_sparse_run_bands(const tk_sparse_bands *bands, int64_t N, int64_t R,
-                         const int32_t *ptr);
+                         const int32_t *ptr, const int32_t *kidx);
 
 #endif

@@ -1373,6 +1373,7 @@ struct SparseCase {
   double density; // of nonzero blocks
   bool bias, clamp, accumulate, strided;
   uint32_t threads;
+  bool colMajor = false; // A and C column-major (channel-major activations)
 };
 
 void checkSparse(const SparseCase &c) {
@@ -1390,10 +1391,14 @@ void checkSparse(const SparseCase &c) {
           b[k * c.N + n] = 0.0f;
   // A: M x K, in a wider buffer (row stride K + 3) when strided, and
   // column stride 2 then.
-  const int64_t a_sk = c.strided ? 2 : 1, a_sm = c.strided ? 2 * c.K + 3 : c.K;
-  std::vector<float> a = randomVec(size_t(c.M * a_sm + 1), unsigned(c.M));
-  const int64_t c_sn = c.strided ? 2 : 1, c_sm = c.strided ? 2 * c.N + 1 : c.N;
-  std::vector<float> out = randomVec(size_t(c.M * c_sm + 1), 7);
+  int64_t a_sk = c.strided ? 2 : 1, a_sm = c.strided ? 2 * c.K + 3 : c.K;
+  int64_t c_sn = c.strided ? 2 : 1, c_sm = c.strided ? 2 * c.N + 1 : c.N;
+  if (c.colMajor)
+    a_sm = 1, a_sk = c.M, c_sm = 1, c_sn = c.M;
+  std::vector<float> a =
+      randomVec(size_t(std::max(c.M * a_sm, c.K * a_sk) + 1), unsigned(c.M));
+  std::vector<float> out =
+      randomVec(size_t(std::max(c.M * c_sm, c.N * c_sn) + 1), 7);
   std::vector<float> bias = randomVec(size_t(c.N), 9);
   const float lo = c.clamp ? -0.5f : -kInf, hi = c.clamp ? 0.75f : kInf;
   std::vector<double> ref(size_t(c.M * c.N));
@@ -1456,6 +1461,7 @@ struct SparseConvCase {
   double density;
   bool epilogue; // bias, clamp and accumulate
   uint32_t threads;
+  bool channelMajor = false; // NCHW input and output
 };
 
 void checkSparseConv(const SparseConvCase &t) {
@@ -1479,10 +1485,14 @@ void checkSparseConv(const SparseConvCase &t) {
           b[k * t.F + f] = 0.0f;
   // The input with a channel stride of 1 and a pixel stride of C + 1; the
   // output with a channel stride of 2 when there is an epilogue.
-  const int64_t in_sw = t.C + 1, in_sh = t.W * in_sw, in_sn = t.H * in_sh;
+  int64_t in_sc = 1, in_sw = t.C + 1, in_sh = t.W * in_sw,
+          in_sn = t.H * in_sh;
+  int64_t o_sf = t.epilogue ? 2 : 1, o_sw = t.F * o_sf, o_sh = OW * o_sw,
+          o_sn = OH * o_sh;
+  if (t.channelMajor) // NCHW, planes of whole images
+    in_sw = 1, in_sh = t.W, in_sc = t.H * t.W, in_sn = t.C * in_sc,
+    o_sw = 1, o_sh = OW, o_sf = OH * OW, o_sn = t.F * o_sf;
   std::vector<float> in = randomVec(size_t(t.N * in_sn), unsigned(t.W));
-  const int64_t o_sf = t.epilogue ? 2 : 1, o_sw = t.F * o_sf,
-                o_sh = OW * o_sw, o_sn = OH * o_sh;
   std::vector<float> out = randomVec(size_t(t.N * o_sn), 5);
   std::vector<float> bias = randomVec(size_t(t.F), 9);
   const float lo = t.epilogue ? -0.5f : -kInf, hi = t.epilogue ? 0.75f : kInf;
@@ -1499,7 +1509,7 @@ void checkSparseConv(const SparseConvCase &t) {
               if (h < 0 || h >= t.H || w < 0 || w >= t.W)
                 continue;
               for (int64_t c = 0; c < t.C; ++c)
-                s += double(in[n * in_sn + h * in_sh + w * in_sw + c]) *
+                s += double(in[n * in_sn + h * in_sh + w * in_sw + c * in_sc]) *
                      b[((kh * t.KW + kw) * t.C + c) * t.F + f];
             }
           float *o = &out[n * o_sn + oh * o_sh + ow * o_sw + f * o_sf];
@@ -1511,7 +1521,7 @@ void checkSparseConv(const SparseConvCase &t) {
   setThreads(t.threads);
   tessel_kernel_sparse_conv2d_f32(
       t.N, OH, OW, t.F, t.KH, t.KW, t.C, t.H, t.W, t.pt, t.pl, in.data(),
-      in_sn, in_sh, in_sw, 1, t.sh, t.sw, t.dh, t.dw, t.R, sp.ptr.data(),
+      in_sn, in_sh, in_sw, in_sc, t.sh, t.sw, t.dh, t.dw, t.R, sp.ptr.data(),
       sp.kidx.empty() ? nullptr : sp.kidx.data(),
       sp.val.empty() ? nullptr : sp.val.data(), out.data(), o_sn, o_sh, o_sw,
       o_sf, t.epilogue ? bias.data() : nullptr, lo, hi,
@@ -1570,6 +1580,34 @@ TEST(SparseConvKernel, BandsAndThreads) {
                    true, 2});
   checkSparseConv({1, 7, 7, 64, 70, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, 0.2,
                    true, 2});
+}
+
+TEST(SparseConvKernel, ChannelMajor) {
+  // NCHW in and out (consecutive sparse layers keep this layout): plane
+  // rows copied, not transposed; output rows stored from the sums'
+  // columns, whole vectors where 16 rows stay in one output row (56 -> 64
+  // columns a row), else one by one (7 columns: rows run on across output
+  // rows); 1x1 and 3x3, strides, epilogues, bands and 2 threads.
+  checkSparseConv({1, 56, 56, 16, 24, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0.2,
+                   true, 1, true});
+  checkSparseConv({1, 20, 20, 16, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0.3,
+                   true, 2, true});
+  checkSparseConv({2, 14, 14, 8, 33, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 4, 0.3,
+                   false, 1, true});
+  checkSparseConv({1, 7, 7, 40, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0.2,
+                   true, 2, true});
+  checkSparseConv({1, 40, 40, 64, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, 0.1,
+                   true, 1, true});
+}
+
+TEST(SparseMatmulKernel, ColumnMajor) {
+  // A and C column-major (a 1x1 convolution's channel-major pixels): A's
+  // rows copied, C's columns stored as vectors of rows; chunked k (even M:
+  // k ascending) and not (odd M: descending), 1 and 2 threads.
+  checkSparse({200, 37, 300, 1, 0.2, true, true, true, false, 1, true});
+  checkSparse({1001, 40, 64, 1, 0.3, true, false, true, false, 2, true});
+  checkSparse({64, 70, 129, 4, 0.5, false, true, false, false, 1, true});
+  checkSparse({37, 16, 40, 2, 0.5, true, true, true, false, 2, true});
 }
 
 TEST(SparseMatmulKernel, Bands) {
