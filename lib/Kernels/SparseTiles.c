@@ -136,16 +136,31 @@ static void store_columns(const tk_sparse_view *j, int64_t m0, int64_t rows,
         tk_store(o, v);
         continue;
       }
+      /* Runs of rows within one output row (a convolution's padding
+       * columns dropped): each through a vector, copied in and out. */
       int64_t q = mq, rr = mr;
-      for (int64_t r = 0; r < nr; ++r) {
-        if (rr < j->owc && q < j->nr) {
+      for (int64_t r = 0; r < nr;) {
+        const int64_t run = nr - r < j->wq - rr ? nr - r : j->wq - rr;
+        const int64_t keep =
+            q >= j->nr || rr >= j->owc ? 0 : run < j->owc - rr ? run
+                                                                 : j->owc - rr;
+        if (keep > 0) {
           float *o = j->c + q * j->c_sr + rr + (n0 + c) * j->c_sn;
-          float v = src[r];
-          if (j->accumulate)
-            v += *o;
-          *o = tk_clamp_scalar(v + b, j->lo, j->hi);
+          float t[TK_VW] = {0}, old[TK_VW] = {0};
+          memcpy(t, src + r, (size_t)keep * sizeof(float));
+          tk_vec v = tk_load(t);
+          if (j->accumulate) {
+            memcpy(old, o, (size_t)keep * sizeof(float));
+            v += tk_load(old);
+          }
+          v += tk_splat(b);
+          if (clamp)
+            v = tk_min(tk_max(v, lo), hi);
+          tk_store(t, v);
+          memcpy(o, t, (size_t)keep * sizeof(float));
         }
-        if (++rr == j->wq)
+        r += run;
+        if ((rr += run) == j->wq)
           rr = 0, ++q;
       }
     }
