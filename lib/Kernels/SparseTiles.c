@@ -409,10 +409,13 @@ void tk_sparse_run(const tk_sparse_view *v, int64_t K, int64_t g0,
   int64_t chunk = (65536 / K) / tile * tile;
   if (chunk < tile)
     chunk = tile;
+  const int64_t step = v->kc < K ? CBG : 1;
   for (int64_t m_lo = 0; m_lo < v->band_m; m_lo += chunk) {
     const int64_t m_hi = m_lo + chunk < v->band_m ? m_lo + chunk : v->band_m;
-    for (int64_t ga = g0; ga < g1; ga += CBG)
-      fn(v, ga, ga + CBG < g1 ? ga + CBG : g1, m_lo, m_hi);
+    /* Unchunked, each group alone: its tiles' rows stay in L1 across its
+     * columns (two groups at a time ran 1.05-1.15x slower). */
+    for (int64_t ga = g0; ga < g1; ga += step)
+      fn(v, ga, ga + step < g1 ? ga + step : g1, m_lo, m_hi);
   }
 }
 
@@ -525,9 +528,9 @@ void tk_sparse_run_bands(const tk_sparse_bands *bands, int64_t N, int64_t R,
    * so; the kernels' contract allows any order). */
   const int64_t nblocks = (N + R - 1) / R, K = bands->K > 0 ? bands->K : 1;
   j.K = K;
-  j.kc = tk_sparse_k_ascending(nblocks, ptr, kidx)
-             ? tk_sparse_chunk_k(K, R, nblocks, ptr[nblocks])
-             : K;
+  j.kc = tk_sparse_chunk_k(K, R, nblocks, ptr[nblocks]);
+  if (j.kc < K && !tk_sparse_k_ascending(nblocks, ptr, kidx))
+    j.kc = K;
   if (!tk_sparse_too_few_bands(bands->nbands)) {
     j.ntasks = bands->nbands < 4 * threads ? bands->nbands : 4 * threads;
     tk_parallel_for(j.ntasks, run_bands, &j);
