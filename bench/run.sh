@@ -8,8 +8,17 @@
 #   bench/run.sh --int8                int8 rows only (bench/int8_bench.py):
 #                                      Tessel int8 vs fp32 vs ORT int8 on the
 #                                      same QDQ models, with output agreement
+#   bench/run.sh --sparse              sparse section only (bench/sparse_bench.py
+#                                      --sweep): the sparse GEMM kernel, BERT
+#                                      pruned 50-95% (unstructured, 4x1, 2:4)
+#                                      and ResNet-50's convolutions 50-90%,
+#                                      each against Tessel dense and ORT on the
+#                                      same pruned file; writes
+#                                      docs/performance-sparse.{md,png}
 #
-# A full run also runs the int8 rows and writes docs/performance-int8.md.
+# A full run also runs the int8 rows and the sparse section and writes
+# docs/performance-int8.md and docs/performance-sparse.{md,png}
+# (--no-int8, --no-sparse leave them out).
 #
 # All options go to bench/bench_models.py (see --help there); --no-docs
 # keeps docs/performance.png and docs/performance.md untouched, --docs
@@ -29,11 +38,14 @@ PY=/usr/bin/python3    # Debian's python: numpy, torch, torchvision, onnx
 
 docs=auto
 int8=auto
+sparse=auto
 args=()
 for a in "$@"; do
   case "$a" in
     --int8) int8=only ;;
     --no-int8) int8=no ;;
+    --sparse) sparse=only ;;
+    --no-sparse) sparse=no ;;
     --docs) docs=yes ;;
     --no-docs) docs=no ;;
     -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"
@@ -79,6 +91,10 @@ if [ "$int8" = only ]; then
   "$PY" "$BENCH/int8_bench.py" --docs
   exit 0
 fi
+if [ "$sparse" = only ]; then
+  "$PY" "$BENCH/sparse_bench.py" --sweep --docs
+  exit 0
+fi
 "$PY" "$BENCH/bench_models.py" "${args[@]+"${args[@]}"}"
 
 # --- chart and docs --------------------------------------------------------
@@ -102,4 +118,5 @@ if [ "$docs" = yes ]; then
   fi
   "$PY" "$BENCH/report.py" "$BENCH/results/latest.json" "$ROOT/docs/performance.md"
   [ "$int8" = no ] || "$PY" "$BENCH/int8_bench.py" --docs
+  [ "$sparse" = no ] || "$PY" "$BENCH/sparse_bench.py" --sweep --docs
 fi

@@ -4,6 +4,7 @@ code, side by side with ONNX Runtime on the same pruned files.
 
     /usr/bin/python3 bench/sparse_bench.py [--models bert768] [--runs 10]
         [--density 0.1]
+    /usr/bin/python3 bench/sparse_bench.py --sweep [--docs]   (bench/run.sh --sparse)
 
 For each model (exported by test/models/export_models.py, cached in
 bench/work/NAME/), every 2-D constant right operand of a MatMul or Gemm
@@ -23,10 +24,18 @@ the classifier's pruned by magnitude to `--conv-density` with
 `tessel.sparsity.prune`. Then, one thread
 each: `tessel-compile -O3 --sparsity=off` (dense) and the default
 `--sparsity=auto` (with `--sparsity-report`, which says what each matmul
-got), timed by `tessel-run --benchmark`, and onnxruntime-node on the same
-pruned file. The sparse outputs are checked against the dense ones. The
-FMA peak of one core is measured in the same run. Results:
-bench/results/sparse.json (sparse-convs.json with `--kinds convs`).
+got), timed by `tessel-run --benchmark` alternately (three rounds, the
+least median of each), and onnxruntime-node on the same pruned file. The
+sparse outputs are checked against the dense ones. The FMA peak of one
+core is measured in the same run. Results: bench/results/sparse.json
+(sparse-convs.json with `--kinds convs`).
+
+`--sweep` is bench/run.sh's sparse section: bench/sparse_gemm.c on BERT's
+768 x 768 projection (R = 1, 4, 16 at 50-95% zeros), the BERT-style
+encoder pruned unstructured and in 4 x 1 blocks at each of `--densities`
+(and 2:4), and ResNet-50's convolutions at those of them from 10% up;
+bench/results/sparse-sweep.json, and with `--docs`
+docs/performance-sparse.md and its chart (bench/sparse_docs.py).
 """
 import argparse
 import json
@@ -130,76 +139,157 @@ def pruned_model(src, dst, kind, density):
     return len(names), zeros / max(total, 1)
 
 
+def timed_pair(tools, path, x_path, runs, *builds):
+    """Compiles each (artifact, output, flags) of `builds`, saves its
+    output, then times them alternately, three rounds of `runs`: the least
+    median of each. Timed back to back once each, the same code measured
+    up to 10% apart on this shared machine."""
+    for so, out, flags in builds:
+        ib.sh([tools["compile"], path, "-O3", "-o", so] + flags)
+        ib.sh([tools["run"], so, "--input=@" + x_path, "--threads=1", "--output=@" + out])
+    best = [float("inf")] * len(builds)
+    for _ in range(3):
+        for i, (so, _, _) in enumerate(builds):
+            r = bm.parse_benchmark_line(ib.sh([tools["run"], so, "--input=@" + x_path,
+                                               "--threads=1", f"--benchmark={runs}"]))
+            best[i] = min(best[i], r["median_ms"])
+    return best
+
+
+def measure(tools, name, mdir, kind, density, runs):
+    """One pruned variant of `name`: Tessel dense and sparse (with the
+    report), the sparse output against the dense one, and ORT."""
+    src = os.path.join(mdir, name + ".onnx")
+    x_path = os.path.join(mdir, "input.npy")
+    tag = kind.replace(":", "of") + ("" if density is None else f"-{density:g}")
+    path = os.path.join(mdir, f"{name}.{tag}.onnx")
+    if kind == "dense":
+        path, layers, zeros = src, len(matmul_weights(onnx.load(src))), 0.0
+    elif kind == "convs-unstructured":
+        layers, zeros = pruned_convs(src, path, density)
+    else:
+        layers, zeros = pruned_model(src, path, kind, density)
+    row = {"model": name, "pruning": kind, "density": density,
+           "matmul_weights": layers, "zero_fraction": round(zeros, 4)}
+    try:
+        off = os.path.join(mdir, f"{tag}.dense.so")
+        auto = os.path.join(mdir, f"{tag}.auto.so")
+        out_off = os.path.join(mdir, f"out_{tag}_dense.npy")
+        out_auto = os.path.join(mdir, f"out_{tag}_auto.npy")
+        report = os.path.join(mdir, f"{tag}.sparsity.txt")
+        row["tessel_dense_ms"], row["tessel_sparse_ms"] = timed_pair(
+            tools, path, x_path, runs, (off, out_off, ["--sparsity=off"]),
+            (auto, out_auto, [f"--sparsity-report={report}"]))
+        lines = open(report).read().splitlines()
+        row["matmuls"] = len(lines)
+        row["sparse_matmuls"] = sum(l.endswith("-> sparse") for l in lines)
+        row["speedup"] = round(row["tessel_dense_ms"] / row["tessel_sparse_ms"], 2)
+        a, b = np.load(out_auto), np.load(out_off)
+        row["max_rel_diff_vs_dense"] = float(np.abs(a - b).max() /
+                                             max(np.abs(b).max(), 1e-30))
+        row["ort_ms"] = ib.ort(path, x_path, os.path.join(mdir, f"out_{tag}_ort.npy"), runs)
+        row["sparse_vs_ort"] = round(row["ort_ms"] / row["tessel_sparse_ms"], 2)
+    except bm.Failure as e:
+        row["error"] = str(e)
+    log(json.dumps(row))
+    return row
+
+
+def table(rows):
+    out = ["| model | pruning | zeros | sparse layers | Tessel dense | Tessel sparse "
+           "| speed-up | ORT | Tessel sparse vs ORT |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if "error" in r:
+            out.append(f"| {r['model']} | {r['pruning']} | - | - | error: {r['error']} |")
+            continue
+        out.append(f"| {r['model']} | {r['pruning']} | {r['zero_fraction']:.2f} | "
+                   f"{r['sparse_matmuls']} of {r['matmuls']} | {r['tessel_dense_ms']:.2f} ms | "
+                   f"{r['tessel_sparse_ms']:.2f} ms | {r['speedup']:.2f}x | {r['ort_ms']:.2f} ms | "
+                   f"{r['sparse_vs_ort']:.2f}x |")
+    return "\n".join(out)
+
+
+def floats(text):
+    return [float(x) for x in text.split(",") if x]
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--models", default="bert768")
+    ap.add_argument("--models", default=None,
+                    help="default: bert768 (matmuls), resnet50 (convs)")
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--density", type=float, default=0.1)
     ap.add_argument("--kinds", default="matmuls", choices=["matmuls", "convs"])
     ap.add_argument("--conv-density", type=float, default=0.2)
+    ap.add_argument("--sweep", action="store_true",
+                    help="the sparse section of bench/run.sh: BERT's matmuls "
+                    "and ResNet-50's convolutions across --densities, and the "
+                    "sparse GEMM kernel; writes bench/results/sparse-sweep.json")
+    ap.add_argument("--densities", default="0.5,0.3,0.2,0.1,0.05",
+                    help="kept fractions for --sweep")
+    ap.add_argument("--docs", action="store_true",
+                    help="with --sweep: also docs/performance-sparse.{md,png}")
     args = ap.parse_args(argv)
     tools = {"compile": os.path.join(ROOT, "build", "bin", "tessel-compile"),
              "run": os.path.join(ROOT, "build", "bin", "tessel-run")}
     data = {"command": "/usr/bin/python3 bench/sparse_bench.py " + " ".join(argv),
             "machine": bm.machine_info(), "git": bm.git_rev(),
             "fma_peak_gflops_1core": ib.fma_peak(), "rows": []}
-    for name in args.models.split(","):
+    if args.sweep:
+        return sweep(tools, args, data)
+    kinds = (("dense", None), ("block4x1", args.density), ("unstructured", args.density),
+             ("2:4", 0.5)) if args.kinds == "matmuls" else (
+                 ("dense", None), ("convs-unstructured", args.conv_density))
+    models = args.models or ("bert768" if args.kinds == "matmuls" else "resnet50")
+    for name in models.split(","):
         mdir, _ = bm.export_model(name, rebuild=False)
-        src = os.path.join(mdir, name + ".onnx")
-        x_path = os.path.join(mdir, "input.npy")
-        kinds = (("dense", "block4x1", "unstructured", "2:4") if args.kinds == "matmuls"
-                 else ("dense", "convs-unstructured"))
-        for kind in kinds:
-            tag = kind.replace(":", "of")
-            path = os.path.join(mdir, f"{name}.{tag}.onnx")
-            if kind == "dense":
-                path, layers, zeros = src, len(matmul_weights(onnx.load(src))), 0.0
-            elif kind == "convs-unstructured":
-                layers, zeros = pruned_convs(src, path, args.conv_density)
-            else:
-                layers, zeros = pruned_model(src, path, kind, args.density)
-            row = {"model": name, "pruning": kind, "matmul_weights": layers,
-                   "zero_fraction": round(zeros, 4)}
-            try:
-                off = os.path.join(mdir, f"{tag}.dense.so")
-                auto = os.path.join(mdir, f"{tag}.auto.so")
-                out_off = os.path.join(mdir, f"out_{tag}_dense.npy")
-                out_auto = os.path.join(mdir, f"out_{tag}_auto.npy")
-                report = os.path.join(mdir, f"{tag}.sparsity.txt")
-                row["tessel_dense_ms"] = ib.tessel(tools, path, off, x_path, out_off,
-                                                   args.runs, ["--sparsity=off"])
-                row["tessel_sparse_ms"] = ib.tessel(tools, path, auto, x_path, out_auto,
-                                                    args.runs,
-                                                    [f"--sparsity-report={report}"])
-                lines = open(report).read().splitlines()
-                row["matmuls"] = len(lines)
-                row["sparse_matmuls"] = sum(l.endswith("-> sparse") for l in lines)
-                row["speedup"] = round(row["tessel_dense_ms"] / row["tessel_sparse_ms"], 2)
-                a, b = np.load(out_auto), np.load(out_off)
-                row["max_rel_diff_vs_dense"] = float(np.abs(a - b).max() /
-                                                     max(np.abs(b).max(), 1e-30))
-                row["ort_ms"] = ib.ort(path, x_path, os.path.join(mdir, f"out_{tag}_ort.npy"),
-                                       args.runs)
-                row["sparse_vs_ort"] = round(row["ort_ms"] / row["tessel_sparse_ms"], 2)
-            except bm.Failure as e:
-                row["error"] = str(e)
-            log(json.dumps(row))
-            data["rows"].append(row)
+        for kind, density in kinds:
+            data["rows"].append(measure(tools, name, mdir, kind, density, args.runs))
     os.makedirs(os.path.join(BENCH, "results"), exist_ok=True)
     out_name = "sparse.json" if args.kinds == "matmuls" else "sparse-convs.json"
     with open(os.path.join(BENCH, "results", out_name), "w") as f:
         json.dump(data, f, indent=1)
-    print("| model | pruning | zeros | sparse matmuls | Tessel dense | Tessel sparse "
-          "| speed-up | ORT | Tessel sparse vs ORT |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for r in data["rows"]:
-        if "error" in r:
-            print(f"| {r['model']} | {r['pruning']} | - | - | error: {r['error']} |")
-            continue
-        print(f"| {r['model']} | {r['pruning']} | {r['zero_fraction']:.2f} | "
-              f"{r['sparse_matmuls']} of {r['matmuls']} | {r['tessel_dense_ms']:.2f} ms | "
-              f"{r['tessel_sparse_ms']:.2f} ms | {r['speedup']:.2f}x | {r['ort_ms']:.2f} ms | "
-              f"{r['sparse_vs_ort']:.2f}x |")
+    print(table(data["rows"]))
+    return 0
+
+
+def gemm_kernel():
+    """bench/sparse_gemm.c on BERT's 768 x 768 projection (128 tokens)."""
+    exe = os.path.join(BENCH, "work", "sparse_gemm")
+    ib.sh(["cc", "-O2", "-I", os.path.join(ROOT, "build", "include"),
+           os.path.join(BENCH, "sparse_gemm.c"), ib.kernel_library(), "-lpthread", "-lm",
+           "-o", exe])
+    rows = []
+    text = ib.sh([exe, "128", "768", "768"], env=dict(os.environ, TESSEL_NUM_THREADS="1"))
+    for line in text.splitlines():
+        if line.startswith("sparse_gemm:"):
+            kv = dict(t.split("=", 1) for t in line.split()[1:])
+            rows.append({k: (int(v) if k in ("M", "N", "K", "R") else float(v))
+                         for k, v in kv.items()})
+    return rows
+
+
+def sweep(tools, args, data):
+    dens = floats(args.densities)
+    data["gemm_kernel"] = gemm_kernel()
+    mdir, _ = bm.export_model("bert768", rebuild=False)
+    data["rows"].append(measure(tools, "bert768", mdir, "dense", None, args.runs))
+    for kind in ("unstructured", "block4x1"):
+        for d in dens:
+            data["rows"].append(measure(tools, "bert768", mdir, kind, d, args.runs))
+    data["rows"].append(measure(tools, "bert768", mdir, "2:4", 0.5, args.runs))
+    mdir, _ = bm.export_model("resnet50", rebuild=False)
+    for d in [d for d in dens if d >= 0.1]:
+        data["rows"].append(measure(tools, "resnet50", mdir, "convs-unstructured", d,
+                                    args.runs))
+    os.makedirs(os.path.join(BENCH, "results"), exist_ok=True)
+    with open(os.path.join(BENCH, "results", "sparse-sweep.json"), "w") as f:
+        json.dump(data, f, indent=1)
+    print(table(data["rows"]))
+    if args.docs:
+        import sparse_docs
+        sparse_docs.write(data, os.path.join(ROOT, "docs"))
     return 0
 
 

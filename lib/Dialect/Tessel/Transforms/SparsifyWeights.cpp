@@ -37,21 +37,24 @@ namespace {
 constexpr int64_t kBlockSizes[] = {16, 8, 4, 2, 1};
 
 /// The sparse kernel's rate on the elements it stores (blocks x R
-/// multiply-adds per row) over the dense kernel's rate, per block size R:
-/// bench/sparse_gemm.c on BERT-base projection shapes at 10-50% density,
-/// one thread (docs/sparsity.md; R = 2 and 8 between their neighbours),
-/// the lower end of what was measured so that a layer goes sparse only
-/// where it pays. Measured on an Intel Sapphire Rapids with the AVX-512
-/// and the AVX2 builds of the kernels (R = 1: 0.28-0.38 and 0.30-0.48;
-/// R = 4: 0.47-0.78 and 0.48-0.90): one table, the lower of the two.
-double rateRatio(int64_t r) {
+/// multiply-adds per row) over the dense kernel's rate, per block size R
+/// and vector width: bench/sparse_gemm.c at 50-95% zeros on BERT-base's
+/// projections and ResNet-50's pointwise shapes, one thread, the rate each
+/// run implies under this model (docs/sparsity.md, "The cost model"), its
+/// lower quartile over the shapes, so that a layer goes sparse only where
+/// it pays (R = 2: 1.25x R = 1, as measured on the chunked kernel). Measured on an Intel Sapphire
+/// Rapids (2026-11-27) with the AVX-512 and the AVX2 builds of the kernels:
+/// the AVX2 build's dense kernel has fewer registers to tile with, so the
+/// sparse one fares better against it.
+double rateRatio(int64_t r, unsigned vectorBits) {
+  bool avx512 = vectorBits >= 512;
   switch (r) {
   case 1:
-    return 0.28;
+    return avx512 ? 0.30 : 0.43;
   case 2:
-    return 0.34;
+    return avx512 ? 0.38 : 0.54;
   default:
-    return 0.45;
+    return avx512 ? 0.60 : 0.90;
   }
 }
 
@@ -120,7 +123,7 @@ struct Choice {
 /// `overhead`: the moved elements' share of the dense kernel's time;
 /// `denseGain`: the dense path's speed over the dense kernel's.
 Choice analyze(ArrayRef<float> b, int64_t k, int64_t n, double lanesUsed,
-               double overhead, double denseGain) {
+               double overhead, double denseGain, unsigned vectorBits) {
   Choice best;
   int64_t zeros = 0;
   for (float v : b)
@@ -134,7 +137,8 @@ Choice analyze(ArrayRef<float> b, int64_t k, int64_t n, double lanesUsed,
     // Sparse time over dense time: the products at the kernel's rate on
     // the lanes the rows fill, plus the moves.
     double speedup =
-        1.0 / (density / (rateRatio(r) * lanesUsed) + overhead) / denseGain;
+        1.0 / (density / (rateRatio(r, vectorBits) * lanesUsed) + overhead) /
+        denseGain;
     if (speedup > best.speedup)
       best = {r, density, speedup, best.zeros};
   }
@@ -345,7 +349,7 @@ struct SparsifyWeightsPass
                                double lanesUsed, double overhead,
                                double denseGain, StringRef note,
                                llvm::raw_ostream *out) const {
-    Choice c = analyze(b, k, n, lanesUsed, overhead, denseGain);
+    Choice c = analyze(b, k, n, lanesUsed, overhead, denseGain, vectorBits);
     bool sparse = c.r && c.speedup >= minSpeedup;
     if (out) {
       *out << op->getLoc() << ": " << op->getName().getStringRef() << " M="
