@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/Verifier.h"
@@ -330,7 +331,7 @@ GraphImporter::Raised GraphImporter::raiseRoute(const MoERoute &route,
 
 OwningOpRef<ModuleOp> GraphImporter::run() {
   ctx->loadDialect<arith::ArithDialect, func::FuncDialect,
-                   math::MathDialect, tensor::TensorDialect,
+                   math::MathDialect, scf::SCFDialect, tensor::TensorDialect,
                    tosa::TosaDialect, tessel::TesselDialect,
                    tessel::compose::ComposeDialect, linalg::LinalgDialect,
                    quant::QuantDialect>();
