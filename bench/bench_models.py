@@ -49,6 +49,22 @@ WORK = os.path.join(BENCH, "work")
 MODELS = ["resnet18", "resnet50", "mobilenet_v2", "squeezenet1_1",
           "shufflenet_v2", "efficientnet_b0", "bert", "gpt", "moe"]
 QUICK_MODELS = ["squeezenet1_1", "gpt", "moe"]
+HISTORY = os.path.join(BENCH, "results", "history.jsonl")
+
+
+def broad_models():
+    """The broad set (issue 20): export_models.BROAD, read from the file
+    without importing torch."""
+    import ast
+    tree = ast.parse(open(EXPORT).read())
+    names = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], ast.Name):
+            names[node.targets[0].id] = node.value
+    dicts = [list(ast.literal_eval(names[n]).keys()) for n in ("TORCHVISION", "SEGMENTATION")]
+    rest = ast.literal_eval(names["BROAD"].right)
+    return dicts[0] + dicts[1] + rest
 ENGINES = ["tessel", "ort", "torch"]
 ENGINE_TITLE = {"tessel": "Tessel", "ort": "ORT", "torch": "PyTorch"}
 PY = sys.executable
@@ -400,9 +416,34 @@ def git_rev():
 # ---------------------------------------------------------------- main
 
 
+def append_history(path, data):
+    """One JSON line per run: when, what, where, and per model Tessel's
+    median and its ratios to the peers, so that a regression on any model
+    shows against the runs before (bench/report.py's history table)."""
+    line = {"date": data["date"], "git": data["versions"].get("tessel"),
+            "cpu": data["machine"]["cpu"], "command": data["command"],
+            "threads": data["threads"], "geomean": data["geomean"], "models": {}}
+    for m in data["models_run"]:
+        cells = data["results"][m]["engines"]["tessel"]
+        line["models"][m] = {t: {"tessel_ms": c.get("median_ms"),
+                                 "ort": data["ratios"][t][m]["ort"],
+                                 "torch": data["ratios"][t][m]["torch"]}
+                             for t, c in cells.items()}
+    with open(path, "a") as f:
+        f.write(json.dumps(line) + "\n")
+
+
 def parse_args(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--models", help="comma-separated subset of: " + ",".join(MODELS))
+    ap.add_argument("--models", help="comma-separated models (default: the --set)")
+    ap.add_argument("--set", default="core", choices=["core", "broad", "all"],
+                    help="core: bench's nine (" + ",".join(MODELS) + "); broad: "
+                    "the broad set of issue 20 (test/models/export_models.py BROAD: "
+                    "torchvision families, segmentation, recurrent, transformers, "
+                    "MLP-Mixer, U-Net); all: both")
+    ap.add_argument("--history", default=HISTORY,
+                    help="JSON-lines file each run appends its summary to "
+                         "(default bench/results/history.jsonl; '' for none)")
     ap.add_argument("--threads", help="comma-separated thread counts (default 1,2)")
     ap.add_argument("--runs", type=int, help="max timed runs per measurement (default 20)")
     ap.add_argument("--min-runs", type=int, default=3, help="min timed runs (default 3)")
@@ -425,13 +466,17 @@ def parse_args(argv):
     ap.add_argument("--json", default=os.path.join(BENCH, "results", "latest.json"))
     ap.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
     args = ap.parse_args(argv)
+    broad = broad_models()
+    known = MODELS + [m for m in broad if m not in MODELS]
     if args.models:
         args.models = [m.strip() for m in args.models.split(",") if m.strip()]
-        bad = [m for m in args.models if m not in MODELS]
+        bad = [m for m in args.models if m not in known]
         if bad:
-            ap.error(f"unknown model(s) {','.join(bad)}; choose from {','.join(MODELS)}")
+            ap.error(f"unknown model(s) {','.join(bad)}; choose from {','.join(known)}")
+    elif args.quick:
+        args.models = QUICK_MODELS
     else:
-        args.models = QUICK_MODELS if args.quick else MODELS
+        args.models = {"core": MODELS, "broad": broad, "all": known}[args.set]
     if args.threads:
         try:
             args.threads = [int(t) for t in args.threads.split(",") if t.strip()]
@@ -569,6 +614,8 @@ def main(argv):
     with open(args.json, "w") as f:
         json.dump(data, f, indent=1)
         f.write("\n")
+    if args.history:
+        append_history(args.history, data)
 
     print()
     print(f"Tessel benchmark  {data['date']}  {data['machine']['cpu']}, "

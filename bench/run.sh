@@ -8,6 +8,13 @@
 #   bench/run.sh --int8                int8 rows only (bench/int8_bench.py):
 #                                      Tessel int8 vs fp32 vs ORT int8 on the
 #                                      same QDQ models, with output agreement
+#   bench/run.sh --broad               the broad set (issue 20: 29 more models --
+#                                      torchvision families, segmentation,
+#                                      recurrent, transformers, MLP-Mixer,
+#                                      U-Net) at 1 and 2 threads against ORT and
+#                                      PyTorch; writes bench/results/broad.json
+#                                      and docs/performance-broad.{md,png}
+#                                      (other options as for a full run)
 #   bench/run.sh --sparse              sparse section only (bench/sparse_bench.py
 #                                      --sweep): the sparse GEMM kernel, BERT
 #                                      pruned 50-95% (unstructured, 4x1, 2:4)
@@ -39,12 +46,14 @@ PY=/usr/bin/python3    # Debian's python: numpy, torch, torchvision, onnx
 docs=auto
 int8=auto
 sparse=auto
+broad=no
 args=()
 for a in "$@"; do
   case "$a" in
     --int8) int8=only ;;
     --no-int8) int8=no ;;
     --sparse) sparse=only ;;
+    --broad) broad=yes ;;
     --no-sparse) sparse=no ;;
     --docs) docs=yes ;;
     --no-docs) docs=no ;;
@@ -89,6 +98,15 @@ fi
 cd "$ROOT"
 if [ "$int8" = only ]; then
   "$PY" "$BENCH/int8_bench.py" --docs
+  exit 0
+fi
+if [ "$broad" = yes ]; then
+  "$PY" "$BENCH/bench_models.py" --set broad --no-gemm \
+    --json "$BENCH/results/broad.json" "${args[@]+"${args[@]}"}"
+  if "$PY" -c 'import matplotlib' 2>/dev/null; then
+    "$PY" "$BENCH/plot.py" "$BENCH/results/broad.json" "$ROOT/docs/performance-broad.png"
+  fi
+  "$PY" "$BENCH/report.py" "$BENCH/results/broad.json" "$ROOT/docs/performance-broad.md"
   exit 0
 fi
 if [ "$sparse" = only ]; then
