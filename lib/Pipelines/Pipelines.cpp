@@ -137,6 +137,9 @@ void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(tosa::createTosaReduceTransposes());
     pm.addNestedPass<func::FuncOp>(createTesselSinkTransposes());
     pm.addPass(createCanonicalizerPass());
+    // Dilated convolutions that read mostly padding (DeepLabV3's ASPP)
+    // shrink to the taps they read.
+    pm.addNestedPass<func::FuncOp>(createTesselTrimPaddedTaps());
   }
   // Upstream TOSA lowering: named ops (conv, matmul, pooling) to linalg
   // named ops, elementwise/reductions to linalg.generic, the rest to

@@ -239,6 +239,16 @@ def conv2d_pad_dilation(x, w, b):
 
 
 @ref()
+def conv2d_aspp_dilation_12(x, w, b):
+    return conv2d_nhwc(x, w, b, (12, 12, 12, 12), (1, 1), (12, 12))
+
+
+@ref()
+def conv2d_padded_taps_strided(x, w, b):
+    return conv2d_nhwc(x, w, b, (8, 0, 0, 8), (2, 2), (4, 4))
+
+
+@ref()
 def depthwise_tosa_m2(x, w, b):
     return depthwise_hwcm(x, w, b, (1, 1, 1, 1), (1, 1), (1, 1))
 

@@ -16,6 +16,23 @@ func.func @conv2d_pad_dilation(%x: tensor<2x8x8x2xf32>, %w: tensor<3x3x3x2xf32>,
   return %y : tensor<2x7x4x3xf32>
 }
 
+// Taps that read only padding (tessel-trim-padded-taps at -O3): dilation
+// 12 with padding 12 on a 14x14 map (DeepLabV3's ASPP), 9 regions of 1 or
+// 2 taps a side; dilation 4, stride 2, asymmetric padding.
+func.func @conv2d_aspp_dilation_12(%x: tensor<1x14x14x5xf32>, %w: tensor<3x3x3x5xf32>, %b: tensor<3xf32>) -> tensor<1x14x14x3xf32> {
+  %zp = "tosa.const"() {values = dense<0.0> : tensor<1xf32>} : () -> tensor<1xf32>
+  %y = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = f32, pad = array<i64: 12, 12, 12, 12>, stride = array<i64: 1, 1>, dilation = array<i64: 12, 12>}
+      : (tensor<1x14x14x5xf32>, tensor<3x3x3x5xf32>, tensor<3xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x14x14x3xf32>
+  return %y : tensor<1x14x14x3xf32>
+}
+
+func.func @conv2d_padded_taps_strided(%x: tensor<2x9x9x2xf32>, %w: tensor<3x3x3x2xf32>, %b: tensor<3xf32>) -> tensor<2x5x5x3xf32> {
+  %zp = "tosa.const"() {values = dense<0.0> : tensor<1xf32>} : () -> tensor<1xf32>
+  %y = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = f32, pad = array<i64: 8, 0, 0, 8>, stride = array<i64: 2, 2>, dilation = array<i64: 4, 4>}
+      : (tensor<2x9x9x2xf32>, tensor<3x3x3x2xf32>, tensor<3xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x5x5x3xf32>
+  return %y : tensor<2x5x5x3xf32>
+}
+
 func.func @depthwise_tosa_m2(%x: tensor<1x6x6x3xf32>, %w: tensor<3x3x3x2xf32>, %b: tensor<6xf32>) -> tensor<1x6x6x6xf32> {
   %zp = "tosa.const"() {values = dense<0.0> : tensor<1xf32>} : () -> tensor<1xf32>
   %y = tosa.depthwise_conv2d %x, %w, %b, %zp, %zp {acc_type = f32, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>}

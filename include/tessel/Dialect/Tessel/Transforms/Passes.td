@@ -327,6 +327,28 @@ def TesselSinkTransposes : Pass<"tessel-sink-transposes"> {
   let dependentDialects = ["::mlir::tosa::TosaDialect"];
 }
 
+def TesselTrimPaddedTaps : Pass<"tessel-trim-padded-taps"> {
+  let summary = "Drop convolution taps that read only zero padding";
+  let description = [{
+    For each float `tosa.conv2d` with static shapes: per axis, the taps an
+    output position reads inside the input (not in the zero padding) form
+    a range, and outputs with the same range a segment. When the taps read
+    inside the input are at most `1 - min-saving` of all (over both axes),
+    each (row segment, column segment) region becomes a `tosa.conv2d` of
+    its valid taps (a `tosa.slice` of the weights) over the input window it
+    reads (a `tosa.slice`, no padding), and the regions are concatenated
+    back (`tosa.concat`). DeepLabV3's ASPP: 3x3 convolutions with dilation
+    24 and 36 on 14x14 maps become 1x1 ones; with dilation 12, a 10x10 1x1
+    centre and 2-tap borders. An ordinary 3x3 convolution with padding 1
+    keeps all but its border taps and is left alone.
+  }];
+  let options = [
+    Option<"minSaving", "min-saving", "double", /*default=*/"0.3",
+           "Fraction of the multiply-adds a rewrite must save (in [0, 1])">,
+  ];
+  let dependentDialects = ["::mlir::tosa::TosaDialect"];
+}
+
 def TesselApproximateMath : Pass<"tessel-approximate-math"> {
   let summary = "Replace f32 transcendental math ops by polynomial approximations";
   let description = [{
