@@ -141,6 +141,10 @@ void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
     // shrink to the taps they read.
     pm.addNestedPass<func::FuncOp>(createTesselTrimPaddedTaps());
   }
+  // Transposed convolutions (after the layout passes, which cancel their
+  // NCHW wrappers like any convolution's): one matmul where the windows do
+  // not overlap.
+  pm.addNestedPass<func::FuncOp>(createTesselDecomposeTransposeConv());
   // Upstream TOSA lowering: named ops (conv, matmul, pooling) to linalg
   // named ops, elementwise/reductions to linalg.generic, the rest to
   // arith/tensor/scf.

@@ -238,6 +238,36 @@ def conv2d_pad_dilation(x, w, b):
     return conv2d_nhwc(x, w, b, (1, 2, 0, 1), (1, 2), (2, 1))
 
 
+def transpose_conv_nhwc(x, w, b, out_pad, stride, out_hw):
+    """TOSA transpose_conv2d: out[n, ih*sh + kh + top, iw*sw + kw + left,
+    oc] += x[n, ih, iw, ic] * w[oc, kh, kw, ic] (outside the output: cut),
+    plus the bias; w is OHWI."""
+    x, w, b = f64(x, w, b)
+    n, h, wd, _ = x.shape
+    oc, kh, kw, _ = w.shape
+    top, _, left, _ = out_pad
+    oh, ow = out_hw
+    out = np.zeros((n, oh, ow, oc))
+    for ih in range(h):
+        for iw in range(wd):
+            for i in range(kh):
+                for j in range(kw):
+                    y, z = ih * stride[0] + i + top, iw * stride[1] + j + left
+                    if 0 <= y < oh and 0 <= z < ow:
+                        out[:, y, z, :] += x[:, ih, iw, :] @ w[:, i, j, :].T
+    return out + b
+
+
+@ref()
+def transpose_conv_k2s2(x, w, b):
+    return transpose_conv_nhwc(x, w, b, (0, 0, 0, 0), (2, 2), (8, 10))
+
+
+@ref()
+def transpose_conv_k3s2_pad(x, w, b):
+    return transpose_conv_nhwc(x, w, b, (1, 0, 0, 0), (2, 2), (10, 9))
+
+
 @ref()
 def conv2d_aspp_dilation_12(x, w, b):
     return conv2d_nhwc(x, w, b, (12, 12, 12, 12), (1, 1), (12, 12))

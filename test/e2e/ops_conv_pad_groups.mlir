@@ -33,6 +33,23 @@ func.func @conv2d_padded_taps_strided(%x: tensor<2x9x9x2xf32>, %w: tensor<3x3x3x
   return %y : tensor<2x5x5x3xf32>
 }
 
+// Transposed convolutions (tessel-decompose-transpose-conv): kernel =
+// stride, one matmul and a depth-to-space; overlapping 3x3 at stride 2 and
+// a padded output, upstream's zero-spread convolution.
+func.func @transpose_conv_k2s2(%x: tensor<2x4x5x3xf32>, %w: tensor<4x2x2x3xf32>, %b: tensor<4xf32>) -> tensor<2x8x10x4xf32> {
+  %zp = "tosa.const"() {values = dense<0.0> : tensor<1xf32>} : () -> tensor<1xf32>
+  %y = tosa.transpose_conv2d %x, %w, %b, %zp, %zp {acc_type = f32, out_pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>}
+      : (tensor<2x4x5x3xf32>, tensor<4x2x2x3xf32>, tensor<4xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x8x10x4xf32>
+  return %y : tensor<2x8x10x4xf32>
+}
+
+func.func @transpose_conv_k3s2_pad(%x: tensor<1x4x4x3xf32>, %w: tensor<5x3x3x3xf32>, %b: tensor<5xf32>) -> tensor<1x10x9x5xf32> {
+  %zp = "tosa.const"() {values = dense<0.0> : tensor<1xf32>} : () -> tensor<1xf32>
+  %y = tosa.transpose_conv2d %x, %w, %b, %zp, %zp {acc_type = f32, out_pad = array<i64: 1, 0, 0, 0>, stride = array<i64: 2, 2>}
+      : (tensor<1x4x4x3xf32>, tensor<5x3x3x3xf32>, tensor<5xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x10x9x5xf32>
+  return %y : tensor<1x10x9x5xf32>
+}
+
 func.func @depthwise_tosa_m2(%x: tensor<1x6x6x3xf32>, %w: tensor<3x3x3x2xf32>, %b: tensor<6xf32>) -> tensor<1x6x6x6xf32> {
   %zp = "tosa.const"() {values = dense<0.0> : tensor<1xf32>} : () -> tensor<1xf32>
   %y = tosa.depthwise_conv2d %x, %w, %b, %zp, %zp {acc_type = f32, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>}

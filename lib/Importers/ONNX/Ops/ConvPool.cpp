@@ -732,6 +732,29 @@ LogicalResult convertConvTranspose(NodeContext &ctx) {
   tessel::TosaBuilder &tb = ctx.tosa();
   int64_t batch = xt.getDimSize(0);
   Value xh = toNHWC(ctx, as2D(ctx, x)); // [N, H, W, C]
+  // One group, no dilation, no cropping or output padding: TOSA's
+  // transpose_conv2d says exactly this (out[ih*s + kh] += x[ih] * w[kh]),
+  // and tessel-decompose-transpose-conv chooses how to compute it.
+  if (groups == 1 && et.isF32() && llvm::all_of(d, [](int64_t v) { return v == 1; }) &&
+      llvm::all_of(lo, [](int64_t v) { return v == 0; }) &&
+      llvm::all_of(hi, [](int64_t v) { return v == 0; }) &&
+      llvm::all_of(op, [](int64_t v) { return v == 0; })) {
+    // W [C, M, KH, KW] -> [M, KH, KW, C].
+    Value wv = tb.transpose(as2D(ctx, w), {1, 2, 3, 0});
+    Value bias = biasOrZeros(ctx, 2, m, et);
+    auto outTy = RankedTensorType::get(
+        {batch, s[0] * (in2[0] - 1) + k[0], s[1] * (in2[1] - 1) + k[1], m}, et);
+    Value y = tosa::TransposeConv2DOp::create(
+        ctx.builder(), ctx.loc(), outTy, xh, wv, bias, tb.zeroPoint(et),
+        tb.zeroPoint(et), ctx.builder().getDenseI64ArrayAttr({0, 0, 0, 0}),
+        ctx.builder().getDenseI64ArrayAttr(s), TypeAttr::get(et),
+        ctx.builder().getBoolAttr(false));
+    y = toNCHW(ctx, y);
+    if (n == 1)
+      y = tb.reshape(y, {batch, m, out[0]});
+    ctx.setOutput(0, y);
+    return success();
+  }
   // Zero insertion: [N*H, 1, W, 1, C] padded to [N*H, sh, W, sw, C] is the
   // input spread on a stride grid with s-1 trailing zeros per element.
   if (s[0] > 1 || s[1] > 1) {

@@ -327,6 +327,22 @@ def TesselSinkTransposes : Pass<"tessel-sink-transposes"> {
   let dependentDialects = ["::mlir::tosa::TosaDialect"];
 }
 
+def TesselDecomposeTransposeConv : Pass<"tessel-decompose-transpose-conv"> {
+  let summary = "Lower tosa.transpose_conv2d to TOSA matmuls or convolutions";
+  let description = [{
+    A float `tosa.transpose_conv2d` with static shapes whose kernel equals
+    its stride and has no output padding (U-Net/FCN upsampling: the output
+    windows do not overlap, each output pixel comes from one input pixel)
+    becomes one `tosa.matmul` of the input pixels `[N*H*W, IC]` by the
+    weights `[IC, KH*KW*OC]`, its rows interleaved into the output by a
+    reshape and `tosa.transpose` (depth to space), plus the bias. Every
+    other `tosa.transpose_conv2d` takes upstream's decomposition (an
+    ordinary convolution over the input spread with zeros on the stride
+    grid), which multiplies `stride^2` times as many elements.
+  }];
+  let dependentDialects = ["::mlir::tosa::TosaDialect"];
+}
+
 def TesselTrimPaddedTaps : Pass<"tessel-trim-padded-taps"> {
   let summary = "Drop convolution taps that read only zero padding";
   let description = [{
