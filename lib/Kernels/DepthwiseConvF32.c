@@ -74,10 +74,14 @@ static void scalar_point(const dw_job_t *j, int64_t n, int64_t oh, int64_t ow,
 }
 
 /* owt pixels from ow0, channels [c0, c0 + CV*VW), taps kh in [kh0, kh1) and
- * kw in [kw0, kw1) (valid for every pixel of the tile). */
+ * kw in [kw0, kw1) (valid for every pixel of the tile). With skip > 0 (one
+ * vector), its first skip lanes are computed but not stored: the last
+ * vector of a channel count that is not a multiple of the width overlaps
+ * the one before, whose lanes are final already. */
 TK_INLINE void vector_tile(const dw_job_t *j, const int owt, const int cv,
                            int64_t n, int64_t oh, int64_t ow0, int64_t c0,
-                           int64_t kh0, int64_t kh1, int64_t kw0, int64_t kw1) {
+                           int64_t kh0, int64_t kh1, int64_t kw0, int64_t kw1,
+                           int skip) {
   tk_vec acc[OW_TILE][CV];
   for (int t = 0; t < owt; ++t)
     for (int v = 0; v < cv; ++v)
@@ -112,6 +116,12 @@ TK_INLINE void vector_tile(const dw_job_t *j, const int owt, const int cv,
         r = tk_min(tk_max(r, tk_splat(j->lo)), tk_splat(j->hi));
       if (j->silu)
         r = tk_silu(r);
+      if (skip) {
+        float t[TK_VW];
+        tk_store(t, r);
+        memcpy(o + skip, t + skip, (size_t)(TK_VW - skip) * sizeof(float));
+        continue;
+      }
       tk_store(o + v * TK_VW, r);
     }
   }
@@ -124,6 +134,13 @@ static void run_row(void *arg, int64_t task) {
   /* channels: pairs of vectors, then single vectors, then scalars */
   const int64_t cvec2 = unit ? j->C / (CV * TK_VW) * (CV * TK_VW) : 0;
   const int64_t cvec = unit ? j->C / TK_VW * TK_VW : 0;
+  /* The rest of the channels as one vector overlapping the last whole one
+   * (ShuffleNet's 24, MobileNetV3's 72, 120, 184 and 200 channels), where
+   * there is a whole one; else one element at a time. Scalars for 8 of 72
+   * channels cost as much as the 64 in vectors. */
+  const int tail = unit && j->C > cvec && cvec > 0;
+  const int skip = tail ? (int)(TK_VW - (j->C - cvec)) : 0;
+  const int64_t ctail = j->C - TK_VW;
   int64_t kh0, kh1;
   tap_range(oh * j->sh - j->pad_top, j->dh, j->KH, j->H, &kh0, &kh1);
   /* Interior pixels: every kw tap is in range. */
@@ -137,9 +154,12 @@ static void run_row(void *arg, int64_t task) {
     if (ow == first) {
       for (; ow + OW_TILE <= last; ow += OW_TILE) {
         for (int64_t c = 0; c < cvec2; c += CV * TK_VW)
-          vector_tile(j, OW_TILE, CV, n, oh, ow, c, kh0, kh1, 0, j->KW);
+          vector_tile(j, OW_TILE, CV, n, oh, ow, c, kh0, kh1, 0, j->KW, 0);
         for (int64_t c = cvec2; c < cvec; c += TK_VW)
-          vector_tile(j, OW_TILE, 1, n, oh, ow, c, kh0, kh1, 0, j->KW);
+          vector_tile(j, OW_TILE, 1, n, oh, ow, c, kh0, kh1, 0, j->KW, 0);
+        if (tail)
+          vector_tile(j, OW_TILE, 1, n, oh, ow, ctail, kh0, kh1, 0, j->KW,
+                      skip);
       }
       if (ow >= j->OW)
         break;
@@ -147,10 +167,14 @@ static void run_row(void *arg, int64_t task) {
     int64_t kw0, kw1;
     tap_range(ow * j->sw - j->pad_left, j->dw, j->KW, j->W, &kw0, &kw1);
     for (int64_t c = 0; c < cvec2; c += CV * TK_VW)
-      vector_tile(j, 1, CV, n, oh, ow, c, kh0, kh1, kw0, kw1);
+      vector_tile(j, 1, CV, n, oh, ow, c, kh0, kh1, kw0, kw1, 0);
     for (int64_t c = cvec2; c < cvec; c += TK_VW)
-      vector_tile(j, 1, 1, n, oh, ow, c, kh0, kh1, kw0, kw1);
+      vector_tile(j, 1, 1, n, oh, ow, c, kh0, kh1, kw0, kw1, 0);
+    if (tail)
+      vector_tile(j, 1, 1, n, oh, ow, ctail, kh0, kh1, kw0, kw1, skip);
   }
+  if (tail)
+    return;
   for (int64_t w = 0; w < j->OW; ++w)
     for (int64_t c = cvec; c < j->C; ++c)
       scalar_point(j, n, oh, w, c);

@@ -409,7 +409,8 @@ TEST(DepthwiseKernel, ChannelTailsStridesDilations) {
 }
 
 TEST(DepthwiseKernel, SiLUEpilogue) {
-  // Vector channels (C = 96), scalar tails (C = 45) and border pixels.
+  // Vector channels (C = 96), a tail vector overlapping the last whole one
+  // (C = 45: 13 channels past 32) and border pixels.
   checkDepthwise(14, 14, 96, 3, 3, 1, 1, 1, 1, 1, 1, true, false, 1, true);
   checkDepthwise(10, 11, 45, 5, 5, 2, 1, 2, 2, 2, 2, true, false, 2, true);
 }
