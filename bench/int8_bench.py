@@ -94,11 +94,13 @@ def tessel(tools, onnx_path, so, x_path, out_path, runs, extra=()):
     return r["median_ms"]
 
 
-def ort(onnx_path, x_path, out_path, runs):
+def ort(onnx_path, x_path, out_path, runs, stat="median_ms", budget=20):
+    """ONNX Runtime on one thread: `stat` (median_ms or min_ms) of `runs`
+    runs, stopping after `budget` seconds."""
     so = sh(["node", os.path.join(BENCH, "ort_bench.js"), "--model=" + onnx_path,
-             "--input=@" + x_path, "--threads=1", f"--runs={runs}", "--budget=20",
+             "--input=@" + x_path, "--threads=1", f"--runs={runs}", f"--budget={budget}",
              "--save-output=" + out_path])
-    return json.loads(so)["results"]["1"]["median_ms"]
+    return json.loads(so)["results"]["1"][stat]
 
 
 def fma_peak():

@@ -158,14 +158,6 @@ def timed_pair(tools, path, x_path, runs, *builds):
     return best
 
 
-def ort_fastest(onnx_path, x_path, out_path, runs):
-    """ONNX Runtime's fastest run of 3 x `runs` (as timed_pair's)."""
-    so = ib.sh(["node", os.path.join(BENCH, "ort_bench.js"), "--model=" + onnx_path,
-                "--input=@" + x_path, "--threads=1", f"--runs={3 * runs}", "--budget=60",
-                "--save-output=" + out_path])
-    return json.loads(so)["results"]["1"]["min_ms"]
-
-
 def measure(tools, name, mdir, kind, density, runs):
     """One pruned variant of `name`: Tessel dense and sparse (with the
     report), the sparse output against the dense one, and ORT."""
@@ -197,8 +189,9 @@ def measure(tools, name, mdir, kind, density, runs):
         a, b = np.load(out_auto), np.load(out_off)
         row["max_rel_diff_vs_dense"] = float(np.abs(a - b).max() /
                                              max(np.abs(b).max(), 1e-30))
-        row["ort_ms"] = ort_fastest(path, x_path, os.path.join(mdir, f"out_{tag}_ort.npy"),
-                                    runs)
+        # ORT's fastest of as many runs as timed_pair's rounds.
+        row["ort_ms"] = ib.ort(path, x_path, os.path.join(mdir, f"out_{tag}_ort.npy"),
+                               3 * runs, stat="min_ms", budget=60)
         row["sparse_vs_ort"] = round(row["ort_ms"] / row["tessel_sparse_ms"], 2)
     except bm.Failure as e:
         row["error"] = str(e)

@@ -105,6 +105,16 @@ static inline void transpose_block(const float *in, int64_t is, float *out,
 #endif
 }
 
+/* The epilogue of a vector of sums v: the old output (with accumulate),
+ * the bias b, then the clamp. */
+TK_INLINE tk_vec epilogue(const tk_sparse_view *j, tk_vec v, tk_vec old,
+                          tk_vec b, int clamp, tk_vec lo, tk_vec hi) {
+  if (j->accumulate)
+    v += old;
+  v += b;
+  return clamp ? tk_min(tk_max(v, lo), hi) : v;
+}
+
 /* store_group's rows into a channel-major output (virtual rows of a
  * column contiguous, c_sc = 1): straight from the group buffer's columns,
  * a vector of rows at a time where they stay within one output row (or
@@ -127,13 +137,9 @@ static void store_columns(const tk_sparse_view *j, int64_t m0, int64_t rows,
       const float b = j->bias ? j->bias[n0 + c] : 0.0f;
       if (whole) {
         float *o = out + c * j->c_sn;
-        tk_vec v = tk_load(src);
-        if (j->accumulate)
-          v += tk_load(o);
-        v += tk_splat(b);
-        if (clamp)
-          v = tk_min(tk_max(v, lo), hi);
-        tk_store(o, v);
+        tk_store(o, epilogue(j, tk_load(src),
+                             j->accumulate ? tk_load(o) : (tk_vec){0},
+                             tk_splat(b), clamp, lo, hi));
         continue;
       }
       /* Runs of rows within one output row (a convolution's padding
@@ -148,15 +154,10 @@ static void store_columns(const tk_sparse_view *j, int64_t m0, int64_t rows,
           float *o = j->c + q * j->c_sr + rr + (n0 + c) * j->c_sn;
           float t[TK_VW] = {0}, old[TK_VW] = {0};
           memcpy(t, src + r, (size_t)keep * sizeof(float));
-          tk_vec v = tk_load(t);
-          if (j->accumulate) {
+          if (j->accumulate)
             memcpy(old, o, (size_t)keep * sizeof(float));
-            v += tk_load(old);
-          }
-          v += tk_splat(b);
-          if (clamp)
-            v = tk_min(tk_max(v, lo), hi);
-          tk_store(t, v);
+          tk_store(t, epilogue(j, tk_load(t), tk_load(old), tk_splat(b),
+                               clamp, lo, hi));
           memcpy(o, t, (size_t)keep * sizeof(float));
         }
         r += run;
@@ -176,6 +177,10 @@ static void store_group(const tk_sparse_view *j, int64_t m0, int64_t rows,
                         int64_t n0, const float *gbuf) {
   enum { GV = GROUP / TK_VW };
   const int64_t width = j->N - n0 < GROUP ? j->N - n0 : GROUP;
+  if (j->c_sc == 1 && j->c_sn != 1) {
+    store_columns(j, m0, rows, n0, width, gbuf);
+    return;
+  }
   /* Whole rows of a row-major output as vectors; a last, narrower group
    * or a strided output one element at a time. Both add the old value,
    * then the bias, then clamp. */
@@ -186,10 +191,6 @@ static void store_group(const tk_sparse_view *j, int64_t m0, int64_t rows,
     bias[g] = j->bias && whole ? tk_load(j->bias + n0 + g * TK_VW)
                                : (tk_vec){0};
   const tk_vec lo = tk_splat(j->lo), hi = tk_splat(j->hi);
-  if (j->c_sc == 1 && j->c_sn != 1) {
-    store_columns(j, m0, rows, n0, width, gbuf);
-    return;
-  }
   float tbuf[TK_VW * GROUP];
   /* Virtual row m is output row (mq, mr) = (m / wq, m % wq) of the view,
    * followed along without dividing. */
@@ -207,15 +208,12 @@ static void store_group(const tk_sparse_view *j, int64_t m0, int64_t rows,
       if (!keep)
         continue; /* a padding column of a convolution's rows */
       if (whole) {
-        for (int g = 0; g < GV; ++g) {
-          tk_vec v = tk_load(tbuf + r * GROUP + g * TK_VW);
-          if (j->accumulate)
-            v += tk_load(out + g * TK_VW);
-          v += bias[g];
-          if (clamp)
-            v = tk_min(tk_max(v, lo), hi);
-          tk_store(out + g * TK_VW, v);
-        }
+        for (int g = 0; g < GV; ++g)
+          tk_store(out + g * TK_VW,
+                   epilogue(j, tk_load(tbuf + r * GROUP + g * TK_VW),
+                            j->accumulate ? tk_load(out + g * TK_VW)
+                                          : (tk_vec){0},
+                            bias[g], clamp, lo, hi));
         continue;
       }
       for (int64_t c = 0; c < width; ++c) {
@@ -391,8 +389,7 @@ int tk_sparse_k_ascending(int64_t nblocks, const int32_t *ptr,
   return !bad;
 }
 
-void tk_sparse_run(const tk_sparse_view *v, int64_t K, int64_t g0,
-                   int64_t g1) {
+void tk_sparse_run(const tk_sparse_view *v, int64_t g0, int64_t g1) {
   const int64_t R = v->R;
   cols_fn fn = R == 1    ? cols_r1
                : R == 2  ? cols_r2
@@ -402,7 +399,7 @@ void tk_sparse_run(const tk_sparse_view *v, int64_t K, int64_t g0,
                          : NULL;
   if (!fn)
     abort(); /* the compiler packs only these block sizes */
-  K = K < 1 ? 1 : K;
+  const int64_t K = v->K;
   /* About 256 KiB of the activations per chunk of rows, whole tiles of 12
    * vectors (the largest), at least one: each column block reads it. */
   const int64_t tile = 12 * TK_VW;
@@ -509,7 +506,7 @@ static void run_bands(void *arg, int64_t t) {
     tk_sparse_view v;
     bands->view(bands->ctx, b, at, &v);
     v.kc = j->kc, v.K = j->K;
-    tk_sparse_run(&v, bands->K, 0, tk_sparse_groups(v.N));
+    tk_sparse_run(&v, 0, tk_sparse_groups(v.N));
   }
   _mlir_memref_to_llvm_free(at);
 }
@@ -517,7 +514,7 @@ static void run_bands(void *arg, int64_t t) {
 /* A task of one band's column groups. */
 static void run_columns(void *arg, int64_t t) {
   const bands_job_t *j = (const bands_job_t *)arg;
-  tk_sparse_run(&j->v, j->bands->K, j->bounds[t], j->bounds[t + 1]);
+  tk_sparse_run(&j->v, j->bounds[t], j->bounds[t + 1]);
 }
 
 void tk_sparse_run_bands(const tk_sparse_bands *bands, int64_t N, int64_t R,

@@ -38,8 +38,8 @@ typedef struct {
   const float *bias;
   float lo, hi;
   int accumulate;
-  /* The products go in chunks of kc k's (tk_sparse_chunk_k), K in all:
-   * set by tk_sparse_run_bands. */
+  /* The products go in chunks of kc k's (tk_sparse_chunk_k), K (at least
+   * 1) in all: set by tk_sparse_run_bands. */
   int64_t kc, K;
 } tk_sparse_view;
 
@@ -57,7 +57,7 @@ int tk_sparse_k_ascending(int64_t nblocks, const int32_t *ptr,
 /* Column groups [g0, g1) of the view over all its rows, the rows in
  * chunks whose part of the activations (K x chunk) stays in L2 while the
  * groups read it. Aborts on a block size the compiler does not pack. */
-void tk_sparse_run(const tk_sparse_view *v, int64_t K, int64_t g0, int64_t g1);
+void tk_sparse_run(const tk_sparse_view *v, int64_t g0, int64_t g1);
 
 /* ceil(N / TK_SPARSE_GROUP). */
 int64_t tk_sparse_groups(int64_t N);

@@ -5,8 +5,9 @@
 // scf.for over time, carrying the state and Y (each step's hidden state
 // inserted at its position), whose body multiplies the previous hidden
 // state by R^T and applies the cell's gate equations in TOSA. One body,
-// not one per step: a 100-step, 2-layer GRU unrolled took ~40 s to compile
-// (one-shot bufferization and LLVM on 200 copies of the step). Everything
+// not one per step: a 100-step, 2-layer GRU unrolled took tens of seconds
+// to compile (one-shot bufferization and LLVM on 200 copies of the step),
+// looped 0.3 s. Everything
 // is computed in f32 (f16 inputs are widened, outputs narrowed).
 //
 // sequence_lens masks steps at or past each batch entry's length: the state
