@@ -137,7 +137,7 @@ void tessel_kernel_sparse_conv2d_f32(
     band = OH;
   g.band = band;
   g.per_image = (OH + band - 1) / band;
-  g.pstride = ((band + g.hx) * g.wq + TK_VW - 1) / TK_VW * TK_VW;
+  g.pstride = tk_sparse_row_stride((band + g.hx) * g.wq);
   int64_t *koff = (int64_t *)malloc((size_t)K * sizeof(int64_t));
   if (!koff)
     abort(); /* out of memory: nothing sane to return */

@@ -28,11 +28,12 @@ typedef struct {
   const float *a;
   int64_t a_sm, a_sk, c_sm;
   int64_t band;        /* rows per band */
-  const int64_t *koff; /* k * band */
+  int64_t ld;          /* floats between the rows of k of a band's layout */
+  const int64_t *koff; /* k * ld */
 } gemm_t;
 
 /* Band b of A's rows transposed into at (K x roundup(rows, TK_VW), rows
- * `band` apart), zero past its rows, and the view that multiplies it. */
+ * `ld` apart), zero past its rows, and the view that multiplies it. */
 static void band_view(const void *ctx, int64_t b, float *at,
                       tk_sparse_view *v) {
   const gemm_t *g = (const gemm_t *)ctx;
@@ -40,9 +41,9 @@ static void band_view(const void *ctx, int64_t b, float *at,
   const int64_t rows = g->M - m0 < g->band ? g->M - m0 : g->band;
   const int64_t pad = (rows + TK_VW - 1) / TK_VW * TK_VW;
   tk_sparse_transpose(rows, g->K, g->a + m0 * g->a_sm, g->a_sm, g->a_sk, at,
-                      g->band);
+                      g->ld);
   for (int64_t k = 0; k < g->K; ++k)
-    memset(at + k * g->band + rows, 0, (size_t)(pad - rows) * sizeof(float));
+    memset(at + k * g->ld + rows, 0, (size_t)(pad - rows) * sizeof(float));
   *v = g->v;
   v->at = at;
   v->koff = g->koff;
@@ -75,13 +76,14 @@ void tessel_kernel_sparse_matmul_f32(
   int64_t *koff = (int64_t *)malloc((size_t)(K > 0 ? K : 1) * sizeof(int64_t));
   if (!koff)
     abort(); /* out of memory: nothing sane to return */
+  const int64_t ld = tk_sparse_row_stride(band);
   for (int64_t k = 0; k < K; ++k)
-    koff[k] = k * band;
+    koff[k] = k * ld;
   gemm_t g = {{N, R, ptr, kidx, val, NULL, koff, 0, c, 0, 0, 0, 0, 0, c_sn,
                bias, lo, hi, (flags & TESSEL_KERNEL_ACCUMULATE) != 0},
-              M, K, a, a_sm, a_sk, c_sm, band, koff};
+              M, K, a, a_sm, a_sk, c_sm, band, ld, koff};
   tk_sparse_bands bands = {(M + band - 1) / band, K,
-                           (size_t)(K > 0 ? K : 1) * (size_t)band, band_view,
+                           (size_t)(K > 0 ? K : 1) * (size_t)ld, band_view,
                            &g};
   tk_sparse_run_bands(&bands, N, R, ptr, kidx);
   free(koff);

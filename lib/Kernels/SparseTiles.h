@@ -73,6 +73,17 @@ void tk_sparse_balance(int64_t N, int64_t R, const int32_t *ptr,
 void tk_sparse_transpose(int64_t rows, int64_t cols, const float *src,
                          int64_t s_r, int64_t s_c, float *dst, int64_t d_r);
 
+/* The distance in floats between the rows of k of a band's layout for
+ * rows of `floats`: whole cache lines, an odd number of them. A tile
+ * reads the same columns of a chunk's rows; rows a power of two of lines
+ * apart map them to the same few L1 sets (a 56 x 56 1x1 convolution's
+ * planes were 8 KiB apart: 12 rows of a 65-row chunk fit), an odd count
+ * spreads them over all the sets. */
+static inline int64_t tk_sparse_row_stride(int64_t floats) {
+  const int64_t lines = (floats + 15) / 16;
+  return (lines | 1) * 16;
+}
+
 /* Floats of activations per band that stay in L2 with room to spare:
  * about 512 KiB. */
 #define TK_SPARSE_BAND_FLOATS (128 * 1024)
