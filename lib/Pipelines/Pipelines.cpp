@@ -130,7 +130,12 @@ void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
   // Before softmax is decomposed: attention chains become one fused kernel.
   if (useKernels(options))
     pm.addNestedPass<func::FuncOp>(createTesselFuseAttention());
-  pm.addNestedPass<func::FuncOp>(createTesselDecomposeGraphOps());
+  // Grouped convolutions of narrow square groups stay whole for the
+  // kernel library's grouped kernel: groups of up to a vector's lanes.
+  TesselDecomposeGraphOpsOptions decompose;
+  if (useKernels(options))
+    decompose.groupedMaxWidth = std::min<int64_t>(8, options.vectorBits / 32);
+  pm.addNestedPass<func::FuncOp>(createTesselDecomposeGraphOps(decompose));
   // Layout: ONNX graphs are NCHW while TOSA convolutions are NHWC, so every
   // conv comes wrapped in transposes; cancel them across elementwise ops.
   if (options.optLevel > 0) {

@@ -314,6 +314,11 @@ def grouped_conv_g2_valid(x, w, b):
 
 
 @ref()
+def grouped_conv_square_runtime_w(x, w, b):
+    return conv2d_nhwc(x, w, b, (1, 0, 2, 1), (2, 1), (1, 2), groups=3)
+
+
+@ref()
 def depthwise_m1_valid(x, w, b):
     return conv2d_nhwc(x, w, b, (0, 0, 0, 0), (2, 2), (1, 1), groups=4)
 

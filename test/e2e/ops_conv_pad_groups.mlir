@@ -1,7 +1,10 @@
 // Convolutions with padding: tosa.conv2d (asymmetric padding, stride,
 // dilation), tosa.depthwise_conv2d (multiplier 2), tessel.conv2d with
 // groups = 2 and depthwise groups = C (multiplier 1 and 2); and tessel.conv2d
-// with groups = 2 without padding (lowered to per-group slices + concat).
+// with groups = 2 without padding (lowered to per-group slices + concat);
+// and square groups (2 in, 2 out) whose weights are an input, which -O3
+// keeps whole as linalg.conv_2d_nhwgc_gfhwc without a constant filter for
+// the grouped kernel: the generic lowering runs it.
 // Layouts: NHWC input, OHWI weights (tosa.depthwise_conv2d: KH x KW x C x M).
 // The unpadded, ungrouped variants are in ops_conv.mlir.
 // References: e2e_refs.py (explicit-window numpy convolution).
@@ -81,4 +84,10 @@ func.func @grouped_conv_g2_valid(%x: tensor<1x6x6x4xf32>, %w: tensor<6x3x3x2xf32
   %y = tessel.conv2d %x, %w, %b {groups = 2 : i64, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>}
       : (tensor<1x6x6x4xf32>, tensor<6x3x3x2xf32>, tensor<6xf32>) -> tensor<1x4x4x6xf32>
   return %y : tensor<1x4x4x6xf32>
+}
+
+func.func @grouped_conv_square_runtime_w(%x: tensor<2x7x8x6xf32>, %w: tensor<6x3x3x2xf32>, %b: tensor<6xf32>) -> tensor<2x3x7x6xf32> {
+  %y = tessel.conv2d %x, %w, %b {groups = 3 : i64, pad = array<i64: 1, 0, 2, 1>, stride = array<i64: 2, 1>, dilation = array<i64: 1, 2>}
+      : (tensor<2x7x8x6xf32>, tensor<6x3x3x2xf32>, tensor<6xf32>) -> tensor<2x3x7x6xf32>
+  return %y : tensor<2x3x7x6xf32>
 }

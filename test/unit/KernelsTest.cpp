@@ -425,6 +425,105 @@ TEST(DepthwiseKernel, ImplicitPadding) {
   checkDepthwise(1, 1, 16, 3, 3, 1, 1, 1, 1, 1, 1, true, false, 1);
 }
 
+struct GroupedCase {
+  int64_t N, H, W, G, fg, KH, KW, sh, sw, dh, dw, pt, pb, pl, pr;
+  bool bias, clamp, accumulate;
+  int64_t chStride; // channel stride of in and out (1: contiguous)
+  uint32_t threads;
+};
+
+/// W[f][kh][kw][j] (fg inputs per group) in the grouped kernel's rotated
+/// layout (Kernels.td, grouped_conv2d_nhwc_f32).
+std::vector<float> packGrouped(const std::vector<float> &w, int64_t G,
+                               int64_t fg, int64_t taps) {
+  const int64_t L = TESSEL_KERNEL_GROUP_LANES, F = G * fg,
+                nb = (F + L - 1) / L;
+  std::vector<float> p(taps * nb * fg * L, 0.0f);
+  for (int64_t t = 0; t < taps; ++t)
+    for (int64_t ch = 0; ch < F; ++ch)
+      for (int64_t r = 0; r < fg; ++r) {
+        int64_t g = ch / fg, j = ch % fg, f = g * fg + (j + r) % fg;
+        p[((t * nb + ch / L) * fg + r) * L + ch % L] =
+            w[(f * taps + t) * fg + j];
+      }
+  return p;
+}
+
+void checkGrouped(const GroupedCase &t) {
+  SCOPED_TRACE(testing::Message()
+               << "N " << t.N << " H " << t.H << " W " << t.W << " G " << t.G
+               << " fg " << t.fg << " k " << t.KH << "x" << t.KW << " s "
+               << t.sh << "," << t.sw << " d " << t.dh << "," << t.dw
+               << " pad " << t.pt << "," << t.pb << "," << t.pl << "," << t.pr
+               << " stride " << t.chStride << " threads " << t.threads);
+  const int64_t F = t.G * t.fg, cs = t.chStride;
+  const int64_t OH = (t.H + t.pt + t.pb - t.dh * (t.KH - 1) - 1) / t.sh + 1;
+  const int64_t OW = (t.W + t.pl + t.pr - t.dw * (t.KW - 1) - 1) / t.sw + 1;
+  // Element (n, y, x, c) of an N x Y x X x F tensor whose channels are cs
+  // apart.
+  auto at = [&](int64_t Y, int64_t X, int64_t n, int64_t y, int64_t x,
+                int64_t c) { return (((n * Y + y) * X + x) * F + c) * cs; };
+  auto in = randomVec(t.N * t.H * t.W * F * cs, 31);
+  auto w = randomVec(F * t.KH * t.KW * t.fg, 32);
+  auto bv = randomVec(F, 33), init = randomVec(t.N * OH * OW * F * cs, 34);
+  auto wp = packGrouped(w, t.G, t.fg, t.KH * t.KW);
+  std::vector<float> out = init;
+  float lo = t.clamp ? 0.0f : -kInf, hi = t.clamp ? 0.5f : kInf;
+  setThreads(t.threads);
+  tessel_kernel_grouped_conv2d_nhwc_f32(
+      t.N, OH, OW, F, t.KH, t.KW, t.H, t.W, t.pt, t.pl, in.data(),
+      t.H * t.W * F * cs, t.W * F * cs, F * cs, cs, t.sh, t.sw, t.dh, t.dw,
+      t.G, wp.data(), out.data(), OH * OW * F * cs, OW * F * cs, F * cs, cs,
+      t.bias ? bv.data() : nullptr, lo, hi,
+      t.accumulate ? TESSEL_KERNEL_ACCUMULATE : 0);
+  setThreads(1);
+  double worst = 0;
+  for (int64_t n = 0; n < t.N; ++n)
+    for (int64_t oh = 0; oh < OH; ++oh)
+      for (int64_t ow = 0; ow < OW; ++ow)
+        for (int64_t f = 0; f < F; ++f) {
+          const int64_t o = at(OH, OW, n, oh, ow, f), g = f / t.fg;
+          double acc = (t.accumulate ? init[o] : 0.0) + (t.bias ? bv[f] : 0.0);
+          for (int64_t kh = 0; kh < t.KH; ++kh)
+            for (int64_t kw = 0; kw < t.KW; ++kw) {
+              int64_t ih = oh * t.sh + kh * t.dh - t.pt,
+                      iw = ow * t.sw + kw * t.dw - t.pl;
+              if (ih < 0 || ih >= t.H || iw < 0 || iw >= t.W)
+                continue;
+              for (int64_t j = 0; j < t.fg; ++j)
+                acc += double(in[at(t.H, t.W, n, ih, iw, g * t.fg + j)]) *
+                       w[((f * t.KH + kh) * t.KW + kw) * t.fg + j];
+            }
+          acc = std::fmin(std::fmax(acc, lo), hi);
+          worst = std::fmax(worst, std::fabs(acc - out[o]));
+        }
+  EXPECT_LT(worst, 1e-5);
+  // Lanes between strided channels are not written.
+  if (cs > 1)
+    for (size_t i = 0; i < out.size(); ++i)
+      if (i % cs)
+        ASSERT_EQ(out[i], init[i]) << "element " << i;
+}
+
+TEST(GroupedKernel, GroupWidthsTailsStridesDilations) {
+  // N, H, W, G, fg, KH, KW, sh, sw, dh, dw, pads (t, b, l, r), bias,
+  // clamp, accumulate, channel stride, threads
+  const GroupedCase cases[] = {
+      {1, 9, 11, 8, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true, false, 1, 1},
+      {1, 12, 12, 32, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, true, false, true, 1, 2},
+      {2, 7, 13, 3, 4, 3, 3, 1, 2, 1, 1, 0, 1, 2, 0, false, true, true, 1, 1},
+      {1, 10, 9, 13, 2, 5, 5, 1, 1, 2, 2, 4, 4, 4, 4, true, false, false, 1, 2},
+      {1, 11, 14, 6, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true, true, 1, 1},
+      {2, 6, 20, 5, 8, 3, 1, 2, 1, 1, 1, 1, 1, 0, 0, false, false, true, 1, 2},
+      {1, 9, 9, 4, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true, false, 1, 1},
+      {1, 5, 5, 7, 4, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, false, false, false, 1, 1},
+      {1, 3, 4, 8, 2, 3, 3, 1, 1, 1, 1, 3, 2, 4, 3, true, false, true, 1, 1},
+      {1, 8, 8, 4, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true, true, 2, 2},
+  };
+  for (const GroupedCase &t : cases)
+    checkGrouped(t);
+}
+
 TEST(TransposeKernel, BatchedBlocks) {
   // Sizes around the 32 x 32 blocking, one and two threads.
   for (auto [b, r, c] : {std::tuple<int64_t, int64_t, int64_t>{1, 1, 7},

@@ -69,6 +69,10 @@ def : KernelConstant<"RECIPROCAL_FMA", 256, [{
   q = y * (1 / out_scale) corrected by fma(fma(-q, out_scale, y), 1 /
   out_scale, q), proven as for TESSEL_KERNEL_RECIPROCAL
 }]>;
+def : KernelConstant<"GROUP_LANES", 16, [{
+  Lanes of the grouped convolution's packed filter vectors: whole groups
+  of 2, 4, 8 or 16 channels (tessel_kernel_grouped_conv2d_nhwc_f32).
+}]>;
 def : KernelConstant<"KGROUP_I8", 4, [{
   Consecutive k values per column in packed int8 weights: what one int32
   lane of `vpdpbusd` sums (u8 x s8, 4 at a time).
@@ -297,6 +301,42 @@ def DepthwiseConv2DNhwcF32 : Kernel<"depthwise_conv2d_nhwc_f32"> {
     I64Arg<"$_op.getDilations()[1]">:$dil_w,
     StridedArg<"const float", "$_op.getFilter()", ["sh", "sw", "sc"]>:$w,
     StridedArg<"float", "$_op.getInit()", ["sn", "sh", "sw", "sc"]>:$out,
+    EpilogueArg<"$_op">:$epilogue);
+}
+
+def GroupedConv2DNhwcF32 : Kernel<"grouped_conv2d_nhwc_f32"> {
+  let summary = "Grouped NHWC convolution whose groups have as many input "
+                "as output channels, fg in {2, 4, 8, 16} of each";
+  let description = [{
+    With G groups of fg = F / G channels (the input has F channels too) and
+    implicit zero padding:
+      out[n,oh,ow,g*fg+f] = sum_{kh,kw,j} in[n, oh*sh+kh*dh-pad_top,
+                                             ow*sw+kw*dw-pad_left, g*fg+j]
+                                          * W[g*fg+f, kh, kw, j]
+    fg divides TESSEL_KERNEL_GROUP_LANES (L); channels contiguous in `in`
+    and `out` (in_sc = out_sf = 1) take the vector path, any others plain
+    loops. W is packed per tap, per block of
+    L channels (ceil(F/L) of them), per rotation r < fg: wp[((kh*KW + kw) *
+    ceil(F/L) + b) * fg + r][l] = W[g*fg + (j + r) % fg, kh, kw, j] for the
+    channel b*L + l = g*fg + j (zero past F), so that lane (g, j) of an
+    input vector meets output (g, (j + r) % fg) in rotation r.
+  }];
+  let op = "GroupedConv2DOp";
+  let arguments = (ins
+    DimArg<"$_op.getInit()", 0>:$N, DimArg<"$_op.getInit()", 1>:$OH,
+    DimArg<"$_op.getInit()", 2>:$OW, DimArg<"$_op.getInit()", 3>:$F,
+    I64Arg<"$_op.getKernelSize()[0]">:$KH, I64Arg<"$_op.getKernelSize()[1]">:$KW,
+    DimArg<"$_op.getInput()", 1>:$H, DimArg<"$_op.getInput()", 2>:$W,
+    I64Arg<"$_op.getPadOrZero()[0]">:$pad_top,
+    I64Arg<"$_op.getPadOrZero()[2]">:$pad_left,
+    StridedArg<"const float", "$_op.getInput()", ["sn", "sh", "sw", "sc"]>:$in,
+    I64Arg<"$_op.getStrides()[0]">:$stride_h,
+    I64Arg<"$_op.getStrides()[1]">:$stride_w,
+    I64Arg<"$_op.getDilations()[0]">:$dil_h,
+    I64Arg<"$_op.getDilations()[1]">:$dil_w,
+    I64Arg<"$_op.getGroups()">:$G,
+    PtrArg<"const float", "$_op.getPackedFilter()">:$wp,
+    StridedArg<"float", "$_op.getInit()", ["sn", "sh", "sw", "sf"]>:$out,
     EpilogueArg<"$_op">:$epilogue);
 }
 

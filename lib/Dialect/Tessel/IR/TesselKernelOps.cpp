@@ -370,6 +370,59 @@ void SparseMatmulOp::getEffects(
   kernelOpEffects(*this, effects);
 }
 
+/// Channels per group and lanes of the packed filter's vectors: fg must
+/// divide them (Kernels.td, GROUP_LANES).
+static constexpr int64_t kGroupLanes = 16;
+
+LogicalResult GroupedConv2DOp::verify() {
+  if (failed(verifyKernelOpCommon(*this, getPackedFilter())))
+    return failure();
+  auto inTy = cast<ShapedType>(getInput().getType());
+  auto outTy = cast<ShapedType>(getInit().getType());
+  auto wTy = cast<ShapedType>(getPackedFilter().getType());
+  if (getKernelSize().size() != 2 ||
+      llvm::any_of(getKernelSize(), [](int64_t v) { return v < 1; }))
+    return emitOpError() << "kernel_size must have 2 positive values";
+  if (getPad() && (getPad()->size() != 4 ||
+                   llvm::any_of(*getPad(), [](int64_t v) { return v < 0; })))
+    return emitOpError() << "pad must have 4 non-negative values [top, "
+                            "bottom, left, right]";
+  int64_t c = inTy.getDimSize(3), f = outTy.getDimSize(3), g = getGroups();
+  if (!known(c) || !known(f) || c != f)
+    return emitOpError() << "input and output must have the same static "
+                            "channel count";
+  if (g < 1 || f % g || kGroupLanes % (f / g))
+    return emitOpError() << "groups = " << g << " must divide the " << f
+                         << " channels into groups of a divisor of "
+                         << kGroupLanes;
+  int64_t fg = f / g, taps = getKernelSize()[0] * getKernelSize()[1];
+  SmallVector<int64_t> packed = {taps, (f + kGroupLanes - 1) / kGroupLanes,
+                                 fg, kGroupLanes};
+  if (wTy.getShape() != ArrayRef<int64_t>(packed))
+    return emitOpError() << "packed_filter must be " << packed[0] << "x"
+                         << packed[1] << "x" << packed[2] << "x" << packed[3]
+                         << " (taps x channel blocks x rotations x lanes)";
+  SmallVector<int64_t> pad = getPadOrZero();
+  for (int i = 0; i < 2; ++i) {
+    int64_t in = inTy.getDimSize(1 + i), out = outTy.getDimSize(1 + i);
+    if (!known(in) || !known(out))
+      continue;
+    int64_t padded = in + pad[2 * i] + pad[2 * i + 1];
+    int64_t span = (getKernelSize()[i] - 1) * getDilations()[i] + 1;
+    int64_t expect = padded < span ? 0 : (padded - span) / getStrides()[i] + 1;
+    if (out != expect)
+      return emitOpError() << "output spatial dim " << i << " is " << out
+                           << ", expected " << expect;
+  }
+  return success();
+}
+
+void GroupedConv2DOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  kernelOpEffects(*this, effects);
+}
+
 LogicalResult AttentionOp::verify() {
   SmallVector<Value> operands = {getQuery(), getKey(), getValue(), getInit()};
   if (getMask())

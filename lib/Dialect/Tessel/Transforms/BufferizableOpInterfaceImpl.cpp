@@ -108,6 +108,7 @@ void mlir::tessel::registerBufferizableOpInterfaceExternalModels(
         KernelOpInterface<DepthwiseConv2DI8Op>>(*ctx);
     SparseMatmulOp::attachInterface<KernelOpInterface<SparseMatmulOp>>(*ctx);
     SparseConv2DOp::attachInterface<KernelOpInterface<SparseConv2DOp>>(*ctx);
+    GroupedConv2DOp::attachInterface<KernelOpInterface<GroupedConv2DOp>>(*ctx);
     CallImportOp::attachInterface<CallImportOpInterface>(*ctx);
   });
 }

@@ -11,10 +11,12 @@
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 #include "FloatCast.h"
+#include "GroupedConvToKernel.h"
 #include "KernelInit.h"
 #include "QuantizedToKernels.h"
 #include "WinogradFilter.h"
 
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -31,12 +33,16 @@ using namespace mlir::tessel;
 
 std::optional<SmallVector<int64_t>>
 mlir::tessel::staticSpatialPad(tensor::PadOp pad) {
-  ArrayRef<int64_t> lo = pad.getStaticLow(), hi = pad.getStaticHigh();
-  if (lo.size() != 4 || llvm::any_of(lo, ShapedType::isDynamic) ||
-      llvm::any_of(hi, ShapedType::isDynamic) || lo[0] || hi[0] || lo[3] ||
-      hi[3])
+  // Amounts given as constant values count too (tosa.pad's lowering
+  // passes arith.constant indices).
+  std::optional<SmallVector<int64_t>> lo =
+      getConstantIntValues(pad.getMixedLowPad());
+  std::optional<SmallVector<int64_t>> hi =
+      getConstantIntValues(pad.getMixedHighPad());
+  if (!lo || !hi || lo->size() != 4 || (*lo)[0] || (*hi)[0] || (*lo)[3] ||
+      (*hi)[3])
     return std::nullopt;
-  return SmallVector<int64_t>{lo[1], hi[1], lo[2], hi[2]};
+  return SmallVector<int64_t>{(*lo)[1], (*hi)[1], (*lo)[2], (*hi)[2]};
 }
 
 std::optional<SmallVector<int64_t>>
@@ -301,6 +307,7 @@ bool hasActivation(PackedConv2DOp) { return false; }
 bool hasActivation(DepthwiseConv2DOp op) { return op.getSilu(); }
 bool hasActivation(SparseMatmulOp) { return false; }
 bool hasActivation(SparseConv2DOp) { return false; }
+bool hasActivation(GroupedConv2DOp) { return false; }
 
 /// The kernel op behind `v`, looking through one reshape (what the matmul
 /// and depthwise rewrites leave between the kernel and its users); the
@@ -782,6 +789,7 @@ struct ConvertToKernelsPass
                  MatmulToKernel<linalg::BatchMatmulOp>>(ctx, panelWidth);
     populateQuantizedMatmulToKernelPatterns(patterns, panelWidth);
     populateQuantizedDepthwiseToKernelPatterns(patterns);
+    populateGroupedConvToKernelPatterns(patterns);
     patterns.add<DepthwiseToKernel<linalg::DepthwiseConv2DNhwcHwcmOp>,
                  DepthwiseToKernel<linalg::DepthwiseConv2DNhwcHwcOp>,
                  FuseResidualAdd<PackedConv2DOp>, FuseBiasAdd<PackedConv2DOp>,
@@ -791,6 +799,8 @@ struct ConvertToKernelsPass
                  FuseResidualAdd<SparseMatmulOp>, FuseBiasAdd<SparseMatmulOp>,
                  FuseClamp<SparseMatmulOp>, FuseResidualAdd<SparseConv2DOp>,
                  FuseBiasAdd<SparseConv2DOp>, FuseClamp<SparseConv2DOp>,
+                 FuseResidualAdd<GroupedConv2DOp>, FuseBiasAdd<GroupedConv2DOp>,
+                 FuseClamp<GroupedConv2DOp>,
                  FuseSiLU,
                  FoldPackOfConstant>(ctx);
     // A transpose feeding a pack (attention's K^T) folds into the pack, so

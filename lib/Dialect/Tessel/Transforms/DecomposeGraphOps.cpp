@@ -9,6 +9,8 @@
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 #include "tessel/Dialect/Tessel/Utils/TosaBuilder.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::tessel {
@@ -140,7 +142,8 @@ struct DecomposeGelu : OpRewritePattern<GeluOp> {
 };
 
 struct DecomposeConv2D : OpRewritePattern<Conv2DOp> {
-  using OpRewritePattern::OpRewritePattern;
+  DecomposeConv2D(MLIRContext *ctx, int64_t groupedMaxWidth)
+      : OpRewritePattern(ctx), groupedMaxWidth(groupedMaxWidth) {}
   LogicalResult matchAndRewrite(Conv2DOp op,
                                 PatternRewriter &rewriter) const override {
     auto inTy = cast<RankedTensorType>(op.getInput().getType());
@@ -207,8 +210,13 @@ struct DecomposeConv2D : OpRewritePattern<Conv2DOp> {
       rewriter.replaceOp(op, y);
       return success();
     }
-    // General groups: one conv per group on channel slices, then concat.
     int64_t cg = c / groups, fg = f / groups;
+    if (cg == fg && (fg == 2 || fg == 4 || fg == 8) && fg <= groupedMaxWidth &&
+        et.isF32()) {
+      rewriter.replaceOp(op, wholeGrouped(rewriter, op, input, pad, groups));
+      return success();
+    }
+    // General groups: one conv per group on channel slices, then concat.
     auto groupTy = RankedTensorType::get(
         {outTy.getDimSize(0), outTy.getDimSize(1), outTy.getDimSize(2), fg},
         et);
@@ -222,6 +230,63 @@ struct DecomposeConv2D : OpRewritePattern<Conv2DOp> {
     rewriter.replaceOp(op, tb.concat(parts, 3));
     return success();
   }
+
+  /// The grouped convolution as one linalg.conv_2d_nhwgc_gfhwc on `input`
+  /// (N x H x W x C, H and W already trimmed to the windows) padded by
+  /// `pad` [top, bottom, left, right], plus the bias.
+  Value wholeGrouped(PatternRewriter &rewriter, Conv2DOp op, Value input,
+                     ArrayRef<int64_t> pad, int64_t groups) const {
+    TosaBuilder tb(rewriter, op.getLoc());
+    Location loc = op.getLoc();
+    auto inTy = cast<RankedTensorType>(input.getType());
+    auto outTy = cast<RankedTensorType>(op.getType());
+    Type et = inTy.getElementType();
+    int64_t n = inTy.getDimSize(0), c = inTy.getDimSize(3),
+            f = outTy.getDimSize(3);
+    auto wTy = cast<RankedTensorType>(op.getWeight().getType());
+    int64_t kh = wTy.getDimSize(1), kw = wTy.getDimSize(2), cg = c / groups,
+            fg = f / groups;
+    Value x = input;
+    if (llvm::any_of(pad, [](int64_t p) { return p != 0; })) {
+      SmallVector<int64_t> padded = {n, inTy.getDimSize(1) + pad[0] + pad[1],
+                                     inTy.getDimSize(2) + pad[2] + pad[3], c};
+      x = tosa::PadOp::create(
+          rewriter, loc, RankedTensorType::get(padded, et), x,
+          tb.shape({0, 0, pad[0], pad[1], pad[2], pad[3], 0, 0}),
+          tb.zeroPoint(et));
+    }
+    ArrayRef<int64_t> xs = cast<RankedTensorType>(x.getType()).getShape();
+    x = tensor::ExpandShapeOp::create(
+        rewriter, loc,
+        RankedTensorType::get({n, xs[1], xs[2], groups, cg}, et), x,
+        ArrayRef<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
+    Value w = tensor::ExpandShapeOp::create(
+        rewriter, loc, RankedTensorType::get({groups, fg, kh, kw, cg}, et),
+        op.getWeight(),
+        ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
+    auto out5 = RankedTensorType::get({n, outTy.getDimSize(1),
+                                       outTy.getDimSize(2), groups, fg},
+                                      et);
+    Value empty = tensor::EmptyOp::create(rewriter, loc, out5.getShape(), et);
+    Value zero = arith::ConstantOp::create(rewriter, loc,
+                                           rewriter.getFloatAttr(et, 0.0));
+    Value init =
+        linalg::FillOp::create(rewriter, loc, ValueRange{zero},
+                               ValueRange{empty})
+            .getResult(0);
+    Value y = linalg::Conv2DNhwgcGfhwcOp::create(
+                  rewriter, loc, TypeRange{out5}, ValueRange{x, w},
+                  ValueRange{init},
+                  rewriter.getI64TensorAttr(op.getStride()),
+                  rewriter.getI64TensorAttr(op.getDilation()))
+                  .getResult(0);
+    y = tensor::CollapseShapeOp::create(
+        rewriter, loc, outTy, y,
+        ArrayRef<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
+    return tb.add(y, tb.reshape(op.getBias(), {1, 1, 1, f}));
+  }
+
+  int64_t groupedMaxWidth;
 };
 
 struct DecomposeReduceMean : OpRewritePattern<ReduceMeanOp> {
@@ -244,9 +309,10 @@ struct DecomposeReduceMean : OpRewritePattern<ReduceMeanOp> {
 
 struct TesselDecomposeGraphOpsPass
     : tessel::impl::TesselDecomposeGraphOpsBase<TesselDecomposeGraphOpsPass> {
+  using Base::Base;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    populateDecomposeGraphOpsPatterns(patterns);
+    populateDecomposeGraphOpsPatterns(patterns, groupedMaxWidth);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
     // Anything left could not be expanded (e.g. dynamic shapes): say which.
@@ -269,9 +335,10 @@ struct TesselDecomposeGraphOpsPass
 } // namespace
 
 void mlir::tessel::populateDecomposeGraphOpsPatterns(
-    RewritePatternSet &patterns) {
+    RewritePatternSet &patterns, int64_t groupedMaxWidth) {
   patterns.add<DecomposeSoftmax<SoftmaxOp, false>,
                DecomposeSoftmax<LogSoftmaxOp, true>, DecomposeLayerNorm,
-               DecomposeBatchNorm, DecomposeGelu, DecomposeConv2D,
+               DecomposeBatchNorm, DecomposeGelu,
                DecomposeReduceMean>(patterns.getContext());
+  patterns.add<DecomposeConv2D>(patterns.getContext(), groupedMaxWidth);
 }

@@ -603,4 +603,69 @@ def Tessel_SparseConv2DOp : Tessel_Op<"sparse_conv2d",
   }];
 }
 
+def Tessel_GroupedConv2DOp : Tessel_Op<"grouped_conv2d",
+    [DestinationStyleOpInterface,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Grouped NHWC convolution with a packed filter, as many "
+                "input as output channels per group";
+  let description = [{
+    A convolution of `groups` groups of `fg = F / groups` channels each, on
+    an input of `F` channels too (ResNeXt's and RegNet's 3x3 layers), with
+    `tessel.packed_conv2d`'s `kernel_size`, `strides`, `dilations`,
+    optional zero `pad` `[top, bottom, left, right]` and epilogue:
+
+    ```
+    acc[n,oh,ow,g*fg+f] = sum_{kh,kw,j} input[n, oh*sh + kh*dh - pad_top,
+                                              ow*sw + kw*dw - pad_left, g*fg+j]
+                                        * W[g*fg+f, kh, kw, j]
+    out = clamp((accumulate ? init : 0) + acc + bias, clamp_min, clamp_max)
+    ```
+
+    `packed_filter` is `W` in the kernel's rotated layout
+    (`KH*KW x ceil(F/16) x fg x 16`, Kernels.td's
+    `tessel_kernel_grouped_conv2d_nhwc_f32`); `fg` divides 16.
+    `tessel-convert-to-kernels` makes it from a
+    `linalg.conv_2d_nhwgc_gfhwc` with a constant filter.
+
+    ```mlir
+    %y = tessel.grouped_conv2d ins(%x, %w : tensor<1x8x8x32xf32>,
+             tensor<9x2x4x16xf32>) outs(%init : tensor<1x8x8x32xf32>)
+        {groups = 8 : i64, kernel_size = array<i64: 3, 3>,
+         strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>,
+         pad = array<i64: 1, 1, 1, 1>} -> tensor<1x8x8x32xf32>
+    ```
+  }];
+  let arguments = (ins
+      AnyShaped:$input,
+      AnyShaped:$packed_filter,
+      Optional<AnyShaped>:$bias,
+      AnyShaped:$init,
+      I64Attr:$groups,
+      DenseI64ArrayAttr:$kernel_size,
+      DenseI64ArrayAttr:$strides,
+      DenseI64ArrayAttr:$dilations,
+      OptionalAttr<DenseI64ArrayAttr>:$pad,
+      UnitAttr:$accumulate,
+      OptionalAttr<F32Attr>:$clamp_min,
+      OptionalAttr<F32Attr>:$clamp_max);
+  let results = (outs Variadic<AnyRankedTensor>:$result);
+  let assemblyFormat = [{
+    `ins` `(` $input `,` $packed_filter `:` type($input) `,`
+        type($packed_filter) `)`
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    `outs` `(` $init `:` type($init) `)`
+    attr-dict (`->` type($result)^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
+    /// [top, bottom, left, right]; zeros when there is no `pad`.
+    SmallVector<int64_t> getPadOrZero() {
+      if (std::optional<ArrayRef<int64_t>> p = getPad())
+        return SmallVector<int64_t>(*p);
+      return {0, 0, 0, 0};
+    }
+  }];
+}
+
 #endif // TESSEL_KERNEL_OPS_TD

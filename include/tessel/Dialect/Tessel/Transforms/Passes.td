@@ -52,11 +52,26 @@ def TesselDecomposeGraphOps : Pass<"tessel-decompose-graph-ops"> {
     TOSA->linalg lowering handles the rest. Grouped convolution becomes one
     `tosa.conv2d` when `groups == 1`, a `tosa.depthwise_conv2d` when
     `groups == C`, and per-group slices + `tosa.conv2d` + `tosa.concat`
-    otherwise.
+    otherwise; except, with `grouped-max-width` > 0, an f32 convolution
+    whose groups each have as many input as output channels, 2, 4 or 8 of
+    them and at most `grouped-max-width`: that becomes one
+    `linalg.conv_2d_nhwgc_gfhwc` (its input zero-padded by `tosa.pad` and
+    expanded to `N x H x W x G x C/G`, the bias added after), which
+    tessel-convert-to-kernels runs on the grouped kernel. Narrow groups
+    fill a dense GEMM panel poorly (ResNeXt-50's 4-channel groups: 4 of 64
+    columns).
   }];
+  let options = [
+    Option<"groupedMaxWidth", "grouped-max-width", "int64_t",
+           /*default=*/"0",
+           "Largest group width (2, 4 or 8) of a grouped convolution kept "
+           "whole as linalg.conv_2d_nhwgc_gfhwc; 0: every group separate">,
+  ];
   let dependentDialects = ["::mlir::tosa::TosaDialect",
                            "::mlir::math::MathDialect",
-                           "::mlir::arith::ArithDialect"];
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def TesselComputeInBF16 : Pass<"tessel-compute-in-bf16"> {

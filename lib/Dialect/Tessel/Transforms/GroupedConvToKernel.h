@@ -1,0 +1,21 @@
+//===- GroupedConvToKernel.h - grouped conv -> tessel.grouped_conv2d ------===//
+//
+// The pattern tessel-convert-to-kernels uses for the grouped convolutions
+// tessel-decompose-graph-ops keeps whole (GroupedConvToKernel.cpp).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_DIALECT_TESSEL_TRANSFORMS_GROUPEDCONVTOKERNEL_H
+#define TESSEL_DIALECT_TESSEL_TRANSFORMS_GROUPEDCONVTOKERNEL_H
+
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::tessel {
+
+/// f32 linalg.conv_2d_nhwgc_gfhwc with a constant filter of square groups
+/// of 2, 4, 8 or 16 channels, collapsed back to NHWC, becomes
+/// tessel.grouped_conv2d.
+void populateGroupedConvToKernelPatterns(RewritePatternSet &patterns);
+
+} // namespace mlir::tessel
+
+#endif // TESSEL_DIALECT_TESSEL_TRANSFORMS_GROUPEDCONVTOKERNEL_H

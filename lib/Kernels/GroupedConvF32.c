@@ -1,0 +1,342 @@
+/* GroupedConvF32.c - NHWC grouped convolution whose groups have as many
+ * input as output channels, fg = 2..16 of each (ResNeXt's and RegNet's
+ * 3x3 convolutions): tessel_kernel_grouped_conv2d_nhwc_f32 (Kernels.td).
+ *
+ * A group this narrow leaves a GEMM micro-kernel's panel mostly empty (fg
+ * of its 64 columns), and one call per group pays the calls too. Here a
+ * vector holds L / fg whole groups of channels, in the output's order, and
+ * with the input's channels in the same order:
+ *
+ *   out[g, f] = sum_j in[g, j] * W[g, f, j]      (j: the group's inputs)
+ *
+ * Lane (g, j) of the input vector meets every output of its group once
+ * over fg rotations r: acc_r[g, j] += in[g, j] * W[g, (j + r) % fg, j], so
+ * out[g, f] = sum_r acc_r[g, (f - r) % fg]. The products take the input
+ * vector as it lies in memory (no shuffles, fg FMAs per load); the fg - 1
+ * permutes that line the sums up are paid once per output vector, after
+ * all KH*KW taps.
+ *
+ * The filter comes packed (Kernels.td): per tap, per block of L channels,
+ * per rotation, one vector of L lanes. Zero padding is implicit: rows of
+ * taps outside the input are skipped, and output columns whose taps would
+ * leave the input on the left or right take a one-pixel path that skips
+ * those taps. Tasks are runs of output rows. */
+#include "ThreadPool.h"
+#include "Vector.h"
+
+#if defined(__AVX__)
+#include <immintrin.h>
+#endif
+
+#include <stdint.h>
+#include <string.h>
+
+#define L TESSEL_KERNEL_GROUP_LANES
+
+typedef struct {
+  int64_t OH, OW, F, G, fg, KH, KW, H, W, pt, pl, sh, sw, dh, dw;
+  const float *in;
+  int64_t in_sn, in_sh, in_sw, in_sc;
+  const float *wp;
+  float *out;
+  int64_t out_sn, out_sh, out_sw, out_sf;
+  const float *bias;
+  float lo, hi;
+  int accumulate, clamp;
+  /* Output columns [ow_lo, ow_hi) read every kw tap inside the input. */
+  int64_t ow_lo, ow_hi;
+  tk_ivec rot[16]; /* rot[r]: lane (g, f) <- lane (g, (f - r) % fg) */
+} gc_job_t;
+
+/* v with lane i taken from lane idx[i]. */
+TK_INLINE tk_vec permute(tk_vec v, tk_ivec idx) {
+#if TK_VW == 16
+  return (tk_vec)_mm512_permutexvar_ps((__m512i)idx, (__m512)v);
+#elif TK_VW == 8 && defined(__AVX2__)
+  return (tk_vec)_mm256_permutevar8x32_ps((__m256)v, (__m256i)idx);
+#else
+  tk_vec r;
+  for (int i = 0; i < TK_VW; ++i)
+    r[i] = v[idx[i]];
+  return r;
+#endif
+}
+
+/* The rotated sums acc[0 .. FG) folded into one vector. */
+TK_INLINE tk_vec fold(const gc_job_t *j, const tk_vec *acc, const int FG) {
+  tk_vec v = acc[0];
+  for (int r = 1; r < FG; ++r)
+    v += permute(acc[r], j->rot[r]);
+  return v;
+}
+
+/* Vector `q` (TK_VW lanes from channel q * TK_VW) of the output at `o`,
+ * with the epilogue. Lanes past F are neither read nor written. */
+TK_INLINE void finish(const gc_job_t *j, tk_vec v, float *o, int64_t q) {
+  const int64_t c0 = q * TK_VW, n = j->F - c0 < TK_VW ? j->F - c0 : TK_VW;
+  float *dst = o + c0;
+  if (n == TK_VW) {
+    if (j->accumulate)
+      v += tk_load(dst);
+    if (j->bias)
+      v += tk_load(j->bias + c0);
+    if (j->clamp)
+      v = tk_min(tk_max(v, tk_splat(j->lo)), tk_splat(j->hi));
+    tk_store(dst, v);
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    float x = v[i];
+    if (j->accumulate)
+      x += dst[i];
+    if (j->bias)
+      x += j->bias[c0 + i];
+    dst[i] = j->clamp ? tk_clamp_scalar(x, j->lo, j->hi) : x;
+  }
+}
+
+/* TK_VW channels of `p` from vector q: lanes past F read as zero (the
+ * last pixel's would be past the buffer). */
+TK_INLINE tk_vec load_in(const gc_job_t *j, const float *p, int64_t q) {
+  const int64_t c0 = q * TK_VW;
+  if (c0 + TK_VW <= j->F)
+    return tk_load(p + c0);
+  float t[TK_VW] = {0};
+  memcpy(t, p + c0, (size_t)(j->F - c0) * sizeof(float));
+  return tk_load(t);
+}
+
+/* The packed weight vector of tap t, vector q, rotation r. */
+TK_INLINE const float *wvec(const gc_job_t *j, int64_t t, int64_t q,
+                            int64_t r) {
+  const int64_t nb = (j->F + L - 1) / L, b = q * TK_VW / L,
+                half = q * TK_VW % L;
+  return j->wp + ((t * nb + b) * j->fg + r) * L + half;
+}
+
+/* The taps of an output row whose input row is inside: where each reads,
+ * from the row's first input column, and its packed weights. */
+typedef struct {
+  int64_t n;
+  int64_t *in_off, *w_off;
+} taps_t;
+
+/* T output pixels from column ow0 (all kw taps inside the input) of row
+ * `x0` (its input at ow0's first tap column), vector q (whole: q * TK_VW +
+ * TK_VW <= F), FG rotations: T * FG accumulators in registers, each input
+ * vector loaded once for its FG FMAs. One flat loop over the row's taps,
+ * which keeps the accumulators in place (nested kh/kw loops had clang
+ * copy all of them between registers every tap). */
+TK_INLINE void tile(const gc_job_t *j, const taps_t *tp, const float *x0,
+                    float *o, int64_t q, const int FG, const int T) {
+  tk_vec acc[24];
+  for (int i = 0; i < T * FG; ++i)
+    acc[i] = (tk_vec){0};
+  const float *wq = j->wp + (q * TK_VW / L * FG) * L + q * TK_VW % L;
+  const float *xq = x0 + q * TK_VW;
+  const int64_t xstep = j->sw * j->in_sw;
+  for (int64_t t = 0; t < tp->n; ++t) {
+    const float *px = xq + tp->in_off[t];
+    const float *wt = wq + tp->w_off[t];
+    tk_vec w[16];
+    for (int r = 0; r < FG; ++r)
+      w[r] = tk_load(wt + r * L);
+    for (int p = 0; p < T; ++p) {
+      const tk_vec x = tk_load(px + p * xstep);
+      for (int r = 0; r < FG; ++r)
+        acc[p * FG + r] += x * w[r];
+    }
+  }
+  for (int p = 0; p < T; ++p)
+    finish(j, fold(j, acc + p * FG, FG), o + p * j->out_sw, q);
+}
+
+/* One output pixel anywhere: taps outside the input skipped. */
+TK_INLINE void pixel(const gc_job_t *j, int64_t n, int64_t oh, int64_t ow,
+                     int64_t q, const int FG) {
+  tk_vec acc[16];
+  for (int r = 0; r < FG; ++r)
+    acc[r] = (tk_vec){0};
+  const float *img = j->in + n * j->in_sn;
+  for (int64_t kh = 0; kh < j->KH; ++kh) {
+    const int64_t ih = oh * j->sh + kh * j->dh - j->pt;
+    if (ih < 0 || ih >= j->H)
+      continue;
+    for (int64_t kw = 0; kw < j->KW; ++kw) {
+      const int64_t iw = ow * j->sw + kw * j->dw - j->pl;
+      if (iw < 0 || iw >= j->W)
+        continue;
+      const tk_vec x = load_in(j, img + ih * j->in_sh + iw * j->in_sw, q);
+      for (int r = 0; r < FG; ++r)
+        acc[r] += x * tk_load(wvec(j, kh * j->KW + kw, q, r));
+    }
+  }
+  finish(j, fold(j, acc, FG),
+         j->out + n * j->out_sn + oh * j->out_sh + ow * j->out_sw, q);
+}
+
+/* Row (n, oh): tiles of T pixels over the interior columns, each over
+ * every vector of channels (a pixel's vectors are neighbouring cache
+ * lines), one-pixel steps elsewhere and for a part vector. */
+#define ROW_FN(FG, T)                                                          \
+  static void row_fg##FG(const gc_job_t *j, const taps_t *tp, int64_t n,      \
+                         int64_t oh) {                                         \
+    const int64_t nq = (j->F + TK_VW - 1) / TK_VW;                             \
+    const int64_t nfull = j->F / TK_VW;                                        \
+    const float *x0 = j->in + n * j->in_sn;                                    \
+    float *o0 = j->out + n * j->out_sn + oh * j->out_sh;                       \
+    int64_t ow = 0;                                                            \
+    for (; ow < j->ow_lo; ++ow)                                                \
+      for (int64_t q = 0; q < nq; ++q)                                         \
+        pixel(j, n, oh, ow, q, FG);                                            \
+    for (; ow + T <= j->ow_hi; ow += T) {                                      \
+      const float *x = x0 + (ow * j->sw - j->pl) * j->in_sw;                   \
+      for (int64_t q = 0; q < nfull; ++q)                                      \
+        tile(j, tp, x, o0 + ow * j->out_sw, q, FG, T);                         \
+    }                                                                          \
+    for (; ow < j->ow_hi; ++ow) {                                              \
+      const float *x = x0 + (ow * j->sw - j->pl) * j->in_sw;                   \
+      for (int64_t q = 0; q < nfull; ++q)                                      \
+        tile(j, tp, x, o0 + ow * j->out_sw, q, FG, 1);                         \
+    }                                                                          \
+    for (; ow < j->OW; ++ow)                                                   \
+      for (int64_t q = 0; q < nq; ++q)                                         \
+        pixel(j, n, oh, ow, q, FG);                                            \
+    for (int64_t q = nfull; q < nq; ++q) /* a part vector */                   \
+      for (ow = j->ow_lo; ow < j->ow_hi; ++ow)                                 \
+        pixel(j, n, oh, ow, q, FG);                                            \
+  }
+/* T * FG accumulators: 24 of AVX-512's 32 registers, 12 of AVX2's 16 (8
+ * with FG = 8: the weights need registers too). */
+#if TK_VW == 16
+ROW_FN(2, 12)
+ROW_FN(4, 6)
+ROW_FN(8, 2)
+ROW_FN(16, 1)
+#elif TK_VW == 8
+ROW_FN(2, 6)
+ROW_FN(4, 3)
+ROW_FN(8, 1)
+#else
+ROW_FN(2, 4)
+ROW_FN(4, 2)
+#endif
+#undef ROW_FN
+
+typedef void (*row_fn)(const gc_job_t *, const taps_t *, int64_t, int64_t);
+
+/* Groups wider than a vector (fg = 16 without AVX-512, 8 with SSE only),
+ * or channels that are not contiguous: plain loops. The compiler picks
+ * neither (vector-bits decides fg). */
+static void row_scalar(const gc_job_t *j, const taps_t *tp, int64_t n,
+                       int64_t oh) {
+  (void)tp;
+  const int64_t nb = (j->F + L - 1) / L;
+  for (int64_t ow = 0; ow < j->OW; ++ow)
+    for (int64_t f = 0; f < j->F; ++f) {
+      const int64_t g = f / j->fg, fl = f % j->fg;
+      float s = 0.0f;
+      for (int64_t kh = 0; kh < j->KH; ++kh) {
+        const int64_t ih = oh * j->sh + kh * j->dh - j->pt;
+        if (ih < 0 || ih >= j->H)
+          continue;
+        for (int64_t kw = 0; kw < j->KW; ++kw) {
+          const int64_t iw = ow * j->sw + kw * j->dw - j->pl;
+          if (iw < 0 || iw >= j->W)
+            continue;
+          const float *x =
+              j->in + n * j->in_sn + ih * j->in_sh + iw * j->in_sw;
+          for (int64_t c = 0; c < j->fg; ++c) {
+            /* W[g, fl, c] sits at rotation (fl - c) % fg, lane of c. */
+            const int64_t r = ((fl - c) % j->fg + j->fg) % j->fg;
+            const int64_t lane = (g * j->fg + c) % L, b = (g * j->fg) / L;
+            s += x[(g * j->fg + c) * j->in_sc] *
+                 j->wp[(((kh * j->KW + kw) * nb + b) * j->fg + r) * L + lane];
+          }
+        }
+      }
+      float *o = j->out + n * j->out_sn + oh * j->out_sh + ow * j->out_sw +
+                 f * j->out_sf;
+      if (j->accumulate)
+        s += *o;
+      if (j->bias)
+        s += j->bias[f];
+      *o = j->clamp ? tk_clamp_scalar(s, j->lo, j->hi) : s;
+    }
+}
+
+typedef struct {
+  const gc_job_t *j;
+  row_fn fn;
+} gc_task_t;
+
+static void run_row(void *arg, int64_t task) {
+  const gc_task_t *t = (const gc_task_t *)arg;
+  const gc_job_t *j = t->j;
+  const int64_t n = task / j->OH, oh = task % j->OH;
+  const int64_t nb = (j->F + L - 1) / L;
+  int64_t in_off[j->KH * j->KW], w_off[j->KH * j->KW];
+  taps_t tp = {0, in_off, w_off};
+  for (int64_t kh = 0; kh < j->KH; ++kh) {
+    const int64_t ih = oh * j->sh + kh * j->dh - j->pt;
+    if (ih < 0 || ih >= j->H)
+      continue;
+    for (int64_t kw = 0; kw < j->KW; ++kw, ++tp.n) {
+      in_off[tp.n] = ih * j->in_sh + kw * j->dw * j->in_sw;
+      w_off[tp.n] = (kh * j->KW + kw) * nb * j->fg * L;
+    }
+  }
+  t->fn(j, &tp, n, oh);
+}
+
+static row_fn pick(int64_t fg) {
+  switch (fg) {
+  case 2:
+    return row_fg2;
+  case 4:
+    return row_fg4;
+#if TK_VW >= 8
+  case 8:
+    return row_fg8;
+#endif
+#if TK_VW >= 16
+  case 16:
+    return row_fg16;
+#endif
+  default:
+    return row_scalar;
+  }
+}
+
+void tessel_kernel_grouped_conv2d_nhwc_f32(
+    int64_t N, int64_t OH, int64_t OW, int64_t F, int64_t KH, int64_t KW,
+    int64_t H, int64_t W, int64_t pad_top, int64_t pad_left, const float *in,
+    int64_t in_sn, int64_t in_sh, int64_t in_sw, int64_t in_sc,
+    int64_t stride_h, int64_t stride_w, int64_t dil_h, int64_t dil_w,
+    int64_t G, const float *wp, float *out, int64_t out_sn, int64_t out_sh,
+    int64_t out_sw, int64_t out_sf, const float *bias, float lo, float hi,
+    int32_t flags) {
+  if (N <= 0 || OH <= 0 || OW <= 0 || F <= 0 || G <= 0)
+    return;
+  gc_job_t j = {OH, OW, F, G, F / G, KH, KW, H, W, pad_top, pad_left,
+                stride_h, stride_w, dil_h, dil_w, in, in_sn, in_sh, in_sw,
+                in_sc, wp, out, out_sn, out_sh, out_sw, out_sf, bias, lo, hi,
+                (flags & TESSEL_KERNEL_ACCUMULATE) != 0, tk_has_clamp(lo, hi),
+                0, 0, {{0}}};
+  /* Columns whose kw taps all read inside: ow*sw - pl >= 0 and
+   * ow*sw + (KW-1)*dw - pl < W. */
+  int64_t lo_ow = (pad_left + stride_w - 1) / stride_w;
+  int64_t span = W - 1 + pad_left - (KW - 1) * dil_w;
+  int64_t hi_ow = span < 0 ? 0 : span / stride_w + 1;
+  hi_ow = hi_ow < OW ? hi_ow : OW;
+  lo_ow = lo_ow < hi_ow ? lo_ow : hi_ow;
+  j.ow_lo = lo_ow;
+  j.ow_hi = hi_ow;
+  const int64_t fg = j.fg;
+  for (int64_t r = 0; r < fg && r < 16; ++r)
+    for (int i = 0; i < TK_VW; ++i)
+      j.rot[r][i] = (int)(i - i % fg + ((i % fg - r) % fg + fg) % fg);
+  const int contiguous = in_sc == 1 && out_sf == 1;
+  gc_task_t t = {&j, contiguous && TK_VW % fg == 0 ? pick(fg) : row_scalar};
+  tk_parallel_for_runs(N * OH, run_row, &t);
+}

@@ -1,0 +1,54 @@
+// RUN: tessel-opt %s -split-input-file -verify-diagnostics | FileCheck %s
+
+// Round trip, on tensors (padded, bias, clamp) and on memrefs (strided,
+// accumulating). 8 groups of 4 channels: the filter packs to 9 taps x 2
+// blocks of 16 channels x 4 rotations x 16 lanes.
+// CHECK-LABEL: func @round_trip
+// CHECK: tessel.grouped_conv2d ins(%{{.*}}, %{{.*}} : tensor<?x6x6x32xf32>, tensor<9x2x4x16xf32>) bias(%{{.*}} : tensor<32xf32>) outs(%{{.*}} : tensor<?x6x6x32xf32>) {clamp_min = 0.000000e+00 : f32, dilations = array<i64: 1, 1>, groups = 8 : i64, kernel_size = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} -> tensor<?x6x6x32xf32>
+// CHECK: tessel.grouped_conv2d ins(%{{.*}}, %{{.*}} : memref<1x7x7x8xf32>, memref<9x1x2x16xf32>) outs(%{{.*}} : memref<1x3x3x8xf32>) {accumulate, dilations = array<i64: 1, 1>, groups = 4 : i64, kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>}
+func.func @round_trip(%x: tensor<?x6x6x32xf32>, %w: tensor<9x2x4x16xf32>, %b: tensor<32xf32>, %c: tensor<?x6x6x32xf32>,
+                      %xm: memref<1x7x7x8xf32>, %wm: memref<9x1x2x16xf32>, %cm: memref<1x3x3x8xf32>) -> tensor<?x6x6x32xf32> {
+  %r = tessel.grouped_conv2d ins(%x, %w : tensor<?x6x6x32xf32>, tensor<9x2x4x16xf32>) bias(%b : tensor<32xf32>) outs(%c : tensor<?x6x6x32xf32>) {groups = 8 : i64, kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, clamp_min = 0.0 : f32} -> tensor<?x6x6x32xf32>
+  tessel.grouped_conv2d ins(%xm, %wm : memref<1x7x7x8xf32>, memref<9x1x2x16xf32>) outs(%cm : memref<1x3x3x8xf32>) {groups = 4 : i64, kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, accumulate}
+  return %r : tensor<?x6x6x32xf32>
+}
+
+// -----
+
+func.func @groups_too_wide(%x: tensor<1x6x6x64xf32>, %w: tensor<9x4x32x16xf32>, %c: tensor<1x6x6x64xf32>) -> tensor<1x6x6x64xf32> {
+  // expected-error @+1 {{groups = 2 must divide the 64 channels into groups of a divisor of 16}}
+  %r = tessel.grouped_conv2d ins(%x, %w : tensor<1x6x6x64xf32>, tensor<9x4x32x16xf32>) outs(%c : tensor<1x6x6x64xf32>) {groups = 2 : i64, kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>} -> tensor<1x6x6x64xf32>
+  return %r : tensor<1x6x6x64xf32>
+}
+
+// -----
+
+func.func @channels_differ(%x: tensor<1x6x6x16xf32>, %w: tensor<9x2x4x16xf32>, %c: tensor<1x6x6x32xf32>) -> tensor<1x6x6x32xf32> {
+  // expected-error @+1 {{input and output must have the same static channel count}}
+  %r = tessel.grouped_conv2d ins(%x, %w : tensor<1x6x6x16xf32>, tensor<9x2x4x16xf32>) outs(%c : tensor<1x6x6x32xf32>) {groups = 8 : i64, kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>} -> tensor<1x6x6x32xf32>
+  return %r : tensor<1x6x6x32xf32>
+}
+
+// -----
+
+func.func @packed_shape(%x: tensor<1x6x6x32xf32>, %w: tensor<9x2x2x16xf32>, %c: tensor<1x6x6x32xf32>) -> tensor<1x6x6x32xf32> {
+  // expected-error @+1 {{packed_filter must be 9x2x4x16 (taps x channel blocks x rotations x lanes)}}
+  %r = tessel.grouped_conv2d ins(%x, %w : tensor<1x6x6x32xf32>, tensor<9x2x2x16xf32>) outs(%c : tensor<1x6x6x32xf32>) {groups = 8 : i64, kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>} -> tensor<1x6x6x32xf32>
+  return %r : tensor<1x6x6x32xf32>
+}
+
+// -----
+
+func.func @output_size(%x: tensor<1x6x6x32xf32>, %w: tensor<9x2x4x16xf32>, %c: tensor<1x5x6x32xf32>) -> tensor<1x5x6x32xf32> {
+  // expected-error @+1 {{output spatial dim 0 is 5, expected 6}}
+  %r = tessel.grouped_conv2d ins(%x, %w : tensor<1x6x6x32xf32>, tensor<9x2x4x16xf32>) outs(%c : tensor<1x5x6x32xf32>) {groups = 8 : i64, kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>} -> tensor<1x5x6x32xf32>
+  return %r : tensor<1x5x6x32xf32>
+}
+
+// -----
+
+func.func @not_f32(%x: tensor<1x6x6x32xf16>, %w: tensor<9x2x4x16xf32>, %c: tensor<1x6x6x32xf32>) -> tensor<1x6x6x32xf32> {
+  // expected-error @+1 {{only f32 is supported}}
+  %r = tessel.grouped_conv2d ins(%x, %w : tensor<1x6x6x32xf16>, tensor<9x2x4x16xf32>) outs(%c : tensor<1x6x6x32xf32>) {groups = 8 : i64, kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>} -> tensor<1x6x6x32xf32>
+  return %r : tensor<1x6x6x32xf32>
+}
