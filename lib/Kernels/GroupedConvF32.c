@@ -70,10 +70,10 @@ TK_INLINE tk_vec fold(const gc_job_t *j, const tk_vec *acc, const int FG) {
   return v;
 }
 
-/* Vector `q` (TK_VW lanes from channel q * TK_VW) of the output at `o`,
- * with the epilogue. Lanes past F are neither read nor written. */
-TK_INLINE void finish(const gc_job_t *j, tk_vec v, float *o, int64_t q) {
-  const int64_t c0 = q * TK_VW, n = j->F - c0 < TK_VW ? j->F - c0 : TK_VW;
+/* The TK_VW channels from c0 of the output pixel at `o`, with the
+ * epilogue. Lanes past F are neither read nor written. */
+TK_INLINE void finish(const gc_job_t *j, tk_vec v, float *o, int64_t c0) {
+  const int64_t n = j->F - c0 < TK_VW ? j->F - c0 : TK_VW;
   float *dst = o + c0;
   if (n == TK_VW) {
     if (j->accumulate)
@@ -115,10 +115,10 @@ TK_INLINE const float *wvec(const gc_job_t *j, int64_t t, int64_t q,
 }
 
 /* The taps of an output row whose input row is inside: where each reads,
- * from the row's first input column, and its packed weights. */
+ * from the row's first input column, and which it is (kh * KW + kw). */
 typedef struct {
   int64_t n;
-  int64_t *in_off, *w_off;
+  int64_t *in_off, *tap;
 } taps_t;
 
 /* T output pixels from column ow0 (all kw taps inside the input) of row
@@ -132,12 +132,13 @@ TK_INLINE void tile(const gc_job_t *j, const taps_t *tp, const float *x0,
   tk_vec acc[24];
   for (int i = 0; i < T * FG; ++i)
     acc[i] = (tk_vec){0};
+  const int64_t nb = (j->F + L - 1) / L;
   const float *wq = j->wp + (q * TK_VW / L * FG) * L + q * TK_VW % L;
   const float *xq = x0 + q * TK_VW;
   const int64_t xstep = j->sw * j->in_sw;
   for (int64_t t = 0; t < tp->n; ++t) {
     const float *px = xq + tp->in_off[t];
-    const float *wt = wq + tp->w_off[t];
+    const float *wt = wq + tp->tap[t] * nb * FG * L;
     tk_vec w[16];
     for (int r = 0; r < FG; ++r)
       w[r] = tk_load(wt + r * L);
@@ -148,7 +149,7 @@ TK_INLINE void tile(const gc_job_t *j, const taps_t *tp, const float *x0,
     }
   }
   for (int p = 0; p < T; ++p)
-    finish(j, fold(j, acc + p * FG, FG), o + p * j->out_sw, q);
+    finish(j, fold(j, acc + p * FG, FG), o + p * j->out_sw, q * TK_VW);
 }
 
 /* One output pixel anywhere: taps outside the input skipped. */
@@ -172,7 +173,7 @@ TK_INLINE void pixel(const gc_job_t *j, int64_t n, int64_t oh, int64_t ow,
     }
   }
   finish(j, fold(j, acc, FG),
-         j->out + n * j->out_sn + oh * j->out_sh + ow * j->out_sw, q);
+         j->out + n * j->out_sn + oh * j->out_sh + ow * j->out_sw, q * TK_VW);
 }
 
 /* Row (n, oh): tiles of T pixels over the interior columns, each over
@@ -225,6 +226,105 @@ ROW_FN(4, 2)
 
 typedef void (*row_fn)(const gc_job_t *, const taps_t *, int64_t, int64_t);
 
+/* Wide groups (fg a multiple of 16): a GEMM per group, the group's fg
+ * outputs across WV vectors, each input channel broadcast to them. The
+ * filter is packed c-major, wp[((t*G + g)*fg + c)*fg + f] = W[g*fg + f]
+ * [kh][kw][c], so that the fg outputs of one input channel are one run of
+ * vectors. T pixels x WV vectors of accumulators. */
+TK_INLINE void wide_tile(const gc_job_t *j, const taps_t *tp, const float *x0,
+                         float *o, int64_t g, const int WV, const int T) {
+  tk_vec acc[24];
+  for (int i = 0; i < T * WV; ++i)
+    acc[i] = (tk_vec){0};
+  const int64_t fg = j->fg, xstep = j->sw * j->in_sw;
+  const float *xg = x0 + g * fg;
+  for (int64_t t = 0; t < tp->n; ++t) {
+    const float *px = xg + tp->in_off[t];
+    const float *wt = j->wp + (tp->tap[t] * j->G + g) * fg * fg;
+    for (int64_t c = 0; c < fg; ++c) {
+      tk_vec w[4];
+      for (int v = 0; v < WV; ++v)
+        w[v] = tk_load(wt + c * fg + v * TK_VW);
+      for (int p = 0; p < T; ++p) {
+        const tk_vec x = tk_splat(px[p * xstep + c]);
+        for (int v = 0; v < WV; ++v)
+          acc[p * WV + v] += x * w[v];
+      }
+    }
+  }
+  for (int p = 0; p < T; ++p)
+    for (int v = 0; v < WV; ++v)
+      finish(j, acc[p * WV + v], o + p * j->out_sw, g * fg + v * TK_VW);
+}
+
+/* One output pixel of group g anywhere: taps outside the input skipped. */
+static void wide_pixel(const gc_job_t *j, int64_t n, int64_t oh, int64_t ow,
+                       int64_t g) {
+  const int64_t fg = j->fg, nv = fg / TK_VW;
+  for (int64_t v0 = 0; v0 < nv; v0 += 4) {
+    const int64_t nvv = nv - v0 < 4 ? nv - v0 : 4;
+    tk_vec acc[4] = {{0}, {0}, {0}, {0}};
+    for (int64_t kh = 0; kh < j->KH; ++kh) {
+      const int64_t ih = oh * j->sh + kh * j->dh - j->pt;
+      if (ih < 0 || ih >= j->H)
+        continue;
+      for (int64_t kw = 0; kw < j->KW; ++kw) {
+        const int64_t iw = ow * j->sw + kw * j->dw - j->pl;
+        if (iw < 0 || iw >= j->W)
+          continue;
+        const float *x = j->in + n * j->in_sn + ih * j->in_sh +
+                         iw * j->in_sw + g * fg;
+        const float *wt =
+            j->wp + ((kh * j->KW + kw) * j->G + g) * fg * fg + v0 * TK_VW;
+        for (int64_t c = 0; c < fg; ++c)
+          for (int64_t v = 0; v < nvv; ++v)
+            acc[v] += tk_splat(x[c]) * tk_load(wt + c * fg + v * TK_VW);
+      }
+    }
+    float *o = j->out + n * j->out_sn + oh * j->out_sh + ow * j->out_sw;
+    for (int64_t v = 0; v < nvv; ++v)
+      finish(j, acc[v], o, g * fg + (v0 + v) * TK_VW);
+  }
+}
+
+/* Row (n, oh) of wide groups: per group, tiles of T pixels over the
+ * interior columns, one-pixel steps elsewhere. */
+#define WIDE_FN(WV, T)                                                         \
+  static void wide_row_v##WV(const gc_job_t *j, const taps_t *tp, int64_t n,  \
+                             int64_t oh) {                                     \
+    const float *x0 = j->in + n * j->in_sn;                                    \
+    float *o0 = j->out + n * j->out_sn + oh * j->out_sh;                       \
+    for (int64_t g = 0; g < j->G; ++g) {                                       \
+      int64_t ow = 0;                                                          \
+      for (; ow < j->ow_lo; ++ow)                                              \
+        wide_pixel(j, n, oh, ow, g);                                           \
+      for (; ow + T <= j->ow_hi; ow += T)                                      \
+        wide_tile(j, tp, x0 + (ow * j->sw - j->pl) * j->in_sw,                 \
+                  o0 + ow * j->out_sw, g, WV, T);                              \
+      /* The rest of the interior in tiles of 2 and 1 (7x7 images: 5      */ \
+      /* interior columns, none of them in a tile of 6).                  */ \
+      for (; ow + 2 <= j->ow_hi; ow += 2)                                      \
+        wide_tile(j, tp, x0 + (ow * j->sw - j->pl) * j->in_sw,                 \
+                  o0 + ow * j->out_sw, g, WV, 2);                              \
+      for (; ow < j->ow_hi; ++ow)                                              \
+        wide_tile(j, tp, x0 + (ow * j->sw - j->pl) * j->in_sw,                 \
+                  o0 + ow * j->out_sw, g, WV, 1);                              \
+      for (; ow < j->OW; ++ow)                                                 \
+        wide_pixel(j, n, oh, ow, g);                                           \
+    }                                                                          \
+  }
+#if TK_VW == 16
+WIDE_FN(1, 12)
+WIDE_FN(2, 6)
+WIDE_FN(4, 3)
+#elif TK_VW == 8
+WIDE_FN(2, 6)
+WIDE_FN(4, 3)
+#else
+WIDE_FN(4, 2)
+#endif
+#undef WIDE_FN
+
 /* Groups wider than a vector (fg = 16 without AVX-512, 8 with SSE only),
  * or channels that are not contiguous: plain loops. The compiler picks
  * neither (vector-bits decides fg). */
@@ -246,12 +346,17 @@ static void row_scalar(const gc_job_t *j, const taps_t *tp, int64_t n,
             continue;
           const float *x =
               j->in + n * j->in_sn + ih * j->in_sh + iw * j->in_sw;
+          const int64_t t = kh * j->KW + kw;
           for (int64_t c = 0; c < j->fg; ++c) {
-            /* W[g, fl, c] sits at rotation (fl - c) % fg, lane of c. */
+            /* Narrow: W[g, fl, c] sits at rotation (fl - c) % fg, lane of
+             * c. Wide: c-major. */
             const int64_t r = ((fl - c) % j->fg + j->fg) % j->fg;
             const int64_t lane = (g * j->fg + c) % L, b = (g * j->fg) / L;
-            s += x[(g * j->fg + c) * j->in_sc] *
-                 j->wp[(((kh * j->KW + kw) * nb + b) * j->fg + r) * L + lane];
+            const float wv =
+                j->fg % L == 0
+                    ? j->wp[((t * j->G + g) * j->fg + c) * j->fg + fl]
+                    : j->wp[((t * nb + b) * j->fg + r) * L + lane];
+            s += x[(g * j->fg + c) * j->in_sc] * wv;
           }
         }
       }
@@ -274,16 +379,15 @@ static void run_row(void *arg, int64_t task) {
   const gc_task_t *t = (const gc_task_t *)arg;
   const gc_job_t *j = t->j;
   const int64_t n = task / j->OH, oh = task % j->OH;
-  const int64_t nb = (j->F + L - 1) / L;
-  int64_t in_off[j->KH * j->KW], w_off[j->KH * j->KW];
-  taps_t tp = {0, in_off, w_off};
+  int64_t in_off[j->KH * j->KW], tap[j->KH * j->KW];
+  taps_t tp = {0, in_off, tap};
   for (int64_t kh = 0; kh < j->KH; ++kh) {
     const int64_t ih = oh * j->sh + kh * j->dh - j->pt;
     if (ih < 0 || ih >= j->H)
       continue;
     for (int64_t kw = 0; kw < j->KW; ++kw, ++tp.n) {
       in_off[tp.n] = ih * j->in_sh + kw * j->dw * j->in_sw;
-      w_off[tp.n] = (kh * j->KW + kw) * nb * j->fg * L;
+      tap[tp.n] = kh * j->KW + kw;
     }
   }
   t->fn(j, &tp, n, oh);
@@ -299,10 +403,20 @@ static row_fn pick(int64_t fg) {
   case 8:
     return row_fg8;
 #endif
-#if TK_VW >= 16
-  case 16:
-    return row_fg16;
+  default:
+    break;
+  }
+  switch (fg / TK_VW) { /* wide groups: the vectors of a group */
+#if TK_VW == 16
+  case 1:
+    return fg % 16 ? row_scalar : wide_row_v1;
 #endif
+#if TK_VW >= 8
+  case 2:
+    return fg % 16 ? row_scalar : wide_row_v2;
+#endif
+  case 4:
+    return fg % 16 ? row_scalar : wide_row_v4;
   default:
     return row_scalar;
   }
@@ -337,6 +451,8 @@ void tessel_kernel_grouped_conv2d_nhwc_f32(
     for (int i = 0; i < TK_VW; ++i)
       j.rot[r][i] = (int)(i - i % fg + ((i % fg - r) % fg + fg) % fg);
   const int contiguous = in_sc == 1 && out_sf == 1;
-  gc_task_t t = {&j, contiguous && TK_VW % fg == 0 ? pick(fg) : row_scalar};
+  gc_task_t t = {&j, contiguous && (TK_VW % fg == 0 || fg % L == 0)
+                         ? pick(fg)
+                         : row_scalar};
   tk_parallel_for_runs(N * OH, run_row, &t);
 }

@@ -3,8 +3,9 @@ PyTorch at every -O level (rtol 1e-4, atol 1e-5).
 
 At -O2 and up, groups of as many input as output channels, 2, 4 or 8 of
 them (ResNeXt's and RegNet's 3x3 layers), run on the kernel library's
-grouped kernel (tessel.grouped_conv2d); the other grouped convolutions run
-group by group. The cases cover both, with strides, dilations, asymmetric
+grouped kernel (tessel.grouped_conv2d), and so do groups of 16 (a GEMM per
+group, in one call); the other grouped convolutions run group by group.
+The cases cover both, with strides, dilations, asymmetric
 padding, channel counts that leave a part vector, batches, and the bias,
 ReLU and residual epilogues the kernel fuses.
 """
@@ -45,7 +46,9 @@ CASES = [
     (24, 24, 3, 3, 1, 1, (1, 0), True, 1, 8, 8),      # 8, a part vector
     (48, 48, 12, 5, 1, 1, 2, True, 1, 6, 6),          # 4, 5x5
     (20, 20, 5, (3, 1), (2, 1), 1, (1, 0), True, 2, 9, 5),  # 4, 3x1
-    (64, 64, 4, 3, 1, 1, 1, True, 1, 7, 7),           # 16: per group
+    (64, 64, 4, 3, 1, 1, 1, True, 1, 7, 7),           # 16: a GEMM a group
+    (48, 48, 3, 3, 2, 1, 1, True, 2, 11, 9),          # 16, stride 2
+    (64, 64, 2, 3, 1, 1, 1, True, 1, 6, 6),           # 32: per group
     (16, 32, 4, 3, 1, 1, 1, True, 1, 6, 6),           # 4 in, 8 out
 ]
 
@@ -81,18 +84,19 @@ def test_resnext_style_stack_two_threads():
                                atol=1e-5)
 
 
-@pytest.mark.parametrize("groups,expect_kernel", [(8, True), (2, False)])
+@pytest.mark.parametrize("groups,expect_kernel",
+                         [(16, True), (4, True), (2, False)])
 def test_which_convolutions_take_the_grouped_kernel(tmp_path, groups,
                                                     expect_kernel):
-    # 4-channel groups become tessel.grouped_conv2d at -O3; 16-channel
-    # groups stay per-group packed convolutions.
+    # 4- and 16-channel groups become tessel.grouped_conv2d at -O3;
+    # 32-channel groups stay per-group packed convolutions.
     import subprocess
 
     from conftest import BIN
     from tessel.torch_importer import export_onnx
 
-    m = nn.Conv2d(32, 32, 3, padding=1, groups=groups).eval()
-    x = torch.randn(1, 32, 8, 8)
+    m = nn.Conv2d(64, 64, 3, padding=1, groups=groups).eval()
+    x = torch.randn(1, 64, 8, 8)
     path = tmp_path / "g.onnx"
     path.write_bytes(export_onnx(m, (x,)).SerializeToString())
     ir = subprocess.run(

@@ -37,19 +37,31 @@ func.func @strided_dilated(%x: tensor<2x9x9x12xf32>, %w: tensor<12x3x3x2xf32>, %
 
 // -----
 
-// Not kept whole: groups of 16 (wider than the option), groups with more
-// outputs than inputs, and f16.
+// Groups of 16 are kept whole whatever the option's (narrow) width.
+// CHECK-LABEL: func @sixteen_wide
+// CHECK: linalg.conv_2d_nhwgc_gfhwc {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x10x10x2x16xf32>, tensor<2x16x3x3x16xf32>)
+// NARROW-LABEL: func @sixteen_wide
+// NARROW: linalg.conv_2d_nhwgc_gfhwc
+func.func @sixteen_wide(%x: tensor<1x8x8x32xf32>, %w: tensor<32x3x3x16xf32>, %b: tensor<32xf32>) -> tensor<1x8x8x32xf32> {
+  %0 = tessel.conv2d %x, %w, %b {groups = 2 : i64, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x8x8x32xf32>, tensor<32x3x3x16xf32>, tensor<32xf32>) -> tensor<1x8x8x32xf32>
+  return %0 : tensor<1x8x8x32xf32>
+}
+
+// -----
+
+// Not kept whole: groups of 32 (per-group GEMMs fill their panels well
+// enough), groups with more outputs than inputs, and f16.
 // CHECK-LABEL: func @not_square_or_narrow
 // CHECK-NOT: linalg.conv_2d_nhwgc_gfhwc
-// CHECK-COUNT-2: tosa.conv2d {{.*}} -> tensor<1x8x8x16xf32>
+// CHECK-COUNT-2: tosa.conv2d {{.*}} -> tensor<1x8x8x32xf32>
 // CHECK-COUNT-4: tosa.conv2d {{.*}} -> tensor<1x8x8x4xf32>
 // CHECK-COUNT-2: tosa.conv2d {{.*}} -> tensor<1x8x8x4xf16>
-func.func @not_square_or_narrow(%x: tensor<1x8x8x32xf32>, %w: tensor<32x3x3x16xf32>, %b: tensor<32xf32>,
+func.func @not_square_or_narrow(%x: tensor<1x8x8x32xf32>, %x64: tensor<1x8x8x64xf32>, %w: tensor<64x3x3x32xf32>, %b: tensor<64xf32>,
                                 %w2: tensor<16x3x3x8xf32>, %b2: tensor<16xf32>,
                                 %xh: tensor<1x8x8x8xf16>, %wh: tensor<8x3x3x4xf16>, %bh: tensor<8xf16>)
-    -> (tensor<1x8x8x32xf32>, tensor<1x8x8x16xf32>, tensor<1x8x8x8xf16>) {
-  %0 = tessel.conv2d %x, %w, %b {groups = 2 : i64, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x8x8x32xf32>, tensor<32x3x3x16xf32>, tensor<32xf32>) -> tensor<1x8x8x32xf32>
+    -> (tensor<1x8x8x64xf32>, tensor<1x8x8x16xf32>, tensor<1x8x8x8xf16>) {
+  %0 = tessel.conv2d %x64, %w, %b {groups = 2 : i64, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x8x8x64xf32>, tensor<64x3x3x32xf32>, tensor<64xf32>) -> tensor<1x8x8x64xf32>
   %1 = tessel.conv2d %x, %w2, %b2 {groups = 4 : i64, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x8x8x32xf32>, tensor<16x3x3x8xf32>, tensor<16xf32>) -> tensor<1x8x8x16xf32>
   %2 = tessel.conv2d %xh, %wh, %bh {groups = 2 : i64, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x8x8x8xf16>, tensor<8x3x3x4xf16>, tensor<8xf16>) -> tensor<1x8x8x8xf16>
-  return %0, %1, %2 : tensor<1x8x8x32xf32>, tensor<1x8x8x16xf32>, tensor<1x8x8x8xf16>
+  return %0, %1, %2 : tensor<1x8x8x64xf32>, tensor<1x8x8x16xf32>, tensor<1x8x8x8xf16>
 }

@@ -391,17 +391,24 @@ LogicalResult GroupedConv2DOp::verify() {
   if (!known(c) || !known(f) || c != f)
     return emitOpError() << "input and output must have the same static "
                             "channel count";
-  if (g < 1 || f % g || kGroupLanes % (f / g))
+  if (g < 1 || f % g || (kGroupLanes % (f / g) && (f / g) % kGroupLanes))
     return emitOpError() << "groups = " << g << " must divide the " << f
-                         << " channels into groups of a divisor of "
+                         << " channels into groups of a divisor or a "
+                            "multiple of "
                          << kGroupLanes;
   int64_t fg = f / g, taps = getKernelSize()[0] * getKernelSize()[1];
-  SmallVector<int64_t> packed = {taps, (f + kGroupLanes - 1) / kGroupLanes,
-                                 fg, kGroupLanes};
+  // Narrow groups: rotated vectors of lanes; wide ones: c-major.
+  bool wide = fg % kGroupLanes == 0;
+  SmallVector<int64_t> packed =
+      wide ? SmallVector<int64_t>{taps, g, fg, fg}
+           : SmallVector<int64_t>{taps, (f + kGroupLanes - 1) / kGroupLanes,
+                                  fg, kGroupLanes};
   if (wTy.getShape() != ArrayRef<int64_t>(packed))
     return emitOpError() << "packed_filter must be " << packed[0] << "x"
                          << packed[1] << "x" << packed[2] << "x" << packed[3]
-                         << " (taps x channel blocks x rotations x lanes)";
+                         << (wide ? " (taps x groups x inputs x outputs)"
+                                  : " (taps x channel blocks x rotations x "
+                                    "lanes)");
   SmallVector<int64_t> pad = getPadOrZero();
   for (int i = 0; i < 2; ++i) {
     int64_t in = inTy.getDimSize(1 + i), out = outTy.getDimSize(1 + i);

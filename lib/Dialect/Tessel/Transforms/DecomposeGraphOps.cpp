@@ -211,7 +211,10 @@ struct DecomposeConv2D : OpRewritePattern<Conv2DOp> {
       return success();
     }
     int64_t cg = c / groups, fg = f / groups;
-    if (cg == fg && (fg == 2 || fg == 4 || fg == 8) && fg <= groupedMaxWidth &&
+    // Narrow groups up to the option's width, and 16-wide ones (the
+    // kernel's per-group GEMM path), stay whole.
+    bool narrow = (fg == 2 || fg == 4 || fg == 8) && fg <= groupedMaxWidth;
+    if (cg == fg && groupedMaxWidth > 0 && (narrow || fg == 16) &&
         et.isF32()) {
       rewriter.replaceOp(op, wholeGrouped(rewriter, op, input, pad, groups));
       return success();

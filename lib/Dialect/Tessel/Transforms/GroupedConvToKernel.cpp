@@ -50,6 +50,23 @@ std::vector<float> packRotated(DenseElementsAttr w, int64_t groups,
   return out;
 }
 
+/// The filter of wide groups (fg a multiple of kLanes) c-major: per tap,
+/// per group, per input channel c, the fg outputs' weights W[g][f][kh][kw]
+/// [c] in a row.
+std::vector<float> packCMajor(DenseElementsAttr w, int64_t groups,
+                              int64_t fg, int64_t kh, int64_t kw) {
+  auto values = w.getValues<float>();
+  std::vector<float> src(values.begin(), values.end());
+  std::vector<float> out(size_t(kh * kw * groups * fg * fg));
+  for (int64_t t = 0; t < kh * kw; ++t)
+    for (int64_t g = 0; g < groups; ++g)
+      for (int64_t f = 0; f < fg; ++f)
+        for (int64_t c = 0; c < fg; ++c)
+          out[size_t(((t * groups + g) * fg + c) * fg + f)] =
+              src[size_t(((g * fg + f) * kh * kw + t) * fg + c)];
+  return out;
+}
+
 /// The constant behind `v`, looking through expand_shapes of it.
 DenseElementsAttr constantBehind(Value v) {
   DenseElementsAttr attr;
@@ -80,8 +97,9 @@ struct GroupedConvToKernel : OpRewritePattern<linalg::Conv2DNhwgcGfhwcOp> {
       return rewriter.notifyMatchFailure(op, "needs f32, static but batch");
     const int64_t groups = wTy.getDimSize(0), fg = wTy.getDimSize(1),
                   kh = wTy.getDimSize(2), kw = wTy.getDimSize(3);
-    if (wTy.getDimSize(4) != fg || kLanes % fg != 0)
-      return rewriter.notifyMatchFailure(op, "groups not square and narrow");
+    if (wTy.getDimSize(4) != fg || (kLanes % fg != 0 && fg % kLanes != 0))
+      return rewriter.notifyMatchFailure(
+          op, "groups not square, or not a divisor or multiple of 16 wide");
     DenseElementsAttr w = constantBehind(w5);
     if (!w)
       return rewriter.notifyMatchFailure(op, "filter is not a constant");
@@ -114,9 +132,13 @@ struct GroupedConvToKernel : OpRewritePattern<linalg::Conv2DNhwgcGfhwcOp> {
           rewriter.getF32Type());
       accumulate = false;
     }
-    std::vector<float> packed = packRotated(w, groups, fg, kh, kw);
+    bool wide = fg % kLanes == 0;
+    std::vector<float> packed = wide ? packCMajor(w, groups, fg, kh, kw)
+                                     : packRotated(w, groups, fg, kh, kw);
     auto packedTy = RankedTensorType::get(
-        {kh * kw, (groups * fg + kLanes - 1) / kLanes, fg, kLanes},
+        wide ? ArrayRef<int64_t>{kh * kw, groups, fg, fg}
+             : ArrayRef<int64_t>{kh * kw, (groups * fg + kLanes - 1) / kLanes,
+                                 fg, kLanes},
         rewriter.getF32Type());
     Value filter = arith::ConstantOp::create(
         rewriter, loc, DenseElementsAttr::get(packedTy, ArrayRef(packed)));

@@ -621,9 +621,10 @@ def Tessel_GroupedConv2DOp : Tessel_Op<"grouped_conv2d",
     out = clamp((accumulate ? init : 0) + acc + bias, clamp_min, clamp_max)
     ```
 
-    `packed_filter` is `W` in the kernel's rotated layout
-    (`KH*KW x ceil(F/16) x fg x 16`, Kernels.td's
-    `tessel_kernel_grouped_conv2d_nhwc_f32`); `fg` divides 16.
+    `packed_filter` is `W` in the kernel's layout (Kernels.td's
+    `tessel_kernel_grouped_conv2d_nhwc_f32`): where `fg` divides 16,
+    rotated, `KH*KW x ceil(F/16) x fg x 16`; where it is a multiple of 16,
+    c-major, `KH*KW x groups x fg (inputs) x fg (outputs)`.
     `tessel-convert-to-kernels` makes it from a
     `linalg.conv_2d_nhwgc_gfhwc` with a constant filter.
 

@@ -54,7 +54,7 @@ def TesselDecomposeGraphOps : Pass<"tessel-decompose-graph-ops"> {
     `groups == C`, and per-group slices + `tosa.conv2d` + `tosa.concat`
     otherwise; except, with `grouped-max-width` > 0, an f32 convolution
     whose groups each have as many input as output channels, 2, 4 or 8 of
-    them and at most `grouped-max-width`: that becomes one
+    them and at most `grouped-max-width`, or 16: that becomes one
     `linalg.conv_2d_nhwgc_gfhwc` (its input zero-padded by `tosa.pad` and
     expanded to `N x H x W x G x C/G`, the bias added after), which
     tessel-convert-to-kernels runs on the grouped kernel. Narrow groups
@@ -64,8 +64,9 @@ def TesselDecomposeGraphOps : Pass<"tessel-decompose-graph-ops"> {
   let options = [
     Option<"groupedMaxWidth", "grouped-max-width", "int64_t",
            /*default=*/"0",
-           "Largest group width (2, 4 or 8) of a grouped convolution kept "
-           "whole as linalg.conv_2d_nhwgc_gfhwc; 0: every group separate">,
+           "Largest narrow group width (2, 4 or 8) of a grouped "
+           "convolution kept whole as linalg.conv_2d_nhwgc_gfhwc (16-wide "
+           "groups are kept whole too); 0: every group separate">,
   ];
   let dependentDialects = ["::mlir::tosa::TosaDialect",
                            "::mlir::math::MathDialect",
