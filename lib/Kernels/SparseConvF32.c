@@ -151,6 +151,6 @@ void tessel_kernel_sparse_conv2d_f32(
   g.koff = koff;
   tk_sparse_bands bands = {N * g.per_image, K, plane_floats(&g), band_view,
                            &g};
-  tk_sparse_run_bands(&bands, F, R, ptr, kidx);
+  tk_sparse_run_bands(&bands, F, R, ptr, kidx, flags);
   free(koff);
 }

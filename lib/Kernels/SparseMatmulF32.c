@@ -85,6 +85,6 @@ void tessel_kernel_sparse_matmul_f32(
   tk_sparse_bands bands = {(M + band - 1) / band, K,
                            (size_t)(K > 0 ? K : 1) * (size_t)ld, band_view,
                            &g};
-  tk_sparse_run_bands(&bands, N, R, ptr, kidx);
+  tk_sparse_run_bands(&bands, N, R, ptr, kidx, flags);
   free(koff);
 }

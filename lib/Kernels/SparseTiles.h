@@ -104,13 +104,16 @@ typedef struct {
  * split its output columns. */
 int tk_sparse_too_few_bands(int64_t nbands);
 
-/* Every band's products: with tk_sparse_too_few_bands, one band at a time,
+/* Every band's products (flags: the kernel's; TESSEL_KERNEL_K_ASCENDING
+ * spares the check of the k order that chunks need): with
+ * tk_sparse_too_few_bands, one band at a time,
  * the threads splitting the output columns into ranges of equal nonzero
  * counts; else the threads take runs of whole bands, each laid out by the
  * thread that multiplies it. Layouts come from the artifacts' caching
  * allocator: a model asks for the same sizes on every call, and fresh
  * pages would be faulted in every time. */
 void tk_sparse_run_bands(const tk_sparse_bands *bands, int64_t N, int64_t R,
-                         const int32_t *ptr, const int32_t *kidx);
+                         const int32_t *ptr, const int32_t *kidx,
+                         int32_t flags);
 
 #endif

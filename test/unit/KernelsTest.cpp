@@ -1528,14 +1528,19 @@ void checkSparse(const SparseCase &c) {
         s += bias[n];
       ref[m * c.N + n] = std::min<double>(std::max<double>(s, lo), hi);
     }
-  SparseB sp = packSparse(b, c.K, c.N, c.R, /*reverse=*/c.M % 2 == 1);
+  // Odd M: each column's k descending (the kernel checks the order);
+  // even M: ascending, and said so with TESSEL_KERNEL_K_ASCENDING, as the
+  // compiler does.
+  const bool reverse = c.M % 2 == 1;
+  SparseB sp = packSparse(b, c.K, c.N, c.R, reverse);
   setThreads(c.threads);
   tessel_kernel_sparse_matmul_f32(
       c.M, c.N, c.K, a.data(), a_sm, a_sk, c.R, sp.ptr.data(),
       sp.kidx.empty() ? nullptr : sp.kidx.data(),
       sp.val.empty() ? nullptr : sp.val.data(), out.data(), c_sm, c_sn,
       c.bias ? bias.data() : nullptr, lo, hi,
-      c.accumulate ? TESSEL_KERNEL_ACCUMULATE : 0);
+      (c.accumulate ? TESSEL_KERNEL_ACCUMULATE : 0) |
+          (reverse ? 0 : TESSEL_KERNEL_K_ASCENDING));
   setThreads(1);
   for (int64_t m = 0; m < c.M; ++m)
     for (int64_t n = 0; n < c.N; ++n)

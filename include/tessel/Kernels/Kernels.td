@@ -69,6 +69,11 @@ def : KernelConstant<"RECIPROCAL_FMA", 256, [{
   q = y * (1 / out_scale) corrected by fma(fma(-q, out_scale, y), 1 /
   out_scale, q), proven as for TESSEL_KERNEL_RECIPROCAL
 }]>;
+def : KernelConstant<"K_ASCENDING", 512, [{
+  flags (sparse kernels): within each block column the k of the nonzero
+  blocks ascend (the compiler packs them so and says it with the op's
+  k_ascending), so the kernel need not check before taking k in chunks
+}]>;
 def : KernelConstant<"GROUP_LANES", 16, [{
   Lanes of the grouped convolution's packed filter vectors: whole groups
   of 2, 4, 8 or 16 channels (tessel_kernel_grouped_conv2d_nhwc_f32).

@@ -193,6 +193,10 @@ void epilogueArgs(KernelCallBuilder &cb, OpT op) {
   if constexpr (std::is_same_v<OpT, DepthwiseConv2DOp>)
     if (op.getSilu())
       flags |= TESSEL_KERNEL_SILU;
+  if constexpr (std::is_same_v<OpT, SparseMatmulOp> ||
+                std::is_same_v<OpT, SparseConv2DOp>)
+    if (op.getKAscending())
+      flags |= TESSEL_KERNEL_K_ASCENDING;
   cb.i32(flags);
 }
 

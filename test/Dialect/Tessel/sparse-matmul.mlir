@@ -90,3 +90,29 @@ func.func @rank(%a: tensor<1x5x4xf32>, %c: tensor<5x3xf32>) -> tensor<5x3xf32> {
   %r = tessel.sparse_matmul ins(%a, %ptr, %ks, %vals : tensor<1x5x4xf32>, tensor<3xi32>, tensor<1xi32>, tensor<2xf32>) outs(%c : tensor<5x3xf32>) {block_size = 2 : i64} -> tensor<5x3xf32>
   return %r : tensor<5x3xf32>
 }
+
+// -----
+
+// k_ascending is checked where the blocks are constants: block column 1
+// has k 3 then 1.
+func.func @k_not_ascending(%a: tensor<5x4xf32>, %c: tensor<5x2xf32>) -> tensor<5x2xf32> {
+  %ptr = arith.constant dense<[0, 1, 3]> : tensor<3xi32>
+  %ks = arith.constant dense<[2, 3, 1]> : tensor<3xi32>
+  %vals = arith.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  // expected-error @+1 {{k_ascending, but block column 1 has k 1 after 3}}
+  %r = tessel.sparse_matmul ins(%a, %ptr, %ks, %vals : tensor<5x4xf32>, tensor<3xi32>, tensor<3xi32>, tensor<3xf32>) outs(%c : tensor<5x2xf32>) {block_size = 1 : i64, k_ascending} -> tensor<5x2xf32>
+  return %r : tensor<5x2xf32>
+}
+
+// -----
+
+// The same blocks in order round-trip.
+// CHECK-LABEL: func @k_ascending
+// CHECK: {block_size = 1 : i64, k_ascending}
+func.func @k_ascending(%a: tensor<5x4xf32>, %c: tensor<5x2xf32>) -> tensor<5x2xf32> {
+  %ptr = arith.constant dense<[0, 1, 3]> : tensor<3xi32>
+  %ks = arith.constant dense<[2, 1, 3]> : tensor<3xi32>
+  %vals = arith.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %r = tessel.sparse_matmul ins(%a, %ptr, %ks, %vals : tensor<5x4xf32>, tensor<3xi32>, tensor<3xi32>, tensor<3xf32>) outs(%c : tensor<5x2xf32>) {block_size = 1 : i64, k_ascending} -> tensor<5x2xf32>
+  return %r : tensor<5x2xf32>
+}

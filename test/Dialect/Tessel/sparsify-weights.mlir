@@ -39,7 +39,7 @@
 // CHECK-DAG: %[[K:.*]] = arith.constant dense<[1, 1, 3]> : tensor<3xi32>
 // CHECK-DAG: %[[V:.*]] = arith.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00]> : tensor<3xf32>
 // CHECK-DAG: %[[E:.*]] = tensor.empty() : tensor<3x6xf32>
-// CHECK: %[[R:.*]] = tessel.sparse_matmul ins(%arg0, %[[P]], %[[K]], %[[V]] : tensor<3x8xf32>, tensor<7xi32>, tensor<3xi32>, tensor<3xf32>) outs(%[[E]] : tensor<3x6xf32>) {block_size = 1 : i64} -> tensor<3x6xf32>
+// CHECK: %[[R:.*]] = tessel.sparse_matmul ins(%arg0, %[[P]], %[[K]], %[[V]] : tensor<3x8xf32>, tensor<7xi32>, tensor<3xi32>, tensor<3xf32>) outs(%[[E]] : tensor<3x6xf32>) {block_size = 1 : i64, k_ascending} -> tensor<3x6xf32>
 // CHECK-NOT: linalg.matmul
 // CHECK: return %[[R]]
 // REPORT: linalg.matmul M=3 K=8 N=6 zeros=0.938 best=1x1 density=0.062 predicted=6.88x -> sparse
@@ -65,7 +65,7 @@ func.func @unstructured(%a: tensor<3x8xf32>) -> tensor<3x6xf32> {
 // CHECK-DAG: %[[K:.*]] = arith.constant dense<2> : tensor<1xi32>
 // CHECK-DAG: %[[V:.*]] = arith.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 0.000000e+00]> : tensor<4xf32>
 // CHECK: %[[A:.*]] = tensor.collapse_shape %arg0 {{\[}}[0, 1], [2]] : tensor<1x?x16xf32> into tensor<?x16xf32>
-// CHECK: %[[S:.*]] = tessel.sparse_matmul ins(%[[A]], %[[P]], %[[K]], %[[V]] : tensor<?x16xf32>, tensor<3xi32>, tensor<1xi32>, tensor<4xf32>) bias(%arg1 : tensor<7xf32>) outs(%{{.*}} : tensor<?x7xf32>) {block_size = 4 : i64}
+// CHECK: %[[S:.*]] = tessel.sparse_matmul ins(%[[A]], %[[P]], %[[K]], %[[V]] : tensor<?x16xf32>, tensor<3xi32>, tensor<1xi32>, tensor<4xf32>) bias(%arg1 : tensor<7xf32>) outs(%{{.*}} : tensor<?x7xf32>) {block_size = 4 : i64, k_ascending}
 // CHECK: tensor.expand_shape %[[S]] {{\[}}[0, 1], [2]]
 // REPORT: linalg.batch_matmul M=? K=16 N=7 zeros=0.973 best=4x1 density=0.036 predicted=25.20x -> sparse
 #bias = affine_map<(d0, d1, d2) -> (d2)>
@@ -115,7 +115,7 @@ func.func @stays_dense(%a: tensor<2x2xf32>, %w: tensor<2x2xf32>, %a3: tensor<2x2
 // An init that is neither a zero fill nor a broadcast bias is added
 // (accumulate); all-zero weights have no blocks and stay dense.
 // CHECK-LABEL: func @accumulates
-// CHECK: tessel.sparse_matmul {{.*}} outs(%arg1 : tensor<1x4xf32>) {accumulate, block_size = 1 : i64}
+// CHECK: tessel.sparse_matmul {{.*}} outs(%arg1 : tensor<1x4xf32>) {accumulate, block_size = 1 : i64, k_ascending}
 // CHECK: linalg.matmul
 // REPORT: linalg.matmul M=1 K=4 N=4 zeros=0.938 best=1x1 density=0.062 predicted=6.88x -> sparse
 // REPORT: linalg.matmul M=1 K=4 N=4 zeros=1.000 -> dense
@@ -137,7 +137,7 @@ func.func @accumulates(%a: tensor<1x4xf32>, %c: tensor<1x4xf32>) -> (tensor<1x4x
 // CHECK-DAG: %[[K:.*]] = arith.constant dense<[0, 3]> : tensor<2xi32>
 // CHECK-DAG: %[[V:.*]] = arith.constant dense<[5.000000e+00, 7.000000e+00]> : tensor<2xf32>
 // CHECK: %[[X:.*]] = tensor.collapse_shape %arg0 {{\[}}[0, 1, 2], [3]] : tensor<2x4x4x8xf32> into tensor<32x8xf32>
-// CHECK: %[[S:.*]] = tessel.sparse_matmul ins(%[[X]], %[[P]], %[[K]], %[[V]] : tensor<32x8xf32>, tensor<4xi32>, tensor<2xi32>, tensor<2xf32>) outs(%{{.*}} : tensor<32x3xf32>) {block_size = 1 : i64}
+// CHECK: %[[S:.*]] = tessel.sparse_matmul ins(%[[X]], %[[P]], %[[K]], %[[V]] : tensor<32x8xf32>, tensor<4xi32>, tensor<2xi32>, tensor<2xf32>) outs(%{{.*}} : tensor<32x3xf32>) {block_size = 1 : i64, k_ascending}
 // CHECK: tensor.expand_shape %[[S]] {{\[}}[0, 1, 2], [3]] output_shape [2, 4, 4, 3] : tensor<32x3xf32> into tensor<2x4x4x3xf32>
 // CHECK: linalg.conv_2d_nhwc_fhwc
 // REPORT: linalg.conv_2d_nhwc_fhwc M=32 K=8 N=3 zeros=0.917 best=1x1 density=0.083 predicted=5.16x -> sparse
@@ -190,8 +190,8 @@ func.func @conv1x1_many_pixels(%x: tensor<1x256x256x8xf32>) -> tensor<1x256x256x
 // CHECK-DAG: %[[P:.*]] = arith.constant dense<[0, 1, 2]> : tensor<3xi32>
 // CHECK-DAG: %[[K:.*]] = arith.constant dense<[8, 13]> : tensor<2xi32>
 // CHECK-DAG: %[[V:.*]] = arith.constant dense<[3.000000e+00, -2.000000e+00]> : tensor<2xf32>
-// CHECK: tessel.sparse_conv2d ins(%arg0, %[[P]], %[[K]], %[[V]] : tensor<1x6x6x2xf32>, tensor<3xi32>, tensor<2xi32>, tensor<2xf32>) outs(%{{.*}} : tensor<1x6x6x2xf32>) {block_size = 1 : i64, dilations = array<i64: 1, 1>, kernel_size = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>}
-// CHECK: tessel.sparse_conv2d ins(%arg0, {{.*}}) outs(%{{.*}} : tensor<1x1x1x2xf32>) {block_size = 1 : i64, dilations = array<i64: 2, 2>, kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>}
+// CHECK: tessel.sparse_conv2d ins(%arg0, %[[P]], %[[K]], %[[V]] : tensor<1x6x6x2xf32>, tensor<3xi32>, tensor<2xi32>, tensor<2xf32>) outs(%{{.*}} : tensor<1x6x6x2xf32>) {block_size = 1 : i64, dilations = array<i64: 1, 1>, k_ascending, kernel_size = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>}
+// CHECK: tessel.sparse_conv2d ins(%arg0, {{.*}}) outs(%{{.*}} : tensor<1x1x1x2xf32>) {block_size = 1 : i64, dilations = array<i64: 2, 2>, k_ascending, kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>}
 // CHECK-NOT: linalg.conv_2d_nhwc_fhwc
 // REPORT: linalg.conv_2d_nhwc_fhwc M=36 K=18 N=2 zeros=0.944 best=1x1 density=0.056 predicted=7.74x -> sparse
 // REPORT: linalg.conv_2d_nhwc_fhwc M=1 K=18 N=2 zeros=0.944 best=1x1 density=0.056 predicted=7.74x -> sparse

@@ -297,6 +297,20 @@ static LogicalResult verifySparseBlocks(OpT op, int64_t k, int64_t n) {
       if (v.getSExtValue() < 0 || v.getSExtValue() >= k)
         return op.emitOpError() << "block_k entry " << v.getSExtValue()
                                 << " is outside [0, K)";
+  // What k_ascending promises the kernel, where it can be seen.
+  if (op.getKAscending() && ptr && ks) {
+    SmallVector<int64_t> p, kv;
+    for (const APInt &v : ptr.getValues<APInt>())
+      p.push_back(v.getSExtValue());
+    for (const APInt &v : ks.getValues<APInt>())
+      kv.push_back(v.getSExtValue());
+    for (size_t b = 0; b + 1 < p.size(); ++b)
+      for (int64_t e = p[b] + 1; e < p[b + 1]; ++e)
+        if (kv[e] <= kv[e - 1])
+          return op.emitOpError()
+                 << "k_ascending, but block column " << b << " has k "
+                 << kv[e] << " after " << kv[e - 1];
+  }
   return success();
 }
 

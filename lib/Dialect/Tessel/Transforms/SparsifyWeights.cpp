@@ -286,6 +286,7 @@ struct SparsifyWeightsPass
         rewriter.getDenseI64ArrayAttr(dilations),
         pad.empty() ? DenseI64ArrayAttr() : rewriter.getDenseI64ArrayAttr(pad),
         rewriter.getI64IntegerAttr(choice->r),
+        rewriter.getUnitAttr(), // packBlocks: each column's k ascend
         epi.accumulate ? rewriter.getUnitAttr() : nullptr, FloatAttr(),
         FloatAttr());
     rewriter.replaceOp(op, sp.getResult()[0]);
@@ -417,6 +418,7 @@ struct SparsifyWeightsPass
     auto sp = SparseMatmulOp::create(
         rewriter, loc, TypeRange{init2.getType()}, to2d(op.getDpsInputs()[0]),
         ptr, ks, vals, epi.bias, init2, rewriter.getI64IntegerAttr(c->r),
+        rewriter.getUnitAttr(), // packBlocks: each column's k ascend
         epi.accumulate ? rewriter.getUnitAttr() : nullptr, FloatAttr(),
         FloatAttr());
     rewriter.replaceOp(op, from2d(sp.getResult()[0]));

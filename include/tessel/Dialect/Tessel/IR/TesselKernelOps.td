@@ -497,7 +497,9 @@ def Tessel_SparseMatmulOp : Tessel_Op<"sparse_matmul",
     `e` in `[block_ptr[b], block_ptr[b+1])` (`block_ptr` has `ceil(N/R) + 1`
     entries, from 0, non-decreasing), at `k = block_k[e]` (in `[0, K)`),
     with `values[e*R + r] = B[block_k[e], b*R + r]` (0 past `N`). Every
-    other element of `B` is 0. `tessel-sparsify-weights` makes this op from
+    other element of `B` is 0. `k_ascending` says that each block column's
+    `k` ascend (verified where `block_ptr` and `block_k` are constants):
+    the kernel then takes `k` in chunks without checking. `tessel-sparsify-weights` makes this op from
     a matmul with constant weights; the kernel
     (`tessel_kernel_sparse_matmul_f32`) spends nothing on the zeros.
 
@@ -516,6 +518,7 @@ def Tessel_SparseMatmulOp : Tessel_Op<"sparse_matmul",
       Optional<AnyShaped>:$bias,
       AnyShaped:$init,
       I64Attr:$block_size,
+      UnitAttr:$k_ascending,
       UnitAttr:$accumulate,
       OptionalAttr<F32Attr>:$clamp_min,
       OptionalAttr<F32Attr>:$clamp_max);
@@ -580,6 +583,7 @@ def Tessel_SparseConv2DOp : Tessel_Op<"sparse_conv2d",
       DenseI64ArrayAttr:$dilations,
       OptionalAttr<DenseI64ArrayAttr>:$pad,
       I64Attr:$block_size,
+      UnitAttr:$k_ascending,
       UnitAttr:$accumulate,
       OptionalAttr<F32Attr>:$clamp_min,
       OptionalAttr<F32Attr>:$clamp_max);
