@@ -82,6 +82,29 @@ static LogicalResult verifyKernelOpCommon(OpT op, Value weights,
   return success();
 }
 
+/// A convolution's output spatial sizes against its input padded by `pad`
+/// [top, bottom, left, right] and its windows (`kernel` sizes, dynamic
+/// ones skipped).
+static LogicalResult verifyPaddedOutput(Operation *op, ShapedType inTy,
+                                        ShapedType outTy,
+                                        ArrayRef<int64_t> kernel,
+                                        ArrayRef<int64_t> pad,
+                                        ArrayRef<int64_t> strides,
+                                        ArrayRef<int64_t> dilations) {
+  for (int i = 0; i < 2; ++i) {
+    int64_t in = inTy.getDimSize(1 + i), out = outTy.getDimSize(1 + i);
+    if (!known(in) || !known(out) || !known(kernel[i]))
+      continue;
+    int64_t padded = in + pad[2 * i] + pad[2 * i + 1];
+    int64_t span = (kernel[i] - 1) * dilations[i] + 1;
+    int64_t expect = padded < span ? 0 : (padded - span) / strides[i] + 1;
+    if (out != expect)
+      return op->emitOpError() << "output spatial dim " << i << " is " << out
+                               << ", expected " << expect;
+  }
+  return success();
+}
+
 /// On memrefs: reads every input buffer, writes the init buffer (and reads
 /// it when accumulating). On tensors the ops are pure.
 template <typename OpT>
@@ -214,19 +237,9 @@ LogicalResult DepthwiseConv2DOp::verify() {
     if (known(c) && known(d) && c != d)
       return emitOpError() << "input, filter and init must have the same "
                               "channel count";
-  for (int i = 0; i < 2; ++i) {
-    int64_t in = inTy.getDimSize(1 + i), out = outTy.getDimSize(1 + i);
-    int64_t k = wTy.getDimSize(i);
-    if (!known(in) || !known(out) || !known(k))
-      continue;
-    int64_t padded = in + getPad()[2 * i] + getPad()[2 * i + 1];
-    int64_t span = (k - 1) * getDilations()[i] + 1;
-    int64_t expect = padded < span ? 0 : (padded - span) / getStrides()[i] + 1;
-    if (out != expect)
-      return emitOpError() << "output spatial dim " << i << " is " << out
-                           << ", expected " << expect;
-  }
-  return success();
+  return verifyPaddedOutput(*this, inTy, outTy,
+                            {wTy.getDimSize(0), wTy.getDimSize(1)}, getPad(),
+                            getStrides(), getDilations());
 }
 
 void PackedConv2DOp::getEffects(
@@ -356,18 +369,10 @@ LogicalResult SparseConv2DOp::verify() {
   int64_t c = inTy.getDimSize(3), f = outTy.getDimSize(3);
   if (!known(c) || !known(f))
     return emitOpError() << "input and output channel counts must be static";
-  SmallVector<int64_t> pad = getPadOrZero();
-  for (int i = 0; i < 2; ++i) {
-    int64_t in = inTy.getDimSize(1 + i), out = outTy.getDimSize(1 + i);
-    if (!known(in) || !known(out))
-      continue;
-    int64_t padded = in + pad[2 * i] + pad[2 * i + 1];
-    int64_t span = (getKernelSize()[i] - 1) * getDilations()[i] + 1;
-    int64_t expect = padded < span ? 0 : (padded - span) / getStrides()[i] + 1;
-    if (out != expect)
-      return emitOpError() << "output spatial dim " << i << " is " << out
-                           << ", expected " << expect;
-  }
+  if (failed(verifyPaddedOutput(*this, inTy, outTy, getKernelSize(),
+                                getPadOrZero(), getStrides(),
+                                getDilations())))
+    return failure();
   return verifySparseBlocks(*this,
                             getKernelSize()[0] * getKernelSize()[1] * c, f);
 }
@@ -423,18 +428,10 @@ LogicalResult GroupedConv2DOp::verify() {
                          << (wide ? " (taps x groups x inputs x outputs)"
                                   : " (taps x channel blocks x rotations x "
                                     "lanes)");
-  SmallVector<int64_t> pad = getPadOrZero();
-  for (int i = 0; i < 2; ++i) {
-    int64_t in = inTy.getDimSize(1 + i), out = outTy.getDimSize(1 + i);
-    if (!known(in) || !known(out))
-      continue;
-    int64_t padded = in + pad[2 * i] + pad[2 * i + 1];
-    int64_t span = (getKernelSize()[i] - 1) * getDilations()[i] + 1;
-    int64_t expect = padded < span ? 0 : (padded - span) / getStrides()[i] + 1;
-    if (out != expect)
-      return emitOpError() << "output spatial dim " << i << " is " << out
-                           << ", expected " << expect;
-  }
+  if (failed(verifyPaddedOutput(*this, inTy, outTy, getKernelSize(),
+                                getPadOrZero(), getStrides(),
+                                getDilations())))
+    return failure();
   return success();
 }
 
