@@ -105,6 +105,21 @@ static LogicalResult verifyPaddedOutput(Operation *op, ShapedType inTy,
   return success();
 }
 
+/// kernel_size and the optional pad of a kernel op that pads implicitly
+/// (tessel.sparse_conv2d, tessel.grouped_conv2d).
+template <typename OpT>
+static LogicalResult verifyWindowAttrs(OpT op) {
+  if (op.getKernelSize().size() != 2 ||
+      llvm::any_of(op.getKernelSize(), [](int64_t v) { return v < 1; }))
+    return op.emitOpError() << "kernel_size must have 2 positive values";
+  if (op.getPad() &&
+      (op.getPad()->size() != 4 ||
+       llvm::any_of(*op.getPad(), [](int64_t v) { return v < 0; })))
+    return op.emitOpError() << "pad must have 4 non-negative values [top, "
+                               "bottom, left, right]";
+  return success();
+}
+
 /// On memrefs: reads every input buffer, writes the init buffer (and reads
 /// it when accumulating). On tensors the ops are pure.
 template <typename OpT>
@@ -359,13 +374,8 @@ LogicalResult SparseConv2DOp::verify() {
     return failure();
   auto inTy = cast<ShapedType>(getInput().getType());
   auto outTy = cast<ShapedType>(getInit().getType());
-  if (getKernelSize().size() != 2 ||
-      llvm::any_of(getKernelSize(), [](int64_t v) { return v < 1; }))
-    return emitOpError() << "kernel_size must have 2 positive values";
-  if (getPad() && (getPad()->size() != 4 ||
-                   llvm::any_of(*getPad(), [](int64_t v) { return v < 0; })))
-    return emitOpError() << "pad must have 4 non-negative values [top, "
-                            "bottom, left, right]";
+  if (failed(verifyWindowAttrs(*this)))
+    return failure();
   int64_t c = inTy.getDimSize(3), f = outTy.getDimSize(3);
   if (!known(c) || !known(f))
     return emitOpError() << "input and output channel counts must be static";
@@ -399,13 +409,8 @@ LogicalResult GroupedConv2DOp::verify() {
   auto inTy = cast<ShapedType>(getInput().getType());
   auto outTy = cast<ShapedType>(getInit().getType());
   auto wTy = cast<ShapedType>(getPackedFilter().getType());
-  if (getKernelSize().size() != 2 ||
-      llvm::any_of(getKernelSize(), [](int64_t v) { return v < 1; }))
-    return emitOpError() << "kernel_size must have 2 positive values";
-  if (getPad() && (getPad()->size() != 4 ||
-                   llvm::any_of(*getPad(), [](int64_t v) { return v < 0; })))
-    return emitOpError() << "pad must have 4 non-negative values [top, "
-                            "bottom, left, right]";
+  if (failed(verifyWindowAttrs(*this)))
+    return failure();
   int64_t c = inTy.getDimSize(3), f = outTy.getDimSize(3), g = getGroups();
   if (!known(c) || !known(f) || c != f)
     return emitOpError() << "input and output must have the same static "
