@@ -22,12 +22,13 @@
 static void pack(const float *W, int64_t F, int64_t G, int64_t taps,
                  float *wp) {
   const int64_t fg = F / G, nb = (F + L - 1) / L;
-  memset(wp, 0, sizeof(float) * (fg % L ? taps * nb * fg * L : taps * F * fg));
-  if (fg % L == 0) {
+  const int64_t fgp = (fg + L - 1) / L * L;
+  memset(wp, 0, sizeof(float) * (fg < L ? taps * nb * fg * L : taps * G * fg * fgp));
+  if (fg >= L) {
     for (int64_t t = 0; t < taps; ++t)
       for (int64_t f = 0; f < F; ++f)
         for (int64_t c = 0; c < fg; ++c)
-          wp[((t * G + f / fg) * fg + c) * fg + f % fg] =
+          wp[((t * G + f / fg) * fg + c) * fgp + f % fg] =
               W[(f * taps + t) * fg + c];
     return;
   }
@@ -46,7 +47,9 @@ int main(void) {
   const int64_t shapes[][5] = {
       {56, 128, 32, 1, 1}, {56, 256, 32, 2, 1}, {28, 256, 32, 1, 1},
       {28, 512, 32, 2, 1}, {14, 512, 32, 1, 1}, {14, 1024, 32, 2, 1},
-      {7, 1024, 32, 1, 1}, {7, 200, 25, 1, 1},
+      {7, 1024, 32, 1, 1}, {7, 200, 25, 1, 1}, {56, 168, 7, 2, 1},
+      {28, 168, 7, 1, 1}, {28, 408, 17, 2, 1}, {14, 408, 17, 1, 1},
+      {14, 912, 38, 2, 1}, {7, 912, 38, 1, 1},
       {14, 208, 26, 1, 1}, {9, 24, 12, 1, 2}};
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
     const int64_t H = shapes[s][0], C = shapes[s][1], G = shapes[s][2],
@@ -58,7 +61,8 @@ int main(void) {
     float *ref = malloc(sizeof(float) * OH * OH * F);
     float *W = malloc(sizeof(float) * F * K), *bias = malloc(sizeof(float) * F);
     const int64_t nb = (F + L - 1) / L;
-    const int64_t wfloats = fg % L ? taps * nb * fg * L : taps * G * fg * fg;
+    const int64_t wfloats =
+        fg < L ? taps * nb * fg * L : taps * G * fg * ((fg + L - 1) / L * L);
     float *wp = aligned_alloc(64, sizeof(float) * wfloats);
     for (int64_t i = 0; i < H * H * C; ++i)
       in[i] = frand();

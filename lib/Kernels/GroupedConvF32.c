@@ -71,9 +71,12 @@ TK_INLINE tk_vec fold(const gc_job_t *j, const tk_vec *acc, const int FG) {
 }
 
 /* The TK_VW channels from c0 of the output pixel at `o`, with the
- * epilogue. Lanes past F are neither read nor written. */
-TK_INLINE void finish(const gc_job_t *j, tk_vec v, float *o, int64_t c0) {
-  const int64_t n = j->F - c0 < TK_VW ? j->F - c0 : TK_VW;
+ * epilogue; lanes from `lanes` on (and past F) are neither read nor
+ * written. */
+TK_INLINE void finish_n(const gc_job_t *j, tk_vec v, float *o, int64_t c0,
+                        int64_t lanes) {
+  int64_t n = j->F - c0 < TK_VW ? j->F - c0 : TK_VW;
+  n = n < lanes ? n : lanes;
   float *dst = o + c0;
   if (n == TK_VW) {
     if (j->accumulate)
@@ -93,6 +96,10 @@ TK_INLINE void finish(const gc_job_t *j, tk_vec v, float *o, int64_t c0) {
       x += j->bias[c0 + i];
     dst[i] = j->clamp ? tk_clamp_scalar(x, j->lo, j->hi) : x;
   }
+}
+
+TK_INLINE void finish(const gc_job_t *j, tk_vec v, float *o, int64_t c0) {
+  finish_n(j, v, o, c0, TK_VW);
 }
 
 /* TK_VW channels of `p` from vector q: lanes past F read as zero (the
@@ -226,25 +233,30 @@ ROW_FN(4, 2)
 
 typedef void (*row_fn)(const gc_job_t *, const taps_t *, int64_t, int64_t);
 
-/* Wide groups (fg a multiple of 16): a GEMM per group, the group's fg
- * outputs across WV vectors, each input channel broadcast to them. The
- * filter is packed c-major, wp[((t*G + g)*fg + c)*fg + f] = W[g*fg + f]
- * [kh][kw][c], so that the fg outputs of one input channel are one run of
- * vectors. T pixels x WV vectors of accumulators. */
+/* Wide groups (fg of 16 or more, a multiple of 8): a GEMM per group, the
+ * group's fg outputs across WV vectors (the last one part-used: 24 wide
+ * on AVX-512), each input channel broadcast to them. The filter is packed
+ * c-major in rows of fgp = fg rounded up to L, wp[((t*G + g)*fg + c)*fgp
+ * + f] = W[g*fg + f][kh][kw][c] (zero for f >= fg), so that the outputs
+ * of one input channel are one run of whole vectors. T pixels x WV
+ * vectors of accumulators. */
+TK_INLINE int64_t wide_row_floats(int64_t fg) { return (fg + L - 1) / L * L; }
+
 TK_INLINE void wide_tile(const gc_job_t *j, const taps_t *tp, const float *x0,
                          float *o, int64_t g, const int WV, const int T) {
   tk_vec acc[24];
   for (int i = 0; i < T * WV; ++i)
     acc[i] = (tk_vec){0};
-  const int64_t fg = j->fg, xstep = j->sw * j->in_sw;
+  const int64_t fg = j->fg, fgp = wide_row_floats(fg),
+                xstep = j->sw * j->in_sw;
   const float *xg = x0 + g * fg;
   for (int64_t t = 0; t < tp->n; ++t) {
     const float *px = xg + tp->in_off[t];
-    const float *wt = j->wp + (tp->tap[t] * j->G + g) * fg * fg;
+    const float *wt = j->wp + (tp->tap[t] * j->G + g) * fg * fgp;
     for (int64_t c = 0; c < fg; ++c) {
       tk_vec w[4];
       for (int v = 0; v < WV; ++v)
-        w[v] = tk_load(wt + c * fg + v * TK_VW);
+        w[v] = tk_load(wt + c * fgp + v * TK_VW);
       for (int p = 0; p < T; ++p) {
         const tk_vec x = tk_splat(px[p * xstep + c]);
         for (int v = 0; v < WV; ++v)
@@ -254,13 +266,15 @@ TK_INLINE void wide_tile(const gc_job_t *j, const taps_t *tp, const float *x0,
   }
   for (int p = 0; p < T; ++p)
     for (int v = 0; v < WV; ++v)
-      finish(j, acc[p * WV + v], o + p * j->out_sw, g * fg + v * TK_VW);
+      finish_n(j, acc[p * WV + v], o + p * j->out_sw, g * fg + v * TK_VW,
+               fg - v * TK_VW);
 }
 
 /* One output pixel of group g anywhere: taps outside the input skipped. */
 static void wide_pixel(const gc_job_t *j, int64_t n, int64_t oh, int64_t ow,
                        int64_t g) {
-  const int64_t fg = j->fg, nv = fg / TK_VW;
+  const int64_t fg = j->fg, fgp = wide_row_floats(fg),
+                nv = (fg + TK_VW - 1) / TK_VW;
   for (int64_t v0 = 0; v0 < nv; v0 += 4) {
     const int64_t nvv = nv - v0 < 4 ? nv - v0 : 4;
     tk_vec acc[4] = {{0}, {0}, {0}, {0}};
@@ -275,15 +289,16 @@ static void wide_pixel(const gc_job_t *j, int64_t n, int64_t oh, int64_t ow,
         const float *x = j->in + n * j->in_sn + ih * j->in_sh +
                          iw * j->in_sw + g * fg;
         const float *wt =
-            j->wp + ((kh * j->KW + kw) * j->G + g) * fg * fg + v0 * TK_VW;
+            j->wp + ((kh * j->KW + kw) * j->G + g) * fg * fgp + v0 * TK_VW;
         for (int64_t c = 0; c < fg; ++c)
           for (int64_t v = 0; v < nvv; ++v)
-            acc[v] += tk_splat(x[c]) * tk_load(wt + c * fg + v * TK_VW);
+            acc[v] += tk_splat(x[c]) * tk_load(wt + c * fgp + v * TK_VW);
       }
     }
     float *o = j->out + n * j->out_sn + oh * j->out_sh + ow * j->out_sw;
     for (int64_t v = 0; v < nvv; ++v)
-      finish(j, acc[v], o, g * fg + (v0 + v) * TK_VW);
+      finish_n(j, acc[v], o, g * fg + (v0 + v) * TK_VW,
+               fg - (v0 + v) * TK_VW);
   }
 }
 
@@ -319,6 +334,7 @@ WIDE_FN(2, 6)
 WIDE_FN(4, 3)
 #elif TK_VW == 8
 WIDE_FN(2, 6)
+WIDE_FN(3, 4)
 WIDE_FN(4, 3)
 #else
 WIDE_FN(4, 2)
@@ -353,8 +369,10 @@ static void row_scalar(const gc_job_t *j, const taps_t *tp, int64_t n,
             const int64_t r = ((fl - c) % j->fg + j->fg) % j->fg;
             const int64_t lane = (g * j->fg + c) % L, b = (g * j->fg) / L;
             const float wv =
-                j->fg % L == 0
-                    ? j->wp[((t * j->G + g) * j->fg + c) * j->fg + fl]
+                j->fg >= L
+                    ? j->wp[((t * j->G + g) * j->fg + c) *
+                                wide_row_floats(j->fg) +
+                            fl]
                     : j->wp[((t * nb + b) * j->fg + r) * L + lane];
             s += x[(g * j->fg + c) * j->in_sc] * wv;
           }
@@ -406,17 +424,23 @@ static row_fn pick(int64_t fg) {
   default:
     break;
   }
-  switch (fg / TK_VW) { /* wide groups: the vectors of a group */
+  if (fg < L || fg % 8)
+    return row_scalar;
+  switch ((fg + TK_VW - 1) / TK_VW) { /* wide groups: vectors a group */
 #if TK_VW == 16
   case 1:
-    return fg % 16 ? row_scalar : wide_row_v1;
+    return wide_row_v1;
 #endif
 #if TK_VW >= 8
   case 2:
-    return fg % 16 ? row_scalar : wide_row_v2;
+    return wide_row_v2;
+#endif
+#if TK_VW == 8
+  case 3:
+    return wide_row_v3;
 #endif
   case 4:
-    return fg % 16 ? row_scalar : wide_row_v4;
+    return wide_row_v4;
   default:
     return row_scalar;
   }
@@ -451,7 +475,7 @@ void tessel_kernel_grouped_conv2d_nhwc_f32(
     for (int i = 0; i < TK_VW; ++i)
       j.rot[r][i] = (int)(i - i % fg + ((i % fg - r) % fg + fg) % fg);
   const int contiguous = in_sc == 1 && out_sf == 1;
-  gc_task_t t = {&j, contiguous && (TK_VW % fg == 0 || fg % L == 0)
+  gc_task_t t = {&j, contiguous && (TK_VW % fg == 0 || fg >= L)
                          ? pick(fg)
                          : row_scalar};
   tk_parallel_for_runs(N * OH, run_row, &t);

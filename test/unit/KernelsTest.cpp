@@ -439,12 +439,14 @@ std::vector<float> packGrouped(const std::vector<float> &w, int64_t G,
                                int64_t fg, int64_t taps) {
   const int64_t L = TESSEL_KERNEL_GROUP_LANES, F = G * fg,
                 nb = (F + L - 1) / L;
-  if (fg % L == 0) {
-    std::vector<float> p(taps * G * fg * fg);
+  if (fg >= L) {
+    // Wide: c-major rows of fg rounded up to L, zero past fg.
+    const int64_t fgp = (fg + L - 1) / L * L;
+    std::vector<float> p(taps * G * fg * fgp, 0.0f);
     for (int64_t t = 0; t < taps; ++t)
       for (int64_t f = 0; f < F; ++f)
         for (int64_t c = 0; c < fg; ++c)
-          p[((t * G + f / fg) * fg + c) * fg + f % fg] =
+          p[((t * G + f / fg) * fg + c) * fgp + f % fg] =
               w[(f * taps + t) * fg + c];
     return p;
   }
@@ -531,6 +533,9 @@ TEST(GroupedKernel, GroupWidthsTailsStridesDilations) {
       {1, 7, 7, 2, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true, true, 1, 1},
       {1, 6, 9, 2, 64, 3, 3, 1, 1, 2, 1, 2, 1, 0, 2, false, false, false, 1, 1},
       {1, 5, 6, 3, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true, true, 2, 1},
+      {1, 9, 10, 3, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, false, true, 1, 2},
+      {2, 7, 8, 2, 24, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, true, true, false, 1, 1},
+      {1, 6, 6, 2, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true, true, 1, 1},
       {1, 5, 5, 7, 4, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, false, false, false, 1, 1},
       {1, 3, 4, 8, 2, 3, 3, 1, 1, 1, 1, 3, 2, 4, 3, true, false, true, 1, 1},
       {1, 8, 8, 4, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true, true, 2, 2},

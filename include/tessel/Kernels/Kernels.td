@@ -311,24 +311,26 @@ def DepthwiseConv2DNhwcF32 : Kernel<"depthwise_conv2d_nhwc_f32"> {
 
 def GroupedConv2DNhwcF32 : Kernel<"grouped_conv2d_nhwc_f32"> {
   let summary = "Grouped NHWC convolution whose groups have as many input "
-                "as output channels, fg a divisor or multiple of 16";
+                "as output channels (fg: a divisor of 16, or a multiple of 8 "
+                "from 16)";
   let description = [{
     With G groups of fg = F / G channels (the input has F channels too) and
     implicit zero padding:
       out[n,oh,ow,g*fg+f] = sum_{kh,kw,j} in[n, oh*sh+kh*dh-pad_top,
                                              ow*sw+kw*dw-pad_left, g*fg+j]
                                           * W[g*fg+f, kh, kw, j]
-    fg divides TESSEL_KERNEL_GROUP_LANES (L) or is a multiple of it;
-    channels contiguous in `in` and `out` (in_sc = out_sf = 1) take the
-    vector paths, any others plain loops. Narrow groups (fg < L): W is
+    fg divides TESSEL_KERNEL_GROUP_LANES (L), or is at least L and a
+    multiple of 8; channels contiguous in `in` and `out` (in_sc = out_sf =
+    1) take the vector paths, any others plain loops. Narrow groups (fg <
+    L): W is
     packed per tap, per block of L channels (ceil(F/L) of them), per
     rotation r < fg: wp[((kh*KW + kw) * ceil(F/L) + b) * fg + r][l] =
     W[g*fg + (j + r) % fg, kh, kw, j] for the channel b*L + l = g*fg + j
     (zero past F), so that lane (g, j) of an input vector meets output
-    (g, (j + r) % fg) in rotation r. Wide groups (fg a multiple of L): W
-    is packed c-major, wp[((kh*KW + kw) * G + g) * fg + j][f] =
-    W[g*fg + f, kh, kw, j], each input channel broadcast to its group's
-    outputs.
+    (g, (j + r) % fg) in rotation r. Wide groups (fg >= L): W is packed
+    c-major in rows of fgp = fg rounded up to L, wp[((kh*KW + kw) * G + g)
+    * fg + j][f] = W[g*fg + f, kh, kw, j] for f < fg, 0 for fg <= f < fgp,
+    each input channel broadcast to its group's outputs.
   }];
   let op = "GroupedConv2DOp";
   let arguments = (ins

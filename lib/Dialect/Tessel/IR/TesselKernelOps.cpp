@@ -415,22 +415,26 @@ LogicalResult GroupedConv2DOp::verify() {
   if (!known(c) || !known(f) || c != f)
     return emitOpError() << "input and output must have the same static "
                             "channel count";
-  if (g < 1 || f % g || (kGroupLanes % (f / g) && (f / g) % kGroupLanes))
+  bool narrow = g >= 1 && f % g == 0 && kGroupLanes % (f / g) == 0;
+  bool wide = g >= 1 && f % g == 0 && f / g >= kGroupLanes && (f / g) % 8 == 0;
+  if (!narrow && !wide)
     return emitOpError() << "groups = " << g << " must divide the " << f
-                         << " channels into groups of a divisor or a "
-                            "multiple of "
+                         << " channels into groups of a divisor of "
+                         << kGroupLanes << ", or of a multiple of 8 from "
                          << kGroupLanes;
   int64_t fg = f / g, taps = getKernelSize()[0] * getKernelSize()[1];
-  // Narrow groups: rotated vectors of lanes; wide ones: c-major.
-  bool wide = fg % kGroupLanes == 0;
+  // Narrow groups: rotated vectors of lanes; wide ones: c-major rows of
+  // fg rounded up to whole vectors.
+  int64_t fgp = (fg + kGroupLanes - 1) / kGroupLanes * kGroupLanes;
   SmallVector<int64_t> packed =
-      wide ? SmallVector<int64_t>{taps, g, fg, fg}
+      wide ? SmallVector<int64_t>{taps, g, fg, fgp}
            : SmallVector<int64_t>{taps, (f + kGroupLanes - 1) / kGroupLanes,
                                   fg, kGroupLanes};
   if (wTy.getShape() != ArrayRef<int64_t>(packed))
     return emitOpError() << "packed_filter must be " << packed[0] << "x"
                          << packed[1] << "x" << packed[2] << "x" << packed[3]
-                         << (wide ? " (taps x groups x inputs x outputs)"
+                         << (wide ? " (taps x groups x inputs x outputs "
+                                    "rounded up to 16)"
                                   : " (taps x channel blocks x rotations x "
                                     "lanes)");
   if (failed(verifyPaddedOutput(*this, inTy, outTy, getKernelSize(),

@@ -50,19 +50,20 @@ std::vector<float> packRotated(DenseElementsAttr w, int64_t groups,
   return out;
 }
 
-/// The filter of wide groups (fg a multiple of kLanes) c-major: per tap,
-/// per group, per input channel c, the fg outputs' weights W[g][f][kh][kw]
-/// [c] in a row.
+/// The filter of wide groups (fg of kLanes or more) c-major: per tap, per
+/// group, per input channel c, the fg outputs' weights W[g][f][kh][kw][c]
+/// in a row of fg rounded up to kLanes (zeros after).
 std::vector<float> packCMajor(DenseElementsAttr w, int64_t groups,
                               int64_t fg, int64_t kh, int64_t kw) {
   auto values = w.getValues<float>();
   std::vector<float> src(values.begin(), values.end());
-  std::vector<float> out(size_t(kh * kw * groups * fg * fg));
+  const int64_t fgp = (fg + kLanes - 1) / kLanes * kLanes;
+  std::vector<float> out(size_t(kh * kw * groups * fg * fgp), 0.0f);
   for (int64_t t = 0; t < kh * kw; ++t)
     for (int64_t g = 0; g < groups; ++g)
       for (int64_t f = 0; f < fg; ++f)
         for (int64_t c = 0; c < fg; ++c)
-          out[size_t(((t * groups + g) * fg + c) * fg + f)] =
+          out[size_t(((t * groups + g) * fg + c) * fgp + f)] =
               src[size_t(((g * fg + f) * kh * kw + t) * fg + c)];
   return out;
 }
@@ -97,9 +98,11 @@ struct GroupedConvToKernel : OpRewritePattern<linalg::Conv2DNhwgcGfhwcOp> {
       return rewriter.notifyMatchFailure(op, "needs f32, static but batch");
     const int64_t groups = wTy.getDimSize(0), fg = wTy.getDimSize(1),
                   kh = wTy.getDimSize(2), kw = wTy.getDimSize(3);
-    if (wTy.getDimSize(4) != fg || (kLanes % fg != 0 && fg % kLanes != 0))
+    const bool wide = fg >= kLanes && fg % 8 == 0;
+    if (wTy.getDimSize(4) != fg || (kLanes % fg != 0 && !wide))
       return rewriter.notifyMatchFailure(
-          op, "groups not square, or not a divisor or multiple of 16 wide");
+          op, "groups not square, or neither a divisor of 16 nor a multiple "
+              "of 8 from 16 wide");
     DenseElementsAttr w = constantBehind(w5);
     if (!w)
       return rewriter.notifyMatchFailure(op, "filter is not a constant");
@@ -132,11 +135,11 @@ struct GroupedConvToKernel : OpRewritePattern<linalg::Conv2DNhwgcGfhwcOp> {
           rewriter.getF32Type());
       accumulate = false;
     }
-    bool wide = fg % kLanes == 0;
+    const int64_t fgp = (fg + kLanes - 1) / kLanes * kLanes;
     std::vector<float> packed = wide ? packCMajor(w, groups, fg, kh, kw)
                                      : packRotated(w, groups, fg, kh, kw);
     auto packedTy = RankedTensorType::get(
-        wide ? ArrayRef<int64_t>{kh * kw, groups, fg, fg}
+        wide ? ArrayRef<int64_t>{kh * kw, groups, fg, fgp}
              : ArrayRef<int64_t>{kh * kw, (groups * fg + kLanes - 1) / kLanes,
                                  fg, kLanes},
         rewriter.getF32Type());
