@@ -16,7 +16,7 @@ func.func @round_trip(%x: tensor<?x6x6x32xf32>, %w: tensor<9x2x4x16xf32>, %b: te
 // -----
 
 func.func @groups_of_twelve(%x: tensor<1x6x6x48xf32>, %w: tensor<9x3x12x16xf32>, %c: tensor<1x6x6x48xf32>) -> tensor<1x6x6x48xf32> {
-  // expected-error @+1 {{groups = 4 must divide the 48 channels into groups of a divisor or a multiple of 16}}
+  // expected-error @+1 {{groups = 4 must divide the 48 channels into groups of a divisor of 16, or of a multiple of 8 from 16}}
   %r = tessel.grouped_conv2d ins(%x, %w : tensor<1x6x6x48xf32>, tensor<9x3x12x16xf32>) outs(%c : tensor<1x6x6x48xf32>) {groups = 4 : i64, kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>} -> tensor<1x6x6x48xf32>
   return %r : tensor<1x6x6x48xf32>
 }
@@ -25,7 +25,7 @@ func.func @groups_of_twelve(%x: tensor<1x6x6x48xf32>, %w: tensor<9x3x12x16xf32>,
 
 // Wide groups (32 channels) are packed c-major: taps x groups x 32 x 32.
 func.func @wide_packed_shape(%x: tensor<1x6x6x64xf32>, %w: tensor<9x4x32x16xf32>, %c: tensor<1x6x6x64xf32>) -> tensor<1x6x6x64xf32> {
-  // expected-error @+1 {{packed_filter must be 9x2x32x32 (taps x groups x inputs x outputs)}}
+  // expected-error @+1 {{packed_filter must be 9x2x32x32 (taps x groups x inputs x outputs rounded up to 16)}}
   %r = tessel.grouped_conv2d ins(%x, %w : tensor<1x6x6x64xf32>, tensor<9x4x32x16xf32>) outs(%c : tensor<1x6x6x64xf32>) {groups = 2 : i64, kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>} -> tensor<1x6x6x64xf32>
   return %r : tensor<1x6x6x64xf32>
 }
