@@ -72,3 +72,20 @@ func.func @accumulating_init(%x: tensor<1x4x4x8xf32>, %init: tensor<1x4x4x2x4xf3
   %y = tensor.collapse_shape %c [[0], [1], [2], [3, 4]] : tensor<1x4x4x2x4xf32> into tensor<1x4x4x8xf32>
   return %y : tensor<1x4x4x8xf32>
 }
+
+// -----
+
+// 16-wide groups: the filter packed c-major, taps x groups x 16 inputs x
+// 16 outputs.
+// CHECK-LABEL: func @wide_groups
+// CHECK: tessel.grouped_conv2d ins(%{{.*}}, %{{.*}} : tensor<1x4x4x32xf32>, tensor<1x2x16x16xf32>) outs(%{{.*}} : tensor<1x4x4x32xf32>) {dilations = array<i64: 1, 1>, groups = 2 : i64, kernel_size = array<i64: 1, 1>, pad = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>}
+func.func @wide_groups(%x: tensor<1x4x4x32xf32>) -> tensor<1x4x4x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %w = arith.constant dense<0.25> : tensor<2x16x1x1x16xf32>
+  %xe = tensor.expand_shape %x [[0], [1], [2], [3, 4]] output_shape [1, 4, 4, 2, 16] : tensor<1x4x4x32xf32> into tensor<1x4x4x2x16xf32>
+  %e = tensor.empty() : tensor<1x4x4x2x16xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x4x2x16xf32>) -> tensor<1x4x4x2x16xf32>
+  %c = linalg.conv_2d_nhwgc_gfhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%xe, %w : tensor<1x4x4x2x16xf32>, tensor<2x16x1x1x16xf32>) outs(%z : tensor<1x4x4x2x16xf32>) -> tensor<1x4x4x2x16xf32>
+  %y = tensor.collapse_shape %c [[0], [1], [2], [3, 4]] : tensor<1x4x4x2x16xf32> into tensor<1x4x4x32xf32>
+  return %y : tensor<1x4x4x32xf32>
+}
