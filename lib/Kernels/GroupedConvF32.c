@@ -29,6 +29,7 @@
 #endif
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define L TESSEL_KERNEL_GROUP_LANES
@@ -397,7 +398,16 @@ static void run_row(void *arg, int64_t task) {
   const gc_task_t *t = (const gc_task_t *)arg;
   const gc_job_t *j = t->j;
   const int64_t n = task / j->OH, oh = task % j->OH;
-  int64_t in_off[j->KH * j->KW], tap[j->KH * j->KW];
+  /* The row's taps: on the stack for any usual filter, on the heap for a
+   * huge one (a model's 100x100 filter must not overflow a worker's
+   * stack). */
+  int64_t small[2 * 64];
+  const int64_t ntaps = j->KH * j->KW;
+  int64_t *buf = ntaps <= 64 ? small
+                             : (int64_t *)malloc(sizeof(int64_t) * 2 * ntaps);
+  if (!buf)
+    abort(); /* out of memory for a tap table: nothing sane to return */
+  int64_t *in_off = buf, *tap = buf + ntaps;
   taps_t tp = {0, in_off, tap};
   for (int64_t kh = 0; kh < j->KH; ++kh) {
     const int64_t ih = oh * j->sh + kh * j->dh - j->pt;
@@ -409,6 +419,8 @@ static void run_row(void *arg, int64_t task) {
     }
   }
   t->fn(j, &tp, n, oh);
+  if (buf != small)
+    free(buf);
 }
 
 static row_fn pick(int64_t fg) {

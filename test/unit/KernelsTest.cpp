@@ -536,6 +536,7 @@ TEST(GroupedKernel, GroupWidthsTailsStridesDilations) {
       {1, 9, 10, 3, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, false, true, 1, 2},
       {2, 7, 8, 2, 24, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, true, true, false, 1, 1},
       {1, 6, 6, 2, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true, true, 1, 1},
+      {1, 9, 9, 4, 4, 9, 9, 1, 1, 1, 1, 4, 4, 4, 4, true, false, false, 1, 2},
       {1, 5, 5, 7, 4, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, false, false, false, 1, 1},
       {1, 3, 4, 8, 2, 3, 3, 1, 1, 1, 1, 3, 2, 4, 3, true, false, true, 1, 1},
       {1, 8, 8, 4, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true, true, 2, 2},
