@@ -215,10 +215,12 @@ struct ConvToKernel : OpRewritePattern<linalg::Conv2DNhwcFhwcOp> {
     // A 3x3, stride-1 convolution with constant weights: Winograd F(2x2,
     // 3x3), its filter transformed and packed here.
     DenseElementsAttr fw;
-    if (!*bf16 && winogradMin > 0 && fShape[1] == 3 && fShape[2] == 3 &&
+    auto outShape = cast<RankedTensorType>(init.getType()).getShape();
+    if (!*bf16 && fShape[1] == 3 && fShape[2] == 3 &&
         strides == ArrayRef<int64_t>{1, 1} &&
         dilations == ArrayRef<int64_t>{1, 1} &&
-        fShape[0] >= winogradMin && fShape[3] >= winogradMin &&
+        prefersWinograd(fShape[3], fShape[0], outShape[1], outShape[2],
+                        winogradMin) &&
         matchPattern(filter, m_Constant(&fw))) {
       DenseElementsAttr u = winogradPackedFilter(fw, nr);
       Value packed = arith::ConstantOp::create(rewriter, loc, u.getType(), u);

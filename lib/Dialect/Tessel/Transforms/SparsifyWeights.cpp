@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "KernelInit.h"
+#include "WinogradFilter.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
@@ -264,10 +265,10 @@ struct SparsifyWeightsPass
         }
     double moved = double(kw * rowsRead * c * wq + ow * f) * double(oh);
     double overhead = movedElementCost * moved / double(oh * ow * k * f);
-    bool winograd = winogradMinChannels > 0 && kh == 3 && kw == 3 &&
+    bool winograd = kh == 3 && kw == 3 &&
                     strides == ArrayRef<int64_t>{1, 1} &&
                     dilations == ArrayRef<int64_t>{1, 1} &&
-                    c >= winogradMinChannels && f >= winogradMinChannels;
+                    prefersWinograd(c, f, oh, ow, winogradMinChannels);
     std::optional<Choice> choice =
         choose(op, b, k, f, pixels, lanesUsed, overhead, winograd ? kWinogradGain : 1.0,
                winograd ? " dense=winograd" : "", out);

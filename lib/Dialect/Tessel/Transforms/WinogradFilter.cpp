@@ -55,3 +55,12 @@ DenseElementsAttr mlir::tessel::winogradPackedFilter(DenseElementsAttr filter,
   auto outTy = RankedTensorType::get({16, panels, c, nr}, ty.getElementType());
   return DenseElementsAttr::get(outTy, ArrayRef<float>(out));
 }
+
+bool mlir::tessel::prefersWinograd(int64_t c, int64_t f, int64_t oh,
+                                   int64_t ow, int64_t minChannels) {
+  if (minChannels <= 0 || c < minChannels || f < minChannels)
+    return false;
+  const bool large = !ShapedType::isDynamic(oh) && !ShapedType::isDynamic(ow) &&
+                     oh * ow >= 56 * 56;
+  return !(large && c + f <= 96);
+}

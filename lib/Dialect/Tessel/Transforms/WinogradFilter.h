@@ -19,6 +19,18 @@ namespace mlir::tessel {
 /// `packed_filter` of `tessel.packed_conv2d {winograd}`.
 DenseElementsAttr winogradPackedFilter(DenseElementsAttr filter, int64_t nr);
 
+/// Whether a 3x3, stride-1, dilation-1 f32 convolution of `c` input and `f`
+/// output channels onto `oh` x `ow` outputs (dynamic: unknown) runs as
+/// Winograd rather than the implicit GEMM: at least `minChannels` of each
+/// (0: never), except few channels on a large image, where the transforms
+/// stream through memory (bench/winograd_conv.c, one thread, Sapphire
+/// Rapids: 32 -> 32 channels at 56x56 0.83x the direct kernel, at
+/// 112x112 0.75x; 32 -> 64 and 64 -> 32 at 56x56 0.89x; 64 -> 64 1.14x).
+/// tessel-convert-to-kernels decides with it, tessel-sparsify-weights
+/// prices the dense path with it.
+bool prefersWinograd(int64_t c, int64_t f, int64_t oh, int64_t ow,
+                     int64_t minChannels);
+
 } // namespace mlir::tessel
 
 #endif // TESSEL_DIALECT_TESSEL_TRANSFORMS_WINOGRADFILTER_H
