@@ -88,9 +88,11 @@ int main(void) {
           ref[(oh * OH + ow) * F + f] = a > 0 ? (float)a : 0.0f;
         }
     pack(W, F, G, taps, wp);
+    const int64_t packing = fg < L ? TESSEL_KERNEL_GROUPED_ROTATED
+                                   : TESSEL_KERNEL_GROUPED_CMAJOR;
     tessel_kernel_grouped_conv2d_nhwc_f32(
-        1, OH, OH, F, KS, KS, H, H, pad, pad, in, 0, H * C, C, 1, st, st, dl,
-        dl, G, wp, out, 0, OH * F, F, 1, bias, 0.0f, INFINITY, 0);
+        1, OH, OH, F, KS, KS, C, H, H, pad, pad, in, 0, H * C, C, 1, st, st,
+        dl, dl, G, packing, wp, out, 0, OH * F, F, 1, bias, 0.0f, INFINITY, 0);
     double err = 0;
     for (int64_t i = 0; i < OH * OH * F; ++i)
       err = fmax(err, fabs(out[i] - ref[i]));
@@ -105,8 +107,8 @@ int main(void) {
              0.0f, INFINITY, 0));
     TIME(tg, 5, 3,
          tessel_kernel_grouped_conv2d_nhwc_f32(
-             1, OH, OH, F, KS, KS, H, H, pad, pad, in, 0, H * C, C, 1, st, st,
-             dl, dl, G, wp, out, 0, OH * F, F, 1, bias, 0.0f, INFINITY, 0));
+             1, OH, OH, F, KS, KS, C, H, H, pad, pad, in, 0, H * C, C, 1, st,
+             st, dl, dl, G, packing, wp, out, 0, OH * F, F, 1, bias, 0.0f, INFINITY, 0));
     const double gflop = 2.0 * OH * OH * F * K / 1e9;
     printf("grouped_conv: H=%lld C=%lld groups=%lld width=%lld stride=%lld "
            "dilation=%lld max_err=%.1e per_group_ms=%.3f grouped_ms=%.3f "

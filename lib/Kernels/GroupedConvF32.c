@@ -44,6 +44,7 @@ typedef struct {
   const float *bias;
   float lo, hi;
   int accumulate, clamp;
+  int cmajor; /* the filter's packing: c-major rows, else rotated */
   /* Output columns [ow_lo, ow_hi) read every kw tap inside the input. */
   int64_t ow_lo, ow_hi;
   tk_ivec rot[16]; /* rot[r]: lane (g, f) <- lane (g, (f - r) % fg) */
@@ -370,7 +371,7 @@ static void row_scalar(const gc_job_t *j, const taps_t *tp, int64_t n,
             const int64_t r = ((fl - c) % j->fg + j->fg) % j->fg;
             const int64_t lane = (g * j->fg + c) % L, b = (g * j->fg) / L;
             const float wv =
-                j->fg >= L
+                j->cmajor
                     ? j->wp[((t * j->G + g) * j->fg + c) *
                                 wide_row_floats(j->fg) +
                             fl]
@@ -423,18 +424,20 @@ static void run_row(void *arg, int64_t task) {
     free(buf);
 }
 
-static row_fn pick(int64_t fg) {
-  switch (fg) {
-  case 2:
-    return row_fg2;
-  case 4:
-    return row_fg4;
+static row_fn pick(int64_t fg, int cmajor) {
+  if (!cmajor) {
+    switch (fg) {
+    case 2:
+      return row_fg2;
+    case 4:
+      return row_fg4;
 #if TK_VW >= 8
-  case 8:
-    return row_fg8;
+    case 8:
+      return row_fg8;
 #endif
-  default:
-    break;
+    default:
+      return row_scalar;
+    }
   }
   if (fg < L || fg % 8)
     return row_scalar;
@@ -460,19 +463,36 @@ static row_fn pick(int64_t fg) {
 
 void tessel_kernel_grouped_conv2d_nhwc_f32(
     int64_t N, int64_t OH, int64_t OW, int64_t F, int64_t KH, int64_t KW,
-    int64_t H, int64_t W, int64_t pad_top, int64_t pad_left, const float *in,
-    int64_t in_sn, int64_t in_sh, int64_t in_sw, int64_t in_sc,
-    int64_t stride_h, int64_t stride_w, int64_t dil_h, int64_t dil_w,
-    int64_t G, const float *wp, float *out, int64_t out_sn, int64_t out_sh,
-    int64_t out_sw, int64_t out_sf, const float *bias, float lo, float hi,
-    int32_t flags) {
+    int64_t C, int64_t H, int64_t W, int64_t pad_top, int64_t pad_left,
+    const float *in, int64_t in_sn, int64_t in_sh, int64_t in_sw,
+    int64_t in_sc, int64_t stride_h, int64_t stride_w, int64_t dil_h,
+    int64_t dil_w, int64_t G, int64_t packing, const float *wp, float *out,
+    int64_t out_sn, int64_t out_sh, int64_t out_sw, int64_t out_sf,
+    const float *bias, float lo, float hi, int32_t flags) {
   if (N <= 0 || OH <= 0 || OW <= 0 || F <= 0 || G <= 0)
     return;
+  if (packing == TESSEL_KERNEL_GROUPED_PANELS) {
+    /* A GEMM per group, by the dense kernel on the group's channel
+     * slices: one call here for every group (the compiler's code does not
+     * grow with them), the bias at the group's channels. */
+    const int64_t cg = C / G, fg = F / G, NR = TESSEL_KERNEL_NR;
+    const int64_t per_group = (fg + NR - 1) / NR * KH * KW * cg * NR;
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t g = 0; g < G; ++g)
+        tessel_kernel_conv2d_nhwc_f32(
+            1, OH, OW, fg, KH, KW, cg, H, W, pad_top, pad_left,
+            in + n * in_sn + g * cg * in_sc, 0, in_sh, in_sw, in_sc, stride_h,
+            stride_w, dil_h, dil_w, wp + g * per_group, 0,
+            out + n * out_sn + g * fg * out_sf, 0, out_sh, out_sw, out_sf,
+            bias ? bias + g * fg : NULL, lo, hi, flags);
+    return;
+  }
+  (void)C; /* rotated and c-major groups are square: C = F */
   gc_job_t j = {OH, OW, F, G, F / G, KH, KW, H, W, pad_top, pad_left,
                 stride_h, stride_w, dil_h, dil_w, in, in_sn, in_sh, in_sw,
                 in_sc, wp, out, out_sn, out_sh, out_sw, out_sf, bias, lo, hi,
                 (flags & TESSEL_KERNEL_ACCUMULATE) != 0, tk_has_clamp(lo, hi),
-                0, 0, {{0}}};
+                packing == TESSEL_KERNEL_GROUPED_CMAJOR, 0, 0, {{0}}};
   /* Columns whose kw taps all read inside: ow*sw - pl >= 0 and
    * ow*sw + (KW-1)*dw - pl < W. */
   int64_t lo_ow = (pad_left + stride_w - 1) / stride_w;
@@ -487,8 +507,6 @@ void tessel_kernel_grouped_conv2d_nhwc_f32(
     for (int i = 0; i < TK_VW; ++i)
       j.rot[r][i] = (int)(i - i % fg + ((i % fg - r) % fg + fg) % fg);
   const int contiguous = in_sc == 1 && out_sf == 1;
-  gc_task_t t = {&j, contiguous && (TK_VW % fg == 0 || fg >= L)
-                         ? pick(fg)
-                         : row_scalar};
+  gc_task_t t = {&j, contiguous ? pick(fg, j.cmajor) : row_scalar};
   tk_parallel_for_runs(N * OH, run_row, &t);
 }

@@ -130,11 +130,10 @@ void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
   // Before softmax is decomposed: attention chains become one fused kernel.
   if (useKernels(options))
     pm.addNestedPass<func::FuncOp>(createTesselFuseAttention());
-  // Grouped convolutions of narrow square groups stay whole for the
-  // kernel library's grouped kernel: groups of up to a vector's lanes.
+  // Grouped convolutions stay whole for the kernel library's grouped
+  // kernel.
   TesselDecomposeGraphOpsOptions decompose;
-  if (useKernels(options))
-    decompose.groupedMaxWidth = std::min<int64_t>(8, options.vectorBits / 32);
+  decompose.keepGrouped = useKernels(options);
   pm.addNestedPass<func::FuncOp>(createTesselDecomposeGraphOps(decompose));
   // Layout: ONNX graphs are NCHW while TOSA convolutions are NHWC, so every
   // conv comes wrapped in transposes; cancel them across elementwise ops.
@@ -185,7 +184,12 @@ void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
     }
     // Before elementwise fusion, which would merge the bias/residual/clamp
     // epilogues into generics the kernel patterns no longer recognize.
-    pm.addPass(createTesselConvertToKernels());
+    // Narrow square groups take the rotated vector layout up to a
+    // vector's lanes.
+    TesselConvertToKernelsOptions toKernels;
+    toKernels.groupedRotatedMaxWidth =
+        std::min<int64_t>(8, options.vectorBits / 32);
+    pm.addPass(createTesselConvertToKernels(toKernels));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }

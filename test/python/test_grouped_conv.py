@@ -1,11 +1,10 @@
 """Grouped convolutions, compiled from PyTorch modules and compared with
 PyTorch at every -O level (rtol 1e-4, atol 1e-5).
 
-At -O2 and up, groups of as many input as output channels, 2, 4 or 8 of
-them (ResNeXt's and RegNet's 3x3 layers), run on the kernel library's
-grouped kernel (tessel.grouped_conv2d), and so do groups of 16 (a GEMM per
-group, in one call); the other grouped convolutions run group by group.
-The cases cover both, with strides, dilations, asymmetric
+At -O2 and up every grouped convolution is one tessel.grouped_conv2d:
+groups of as many input as output channels, 2, 4 or 8 of them (ResNeXt's
+and RegNet's 3x3 layers), on rotated vectors; 16 of them as c-major GEMMs;
+any others as the dense kernel's GEMM per group. The cases cover both, with strides, dilations, asymmetric
 padding, channel counts that leave a part vector, batches, and the bias,
 ReLU and residual epilogues the kernel fuses.
 """
@@ -48,8 +47,10 @@ CASES = [
     (20, 20, 5, (3, 1), (2, 1), 1, (1, 0), True, 2, 9, 5),  # 4, 3x1
     (64, 64, 4, 3, 1, 1, 1, True, 1, 7, 7),           # 16: a GEMM a group
     (48, 48, 3, 3, 2, 1, 1, True, 2, 11, 9),          # 16, stride 2
-    (64, 64, 2, 3, 1, 1, 1, True, 1, 6, 6),           # 32: per group
+    (64, 64, 2, 3, 1, 1, 1, True, 1, 6, 6),           # 32: panels
     (16, 32, 4, 3, 1, 1, 1, True, 1, 6, 6),           # 4 in, 8 out
+    (12, 18, 6, 3, 2, 1, (2, 1), True, 2, 9, 8),      # 2 in, 3 out
+    (96, 48, 4, 1, 1, 1, 0, False, 1, 5, 5),          # 24 in, 12 out
 ]
 
 
@@ -84,12 +85,13 @@ def test_resnext_style_stack_two_threads():
                                atol=1e-5)
 
 
-@pytest.mark.parametrize("groups,expect_kernel",
-                         [(16, True), (4, True), (2, False)])
-def test_which_convolutions_take_the_grouped_kernel(tmp_path, groups,
-                                                    expect_kernel):
-    # 4- and 16-channel groups become tessel.grouped_conv2d at -O3;
-    # 32-channel groups stay per-group packed convolutions.
+@pytest.mark.parametrize("groups,packing",
+                         [(16, "rotated"), (4, "cmajor"), (2, "panels")])
+def test_every_grouped_convolution_is_one_kernel_op(tmp_path, groups, packing):
+    # 4-channel groups take the rotated vectors at -O3, 16-channel ones
+    # the c-major GEMMs, 32-channel ones the dense kernel's panels: one
+    # tessel.grouped_conv2d each, whatever the group count, no per-group
+    # convolutions.
     import subprocess
 
     from conftest import BIN
@@ -103,5 +105,6 @@ def test_which_convolutions_take_the_grouped_kernel(tmp_path, groups,
         [os.path.join(BIN, "tessel-compile"), str(path), "-O3",
          "--compile-to=linalg", "-o", "-"],
         check=True, capture_output=True, text=True).stdout
-    assert ("tessel.grouped_conv2d" in ir) == expect_kernel
-    assert ("tessel.packed_conv2d" in ir) != expect_kernel
+    assert ir.count("tessel.grouped_conv2d") == 1
+    assert f'packing = "{packing}"' in ir
+    assert "tessel.packed_conv2d" not in ir

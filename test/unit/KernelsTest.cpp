@@ -430,17 +430,28 @@ struct GroupedCase {
   bool bias, clamp, accumulate;
   int64_t chStride; // channel stride of in and out (1: contiguous)
   uint32_t threads;
+  int64_t cg = 0;   // inputs per group (0: fg, square)
+  bool panels = false; // the dense kernel's panels, whatever the groups
 };
 
-/// W[f][kh][kw][j] (fg inputs per group) in the grouped kernel's layout
-/// (Kernels.td, grouped_conv2d_nhwc_f32): rotated for narrow groups,
-/// c-major for groups a multiple of GROUP_LANES wide.
+/// W[f][kh][kw][j] (cg inputs per group) in the grouped kernel's layout
+/// `packing` (Kernels.td, grouped_conv2d_nhwc_f32).
 std::vector<float> packGrouped(const std::vector<float> &w, int64_t G,
-                               int64_t fg, int64_t taps) {
+                               int64_t cg, int64_t fg, int64_t taps,
+                               int64_t packing) {
   const int64_t L = TESSEL_KERNEL_GROUP_LANES, F = G * fg,
                 nb = (F + L - 1) / L;
-  if (fg >= L) {
-    // Wide: c-major rows of fg rounded up to L, zero past fg.
+  if (packing == TESSEL_KERNEL_GROUPED_PANELS) {
+    const int64_t P = (fg + NR - 1) / NR, K = taps * cg;
+    std::vector<float> p(G * P * K * NR, 0.0f);
+    for (int64_t f = 0; f < F; ++f)
+      for (int64_t k = 0; k < K; ++k)
+        p[(((f / fg) * P + f % fg / NR) * K + k) * NR + f % fg % NR] =
+            w[f * K + k];
+    return p;
+  }
+  if (packing == TESSEL_KERNEL_GROUPED_CMAJOR) {
+    // c-major rows of fg rounded up to L, zero past fg.
     const int64_t fgp = (fg + L - 1) / L * L;
     std::vector<float> p(taps * G * fg * fgp, 0.0f);
     for (int64_t t = 0; t < taps; ++t)
@@ -462,31 +473,40 @@ std::vector<float> packGrouped(const std::vector<float> &w, int64_t G,
 }
 
 void checkGrouped(const GroupedCase &t) {
+  const int64_t cg = t.cg ? t.cg : t.fg;
+  const int64_t packing = t.panels || cg != t.fg
+                              ? TESSEL_KERNEL_GROUPED_PANELS
+                          : t.fg >= TESSEL_KERNEL_GROUP_LANES
+                              ? TESSEL_KERNEL_GROUPED_CMAJOR
+                              : TESSEL_KERNEL_GROUPED_ROTATED;
   SCOPED_TRACE(testing::Message()
                << "N " << t.N << " H " << t.H << " W " << t.W << " G " << t.G
-               << " fg " << t.fg << " k " << t.KH << "x" << t.KW << " s "
-               << t.sh << "," << t.sw << " d " << t.dh << "," << t.dw
-               << " pad " << t.pt << "," << t.pb << "," << t.pl << "," << t.pr
-               << " stride " << t.chStride << " threads " << t.threads);
-  const int64_t F = t.G * t.fg, cs = t.chStride;
+               << " cg " << cg << " fg " << t.fg << " k " << t.KH << "x"
+               << t.KW << " s " << t.sh << "," << t.sw << " d " << t.dh << ","
+               << t.dw << " pad " << t.pt << "," << t.pb << "," << t.pl << ","
+               << t.pr << " stride " << t.chStride << " threads " << t.threads
+               << " packing " << packing);
+  const int64_t F = t.G * t.fg, C = t.G * cg, cs = t.chStride;
   const int64_t OH = (t.H + t.pt + t.pb - t.dh * (t.KH - 1) - 1) / t.sh + 1;
   const int64_t OW = (t.W + t.pl + t.pr - t.dw * (t.KW - 1) - 1) / t.sw + 1;
-  // Element (n, y, x, c) of an N x Y x X x F tensor whose channels are cs
+  // Element (n, y, x, c) of an N x Y x X x K tensor whose channels are cs
   // apart.
-  auto at = [&](int64_t Y, int64_t X, int64_t n, int64_t y, int64_t x,
-                int64_t c) { return (((n * Y + y) * X + x) * F + c) * cs; };
-  auto in = randomVec(t.N * t.H * t.W * F * cs, 31);
-  auto w = randomVec(F * t.KH * t.KW * t.fg, 32);
+  auto at = [&](int64_t Y, int64_t X, int64_t K, int64_t n, int64_t y,
+                int64_t x, int64_t c) {
+    return (((n * Y + y) * X + x) * K + c) * cs;
+  };
+  auto in = randomVec(t.N * t.H * t.W * C * cs, 31);
+  auto w = randomVec(F * t.KH * t.KW * cg, 32);
   auto bv = randomVec(F, 33), init = randomVec(t.N * OH * OW * F * cs, 34);
-  auto wp = packGrouped(w, t.G, t.fg, t.KH * t.KW);
+  auto wp = packGrouped(w, t.G, cg, t.fg, t.KH * t.KW, packing);
   std::vector<float> out = init;
   float lo = t.clamp ? 0.0f : -kInf, hi = t.clamp ? 0.5f : kInf;
   setThreads(t.threads);
   tessel_kernel_grouped_conv2d_nhwc_f32(
-      t.N, OH, OW, F, t.KH, t.KW, t.H, t.W, t.pt, t.pl, in.data(),
-      t.H * t.W * F * cs, t.W * F * cs, F * cs, cs, t.sh, t.sw, t.dh, t.dw,
-      t.G, wp.data(), out.data(), OH * OW * F * cs, OW * F * cs, F * cs, cs,
-      t.bias ? bv.data() : nullptr, lo, hi,
+      t.N, OH, OW, F, t.KH, t.KW, C, t.H, t.W, t.pt, t.pl, in.data(),
+      t.H * t.W * C * cs, t.W * C * cs, C * cs, cs, t.sh, t.sw, t.dh, t.dw,
+      t.G, packing, wp.data(), out.data(), OH * OW * F * cs, OW * F * cs,
+      F * cs, cs, t.bias ? bv.data() : nullptr, lo, hi,
       t.accumulate ? TESSEL_KERNEL_ACCUMULATE : 0);
   setThreads(1);
   double worst = 0;
@@ -494,7 +514,7 @@ void checkGrouped(const GroupedCase &t) {
     for (int64_t oh = 0; oh < OH; ++oh)
       for (int64_t ow = 0; ow < OW; ++ow)
         for (int64_t f = 0; f < F; ++f) {
-          const int64_t o = at(OH, OW, n, oh, ow, f), g = f / t.fg;
+          const int64_t o = at(OH, OW, F, n, oh, ow, f), g = f / t.fg;
           double acc = (t.accumulate ? init[o] : 0.0) + (t.bias ? bv[f] : 0.0);
           for (int64_t kh = 0; kh < t.KH; ++kh)
             for (int64_t kw = 0; kw < t.KW; ++kw) {
@@ -502,15 +522,15 @@ void checkGrouped(const GroupedCase &t) {
                       iw = ow * t.sw + kw * t.dw - t.pl;
               if (ih < 0 || ih >= t.H || iw < 0 || iw >= t.W)
                 continue;
-              for (int64_t j = 0; j < t.fg; ++j)
-                acc += double(in[at(t.H, t.W, n, ih, iw, g * t.fg + j)]) *
-                       w[((f * t.KH + kh) * t.KW + kw) * t.fg + j];
+              for (int64_t j = 0; j < cg; ++j)
+                acc += double(in[at(t.H, t.W, C, n, ih, iw, g * cg + j)]) *
+                       w[((f * t.KH + kh) * t.KW + kw) * cg + j];
             }
           acc = std::fmin(std::fmax(acc, lo), hi);
           worst = std::fmax(worst, std::fabs(acc - out[o]));
         }
-  // f32 sums of KH*KW*fg products of values in [-1, 1].
-  EXPECT_LT(worst, 1e-5 * std::fmax(1.0, t.KH * t.KW * t.fg / 36.0));
+  // f32 sums of KH*KW*cg products of values in [-1, 1].
+  EXPECT_LT(worst, 1e-5 * std::fmax(1.0, t.KH * t.KW * cg / 36.0));
   // Lanes between strided channels are not written.
   if (cs > 1)
     for (size_t i = 0; i < out.size(); ++i)
@@ -520,7 +540,7 @@ void checkGrouped(const GroupedCase &t) {
 
 TEST(GroupedKernel, GroupWidthsTailsStridesDilations) {
   // N, H, W, G, fg, KH, KW, sh, sw, dh, dw, pads (t, b, l, r), bias,
-  // clamp, accumulate, channel stride, threads
+  // clamp, accumulate, channel stride, threads[, inputs per group, panels]
   const GroupedCase cases[] = {
       {1, 9, 11, 8, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true, false, 1, 1},
       {1, 12, 12, 32, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, true, false, true, 1, 2},
@@ -537,6 +557,13 @@ TEST(GroupedKernel, GroupWidthsTailsStridesDilations) {
       {2, 7, 8, 2, 24, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, true, true, false, 1, 1},
       {1, 6, 6, 2, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true, true, 1, 1},
       {1, 9, 9, 4, 4, 9, 9, 1, 1, 1, 1, 4, 4, 4, 4, true, false, false, 1, 2},
+      // Any groups in the dense kernel's panels: more outputs than inputs,
+      // fewer, square ones, wider than a panel, strided channels.
+      {1, 8, 9, 4, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true, false, 1, 1, 4},
+      {2, 9, 7, 3, 5, 3, 3, 2, 1, 1, 2, 1, 0, 2, 1, true, false, true, 1, 2, 7},
+      {1, 7, 7, 2, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true, true, 1, 1, 32, true},
+      {1, 6, 6, 2, 70, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, true, false, false, 1, 2, 3},
+      {1, 5, 6, 3, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true, true, 2, 1, 2},
       {1, 5, 5, 7, 4, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, false, false, false, 1, 1},
       {1, 3, 4, 8, 2, 3, 3, 1, 1, 1, 1, 3, 2, 4, 3, true, false, true, 1, 1},
       {1, 8, 8, 4, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true, true, 2, 2},

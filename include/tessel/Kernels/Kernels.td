@@ -74,6 +74,12 @@ def : KernelConstant<"K_ASCENDING", 512, [{
   blocks ascend (the compiler packs them so and says it with the op's
   k_ascending), so the kernel need not check before taking k in chunks
 }]>;
+def : KernelConstant<"GROUPED_ROTATED", 0,
+  "packing (grouped convolution): square narrow groups, rotated vectors">;
+def : KernelConstant<"GROUPED_CMAJOR", 1,
+  "packing (grouped convolution): square wide groups, c-major rows">;
+def : KernelConstant<"GROUPED_PANELS", 2,
+  "packing (grouped convolution): any groups, the dense kernel's panels">;
 def : KernelConstant<"GROUP_LANES", 16, [{
   Lanes of the grouped convolution's packed filter vectors: whole groups
   of 2, 4, 8 or 16 channels (tessel_kernel_grouped_conv2d_nhwc_f32).
@@ -310,33 +316,43 @@ def DepthwiseConv2DNhwcF32 : Kernel<"depthwise_conv2d_nhwc_f32"> {
 }
 
 def GroupedConv2DNhwcF32 : Kernel<"grouped_conv2d_nhwc_f32"> {
-  let summary = "Grouped NHWC convolution whose groups have as many input "
-                "as output channels (fg: a divisor of 16, or a multiple of 8 "
-                "from 16)";
+  let summary = "Grouped NHWC convolution with a packed filter";
   let description = [{
-    With G groups of fg = F / G channels (the input has F channels too) and
+    With G groups of cg = C / G input and fg = F / G output channels and
     implicit zero padding:
       out[n,oh,ow,g*fg+f] = sum_{kh,kw,j} in[n, oh*sh+kh*dh-pad_top,
-                                             ow*sw+kw*dw-pad_left, g*fg+j]
+                                             ow*sw+kw*dw-pad_left, g*cg+j]
                                           * W[g*fg+f, kh, kw, j]
-    fg divides TESSEL_KERNEL_GROUP_LANES (L), or is at least L and a
-    multiple of 8; channels contiguous in `in` and `out` (in_sc = out_sf =
-    1) take the vector paths, any others plain loops. Narrow groups (fg <
-    L): W is
-    packed per tap, per block of L channels (ceil(F/L) of them), per
-    rotation r < fg: wp[((kh*KW + kw) * ceil(F/L) + b) * fg + r][l] =
-    W[g*fg + (j + r) % fg, kh, kw, j] for the channel b*L + l = g*fg + j
-    (zero past F), so that lane (g, j) of an input vector meets output
-    (g, (j + r) % fg) in rotation r. Wide groups (fg >= L): W is packed
-    c-major in rows of fgp = fg rounded up to L, wp[((kh*KW + kw) * G + g)
-    * fg + j][f] = W[g*fg + f, kh, kw, j] for f < fg, 0 for fg <= f < fgp,
-    each input channel broadcast to its group's outputs.
+    W is packed as `packing` says:
+    - TESSEL_KERNEL_GROUPED_ROTATED: square groups (cg = fg) with fg
+      dividing L = TESSEL_KERNEL_GROUP_LANES; per tap, per block of L
+      channels (ceil(F/L) of them), per rotation r < fg:
+      wp[((kh*KW + kw) * ceil(F/L) + b) * fg + r][l] =
+      W[g*fg + (j + r) % fg, kh, kw, j] for the channel b*L + l = g*fg + j
+      (zero past F), so that lane (g, j) of an input vector meets output
+      (g, (j + r) % fg) in rotation r.
+    - TESSEL_KERNEL_GROUPED_CMAJOR: square groups with fg >= L a multiple
+      of 8; c-major rows of fgp = fg rounded up to L,
+      wp[((kh*KW + kw) * G + g) * fg + j][f] = W[g*fg + f, kh, kw, j] for
+      f < fg, 0 for fg <= f < fgp, each input channel broadcast to its
+      group's outputs.
+    - TESSEL_KERNEL_GROUPED_PANELS: any groups; per group the panels of
+      tessel_kernel_conv2d_nhwc_f32 (NR = TESSEL_KERNEL_NR),
+      wp[g][p][(kh*KW + kw)*cg + j][i] = W[g*fg + p*NR + i, kh, kw, j]
+      (zero past fg), which runs each group.
+    Channels contiguous in `in` and `out` (in_sc = out_sf = 1) take the
+    vector paths of the first two, any others plain loops.
   }];
   let op = "GroupedConv2DOp";
+  let prologue = [{
+    if (failed(checkPanelWidth($_op)))
+      return failure();
+  }];
   let arguments = (ins
     DimArg<"$_op.getInit()", 0>:$N, DimArg<"$_op.getInit()", 1>:$OH,
     DimArg<"$_op.getInit()", 2>:$OW, DimArg<"$_op.getInit()", 3>:$F,
     I64Arg<"$_op.getKernelSize()[0]">:$KH, I64Arg<"$_op.getKernelSize()[1]">:$KW,
+    DimArg<"$_op.getInput()", 3>:$C,
     DimArg<"$_op.getInput()", 1>:$H, DimArg<"$_op.getInput()", 2>:$W,
     I64Arg<"$_op.getPadOrZero()[0]">:$pad_top,
     I64Arg<"$_op.getPadOrZero()[2]">:$pad_left,
@@ -346,6 +362,7 @@ def GroupedConv2DNhwcF32 : Kernel<"grouped_conv2d_nhwc_f32"> {
     I64Arg<"$_op.getDilations()[0]">:$dil_h,
     I64Arg<"$_op.getDilations()[1]">:$dil_w,
     I64Arg<"$_op.getGroups()">:$G,
+    I64Arg<"$_op.getPackingCode()">:$packing,
     PtrArg<"const float", "$_op.getPackedFilter()">:$wp,
     StridedArg<"float", "$_op.getInit()", ["sn", "sh", "sw", "sf"]>:$out,
     EpilogueArg<"$_op">:$epilogue);

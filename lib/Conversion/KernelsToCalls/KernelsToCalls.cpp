@@ -178,6 +178,19 @@ LogicalResult checkPanelWidth(PackedConv2DOp op) {
                           << TESSEL_KERNEL_NR;
 }
 
+/// A grouped convolution packed in panels runs the dense kernel per group:
+/// its panels must be the library's width.
+LogicalResult checkPanelWidth(GroupedConv2DOp op) {
+  if (op.getPacking() != "panels")
+    return success();
+  int64_t nr = cast<ShapedType>(op.getPackedFilter().getType()).getDimSize(3);
+  if (nr == TESSEL_KERNEL_NR)
+    return success();
+  return op.emitOpError() << "uses panel width " << nr
+                          << ", but the kernel library's is "
+                          << TESSEL_KERNEL_NR;
+}
+
 /// The epilogue arguments (EpilogueArg in Kernels.td): bias pointer (or
 /// null), clamp bounds (-inf/+inf: none) and flags.
 template <typename OpT>

@@ -403,6 +403,11 @@ void SparseMatmulOp::getEffects(
 /// divide them (Kernels.td, GROUP_LANES).
 static constexpr int64_t kGroupLanes = 16;
 
+int64_t GroupedConv2DOp::getPackingCode() {
+  StringRef p = getPacking();
+  return p == "rotated" ? 0 : p == "cmajor" ? 1 : 2;
+}
+
 LogicalResult GroupedConv2DOp::verify() {
   if (failed(verifyKernelOpCommon(*this, getPackedFilter())))
     return failure();
@@ -412,31 +417,42 @@ LogicalResult GroupedConv2DOp::verify() {
   if (failed(verifyWindowAttrs(*this)))
     return failure();
   int64_t c = inTy.getDimSize(3), f = outTy.getDimSize(3), g = getGroups();
-  if (!known(c) || !known(f) || c != f)
-    return emitOpError() << "input and output must have the same static "
-                            "channel count";
-  bool narrow = g >= 1 && f % g == 0 && kGroupLanes % (f / g) == 0;
-  bool wide = g >= 1 && f % g == 0 && f / g >= kGroupLanes && (f / g) % 8 == 0;
-  if (!narrow && !wide)
-    return emitOpError() << "groups = " << g << " must divide the " << f
-                         << " channels into groups of a divisor of "
-                         << kGroupLanes << ", or of a multiple of 8 from "
-                         << kGroupLanes;
-  int64_t fg = f / g, taps = getKernelSize()[0] * getKernelSize()[1];
-  // Narrow groups: rotated vectors of lanes; wide ones: c-major rows of
-  // fg rounded up to whole vectors.
-  int64_t fgp = (fg + kGroupLanes - 1) / kGroupLanes * kGroupLanes;
-  SmallVector<int64_t> packed =
-      wide ? SmallVector<int64_t>{taps, g, fg, fgp}
-           : SmallVector<int64_t>{taps, (f + kGroupLanes - 1) / kGroupLanes,
-                                  fg, kGroupLanes};
+  if (!known(c) || !known(f))
+    return emitOpError() << "input and output channel counts must be static";
+  if (g < 1 || c % g || f % g)
+    return emitOpError() << "groups = " << g << " must divide the " << c
+                         << " input and " << f << " output channels";
+  int64_t cg = c / g, fg = f / g, taps = getKernelSize()[0] * getKernelSize()[1];
+  StringRef packing = getPacking();
+  SmallVector<int64_t> packed;
+  if (packing == "rotated") {
+    if (cg != fg || kGroupLanes % fg)
+      return emitOpError() << "rotated packing needs square groups of a "
+                              "divisor of "
+                           << kGroupLanes << " channels, got " << cg
+                           << " in, " << fg << " out";
+    packed = {taps, (f + kGroupLanes - 1) / kGroupLanes, fg, kGroupLanes};
+  } else if (packing == "cmajor") {
+    if (cg != fg || fg < kGroupLanes || fg % 8)
+      return emitOpError() << "cmajor packing needs square groups of a "
+                              "multiple of 8 channels from "
+                           << kGroupLanes << ", got " << cg << " in, " << fg
+                           << " out";
+    packed = {taps, g, fg, (fg + kGroupLanes - 1) / kGroupLanes * kGroupLanes};
+  } else if (packing == "panels") {
+    int64_t nr = wTy.getRank() == 4 ? wTy.getDimSize(3) : 0;
+    if (nr < 1)
+      return emitOpError() << "panels packing needs a rank-4 filter with a "
+                              "positive panel width";
+    packed = {g, (fg + nr - 1) / nr, taps * cg, nr};
+  } else {
+    return emitOpError() << "packing must be rotated, cmajor or panels, got '"
+                         << packing << "'";
+  }
   if (wTy.getShape() != ArrayRef<int64_t>(packed))
     return emitOpError() << "packed_filter must be " << packed[0] << "x"
                          << packed[1] << "x" << packed[2] << "x" << packed[3]
-                         << (wide ? " (taps x groups x inputs x outputs "
-                                    "rounded up to 16)"
-                                  : " (taps x channel blocks x rotations x "
-                                    "lanes)");
+                         << " for " << packing << " packing";
   if (failed(verifyPaddedOutput(*this, inTy, outTy, getKernelSize(),
                                 getPadOrZero(), getStrides(),
                                 getDilations())))

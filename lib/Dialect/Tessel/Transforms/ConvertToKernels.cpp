@@ -791,7 +791,8 @@ struct ConvertToKernelsPass
                  MatmulToKernel<linalg::BatchMatmulOp>>(ctx, panelWidth);
     populateQuantizedMatmulToKernelPatterns(patterns, panelWidth);
     populateQuantizedDepthwiseToKernelPatterns(patterns);
-    populateGroupedConvToKernelPatterns(patterns);
+    populateGroupedConvToKernelPatterns(patterns, panelWidth,
+                                        groupedRotatedMaxWidth);
     patterns.add<DepthwiseToKernel<linalg::DepthwiseConv2DNhwcHwcmOp>,
                  DepthwiseToKernel<linalg::DepthwiseConv2DNhwcHwcOp>,
                  FuseResidualAdd<PackedConv2DOp>, FuseBiasAdd<PackedConv2DOp>,

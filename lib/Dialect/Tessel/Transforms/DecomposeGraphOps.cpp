@@ -142,8 +142,8 @@ struct DecomposeGelu : OpRewritePattern<GeluOp> {
 };
 
 struct DecomposeConv2D : OpRewritePattern<Conv2DOp> {
-  DecomposeConv2D(MLIRContext *ctx, int64_t groupedMaxWidth)
-      : OpRewritePattern(ctx), groupedMaxWidth(groupedMaxWidth) {}
+  DecomposeConv2D(MLIRContext *ctx, bool keepGrouped)
+      : OpRewritePattern(ctx), keepGrouped(keepGrouped) {}
   LogicalResult matchAndRewrite(Conv2DOp op,
                                 PatternRewriter &rewriter) const override {
     auto inTy = cast<RankedTensorType>(op.getInput().getType());
@@ -211,11 +211,9 @@ struct DecomposeConv2D : OpRewritePattern<Conv2DOp> {
       return success();
     }
     int64_t cg = c / groups, fg = f / groups;
-    // Narrow groups up to the option's width, and 16-wide ones (the
-    // kernel's per-group GEMM path), stay whole.
-    bool narrow = (fg == 2 || fg == 4 || fg == 8) && fg <= groupedMaxWidth;
-    if (cg == fg && groupedMaxWidth > 0 && (narrow || fg == 16) &&
-        et.isF32()) {
+    // For the kernel library's grouped kernel: one op, whatever the group
+    // count (the code does not grow with it, and no concat copies).
+    if (keepGrouped && et.isF32()) {
       rewriter.replaceOp(op, wholeGrouped(rewriter, op, input, pad, groups));
       return success();
     }
@@ -289,7 +287,7 @@ struct DecomposeConv2D : OpRewritePattern<Conv2DOp> {
     return tb.add(y, tb.reshape(op.getBias(), {1, 1, 1, f}));
   }
 
-  int64_t groupedMaxWidth;
+  bool keepGrouped;
 };
 
 struct DecomposeReduceMean : OpRewritePattern<ReduceMeanOp> {
@@ -315,7 +313,7 @@ struct TesselDecomposeGraphOpsPass
   using Base::Base;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    populateDecomposeGraphOpsPatterns(patterns, groupedMaxWidth);
+    populateDecomposeGraphOpsPatterns(patterns, keepGrouped);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
     // Anything left could not be expanded (e.g. dynamic shapes): say which.
@@ -338,10 +336,10 @@ struct TesselDecomposeGraphOpsPass
 } // namespace
 
 void mlir::tessel::populateDecomposeGraphOpsPatterns(
-    RewritePatternSet &patterns, int64_t groupedMaxWidth) {
+    RewritePatternSet &patterns, bool keepGrouped) {
   patterns.add<DecomposeSoftmax<SoftmaxOp, false>,
                DecomposeSoftmax<LogSoftmaxOp, true>, DecomposeLayerNorm,
                DecomposeBatchNorm, DecomposeGelu,
                DecomposeReduceMean>(patterns.getContext());
-  patterns.add<DecomposeConv2D>(patterns.getContext(), groupedMaxWidth);
+  patterns.add<DecomposeConv2D>(patterns.getContext(), keepGrouped);
 }

@@ -11,10 +11,12 @@
 
 namespace mlir::tessel {
 
-/// f32 linalg.conv_2d_nhwgc_gfhwc with a constant filter of square groups
-/// of 2, 4, 8 or 16 channels, collapsed back to NHWC, becomes
-/// tessel.grouped_conv2d.
-void populateGroupedConvToKernelPatterns(RewritePatternSet &patterns);
+/// f32 linalg.conv_2d_nhwgc_gfhwc with a constant filter, collapsed back to
+/// NHWC, becomes tessel.grouped_conv2d: square groups of 2, 4 or 8
+/// channels (at most `rotatedMaxWidth`) packed rotated, of 16 c-major, any
+/// others in panels of `nr` output channels per group.
+void populateGroupedConvToKernelPatterns(RewritePatternSet &patterns,
+                                         int64_t nr, int64_t rotatedMaxWidth);
 
 } // namespace mlir::tessel
 

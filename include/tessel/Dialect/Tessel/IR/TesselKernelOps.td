@@ -610,34 +610,36 @@ def Tessel_SparseConv2DOp : Tessel_Op<"sparse_conv2d",
 def Tessel_GroupedConv2DOp : Tessel_Op<"grouped_conv2d",
     [DestinationStyleOpInterface,
      DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
-  let summary = "Grouped NHWC convolution with a packed filter, as many "
-                "input as output channels per group";
+  let summary = "Grouped NHWC convolution with a packed filter";
   let description = [{
-    A convolution of `groups` groups of `fg = F / groups` channels each, on
-    an input of `F` channels too (ResNeXt's and RegNet's 3x3 layers), with
-    `tessel.packed_conv2d`'s `kernel_size`, `strides`, `dilations`,
-    optional zero `pad` `[top, bottom, left, right]` and epilogue:
+    A convolution of `groups` groups of `cg = C / groups` input and
+    `fg = F / groups` output channels, with `tessel.packed_conv2d`'s
+    `kernel_size`, `strides`, `dilations`, optional zero `pad` `[top,
+    bottom, left, right]` and epilogue:
 
     ```
     acc[n,oh,ow,g*fg+f] = sum_{kh,kw,j} input[n, oh*sh + kh*dh - pad_top,
-                                              ow*sw + kw*dw - pad_left, g*fg+j]
+                                              ow*sw + kw*dw - pad_left, g*cg+j]
                                         * W[g*fg+f, kh, kw, j]
     out = clamp((accumulate ? init : 0) + acc + bias, clamp_min, clamp_max)
     ```
 
-    `packed_filter` is `W` in the kernel's layout (Kernels.td's
-    `tessel_kernel_grouped_conv2d_nhwc_f32`): where `fg` divides 16,
-    rotated, `KH*KW x ceil(F/16) x fg x 16`; where it is a multiple of 16,
-    c-major, `KH*KW x groups x fg (inputs) x fg (outputs)`.
+    `packed_filter` is `W` in the kernel's layout `packing` (Kernels.td's
+    `tessel_kernel_grouped_conv2d_nhwc_f32`): "rotated" (square groups, `fg`
+    dividing 16): `KH*KW x ceil(F/16) x fg x 16`; "cmajor" (square groups,
+    `fg` at least 16 and a multiple of 8): `KH*KW x groups x fg x fg`
+    rounded up to 16; "panels" (any groups): per group the dense kernel's
+    panels, `groups x ceil(fg/NR) x KH*KW*cg x NR`.
     `tessel-convert-to-kernels` makes it from a
     `linalg.conv_2d_nhwgc_gfhwc` with a constant filter.
 
     ```mlir
     %y = tessel.grouped_conv2d ins(%x, %w : tensor<1x8x8x32xf32>,
              tensor<9x2x4x16xf32>) outs(%init : tensor<1x8x8x32xf32>)
-        {groups = 8 : i64, kernel_size = array<i64: 3, 3>,
-         strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>,
-         pad = array<i64: 1, 1, 1, 1>} -> tensor<1x8x8x32xf32>
+        {groups = 8 : i64, packing = "rotated",
+         kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>,
+         dilations = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>}
+        -> tensor<1x8x8x32xf32>
     ```
   }];
   let arguments = (ins
@@ -646,6 +648,7 @@ def Tessel_GroupedConv2DOp : Tessel_Op<"grouped_conv2d",
       Optional<AnyShaped>:$bias,
       AnyShaped:$init,
       I64Attr:$groups,
+      StrAttr:$packing,
       DenseI64ArrayAttr:$kernel_size,
       DenseI64ArrayAttr:$strides,
       DenseI64ArrayAttr:$dilations,
@@ -665,6 +668,8 @@ def Tessel_GroupedConv2DOp : Tessel_Op<"grouped_conv2d",
   let extraClassDeclaration = [{
     MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
     /// [top, bottom, left, right]; zeros when there is no `pad`.
+    /// The kernel's code for `packing` (TESSEL_KERNEL_GROUPED_*).
+    int64_t getPackingCode();
     SmallVector<int64_t> getPadOrZero() {
       if (std::optional<ArrayRef<int64_t>> p = getPad())
         return SmallVector<int64_t>(*p);

@@ -25,9 +25,9 @@ constexpr int64_t kWinogradMinChannels = 32;
 #include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
 
 /// Adds the rewrite patterns of tessel-decompose-graph-ops to `patterns`.
-/// `groupedMaxWidth`: the pass's grouped-max-width option.
+/// `keepGrouped`: the pass's keep-grouped option.
 void populateDecomposeGraphOpsPatterns(RewritePatternSet &patterns,
-                                       int64_t groupedMaxWidth = 0);
+                                       bool keepGrouped = false);
 
 /// Registers the bufferization model of tessel.packed_conv2d.
 void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry);

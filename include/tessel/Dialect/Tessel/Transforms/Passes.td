@@ -52,21 +52,20 @@ def TesselDecomposeGraphOps : Pass<"tessel-decompose-graph-ops"> {
     TOSA->linalg lowering handles the rest. Grouped convolution becomes one
     `tosa.conv2d` when `groups == 1`, a `tosa.depthwise_conv2d` when
     `groups == C`, and per-group slices + `tosa.conv2d` + `tosa.concat`
-    otherwise; except, with `grouped-max-width` > 0, an f32 convolution
-    whose groups each have as many input as output channels, 2, 4 or 8 of
-    them and at most `grouped-max-width`, or 16: that becomes one
-    `linalg.conv_2d_nhwgc_gfhwc` (its input zero-padded by `tosa.pad` and
-    expanded to `N x H x W x G x C/G`, the bias added after), which
-    tessel-convert-to-kernels runs on the grouped kernel. Narrow groups
-    fill a dense GEMM panel poorly (ResNeXt-50's 4-channel groups: 4 of 64
+    otherwise; except, with `keep-grouped`, an f32 grouped convolution
+    becomes one `linalg.conv_2d_nhwgc_gfhwc` (its input zero-padded by
+    `tosa.pad` and expanded to `N x H x W x G x C/G`, the bias added
+    after), which tessel-convert-to-kernels runs on the grouped kernel:
+    one op whatever the number of groups (per-group convolutions made
+    ResNeXt-50's code, and its compile time, grow with its groups), no
+    concat copies, and narrow groups on a kernel of their own rather than
+    a mostly empty GEMM panel (ResNeXt-50's 4-channel groups: 4 of 64
     columns).
   }];
   let options = [
-    Option<"groupedMaxWidth", "grouped-max-width", "int64_t",
-           /*default=*/"0",
-           "Largest narrow group width (2, 4 or 8) of a grouped "
-           "convolution kept whole as linalg.conv_2d_nhwgc_gfhwc (16-wide "
-           "groups are kept whole too); 0: every group separate">,
+    Option<"keepGrouped", "keep-grouped", "bool", /*default=*/"false",
+           "Keep f32 grouped convolutions whole, as "
+           "linalg.conv_2d_nhwgc_gfhwc (the CPU kernel path)">,
   ];
   let dependentDialects = ["::mlir::tosa::TosaDialect",
                            "::mlir::math::MathDialect",
@@ -204,6 +203,14 @@ def TesselConvertToKernels : Pass<"tessel-convert-to-kernels"> {
     and output channels
     becomes `tessel.packed_conv2d {winograd}`: its filter is transformed for
     Winograd's F(2x2, 3x3) (`G g G^T`) and packed here, at compile time.
+
+    An f32 `linalg.conv_2d_nhwgc_gfhwc` with a constant filter (what
+    tessel-decompose-graph-ops keeps whole), collapsed back to NHWC,
+    becomes `tessel.grouped_conv2d` with the filter packed for the
+    kernel: square groups of 2, 4 or 8 channels (at most
+    `grouped-rotated-max-width`) in the rotated vector layout, square
+    groups of 16 c-major, any other groups as one GEMM panel set per
+    group.
   }];
   let options = [
     Option<"panelWidth", "panel-width", "int64_t", /*default=*/"TESSEL_KERNEL_NR",
@@ -213,6 +220,11 @@ def TesselConvertToKernels : Pass<"tessel-convert-to-kernels"> {
     Option<"winogradMinChannels", "winograd-min-channels", "int64_t",
            /*default=*/"::mlir::tessel::kWinogradMinChannels",
            "Fewest input and output channels for a Winograd convolution">,
+    Option<"groupedRotatedMaxWidth", "grouped-rotated-max-width", "int64_t",
+           /*default=*/"8",
+           "Widest square groups (2, 4 or 8 channels) of a grouped "
+           "convolution packed in the grouped kernel's rotated vector "
+           "layout: at most a vector's lanes">,
   ];
   let dependentDialects = ["::mlir::tessel::TesselDialect",
                            "::mlir::linalg::LinalgDialect",
