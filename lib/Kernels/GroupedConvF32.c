@@ -161,6 +161,16 @@ TK_INLINE void tile(const gc_job_t *j, const taps_t *tp, const float *x0,
     finish(j, fold(j, acc + p * FG, FG), o + p * j->out_sw, q * TK_VW);
 }
 
+/* Whether tap (kh, kw) of output pixel (oh, ow) reads inside the input;
+ * if so, *off is its input pixel's offset within an image. */
+TK_INLINE int tap_inside(const gc_job_t *j, int64_t oh, int64_t ow,
+                         int64_t kh, int64_t kw, int64_t *off) {
+  const int64_t ih = oh * j->sh + kh * j->dh - j->pt,
+                iw = ow * j->sw + kw * j->dw - j->pl;
+  *off = ih * j->in_sh + iw * j->in_sw;
+  return ih >= 0 && ih < j->H && iw >= 0 && iw < j->W;
+}
+
 /* One output pixel anywhere: taps outside the input skipped. */
 TK_INLINE void pixel(const gc_job_t *j, int64_t n, int64_t oh, int64_t ow,
                      int64_t q, const int FG) {
@@ -168,19 +178,15 @@ TK_INLINE void pixel(const gc_job_t *j, int64_t n, int64_t oh, int64_t ow,
   for (int r = 0; r < FG; ++r)
     acc[r] = (tk_vec){0};
   const float *img = j->in + n * j->in_sn;
-  for (int64_t kh = 0; kh < j->KH; ++kh) {
-    const int64_t ih = oh * j->sh + kh * j->dh - j->pt;
-    if (ih < 0 || ih >= j->H)
-      continue;
+  int64_t off;
+  for (int64_t kh = 0; kh < j->KH; ++kh)
     for (int64_t kw = 0; kw < j->KW; ++kw) {
-      const int64_t iw = ow * j->sw + kw * j->dw - j->pl;
-      if (iw < 0 || iw >= j->W)
+      if (!tap_inside(j, oh, ow, kh, kw, &off))
         continue;
-      const tk_vec x = load_in(j, img + ih * j->in_sh + iw * j->in_sw, q);
+      const tk_vec x = load_in(j, img + off, q);
       for (int r = 0; r < FG; ++r)
         acc[r] += x * tk_load(wvec(j, kh * j->KW + kw, q, r));
     }
-  }
   finish(j, fold(j, acc, FG),
          j->out + n * j->out_sn + oh * j->out_sh + ow * j->out_sw, q * TK_VW);
 }
@@ -280,23 +286,18 @@ static void wide_pixel(const gc_job_t *j, int64_t n, int64_t oh, int64_t ow,
   for (int64_t v0 = 0; v0 < nv; v0 += 4) {
     const int64_t nvv = nv - v0 < 4 ? nv - v0 : 4;
     tk_vec acc[4] = {{0}, {0}, {0}, {0}};
-    for (int64_t kh = 0; kh < j->KH; ++kh) {
-      const int64_t ih = oh * j->sh + kh * j->dh - j->pt;
-      if (ih < 0 || ih >= j->H)
-        continue;
+    int64_t off;
+    for (int64_t kh = 0; kh < j->KH; ++kh)
       for (int64_t kw = 0; kw < j->KW; ++kw) {
-        const int64_t iw = ow * j->sw + kw * j->dw - j->pl;
-        if (iw < 0 || iw >= j->W)
+        if (!tap_inside(j, oh, ow, kh, kw, &off))
           continue;
-        const float *x = j->in + n * j->in_sn + ih * j->in_sh +
-                         iw * j->in_sw + g * fg;
+        const float *x = j->in + n * j->in_sn + off + g * fg;
         const float *wt =
             j->wp + ((kh * j->KW + kw) * j->G + g) * fg * fgp + v0 * TK_VW;
         for (int64_t c = 0; c < fg; ++c)
           for (int64_t v = 0; v < nvv; ++v)
             acc[v] += tk_splat(x[c]) * tk_load(wt + c * fgp + v * TK_VW);
       }
-    }
     float *o = j->out + n * j->out_sn + oh * j->out_sh + ow * j->out_sw;
     for (int64_t v = 0; v < nvv; ++v)
       finish_n(j, acc[v], o, g * fg + (v0 + v) * TK_VW,
@@ -354,16 +355,12 @@ static void row_scalar(const gc_job_t *j, const taps_t *tp, int64_t n,
     for (int64_t f = 0; f < j->F; ++f) {
       const int64_t g = f / j->fg, fl = f % j->fg;
       float s = 0.0f;
-      for (int64_t kh = 0; kh < j->KH; ++kh) {
-        const int64_t ih = oh * j->sh + kh * j->dh - j->pt;
-        if (ih < 0 || ih >= j->H)
-          continue;
+      int64_t off;
+      for (int64_t kh = 0; kh < j->KH; ++kh)
         for (int64_t kw = 0; kw < j->KW; ++kw) {
-          const int64_t iw = ow * j->sw + kw * j->dw - j->pl;
-          if (iw < 0 || iw >= j->W)
+          if (!tap_inside(j, oh, ow, kh, kw, &off))
             continue;
-          const float *x =
-              j->in + n * j->in_sn + ih * j->in_sh + iw * j->in_sw;
+          const float *x = j->in + n * j->in_sn + off;
           const int64_t t = kh * j->KW + kw;
           for (int64_t c = 0; c < j->fg; ++c) {
             /* Narrow: W[g, fl, c] sits at rotation (fl - c) % fg, lane of
@@ -379,7 +376,6 @@ static void row_scalar(const gc_job_t *j, const taps_t *tp, int64_t n,
             s += x[(g * j->fg + c) * j->in_sc] * wv;
           }
         }
-      }
       float *o = j->out + n * j->out_sn + oh * j->out_sh + ow * j->out_sw +
                  f * j->out_sf;
       if (j->accumulate)
