@@ -19,7 +19,7 @@ int tk_num_threads(void);
 void tk_parallel_for(int64_t ntasks, tk_task_fn fn, void *arg);
 
 /* The same for n items in contiguous runs (items [t n / R, (t + 1) n / R)
- * per task, R = 4 per thread): items whose neighbours share data stay
+ * per task, R = one per thread): items whose neighbours share data stay
  * together on one thread. A depthwise convolution's output rows share
  * KH - 1 input rows with the next: handed out one by one, every input row
  * was read by both threads of two, and MobileNetV2 ran 1.36x faster on
