@@ -442,12 +442,15 @@ std::vector<float> packGrouped(const std::vector<float> &w, int64_t G,
   const int64_t L = TESSEL_KERNEL_GROUP_LANES, F = G * fg,
                 nb = (F + L - 1) / L;
   if (packing == TESSEL_KERNEL_GROUPED_PANELS) {
-    const int64_t P = (fg + NR - 1) / NR, K = taps * cg;
-    std::vector<float> p(G * P * K * NR, 0.0f);
-    for (int64_t f = 0; f < F; ++f)
-      for (int64_t k = 0; k < K; ++k)
-        p[(((f / fg) * P + f % fg / NR) * K + k) * NR + f % fg % NR] =
-            w[f * K + k];
+    // Each group's rows of W packed as the dense kernel packs a filter.
+    const int64_t K = taps * cg;
+    std::vector<float> p;
+    for (int64_t g = 0; g < G; ++g) {
+      std::vector<float> wg(w.begin() + g * fg * K,
+                            w.begin() + (g + 1) * fg * K);
+      std::vector<float> pg = packFilter(wg, fg, K);
+      p.insert(p.end(), pg.begin(), pg.end());
+    }
     return p;
   }
   if (packing == TESSEL_KERNEL_GROUPED_CMAJOR) {
