@@ -103,6 +103,29 @@ func.func @outer_reduction(%x: memref<1x49x64xf32>, %y: memref<1x64xf32>) {
 
 // -----
 
+// A broadcast written as a constant 0 in the indexing map (tosa-to-linalg's
+// form for a size-1 dimension: layer norm's x - mean): the row's one value
+// is broadcast to a vector, as for a map that drops the dimension.
+// CHECK-LABEL: func.func @zero_in_map(
+// CHECK-SAME: %[[X:.*]]: memref<1x14x14x384xf32>, %[[M:.*]]: memref<1x14x14x1xf32>, %[[Y:.*]]: memref<1x14x14x384xf32>)
+// CHECK: scf.parallel
+// CHECK: %[[XV:.*]] = vector.load {{.*}} vector<32xf32>
+// CHECK: %[[MV:.*]] = vector.load {{.*}} vector<f32>
+// CHECK: %[[MS:.*]] = vector.extract %[[MV]][] : f32 from vector<f32>
+// CHECK: %[[B:.*]] = vector.broadcast %[[MS]] : f32 to vector<32xf32>
+// CHECK: arith.subf %[[XV]], %[[B]] : vector<32xf32>
+// CHECK-NOT: linalg.generic
+func.func @zero_in_map(%x: memref<1x14x14x384xf32>, %m: memref<1x14x14x1xf32>, %y: memref<1x14x14x384xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, 0)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x, %m : memref<1x14x14x384xf32>, memref<1x14x14x1xf32>) outs(%y : memref<1x14x14x384xf32>) {
+  ^bb0(%in: f32, %mean: f32, %out: f32):
+    %d = arith.subf %in, %mean : f32
+    linalg.yield %d : f32
+  }
+  return
+}
+
+// -----
+
 // Left to the scalar loops: a reduction along the innermost dimension, a
 // transposed (non-contiguous) read, a dynamic shape, a gather in the body,
 // i1 buffers (a byte per element in memory, a bit per lane in a vector).

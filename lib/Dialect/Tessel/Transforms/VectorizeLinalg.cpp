@@ -82,7 +82,7 @@ std::optional<StringRef> rejectReason(linalg::LinalgOp op) {
     if (!elt.isIntOrFloat() || elt.getIntOrFloatBitWidth() % 8 != 0)
       return "element type";
     AffineMap map = op.getMatchingIndexingMap(&operand);
-    if (!map.isProjectedPermutation())
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
       return "indexing map is not a projected permutation";
     bool usesInner = map.isFunctionOfDim(n - 1);
     bool isInit = op.isDpsInit(&operand);
