@@ -222,6 +222,13 @@ void mlir::tessel::buildLinalgToBuffersPipeline(
   bufferize.allowReturnAllocsFromLoops = true;
   // A value returned twice would be one buffer for two out-params.
   pm.addPass(createTesselCopyRepeatedResults());
+  // Concatenations built in place: each piece's producer writes into its
+  // slice of the result (and DenseNet's concatenations of concatenations
+  // share one tensor) instead of a buffer of its own copied afterwards.
+  if (options.optLevel >= 1) {
+    pm.addNestedPass<func::FuncOp>(createTesselShareConcatPrefixes());
+    pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  }
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   // Fold reshape chains (collapse(expand(alloc))) first, so that a result
   // computed in a local buffer is recognized as that alloc and written to

@@ -64,3 +64,27 @@ func.func @not_planned(%n: index, %x: memref<?xf32>, %cond: i1) {
   memref.dealloc %a : memref<?xf32>
   return
 }
+
+// -----
+
+// A live range starts at the first use of the bytes, not at the alloc or
+// at views of it (bufferization places the buffer of a concatenation built
+// in place, and the slices its pieces are written through, before the
+// pieces' producers): %a's bytes are first touched after %b's last use, so
+// both sit at offset 0.
+// CHECK-LABEL: func @first_use
+// CHECK-SAME: tessel.arena_bytes = 4096
+func.func @first_use(%x: memref<1024xf32>, %y: memref<1024xf32>) {
+  %a = memref.alloc() : memref<1024xf32>
+  %s = memref.subview %a[512] [512] [1] : memref<1024xf32> to memref<512xf32, strided<[1], offset: 512>>
+  %b = memref.alloc() : memref<1024xf32>
+  memref.copy %x, %b : memref<1024xf32> to memref<1024xf32>
+  memref.copy %b, %y : memref<1024xf32> to memref<1024xf32>
+  memref.copy %x, %a : memref<1024xf32> to memref<1024xf32>
+  %xs = memref.subview %x[0] [512] [1] : memref<1024xf32> to memref<512xf32, strided<[1]>>
+  memref.copy %xs, %s : memref<512xf32, strided<[1]>> to memref<512xf32, strided<[1], offset: 512>>
+  memref.copy %a, %y : memref<1024xf32> to memref<1024xf32>
+  memref.dealloc %a : memref<1024xf32>
+  memref.dealloc %b : memref<1024xf32>
+  return
+}

@@ -36,7 +36,7 @@ constexpr int64_t kAlign = 64;
 struct Buffer {
   memref::AllocOp alloc;
   memref::DeallocOp dealloc;
-  int64_t begin, end; // op indices in the block: alloc .. last use
+  int64_t begin, end; // op indices in the block: first .. last use
   int64_t bytes;
   int64_t offset = -1;
 };
@@ -89,8 +89,12 @@ struct PlanBuffersPass
       }
       if (!ok || !dealloc)
         continue;
-      // Last use of the buffer through any chain of views.
-      int64_t end = index[alloc];
+      // First and last use of the buffer through any chain of views. Views
+      // only compute addresses, so the range starts at the first other use:
+      // bufferization may place an alloc (and the views of it that producers
+      // write through, as for a concatenation built in place) long before
+      // anything touches its bytes.
+      int64_t begin = -1, end = index[alloc];
       SmallVector<Value> worklist = {alloc.getResult()};
       while (!worklist.empty() && ok) {
         Value v = worklist.pop_back_val();
@@ -104,16 +108,21 @@ struct PlanBuffersPass
             break;
           }
           end = std::max(end, index[anc]);
-          if (auto view = dyn_cast<ViewLikeOpInterface>(user))
-            if (view.getViewSource() == v)
-              for (Value r : user->getResults())
-                worklist.push_back(r);
+          auto view = dyn_cast<ViewLikeOpInterface>(user);
+          if (view && view.getViewSource() == v) {
+            for (Value r : user->getResults())
+              worklist.push_back(r);
+            continue;
+          }
+          begin = begin < 0 ? index[anc] : std::min(begin, index[anc]);
         }
       }
       if (!ok)
         continue;
+      if (begin < 0)
+        begin = index[alloc];
       int64_t bytes = ty.getNumElements() * (ty.getElementTypeBitWidth() / 8);
-      buffers.push_back({alloc, dealloc, index[alloc], end,
+      buffers.push_back({alloc, dealloc, begin, end,
                          alignUp(std::max<int64_t>(bytes, 1))});
     }
     if (buffers.size() < 2)

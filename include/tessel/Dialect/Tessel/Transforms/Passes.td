@@ -24,6 +24,30 @@ def TesselCheckTensorSizes : Pass<"tessel-check-tensor-sizes", "::mlir::ModuleOp
   ];
 }
 
+def TesselShareConcatPrefixes
+    : Pass<"tessel-share-concat-prefixes", "::mlir::func::FuncOp"> {
+  let summary = "Concatenations that extend one another share one tensor";
+  let description = [{
+    On linalg on tensors, before bufferization. A concatenation is a chain of
+    `tensor.insert_slice`s that fill a `tensor.empty` along one dimension,
+    in order. When a later concatenation starts with all the pieces of an
+    earlier one, at the same offsets (DenseNet: block input `x0`, then
+    `[x0, y1]`, `[x0, y1, y2]`, ...), every piece is inserted once into one
+    tensor as wide as the last of them, and each concatenation becomes a
+    slice of it (`tensor.extract_slice`, offset 0):
+
+      %a = concat(%x, %y)        %w  = insert %x, %y, %z into empty(wide)
+      %b = concat(%x, %y, %z)  ->  %a = extract_slice %w' [0, |x|+|y|)
+
+    (with `%w'` the chain after %y). Bufferized in place, each piece is
+    written once (by its producer, once `eliminate-empty-tensors` has made
+    it write into the slice) and no concatenation copies the earlier
+    pieces again: O(L) bytes moved for L layers instead of O(L^2), and one
+    copy loop per layer less to compile.
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
 def TesselSplatsToFills : Pass<"tessel-splats-to-fills"> {
   let summary = "Large splat constants become fills, not data";
   let description = [{
