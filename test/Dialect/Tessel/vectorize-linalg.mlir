@@ -126,7 +126,49 @@ func.func @zero_in_map(%x: memref<1x14x14x384xf32>, %m: memref<1x14x14x1xf32>, %
 
 // -----
 
-// Left to the scalar loops: a reduction along the innermost dimension, a
+// A reduction along the innermost dimension whose body may be reassociated
+// (tessel-reassociate-reductions' mark; layer norm's sum of squares): each
+// row is one vector, reduced as a tree by one vector.reduction; the rows
+// are the parallel loop.
+// CHECK-LABEL: func.func @row_reduction(
+// CHECK: scf.parallel (%{{.*}}, %{{.*}}) = (%{{.*}}, %{{.*}}) to (%[[C14:.*]], %[[C14]])
+// CHECK: %[[XV:.*]] = vector.load {{.*}} vector<384xf32>
+// CHECK: %[[ACC:.*]] = vector.load {{.*}} vector<f32>
+// CHECK: %[[SQ:.*]] = arith.mulf %[[XV]], %[[XV]] fastmath<reassoc,contract> : vector<384xf32>
+// CHECK: %[[A:.*]] = vector.extract %[[ACC]][] : f32 from vector<f32>
+// CHECK: %[[R:.*]] = vector.reduction <add>, %[[SQ]], %[[A]] fastmath<reassoc> : vector<384xf32> into f32
+// CHECK: %[[RV:.*]] = vector.broadcast %[[R]] : f32 to vector<f32>
+// CHECK: vector.store %[[RV]]
+// CHECK-NOT: linalg.generic
+func.func @row_reduction(%x: memref<1x14x14x1x384xf32>, %y: memref<1x14x14x1xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%x : memref<1x14x14x1x384xf32>) outs(%y : memref<1x14x14x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %in fastmath<reassoc,contract> : f32
+    %s = arith.addf %m, %out fastmath<reassoc,contract> : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Rows longer than 64 registers stay loops.
+// CHECK-LABEL: func.func @long_row(
+// CHECK: linalg.generic
+// CHECK-NOT: vector.reduction
+func.func @long_row(%x: memref<4x2048xf32>, %y: memref<4xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<4x2048xf32>) outs(%y : memref<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %in, %out fastmath<reassoc> : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Left to the scalar loops: a reduction along the innermost dimension
+// whose order must be kept (no reassoc), a
 // transposed (non-contiguous) read, a dynamic shape, a gather in the body,
 // i1 buffers (a byte per element in memory, a bit per lane in a vector).
 // CHECK-LABEL: func.func @left_alone(

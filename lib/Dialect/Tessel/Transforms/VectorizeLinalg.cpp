@@ -38,6 +38,10 @@ using namespace mlir::tessel;
 
 namespace {
 
+/// The longest innermost reduction vectorized, in registers of f32: a row
+/// of layer norm over 768 channels is 48 AVX-512 registers.
+constexpr int64_t kMaxRowRegisters = 64;
+
 /// True if the innermost stride of `memref` is 1 (vector loads/stores).
 bool innermostContiguous(Value memref) {
   auto ty = dyn_cast<MemRefType>(memref.getType());
@@ -50,8 +54,23 @@ bool innermostContiguous(Value memref) {
   return strides.back() == 1;
 }
 
+/// True if every floating-point op of `op`'s body may be reassociated
+/// (tessel-reassociate-reductions marks reduction bodies so).
+bool bodyReassociates(linalg::LinalgOp op) {
+  for (Operation &bodyOp : op.getBlock()->without_terminator()) {
+    auto fm = dyn_cast<arith::ArithFastMathInterface>(&bodyOp);
+    if (!fm)
+      continue;
+    if (!arith::bitEnumContainsAll(fm.getFastMathFlagsAttr().getValue(),
+                                   arith::FastMathFlags::reassoc))
+      return false;
+  }
+  return true;
+}
+
 /// Why `op` is left to the scalar loops, or nullopt if it is vectorized.
-std::optional<StringRef> rejectReason(linalg::LinalgOp op) {
+/// `maxRow`: the longest innermost reduction held in registers at once.
+std::optional<StringRef> rejectReason(linalg::LinalgOp op, int64_t maxRow) {
   if (!op.hasPureBufferSemantics())
     return "not on buffers";
   if (linalg::isaContractionOpInterface(op) ||
@@ -67,8 +86,15 @@ std::optional<StringRef> rejectReason(linalg::LinalgOp op) {
     return "dynamic shape";
   if (ranges.back() < 4)
     return "innermost dimension too short";
-  if (op.getIteratorTypesArray().back() != utils::IteratorType::parallel)
-    return "innermost dimension is a reduction";
+  // A reduction along the innermost dimension (layer norm's statistics,
+  // softmax's sums) reads a whole row into registers and reduces it in a
+  // tree: only if the row fits and the body may be reassociated.
+  bool innerReduction =
+      op.getIteratorTypesArray().back() == utils::IteratorType::reduction;
+  if (innerReduction && ranges.back() > maxRow)
+    return "innermost reduction longer than the registers";
+  if (innerReduction && !bodyReassociates(op))
+    return "reduction order must be kept";
   AffineExpr inner = getAffineDimExpr(n - 1, op.getContext());
   for (OpOperand &operand : op->getOpOperands()) {
     Type t = operand.get().getType();
@@ -88,7 +114,7 @@ std::optional<StringRef> rejectReason(linalg::LinalgOp op) {
     bool isInit = op.isDpsInit(&operand);
     // Vector tiles walk the innermost dimension: it must be each buffer's
     // contiguous one (an operand without it is broadcast).
-    if ((isInit || usesInner) &&
+    if (((isInit && !innerReduction) || usesInner) &&
         (map.getNumResults() == 0 || map.getResults().back() != inner ||
          !innermostContiguous(operand.get())))
       return "innermost dimension is not contiguous";
@@ -101,6 +127,44 @@ std::optional<StringRef> rejectReason(linalg::LinalgOp op) {
     return "not vectorizable";
   return std::nullopt;
 }
+
+/// A multi_reduction whose kept dimensions are all unit (one row of an
+/// innermost reduction tile) becomes one `vector.reduction` with
+/// reassociation: LLVM reduces the row as a tree. Upstream's lowering would
+/// move the reduced dimension outward and add one lane at a time.
+struct MultiReductionOfOneRow
+    : public OpRewritePattern<vector::MultiDimReductionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(vector::MultiDimReductionOp op,
+                                PatternRewriter &rewriter) const override {
+    VectorType src = op.getSourceVectorType();
+    if (src.isScalable())
+      return failure();
+    int64_t row = 1;
+    for (int64_t d = 0; d < src.getRank(); ++d) {
+      if (op.isReducedDim(d))
+        row *= src.getDimSize(d);
+      else if (src.getDimSize(d) != 1)
+        return failure();
+    }
+    Location loc = op.getLoc();
+    Value flat = vector::ShapeCastOp::create(
+        rewriter, loc, VectorType::get({row}, src.getElementType()),
+        op.getSource());
+    Value acc = op.getAcc();
+    if (auto accType = dyn_cast<VectorType>(acc.getType()))
+      acc = vector::ExtractOp::create(
+          rewriter, loc, acc, SmallVector<int64_t>(accType.getRank(), 0));
+    Value sum = vector::ReductionOp::create(rewriter, loc, op.getKind(), flat,
+                                            acc,
+                                            arith::FastMathFlags::reassoc);
+    if (auto resultType = dyn_cast<VectorType>(op.getType()))
+      sum = vector::BroadcastOp::create(rewriter, loc, resultType, sum);
+    rewriter.replaceOp(op, sum);
+    return success();
+  }
+};
 
 struct VectorizeLinalg
     : public tessel::impl::TesselVectorizeLinalgBase<VectorizeLinalg> {
@@ -129,7 +193,11 @@ VectorizeLinalg::tile(RewriterBase &rewriter, linalg::LinalgOp op) {
   int64_t lanes = std::max<int64_t>(vectorBits / bits, 1);
   int64_t inner = ranges.back();
   int64_t tileSize, mainTiles, rem;
-  if (inner % lanes == 0) {
+  if (iters.back() == utils::IteratorType::reduction) {
+    // The whole row in one tile (rejectReason bounds it).
+    tileSize = inner;
+    rem = 0;
+  } else if (inner % lanes == 0) {
     int64_t unroll = 1;
     while (unroll * 2 <= maxUnroll && (inner / lanes) % (unroll * 2) == 0)
       unroll *= 2;
@@ -253,7 +321,7 @@ void VectorizeLinalg::runOnOperation() {
   }
   SmallVector<linalg::LinalgOp> candidates;
   getOperation()->walk([&](linalg::LinalgOp op) {
-    if (!rejectReason(op))
+    if (!rejectReason(op, kMaxRowRegisters * (vectorBits / 32)))
       candidates.push_back(op);
   });
   IRRewriter rewriter(&getContext());
@@ -275,6 +343,7 @@ void VectorizeLinalg::runOnOperation() {
   // Unit dimensions of the tiles out of the vectors, transfers on
   // contiguous rows to plain loads.
   RewritePatternSet patterns(&getContext());
+  patterns.add<MultiReductionOfOneRow>(&getContext(), /*benefit=*/2);
   vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
   vector::populateVectorTransferDropUnitDimsPatterns(patterns);
   vector::populateDropUnitDimWithShapeCastPatterns(patterns);
