@@ -43,6 +43,7 @@ LogicalResult mlir::tessel::compileModule(ModuleOp module,
   serialize.emit = options.emit;
   serialize.outputPath = outputPath.str();
   serialize.optLevel = options.optLevel;
+  serialize.codegenThreads = options.codegenThreads;
   serialize.kernelLibrary =
       options.kernels && caps.kernelLibrary && options.optLevel >= 2;
   // What gets linked must exist before any work is done.

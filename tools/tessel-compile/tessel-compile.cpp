@@ -59,6 +59,12 @@ static cl::opt<tessel::EmitKind> emit(
                clEnumValN(tessel::EmitKind::PTX, "ptx",
                           "--target=cuda: the kernels' PTX")),
     cl::init(tessel::EmitKind::Library), cl::cat(category));
+static cl::opt<unsigned> codegenThreads(
+    "codegen-threads",
+    cl::desc("Threads (and parts of the module) for LLVM's optimization and "
+             "code generation (0, the default: one per hardware thread, at "
+             "most 8, for a large model; one for a small one)"),
+    cl::init(0), cl::cat(category));
 static cl::opt<std::string>
     mcpu("mcpu", cl::desc("Target CPU: native (default) or an LLVM CPU name"),
          cl::init("native"), cl::cat(category));
@@ -316,6 +322,7 @@ int main(int argc, char **argv) {
 
   tessel::CompileOptions options;
   options.optLevel = optLevel;
+  options.codegenThreads = codegenThreads;
   options.emit = emit;
   options.mcpu = mcpu;
   options.targetTriple = mtriple;

@@ -38,6 +38,10 @@ std::optional<CalibrationSamples> readCalibrationSamples(llvm::StringRef path,
 
 struct CompileOptions {
   unsigned optLevel = 2;
+  /// Threads for LLVM's optimization and code generation of a large model
+  /// (the library artifact), each on a part of the module: 0 one per
+  /// hardware thread (at most 8) for a large model, one for a small one.
+  unsigned codegenThreads = 0;
   /// "native" (the host CPU and its features) or an LLVM CPU name.
   std::string mcpu = "native";
   /// Empty: the host triple.

@@ -59,6 +59,10 @@ struct SerializeOptions {
   EmitKind emit = EmitKind::Library;
   std::string outputPath;
   unsigned optLevel = 2;
+  /// Threads for LLVM's optimization and code generation of a large module
+  /// (emit=lib), each on a part of the module: 0 one per hardware thread (at
+  /// most 8) for a large module, one for a small one; N > 0: N.
+  unsigned codegenThreads = 0;
   /// Link the kernel library (the CPU at -O2/-O3 with --kernels).
   bool kernelLibrary = false;
   /// What the artifact links (emit=lib): the backend's linkArchives,

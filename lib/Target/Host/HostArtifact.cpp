@@ -3,6 +3,7 @@
 
 #include "Linker.h"
 #include "NativeCodegen.h"
+#include "ParallelCodegen.h"
 
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -34,66 +35,86 @@ LogicalResult mlir::tessel::writeHostArtifact(ModuleOp module,
                                               TimingScope &timing) {
   StringRef outputPath = options.outputPath;
   ArrayRef<std::string> archives = options.archives;
-  llvm::LLVMContext llvmContext;
+  auto llvmContext = std::make_unique<llvm::LLVMContext>();
   TimingScope translateTiming = timing.nest("Translate to LLVM IR");
   std::unique_ptr<llvm::Module> llvmModule =
-      translateModuleToLLVMIR(module, llvmContext, "tessel_model");
+      translateModuleToLLVMIR(module, *llvmContext, "tessel_model");
   translateTiming.stop();
   if (!llvmModule)
     return module.emitError() << "translation to LLVM IR failed";
   llvmModule->setTargetTriple(host.getTargetTriple());
   llvmModule->setDataLayout(host.createDataLayout());
 
-  TimingScope optTiming = timing.nest("LLVM optimization");
-  optimizeModule(*llvmModule, host, options.optLevel);
-  optTiming.stop();
-  if (options.emit == EmitKind::LLVM)
-    return writeTextFile(module, outputPath, [&](raw_ostream &os) {
-      llvmModule->print(os, nullptr);
-    });
-
-  TimingScope codegenTiming = timing.nest("Code generation");
-  if (options.emit == EmitKind::Object) {
-    // ToolOutputFile writes "-" to stdout.
-    if (llvm::Error e = writeObjectFile(*llvmModule, host, outputPath))
-      return module.emitError() << llvm::toString(std::move(e));
-    return success();
-  }
-  // A temporary file, removed when this function returns.
-  llvm::SmallVector<llvm::SmallString<128>, 2> temporaries;
+  // Temporary files, removed when this function returns.
+  llvm::SmallVector<std::string, 2> temporaries;
   llvm::scope_exit removeTemporaries([&] {
-    for (const llvm::SmallString<128> &path : temporaries)
+    for (const std::string &path : temporaries)
       llvm::sys::fs::remove(path);
   });
-  auto temporaryFile =
-      [&](StringRef prefix,
-          StringRef suffix) -> FailureOr<llvm::SmallString<128>> {
+  auto temporaryFile = [&](StringRef prefix,
+                           StringRef suffix) -> llvm::Expected<std::string> {
     llvm::SmallString<128> path;
     if (std::error_code ec =
             llvm::sys::fs::createTemporaryFile(prefix, suffix, path))
-      return module.emitError()
-             << "cannot create a temporary file: " << ec.message();
-    temporaries.push_back(path);
-    return path;
+      return llvm::createStringError(
+          ec, "cannot create a temporary file: " + ec.message());
+    temporaries.push_back(path.str().str());
+    return temporaries.back();
   };
-  FailureOr<llvm::SmallString<128>> objectPath = temporaryFile("tessel-model", "o");
-  if (failed(objectPath))
-    return failure();
-  if (llvm::Error e = writeObjectFile(*llvmModule, host, *objectPath))
-    return module.emitError() << llvm::toString(std::move(e));
-  codegenTiming.stop();
+
+  // The shared library links any number of objects: a large module is
+  // optimized and compiled in parts, on threads.
+  std::vector<std::string> objects;
+  unsigned parts = options.emit == EmitKind::Library
+                       ? codegenParts(*llvmModule, options.codegenThreads)
+                       : 1;
+  if (parts > 1) {
+    TimingScope partsTiming =
+        timing.nest("LLVM optimization and code generation, in parts");
+    llvm::Expected<std::vector<std::string>> compiled = compileInParts(
+        std::move(llvmContext), std::move(llvmModule), host,
+        options.optLevel, parts,
+        [&](unsigned) { return temporaryFile("tessel-model", "o"); });
+    if (!compiled)
+      return module.emitError() << llvm::toString(compiled.takeError());
+    objects = std::move(*compiled);
+  } else {
+    TimingScope optTiming = timing.nest("LLVM optimization");
+    optimizeModule(*llvmModule, host, options.optLevel);
+    optTiming.stop();
+    if (options.emit == EmitKind::LLVM)
+      return writeTextFile(module, outputPath, [&](raw_ostream &os) {
+        llvmModule->print(os, nullptr);
+      });
+
+    TimingScope codegenTiming = timing.nest("Code generation");
+    if (options.emit == EmitKind::Object) {
+      // ToolOutputFile writes "-" to stdout.
+      if (llvm::Error e = writeObjectFile(*llvmModule, host, outputPath))
+        return module.emitError() << llvm::toString(std::move(e));
+      return success();
+    }
+    llvm::Expected<std::string> objectPath =
+        temporaryFile("tessel-model", "o");
+    if (!objectPath)
+      return module.emitError() << llvm::toString(objectPath.takeError());
+    if (llvm::Error e = writeObjectFile(*llvmModule, host, *objectPath))
+      return module.emitError() << llvm::toString(std::move(e));
+    objects.push_back(*objectPath);
+  }
   TimingScope linkTiming = timing.nest("Link");
   if (outputPath != "-") {
-    if (llvm::Error e = linkSharedLibrary(*objectPath, archives, outputPath))
+    if (llvm::Error e = linkSharedLibrary(objects, archives, outputPath))
       return module.emitError() << llvm::toString(std::move(e));
     return success();
   }
   // "-o -": the linker needs a file; link to a temporary one and copy its
   // bytes to stdout (as iree-compile does with its module).
-  FailureOr<llvm::SmallString<128>> libraryPath = temporaryFile("tessel-artifact", "so");
-  if (failed(libraryPath))
-    return failure();
-  if (llvm::Error e = linkSharedLibrary(*objectPath, archives, *libraryPath))
+  llvm::Expected<std::string> libraryPath =
+      temporaryFile("tessel-artifact", "so");
+  if (!libraryPath)
+    return module.emitError() << llvm::toString(libraryPath.takeError());
+  if (llvm::Error e = linkSharedLibrary(objects, archives, *libraryPath))
     return module.emitError() << llvm::toString(std::move(e));
   auto bytes = llvm::MemoryBuffer::getFile(*libraryPath, /*IsText=*/false,
                                            /*RequiresNullTerminator=*/false);

@@ -33,7 +33,7 @@ static Expected<std::string> findLinker() {
                            "set TESSEL_LINKER");
 }
 
-Error mlir::tessel::linkSharedLibrary(StringRef objectPath,
+Error mlir::tessel::linkSharedLibrary(ArrayRef<std::string> objects,
                                       ArrayRef<std::string> archives,
                                       StringRef outputPath) {
   Expected<std::string> linker = findLinker();
@@ -43,8 +43,10 @@ Error mlir::tessel::linkSharedLibrary(StringRef objectPath,
   if (std::error_code ec =
           sys::fs::createTemporaryFile("tessel-link", "log", logPath))
     return createStringError(ec, "cannot create a temporary file");
-  std::string obj = objectPath.str(), out = outputPath.str();
-  SmallVector<StringRef> args = {*linker, "-shared", "-o", out, obj};
+  std::string out = outputPath.str();
+  SmallVector<StringRef> args = {*linker, "-shared", "-o", out};
+  for (const std::string &o : objects)
+    args.push_back(o);
   for (const std::string &a : archives)
     args.push_back(a);
   args.append({"-lm", "-lpthread", "-Wl,-z,noexecstack",

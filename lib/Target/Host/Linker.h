@@ -9,11 +9,11 @@
 
 namespace mlir::tessel {
 
-/// Links `objectPath` and the static `archives` into the shared library
+/// Links the `objects` and the static `archives` into the shared library
 /// `outputPath` with the system C compiler driver ($TESSEL_LINKER, else cc,
 /// clang-22, clang or gcc from PATH). The artifact depends on libc, libm and
 /// libpthread only. The result is sealed (sealArtifact).
-llvm::Error linkSharedLibrary(llvm::StringRef objectPath,
+llvm::Error linkSharedLibrary(llvm::ArrayRef<std::string> objects,
                               llvm::ArrayRef<std::string> archives,
                               llvm::StringRef outputPath);
 
