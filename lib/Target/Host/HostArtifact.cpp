@@ -3,6 +3,7 @@
 
 #include "Linker.h"
 #include "NativeCodegen.h"
+#include "ExternalWeights.h"
 #include "ParallelCodegen.h"
 
 #include "mlir/Support/FileUtilities.h"
@@ -35,16 +36,6 @@ LogicalResult mlir::tessel::writeHostArtifact(ModuleOp module,
                                               TimingScope &timing) {
   StringRef outputPath = options.outputPath;
   ArrayRef<std::string> archives = options.archives;
-  auto llvmContext = std::make_unique<llvm::LLVMContext>();
-  TimingScope translateTiming = timing.nest("Translate to LLVM IR");
-  std::unique_ptr<llvm::Module> llvmModule =
-      translateModuleToLLVMIR(module, *llvmContext, "tessel_model");
-  translateTiming.stop();
-  if (!llvmModule)
-    return module.emitError() << "translation to LLVM IR failed";
-  llvmModule->setTargetTriple(host.getTargetTriple());
-  llvmModule->setDataLayout(host.createDataLayout());
-
   // Temporary files, removed when this function returns.
   llvm::SmallVector<std::string, 2> temporaries;
   llvm::scope_exit removeTemporaries([&] {
@@ -61,10 +52,36 @@ LogicalResult mlir::tessel::writeHostArtifact(ModuleOp module,
     temporaries.push_back(path.str().str());
     return temporaries.back();
   };
-
-  // The shared library links any number of objects: a large module is
-  // optimized and compiled in parts, on threads.
+  // What the shared library links: the model's objects, and the weights.
   std::vector<std::string> objects;
+
+  // The library's weights bypass LLVM (an object or .ll file stays whole).
+  if (options.emit == EmitKind::Library) {
+    TimingScope weightsTiming = timing.nest("Write weights");
+    llvm::Expected<std::string> dataPath = temporaryFile("tessel-weights", "bin");
+    if (!dataPath)
+      return module.emitError() << llvm::toString(dataPath.takeError());
+    llvm::Expected<std::string> asmPath = temporaryFile("tessel-weights", "s");
+    if (!asmPath)
+      return module.emitError() << llvm::toString(asmPath.takeError());
+    FailureOr<bool> moved = externalizeWeights(module, *dataPath, *asmPath);
+    if (failed(moved))
+      return failure();
+    if (*moved)
+      objects.push_back(*asmPath);
+  }
+
+  auto llvmContext = std::make_unique<llvm::LLVMContext>();
+  TimingScope translateTiming = timing.nest("Translate to LLVM IR");
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, *llvmContext, "tessel_model");
+  translateTiming.stop();
+  if (!llvmModule)
+    return module.emitError() << "translation to LLVM IR failed";
+  llvmModule->setTargetTriple(host.getTargetTriple());
+  llvmModule->setDataLayout(host.createDataLayout());
+
+  // A large module is optimized and compiled in parts, on threads.
   unsigned parts = options.emit == EmitKind::Library
                        ? codegenParts(*llvmModule, options.codegenThreads)
                        : 1;
@@ -77,7 +94,7 @@ LogicalResult mlir::tessel::writeHostArtifact(ModuleOp module,
         [&](unsigned) { return temporaryFile("tessel-model", "o"); });
     if (!compiled)
       return module.emitError() << llvm::toString(compiled.takeError());
-    objects = std::move(*compiled);
+    objects.insert(objects.end(), compiled->begin(), compiled->end());
   } else {
     TimingScope optTiming = timing.nest("LLVM optimization");
     optimizeModule(*llvmModule, host, options.optLevel);
