@@ -15,6 +15,11 @@
 #                                      PyTorch; writes bench/results/broad.json
 #                                      and docs/performance-broad.{md,png}
 #                                      (other options as for a full run)
+#   bench/run.sh --compile-time        compile time and peak memory per model
+#                                      and over depth (bench/compile_time.py,
+#                                      issue 22); appends to
+#                                      bench/results/compile_history.jsonl and
+#                                      writes docs/performance-compile.md
 #   bench/run.sh --sparse              sparse section only (bench/sparse_bench.py
 #                                      --sweep): the sparse GEMM kernel, BERT
 #                                      pruned 50-95% (unstructured, 4x1, 2:4)
@@ -53,6 +58,7 @@ for a in "$@"; do
     --int8) int8=only ;;
     --no-int8) int8=no ;;
     --sparse) sparse=only ;;
+    --compile-time) exec "$PY" "$BENCH/compile_time.py" ;;
     --broad) broad=yes ;;
     --no-sparse) sparse=no ;;
     --docs) docs=yes ;;

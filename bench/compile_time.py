@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""Compile-time benchmark (issue 22): how long tessel-compile takes and how
+much memory it holds, per model and as a model grows deeper.
+
+    /usr/bin/python3 bench/compile_time.py [--models a,b] [--repeat N]
+                                           [--no-docs] [--tessel-compile PATH]
+
+For each model (the ONNX exports of bench/bench_models.py, bench/work/) it
+runs `tessel-compile M.onnx -O3 -o M.so` under /usr/bin/time and keeps the
+fastest of --repeat runs with its peak resident memory. Then the depth
+series: residual stacks of L 3x3 convolutions (64 channels, 56x56) and of L
+transformer-style blocks (layer norm + matmul + tanh, 197x768), each at
+L, 2L and 4L, built with onnx.helper; compile time should grow linearly
+with L (the 4L/L ratio near 4, not 16).
+
+Appends one line to bench/results/compile_history.jsonl (date, git, CPU,
+every figure) and writes docs/performance-compile.md: this run's tables and
+the history of each model's compile time across runs.
+"""
+import argparse
+import datetime
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(BENCH)
+sys.path.insert(0, BENCH)
+import bench_models  # noqa: E402  (export_model, machine_info, git_rev)
+
+HISTORY = os.path.join(BENCH, "results", "compile_history.jsonl")
+DOC = os.path.join(ROOT, "docs", "performance-compile.md")
+MODELS = ["resnet50", "densenet121", "resnext50", "efficientnet_v2_s",
+          "convnext_tiny", "wide_resnet50_2", "vit_b_16", "swin_t"]
+# Issue 22's targets, in seconds (None: "no torchvision classifier over 15 s").
+TARGETS = {"resnet50": 5, "vit_b_16": 10}
+DEPTHS = [16, 32, 64]
+
+
+def timed_compile(tc, model_path, repeat):
+    """Fastest of `repeat` compiles: (seconds, peak RSS in MB)."""
+    best = None
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(repeat):
+            out = os.path.join(tmp, "m.so")
+            p = subprocess.run(["/usr/bin/time", "-f", "TIME %e %M", tc, model_path,
+                                "-O3", "-o", out], capture_output=True, text=True)
+            if p.returncode != 0:
+                raise RuntimeError(f"{model_path}: " +
+                                   bench_models.first_error_line(p.stderr))
+            line = [l for l in p.stderr.splitlines() if l.startswith("TIME ")][-1]
+            sec, kb = float(line.split()[1]), int(line.split()[2])
+            if best is None or sec < best[0]:
+                best = (sec, round(kb / 1024))
+    return best
+
+
+def conv_stack(depth, path):
+    """x -> L x (x + relu(conv3x3(x))), 64 channels at 56x56."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    rng = np.random.default_rng(0)
+    nodes, inits, x = [], [], "x"
+    for i in range(depth):
+        w = numpy_helper.from_array(
+            (rng.standard_normal((64, 64, 3, 3)) * 0.02).astype(np.float32), f"w{i}")
+        b = numpy_helper.from_array(np.zeros(64, np.float32), f"b{i}")
+        inits += [w, b]
+        nodes += [helper.make_node("Conv", [x, f"w{i}", f"b{i}"], [f"c{i}"], pads=[1, 1, 1, 1]),
+                  helper.make_node("Relu", [f"c{i}"], [f"r{i}"]),
+                  helper.make_node("Add", [x, f"r{i}"], [f"y{i}"])]
+        x = f"y{i}"
+    graph = helper.make_graph(
+        nodes, "conv_stack",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64, 56, 56])],
+        [helper.make_tensor_value_info(x, TensorProto.FLOAT, [1, 64, 56, 56])], inits)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+
+
+def transformer_stack(depth, path):
+    """x -> L x (x + tanh(layernorm(x) @ W)), 197 tokens of 768."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    rng = np.random.default_rng(0)
+    nodes, inits, x = [], [], "x"
+    for i in range(depth):
+        inits += [numpy_helper.from_array(
+                      (rng.standard_normal((768, 768)) * 0.02).astype(np.float32), f"w{i}"),
+                  numpy_helper.from_array(np.ones(768, np.float32), f"g{i}"),
+                  numpy_helper.from_array(np.zeros(768, np.float32), f"be{i}")]
+        nodes += [helper.make_node("LayerNormalization", [x, f"g{i}", f"be{i}"], [f"n{i}"],
+                                   axis=-1),
+                  helper.make_node("MatMul", [f"n{i}", f"w{i}"], [f"m{i}"]),
+                  helper.make_node("Tanh", [f"m{i}"], [f"a{i}"]),
+                  helper.make_node("Add", [x, f"a{i}"], [f"y{i}"])]
+        x = f"y{i}"
+    graph = helper.make_graph(
+        nodes, "transformer_stack",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 197, 768])],
+        [helper.make_tensor_value_info(x, TensorProto.FLOAT, [1, 197, 768])], inits)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+
+
+def render(run, history):
+    out = ["# Compile time", "",
+           "Generated by `/usr/bin/python3 bench/compile_time.py` (issue 22); "
+           "the one-line history is `bench/results/compile_history.jsonl`.", "",
+           f"Latest run: {run['date']}, git {run['git']}, {run['machine']['cpu']}, "
+           f"{run['machine']['logical_cpus']} logical CPUs; `tessel-compile M.onnx -O3 -o M.so`, "
+           f"fastest of {run['repeat']}, peak RSS from `/usr/bin/time`.", "",
+           "| model | compile | peak RSS | issue 22's target |", "|---|---|---|---|"]
+    for m, (sec, mb) in run["models"].items():
+        tgt = TARGETS.get(m)
+        met = (f"<= {tgt} s: {'met' if sec <= tgt else 'not met'}" if tgt
+               else f"<= 15 s: {'met' if sec <= 15 else 'not met'}")
+        if m == "vit_b_16":
+            met += f"; <= 1 GB: {'met' if mb <= 1024 else 'not met'}"
+        out.append(f"| {m} | {sec:.1f} s | {mb} MB | {met} |")
+    out += ["", "Depth series (compile time should grow linearly with depth L):", "",
+            "| stack | " + " | ".join(f"L={d}" for d in DEPTHS) +
+            f" | {DEPTHS[-1]}/{DEPTHS[0]} time ratio (linear: {DEPTHS[-1] // DEPTHS[0]}) |",
+            "|---" * (len(DEPTHS) + 2) + "|"]
+    for name, series in run["depth"].items():
+        cells = [f"{s:.2f} s" for s, _ in series]
+        out.append(f"| {name} | " + " | ".join(cells) +
+                   f" | {series[-1][0] / series[0][0]:.2f} |")
+    out += ["", "## History", "", "Seconds per model, one row per run (oldest first):", ""]
+    models = list(run["models"])
+    out.append("| date | git | cpu | " + " | ".join(models) + " |")
+    out.append("|---" * (len(models) + 3) + "|")
+    for h in history:
+        cells = [f"{h['models'][m][0]:.1f}" if m in h["models"] else "-" for m in models]
+        out.append(f"| {h['date']} | {h['git']} | {h['machine']['cpu'].split(' (')[0][:28]} | "
+                   + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n"
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--models", default=",".join(MODELS))
+    ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--no-docs", action="store_true")
+    ap.add_argument("--tessel-compile", default=os.path.join(ROOT, "build", "bin",
+                                                             "tessel-compile"))
+    args = ap.parse_args(argv)
+    tc = args.tessel_compile
+    run = {"date": datetime.date.today().isoformat(), "git": bench_models.git_rev(),
+           "machine": bench_models.machine_info(), "repeat": args.repeat,
+           "models": {}, "depth": {}}
+    for m in [m for m in args.models.split(",") if m]:
+        mdir, _ = bench_models.export_model(m, rebuild=False)
+        run["models"][m] = timed_compile(tc, os.path.join(mdir, m + ".onnx"), args.repeat)
+        bench_models.log(f"{m}: {run['models'][m][0]:.2f} s, {run['models'][m][1]} MB")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, build in (("conv 3x3 x L", conv_stack), ("transformer x L", transformer_stack)):
+            series = []
+            for d in DEPTHS:
+                path = os.path.join(tmp, f"stack{d}.onnx")
+                build(d, path)
+                series.append(timed_compile(tc, path, args.repeat))
+                bench_models.log(f"{name} L={d}: {series[-1][0]:.2f} s")
+            run["depth"][name] = series
+    os.makedirs(os.path.dirname(HISTORY), exist_ok=True)
+    with open(HISTORY, "a") as f:
+        f.write(json.dumps(run) + "\n")
+    if not args.no_docs:
+        history = [json.loads(l) for l in open(HISTORY) if l.strip()]
+        with open(DOC, "w") as f:
+            f.write(render(run, history))
+    print(render(run, [run]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
