@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "tessel/Support/GuardedParse.h"
 #include "tessel/Support/InputLimits.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -136,7 +137,17 @@ std::unique_ptr<IRModule> IRModule::parse(const std::string &text,
   llvm::raw_string_ostream os(diagnostics);
   // Parse errors print with the offending source line and a caret.
   SourceMgrDiagnosticHandler handler(sourceMgr, impl->context.get(), os);
-  impl->module = parseSourceFile<ModuleOp>(sourceMgr, impl->context.get());
+  bool crashed = false;
+  impl->module = mlir::tessel::parseModuleGuarded(
+      sourceMgr, impl->context.get(), crashed);
+  if (crashed) {
+    // The context may be half-built: leak it rather than destroy it.
+    (void)impl->module.release();
+    (void)impl->context.release();
+    status = Status::failure(mlir::tessel::parserCrashMessage(name),
+                             diagnostics);
+    return nullptr;
+  }
   if (!impl->module) {
     status = Status::failure("cannot parse '" + name + "'", diagnostics);
     return nullptr;

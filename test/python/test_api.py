@@ -243,6 +243,22 @@ def test_compile_errors_carry_located_diagnostics():
         tessel.compile(invalid)
 
 
+def test_parser_crash_is_an_error():
+    # Upstream MLIR 22's parser crashes on this text (found by
+    # test/fuzz/FuzzMlirText.cpp); the package raises instead of dying, and
+    # keeps working.
+    crash = ("func.func @f(%a: memref<2x3xf32>, %b: memref<3x2xf32>) {\n"
+             "  linalg.transpose ins(%a : memref<2x3xf32>) outs(%b : memref<3x2xf32>)"
+             " permutation = [1,, 0]\n  return\n}\n")
+    with pytest.raises(tessel.CompileError, match="parser crashed") as e:
+        tessel.compile(crash)
+    assert "expected integer value" in e.value.diagnostics
+    good = ("func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {\n"
+            "  return %x : tensor<2xf32>\n}\n")
+    x = np.array([1.5, -2.0], np.float32)
+    np.testing.assert_array_equal(tessel.compile(good)(x), x)
+
+
 def test_bad_arguments():
     with pytest.raises(FileNotFoundError):
         tessel.compile("no/such/model.onnx")

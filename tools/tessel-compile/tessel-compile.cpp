@@ -12,6 +12,7 @@
 #include "tessel/Compiler/Compiler.h"
 #include "tessel/Importers/ONNX/ONNXImporter.h"
 #include "tessel/InitAll.h"
+#include "tessel/Support/GuardedParse.h"
 #include "tessel/Support/InputLimits.h"
 
 #include "mlir/IR/AsmState.h"
@@ -224,7 +225,16 @@ static OwningOpRef<ModuleOp> loadModel(MLIRContext &context,
     return {};
   }
   sourceMgr.AddNewSourceBuffer(std::move(file), SMLoc());
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  bool crashed = false;
+  OwningOpRef<ModuleOp> module =
+      tessel::parseModuleGuarded(sourceMgr, &context, crashed);
+  if (crashed) {
+    // The context may be half-built: stop here, without its destructor.
+    errs() << "tessel-compile: error: " << tessel::parserCrashMessage(inputPath)
+           << "\n";
+    errs().flush();
+    std::_Exit(1);
+  }
   if (!module)
     errs() << "tessel-compile: error: cannot parse '" << inputPath << "'\n";
   return module;
