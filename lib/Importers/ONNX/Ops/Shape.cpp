@@ -8,10 +8,10 @@
 // that later ops that need constant shapes still see them.
 //
 //===----------------------------------------------------------------------===//
-#include "llvm/Support/MathExtras.h"
 #include "Common.h"
 
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cmath>
 
@@ -238,7 +238,14 @@ LogicalResult convertReshape(NodeContext &ctx) {
       ctx.emitError() << "shape entry " << i << " is " << d;
       return failure();
     }
-    known *= d;
+    // The entries are data: their product may not fit in int64 (found by
+    // test/fuzz/FuzzOnnx.cpp). Past the input's element count it is wrong
+    // anyway.
+    if (llvm::MulOverflow(known, d, known)) {
+      ctx.emitError() << "shape [" << target
+                      << "] holds more elements than a 64-bit count";
+      return failure();
+    }
   }
   int64_t total = numElements(in);
   if (inferred >= 0) {
