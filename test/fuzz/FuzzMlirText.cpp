@@ -21,7 +21,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
-#include "llvm/Support/Regex.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/SourceMgr.h"
 
 #include <cstdint>
@@ -29,18 +29,43 @@
 
 namespace {
 
+/// True if `rest` starts with `= [i, j, ...]` (blanks anywhere between).
+bool wellFormedList(llvm::StringRef rest) {
+  auto blanks = [&] { rest = rest.ltrim(" \t\r\n"); };
+  blanks();
+  if (!rest.consume_front("="))
+    return false;
+  blanks();
+  if (!rest.consume_front("["))
+    return false;
+  blanks();
+  if (rest.consume_front("]"))
+    return true;
+  while (true) {
+    blanks();
+    rest.consume_front("-");
+    size_t digits = 0;
+    while (digits < rest.size() && llvm::isDigit(rest[digits]))
+      ++digits;
+    if (digits == 0)
+      return false;
+    rest = rest.drop_front(digits);
+    blanks();
+    if (rest.consume_front("]"))
+      return true;
+    if (!rest.consume_front(","))
+      return false;
+  }
+}
+
 /// True if `text` has a linalg integer-list attribute that upstream MLIR
 /// 22's parser crashes on (see above).
 bool reachesKnownParserCrash(llvm::StringRef text) {
-  static const llvm::Regex wellFormed(
-      "^[ \t\n]*=[ \t\n]*\[[ \t\n]*(-?[0-9]+[ \t\n]*(,[ \t\n]*-?[0-9]+"
-      "[ \t\n]*)*)?\]");
   for (llvm::StringRef key : {"permutation", "dimensions"}) {
     for (size_t at = text.find(key); at != llvm::StringRef::npos;
          at = text.find(key, at + 1)) {
-      llvm::StringRef rest = text.substr(at + key.size()).ltrim(" \t\n");
-      if (rest.starts_with("=") &&
-          !wellFormed.match(text.substr(at + key.size())))
+      llvm::StringRef rest = text.substr(at + key.size());
+      if (rest.ltrim(" \t\r\n").starts_with("=") && !wellFormedList(rest))
         return true;
     }
   }
