@@ -4,6 +4,8 @@
 #ifndef TESSEL_BENCH_SPARSE_COMMON_H
 #define TESSEL_BENCH_SPARSE_COMMON_H
 
+#include "tessel/Kernels/tessel_kernels.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
@@ -69,6 +71,43 @@ static sparse_b pack_blocks(const float *b, int64_t K, int64_t N, int64_t R) {
     }
     s.ptr[blk + 1] = (int32_t)s.blocks;
   }
+  return s;
+}
+
+/* B (K x N) N:M: n random k's of each aligned group of m kept in every
+ * column (m dividing K). */
+static void random_n_of_m(float *b, int64_t K, int64_t N, int64_t n,
+                          int64_t m) {
+  for (int64_t c = 0; c < N; ++c)
+    for (int64_t g = 0; g < K; g += m) {
+      int64_t kept = 0;
+      for (int64_t i = 0; i < m; ++i) {
+        /* The next k is kept with probability (still to keep) / (left). */
+        const int keep = rand() % (m - i) < n - kept;
+        kept += keep;
+        b[(g + i) * N + c] = keep ? frand() : 0.0f;
+      }
+    }
+}
+
+/* N:M B in the N:M kernel's chunk-major order (Kernels.td,
+ * TESSEL_KERNEL_NM_CHUNK_K), every group holding exactly n nonzeros. */
+static sparse_b pack_n_of_m(const float *b, int64_t K, int64_t N, int64_t n,
+                            int64_t m) {
+  const int64_t per = K / m * n, chunk = TESSEL_KERNEL_NM_CHUNK_K;
+  sparse_b s = {malloc(sizeof(int32_t) * (N + 1)),
+                malloc(sizeof(int32_t) * (N * per + 1)),
+                malloc(sizeof(float) * (N * per + 1)), N * per};
+  for (int64_t c = 0; c <= N; ++c)
+    s.ptr[c] = (int32_t)(c * per);
+  int64_t e = 0;
+  for (int64_t k0 = 0; k0 < K; k0 += chunk)
+    for (int64_t c = 0; c < N; ++c)
+      for (int64_t k = k0; k < k0 + chunk && k < K; ++k)
+        if (b[k * N + c] != 0.0f) {
+          s.kidx[e] = (int32_t)k;
+          s.val[e++] = b[k * N + c];
+        }
   return s;
 }
 

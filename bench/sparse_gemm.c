@@ -49,7 +49,7 @@ int main(int argc, char **argv) {
         TIME(ts, 5, 5,
              tessel_kernel_sparse_matmul_f32(M, N, K, a, K, 1, R, sp.ptr,
                                              sp.kidx, sp.val, c, N, 1, NULL, -INFINITY,
-                                             INFINITY, 0));
+                                             INFINITY, TESSEL_KERNEL_K_ASCENDING));
         printf("sparse_gemm: M=%lld N=%lld K=%lld R=%lld density=%.2f "
                "dense_ms=%.3f sparse_ms=%.3f speedup=%.2f dense_gflops=%.1f\n",
                (long long)M, (long long)N, (long long)K, (long long)R,
@@ -58,6 +58,37 @@ int main(int argc, char **argv) {
         free(bp);
         free_blocks(&sp);
       }
+    /* N:M (R = 1, the fixed-count kernel): 2:4, 1:4 and 1:8. */
+    const int64_t nms[][2] = {{2, 4}, {1, 4}, {1, 8}};
+    for (size_t i = 0; i < sizeof nms / sizeof nms[0]; ++i) {
+      const int64_t n = nms[i][0], m = nms[i][1];
+      if (K % m != 0)
+        continue;
+      random_n_of_m(b, K, N, n, m);
+      const int64_t P = (N + NR - 1) / NR;
+      float *bp = calloc((size_t)(P * K * NR), sizeof(float));
+      for (int64_t k = 0; k < K; ++k)
+        for (int64_t c2 = 0; c2 < N; ++c2)
+          bp[((c2 / NR) * K + k) * NR + c2 % NR] = b[k * N + c2];
+      sparse_b sp = pack_n_of_m(b, K, N, n, m);
+      const int32_t flags = TESSEL_KERNEL_K_ASCENDING |
+                            (int32_t)((n | m << 8) << TESSEL_KERNEL_NM_SHIFT);
+      double td, ts;
+      TIME(td, 5, 5,
+           tessel_kernel_matmul_f32(1, M, N, K, a, 0, K, 1, bp, 0, c, 0, N, 1,
+                                    NULL, -INFINITY, INFINITY, 0));
+      TIME(ts, 5, 5,
+           tessel_kernel_sparse_matmul_f32(M, N, K, a, K, 1, 1, sp.ptr,
+                                           sp.kidx, sp.val, c, N, 1, NULL,
+                                           -INFINITY, INFINITY, flags));
+      printf("sparse_gemm: M=%lld N=%lld K=%lld nm=%lld:%lld density=%.2f "
+             "dense_ms=%.3f sparse_ms=%.3f speedup=%.2f dense_gflops=%.1f\n",
+             (long long)M, (long long)N, (long long)K, (long long)n,
+             (long long)m, (double)n / (double)m, td * 1e3, ts * 1e3,
+             td / ts, 2.0 * M * N * K / td * 1e-9);
+      free(bp);
+      free_blocks(&sp);
+    }
     free(a), free(b), free(c);
   }
   return 0;

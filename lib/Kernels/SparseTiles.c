@@ -120,7 +120,8 @@ TK_INLINE tk_vec epilogue(const tk_sparse_view *j, tk_vec v, tk_vec old,
  * a vector of rows at a time where they stay within one output row (or
  * the rows follow each other, c_sr = wq), else one at a time. */
 static void store_columns(const tk_sparse_view *j, int64_t m0, int64_t rows,
-                          int64_t n0, int64_t width, const float *gbuf) {
+                          int64_t n0, int64_t width, const float *gbuf,
+                          int64_t cs) {
   const int clamp = tk_has_clamp(j->lo, j->hi);
   const tk_vec lo = tk_splat(j->lo), hi = tk_splat(j->hi);
   const int linear = j->c_sr == j->wq && j->owc == j->wq;
@@ -133,7 +134,7 @@ static void store_columns(const tk_sparse_view *j, int64_t m0, int64_t rows,
         nr == TK_VW && (linear ? m + TK_VW <= j->nr * j->wq
                                : mr + TK_VW <= j->owc && mq < j->nr);
     for (int64_t c = 0; c < width; ++c) {
-      const float *src = gbuf + c * TROWS + r0;
+      const float *src = gbuf + c * cs + r0;
       const float b = j->bias ? j->bias[n0 + c] : 0.0f;
       if (whole) {
         float *o = out + c * j->c_sn;
@@ -174,11 +175,11 @@ static void store_columns(const tk_sparse_view *j, int64_t m0, int64_t rows,
  * columns as vectors (the accumulators run down the rows; writing them
  * column by column would touch a cache line per element). */
 static void store_group(const tk_sparse_view *j, int64_t m0, int64_t rows,
-                        int64_t n0, const float *gbuf) {
+                        int64_t n0, const float *gbuf, int64_t cs) {
   enum { GV = GROUP / TK_VW };
   const int64_t width = j->N - n0 < GROUP ? j->N - n0 : GROUP;
   if (j->c_sc == 1 && j->c_sn != 1) {
-    store_columns(j, m0, rows, n0, width, gbuf);
+    store_columns(j, m0, rows, n0, width, gbuf, cs);
     return;
   }
   /* Whole rows of a row-major output as vectors; a last, narrower group
@@ -197,7 +198,7 @@ static void store_group(const tk_sparse_view *j, int64_t m0, int64_t rows,
   int64_t mq = m0 / j->wq, mr = m0 % j->wq;
   for (int64_t r0 = 0; r0 < rows; r0 += TK_VW) {
     for (int g = 0; g < GV; ++g)
-      transpose_block(gbuf + g * TK_VW * TROWS + r0, TROWS, tbuf + g * TK_VW,
+      transpose_block(gbuf + g * TK_VW * cs + r0, cs, tbuf + g * TK_VW,
                       GROUP);
     const int64_t nr = rows - r0 < TK_VW ? rows - r0 : TK_VW;
     for (int64_t r = 0; r < nr; ++r) {
@@ -342,7 +343,7 @@ TK_INLINE int64_t block_tile(const tk_sparse_view *j, int64_t e0, int64_t e1,
       }                                                                        \
       const int64_t rows = m_hi - m0 < tm * TK_VW ? m_hi - m0 : tm * TK_VW;    \
       for (int64_t g = g_lo; g < g_hi; ++g)                                    \
-        store_group(j, m0, rows, g * GROUP, gbuf[g - g_lo]);                   \
+        store_group(j, m0, rows, g * GROUP, gbuf[g - g_lo], TROWS);            \
     }                                                                          \
   }
 /* R = 1: 8 row vectors a tile (a chunk's rows stay in L1 longer than
@@ -354,6 +355,127 @@ SPARSE_COLS_FN(8, 4, 3)
 SPARSE_COLS_FN(16, 4, 3)
 #undef SPARSE_COLS_FN
 #undef SPARSE_TILE
+
+/* N:M weights (view nm_n, nm_m): every column has n nonzeros in each
+ * group of m k's, stored chunk-major (TESSEL_KERNEL_NM_CHUNK_K k's a
+ * chunk, the chunk's columns one after another), so that a
+ * chunk's nonzeros are read as one stream. Two columns run their chunk
+ * in lockstep, TM x 2 accumulators, a loop whose trip count is the same
+ * for every column (a count that differs per column, as unstructured
+ * weights have, mispredicts every exit). On a 2:4 weight
+ * (bench/sparse_gemm.c 128 768 768, Sapphire Rapids, one thread), against
+ * the dense kernel: the general R = 1 tile 0.85x; fixed counts 1.1x;
+ * chunk outside the columns (cols_nm) 1.2x; the nonzeros chunk-major
+ * rather than column-major 1.3x (a probe: group-major 1.3x, chunk-major
+ * 1.4x). Columns of the group buffers ga and gb (gb unused without TWO),
+ * nonzeros from ea and eb, nz each. */
+TK_INLINE void nm_tile(const tk_sparse_view *j, int64_t ea, int64_t eb,
+                       int64_t nz, const int TWO, int64_t m0, const int TM,
+                       float *ga, float *gb, int first) {
+  tk_vec acc[2][8];
+  for (int t = 0; t < TM; ++t) {
+    acc[0][t] = first ? (tk_vec){0} : tk_load(ga + t * TK_VW);
+    if (TWO)
+      acc[1][t] = first ? (tk_vec){0} : tk_load(gb + t * TK_VW);
+  }
+  const float *at = j->at + m0;
+  const int32_t *ka = j->kidx + ea, *kb = j->kidx + (TWO ? eb : ea);
+  const float *va = j->val + ea, *vb = j->val + (TWO ? eb : ea);
+  for (int64_t q = 0; q < nz; ++q) {
+    const float *xa = at + j->koff[ka[q]];
+    const tk_vec sa = tk_splat(va[q]);
+    for (int t = 0; t < TM; ++t)
+      acc[0][t] += sa * tk_load(xa + t * TK_VW);
+    if (TWO) {
+      const float *xb = at + j->koff[kb[q]];
+      const tk_vec sb = tk_splat(vb[q]);
+      for (int t = 0; t < TM; ++t)
+        acc[1][t] += sb * tk_load(xb + t * TK_VW);
+    }
+  }
+  for (int t = 0; t < TM; ++t) {
+    tk_store(ga + t * TK_VW, acc[0][t]);
+    if (TWO)
+      tk_store(gb + t * TK_VW, acc[1][t]);
+  }
+}
+
+/* Row vectors of an N:M tile: 8 x 2 accumulators fill half of AVX-512's
+ * 32 registers; AVX2's 16 take 6 x 2. */
+#define NM_TMAX (TK_VW == 16 ? 8 : 6)
+
+#ifndef NM_GROUPS
+#define NM_GROUPS 48
+#endif
+/* Rows of a column in the N:M buffer. */
+#define NM_ROWS (NM_TMAX * TK_VW)
+
+#define NM_TILE(T)                                                             \
+  case T:                                                                      \
+    if (T <= NM_TMAX)                                                          \
+      for (int64_t ch = 0; ch < nch; ++ch) {                                   \
+        const int64_t k0 = ch * kc, kn = K - k0 < kc ? K - k0 : kc;            \
+        const int64_t base = k0 / j->nm_m * j->nm_n * j->N;                    \
+        const int64_t nz = kn / j->nm_m * j->nm_n;                             \
+        for (int64_t c = c_lo; c < n_hi; c += 2) {                             \
+          float *cb = buf + (c - c_lo) * NM_ROWS;                              \
+          if (c + 1 < n_hi)                                                    \
+            nm_tile(j, base + c * nz, base + (c + 1) * nz, nz, 1, m0,          \
+                    T <= NM_TMAX ? T : 1, cb, cb + NM_ROWS, ch == 0);          \
+          else                                                                 \
+            nm_tile(j, base + c * nz, 0, nz, 0, m0, T <= NM_TMAX ? T : 1, cb,  \
+                    cb, ch == 0);                                              \
+        }                                                                      \
+      }                                                                        \
+    break;
+
+/* Rows [m_lo, m_hi) of column groups [g_lo, g_hi) for N:M weights: each
+ * chunk of k (kc a multiple of m) for all the columns while its rows of
+ * a tile stay in L1, the sums of every column in a buffer between chunks
+ * (in L2: NM_ROWS floats a column). Columns first and chunks inside, as
+ * cols_r1 goes, read every row of the tile from L2 once per column pair
+ * and ran 1.3x slower (128 x 768 x 768 at 2:4). */
+static void cols_nm(const tk_sparse_view *j, int64_t g_lo, int64_t g_hi,
+                    int64_t m_lo, int64_t m_hi) {
+  const int64_t K = j->K, kc = j->kc, nch = (K + kc - 1) / kc;
+  const int64_t c_lo = g_lo * GROUP;
+  const int64_t n_hi = j->N < g_hi * GROUP ? j->N : g_hi * GROUP;
+  const size_t bytes = (size_t)((g_hi - g_lo) * GROUP * NM_ROWS) * sizeof(float);
+  float *buf = (float *)_mlir_memref_to_llvm_aligned_alloc(64, bytes);
+  if (!buf)
+    abort(); /* out of memory: nothing sane to return */
+  if (j->N - (g_hi - 1) * GROUP < GROUP)
+    memset(buf + (g_hi - 1 - g_lo) * GROUP * NM_ROWS, 0,
+           (size_t)(GROUP * NM_ROWS) * sizeof(float));
+  for (int64_t m0 = m_lo; m0 < m_hi; m0 += NM_ROWS) {
+    const int64_t left = (m_hi - m0) / TK_VW;
+    const int tm = left < NM_TMAX ? (int)left : NM_TMAX;
+    switch (tm) {
+      NM_TILE(1)
+      NM_TILE(2)
+      NM_TILE(3)
+      NM_TILE(4)
+      NM_TILE(5)
+      NM_TILE(6)
+      NM_TILE(7)
+      NM_TILE(8)
+    }
+    /* TK_VW rows of every group at a time: each output row is written
+     * along its length, as the prefetchers follow; a group's rows at a
+     * time touch one line per row, each a miss (the rows of a wide
+     * output are a page apart): the stores took 10% of a 2:4 BERT's time,
+     * now ... */
+    const int64_t rows = m_hi - m0 < tm * TK_VW ? m_hi - m0 : tm * TK_VW;
+    for (int64_t r0 = 0; r0 < rows; r0 += TK_VW)
+      for (int64_t g = g_lo; g < g_hi; ++g)
+        store_group(j, m0 + r0, rows - r0 < TK_VW ? rows - r0 : TK_VW,
+                    g * GROUP, buf + (g - g_lo) * GROUP * NM_ROWS + r0,
+                    NM_ROWS);
+  }
+  _mlir_memref_to_llvm_free(buf);
+}
+#undef NM_TILE
+#undef NM_ROWS
 
 typedef void (*cols_fn)(const tk_sparse_view *, int64_t, int64_t, int64_t,
                         int64_t);
@@ -391,7 +513,8 @@ int tk_sparse_k_ascending(int64_t nblocks, const int32_t *ptr,
 
 void tk_sparse_run(const tk_sparse_view *v, int64_t g0, int64_t g1) {
   const int64_t R = v->R;
-  cols_fn fn = R == 1    ? cols_r1
+  cols_fn fn = v->nm_n   ? cols_nm
+               : R == 1  ? cols_r1
                : R == 2  ? cols_r2
                : R == 4  ? cols_r4
                : R == 8  ? cols_r8
@@ -406,7 +529,7 @@ void tk_sparse_run(const tk_sparse_view *v, int64_t g0, int64_t g1) {
   int64_t chunk = (65536 / K) / tile * tile;
   if (chunk < tile)
     chunk = tile;
-  const int64_t step = v->kc < K ? CBG : 1;
+  const int64_t step = v->nm_n ? NM_GROUPS : v->kc < K ? CBG : 1;
   for (int64_t m_lo = 0; m_lo < v->band_m; m_lo += chunk) {
     const int64_t m_hi = m_lo + chunk < v->band_m ? m_lo + chunk : v->band_m;
     /* Unchunked, each group alone: its tiles' rows stay in L1 across its
@@ -483,6 +606,7 @@ int tk_sparse_too_few_bands(int64_t nbands) {
 typedef struct {
   const tk_sparse_bands *bands;
   int64_t kc, K; /* k's per chunk, in all (at least 1) */
+  int64_t nm_n, nm_m; /* the view's */
   int64_t ntasks;
   tk_sparse_view v;      /* one band at a time: the band's view */
   const int64_t *bounds; /* and the tasks' column groups */
@@ -505,7 +629,7 @@ static void run_bands(void *arg, int64_t t) {
        b < (t + 1) * bands->nbands / j->ntasks; ++b) {
     tk_sparse_view v;
     bands->view(bands->ctx, b, at, &v);
-    v.kc = j->kc, v.K = j->K;
+    v.kc = j->kc, v.K = j->K, v.nm_n = j->nm_n, v.nm_m = j->nm_m;
     tk_sparse_run(&v, 0, tk_sparse_groups(v.N));
   }
   _mlir_memref_to_llvm_free(at);
@@ -521,7 +645,7 @@ void tk_sparse_run_bands(const tk_sparse_bands *bands, int64_t N, int64_t R,
                          const int32_t *ptr, const int32_t *kidx,
                          int32_t flags) {
   const int64_t threads = tk_num_threads();
-  bands_job_t j = {bands, 0, 0, 0, {0}, NULL};
+  bands_job_t j = {bands, 0, 0, 0, 0, 0, {0}, NULL};
   /* Chunks need each block column's k ascending (the compiler packs them
    * so and says so with TESSEL_KERNEL_K_ASCENDING; the kernels' contract
    * allows any order, checked here otherwise: a pass over every block
@@ -532,6 +656,23 @@ void tk_sparse_run_bands(const tk_sparse_bands *bands, int64_t N, int64_t R,
   if (j.kc < K && !(flags & TESSEL_KERNEL_K_ASCENDING) &&
       !tk_sparse_k_ascending(nblocks, ptr, kidx))
     j.kc = K;
+  /* N:M (nm_tile): chunks of TESSEL_KERNEL_NM_CHUNK_K k's, in which
+   * order the compiler packs them. The arrays are not in the general
+   * kernel's order, so a promise that the counts do not bear out
+   * (block_ptr[b] = b * K / m * n, which keeps every read within the
+   * arrays) is the caller's bug. */
+  const int64_t nm_n = (flags >> TESSEL_KERNEL_NM_SHIFT) & 0xff;
+  const int64_t nm_m = (flags >> (TESSEL_KERNEL_NM_SHIFT + 8)) & 0x7f;
+  if (nm_n || nm_m) {
+    if (R != 1 || nm_n <= 0 || nm_m <= nm_n ||
+        TESSEL_KERNEL_NM_CHUNK_K % nm_m != 0 || K % nm_m != 0)
+      abort(); /* the compiler says N:M only of such weights */
+    for (int64_t b = 0; b <= nblocks; ++b)
+      if (ptr[b] != b * (K / nm_m * nm_n))
+        abort();
+    j.kc = TESSEL_KERNEL_NM_CHUNK_K < K ? TESSEL_KERNEL_NM_CHUNK_K : K;
+    j.nm_n = nm_n, j.nm_m = nm_m;
+  }
   if (!tk_sparse_too_few_bands(bands->nbands)) {
     j.ntasks = bands->nbands < 4 * threads ? bands->nbands : 4 * threads;
     tk_parallel_for(j.ntasks, run_bands, &j);
@@ -547,7 +688,7 @@ void tk_sparse_run_bands(const tk_sparse_bands *bands, int64_t N, int64_t R,
   float *at = band_alloc(bands);
   for (int64_t b = 0; b < bands->nbands; ++b) {
     bands->view(bands->ctx, b, at, &j.v);
-    j.v.kc = j.kc, j.v.K = K;
+    j.v.kc = j.kc, j.v.K = K, j.v.nm_n = j.nm_n, j.v.nm_m = j.nm_m;
     tk_parallel_for(j.ntasks, run_columns, &j);
   }
   _mlir_memref_to_llvm_free(at);

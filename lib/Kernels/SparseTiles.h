@@ -41,6 +41,11 @@ typedef struct {
   /* The products go in chunks of kc k's (tk_sparse_chunk_k), K (at least
    * 1) in all: set by tk_sparse_run_bands. */
   int64_t kc, K;
+  /* nm_n of every nm_m k's of each column are stored (R = 1, K a multiple
+   * of nm_m, k ascending; kc then a multiple of nm_m): the products run
+   * a fixed count of nonzeros per column and chunk, two columns at a
+   * time. 0: not so. Set by tk_sparse_run_bands from the flags. */
+  int64_t nm_n, nm_m;
 } tk_sparse_view;
 
 /* k's per chunk for nnz blocks of R in nblocks block columns of K: the
@@ -105,7 +110,9 @@ typedef struct {
 int tk_sparse_too_few_bands(int64_t nbands);
 
 /* Every band's products (flags: the kernel's; TESSEL_KERNEL_K_ASCENDING
- * spares the check of the k order that chunks need): with
+ * spares the check of the k order that chunks need; an N:M count in the
+ * bits at TESSEL_KERNEL_NM_SHIFT selects the fixed-count products where
+ * the arrays bear it out): with
  * tk_sparse_too_few_bands, one band at a time,
  * the threads splitting the output columns into ranges of equal nonzero
  * counts; else the threads take runs of whole bands, each laid out by the

@@ -431,3 +431,18 @@ func.func @matmul_bf16_batched(%a: memref<2x1x5x8xf32>, %b: memref<2x1x4x128xbf1
        dilations = array<i64: 1, 1>, accumulate}
   return
 }
+
+// -----
+
+// A sparse matmul's flags: k_ascending (512) and, for N:M, (n | m << 8) <<
+// 16 (2:4: 67239936), which selects the kernel's fixed-count products.
+// CHECK-LABEL: func @sparse_flags
+// CHECK: %[[F1:.*]] = arith.constant 512 : i32
+// CHECK: call @tessel_kernel_sparse_matmul_f32({{.*}}, %[[F1]])
+// CHECK: %[[F2:.*]] = arith.constant 67240448 : i32
+// CHECK: call @tessel_kernel_sparse_matmul_f32({{.*}}, %[[F2]])
+func.func @sparse_flags(%a: memref<3x8xf32>, %p: memref<3xi32>, %k: memref<8xi32>, %v: memref<8xf32>, %o: memref<3x2xf32>) {
+  tessel.sparse_matmul ins(%a, %p, %k, %v : memref<3x8xf32>, memref<3xi32>, memref<8xi32>, memref<8xf32>) outs(%o : memref<3x2xf32>) {block_size = 1 : i64, k_ascending}
+  tessel.sparse_matmul ins(%a, %p, %k, %v : memref<3x8xf32>, memref<3xi32>, memref<8xi32>, memref<8xf32>) outs(%o : memref<3x2xf32>) {block_size = 1 : i64, k_ascending, n_of_m = array<i64: 2, 4>}
+  return
+}

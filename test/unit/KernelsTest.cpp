@@ -1525,21 +1525,76 @@ struct SparseCase {
   bool bias, clamp, accumulate, strided;
   uint32_t threads;
   bool colMajor = false; // A and C column-major (channel-major activations)
+  int64_t nmN = 0, nmM = 0; // N:M (R = 1): n of every m k's a column
 };
+
+/// B (K x N) N:M in the kernel's chunk-major order (Kernels.td,
+/// TESSEL_KERNEL_NM_CHUNK_K): chunks of NM_CHUNK_K k's, in each the
+/// columns one after another, each with exactly n entries a group, k
+/// ascending (a group with fewer nonzeros stores zeros at its first free
+/// k's); block_ptr[b] = b * K / m * n.
+SparseB packNOfM(const std::vector<float> &b, int64_t K, int64_t N,
+                 int64_t n, int64_t m) {
+  SparseB s;
+  for (int64_t c = 0; c <= N; ++c)
+    s.ptr.push_back(int32_t(c * (K / m * n)));
+  const int64_t chunk = TESSEL_KERNEL_NM_CHUNK_K;
+  for (int64_t k0 = 0; k0 < K; k0 += chunk)
+    for (int64_t c = 0; c < N; ++c)
+      for (int64_t g = k0; g < std::min(K, k0 + chunk); g += m) {
+        int64_t free = n;
+        for (int64_t k = g; k < g + m; ++k)
+          free -= b[k * N + c] != 0.0f;
+        for (int64_t k = g; k < g + m; ++k) {
+          if (b[k * N + c] == 0.0f) {
+            if (free == 0)
+              continue;
+            --free;
+          }
+          s.kidx.push_back(int32_t(k));
+          s.val.push_back(b[k * N + c]);
+        }
+      }
+  return s;
+}
+
+/// Zeros B (K x N) to N:M: n random k's of each group of m of every column
+/// kept, each then with probability `density` (below 1: groups that store
+/// zeros, whole zero columns).
+void zeroToNOfM(std::vector<float> &b, int64_t K, int64_t N, int64_t n,
+                int64_t m, double density, std::mt19937 &gen) {
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  for (int64_t c = 0; c < N; ++c)
+    for (int64_t g = 0; g < K; g += m) {
+      std::vector<int64_t> ks(static_cast<size_t>(m));
+      for (int64_t i = 0; i < m; ++i)
+        ks[size_t(i)] = g + i;
+      std::shuffle(ks.begin(), ks.end(), gen);
+      for (int64_t i = 0; i < m; ++i)
+        if (i >= n || u(gen) >= density)
+          b[ks[size_t(i)] * N + c] = 0.0f;
+    }
+}
 
 void checkSparse(const SparseCase &c) {
   SCOPED_TRACE(::testing::Message()
                << "M=" << c.M << " N=" << c.N << " K=" << c.K << " R=" << c.R
-               << " density=" << c.density << " threads=" << c.threads);
+               << " density=" << c.density << " threads=" << c.threads
+               << " n:m=" << c.nmN << ":" << c.nmM);
   std::mt19937 gen(unsigned(c.M * 131 + c.N * 7 + c.K + c.R));
   std::uniform_real_distribution<float> u(0.0f, 1.0f);
-  // Zero blocks of R columns at one k, so that the block structure is real.
   std::vector<float> b = randomVec(size_t(c.K * c.N), unsigned(c.K + c.N));
-  for (int64_t k = 0; k < c.K; ++k)
-    for (int64_t n0 = 0; n0 < c.N; n0 += c.R)
-      if (u(gen) >= c.density)
-        for (int64_t n = n0; n < n0 + c.R && n < c.N; ++n)
-          b[k * c.N + n] = 0.0f;
+  if (c.nmN) {
+    zeroToNOfM(b, c.K, c.N, c.nmN, c.nmM, c.density, gen);
+  } else {
+    // Zero blocks of R columns at one k, so that the block structure is
+    // real.
+    for (int64_t k = 0; k < c.K; ++k)
+      for (int64_t n0 = 0; n0 < c.N; n0 += c.R)
+        if (u(gen) >= c.density)
+          for (int64_t n = n0; n < n0 + c.R && n < c.N; ++n)
+            b[k * c.N + n] = 0.0f;
+  }
   // A: M x K, in a wider buffer (row stride K + 3) when strided, and
   // column stride 2 then.
   int64_t a_sk = c.strided ? 2 : 1, a_sm = c.strided ? 2 * c.K + 3 : c.K;
@@ -1567,8 +1622,11 @@ void checkSparse(const SparseCase &c) {
   // Odd M: each column's k descending (the kernel checks the order);
   // even M: ascending, and said so with TESSEL_KERNEL_K_ASCENDING, as the
   // compiler does.
-  const bool reverse = c.M % 2 == 1;
-  SparseB sp = packSparse(b, c.K, c.N, c.R, reverse);
+  const bool reverse = c.M % 2 == 1 && !c.nmN;
+  SparseB sp = c.nmN ? packNOfM(b, c.K, c.N, c.nmN, c.nmM)
+                     : packSparse(b, c.K, c.N, c.R, reverse);
+  const int32_t nm =
+      c.nmN ? int32_t((c.nmN | c.nmM << 8) << TESSEL_KERNEL_NM_SHIFT) : 0;
   setThreads(c.threads);
   tessel_kernel_sparse_matmul_f32(
       c.M, c.N, c.K, a.data(), a_sm, a_sk, c.R, sp.ptr.data(),
@@ -1576,7 +1634,7 @@ void checkSparse(const SparseCase &c) {
       sp.val.empty() ? nullptr : sp.val.data(), out.data(), c_sm, c_sn,
       c.bias ? bias.data() : nullptr, lo, hi,
       (c.accumulate ? TESSEL_KERNEL_ACCUMULATE : 0) |
-          (reverse ? 0 : TESSEL_KERNEL_K_ASCENDING));
+          (reverse ? 0 : TESSEL_KERNEL_K_ASCENDING) | nm);
   setThreads(1);
   for (int64_t m = 0; m < c.M; ++m)
     for (int64_t n = 0; n < c.N; ++n)
@@ -1618,6 +1676,7 @@ struct SparseConvCase {
   bool epilogue; // bias, clamp and accumulate
   uint32_t threads;
   bool channelMajor = false; // NCHW input and output
+  int64_t nmN = 0, nmM = 0;  // N:M along B's k (R = 1)
 };
 
 void checkSparseConv(const SparseConvCase &t) {
@@ -1634,11 +1693,14 @@ void checkSparseConv(const SparseConvCase &t) {
   std::uniform_real_distribution<float> u(0.0f, 1.0f);
   // B[(kh*KW + kw)*C + c][f], zero in blocks of R output channels.
   std::vector<float> b = randomVec(size_t(K * t.F), unsigned(K + t.F));
-  for (int64_t k = 0; k < K; ++k)
-    for (int64_t f0 = 0; f0 < t.F; f0 += t.R)
-      if (u(gen) >= t.density)
-        for (int64_t f = f0; f < f0 + t.R && f < t.F; ++f)
-          b[k * t.F + f] = 0.0f;
+  if (t.nmN)
+    zeroToNOfM(b, K, t.F, t.nmN, t.nmM, t.density, gen);
+  else
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t f0 = 0; f0 < t.F; f0 += t.R)
+        if (u(gen) >= t.density)
+          for (int64_t f = f0; f < f0 + t.R && f < t.F; ++f)
+            b[k * t.F + f] = 0.0f;
   // The input with a channel stride of 1 and a pixel stride of C + 1; the
   // output with a channel stride of 2 when there is an epilogue.
   int64_t in_sc = 1, in_sw = t.C + 1, in_sh = t.W * in_sw,
@@ -1673,7 +1735,12 @@ void checkSparseConv(const SparseConvCase &t) {
             s = std::min<double>(std::max<double>(s + *o + bias[f], lo), hi);
           ref[((n * OH + oh) * OW + ow) * t.F + f] = s;
         }
-  SparseB sp = packSparse(b, K, t.F, t.R, /*reverse=*/t.H % 2 == 1);
+  SparseB sp = t.nmN ? packNOfM(b, K, t.F, t.nmN, t.nmM)
+                     : packSparse(b, K, t.F, t.R, /*reverse=*/t.H % 2 == 1);
+  const int32_t nm =
+      t.nmN ? int32_t((t.nmN | t.nmM << 8) << TESSEL_KERNEL_NM_SHIFT) |
+                  TESSEL_KERNEL_K_ASCENDING
+            : 0;
   setThreads(t.threads);
   tessel_kernel_sparse_conv2d_f32(
       t.N, OH, OW, t.F, t.KH, t.KW, t.C, t.H, t.W, t.pt, t.pl, in.data(),
@@ -1681,7 +1748,7 @@ void checkSparseConv(const SparseConvCase &t) {
       sp.kidx.empty() ? nullptr : sp.kidx.data(),
       sp.val.empty() ? nullptr : sp.val.data(), out.data(), o_sn, o_sh, o_sw,
       o_sf, t.epilogue ? bias.data() : nullptr, lo, hi,
-      t.epilogue ? TESSEL_KERNEL_ACCUMULATE : 0);
+      (t.epilogue ? TESSEL_KERNEL_ACCUMULATE : 0) | nm);
   setThreads(1);
   for (int64_t n = 0; n < t.N; ++n)
     for (int64_t oh = 0; oh < OH; ++oh)
@@ -1692,6 +1759,25 @@ void checkSparseConv(const SparseConvCase &t) {
                       1e-4 * (1 + std::fabs(r)))
               << "at n=" << n << " oh=" << oh << " ow=" << ow << " f=" << f;
         }
+}
+
+TEST(SparseConvKernel, NOfM) {
+  // N:M along B's k ((kh*KW + kw)*C + c): 2:4 over 3x3 with 16 channels
+  // (K = 144: two chunks of 64 and a partial one), strided and padded; 1:8
+  // over a 1x1 with 64 channels; channel-major; 1 and 2 threads.
+  SparseConvCase c{1, 9, 9, 16, 19, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1.0,
+                   false, 1};
+  c.nmN = 2, c.nmM = 4;
+  checkSparseConv(c);
+  c = {2, 14, 14, 16, 33, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0.8, true, 2};
+  c.nmN = 2, c.nmM = 4;
+  checkSparseConv(c);
+  c = {1, 20, 20, 64, 40, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1.0, true, 1};
+  c.nmN = 1, c.nmM = 8;
+  checkSparseConv(c);
+  c = {1, 12, 12, 8, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1.0, true, 2, true};
+  c.nmN = 1, c.nmM = 4;
+  checkSparseConv(c);
 }
 
 TEST(SparseConvKernel, ShapesStridesDilationsPadding) {
@@ -1764,6 +1850,38 @@ TEST(SparseMatmulKernel, ColumnMajor) {
   checkSparse({1001, 40, 64, 1, 0.3, true, false, true, false, 2, true});
   checkSparse({64, 70, 129, 4, 0.5, false, true, false, false, 1, true});
   checkSparse({37, 16, 40, 2, 0.5, true, true, true, false, 2, true});
+}
+
+TEST(SparseMatmulKernel, NOfM) {
+  // 2:4, 1:4, 2:8, 4:8 and 1:2 in the chunk-major order: one chunk, one
+  // and a partial one (K = 40 at 2:4: chunks of 32 k's), tiles of rows
+  // and a last short one, an odd last column, groups that store zeros
+  // (density < 1) and all-zero weights; epilogues, strides and column-major
+  // operands; bands at 1 and 2 threads.
+  for (auto [n, m] : {std::pair<int64_t, int64_t>{2, 4}, {1, 4}, {2, 8},
+                      {4, 8}, {1, 2}})
+    for (double d : {0.0, 0.7, 1.0}) {
+      SparseCase base{1, 1, 8, 1, d, false, false, false, false, 1};
+      base.nmN = n, base.nmM = m;
+      for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{1, 1, 8},
+                             {17, 33, 40}, {130, 7, 200}, {16, 48, 64}}) {
+        SparseCase c = base;
+        c.M = M, c.N = N, c.K = K;
+        checkSparse(c);
+      }
+    }
+  SparseCase c{37, 50, 64, 1, 0.9, true, true, true, true, 2};
+  c.nmN = 2, c.nmM = 4;
+  checkSparse(c);
+  c = {200, 37, 96, 1, 1.0, true, false, true, false, 1, true};
+  c.nmN = 2, c.nmM = 4;
+  checkSparse(c);
+  c = {1000, 40, 320, 1, 0.8, false, true, false, false, 2};
+  c.nmN = 1, c.nmM = 4;
+  checkSparse(c);
+  c = {3000, 21, 64, 1, 1.0, true, false, true, true, 2};
+  c.nmN = 2, c.nmM = 4;
+  checkSparse(c);
 }
 
 TEST(SparseMatmulKernel, Bands) {

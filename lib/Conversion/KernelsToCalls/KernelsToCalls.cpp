@@ -207,9 +207,13 @@ void epilogueArgs(KernelCallBuilder &cb, OpT op) {
     if (op.getSilu())
       flags |= TESSEL_KERNEL_SILU;
   if constexpr (std::is_same_v<OpT, SparseMatmulOp> ||
-                std::is_same_v<OpT, SparseConv2DOp>)
+                std::is_same_v<OpT, SparseConv2DOp>) {
     if (op.getKAscending())
       flags |= TESSEL_KERNEL_K_ASCENDING;
+    // The verifier bounds n and m (n | m << 8 fits the flags' top bits).
+    if (std::optional<ArrayRef<int64_t>> nm = op.getNOfM())
+      flags |= int32_t(((*nm)[0] | (*nm)[1] << 8) << TESSEL_KERNEL_NM_SHIFT);
+  }
   cb.i32(flags);
 }
 

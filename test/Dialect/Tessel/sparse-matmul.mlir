@@ -116,3 +116,107 @@ func.func @k_ascending(%a: tensor<5x4xf32>, %c: tensor<5x2xf32>) -> tensor<5x2xf
   %r = tessel.sparse_matmul ins(%a, %ptr, %ks, %vals : tensor<5x4xf32>, tensor<3xi32>, tensor<3xi32>, tensor<3xf32>) outs(%c : tensor<5x2xf32>) {block_size = 1 : i64, k_ascending} -> tensor<5x2xf32>
   return %r : tensor<5x2xf32>
 }
+
+// -----
+
+// N:M (2:4): K = 8, N = 2, one chunk of 64 k's holding both columns' four
+// nonzeros (k 1, 2, 4, 5 and 0, 3, 6, 7): accepted and printed back.
+// CHECK-LABEL: func @n_of_m
+// CHECK: {block_size = 1 : i64, k_ascending, n_of_m = array<i64: 2, 4>}
+func.func @n_of_m(%a: tensor<3x8xf32>, %c: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  %ptr = arith.constant dense<[0, 4, 8]> : tensor<3xi32>
+  %ks = arith.constant dense<[1, 2, 4, 5, 0, 3, 6, 7]> : tensor<8xi32>
+  %vals = arith.constant dense<[1.0, 2.0, 3.0, 0.0, 4.0, 5.0, 6.0, 7.0]> : tensor<8xf32>
+  %r = tessel.sparse_matmul ins(%a, %ptr, %ks, %vals : tensor<3x8xf32>, tensor<3xi32>, tensor<8xi32>, tensor<8xf32>) outs(%c : tensor<3x2xf32>) {block_size = 1 : i64, k_ascending, n_of_m = array<i64: 2, 4>} -> tensor<3x2xf32>
+  return %r : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @n_of_m_values(%a: tensor<3x8xf32>, %c: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  %ptr = arith.constant dense<[0, 4, 8]> : tensor<3xi32>
+  %ks = arith.constant dense<[1, 2, 4, 5, 0, 3, 6, 7]> : tensor<8xi32>
+  %vals = arith.constant dense<[1.0, 2.0, 3.0, 0.0, 4.0, 5.0, 6.0, 7.0]> : tensor<8xf32>
+  // expected-error @+1 {{n_of_m must have 0 < n < m and m dividing 64, got 4:4}}
+  %r = tessel.sparse_matmul ins(%a, %ptr, %ks, %vals : tensor<3x8xf32>, tensor<3xi32>, tensor<8xi32>, tensor<8xf32>) outs(%c : tensor<3x2xf32>) {block_size = 1 : i64, k_ascending, n_of_m = array<i64: 4, 4>} -> tensor<3x2xf32>
+  return %r : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @n_of_m_m(%a: tensor<3x6xf32>, %c: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  %ptr = arith.constant dense<[0, 2, 4]> : tensor<3xi32>
+  %ks = arith.constant dense<[0, 3, 1, 4]> : tensor<4xi32>
+  %vals = arith.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  // expected-error @+1 {{n_of_m must have 0 < n < m and m dividing 64, got 1:3}}
+  %r = tessel.sparse_matmul ins(%a, %ptr, %ks, %vals : tensor<3x6xf32>, tensor<3xi32>, tensor<4xi32>, tensor<4xf32>) outs(%c : tensor<3x2xf32>) {block_size = 1 : i64, k_ascending, n_of_m = array<i64: 1, 3>} -> tensor<3x2xf32>
+  return %r : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @n_of_m_shape(%a: tensor<3x8xf32>, %c: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  %ptr = arith.constant dense<[0, 4, 8]> : tensor<3xi32>
+  %ks = arith.constant dense<[1, 2, 4, 5, 0, 3, 6, 7]> : tensor<8xi32>
+  %vals = arith.constant dense<[1.0, 2.0, 3.0, 0.0, 4.0, 5.0, 6.0, 7.0]> : tensor<8xf32>
+  // expected-error @+1 {{n_of_m must have two values (n, m)}}
+  %r = tessel.sparse_matmul ins(%a, %ptr, %ks, %vals : tensor<3x8xf32>, tensor<3xi32>, tensor<8xi32>, tensor<8xf32>) outs(%c : tensor<3x2xf32>) {block_size = 1 : i64, k_ascending, n_of_m = array<i64: 2>} -> tensor<3x2xf32>
+  return %r : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @n_of_m_ascending(%a: tensor<3x8xf32>, %c: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  %ptr = arith.constant dense<[0, 4, 8]> : tensor<3xi32>
+  %ks = arith.constant dense<[1, 2, 4, 5, 0, 3, 6, 7]> : tensor<8xi32>
+  %vals = arith.constant dense<[1.0, 2.0, 3.0, 0.0, 4.0, 5.0, 6.0, 7.0]> : tensor<8xf32>
+  // expected-error @+1 {{n_of_m needs block_size 1 and k_ascending}}
+  %r = tessel.sparse_matmul ins(%a, %ptr, %ks, %vals : tensor<3x8xf32>, tensor<3xi32>, tensor<8xi32>, tensor<8xf32>) outs(%c : tensor<3x2xf32>) {block_size = 1 : i64, n_of_m = array<i64: 2, 4>} -> tensor<3x2xf32>
+  return %r : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @n_of_m_k(%a: tensor<3x6xf32>, %c: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  %ptr = arith.constant dense<[0, 3, 6]> : tensor<3xi32>
+  %ks = arith.constant dense<[0, 2, 4, 1, 3, 5]> : tensor<6xi32>
+  %vals = arith.constant dense<[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]> : tensor<6xf32>
+  // expected-error @+1 {{n_of_m: m (4) must divide K (6)}}
+  %r = tessel.sparse_matmul ins(%a, %ptr, %ks, %vals : tensor<3x6xf32>, tensor<3xi32>, tensor<6xi32>, tensor<6xf32>) outs(%c : tensor<3x2xf32>) {block_size = 1 : i64, k_ascending, n_of_m = array<i64: 2, 4>} -> tensor<3x2xf32>
+  return %r : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @n_of_m_count(%a: tensor<3x8xf32>, %c: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  %ptr = arith.constant dense<[0, 3, 6]> : tensor<3xi32>
+  %ks = arith.constant dense<[1, 2, 4, 0, 3, 6]> : tensor<6xi32>
+  %vals = arith.constant dense<[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]> : tensor<6xf32>
+  // expected-error @+1 {{n_of_m 2:4 needs N * K / m * n = 8 blocks}}
+  %r = tessel.sparse_matmul ins(%a, %ptr, %ks, %vals : tensor<3x8xf32>, tensor<3xi32>, tensor<6xi32>, tensor<6xf32>) outs(%c : tensor<3x2xf32>) {block_size = 1 : i64, k_ascending, n_of_m = array<i64: 2, 4>} -> tensor<3x2xf32>
+  return %r : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @n_of_m_ptr(%a: tensor<3x8xf32>, %c: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  %ptr = arith.constant dense<[0, 3, 8]> : tensor<3xi32>
+  %ks = arith.constant dense<[1, 2, 4, 5, 0, 3, 6, 7]> : tensor<8xi32>
+  %vals = arith.constant dense<[1.0, 2.0, 3.0, 0.0, 4.0, 5.0, 6.0, 7.0]> : tensor<8xf32>
+  // expected-error @+1 {{n_of_m: block_ptr entry 1 must be 4}}
+  %r = tessel.sparse_matmul ins(%a, %ptr, %ks, %vals : tensor<3x8xf32>, tensor<3xi32>, tensor<8xi32>, tensor<8xf32>) outs(%c : tensor<3x2xf32>) {block_size = 1 : i64, k_ascending, n_of_m = array<i64: 2, 4>} -> tensor<3x2xf32>
+  return %r : tensor<3x2xf32>
+}
+
+// -----
+
+// Column order (column 0's k 1, 2, 4, 5 then column 1's) is what the
+// kernel reads here; a k outside its group in the chunk-major order is not.
+func.func @n_of_m_order(%a: tensor<3x8xf32>, %c: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  %ptr = arith.constant dense<[0, 4, 8]> : tensor<3xi32>
+  %ks = arith.constant dense<[1, 2, 5, 4, 0, 3, 6, 7]> : tensor<8xi32>
+  %vals = arith.constant dense<[1.0, 2.0, 3.0, 0.0, 4.0, 5.0, 6.0, 7.0]> : tensor<8xf32>
+  // expected-error @+1 {{n_of_m: block_k entry 3 (k 4) is not column 0's nonzero 1 of group 1 in chunk-major order}}
+  %r = tessel.sparse_matmul ins(%a, %ptr, %ks, %vals : tensor<3x8xf32>, tensor<3xi32>, tensor<8xi32>, tensor<8xf32>) outs(%c : tensor<3x2xf32>) {block_size = 1 : i64, k_ascending, n_of_m = array<i64: 2, 4>} -> tensor<3x2xf32>
+  return %r : tensor<3x2xf32>
+}

@@ -223,3 +223,56 @@ func.func @conv3x3(%x: tensor<1x6x6x2xf32>) -> (tensor<1x6x6x2xf32>, tensor<1x1x
       ins(%x, %w : tensor<1x6x6x2xf32>, tensor<2x3x3x2xf32>) outs(%f2 : tensor<1x1x1x2xf32>) -> tensor<1x1x1x2xf32>
   return %r, %r2 : tensor<1x6x6x2xf32>, tensor<1x1x1x2xf32>
 }
+
+// -----
+
+// 2:4 (no column has more than 2 nonzeros in any 4 consecutive k): stored
+// as N:M, 4 entries a column in the kernel's chunk-major order; column 0's
+// second group holds one nonzero (k = 4), so k = 5 stores a zero. The
+// unstructured form (7 of 16) is predicted slower (0.98x with one lane):
+// its kernel's rate is well below the fixed-count N:M kernel's. With 16
+// lanes (AVX512) 3 rows fill 3 of them and it stays dense.
+// CHECK-LABEL: func @two_of_four
+// CHECK-DAG: %[[P:.*]] = arith.constant dense<[0, 4, 8]> : tensor<3xi32>
+// CHECK-DAG: %[[K:.*]] = arith.constant dense<[1, 2, 4, 5, 0, 3, 6, 7]> : tensor<8xi32>
+// CHECK-DAG: %[[V:.*]] = arith.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 0.000000e+00, 4.000000e+00, 5.000000e+00, 6.000000e+00, 7.000000e+00]> : tensor<8xf32>
+// CHECK: tessel.sparse_matmul ins(%arg0, %[[P]], %[[K]], %[[V]] : tensor<3x8xf32>, tensor<3xi32>, tensor<8xi32>, tensor<8xf32>) outs(%{{.*}} : tensor<3x2xf32>) {block_size = 1 : i64, k_ascending, n_of_m = array<i64: 2, 4>} -> tensor<3x2xf32>
+// REPORT: linalg.matmul M=3 K=8 N=2 zeros=0.562 best=2:4 density=0.500 predicted=1.42x -> sparse
+// AVX512: linalg.matmul M=3 K=8 N=2 zeros=0.562 best=2:4 density=0.500 predicted=0.21x -> dense
+func.func @two_of_four(%a: tensor<3x8xf32>) -> tensor<3x2xf32> {
+  %b = arith.constant dense<[[0.0, 4.0], [1.0, 0.0], [2.0, 0.0], [0.0, 5.0], [3.0, 0.0], [0.0, 0.0], [0.0, 6.0], [0.0, 7.0]]> : tensor<8x2xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x2xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<3x2xf32>) -> tensor<3x2xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<3x8xf32>, tensor<8x2xf32>) outs(%f : tensor<3x2xf32>) -> tensor<3x2xf32>
+  return %r : tensor<3x2xf32>
+}
+
+// -----
+
+// 1 of every 8 (m = 4 would store 1:4, twice the entries): 1:8 in two
+// chunks of 64 k's (K = 72: the second holds one group), each column's
+// entries of a chunk together: column 0's eight of chunk 0, column 1's,
+// then each column's one of chunk 1. With 16 rows AVX-512's lanes are
+// full and 1:8 pays there too.
+// CHECK-LABEL: func @one_of_eight
+// CHECK-DAG: arith.constant dense<[0, 9, 18, 27, 36, 45, 54, 63, 7, 12, 18, 31, 38, 47, 54, 63, 67, 64]> : tensor<18xi32>
+// CHECK: tessel.sparse_matmul {{.*}} tensor<16x72xf32>, tensor<3xi32>, tensor<18xi32>, tensor<18xf32>) {{.*}} {block_size = 1 : i64, k_ascending, n_of_m = array<i64: 1, 8>}
+// REPORT: linalg.matmul M=16 K=72 N=2 zeros=0.875 best=1:8 density=0.125 predicted=5.68x -> sparse
+// AVX512: linalg.matmul M=16 K=72 N=2 zeros=0.875 best=1:8 density=0.125 predicted=4.40x -> sparse
+func.func @one_of_eight(%a: tensor<16x72xf32>) -> tensor<16x2xf32> {
+  %b = arith.constant dense<[[1.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 2.0],
+                             [0.0, 0.0], [3.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 4.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0],
+                             [0.0, 0.0], [0.0, 0.0], [5.0, 6.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0],
+                             [0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [7.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 8.0],
+                             [0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [9.0, 0.0], [0.0, 0.0], [0.0, 10.0], [0.0, 0.0],
+                             [0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [11.0, 0.0], [0.0, 0.0], [0.0, 12.0],
+                             [0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [13.0, 14.0], [0.0, 0.0],
+                             [0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [15.0, 16.0],
+                             [0.0, 17.0], [0.0, 0.0], [0.0, 0.0], [18.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0]]> : tensor<72x2xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x2xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<16x2xf32>) -> tensor<16x2xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<16x72xf32>, tensor<72x2xf32>) outs(%f : tensor<16x2xf32>) -> tensor<16x2xf32>
+  return %r : tensor<16x2xf32>
+}

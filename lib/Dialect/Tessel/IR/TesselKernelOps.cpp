@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Kernels/tessel_kernels.h"
 
 #include "mlir/IR/Matchers.h"
 
@@ -269,6 +270,64 @@ void DepthwiseConv2DOp::getEffects(
   kernelOpEffects(*this, effects);
 }
 
+/// n_of_m (tessel.sparse_matmul's description): its shape, the block
+/// counts, and where the arrays are constants, the chunk-major order the
+/// N:M kernel reads (chunks of TESSEL_KERNEL_NM_CHUNK_K k's).
+template <typename OpT>
+static LogicalResult verifyNOfM(OpT op, ArrayRef<int64_t> nm, int64_t k,
+                                int64_t n, DenseIntElementsAttr ptr,
+                                DenseIntElementsAttr ks) {
+  if (nm.size() != 2)
+    return op.emitOpError() << "n_of_m must have two values (n, m)";
+  int64_t nn = nm[0], mm = nm[1];
+  if (nn <= 0 || mm <= nn || TESSEL_KERNEL_NM_CHUNK_K % mm != 0)
+    return op.emitOpError()
+           << "n_of_m must have 0 < n < m and m dividing "
+           << TESSEL_KERNEL_NM_CHUNK_K << ", got " << nn << ":" << mm;
+  if (op.getBlockSize() != 1 || !op.getKAscending())
+    return op.emitOpError() << "n_of_m needs block_size 1 and k_ascending";
+  if (k % mm != 0)
+    return op.emitOpError() << "n_of_m: m (" << mm
+                            << ") must divide K (" << k << ")";
+  int64_t perColumn = k / mm * nn;
+  if (cast<ShapedType>(op.getBlockK().getType()).getDimSize(0) !=
+      n * perColumn)
+    return op.emitOpError() << "n_of_m " << nn << ":" << mm
+                            << " needs N * K / m * n = " << n * perColumn
+                            << " blocks";
+  if (ptr) {
+    int64_t b = 0;
+    for (const APInt &v : ptr.getValues<APInt>()) {
+      if (v.getSExtValue() != b * perColumn)
+        return op.emitOpError() << "n_of_m: block_ptr entry " << b
+                                << " must be " << b * perColumn;
+      ++b;
+    }
+  }
+  if (!ks)
+    return success();
+  SmallVector<int64_t> kv;
+  for (const APInt &v : ks.getValues<APInt>())
+    kv.push_back(v.getSExtValue());
+  const int64_t chunkK = TESSEL_KERNEL_NM_CHUNK_K;
+  for (int64_t q = 0, base = 0; q * chunkK < k; ++q) {
+    int64_t k0 = q * chunkK, k1 = std::min(k, k0 + chunkK);
+    int64_t nz = (k1 - k0) / mm * nn;
+    for (int64_t c = 0; c < n; ++c)
+      for (int64_t i = 0; i < nz; ++i) {
+        int64_t e = base + c * nz + i, g = k0 / mm + i / nn;
+        if (kv[e] < g * mm || kv[e] >= g * mm + mm ||
+            (i % nn && kv[e] <= kv[e - 1]))
+          return op.emitOpError()
+                 << "n_of_m: block_k entry " << e << " (k " << kv[e]
+                 << ") is not column " << c << "'s nonzero " << i % nn
+                 << " of group " << g << " in chunk-major order";
+      }
+    base += n * nz;
+  }
+  return success();
+}
+
 /// The blocks of a sparse op's constant `K x N` weights (block_ptr,
 /// block_k, values, block_size; tessel.sparse_matmul's description): i32
 /// static 1-D arrays of consistent sizes and, where constant (what the
@@ -325,6 +384,11 @@ static LogicalResult verifySparseBlocks(OpT op, int64_t k, int64_t n) {
       if (v.getSExtValue() < 0 || v.getSExtValue() >= k)
         return op.emitOpError() << "block_k entry " << v.getSExtValue()
                                 << " is outside [0, K)";
+  if (std::optional<ArrayRef<int64_t>> nm = op.getNOfM()) {
+    if (failed(verifyNOfM(op, *nm, k, n, ptr, ks)))
+      return failure();
+    return success(); // chunk-major: the column order below does not apply
+  }
   // What k_ascending promises the kernel, where it can be seen.
   if (op.getKAscending() && ptr && ks) {
     SmallVector<int64_t> p, kv;

@@ -499,8 +499,23 @@ def Tessel_SparseMatmulOp : Tessel_Op<"sparse_matmul",
     with `values[e*R + r] = B[block_k[e], b*R + r]` (0 past `N`). Every
     other element of `B` is 0. `k_ascending` says that each block column's
     `k` ascend (verified where `block_ptr` and `block_k` are constants):
-    the kernel then takes `k` in chunks without checking. `tessel-sparsify-weights` makes this op from
-    a matmul with constant weights; the kernel
+    the kernel then takes `k` in chunks without checking.
+
+    `n_of_m = array<i64: n, m>` (with `block_size` 1 and `k_ascending`)
+    says that `B` is N:M sparse: every column stores exactly `n` of each
+    aligned group of `m` consecutive `k` (stored zeros fill groups with
+    fewer nonzeros), `0 < n < m`, `m` dividing 64 and `K`, so
+    `block_ptr[b] = b * K / m * n`; and the arrays are in the N:M kernel's
+    chunk-major order instead of column order: chunk `q` covers `k` in
+    `[64 q, 64 q + 64)`, and entry `q * N * (64 / m * n) + c * nz_q + i`
+    (`nz_q = 64 / m * n`, fewer in a last, shorter chunk) is column `c`'s
+    `i`-th nonzero of chunk `q`, `k` ascending. The kernel then runs the
+    same count of nonzeros for every column (`TESSEL_KERNEL_NM_SHIFT`,
+    `TESSEL_KERNEL_NM_CHUNK_K`, docs/sparsity.md). The verifier checks the
+    order and the counts where the arrays are constants.
+
+    `tessel-sparsify-weights` makes this op from a matmul with constant
+    weights; the kernel
     (`tessel_kernel_sparse_matmul_f32`) spends nothing on the zeros.
 
     ```mlir
@@ -519,6 +534,7 @@ def Tessel_SparseMatmulOp : Tessel_Op<"sparse_matmul",
       AnyShaped:$init,
       I64Attr:$block_size,
       UnitAttr:$k_ascending,
+      OptionalAttr<DenseI64ArrayAttr>:$n_of_m,
       UnitAttr:$accumulate,
       OptionalAttr<F32Attr>:$clamp_min,
       OptionalAttr<F32Attr>:$clamp_max);
@@ -546,7 +562,8 @@ def Tessel_SparseConv2DOp : Tessel_Op<"sparse_conv2d",
     epilogue) with the filter stored as `tessel.sparse_matmul` stores its
     `B`: `B` is the `(KH*KW*C) x F` matrix `B[(kh*KW + kw)*C + c, f] =
     W[f, kh, kw, c]`, kept by its nonzero blocks of `R = block_size`
-    consecutive output channels at one reduction element:
+    consecutive output channels at one reduction element (`k_ascending`
+    and `n_of_m` as tessel.sparse_matmul's):
 
     ```
     acc[n,oh,ow,f] = sum_{kh,kw,c} input[n, oh*sh + kh*dh - pad_top,
@@ -584,6 +601,7 @@ def Tessel_SparseConv2DOp : Tessel_Op<"sparse_conv2d",
       OptionalAttr<DenseI64ArrayAttr>:$pad,
       I64Attr:$block_size,
       UnitAttr:$k_ascending,
+      OptionalAttr<DenseI64ArrayAttr>:$n_of_m,
       UnitAttr:$accumulate,
       OptionalAttr<F32Attr>:$clamp_min,
       OptionalAttr<F32Attr>:$clamp_max);
