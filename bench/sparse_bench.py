@@ -15,8 +15,8 @@ fine-tuning:
                 input; the "4 x 1" blocks of the `[out, in]` weight) with
                 the smallest L1 norm set to zero
   unstructured  90% of the weights with the smallest magnitude
-  2:4           in every 4 consecutive inputs of each output, the 2 of
-                least magnitude
+  2:4, 1:4      in every 4 consecutive inputs of each output, the 2 (3)
+                of least magnitude (N:M, docs/sparsity.md)
 
 (`--density` sets the kept fraction of the first two), or, with
 `--kinds convs`, for CNNs: every convolution's weights but the stem's and
@@ -32,9 +32,9 @@ core is measured in the same run. Results: bench/results/sparse.json
 (sparse-convs.json with `--kinds convs`).
 
 `--sweep` is bench/run.sh's sparse section: bench/sparse_gemm.c on BERT's
-768 x 768 projection (R = 1, 4, 16 at 50-95% zeros), the BERT-style
-encoder pruned unstructured and in 4 x 1 blocks at each of `--densities`
-(and 2:4), and ResNet-50's convolutions at those of them from 10% up;
+768 x 768 projection (R = 1, 4, 16 at 50-95% zeros; N:M 2:4, 1:4, 1:8),
+the BERT-style encoder pruned unstructured and in 4 x 1 blocks at each of
+`--densities` (and 2:4, 1:4), and ResNet-50's convolutions at those of them from 10% up;
 bench/results/sparse-sweep.json, and with `--docs`
 docs/performance-sparse.md and its chart (bench/sparse_docs.py).
 """
@@ -86,14 +86,15 @@ def prune(w, kind, density):
         out = w.copy()
         out[:, : n - n % 4] *= keep
         return out
-    if kind == "2:4":
+    if ":" in kind:  # n:m, e.g. 2:4: the n of largest magnitude kept
+        keep_n, m = (int(x) for x in kind.split(":"))
         k, n = w.shape
-        blocks = np.abs(w[: k - k % 4].reshape(k // 4, 4, n))
+        blocks = np.abs(w[: k - k % m].reshape(k // m, m, n))
         order = np.argsort(blocks, axis=1)
         keep = np.ones_like(blocks, bool)
-        np.put_along_axis(keep, order[:, :2, :], False, axis=1)
+        np.put_along_axis(keep, order[:, : m - keep_n, :], False, axis=1)
         out = w.copy()
-        out[: k - k % 4] *= keep.reshape(k - k % 4, n)
+        out[: k - k % m] *= keep.reshape(k - k % m, n)
         return out
     raise ValueError(kind)
 
@@ -243,7 +244,7 @@ def main(argv):
     if args.sweep:
         return sweep(tools, args, data)
     kinds = (("dense", None), ("block4x1", args.density), ("unstructured", args.density),
-             ("2:4", 0.5)) if args.kinds == "matmuls" else (
+             ("2:4", 0.5), ("1:4", 0.25)) if args.kinds == "matmuls" else (
                  ("dense", None), ("convs-unstructured", args.conv_density))
     models = args.models or ("bert768" if args.kinds == "matmuls" else "resnet50")
     for name in models.split(","):
@@ -269,8 +270,8 @@ def gemm_kernel():
     for line in text.splitlines():
         if line.startswith("sparse_gemm:"):
             kv = dict(t.split("=", 1) for t in line.split()[1:])
-            rows.append({k: (int(v) if k in ("M", "N", "K", "R") else float(v))
-                         for k, v in kv.items()})
+            rows.append({k: (int(v) if k in ("M", "N", "K", "R") else
+                             v if k == "nm" else float(v)) for k, v in kv.items()})
     return rows
 
 
@@ -282,7 +283,8 @@ def sweep(tools, args, data):
     for kind in ("unstructured", "block4x1"):
         for d in dens:
             data["rows"].append(measure(tools, "bert768", mdir, kind, d, args.runs))
-    data["rows"].append(measure(tools, "bert768", mdir, "2:4", 0.5, args.runs))
+    for kind, d in (("2:4", 0.5), ("1:4", 0.25)):
+        data["rows"].append(measure(tools, "bert768", mdir, kind, d, args.runs))
     mdir, _ = bm.export_model("resnet50", rebuild=False)
     for d in [d for d in dens if d >= 0.1]:
         data["rows"].append(measure(tools, "resnet50", mdir, "convs-unstructured", d,

@@ -37,10 +37,14 @@ def plot(data, out):
     ax = axes[0]
     for r, label, color in KERNEL_R:
         pts = sorted((1 - k["density"], k["speedup"]) for k in data.get("gemm_kernel", [])
-                     if k["R"] == r)
+                     if k.get("R") == r)
         if pts:
             ax.plot([100 * z for z, _ in pts], [s for _, s in pts], "o-", color=color,
                     label=label)
+    nm = [k for k in data.get("gemm_kernel", []) if "nm" in k]
+    if nm:
+        ax.plot([100 * (1 - k["density"]) for k in nm], [k["speedup"] for k in nm], "s",
+                color="#9467bd", label="N:M (2:4, 1:4, 1:8)")
     ax.set_title("Sparse GEMM kernel, 128x768x768")
     ax = axes[1]
     for kind, label, color in FORMATS:
@@ -51,9 +55,10 @@ def plot(data, out):
             ax.plot(z, [r["speedup"] for r in rows], "o-", color=color, label=label)
             ax.plot(z, [r["ort_ms"] / r["tessel_sparse_ms"] for r in rows], "x--",
                     color=color, alpha=0.6, label=label + ": ORT time / Tessel sparse")
-    for r in ok(data["rows"], model="bert768", pruning="2:4"):
-        ax.plot([100 * r["zero_fraction"]], [r["speedup"]], "s", color="#9467bd",
-                label="2:4")
+    for kind in ("2:4", "1:4"):
+        for r in ok(data["rows"], model="bert768", pruning=kind):
+            ax.plot([100 * r["zero_fraction"]], [r["speedup"]], "s", color="#9467bd",
+                    label=kind)
     ax.set_title("BERT-style encoder (d 768, seq 128, 4 layers)")
     ax = axes[2]
     rows = sorted(ok(data["rows"], model="resnet50", pruning="convs-unstructured"),
@@ -82,7 +87,7 @@ def plot(data, out):
 def write(data, docs):
     png = plot(data, os.path.join(docs, "performance-sparse.png"))
     kern = "\n".join(
-        f"| {k['R']} | {100 * (1 - k['density']):.0f}% | {k['dense_ms']:.3f} | "
+        f"| {k.get('nm') or k['R']} | {100 * (1 - k['density']):.0f}% | {k['dense_ms']:.3f} | "
         f"{k['sparse_ms']:.3f} | {k['speedup']:.2f}x |" for k in data.get("gemm_kernel", []))
     rows = [r for r in data["rows"] if "error" in r or r["model"] == "bert768"]
     cnn = [r for r in data["rows"] if r["model"] == "resnet50"]
@@ -112,17 +117,20 @@ run.
 
 `bench/sparse_gemm.c 128 768 768`: `tessel_kernel_sparse_matmul_f32`
 against `tessel_kernel_matmul_f32` (packed weights) on BERT's 768 x 768
-projection, R x 1 blocks (R = 1: unstructured) at random positions.
+projection, R x 1 blocks (R = 1: unstructured) at random positions, and
+N:M weights (n random nonzeros in every m consecutive inputs of each
+output) on the kernel's fixed-count path.
 
-| R | zeros | dense ms | sparse ms | speed-up |
+| R or N:M | zeros | dense ms | sparse ms | speed-up |
 |---|---|---|---|---|
 {kern}
 
 ## BERT-style encoder
 
 Every projection weight pruned at test time, no fine-tuning: by magnitude
-(unstructured), by the L1 norm of 4 x 1 blocks, or 2:4 (in every 4
-consecutive inputs of each output, the 2 of least magnitude).
+(unstructured), by the L1 norm of 4 x 1 blocks, or N:M (2:4, 1:4: in
+every 4 consecutive inputs of each output, the 2 or 3 of least
+magnitude).
 
 {sparse_bench.table(rows)}
 
