@@ -191,6 +191,16 @@ def _structure(name, w2):
         row["blocks"][f"{bo}x{bi}"] = float(b.mean())
     row["2:4"] = bool(in_f % 4 == 0 and
                       (nz.reshape(out_f, in_f // 4, 4).sum(-1) <= 2).all())
+    # The sparsest N:M that holds along the inputs (m = 4 or 8, as
+    # tessel-sparsify-weights looks for it), e.g. "1:8"; None if none does.
+    row["n:m"] = None
+    best = 1.0
+    for m in (4, 8):
+        if in_f % m or not nz.size:
+            continue
+        n = int(nz.reshape(out_f, in_f // m, m).sum(-1).max())
+        if 0 < n < m and n / m < best:
+            best, row["n:m"] = n / m, f"{n}:{m}"
     return row
 
 
@@ -198,8 +208,10 @@ def analyze(model, print_table=True):
     """Each prunable weight of ``model`` (as :func:`prune` sees them): its
     density (nonzero fraction), the fraction of ``R x C`` blocks holding a
     nonzero for the block shapes 1x1, 2x1, 4x1, 8x1, 16x1, 1x4 and 4x4
-    (equal to the density when the zeros come in those blocks), and whether
-    it is 2:4. Returns the rows (dicts); prints them as a table unless
+    (equal to the density when the zeros come in those blocks), whether it
+    is 2:4, and the sparsest N:M it is (``"n:m"``: at most n nonzeros in
+    every m consecutive inputs of each output, m = 4 or 8; None if none).
+    Returns the rows (dicts); prints them as a table unless
     ``print_table=False``."""
     try:
         import torch
@@ -225,9 +237,9 @@ def analyze(model, print_table=True):
     if print_table:
         heads = [f"{bo}x{bi}" for bo, bi in _BLOCKS]
         print(f"{'layer':32} {'[out, in]':>14} {'density':>8} " +
-              " ".join(f"{h:>6}" for h in heads) + "   2:4")
+              " ".join(f"{h:>6}" for h in heads) + "   2:4   n:m")
         for r in rows:
             print(f"{r['name'][:32]:32} {str(r['shape']):>14} {r['density']:8.3f} " +
                   " ".join(f"{r['blocks'][h]:6.3f}" for h in heads) +
-                  f"   {'yes' if r['2:4'] else 'no'}")
+                  f"   {'yes' if r['2:4'] else 'no':3}   {r['n:m'] or '-'}")
     return rows

@@ -196,9 +196,9 @@ def test_prune_torch_structure_and_compiled_against_torch(method, kw, check, tmp
         elif check == "4x1":
             assert abs(r["blocks"]["4x1"] - 0.1) < 0.01 and r["density"] == r["blocks"]["4x1"]
         elif check == "2:4":
-            assert r["2:4"] and r["density"] == 0.5
+            assert r["2:4"] and r["density"] == 0.5 and r["n:m"] == "2:4"
         else:  # 1:4 along the inputs of each output
-            assert r["density"] == 0.25
+            assert r["density"] == 0.25 and r["n:m"] == "1:4" and r["2:4"]
             assert ((w.reshape(w.shape[0], -1, 4) != 0).sum(-1) <= 1).all()
     x = torch.randn(16, 256)
     report = tmp_path / "r.txt"
