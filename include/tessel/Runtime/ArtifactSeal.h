@@ -102,13 +102,93 @@ inline uint64_t xxh64(const void *data, size_t size, uint64_t seed = 0) {
   return h;
 }
 
-/// The seal of `payloadSize` bytes at `payload`.
-inline std::string make(const void *payload, size_t payloadSize) {
+/// XXH64 of bytes fed in pieces (the same value as xxh64 of them all):
+/// the compiler seals a large artifact from its file in chunks, so that
+/// the whole file is never mapped at once (ViT-B/16's 346 MB artifact,
+/// mapped to be sealed, was the compiler's peak memory).
+class Xxh64Stream {
+public:
+  explicit Xxh64Stream(uint64_t seed = 0)
+      : seed_(seed), v_{seed + detail::P1 + detail::P2, seed + detail::P2,
+                        seed, seed - detail::P1} {}
+
+  void update(const void *data, size_t size) {
+    const auto *p = static_cast<const unsigned char *>(data);
+    total_ += size;
+    if (buffered_ + size < 32) {
+      std::memcpy(buf_ + buffered_, p, size);
+      buffered_ += size;
+      return;
+    }
+    if (buffered_ > 0) {
+      const size_t fill = 32 - buffered_;
+      std::memcpy(buf_ + buffered_, p, fill);
+      stripe(buf_);
+      p += fill;
+      size -= fill;
+      buffered_ = 0;
+    }
+    for (; size >= 32; p += 32, size -= 32)
+      stripe(p);
+    std::memcpy(buf_, p, size);
+    buffered_ = size;
+  }
+
+  uint64_t digest() const {
+    using namespace detail;
+    uint64_t h;
+    if (total_ >= 32) {
+      h = rotl(v_[0], 1) + rotl(v_[1], 7) + rotl(v_[2], 12) + rotl(v_[3], 18);
+      for (uint64_t v : v_)
+        h = mergeRound(h, v);
+    } else {
+      h = seed_ + P5;
+    }
+    h += total_;
+    const unsigned char *p = buf_, *end = buf_ + buffered_;
+    for (; p + 8 <= end; p += 8)
+      h = rotl(h ^ round(0, read64(p)), 27) * P1 + P4;
+    if (p + 4 <= end) {
+      h = rotl(h ^ (uint64_t(read32(p)) * P1), 23) * P2 + P3;
+      p += 4;
+    }
+    for (; p < end; ++p)
+      h = rotl(h ^ (uint64_t(*p) * P5), 11) * P1;
+    h ^= h >> 33;
+    h *= P2;
+    h ^= h >> 29;
+    h *= P3;
+    h ^= h >> 32;
+    return h;
+  }
+
+  uint64_t size() const { return total_; }
+
+private:
+  void stripe(const unsigned char *p) {
+    for (int i = 0; i < 4; ++i)
+      v_[i] = detail::round(v_[i], detail::read64(p + 8 * i));
+  }
+
+  uint64_t seed_;
+  uint64_t v_[4];
+  unsigned char buf_[32] = {};
+  size_t buffered_ = 0;
+  uint64_t total_ = 0;
+};
+
+/// The seal of a payload whose size and XXH64 are known.
+inline std::string make(uint64_t payloadSize, uint64_t hash) {
   unsigned char s[kSize] = {};
   std::memcpy(s, kMagic, sizeof kMagic);
   detail::store64(s + 8, payloadSize);
-  detail::store64(s + 16, xxh64(payload, payloadSize));
+  detail::store64(s + 16, hash);
   return std::string(reinterpret_cast<const char *>(s), kSize);
+}
+
+/// The seal of `payloadSize` bytes at `payload`.
+inline std::string make(const void *payload, size_t payloadSize) {
+  return make(payloadSize, xxh64(payload, payloadSize));
 }
 
 /// What check() found.

@@ -72,15 +72,29 @@ Error mlir::tessel::linkSharedLibrary(ArrayRef<std::string> objects,
 }
 
 Error mlir::tessel::sealArtifact(StringRef path) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> buf =
-      MemoryBuffer::getFile(path, /*IsText=*/false,
-                            /*RequiresNullTerminator=*/false);
-  if (!buf)
-    return createStringError(buf.getError(), "cannot read '" + path +
-                                                 "' to seal it: " +
-                                                 buf.getError().message());
-  std::string seal =
-      ::tessel::seal::make((*buf)->getBufferStart(), (*buf)->getBufferSize());
+  // Read in chunks, not mapped whole: a mapped file's pages count as the
+  // compiler's memory, and a large model's artifact is as large as its
+  // weights.
+  Expected<sys::fs::file_t> file = sys::fs::openNativeFileForRead(path);
+  if (!file)
+    return createStringError(errorToErrorCode(file.takeError()),
+                             "cannot read '" + path + "' to seal it");
+  ::tessel::seal::Xxh64Stream hash;
+  std::vector<char> chunk(1 << 20);
+  for (;;) {
+    Expected<size_t> n = sys::fs::readNativeFile(
+        *file, MutableArrayRef<char>(chunk.data(), chunk.size()));
+    if (!n) {
+      sys::fs::closeFile(*file);
+      return createStringError(errorToErrorCode(n.takeError()),
+                               "cannot read '" + path + "' to seal it");
+    }
+    if (*n == 0)
+      break;
+    hash.update(chunk.data(), *n);
+  }
+  sys::fs::closeFile(*file);
+  std::string seal = ::tessel::seal::make(hash.size(), hash.digest());
   std::error_code ec;
   raw_fd_ostream os(path, ec, sys::fs::OF_Append);
   if (!ec) {
