@@ -12,8 +12,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* B (K x N) packed for the dense kernel: panels of NR columns. */
+static float *pack_dense(const float *b, int64_t K, int64_t N) {
+  const int64_t NR = TESSEL_KERNEL_NR, P = (N + NR - 1) / NR;
+  float *bp = calloc((size_t)(P * K * NR), sizeof(float));
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t n = 0; n < N; ++n)
+      bp[((n / NR) * K + k) * NR + n % NR] = b[k * N + n];
+  return bp;
+}
+
 int main(int argc, char **argv) {
-  const int64_t NR = TESSEL_KERNEL_NR;
   int64_t shapes[][3] = {{128, 768, 768}, {128, 3072, 768}, {128, 768, 3072}};
   size_t nshapes = sizeof shapes / sizeof shapes[0];
   /* `sparse_gemm M N K`: that one shape instead. */
@@ -35,12 +44,7 @@ int main(int argc, char **argv) {
         const int64_t R = blocks[ri];
         const double d = densities[di];
         random_blocks(b, K, N, R, d);
-        /* Dense: B packed in panels of NR columns. */
-        const int64_t P = (N + NR - 1) / NR;
-        float *bp = calloc((size_t)(P * K * NR), sizeof(float));
-        for (int64_t k = 0; k < K; ++k)
-          for (int64_t n = 0; n < N; ++n)
-            bp[((n / NR) * K + k) * NR + n % NR] = b[k * N + n];
+        float *bp = pack_dense(b, K, N);
         sparse_b sp = pack_blocks(b, K, N, R);
         double td, ts;
         TIME(td, 5, 5,
@@ -65,11 +69,7 @@ int main(int argc, char **argv) {
       if (K % m != 0)
         continue;
       random_n_of_m(b, K, N, n, m);
-      const int64_t P = (N + NR - 1) / NR;
-      float *bp = calloc((size_t)(P * K * NR), sizeof(float));
-      for (int64_t k = 0; k < K; ++k)
-        for (int64_t c2 = 0; c2 < N; ++c2)
-          bp[((c2 / NR) * K + k) * NR + c2 % NR] = b[k * N + c2];
+      float *bp = pack_dense(b, K, N);
       sparse_b sp = pack_n_of_m(b, K, N, n, m);
       const int32_t flags = TESSEL_KERNEL_K_ASCENDING |
                             (int32_t)((n | m << 8) << TESSEL_KERNEL_NM_SHIFT);

@@ -61,48 +61,8 @@ inline void store64(unsigned char *p, uint64_t v) {
 }
 } // namespace detail
 
-/// XXH64 (the reference algorithm, little-endian reads) of `size` bytes.
-inline uint64_t xxh64(const void *data, size_t size, uint64_t seed = 0) {
-  using namespace detail;
-  const auto *p = static_cast<const unsigned char *>(data);
-  const unsigned char *end = p + size;
-  uint64_t h;
-  if (size >= 32) {
-    uint64_t v1 = seed + P1 + P2, v2 = seed + P2, v3 = seed, v4 = seed - P1;
-    const unsigned char *limit = end - 32;
-    do {
-      v1 = round(v1, read64(p));
-      v2 = round(v2, read64(p + 8));
-      v3 = round(v3, read64(p + 16));
-      v4 = round(v4, read64(p + 24));
-      p += 32;
-    } while (p <= limit);
-    h = rotl(v1, 1) + rotl(v2, 7) + rotl(v3, 12) + rotl(v4, 18);
-    h = mergeRound(h, v1);
-    h = mergeRound(h, v2);
-    h = mergeRound(h, v3);
-    h = mergeRound(h, v4);
-  } else {
-    h = seed + P5;
-  }
-  h += static_cast<uint64_t>(size);
-  for (; p + 8 <= end; p += 8)
-    h = rotl(h ^ round(0, read64(p)), 27) * P1 + P4;
-  if (p + 4 <= end) {
-    h = rotl(h ^ (uint64_t(read32(p)) * P1), 23) * P2 + P3;
-    p += 4;
-  }
-  for (; p < end; ++p)
-    h = rotl(h ^ (uint64_t(*p) * P5), 11) * P1;
-  h ^= h >> 33;
-  h *= P2;
-  h ^= h >> 29;
-  h *= P3;
-  h ^= h >> 32;
-  return h;
-}
-
-/// XXH64 of bytes fed in pieces (the same value as xxh64 of them all):
+/// XXH64 of bytes fed in pieces (the reference algorithm, little-endian
+/// reads; the same value as xxh64 of them all):
 /// the compiler seals a large artifact from its file in chunks, so that
 /// the whole file is never mapped at once (ViT-B/16's 346 MB artifact,
 /// mapped to be sealed, was the compiler's peak memory).
@@ -176,6 +136,13 @@ private:
   size_t buffered_ = 0;
   uint64_t total_ = 0;
 };
+
+/// XXH64 (the reference algorithm, little-endian reads) of `size` bytes.
+inline uint64_t xxh64(const void *data, size_t size, uint64_t seed = 0) {
+  Xxh64Stream s(seed);
+  s.update(data, size);
+  return s.digest();
+}
 
 /// The seal of a payload whose size and XXH64 are known.
 inline std::string make(uint64_t payloadSize, uint64_t hash) {
