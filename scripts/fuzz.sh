@@ -6,7 +6,9 @@
 #   bash scripts/fuzz.sh [RUNS] [TARGET...]     (default 1000000, all five
 #                                               runtime targets)
 #
-# Targets: npy manifest tensor_text composition artifact (the runtime), and
+# Targets: npy manifest tensor_text composition artifact (the runtime),
+# calibration (the ranges quantization makes of the calibration samples'
+# values, FuzzCalibration.cpp), and
 # onnx mlir_text (the compiler's front doors: ONNX bytes through the
 # importer, MLIR text through tessel-compile's nesting bound, parser and
 # verifier; built in ${TESSEL_FUZZ_COMPILER_BUILD_DIR:-build-fuzz-compiler}
@@ -40,6 +42,7 @@ for t in "${targets[@]}"; do
   case "$t" in
     onnx) compiler_targets+=(fuzz_onnx) ;;
     mlir_text) compiler_targets+=(fuzz_mlirtext) ;;
+    calibration) compiler_targets+=(fuzz_calibration) ;;
     *) runtime_targets+=("fuzz_${t//_/}") ;;
   esac
 done
@@ -89,6 +92,7 @@ for t in "${targets[@]}"; do
     # checking is off for this target (the ONNX target keeps it).
     mlir_text) exe="$compiler_build/bin/fuzz_mlirtext"
                asan="detect_leaks=0:allow_user_poisoning=0" leaks=0 ;;
+    calibration) exe="$compiler_build/bin/fuzz_calibration" ;;
   esac
   echo "== fuzz $t: $runs runs"
   logf="$build/fuzz-$t.log"
