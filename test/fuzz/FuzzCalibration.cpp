@@ -13,7 +13,10 @@
 //
 // Input: byte 0 the method, byte 1 the percentile (50 + byte % 51), byte
 // 2 where the floats are cut into two observe() calls, byte 3 the level
-// count of the threshold search; then the floats (little-endian).
+// count of the threshold search (16 to 128, as the entropy method uses
+// 128: fewer levels make the search quadratic in the bins); then the
+// floats (little-endian), the first 2048 of them (the most bins entropy
+// makes) also the histogram.
 //===----------------------------------------------------------------------===//
 #include "tessel/Quantization/Calibration.h"
 
@@ -73,9 +76,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // The threshold search on the magnitudes as a histogram (counts are
   // non-negative and finite).
   std::vector<double> hist;
-  for (float v : values)
-    hist.push_back(std::isfinite(v) ? std::fabs(double(v)) : 0.0);
-  const size_t levels = 1 + data[3] % 160;
+  for (size_t i = 0; i < values.size() && i < 2048; ++i)
+    hist.push_back(std::isfinite(values[i]) ? std::fabs(double(values[i]))
+                                            : 0.0);
+  const size_t levels = 16 + data[3] % 113;
   const size_t t = klThreshold(hist, levels);
   require(t == hist.size() || (t >= levels && t <= hist.size()));
   return 0;
