@@ -15,8 +15,9 @@
 // 2 where the floats are cut into two observe() calls, byte 3 the level
 // count of the threshold search (16 to 128, as the entropy method uses
 // 128: fewer levels make the search quadratic in the bins); then the
-// floats (little-endian), the first 2048 of them (the most bins entropy
-// makes) also the histogram.
+// floats (little-endian), the first 512 of them also the histogram (the
+// search is quadratic in its bins; the observer's own search, on up to
+// 2048, runs too).
 //===----------------------------------------------------------------------===//
 #include "tessel/Quantization/Calibration.h"
 
@@ -76,7 +77,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // The threshold search on the magnitudes as a histogram (counts are
   // non-negative and finite).
   std::vector<double> hist;
-  for (size_t i = 0; i < values.size() && i < 2048; ++i)
+  for (size_t i = 0; i < values.size() && i < 512; ++i)
     hist.push_back(std::isfinite(values[i]) ? std::fabs(double(values[i]))
                                             : 0.0);
   const size_t levels = 16 + data[3] % 113;
