@@ -479,11 +479,19 @@ static void run_task(void *arg, int64_t task) {
 
   /* Output rows of the chunk (pixels: a row tile may cross image rows). */
   int64_t r_oh[ROW_TILES * TK_MR], r_ow[ROW_TILES * TK_MR];
-  if (!j->flat)
+  if (!j->flat) {
+    /* One division per task, not per row (a narrow layer's task is only
+     * a few thousand FMAs). */
+    int64_t oh = r0 / j->OW, ow = r0 % j->OW;
     for (int64_t r = r0; r < r1; ++r) {
-      r_oh[r - r0] = r / j->OW;
-      r_ow[r - r0] = r % j->OW;
+      r_oh[r - r0] = oh;
+      r_ow[r - r0] = ow;
+      if (++ow == j->OW) {
+        ow = 0;
+        ++oh;
+      }
     }
+  }
   /* Per tap and row of a tile, where its activations start: the input
    * pixel, or the zero row when the tap falls into the padding. */
   const float *atap_small[64 * TK_MR_MAX];
@@ -683,9 +691,10 @@ static void conv_gemm(
     if (!zeros_big)
       abort(); /* out of memory: nothing sane to return */
   }
+  /* (One output row, as a matmul's: its row strides are never used.) */
   const int flat = KH == 1 && KW == 1 && pad_top == 0 && pad_left == 0 &&
                    stride_h == 1 && stride_w == 1 && H == OH && W == OW &&
-                   in_sh == OW * in_sw && out_sh == OW * out_sw;
+                   (OH == 1 || (in_sh == OW * in_sw && out_sh == OW * out_sw));
   const int merge_kw = !flat && KW > 1 && cblock == C && in_sc == 1 &&
                        in_sw == C && dil_w == 1 && KW * C <= KBLOCK;
   job_t job = {N,        OH,       OW,        F,        C,
