@@ -3,7 +3,9 @@
 Three doors into the same compiler (the one `tessel-compile` uses):
 
 * PyTorch: ``tessel.compile(module, (example,))`` traces the module with
-  torch.fx (see :mod:`tessel.torch_importer`).
+  torch.fx (see :mod:`tessel.torch_importer`), or where the FX importer
+  cannot take it, exports it with ``torch.onnx.export`` (with a
+  :class:`TorchImportWarning`).
 * ONNX: ``tessel.compile("model.onnx")`` or an ``onnx.ModelProto``.
 * MLIR: ``tessel.compile(text_or_path)`` or a :class:`tessel.ir.Module`.
 
@@ -24,7 +26,8 @@ an ONNX model and calibration samples (docs/quantization.md). Sparsity:
 :mod:`tessel.sparsity` prunes weights and reports their structure
 (docs/sparsity.md).
 """
-from .errors import CompileError, Error, InvocationError, TorchImportError
+from .errors import (CompileError, Error, InvocationError, TorchImportError,
+                     TorchImportWarning)
 from .runtime import (CompiledModule, LinkedModule, Signature, TensorSpec,
                       link, load, load_composition)
 from .compiler import compile
@@ -34,7 +37,7 @@ from . import builder, ir, passes, sparsity
 __all__ = [
     "compile", "quantize_onnx", "load", "link", "load_composition", "CompiledModule",
     "LinkedModule", "Signature", "TensorSpec",
-    "Error", "CompileError", "InvocationError", "TorchImportError",
+    "Error", "CompileError", "InvocationError", "TorchImportError", "TorchImportWarning",
     "ir", "passes", "builder", "sparsity",
 ]
 __version__ = "0.1.0"

@@ -1641,19 +1641,59 @@ converts(F.avg_pool2d)(_avg_pool(2))
 converts(F.avg_pool3d)(_avg_pool(3))
 
 
+def adaptive_bins(size_in, size_out):
+    """torch's adaptive pooling windows along one axis: output i pools
+    [floor(i * in / out), ceil((i + 1) * in / out)) (they overlap, or
+    repeat an input, when out does not divide in)."""
+    return [(i * size_in // size_out, -(-(i + 1) * size_in // size_out))
+            for i in range(size_out)]
+
+
 def adaptive_pool(cx, kind, input, out_spatial, tag=None):
-    """Adaptive pooling to a size that divides the input: a global pool or
-    a pool with kernel = stride = input/output."""
+    """Adaptive pooling: a global pool, a pool with kernel = stride =
+    input/output where the output divides the input, else axis by axis
+    (a window's mean or max over a box is the mean or max along one axis
+    of those along the others): the mean as a matmul by the constant
+    averaging matrix, the max as one ReduceMax per window, concatenated."""
     spatial_in = input.shape[2:]
+    out_spatial = tuple(int(o) for o in out_spatial)
     if all(o == 1 for o in out_spatial):
         return cx.op("Global" + kind, [input], shape=input.shape[:2] + (1,) * len(spatial_in),
                      tag=tag)
-    if any(i % o for i, o in zip(spatial_in, out_spatial)):
-        raise Unsupported(f"adaptive pooling from {tuple(spatial_in)} to "
-                          f"{tuple(out_spatial)} (not a divisor) is not supported")
-    k = [i // o for i, o in zip(spatial_in, out_spatial)]
-    return cx.op(kind, [input], kernel_shape=k, strides=k, pads=[0] * (2 * len(k)),
-                 shape=input.shape[:2] + tuple(out_spatial), tag=tag)
+    if all(i % o == 0 for i, o in zip(spatial_in, out_spatial)):
+        k = [i // o for i, o in zip(spatial_in, out_spatial)]
+        return cx.op(kind, [input], kernel_shape=k, strides=k, pads=[0] * (2 * len(k)),
+                     shape=input.shape[:2] + out_spatial, tag=tag)
+    x = input
+    for j, (size_in, size_out) in enumerate(zip(spatial_in, out_spatial)):
+        if size_in == size_out:
+            continue
+        axis = 2 + j
+        last = tag if all(i == o for i, o in zip(spatial_in[j + 1:], out_spatial[j + 1:])) \
+            else None
+        step = f"{tag}/axis{axis}" if tag else None
+        bins = adaptive_bins(size_in, size_out)
+        if kind == "AveragePool":
+            # [rows, size_in, cols] -> averaging[size_out, size_in] @ it
+            rows = math.prod(x.shape[:axis])
+            cols = math.prod(x.shape[axis + 1:])
+            weights = torch.zeros(size_out, size_in, dtype=x.dtype)
+            for i, (a, b) in enumerate(bins):
+                weights[i, a:b] = 1.0 / (b - a)
+            x3 = reshape(cx, x, (rows, size_in, cols),
+                         tag=f"{step}/flatten" if step else None)
+            y3 = matmul(cx, cx.const(weights), x3, tag=f"{step}/mean" if step else None)
+            x = reshape(cx, y3, x.shape[:axis] + (size_out,) + x.shape[axis + 1:],
+                        tag=last if last else step)
+        else:
+            parts = [reduce(cx, "ReduceMax",
+                            slice_(cx, x, [a], [b], [axis],
+                                   tag=f"{step}/window{i}/slice" if step else None),
+                            [axis], True, tag=f"{step}/window{i}" if step else None)
+                     for i, (a, b) in enumerate(bins)]
+            shape = x.shape[:axis] + (size_out,) + x.shape[axis + 1:]
+            x = cx.op("Concat", parts, axis=axis, shape=shape, tag=last if last else step)
+    return x
 
 
 @converts(F.adaptive_avg_pool1d, F.adaptive_avg_pool2d, F.adaptive_avg_pool3d,

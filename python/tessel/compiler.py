@@ -7,10 +7,12 @@ IR is compiled to a shared-library artifact in a temporary folder and
 loaded.
 """
 import os
+import shutil
 import tempfile
+import warnings
 
 from . import ir
-from .errors import CompileError
+from .errors import CompileError, TorchImportWarning
 from .runtime import CompiledModule
 
 
@@ -44,7 +46,8 @@ def _load_onnx(path):
     return onnx.load(path, load_external_data=False)
 
 
-def to_module(source, example_inputs=None, *, shapes=None, raise_moe=True):
+def to_module(source, example_inputs=None, *, shapes=None, raise_moe=True,
+              torch_exporter="auto"):
     """The model-level :class:`tessel.ir.Module` of ``source`` (what
     :func:`compile` compiles): a torch.nn.Module (with example inputs), an
     ONNX path, bytes or ModelProto, MLIR text or path, or an
@@ -61,10 +64,17 @@ def to_module(source, example_inputs=None, *, shapes=None, raise_moe=True):
         if shapes:
             raise TypeError("shapes= applies to ONNX models; a torch module "
                             "takes its shapes from example_inputs")
-        from .torch_importer import export_onnx
-        proto = export_onnx(source, example_inputs)
-        return ir.Module.from_onnx(proto, name=type(source).__name__,
-                                   raise_moe=raise_moe)
+        from .torch_importer import import_module
+        proto, note = import_module(source, example_inputs, torch_exporter)
+        if note is None:
+            return ir.Module.from_onnx(proto, name=type(source).__name__,
+                                       raise_moe=raise_moe)
+        warnings.warn(note, TorchImportWarning, stacklevel=3)
+        try:
+            return ir.Module.from_onnx(proto, name=type(source).__name__,
+                                       raise_moe=raise_moe)
+        except CompileError as e:
+            raise CompileError(f"{note}; its ONNX model did not import: {e}") from e
 
     if isinstance(source, ir.Module):
         _no_shapes(shapes, "an ir.Module")
@@ -160,11 +170,15 @@ def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
             quantize=None, calibration_data=None, calibration_method="minmax",
             calibration_percentile=99.99, quantize_exclude=(),
             quantize_report=None, precision="f32", sparsity="auto",
-            sparsity_report=None, target="cpu", cuda_arch="sm_80"):
+            sparsity_report=None, target="cpu", cuda_arch="sm_80",
+            torch_exporter="auto"):
     """Compiles ``source`` and returns a callable :class:`CompiledModule`.
 
     source: a ``torch.nn.Module`` (with ``example_inputs``, a tuple of
-    tensors/arrays, traced with torch.fx), an ONNX model (path, bytes or
+    tensors/arrays, traced with torch.fx; torch_exporter="auto" falls back
+    to ``torch.onnx.export`` where the FX importer cannot take a node,
+    with a :class:`tessel.TorchImportWarning`; "fx" or "torch.onnx" use
+    one exporter only), an ONNX model (path, bytes or
     ``onnx.ModelProto``; ``example_inputs`` or ``shapes={name: dims}`` pin
     symbolic dimensions), MLIR text or an ``.mlir`` path, or a
     :class:`tessel.ir.Module`.
@@ -243,9 +257,26 @@ def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
     if opt_level not in (0, 1, 2, 3):
         raise ValueError(f"opt_level must be 0, 1, 2 or 3, got {opt_level!r}")
     module = to_module(source, example_inputs, shapes=shapes,
-                       raise_moe=raise_moe)
-    workdir = tempfile.TemporaryDirectory(prefix="tessel-")
-    path = os.path.join(workdir.name, "model.so")
+                       raise_moe=raise_moe, torch_exporter=torch_exporter)
+    workdir = tempfile.mkdtemp(prefix="tessel-")
+    path = os.path.join(workdir, "model.so")
+    try:
+        _compile_native(module, path, opt_level, mcpu, route_lowering, component,
+                        quantize, calibration, calibration_method,
+                        calibration_percentile, quantize_exclude, quantize_report,
+                        precision, sparsity, sparsity_report, target, cuda_arch)
+        # The module owns the folder from here on (removed with it).
+        return CompiledModule(path, function=function, threads=threads,
+                              _keep=workdir)
+    except BaseException:
+        shutil.rmtree(workdir, ignore_errors=True)
+        raise
+
+
+def _compile_native(module, path, opt_level, mcpu, route_lowering, component,
+                    quantize, calibration, calibration_method,
+                    calibration_percentile, quantize_exclude, quantize_report,
+                    precision, sparsity, sparsity_report, target, cuda_arch):
     module._native.compile(path, opt_level=opt_level, mcpu=mcpu,
                            route_lowering=route_lowering,
                            component=component or "",
@@ -260,5 +291,3 @@ def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
                            sparsity_report=os.fspath(sparsity_report)
                            if sparsity_report is not None else "",
                            target=target, cuda_arch=cuda_arch)
-    return CompiledModule(path, function=function, threads=threads,
-                          _keep=workdir)

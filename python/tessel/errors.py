@@ -37,6 +37,12 @@ class TorchImportError(Error):
         super().__init__(message)
 
 
+class TorchImportWarning(UserWarning):
+    """A torch module was not translated by the FX importer but exported by
+    ``torch.onnx.export`` instead (``tessel.compile``'s ``torch_exporter=
+    "auto"``); the message names the node the FX importer could not take."""
+
+
 class InvocationError(Error, ValueError):
     """A compiled module was called with the wrong number, dtype or shape of
     inputs (the runtime's message), or running it failed."""

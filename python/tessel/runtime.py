@@ -10,6 +10,7 @@ are numpy arrays that own the runtime's buffers (no copy either).
 """
 import os
 import shutil
+import weakref
 from collections import namedtuple
 
 import numpy as np
@@ -91,7 +92,9 @@ class CompiledModule:
 
     def __init__(self, path, function=None, threads=None, _keep=None):
         self._path = os.fspath(path)
-        self._keep = _keep  # a TemporaryDirectory owning the file, if any
+        if _keep is not None:  # a temporary folder holding the file: removed
+            # with the module (the loaded library stays mapped until then)
+            weakref.finalize(self, shutil.rmtree, _keep, True)
         self._artifact = _tessel.Artifact(self._path)
         names = self._artifact.function_names()
         if function is None:
@@ -215,7 +218,6 @@ class LinkedModule(CompiledModule):
     def __init__(self, composition, function=None, threads=None):
         self._composition = composition
         self._path = composition.path or None
-        self._keep = None
         if function is None:
             function = composition.default_function()
         self._bind(_tessel.Function(composition, function), threads)

@@ -54,14 +54,27 @@ created it (``file:line``, from the FX stack trace). In particular:
 In-place ops (``relu_``, ``x.add_(y)``, ``nn.ReLU(inplace=True)``) are
 translated as their out-of-place forms; later reads of the mutated tensor
 see the new value.
+
+The second door
+---------------
+:func:`import_module` (what ``tessel.compile`` calls) falls back to
+``torch.onnx.export`` (:func:`export_with_torch_onnx`) when this
+translator cannot trace a module or take one of its nodes (recurrent
+modules, ``nn.Transformer``), and says so in a note that names the node.
+It does not for what the module itself does that an artifact cannot (a
+training-mode module, random ops, writes to parameters), nor for Python
+values made from tensors in the caller's code, which the trace would bake
+in (docs/importers/torch.md).
 """
 
 import contextlib
 import dis
 import inspect
+import io
 import os
 import re
 import sys
+import warnings
 
 import numpy as np
 import onnx
@@ -73,7 +86,8 @@ from . import _torch_ops as ops
 from ._torch_ops import TensorMeta, Unsupported, Value
 from .errors import TorchImportError
 
-__all__ = ["export_onnx", "Tracer", "OPSET"]
+__all__ = ["export_onnx", "export_with_torch_onnx", "import_module", "Tracer", "OPSET",
+           "EXPORTERS"]
 
 OPSET = 17
 _CALLS = ("call_function", "call_method", "call_module")
@@ -105,15 +119,143 @@ def export_onnx(module, example_inputs, *, input_names=None, output_names=None):
                            for x in example_inputs)
     _check_eval(module)
     args, concrete = _bind_forward(module, tuple(example_inputs))
-    gm = _trace(_wrap_leaf_root(module), concrete)
-    recorder = _Recorder(gm)
     try:
-        with torch.no_grad():
-            recorder.run(*args)
-    except _RecordFailure as failure:
-        raise failure.error from failure.__cause__
-    return _Translator(type(module).__name__, gm, recorder, input_names,
-                       output_names).translate()
+        gm = _trace(_wrap_leaf_root(module), concrete)
+        recorder = _Recorder(gm)
+        try:
+            with torch.no_grad():
+                recorder.run(*args)
+        except _RecordFailure as failure:
+            raise failure.error from failure.__cause__
+        return _Translator(type(module).__name__, gm, recorder, input_names,
+                           output_names).translate()
+    except TorchImportError as e:
+        # The module itself is fine (eval mode, inputs bound): the FX
+        # translator could not take one of its nodes, which torch.onnx.export
+        # may still do (import_module's fallback), unless what it cannot
+        # take is the model's meaning (state changes, random draws).
+        e.untranslated = not getattr(e, "final", False)
+        raise
+
+
+def _final(error):
+    """Marks an error no other exporter may work around: the model does
+    something a compiled artifact cannot (a stateful or random forward)."""
+    error.final = True
+    return error
+
+
+EXPORTERS = ("auto", "fx", "torch.onnx")
+
+
+def import_module(module, example_inputs, exporter="auto"):
+    """The ONNX model of ``module`` for Tessel's ONNX importer, and a note
+    when it did not come from the FX translator.
+
+    exporter "fx" is :func:`export_onnx`; "torch.onnx" is
+    :func:`export_with_torch_onnx`; "auto" (the default) is "fx", and where
+    the FX translator cannot take a node or trace the module (recurrent
+    modules, ``nn.Transformer``, functions FX cannot trace through), falls
+    back to ``torch.onnx.export`` and says so in the note. Errors about the
+    module itself (training mode, example inputs) do not fall back.
+    """
+    if exporter not in EXPORTERS:
+        raise ValueError(f"torch_exporter must be one of {', '.join(map(repr, EXPORTERS))}, "
+                         f"got {exporter!r}")
+    if exporter == "torch.onnx":
+        return export_with_torch_onnx(module, example_inputs), None
+    try:
+        return export_onnx(module, example_inputs), None
+    except TorchImportError as e:
+        if exporter == "fx" or not getattr(e, "untranslated", False):
+            raise
+        fx_error = e
+    try:
+        proto = export_with_torch_onnx(module, example_inputs)
+    except TorchImportError as e:
+        raise TorchImportError(f"{fx_error}; torch.onnx.export, tried instead, failed "
+                               f"too: {e}", node=fx_error.node, target=fx_error.target,
+                               where=fx_error.where) from e
+    return proto, f"{fx_error}; imported through torch.onnx.export instead"
+
+
+def export_with_torch_onnx(module, example_inputs):
+    """``torch.onnx.export``'s model of ``module`` (opset 17, eval mode,
+    the example's shapes), its inputs named after ``forward``'s tensor
+    arguments and its outputs ``output`` or ``output0``, ``output1``, ...
+    as :func:`export_onnx` names them.
+
+    torch.onnx.export traces one run: a tensor computed from the inputs
+    that becomes a Python value (``if x.sum() > 0``, ``int(x.max())``)
+    is baked in with the example's value, so the exported model would be
+    wrong for other inputs. The tracer warns of each such conversion; one
+    made in the caller's code (not torch's or torchvision's own, whose
+    conversions check shapes, which are static here) is an error.
+    """
+    if not isinstance(module, torch.nn.Module):
+        raise TorchImportError(f"export_with_torch_onnx expects a torch.nn.Module, got "
+                               f"{type(module).__name__}")
+    if isinstance(example_inputs, (torch.Tensor, np.ndarray)):
+        example_inputs = (example_inputs,)
+    example_inputs = tuple(torch.from_numpy(x) if isinstance(x, np.ndarray) else x
+                           for x in example_inputs)
+    _check_eval(module)
+    args, _ = _bind_forward(module, example_inputs)
+    try:
+        params = list(inspect.signature(module.forward).parameters)
+    except (TypeError, ValueError):
+        params = []
+    input_names = [params[i] if i < len(params) else f"input{i}"
+                   for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
+    buffer = io.BytesIO()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            torch.onnx.export(module, tuple(args), buffer, opset_version=OPSET,
+                              input_names=input_names, do_constant_folding=True,
+                              training=torch.onnx.TrainingMode.EVAL)
+        except Exception as e:  # the exporter raises many types
+            message = str(e).strip().splitlines()
+            raise TorchImportError(f"torch.onnx.export failed: {type(e).__name__}: "
+                                   f"{message[0] if message else ''}") from e
+    for w in caught:
+        if issubclass(w.category, torch.jit.TracerWarning) and \
+                not _is_library_file(w.filename):
+            where = f"{w.filename}:{w.lineno}"
+            first = str(w.message).split(". ")[0]
+            raise TorchImportError(
+                f"at {where}, torch.onnx.export's trace turned a tensor into a Python "
+                f"value ({first}): if it depends on the inputs, the compiled model "
+                "would keep the example's value; compute it with tensor ops, or from "
+                "shapes", where=where)
+    model = onnx.load_from_string(buffer.getvalue())
+    outputs = model.graph.output
+    names = ["output"] if len(outputs) == 1 else [f"output{i}" for i in range(len(outputs))]
+    taken = {i.name for i in model.graph.input} | {n for p in model.graph.node for n in p.output}
+    for value, name in zip(outputs, names):
+        if value.name != name and name not in taken:
+            _rename_value(model.graph, value.name, name)
+    return model
+
+
+def _is_library_file(filename):
+    dirs = [_TORCH_DIR, _PACKAGE_DIR]
+    torchvision = sys.modules.get("torchvision")
+    if torchvision is not None and getattr(torchvision, "__file__", None):
+        dirs.append(os.path.dirname(torchvision.__file__) + os.sep)
+    path = os.path.abspath(filename)
+    return any(path.startswith(d) for d in dirs)
+
+
+def _rename_value(graph, old, new):
+    for p in graph.node:
+        for field in (p.input, p.output):
+            for i, n in enumerate(field):
+                if n == old:
+                    field[i] = new
+    for v in list(graph.output) + list(graph.value_info):
+        if v.name == old:
+            v.name = new
 
 
 # --------------------------------------------------------------------------
@@ -162,9 +304,10 @@ def _bind_forward(module, example_inputs):
 
 
 class Tracer(torch.fx.Tracer):
-    """``torch.fx.Tracer`` with stack traces on, torch factories called with
-    traced sizes recorded, and every ``torch.nn`` module a leaf except the
-    few the importer traces through (``_torch_ops.TRACE_THROUGH``)."""
+    """``torch.fx.Tracer`` with stack traces on, parameters' shapes
+    constant, torch factories called with traced sizes recorded, and every
+    ``torch.nn`` module a leaf except the few the importer traces through
+    (``_torch_ops.TRACE_THROUGH``)."""
 
     record_stack_traces = True
 
@@ -175,7 +318,10 @@ class Tracer(torch.fx.Tracer):
                  torch.rand, torch.randn, torch.randint, torch.randperm)
 
     def __init__(self):
-        super().__init__()
+        # Parameters' shapes are concrete (ParameterProxy), so Python control
+        # flow on them traces: `for e in range(self.w1.shape[0])` over an
+        # expert-weight parameter. Shapes are static in Tessel anyway.
+        super().__init__(param_shapes_constant=True)
         if hasattr(self, "_autowrap_search") and hasattr(self, "_autowrap_function_ids"):
             self._autowrap_search.append(torch)
             self._autowrap_function_ids.update(id(f) for f in self.FACTORIES)
@@ -335,9 +481,9 @@ class _Recorder(torch.fx.Interpreter):
     def run_node(self, n):
         mutated = _mutated_input(n, self.module)
         if mutated is not None and self.alias_root.get(mutated, mutated).op == "get_attr":
-            raise _RecordFailure(_node_error(
+            raise _RecordFailure(_final(_node_error(
                 n, self.module, "an in-place op on a parameter or buffer changes the "
-                "module's state; not supported"))
+                "module's state; not supported")))
         inputs = {i: self.env[i] for i in n.all_input_nodes if i in self.env}
         try:
             result = super().run_node(n)
@@ -733,8 +879,8 @@ class _Translator:
     def _convert(self, node):
         rec = self.recorder.records.get(node)
         if self._is_random(node):
-            raise Unsupported("random ops are not supported (the artifact would "
-                              "replay one draw)")
+            raise _final(_node_error(node, self.gm, "random ops are not supported (the "
+                                     "artifact would replay one draw)"))
         if node not in self.recorder.dynamic:
             reads_input = any(i in self.recorder.dynamic for i in node.all_input_nodes)
             if reads_input and rec is not None and not self._is_shape_query(node):
