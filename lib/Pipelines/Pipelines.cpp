@@ -125,6 +125,7 @@ void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
   if (options.optLevel >= 2)
     pm.addPass(sym::createTesselSimplifySym());
   pm.addPass(sym::createTesselLowerSym()); // symbols -> i32 ids (+ sym.vocab)
+  pm.addPass(createTesselNameDynamicDims());
   pm.addPass(createTesselRecordSignature());
 
   // Before softmax is decomposed: attention chains become one fused kernel.

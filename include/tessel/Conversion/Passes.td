@@ -4,6 +4,36 @@
 
 include "mlir/Pass/PassBase.td"
 
+def TesselNameDynamicDims
+    : Pass<"tessel-name-dynamic-dims", "::mlir::ModuleOp"> {
+  let summary = "Name the dynamic dimensions an entry point leaves unnamed";
+  let description = [{
+    The artifact ABI names each dynamic dimension of an entry's inputs and
+    outputs (`tessel.dim_names`, see `tessel-record-signature`); ONNX
+    models name them from `dim_param`, but a model written in MLIR with
+    `tensor<?x16xf32>` need not. This pass, run just before
+    `tessel-record-signature` on every public function with a body, fills
+    in what is missing:
+
+    - an input's unnamed dynamic dimension d gets `<input>_d<d>` (the
+      input's `tessel.name` made an identifier, else `arg<i>`), unique in
+      the function;
+    - an output's unnamed dynamic dimension takes the name of an input
+      dimension that `ValueBoundsConstraintSet::areEqual` proves it equal
+      to at every `func.return` (the linalg/tensor forms: `tensor.dim`,
+      `tensor.empty`, destination-passing ops); where nothing is proven
+      (value bounds do not see through TOSA ops), the inputs' only
+      dynamic dimension name, else the name of the first input dynamic at
+      the same index (a batch): `tessel-check-result-dims` then checks the
+      sizes at run time and fails the call on a mismatch, never writes out
+      of bounds.
+
+    Names already given are kept. An output dimension with none of these
+    is an error naming the output and the dimension: the runtime allocates
+    outputs before the call, from the inputs' sizes.
+  }];
+}
+
 def TesselRecordSignature : Pass<"tessel-record-signature", "::mlir::ModuleOp"> {
   let summary = "Record each public function's tensor signature for the artifact ABI";
   let description = [{
@@ -22,7 +52,8 @@ def TesselRecordSignature : Pass<"tessel-record-signature", "::mlir::ModuleOp"> 
     A dynamic dimension needs a name (artifact ABI v3): the value's
     `tessel.dim_names` attribute, one string per dimension ("" at static
     ones; `compose-extract-component` and `compose-lower-external-calls`
-    name a component's token dimension `T`). The records keep the names;
+    name a component's token dimension `T`; `tessel-name-dynamic-dims`
+    names those a model leaves unnamed). The records keep the names;
     the runtime binds each from the inputs, so every name an output uses
     must appear in an input.
 
