@@ -156,6 +156,9 @@ void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
   TosaToLinalgOptions tosaToLinalg;
   TosaToLinalgNamedOptions tosaToNamed;
   tosaToNamed.preferConv2DKernelLayoutHWCF = false;
+  // Dynamic sizes of elementwise operands are checked to broadcast before
+  // tosa-to-linalg trusts them.
+  pm.addPass(createTesselCheckBroadcasts());
   // Control flow first: tosa-to-linalg is a full conversion and would
   // reject tosa.cond_if / tosa.while_loop bodies.
   pm.addNestedPass<func::FuncOp>(createTosaToSCFPass());

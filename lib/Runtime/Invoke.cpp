@@ -168,8 +168,9 @@ void invoke(const tessel_function *fn, tessel_tensor_t *const *inputs,
                     "artifact, is not linked)"
               : rc == TESSEL_ENTRY_SHAPE_MISMATCH
                   ? " (a named dimension's sizes disagreed: a result of "
-                    "another size than its inputs bind, or an import "
-                    "called with inconsistent sizes)"
+                    "another size than its inputs bind, an import "
+                    "called with inconsistent sizes, or operands of an "
+                    "elementwise op whose sizes do not broadcast)"
                   : ""));
   for (size_t i = 0; i < nOut; ++i)
     if (allocated[i])

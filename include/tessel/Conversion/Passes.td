@@ -88,6 +88,32 @@ def TesselCheckResultDims
                            "::mlir::tensor::TensorDialect"];
 }
 
+def TesselCheckBroadcasts
+    : Pass<"tessel-check-broadcasts", "::mlir::ModuleOp"> {
+  let summary = "Check at run time that dynamic sizes of elementwise operands broadcast";
+  let description = [{
+    A TOSA elementwise op (`tosa.add`, `tosa.mul`, `tosa.select`, ...)
+    requires each dimension of its operands to be equal or 1. With static
+    shapes the verifier checks that; with dynamic ones (batch sizes bound
+    by the inputs at run time) `tosa-to-linalg` trusts it and reads each
+    operand at the largest size, out of bounds when, say, one input has 3
+    rows and the other 2. Run just before that lowering, this pass guards
+    every such op whose operands' dynamic dimensions could disagree: it
+    computes each dimension's largest size and checks that every operand's
+    is that or 1; where not, it calls `__tessel_set_status` with
+    `TESSEL_ENTRY_SHAPE_MISMATCH` (the call fails with that status) and
+    gives the op zero operands whose dynamic dimensions are 1 (or the
+    result's static size), which broadcast safely. Ops whose sizes are
+    static, or whose only dynamic operand meets operands of size 1, are
+    untouched.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def TesselCopyRepeatedResults
     : Pass<"tessel-copy-repeated-results", "::mlir::ModuleOp"> {
   let summary = "Give every result of a public function its own tensor";

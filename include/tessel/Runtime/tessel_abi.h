@@ -30,7 +30,10 @@ extern "C" {
 #define TESSEL_ENTRY_UNRESOLVED_IMPORT (-2)
 
 /* What an import call returns when the caller's buffers disagree on the
- * size of a named dimension (ABI v3): the import is not called. */
+ * size of a named dimension (ABI v3): the import is not called. An entry
+ * returns it too when its outputs or the operands of an elementwise op
+ * have sizes that disagree at run time (tessel-check-result-dims,
+ * tessel-check-broadcasts). */
 #define TESSEL_ENTRY_SHAPE_MISMATCH (-3)
 
 /* What the runtime passes as an entry's `context` argument. struct_size lets

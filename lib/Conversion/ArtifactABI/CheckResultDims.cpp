@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "tessel/Conversion/ArtifactSignature.h"
 #include "tessel/Conversion/Passes.h"
+#include "tessel/Conversion/StatusHelper.h"
 
 #include "tessel/Runtime/tessel_abi.h"
 
@@ -112,7 +113,7 @@ struct TesselCheckResultDimsPass
         }
         if (!ok)
           continue; // proven
-        FailureOr<func::FuncOp> fail = statusHelper(fn, b, loc);
+        FailureOr<func::FuncOp> fail = tessel::getOrDeclareStatusHelper(fn, b, loc);
         if (failed(fail))
           return failure();
         auto guarded = scf::IfOp::create(
@@ -136,27 +137,6 @@ struct TesselCheckResultDimsPass
       }
     }
     return success();
-  }
-
-  /// `__tessel_set_status(i32)`, declared on first use.
-  static FailureOr<func::FuncOp> statusHelper(func::FuncOp fn, OpBuilder &b,
-                                              Location loc) {
-    auto module = fn->getParentOfType<ModuleOp>();
-    FunctionType type = b.getFunctionType({b.getI32Type()}, {});
-    if (Operation *existing = module.lookupSymbol(tessel::kSetStatusHelperName)) {
-      auto helper = dyn_cast<func::FuncOp>(existing);
-      if (!helper || helper.getFunctionType() != type)
-        return existing->emitError() << "the symbol '"
-                                     << tessel::kSetStatusHelperName
-                                     << "' is reserved for the artifact ABI";
-      return helper;
-    }
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(module.getBody());
-    auto helper =
-        func::FuncOp::create(b, loc, tessel::kSetStatusHelperName, type);
-    helper.setPrivate();
-    return helper;
   }
 };
 

@@ -1,0 +1,24 @@
+//===- StatusHelper.h - fail an entry call from compiled code ---*- C++ -*-===//
+//
+// Compiled code reports a run-time error (a shape that does not match) by
+// calling `__tessel_set_status(i32)`, which tessel-emit-artifact-abi defines
+// and the entry returns; the code then goes on with safe values, never reads
+// or writes out of bounds.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_CONVERSION_STATUSHELPER_H
+#define TESSEL_CONVERSION_STATUSHELPER_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::tessel {
+
+/// `__tessel_set_status(i32)` in the module of `anchor`, declared on first
+/// use; fails (with a diagnostic) when the symbol is something else.
+FailureOr<func::FuncOp> getOrDeclareStatusHelper(Operation *anchor,
+                                                 OpBuilder &b, Location loc);
+
+} // namespace mlir::tessel
+
+#endif // TESSEL_CONVERSION_STATUSHELPER_H

@@ -1,0 +1,158 @@
+//===- CheckBroadcasts.cpp - dynamic elementwise sizes must broadcast -----===//
+//
+// TOSA elementwise ops broadcast dimensions of size 1; tosa-to-linalg reads
+// every operand at the largest size of each dimension, so dynamic sizes
+// that disagree (3 rows against 2) would read out of bounds. Each op whose
+// dynamic sizes could disagree is guarded: checked at run time, and on a
+// mismatch the call fails (__tessel_set_status) while the op runs on zero
+// operands of size 1 in the dynamic dimensions, which broadcast safely.
+//
+//===----------------------------------------------------------------------===//
+#include "tessel/Conversion/Passes.h"
+#include "tessel/Conversion/StatusHelper.h"
+
+#include "tessel/Runtime/tessel_abi.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELCHECKBROADCASTS
+#include "tessel/Conversion/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+
+namespace {
+
+/// Whether dimension `d` of the participants could disagree at run time:
+/// two dynamic sizes, or a dynamic one and a static one other than 1.
+bool mayDisagree(ArrayRef<RankedTensorType> types, int64_t d) {
+  int dynamic = 0, staticNotOne = 0;
+  for (RankedTensorType t : types) {
+    if (t.isDynamicDim(d))
+      ++dynamic;
+    else if (t.getDimSize(d) != 1)
+      ++staticNotOne;
+  }
+  return dynamic >= 2 || (dynamic >= 1 && staticNotOne >= 1);
+}
+
+struct TesselCheckBroadcastsPass
+    : tessel::impl::TesselCheckBroadcastsBase<TesselCheckBroadcastsPass> {
+  void runOnOperation() override {
+    SmallVector<Operation *> ops;
+    getOperation().walk([&](Operation *op) {
+      // (tosa.mul broadcasts too, without the traits: its shift operand
+      // is not elementwise.)
+      if (op->hasTrait<OpTrait::ResultsBroadcastableShape>() ||
+          op->hasTrait<OpTrait::tosa::TosaElementwiseOperator>() ||
+          isa<tosa::MulOp>(op))
+        ops.push_back(op);
+    });
+    for (Operation *op : ops)
+      if (failed(guard(op)))
+        return signalPassFailure();
+  }
+
+  LogicalResult guard(Operation *op) {
+    if (op->getNumResults() != 1)
+      return success();
+    auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!result)
+      return success();
+    int64_t rank = result.getRank();
+    // The operands that broadcast: ranked tensors of the result's rank
+    // (not the [1]-shaped zero points and shifts some ops take).
+    SmallVector<unsigned> parts;
+    SmallVector<RankedTensorType> types;
+    for (OpOperand &o : op->getOpOperands()) {
+      auto t = dyn_cast<RankedTensorType>(o.get().getType());
+      if (t && t.getRank() == rank) {
+        parts.push_back(o.getOperandNumber());
+        types.push_back(t);
+      }
+    }
+    SmallVector<int64_t> dims;
+    for (int64_t d = 0; d < rank; ++d)
+      if (mayDisagree(types, d))
+        dims.push_back(d);
+    if (dims.empty() || parts.size() < 2)
+      return success();
+
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    auto sizeOf = [&](unsigned part, int64_t d) -> Value {
+      Value v = op->getOperand(parts[part]);
+      if (!types[part].isDynamicDim(d))
+        return arith::ConstantIndexOp::create(b, loc, types[part].getDimSize(d));
+      return tensor::DimOp::create(b, loc, v, d);
+    };
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value ok;
+    for (int64_t d : dims) {
+      SmallVector<Value> sizes;
+      for (unsigned p = 0; p < parts.size(); ++p)
+        sizes.push_back(sizeOf(p, d));
+      Value target = sizes.front();
+      for (Value s : ArrayRef(sizes).drop_front())
+        target = arith::MaxUIOp::create(b, loc, target, s);
+      for (Value s : sizes) {
+        Value fits = arith::OrIOp::create(
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, s, target),
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, s, one));
+        ok = ok ? arith::AndIOp::create(b, loc, ok, fits) : fits;
+      }
+    }
+    FailureOr<func::FuncOp> fail =
+        tessel::getOrDeclareStatusHelper(op, b, loc);
+    if (failed(fail))
+      return failure();
+    // Operands with a dynamic dimension: as they are, or safe zeros.
+    SmallVector<unsigned> dynamicParts;
+    SmallVector<Type> resultTypes;
+    for (unsigned p = 0; p < parts.size(); ++p)
+      if (!types[p].hasStaticShape()) {
+        dynamicParts.push_back(p);
+        resultTypes.push_back(types[p]);
+      }
+    auto checked = scf::IfOp::create(
+        b, loc, ok,
+        [&](OpBuilder &t, Location l) {
+          SmallVector<Value> same;
+          for (unsigned p : dynamicParts)
+            same.push_back(op->getOperand(parts[p]));
+          scf::YieldOp::create(t, l, same);
+        },
+        [&](OpBuilder &e, Location l) {
+          Value code = arith::ConstantOp::create(
+              e, l, e.getI32IntegerAttr(TESSEL_ENTRY_SHAPE_MISMATCH));
+          func::CallOp::create(e, l, *fail, ValueRange{code});
+          SmallVector<Value> zeros;
+          for (unsigned p : dynamicParts) {
+            RankedTensorType t = types[p];
+            SmallVector<Value> sizes;
+            for (int64_t d = 0; d < rank; ++d)
+              if (t.isDynamicDim(d))
+                sizes.push_back(arith::ConstantIndexOp::create(
+                    e, l, result.isDynamicDim(d) ? 1 : result.getDimSize(d)));
+            Value empty = tensor::EmptyOp::create(e, l, t.getShape(),
+                                                  t.getElementType(), sizes);
+            Value zero = arith::ConstantOp::create(
+                e, l, cast<TypedAttr>(e.getZeroAttr(t.getElementType())));
+            zeros.push_back(
+                linalg::FillOp::create(e, l, zero, empty).getResult(0));
+          }
+          scf::YieldOp::create(e, l, zeros);
+        });
+    for (auto [i, p] : llvm::enumerate(dynamicParts))
+      op->setOperand(parts[p], checked.getResult(i));
+    return success();
+  }
+};
+
+} // namespace
