@@ -170,7 +170,8 @@ void invoke(const tessel_function *fn, tessel_tensor_t *const *inputs,
                   ? " (a named dimension's sizes disagreed: a result of "
                     "another size than its inputs bind, an import "
                     "called with inconsistent sizes, or operands of an "
-                    "elementwise op whose sizes do not broadcast)"
+                    "elementwise op or a matmul whose sizes do not "
+                    "broadcast)"
                   : ""));
   for (size_t i = 0; i < nOut; ++i)
     if (allocated[i])

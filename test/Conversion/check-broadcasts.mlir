@@ -64,3 +64,19 @@ func.func @select(%c: tensor<?x4xi1>, %a: tensor<2x?xf32>, %b: tensor<2x4xf32>) 
   %s = tosa.select %c, %a, %b : (tensor<?x4xi1>, tensor<2x?xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
   return %s : tensor<2x4xf32>
 }
+
+// -----
+
+// tosa.matmul does not broadcast: A's dynamic batch must equal B's 1.
+// CHECK-LABEL: func.func @matmul(
+// CHECK-SAME: %[[A:.*]]: tensor<?x1x8xf32>, %[[B:.*]]: tensor<1x8x4xf32>
+// CHECK: %[[DA:.*]] = tensor.dim %[[A]], %c0
+// CHECK: %[[OK:.*]] = arith.cmpi eq, %[[DA]], %c1
+// CHECK: %[[SAFE:.*]]:2 = scf.if %[[OK]] -> (tensor<?x1x8xf32>, tensor<1x8x4xf32>) {
+// CHECK: call @__tessel_set_status
+// CHECK: tosa.matmul %[[SAFE]]#0, %[[SAFE]]#1
+func.func @matmul(%a: tensor<?x1x8xf32>, %b: tensor<1x8x4xf32>) -> tensor<?x1x4xf32> {
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %m = tosa.matmul %a, %b, %zp, %zp : (tensor<?x1x8xf32>, tensor<1x8x4xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<?x1x4xf32>
+  return %m : tensor<?x1x4xf32>
+}

@@ -74,6 +74,74 @@ def test_mlir_text_compiles_and_matches_numpy():
     assert f.signature.inputs[0] == ("logits", np.dtype(np.float32), (2, 8))
 
 
+DYNAMIC_BATCH_MLIR = """
+func.func @main(%x: tensor<?x8x8x3xf32> {tessel.name = "images"}) -> tensor<?x10xf32> {
+  %w = "tosa.const"() <{values = dense<@CONV@> : tensor<4x3x3x3xf32>}> : () -> tensor<4x3x3x3xf32>
+  %b = "tosa.const"() <{values = dense<@BIAS@> : tensor<4xf32>}> : () -> tensor<4xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %c = tosa.conv2d %x, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1>,
+      pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>}
+      : (tensor<?x8x8x3xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>, tensor<1xf32>, tensor<1xf32>)
+      -> tensor<?x8x8x4xf32>
+  %r = tosa.clamp %c {min_val = 0.0 : f32, max_val = 3.4e38 : f32}
+      : (tensor<?x8x8x4xf32>) -> tensor<?x8x8x4xf32>
+  %p = tosa.max_pool2d %r {kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>,
+      stride = array<i64: 2, 2>} : (tensor<?x8x8x4xf32>) -> tensor<?x4x4x4xf32>
+  %s = tosa.const_shape {values = dense<[1, -1, 64]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %f = tosa.reshape %p, %s : (tensor<?x4x4x4xf32>, !tosa.shape<3>) -> tensor<1x?x64xf32>
+  %fw = "tosa.const"() <{values = dense<@FC@> : tensor<1x64x10xf32>}> : () -> tensor<1x64x10xf32>
+  %m = tosa.matmul %f, %fw, %zp, %zp
+      : (tensor<1x?x64xf32>, tensor<1x64x10xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x?x10xf32>
+  %s2 = tosa.const_shape {values = dense<[-1, 10]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %o = tosa.reshape %m, %s2 : (tensor<1x?x10xf32>, !tosa.shape<2>) -> tensor<?x10xf32>
+  return %o : tensor<?x10xf32>
+}
+"""
+
+
+def test_mlir_dynamic_batch_compiles_once_and_runs_at_any_batch():
+    """An MLIR model whose batch is `?` (no names given): one artifact runs
+    at several batch sizes, an empty batch included, matching numpy."""
+    rng = np.random.default_rng(3)
+    conv = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    bias = rng.standard_normal(4).astype(np.float32)
+    fc = rng.standard_normal((64, 10)).astype(np.float32)
+
+    def dense(a):
+        return "[" + ", ".join(dense(x) for x in a) + "]" if a.ndim else repr(float(a))
+    f = tessel.compile(DYNAMIC_BATCH_MLIR.replace("@CONV@", dense(conv))
+                       .replace("@BIAS@", dense(bias)).replace("@FC@", dense(fc[None])))
+    assert str(f.signature) == "main(images: images_d0x8x8x3xf32) -> " \
+                               "(output0: images_d0x10xf32)"
+
+    def reference(x):
+        xp = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+        c = np.zeros(x.shape[:3] + (4,), np.float64) + bias
+        for kh in range(3):
+            for kw in range(3):
+                c += xp[:, kh:kh + 8, kw:kw + 8, :] @ conv[:, kh, kw, :].T
+        p = np.maximum(c, 0).reshape(-1, 4, 2, 4, 2, 4).max(axis=(2, 4))
+        return (p.reshape(-1, 64) @ fc).astype(np.float32)
+    for n in (1, 5, 2, 0):
+        x = rng.standard_normal((n, 8, 8, 3)).astype(np.float32)
+        y = f(x)
+        assert y.shape == (n, 10)
+        np.testing.assert_allclose(y, reference(x), rtol=1e-4, atol=1e-4)
+
+
+def test_mlir_dynamic_batches_that_do_not_broadcast_fail_the_call():
+    f = tessel.compile("""
+func.func @main(%x: tensor<?x2xf32>, %y: tensor<?x2xf32>) -> tensor<?x2xf32> {
+  %s = tosa.add %x, %y : (tensor<?x2xf32>, tensor<?x2xf32>) -> tensor<?x2xf32>
+  return %s : tensor<?x2xf32>
+}""")
+    a = np.arange(6, dtype=np.float32).reshape(3, 2)
+    np.testing.assert_array_equal(f(a, a), a + a)
+    np.testing.assert_array_equal(f(a, a[:1]), a + a[:1])
+    with pytest.raises(tessel.InvocationError, match="do not broadcast"):
+        f(a, a[:2])
+
+
 def test_mlir_path_and_ir_module(tmp_path):
     p = tmp_path / "softmax.mlir"
     p.write_text(SOFTMAX_MLIR)

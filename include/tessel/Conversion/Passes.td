@@ -105,7 +105,8 @@ def TesselCheckBroadcasts
     gives the op zero operands whose dynamic dimensions are 1 (or the
     result's static size), which broadcast safely. Ops whose sizes are
     static, or whose only dynamic operand meets operands of size 1, are
-    untouched.
+    untouched. `tosa.matmul`, which does not broadcast, gets the same guard
+    on its batch and reduction sizes (A's must equal B's).
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",

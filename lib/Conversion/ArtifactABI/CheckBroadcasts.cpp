@@ -56,6 +56,82 @@ struct TesselCheckBroadcastsPass
     for (Operation *op : ops)
       if (failed(guard(op)))
         return signalPassFailure();
+    // tosa.matmul does not broadcast: A's batch and reduction sizes must
+    // equal B's.
+    SmallVector<tosa::MatMulOp> matmuls;
+    getOperation().walk([&](tosa::MatMulOp m) { matmuls.push_back(m); });
+    for (tosa::MatMulOp m : matmuls)
+      if (failed(guardMatmul(m)))
+        return signalPassFailure();
+  }
+
+  LogicalResult guardMatmul(tosa::MatMulOp op) {
+    auto a = dyn_cast<RankedTensorType>(op.getA().getType());
+    auto bt = dyn_cast<RankedTensorType>(op.getB().getType());
+    if (!a || !bt || a.getRank() != 3 || bt.getRank() != 3)
+      return success();
+    // (dimension of A, dimension of B) that must be equal.
+    SmallVector<std::pair<int64_t, int64_t>> pairs;
+    for (auto [da, db] : {std::pair<int64_t, int64_t>{0, 0}, {2, 1}})
+      if (a.isDynamicDim(da) || bt.isDynamicDim(db))
+        pairs.push_back({da, db});
+    if (pairs.empty())
+      return success();
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    auto size = [&](Value v, RankedTensorType t, int64_t d) -> Value {
+      if (!t.isDynamicDim(d))
+        return arith::ConstantIndexOp::create(b, loc, t.getDimSize(d));
+      return tensor::DimOp::create(b, loc, v, d);
+    };
+    Value ok;
+    for (auto [da, db] : pairs) {
+      Value same = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         size(op.getA(), a, da),
+                                         size(op.getB(), bt, db));
+      ok = ok ? arith::AndIOp::create(b, loc, ok, same) : same;
+    }
+    FailureOr<func::FuncOp> fail = tessel::getOrDeclareStatusHelper(op, b, loc);
+    if (failed(fail))
+      return failure();
+    // On a mismatch both operands become zeros whose paired sizes agree:
+    // the static one where there is one, else 1.
+    SmallVector<int64_t> safeA(a.getShape()), safeB(bt.getShape());
+    for (auto [da, db] : pairs) {
+      int64_t v = !a.isDynamicDim(da)    ? a.getDimSize(da)
+                  : !bt.isDynamicDim(db) ? bt.getDimSize(db)
+                                         : 1;
+      safeA[da] = v;
+      safeB[db] = v;
+    }
+    auto zeros = [&](OpBuilder &e, Location l, RankedTensorType t,
+                     ArrayRef<int64_t> safe) -> Value {
+      SmallVector<Value> sizes;
+      for (int64_t d = 0; d < t.getRank(); ++d)
+        if (t.isDynamicDim(d))
+          sizes.push_back(arith::ConstantIndexOp::create(
+              e, l, ShapedType::isDynamic(safe[d]) ? 1 : safe[d]));
+      Value empty = tensor::EmptyOp::create(e, l, t.getShape(),
+                                            t.getElementType(), sizes);
+      Value zero = arith::ConstantOp::create(
+          e, l, cast<TypedAttr>(e.getZeroAttr(t.getElementType())));
+      return linalg::FillOp::create(e, l, zero, empty).getResult(0);
+    };
+    auto checked = scf::IfOp::create(
+        b, loc, ok,
+        [&](OpBuilder &t, Location l) {
+          scf::YieldOp::create(t, l, ValueRange{op.getA(), op.getB()});
+        },
+        [&](OpBuilder &e, Location l) {
+          Value code = arith::ConstantOp::create(
+              e, l, e.getI32IntegerAttr(TESSEL_ENTRY_SHAPE_MISMATCH));
+          func::CallOp::create(e, l, *fail, ValueRange{code});
+          scf::YieldOp::create(
+              e, l, ValueRange{zeros(e, l, a, safeA), zeros(e, l, bt, safeB)});
+        });
+    op.getAMutable().assign(checked.getResult(0));
+    op.getBMutable().assign(checked.getResult(1));
+    return success();
   }
 
   LogicalResult guard(Operation *op) {
