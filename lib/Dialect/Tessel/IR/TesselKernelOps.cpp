@@ -197,9 +197,11 @@ LogicalResult PackedConv2DOp::verify() {
     int64_t in = inTy.getDimSize(1 + i), out = outTy.getDimSize(1 + i);
     if (known(in))
       in += pad[2 * i] + pad[2 * i + 1];
+    if (!known(in) || !known(out) || out <= 0)
+      continue; // (a dynamic size is no number to compute with)
     int64_t need = (out - 1) * getStrides()[i] +
                    (getKernelSize()[i] - 1) * getDilations()[i] + 1;
-    if (known(in) && known(out) && out > 0 && in < need)
+    if (in < need)
       return emitOpError() << "input spatial dim " << i << " is " << in
                            << ", but the output needs at least " << need;
   }
