@@ -90,3 +90,20 @@ void _mlir_memref_to_llvm_free(void *ptr) {
   pthread_mutex_unlock(&lock);
   free(b->raw);
 }
+
+/* The cache lives in the artifact's static storage and dies with it: an
+ * artifact unloaded (tessel_artifact_close, a hot swap, a process exit)
+ * would otherwise leak every block still cached. */
+__attribute__((destructor)) static void release_cached_blocks(void) {
+  pthread_mutex_lock(&lock);
+  block_t *b = free_list;
+  free_list = NULL;
+  cached_blocks = 0;
+  cached_bytes = 0;
+  pthread_mutex_unlock(&lock);
+  while (b) {
+    block_t *next = b->next;
+    free(b->raw);
+    b = next;
+  }
+}
