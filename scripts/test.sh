@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite from a fresh machine: installs dependencies, builds,
-# then runs the GoogleTest/CLI suite (ctest), the same runtime/kernel suite
-# under ASan+UBSan (scripts/test_sanitizers.sh), the lit suite (FileCheck tests
+# then runs the GoogleTest/CLI suite (ctest), the runtime/kernel, lit and
+# pytest suites under ASan+UBSan (scripts/test_sanitizers.sh), the lit suite (FileCheck tests
 # of dialects and passes, driver tests, end-to-end tests against numpy, ONNX
 # importer tests, real models against PyTorch) and the ONNX conformance run
 # over the ONNX backend test data. Ends with one summary line:
@@ -20,7 +20,7 @@ echo "== ctest (runtime, npy, tessel-run CLI)"
 ctest --test-dir "$build" -j "$jobs" --output-on-failure 2>&1 | tee "$log/ctest.txt"
 ctest_rc=${PIPESTATUS[0]}
 
-echo "== sanitizers (runtime, kernels, tessel-run under ASan+UBSan+LSan)"
+echo "== sanitizers (runtime, kernels, compiler, Python extension under ASan+UBSan+LSan)"
 TESSEL_SANITIZE_BUILD_DIR="${TESSEL_SANITIZE_BUILD_DIR:-$build-sanitize}" \
   bash "$root/scripts/test_sanitizers.sh" 2>&1 | tee "$log/sanitize.txt"
 san_rc=${PIPESTATUS[0]}
@@ -43,9 +43,9 @@ py_rc=${PIPESTATUS[0]}
 ct_total=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\2/p' "$log/ctest.txt" | tail -1)
 ct_failed=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\1/p' "$log/ctest.txt" | tail -1)
 ct_total=${ct_total:-0}; ct_failed=${ct_failed:-0}
-san_total=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\2/p' "$log/sanitize.txt" | tail -1)
-san_failed=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\1/p' "$log/sanitize.txt" | tail -1)
-san_total=${san_total:-0}; san_failed=${san_failed:-0}
+san_passed=$(sed -n 's/^sanitizers: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$log/sanitize.txt" | tail -1)
+san_failed=$(sed -n 's/^sanitizers: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$log/sanitize.txt" | tail -1)
+san_passed=${san_passed:-0}; san_failed=${san_failed:-0}
 lit_passed=$(sed -n 's/^ *Passed *: *\([0-9]*\).*/\1/p' "$log/lit.txt" | tail -1)
 lit_xfail=$(sed -n 's/^ *Expectedly Failed *: *\([0-9]*\).*/\1/p' "$log/lit.txt" | tail -1)
 lit_failed=$(awk -F: '/^ *(Failed|Unresolved|Unexpectedly Passed|Timed Out) *:/ {split($2, a, " "); n += a[1]} END {print n + 0}' "$log/lit.txt")
@@ -63,13 +63,13 @@ py_failed=$(py_count failed); py_errors=$(py_count error)
 py_passed=${py_passed:-0}; py_xfail=${py_xfail:-0}
 py_failed=$(( ${py_failed:-0} + ${py_errors:-0} ))
 
-passed=$(( ct_total - ct_failed + san_total - san_failed + lit_passed + lit_xfail + onnx_passed + py_passed + py_xfail ))
+passed=$(( ct_total - ct_failed + san_passed + lit_passed + lit_xfail + onnx_passed + py_passed + py_xfail ))
 failed=$(( ct_failed + san_failed + lit_failed + onnx_failed + py_failed ))
 if [ "$ctest_rc" -ne 0 ] && [ "$ct_failed" -eq 0 ]; then failed=$((failed + 1)); fi
 if [ "$san_rc" -ne 0 ] && [ "$san_failed" -eq 0 ]; then failed=$((failed + 1)); fi
 if [ "$lit_rc" -ne 0 ] && [ "$lit_failed" -eq 0 ]; then failed=$((failed + 1)); fi
 if [ "$onnx_rc" -ne 0 ] && [ "$onnx_failed" -eq 0 ]; then failed=$((failed + 1)); fi
 if [ "$py_rc" -ne 0 ] && [ "$py_failed" -eq 0 ]; then failed=$((failed + 1)); fi
-echo "ctest: $((ct_total - ct_failed)) passed, $ct_failed failed; sanitizers (ASan+UBSan ctest): $((san_total - san_failed)) passed, $san_failed failed; lit: $lit_passed passed, $lit_xfail expectedly failed, $lit_failed failed; onnx conformance: $onnx_passed passed, $onnx_failed failed; pytest: $py_passed passed, $py_xfail expectedly failed, $py_failed failed"
+echo "ctest: $((ct_total - ct_failed)) passed, $ct_failed failed; sanitizers (ASan+UBSan ctest, lit, pytest): $san_passed passed, $san_failed failed; lit: $lit_passed passed, $lit_xfail expectedly failed, $lit_failed failed; onnx conformance: $onnx_passed passed, $onnx_failed failed; pytest: $py_passed passed, $py_xfail expectedly failed, $py_failed failed"
 echo "tessel: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

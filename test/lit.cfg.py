@@ -17,7 +17,26 @@ config.test_exec_root = os.path.join(config.tessel_obj_root, "test")
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.tessel_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
-config.substitutions.append(("%python", config.python_executable))
+_python = config.python_executable
+# A sanitizer build (scripts/test_sanitizers.sh --compiler): its tools and the
+# artifacts they link are instrumented. Python scripts that load artifacts
+# (ctypes) get the ASan runtime preloaded, without leak checking (CPython
+# keeps its objects at exit), and hand neither to the tools they run, which
+# carry their own runtime; the conformance runner's address-space limit does
+# not fit ASan's shadow memory (TESSEL_SANITIZED).
+if getattr(config, "tessel_sanitize", ""):
+    config.environment["TESSEL_SANITIZED"] = config.tessel_sanitize
+    if "address" in config.tessel_sanitize:
+        import subprocess
+        _rt = subprocess.run([config.c_compiler, "-print-file-name=libclang_rt.asan-x86_64.so"],
+                             capture_output=True, text=True).stdout.strip()
+        _outer = os.environ.get("ASAN_OPTIONS", "")
+        _python = (f"env LD_PRELOAD={_rt} ASAN_OPTIONS=detect_leaks=0 "
+                   f"TESSEL_OUTER_ASAN_OPTIONS={_outer} {_python} "
+                   f"{os.path.join(config.tessel_src_root, 'test', 'sanitized_python.py')}")
+# (lit's defaults define %python too, and the first definition wins.)
+config.substitutions = [s for s in config.substitutions if s[0] != "%python"]
+config.substitutions.append(("%python", _python))
 config.substitutions.append(("%tessel_src", config.tessel_src_root))
 # Generated headers (the kernel library's tessel_kernels.h) and a C compiler
 # to compile against them.

@@ -143,7 +143,9 @@ def first_error_line(text, model_path=None):
 
 
 def _limit_preexec(mem_mb):
-    if not mem_mb:
+    # (ASan reserves terabytes of shadow address space: a sanitizer build's
+    # tools run without the limit.)
+    if not mem_mb or os.environ.get("TESSEL_SANITIZED"):
         return None
 
     def f():

@@ -6,6 +6,14 @@ by the CMake build; scripts/test.sh builds it before running pytest.
 import os
 import sys
 
+# A sanitizer run (scripts/test_sanitizers.sh) starts pytest with the ASan
+# runtime preloaded, for the instrumented extension and artifacts; the tools
+# the tests run carry their own runtime and get the suite's options back.
+if "libclang_rt.asan" in os.environ.get("LD_PRELOAD", ""):
+    os.environ.pop("LD_PRELOAD")
+    if "TESSEL_OUTER_ASAN_OPTIONS" in os.environ:
+        os.environ["ASAN_OPTIONS"] = os.environ.pop("TESSEL_OUTER_ASAN_OPTIONS")
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("TESSEL_BUILD_DIR", os.path.join(ROOT, "build"))
 sys.path.insert(0, os.path.join(BUILD, "python"))

@@ -49,10 +49,14 @@ Error mlir::tessel::linkSharedLibrary(ArrayRef<std::string> objects,
     args.push_back(o);
   for (const std::string &a : archives)
     args.push_back(a);
-  args.append({"-lm", "-lpthread", "-Wl,-z,noexecstack",
-               // An unresolved symbol is a compiler bug: fail here, not at
-               // dlopen.
-               "-Wl,-z,defs"});
+  args.append({"-lm", "-lpthread", "-Wl,-z,noexecstack"});
+#ifndef TESSEL_SANITIZED_BUILD
+  // An unresolved symbol is a compiler bug: fail here, not at dlopen. (A
+  // sanitizer build's kernel archives are instrumented: their __asan_* and
+  // __ubsan_* calls resolve against the loading process's sanitizer
+  // runtime, as every instrumented shared library's do.)
+  args.push_back("-Wl,-z,defs");
+#endif
   std::optional<StringRef> redirects[] = {std::nullopt, StringRef(logPath),
                                           StringRef(logPath)};
   std::string errMsg;
