@@ -261,33 +261,23 @@ def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
     workdir = tempfile.mkdtemp(prefix="tessel-")
     path = os.path.join(workdir, "model.so")
     try:
-        _compile_native(module, path, opt_level, mcpu, route_lowering, component,
-                        quantize, calibration, calibration_method,
-                        calibration_percentile, quantize_exclude, quantize_report,
-                        precision, sparsity, sparsity_report, target, cuda_arch)
+        module._native.compile(path, opt_level=opt_level, mcpu=mcpu,
+                               route_lowering=route_lowering,
+                               component=component or "",
+                               quantize=quantize or "none",
+                               calibration=calibration,
+                               calibration_method=calibration_method,
+                               calibration_percentile=float(calibration_percentile),
+                               quantize_exclude=list(quantize_exclude),
+                               quantize_report=os.fspath(quantize_report)
+                               if quantize_report is not None else "",
+                               precision=precision, sparsity=sparsity,
+                               sparsity_report=os.fspath(sparsity_report)
+                               if sparsity_report is not None else "",
+                               target=target, cuda_arch=cuda_arch)
         # The module owns the folder from here on (removed with it).
         return CompiledModule(path, function=function, threads=threads,
                               _keep=workdir)
     except BaseException:
         shutil.rmtree(workdir, ignore_errors=True)
         raise
-
-
-def _compile_native(module, path, opt_level, mcpu, route_lowering, component,
-                    quantize, calibration, calibration_method,
-                    calibration_percentile, quantize_exclude, quantize_report,
-                    precision, sparsity, sparsity_report, target, cuda_arch):
-    module._native.compile(path, opt_level=opt_level, mcpu=mcpu,
-                           route_lowering=route_lowering,
-                           component=component or "",
-                           quantize=quantize or "none",
-                           calibration=calibration,
-                           calibration_method=calibration_method,
-                           calibration_percentile=float(calibration_percentile),
-                           quantize_exclude=list(quantize_exclude),
-                           quantize_report=os.fspath(quantize_report)
-                           if quantize_report is not None else "",
-                           precision=precision, sparsity=sparsity,
-                           sparsity_report=os.fspath(sparsity_report)
-                           if sparsity_report is not None else "",
-                           target=target, cuda_arch=cuda_arch)

@@ -107,18 +107,8 @@ def export_onnx(module, example_inputs, *, input_names=None, output_names=None):
     outputs (defaults: the ``forward`` argument names; ``output`` or
     ``output0``, ``output1``, ...). Raises :class:`TorchImportError`.
     """
-    if not isinstance(module, torch.nn.Module):
-        raise TorchImportError(f"export_onnx expects a torch.nn.Module, got "
-                               f"{type(module).__name__}")
-    if isinstance(example_inputs, (torch.Tensor, np.ndarray)):
-        example_inputs = (example_inputs,)
-    if not isinstance(example_inputs, (tuple, list)):
-        raise TorchImportError("example_inputs must be a tuple of the forward "
-                               f"arguments, got {type(example_inputs).__name__}")
-    example_inputs = tuple(torch.from_numpy(x) if isinstance(x, np.ndarray) else x
-                           for x in example_inputs)
-    _check_eval(module)
-    args, concrete = _bind_forward(module, tuple(example_inputs))
+    example_inputs = _checked_arguments("export_onnx", module, example_inputs)
+    args, concrete = _bind_forward(module, example_inputs)
     try:
         gm = _trace(_wrap_leaf_root(module), concrete)
         recorder = _Recorder(gm)
@@ -136,6 +126,26 @@ def export_onnx(module, example_inputs, *, input_names=None, output_names=None):
         # take is the model's meaning (state changes, random draws).
         e.untranslated = not getattr(e, "final", False)
         raise
+
+
+def _checked_arguments(what, module, example_inputs):
+    """The example inputs as a tuple of tensors and other values, after
+    checking ``module`` (a torch.nn.Module in eval mode)."""
+    if not isinstance(module, torch.nn.Module):
+        raise TorchImportError(f"{what} expects a torch.nn.Module, got "
+                               f"{type(module).__name__}")
+    if isinstance(example_inputs, (torch.Tensor, np.ndarray)):
+        example_inputs = (example_inputs,)
+    if not isinstance(example_inputs, (tuple, list)):
+        raise TorchImportError("example_inputs must be a tuple of the forward "
+                               f"arguments, got {type(example_inputs).__name__}")
+    _check_eval(module)
+    return tuple(torch.from_numpy(x) if isinstance(x, np.ndarray) else x
+                 for x in example_inputs)
+
+
+def _default_output_names(count):
+    return ["output"] if count == 1 else [f"output{i}" for i in range(count)]
 
 
 def _final(error):
@@ -192,14 +202,7 @@ def export_with_torch_onnx(module, example_inputs):
     made in the caller's code (not torch's or torchvision's own, whose
     conversions check shapes, which are static here) is an error.
     """
-    if not isinstance(module, torch.nn.Module):
-        raise TorchImportError(f"export_with_torch_onnx expects a torch.nn.Module, got "
-                               f"{type(module).__name__}")
-    if isinstance(example_inputs, (torch.Tensor, np.ndarray)):
-        example_inputs = (example_inputs,)
-    example_inputs = tuple(torch.from_numpy(x) if isinstance(x, np.ndarray) else x
-                           for x in example_inputs)
-    _check_eval(module)
+    example_inputs = _checked_arguments("export_with_torch_onnx", module, example_inputs)
     args, _ = _bind_forward(module, example_inputs)
     try:
         params = list(inspect.signature(module.forward).parameters)
@@ -229,12 +232,14 @@ def export_with_torch_onnx(module, example_inputs):
                 "would keep the example's value; compute it with tensor ops, or from "
                 "shapes", where=where)
     model = onnx.load_from_string(buffer.getvalue())
-    outputs = model.graph.output
-    names = ["output"] if len(outputs) == 1 else [f"output{i}" for i in range(len(outputs))]
-    taken = {i.name for i in model.graph.input} | {n for p in model.graph.node for n in p.output}
-    for value, name in zip(outputs, names):
+    graph = model.graph
+    taken = {i.name for i in graph.input} | {n for p in graph.node for n in p.output}
+    for value, name in zip(graph.output, _default_output_names(len(graph.output))):
         if value.name != name and name not in taken:
-            _rename_value(model.graph, value.name, name)
+            _rename_value(graph.node, value.name, name)
+            for v in list(graph.output) + list(graph.value_info):
+                if v.name == value.name:
+                    v.name = name
     return model
 
 
@@ -247,15 +252,13 @@ def _is_library_file(filename):
     return any(path.startswith(d) for d in dirs)
 
 
-def _rename_value(graph, old, new):
-    for p in graph.node:
+def _rename_value(nodes, old, new):
+    """Renames the value ``old`` wherever ``nodes`` read or write it."""
+    for p in nodes:
         for field in (p.input, p.output):
             for i, n in enumerate(field):
                 if n == old:
                     field[i] = new
-    for v in list(graph.output) + list(graph.value_info):
-        if v.name == old:
-            v.name = new
 
 
 # --------------------------------------------------------------------------
@@ -1003,9 +1006,7 @@ class _Translator:
             raise TorchImportError("the module returns no tensor")
         names = self.output_names
         if names is None:
-            base = ["output"] if len(outputs) == 1 else [f"output{i}" for i in
-                                                          range(len(outputs))]
-            names = [self.graph.fresh_value(b) for b in base]
+            names = [self.graph.fresh_value(b) for b in _default_output_names(len(outputs))]
         elif len(names) != len(outputs):
             raise TorchImportError(f"{len(names)} output names given for "
                                    f"{len(outputs)} tensor outputs")
@@ -1016,7 +1017,7 @@ class _Translator:
         for value, name in zip(outputs, names):
             src = self.use(value)
             if src in produced and src not in taken and src not in input_names:
-                self._rename_everywhere(src, name)
+                _rename_value(self.graph.nodes, src, name)
                 value.name = name
             else:
                 self.graph.nodes.append(helper.make_node(
@@ -1052,10 +1053,4 @@ class _Translator:
         self.graph.nodes = kept[::-1]
         self.graph.initializers = [t for t in self.graph.initializers if t.name in needed]
 
-    def _rename_everywhere(self, old, new):
-        for p in self.graph.nodes:
-            for field in (p.input, p.output):
-                for i, n in enumerate(field):
-                    if n == old:
-                        field[i] = new
 

@@ -25,6 +25,7 @@ from tessel.errors import Error, TorchImportError  # noqa: E402
 from tessel.torch_importer import Tracer, export_onnx  # noqa: E402
 
 import torch_models as tm  # noqa: E402
+from torch_checks import check, randomize_batchnorm, reference  # noqa: E402
 
 THIS_FILE = os.path.basename(__file__)
 
@@ -48,34 +49,6 @@ def compile_and_run(model_proto, inputs):
     return list(out) if isinstance(out, tuple) else [out]
 
 
-def reference(model, inputs, grad=False):
-    """The module's own outputs (tensors only, tuples flattened). With
-    grad=True torch 1.13's transformer layers take their regular path
-    instead of the fused/nested-tensor fast path."""
-    with torch.set_grad_enabled(grad):
-        out = model(*inputs)
-    flat = []
-
-    def walk(x):
-        if isinstance(x, (tuple, list)):
-            for item in x:
-                walk(item)
-        elif isinstance(x, torch.Tensor):
-            flat.append(x.detach().numpy())
-    walk(out)
-    return flat
-
-
-def check(out, ref):
-    assert out.shape == ref.shape, (out.shape, ref.shape)
-    if ref.dtype.kind in "biu":
-        assert out.dtype == ref.dtype, (out.dtype, ref.dtype)
-        np.testing.assert_array_equal(out, ref)
-    else:
-        np.testing.assert_allclose(out, ref, rtol=1e-3,
-                                   atol=1e-4 * max(1.0, float(np.abs(ref).max())))
-
-
 def assert_matches(model, inputs, grad=False, **export_args):
     """Exports, compiles and runs ``model`` and compares every output."""
     proto = export_onnx(model, inputs, **export_args)
@@ -85,15 +58,6 @@ def assert_matches(model, inputs, grad=False, **export_args):
     for out, ref in zip(outs, refs):
         check(out, ref)
     return proto
-
-
-def randomize_batchnorm(model):
-    """Fresh statistics (0 and 1) would hide mistakes in how they apply."""
-    g = torch.Generator().manual_seed(7)
-    for m in model.modules():
-        if isinstance(m, nn.modules.batchnorm._BatchNorm):
-            m.running_mean.copy_(torch.randn(m.num_features, generator=g) * 0.1)
-            m.running_var.copy_(torch.rand(m.num_features, generator=g) + 0.5)
 
 
 def raises_import_error(model, inputs, **kwargs):
@@ -538,16 +502,7 @@ def test_inplace_update_of_a_view_read_later_is_rejected():
 
 
 def test_inplace_update_of_a_parameter_is_rejected():
-    class M(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.w = nn.Parameter(torch.ones(3))
-
-        def forward(self, x):
-            self.w.data.mul_(2)
-            return x * self.w
-
-    model = M().eval()
+    model = tm.ParameterUpdate().eval()
     e = raises_import_error(model, (torch.randn(2, 3),))
     assert "parameter or buffer" in str(e)
     assert torch.equal(model.w.data, torch.ones(3))

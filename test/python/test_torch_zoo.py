@@ -27,6 +27,9 @@ import torch.nn as nn  # noqa: E402
 import tessel  # noqa: E402
 from tessel.compiler import to_module  # noqa: E402
 
+import torch_models as tm  # noqa: E402
+from torch_checks import check, randomize_batchnorm, reference  # noqa: E402
+
 pytestmark = [pytest.mark.filterwarnings("ignore::UserWarning"),
               pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 tv = torchvision.models
@@ -189,11 +192,8 @@ ZOO = _zoo()
 def randomize(model):
     """Batch-norm statistics and zero-initialized heads (ViT's) made random:
     defaults would hide mistakes in how they apply."""
+    randomize_batchnorm(model)
     g = torch.Generator().manual_seed(7)
-    for m in model.modules():
-        if isinstance(m, nn.modules.batchnorm._BatchNorm) and m.running_mean is not None:
-            m.running_mean.copy_(torch.randn(m.num_features, generator=g) * 0.1)
-            m.running_var.copy_(torch.rand(m.num_features, generator=g) + 0.5)
     with torch.no_grad():
         for p in model.parameters():
             if p.numel() > 1 and not p.any():
@@ -209,26 +209,6 @@ def build(name):
     return model, inputs(), door
 
 
-def reference(model, inputs):
-    # Grad on: torch 1.13's transformer layers then take their regular path
-    # (the fused fast path is the same math, rounded differently).
-    with torch.enable_grad():
-        out = model(*inputs)
-    flat = []
-
-    def walk(x):
-        if isinstance(x, (tuple, list)):
-            for item in x:
-                walk(item)
-        elif isinstance(x, dict):
-            for item in x.values():
-                walk(item)
-        elif isinstance(x, torch.Tensor):
-            flat.append(x.detach().numpy())
-    walk(out)
-    return flat
-
-
 def compile_noting_door(model, inputs, **kwargs):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -241,16 +221,16 @@ def compile_noting_door(model, inputs, **kwargs):
 @pytest.mark.parametrize("name", sorted(ZOO))
 def test_architecture_compiles_and_matches_pytorch(name):
     model, inputs, door = build(name)
-    refs = reference(model, inputs)
+    # Grad on: torch 1.13's transformer layers then take their regular path
+    # (the fused fast path is the same math, rounded differently).
+    refs = reference(model, inputs, grad=True)
     compiled, notes = compile_noting_door(model, inputs)
     assert bool(notes) == (door == "torch.onnx"), notes
     out = compiled(*inputs)
     outs = list(out) if isinstance(out, tuple) else [out]
     assert len(outs) == len(refs)
     for o, r in zip(outs, refs):
-        assert o.shape == r.shape
-        np.testing.assert_allclose(o, r, rtol=1e-3,
-                                   atol=1e-4 * max(1.0, float(np.abs(r).max())))
+        check(o, r)
 
 
 def test_zoo_holds_twenty_five_architectures():
@@ -278,7 +258,7 @@ def test_torch_exporter_torch_onnx_door_matches():
     model, inputs, _ = build("conv_autoencoder")
     compiled, notes = compile_noting_door(model, inputs, torch_exporter="torch.onnx")
     assert notes == []
-    np.testing.assert_allclose(compiled(*inputs), reference(model, inputs)[0],
+    np.testing.assert_allclose(compiled(*inputs), reference(model, inputs, grad=True)[0],
                                rtol=1e-3, atol=1e-5)
 
 
@@ -304,17 +284,8 @@ def test_random_op_does_not_fall_back():
 
 
 def test_parameter_update_does_not_fall_back():
-    class M(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.w = nn.Parameter(torch.ones(3))
-
-        def forward(self, x):
-            self.w.data.mul_(2)
-            return x * self.w
-
     with pytest.raises(tessel.TorchImportError, match="parameter or buffer") as info:
-        tessel.compile(M().eval(), (torch.randn(2, 3),))
+        tessel.compile(tm.ParameterUpdate().eval(), (torch.randn(2, 3),))
     assert "torch.onnx.export" not in str(info.value)
 
 

@@ -312,3 +312,16 @@ class ActivationZoo(nn.Module):
         outs.append(x.softmax(-1) + torch.softmax(x, 1) + F.softmax(x, dim=0))
         outs.append(x.exp() + x.pow(2) + (x * x + 1).rsqrt() + torch.neg(x) + x.tanh())
         return outs
+
+
+class ParameterUpdate(nn.Module):
+    """A forward that doubles its own parameter: a state change no artifact
+    can keep (the importers reject it)."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.ones(3))
+
+    def forward(self, x):
+        self.w.data.mul_(2)
+        return x * self.w

@@ -19,6 +19,22 @@ namespace mlir::tessel {
 FailureOr<func::FuncOp> getOrDeclareStatusHelper(Operation *anchor,
                                                  OpBuilder &b, Location loc);
 
+/// A tensor of `type` filled with zeros; `dynamicSizes` gives its dynamic
+/// dimensions, in order.
+Value zeroTensor(OpBuilder &b, Location loc, RankedTensorType type,
+                 ValueRange dynamicSizes);
+
+/// `values` where `ok` holds; otherwise the entry call fails with
+/// TESSEL_ENTRY_SHAPE_MISMATCH and `safe` builds what stands in for them
+/// (same types), so that the code after runs in bounds. Built at `b`'s
+/// insertion point as one scf.if; fails when the status helper cannot be
+/// declared.
+FailureOr<SmallVector<Value>>
+valuesOrShapeMismatch(Operation *anchor, OpBuilder &b, Location loc, Value ok,
+                      ValueRange values,
+                      function_ref<SmallVector<Value>(OpBuilder &, Location)>
+                          safe);
+
 } // namespace mlir::tessel
 
 #endif // TESSEL_CONVERSION_STATUSHELPER_H

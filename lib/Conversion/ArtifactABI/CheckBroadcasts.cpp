@@ -11,11 +11,7 @@
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Conversion/StatusHelper.h"
 
-#include "tessel/Runtime/tessel_abi.h"
-
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 
@@ -39,6 +35,25 @@ bool mayDisagree(ArrayRef<RankedTensorType> types, int64_t d) {
       ++staticNotOne;
   }
   return dynamic >= 2 || (dynamic >= 1 && staticNotOne >= 1);
+}
+
+/// Dimension `d` of `v` (of type `t`) as an index value.
+Value sizeOf(OpBuilder &b, Location loc, Value v, RankedTensorType t,
+             int64_t d) {
+  if (!t.isDynamicDim(d))
+    return arith::ConstantIndexOp::create(b, loc, t.getDimSize(d));
+  return tensor::DimOp::create(b, loc, v, d);
+}
+
+/// Zeros of type `t` whose dynamic dimension d has size `safe[d]`: what
+/// stands in for an operand when the sizes did not match.
+Value safeZeros(OpBuilder &b, Location loc, RankedTensorType t,
+                ArrayRef<int64_t> safe) {
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < t.getRank(); ++d)
+    if (t.isDynamicDim(d))
+      sizes.push_back(arith::ConstantIndexOp::create(b, loc, safe[d]));
+  return tessel::zeroTensor(b, loc, t, sizes);
 }
 
 struct TesselCheckBroadcastsPass
@@ -65,6 +80,30 @@ struct TesselCheckBroadcastsPass
         return signalPassFailure();
   }
 
+  /// Replaces operands `operands` of `op` by themselves where `ok` holds,
+  /// else (the call failing) by zeros of sizes `safe[i]` at their dynamic
+  /// dimensions.
+  static LogicalResult replaceUnless(Operation *op, OpBuilder &b, Value ok,
+                                     ArrayRef<unsigned> operands,
+                                     ArrayRef<SmallVector<int64_t>> safe) {
+    SmallVector<Value> values;
+    for (unsigned o : operands)
+      values.push_back(op->getOperand(o));
+    FailureOr<SmallVector<Value>> checked = tessel::valuesOrShapeMismatch(
+        op, b, op->getLoc(), ok, values, [&](OpBuilder &e, Location l) {
+          SmallVector<Value> zeros;
+          for (auto [v, sizes] : llvm::zip(values, safe))
+            zeros.push_back(safeZeros(
+                e, l, cast<RankedTensorType>(v.getType()), sizes));
+          return zeros;
+        });
+    if (failed(checked))
+      return failure();
+    for (auto [o, v] : llvm::zip(operands, *checked))
+      op->setOperand(o, v);
+    return success();
+  }
+
   LogicalResult guardMatmul(tosa::MatMulOp op) {
     auto a = dyn_cast<RankedTensorType>(op.getA().getType());
     auto bt = dyn_cast<RankedTensorType>(op.getB().getType());
@@ -79,24 +118,16 @@ struct TesselCheckBroadcastsPass
       return success();
     OpBuilder b(op);
     Location loc = op.getLoc();
-    auto size = [&](Value v, RankedTensorType t, int64_t d) -> Value {
-      if (!t.isDynamicDim(d))
-        return arith::ConstantIndexOp::create(b, loc, t.getDimSize(d));
-      return tensor::DimOp::create(b, loc, v, d);
-    };
     Value ok;
     for (auto [da, db] : pairs) {
       Value same = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                         size(op.getA(), a, da),
-                                         size(op.getB(), bt, db));
+                                         sizeOf(b, loc, op.getA(), a, da),
+                                         sizeOf(b, loc, op.getB(), bt, db));
       ok = ok ? arith::AndIOp::create(b, loc, ok, same) : same;
     }
-    FailureOr<func::FuncOp> fail = tessel::getOrDeclareStatusHelper(op, b, loc);
-    if (failed(fail))
-      return failure();
     // On a mismatch both operands become zeros whose paired sizes agree:
     // the static one where there is one, else 1.
-    SmallVector<int64_t> safeA(a.getShape()), safeB(bt.getShape());
+    SmallVector<int64_t> safeA(a.getRank(), 1), safeB(bt.getRank(), 1);
     for (auto [da, db] : pairs) {
       int64_t v = !a.isDynamicDim(da)    ? a.getDimSize(da)
                   : !bt.isDynamicDim(db) ? bt.getDimSize(db)
@@ -104,34 +135,7 @@ struct TesselCheckBroadcastsPass
       safeA[da] = v;
       safeB[db] = v;
     }
-    auto zeros = [&](OpBuilder &e, Location l, RankedTensorType t,
-                     ArrayRef<int64_t> safe) -> Value {
-      SmallVector<Value> sizes;
-      for (int64_t d = 0; d < t.getRank(); ++d)
-        if (t.isDynamicDim(d))
-          sizes.push_back(arith::ConstantIndexOp::create(
-              e, l, ShapedType::isDynamic(safe[d]) ? 1 : safe[d]));
-      Value empty = tensor::EmptyOp::create(e, l, t.getShape(),
-                                            t.getElementType(), sizes);
-      Value zero = arith::ConstantOp::create(
-          e, l, cast<TypedAttr>(e.getZeroAttr(t.getElementType())));
-      return linalg::FillOp::create(e, l, zero, empty).getResult(0);
-    };
-    auto checked = scf::IfOp::create(
-        b, loc, ok,
-        [&](OpBuilder &t, Location l) {
-          scf::YieldOp::create(t, l, ValueRange{op.getA(), op.getB()});
-        },
-        [&](OpBuilder &e, Location l) {
-          Value code = arith::ConstantOp::create(
-              e, l, e.getI32IntegerAttr(TESSEL_ENTRY_SHAPE_MISMATCH));
-          func::CallOp::create(e, l, *fail, ValueRange{code});
-          scf::YieldOp::create(
-              e, l, ValueRange{zeros(e, l, a, safeA), zeros(e, l, bt, safeB)});
-        });
-    op.getAMutable().assign(checked.getResult(0));
-    op.getBMutable().assign(checked.getResult(1));
-    return success();
+    return replaceUnless(op, b, ok, {0, 1}, {safeA, safeB});
   }
 
   LogicalResult guard(Operation *op) {
@@ -161,18 +165,12 @@ struct TesselCheckBroadcastsPass
 
     OpBuilder b(op);
     Location loc = op->getLoc();
-    auto sizeOf = [&](unsigned part, int64_t d) -> Value {
-      Value v = op->getOperand(parts[part]);
-      if (!types[part].isDynamicDim(d))
-        return arith::ConstantIndexOp::create(b, loc, types[part].getDimSize(d));
-      return tensor::DimOp::create(b, loc, v, d);
-    };
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
     Value ok;
     for (int64_t d : dims) {
       SmallVector<Value> sizes;
       for (unsigned p = 0; p < parts.size(); ++p)
-        sizes.push_back(sizeOf(p, d));
+        sizes.push_back(sizeOf(b, loc, op->getOperand(parts[p]), types[p], d));
       Value target = sizes.front();
       for (Value s : ArrayRef(sizes).drop_front())
         target = arith::MaxUIOp::create(b, loc, target, s);
@@ -184,50 +182,19 @@ struct TesselCheckBroadcastsPass
         ok = ok ? arith::AndIOp::create(b, loc, ok, fits) : fits;
       }
     }
-    FailureOr<func::FuncOp> fail =
-        tessel::getOrDeclareStatusHelper(op, b, loc);
-    if (failed(fail))
-      return failure();
-    // Operands with a dynamic dimension: as they are, or safe zeros.
+    // Operands with a dynamic dimension: as they are, or zeros of size 1
+    // there (the result's size where it is static), which broadcast.
+    SmallVector<int64_t> safe;
+    for (int64_t d = 0; d < rank; ++d)
+      safe.push_back(result.isDynamicDim(d) ? 1 : result.getDimSize(d));
     SmallVector<unsigned> dynamicParts;
-    SmallVector<Type> resultTypes;
+    SmallVector<SmallVector<int64_t>> safeSizes;
     for (unsigned p = 0; p < parts.size(); ++p)
       if (!types[p].hasStaticShape()) {
-        dynamicParts.push_back(p);
-        resultTypes.push_back(types[p]);
+        dynamicParts.push_back(parts[p]);
+        safeSizes.push_back(safe);
       }
-    auto checked = scf::IfOp::create(
-        b, loc, ok,
-        [&](OpBuilder &t, Location l) {
-          SmallVector<Value> same;
-          for (unsigned p : dynamicParts)
-            same.push_back(op->getOperand(parts[p]));
-          scf::YieldOp::create(t, l, same);
-        },
-        [&](OpBuilder &e, Location l) {
-          Value code = arith::ConstantOp::create(
-              e, l, e.getI32IntegerAttr(TESSEL_ENTRY_SHAPE_MISMATCH));
-          func::CallOp::create(e, l, *fail, ValueRange{code});
-          SmallVector<Value> zeros;
-          for (unsigned p : dynamicParts) {
-            RankedTensorType t = types[p];
-            SmallVector<Value> sizes;
-            for (int64_t d = 0; d < rank; ++d)
-              if (t.isDynamicDim(d))
-                sizes.push_back(arith::ConstantIndexOp::create(
-                    e, l, result.isDynamicDim(d) ? 1 : result.getDimSize(d)));
-            Value empty = tensor::EmptyOp::create(e, l, t.getShape(),
-                                                  t.getElementType(), sizes);
-            Value zero = arith::ConstantOp::create(
-                e, l, cast<TypedAttr>(e.getZeroAttr(t.getElementType())));
-            zeros.push_back(
-                linalg::FillOp::create(e, l, zero, empty).getResult(0));
-          }
-          scf::YieldOp::create(e, l, zeros);
-        });
-    for (auto [i, p] : llvm::enumerate(dynamicParts))
-      op->setOperand(parts[p], checked.getResult(i));
-    return success();
+    return replaceUnless(op, b, ok, dynamicParts, safeSizes);
   }
 };
 

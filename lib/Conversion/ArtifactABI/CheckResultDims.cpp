@@ -14,8 +14,6 @@
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Conversion/StatusHelper.h"
 
-#include "tessel/Runtime/tessel_abi.h"
-
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -113,27 +111,14 @@ struct TesselCheckResultDimsPass
         }
         if (!ok)
           continue; // proven
-        FailureOr<func::FuncOp> fail = tessel::getOrDeclareStatusHelper(fn, b, loc);
-        if (failed(fail))
-          return failure();
-        auto guarded = scf::IfOp::create(
-            b, loc, ok,
-            [&](OpBuilder &t, Location l) {
-              scf::YieldOp::create(t, l, result);
-            },
-            [&](OpBuilder &e, Location l) {
-              Value code = arith::ConstantOp::create(
-                  e, l, e.getI32IntegerAttr(TESSEL_ENTRY_SHAPE_MISMATCH));
-              func::CallOp::create(e, l, *fail, ValueRange{code});
-              Value empty = tensor::EmptyOp::create(
-                  e, l, type.getShape(), type.getElementType(), boundSizes);
-              Value zero = arith::ConstantOp::create(
-                  e, l, cast<TypedAttr>(e.getZeroAttr(type.getElementType())));
-              scf::YieldOp::create(
-                  e, l,
-                  linalg::FillOp::create(e, l, zero, empty).getResult(0));
+        FailureOr<SmallVector<Value>> guarded = tessel::valuesOrShapeMismatch(
+            fn, b, loc, ok, result, [&](OpBuilder &e, Location l) {
+              return SmallVector<Value>{
+                  tessel::zeroTensor(e, l, type, boundSizes)};
             });
-        ret.setOperand(i, guarded.getResult(0));
+        if (failed(guarded))
+          return failure();
+        ret.setOperand(i, guarded->front());
       }
     }
     return success();

@@ -40,12 +40,10 @@ std::string identifier(StringRef name) {
 /// The value's dim names: its `tessel.dim_names` when well-formed for
 /// `type`, else one empty string per dimension (a malformed attribute is
 /// left for tessel-record-signature to report).
-SmallVector<std::string> namesOf(RankedTensorType type, DictionaryAttr attrs,
-                                 bool &given) {
+SmallVector<std::string> namesOf(RankedTensorType type, DictionaryAttr attrs) {
   SmallVector<std::string> names(type.getRank());
   auto attr = attrs ? attrs.getAs<ArrayAttr>(tessel::kDimNamesAttrName)
                     : ArrayAttr();
-  given = attr != nullptr;
   if (attr && attr.size() == size_t(type.getRank()))
     for (auto [i, a] : llvm::enumerate(attr))
       if (auto s = dyn_cast<StringAttr>(a))
@@ -81,10 +79,8 @@ struct TesselNameDynamicDimsPass
     // Names in use, so fresh ones do not merge two dimensions.
     llvm::StringSet<> taken;
     auto collect = [&](Type type, DictionaryAttr attrs) {
-      auto tensor = dyn_cast<RankedTensorType>(type);
-      bool given;
-      if (tensor)
-        for (const std::string &n : namesOf(tensor, attrs, given))
+      if (auto tensor = dyn_cast<RankedTensorType>(type))
+        for (const std::string &n : namesOf(tensor, attrs))
           if (!n.empty())
             taken.insert(n);
     };
@@ -99,9 +95,7 @@ struct TesselNameDynamicDimsPass
       auto tensor = dyn_cast<RankedTensorType>(fn.getArgumentTypes()[i]);
       if (!tensor || tensor.hasStaticShape())
         continue; // non-tensors are tessel-record-signature's to reject
-      bool given;
-      SmallVector<std::string> names =
-          namesOf(tensor, fn.getArgAttrDict(i), given);
+      SmallVector<std::string> names = namesOf(tensor, fn.getArgAttrDict(i));
       auto nameAttr = fn.getArgAttrOfType<StringAttr>(i, tessel::kNameAttrName);
       std::string base = nameAttr ? identifier(nameAttr.getValue())
                                   : "arg" + std::to_string(i);
@@ -133,9 +127,8 @@ struct TesselNameDynamicDimsPass
       auto tensor = dyn_cast<RankedTensorType>(fn.getResultTypes()[i]);
       if (!tensor || tensor.hasStaticShape())
         continue;
-      bool given;
       SmallVector<std::string> names =
-          namesOf(tensor, fn.getResultAttrDict(i), given);
+          namesOf(tensor, fn.getResultAttrDict(i));
       bool changed = false;
       for (int64_t d = 0; d < tensor.getRank(); ++d) {
         if (!tensor.isDynamicDim(d) || !names[d].empty())
