@@ -7,6 +7,7 @@
 // which catches converter bugs before they become wrong answers.
 //
 //===----------------------------------------------------------------------===//
+#include "DeferredWeights.h"
 #include "ModelLoader.h"
 #include "MoE/RaiseMoE.h"
 #include "NodeContext.h"
@@ -82,6 +83,8 @@ private:
   OpBuilder builder;
   Location fileLoc;
   ValueTable values;
+  /// Large initializers, copied out of the model once (DeferredWeights.h).
+  DeferredWeights deferred;
   std::unordered_map<std::string, RankedTensorType> inferred;
   unsigned routesRaised = 0;
 };
@@ -151,11 +154,18 @@ void GraphImporter::collectInferredTypes() {
 
 LogicalResult GraphImporter::importInitializers() {
   for (const auto &t : model.model.graph().initializer()) {
+    Location loc = NameLoc::get(builder.getStringAttr(t.name()), fileLoc);
     std::string error;
+    FailureOr<RankedTensorType> type = convertTensorProtoType(t, ctx, error);
+    if (failed(type))
+      return emitError(fileLoc) << "initializer: " << error;
+    if (Value placeholder = deferred.create(builder, loc, t, *type)) {
+      values[t.name()] = TensorValue{placeholder, {}};
+      continue;
+    }
     FailureOr<DenseElementsAttr> attr = convertTensorProto(t, ctx, error);
     if (failed(attr))
       return emitError(fileLoc) << "initializer: " << error;
-    Location loc = NameLoc::get(builder.getStringAttr(t.name()), fileLoc);
     values[t.name()] =
         TensorValue{materializeConstant(builder, loc, *attr), *attr};
   }
@@ -188,7 +198,8 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
 
   onnx::NodeProto named = node;
   named.set_name(name);
-  NodeContext context(named, model.opset, builder, loc, values, inferred);
+  NodeContext context(named, model.opset, builder, loc, values, inferred,
+                      &deferred);
   if (failed(widensUnsignedInputs(node.op_type())
                  ? convertViaSignless(context, it->second)
                  : it->second(context)))
@@ -277,6 +288,8 @@ GraphImporter::Raised GraphImporter::raiseRoute(const MoERoute &route,
         if (in.empty() || local.count(in))
           continue;
         auto outer = values.find(in);
+        if (outer != values.end() && !outer->second.constant)
+          outer->second.constant = deferred.materialize(outer->second.value);
         if (outer == values.end() || !outer->second.constant) {
           why = "expert " + std::to_string(e) + " reads '" + in +
                 "', which is not a constant";
@@ -431,6 +444,8 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     results.push_back(v);
   }
   func::ReturnOp::create(builder, fileLoc, results);
+  // Every node is imported: the weights' layout chains are known.
+  deferred.finalize();
   fn.setFunctionType(builder.getFunctionType(inputTypes,
                                              ValueRange(results).getTypes()));
   for (auto [i, out] : llvm::enumerate(graph.output()))

@@ -1,5 +1,6 @@
 //===- NodeContext.cpp - What an ONNX op converter sees --------------------===//
 #include "NodeContext.h"
+#include "DeferredWeights.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
@@ -13,9 +14,11 @@ using namespace mlir::tessel::onnx_import;
 NodeContext::NodeContext(
     const onnx::NodeProto &node, int64_t opset, OpBuilder &builder,
     Location loc, ValueTable &values,
-    const std::unordered_map<std::string, RankedTensorType> &inferredTypes)
+    const std::unordered_map<std::string, RankedTensorType> &inferredTypes,
+    DeferredWeights *deferred)
     : node_(node), opset_(opset), builder_(builder), loc_(loc),
-      tosa_(builder, loc), values_(values), inferredTypes_(inferredTypes) {}
+      tosa_(builder, loc), values_(values), inferredTypes_(inferredTypes),
+      deferred_(deferred) {}
 
 //===----------------------------------------------------------------------===//
 // Inputs
@@ -43,7 +46,16 @@ DenseElementsAttr NodeContext::constantInput(unsigned i) const {
   if (!hasInput(i) || overrides_.count(i))
     return {};
   auto it = values_.find(node_.input(i));
-  return it == values_.end() ? DenseElementsAttr() : it->second.constant;
+  if (it == values_.end())
+    return {};
+  if (!it->second.constant && deferred_)
+    it->second.constant = deferred_->materialize(it->second.value);
+  return it->second.constant;
+}
+
+bool NodeContext::isDeferredInput(unsigned i) const {
+  return hasInput(i) && !overrides_.count(i) && deferred_ &&
+         deferred_->isDeferred(input(i));
 }
 
 FailureOr<SmallVector<int64_t>> NodeContext::constantInts(unsigned i,

@@ -27,6 +27,8 @@
 
 namespace mlir::tessel::onnx_import {
 
+class DeferredWeights;
+
 /// An imported tensor: its SSA value and, when known at compile time (an
 /// initializer, a Constant, or folded shape arithmetic), its contents.
 struct TensorValue {
@@ -41,7 +43,8 @@ public:
   NodeContext(const onnx::NodeProto &node, int64_t opset, OpBuilder &builder,
               Location loc, ValueTable &values,
               const std::unordered_map<std::string, RankedTensorType>
-                  &inferredTypes);
+                  &inferredTypes,
+              DeferredWeights *deferred = nullptr);
 
   const onnx::NodeProto &node() const { return node_; }
   llvm::StringRef opType() const { return node_.op_type(); }
@@ -57,8 +60,14 @@ public:
   bool hasInput(unsigned i) const;
   Value input(unsigned i) const;
   RankedTensorType inputType(unsigned i) const;
-  /// Contents of input `i` if known at compile time, else null.
+  /// Contents of input `i` if known at compile time, else null. A large
+  /// initializer is materialized by the call (DeferredWeights.h): where a
+  /// converter only reshapes, transposes or forwards a weight, it should
+  /// check isDeferredInput first and emit the TOSA op, which the import
+  /// folds into one copy of the weight.
   DenseElementsAttr constantInput(unsigned i) const;
+  /// Input `i` is a large initializer whose contents are not read yet.
+  bool isDeferredInput(unsigned i) const;
   /// Input `i` as int64 values; fails with a diagnostic naming `what` when
   /// the input is not a compile-time constant.
   FailureOr<SmallVector<int64_t>> constantInts(unsigned i,
@@ -130,6 +139,7 @@ private:
   const std::unordered_map<std::string, RankedTensorType> &inferredTypes_;
   llvm::StringSet<> handled_;
   llvm::DenseMap<unsigned, Value> overrides_;
+  DeferredWeights *deferred_;
 };
 
 /// Converts one ONNX node; on failure it has emitted a diagnostic.
@@ -147,6 +157,10 @@ Value materializeConstant(OpBuilder &b, Location loc, DenseElementsAttr c);
 
 /// MLIR element type of an ONNX TensorProto data type, or null.
 Type convertElementType(int32_t onnxType, MLIRContext *context);
+/// The tensor type of a TensorProto (its data type and dimensions).
+FailureOr<RankedTensorType> convertTensorProtoType(const onnx::TensorProto &t,
+                                                   MLIRContext *context,
+                                                   std::string &error);
 /// Contents of a TensorProto (raw_data or typed fields) as an attribute.
 FailureOr<DenseElementsAttr> convertTensorProto(const onnx::TensorProto &t,
                                                 MLIRContext *context,

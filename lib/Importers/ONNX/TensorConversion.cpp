@@ -45,8 +45,10 @@ void appendTyped(const Field &field, std::vector<char> &bytes) {
 
 } // namespace
 
-FailureOr<DenseElementsAttr> mlir::tessel::onnx_import::convertTensorProto(
-    const onnx::TensorProto &t, MLIRContext *ctx, std::string &error) {
+FailureOr<RankedTensorType>
+mlir::tessel::onnx_import::convertTensorProtoType(const onnx::TensorProto &t,
+                                                  MLIRContext *ctx,
+                                                  std::string &error) {
   Type elem = convertElementType(t.data_type(), ctx);
   if (!elem) {
     error = "tensor '" + t.name() + "' has unsupported ONNX data type " +
@@ -54,15 +56,21 @@ FailureOr<DenseElementsAttr> mlir::tessel::onnx_import::convertTensorProto(
     return failure();
   }
   SmallVector<int64_t> dims(t.dims().begin(), t.dims().end());
-  int64_t count = 1;
-  for (int64_t d : dims) {
-    if (d < 0) {
-      error = "tensor '" + t.name() + "' has a negative dimension";
-      return failure();
-    }
-    count *= d;
+  if (llvm::any_of(dims, [](int64_t d) { return d < 0; })) {
+    error = "tensor '" + t.name() + "' has a negative dimension";
+    return failure();
   }
-  auto type = RankedTensorType::get(dims, elem);
+  return RankedTensorType::get(dims, elem);
+}
+
+FailureOr<DenseElementsAttr> mlir::tessel::onnx_import::convertTensorProto(
+    const onnx::TensorProto &t, MLIRContext *ctx, std::string &error) {
+  FailureOr<RankedTensorType> converted = convertTensorProtoType(t, ctx, error);
+  if (failed(converted))
+    return failure();
+  RankedTensorType type = *converted;
+  Type elem = type.getElementType();
+  int64_t count = type.getNumElements();
   size_t elemSize = rawElementSize(elem);
   std::vector<char> bytes;
   if (t.has_raw_data()) {

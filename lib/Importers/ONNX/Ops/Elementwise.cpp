@@ -33,6 +33,12 @@ RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 /// broadcasting like numpy. Returns true if it set the output.
 template <typename Fn>
 bool foldIntBinary(NodeContext &ctx, Type resultElem, Fn fn) {
+  // Integer inputs only: asking for a float weight's contents would copy
+  // it out of the model early (DeferredWeights.h).
+  RankedTensorType t0 = ctx.inputType(0), t1 = ctx.inputType(1);
+  if (!t0 || !t1 || !isa<IntegerType>(t0.getElementType()) ||
+      !isa<IntegerType>(t1.getElementType()))
+    return false;
   DenseElementsAttr a = ctx.constantInput(0), b = ctx.constantInput(1);
   if (!a || !b || !isa<IntegerType>(a.getElementType()) ||
       a.getElementType() != b.getElementType() || a.getNumElements() > 4096 ||

@@ -58,7 +58,10 @@ LogicalResult convertConstant(NodeContext &ctx) {
 }
 
 LogicalResult convertIdentity(NodeContext &ctx) {
-  if (DenseElementsAttr c = ctx.constantInput(0))
+  // A large weight passes through unread (DeferredWeights.h).
+  if (ctx.isDeferredInput(0))
+    ctx.setOutput(0, ctx.input(0));
+  else if (DenseElementsAttr c = ctx.constantInput(0))
     ctx.setConstantOutput(0, c);
   else
     ctx.setOutput(0, ctx.input(0));

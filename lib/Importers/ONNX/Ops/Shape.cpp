@@ -156,7 +156,11 @@ void setSelected(NodeContext &ctx, unsigned i, Value x, DenseElementsAttr c,
 /// Sets output 0 to input 0 in another shape (folded when constant).
 LogicalResult setReshaped(NodeContext &ctx, ArrayRef<int64_t> shape) {
   auto type = RankedTensorType::get(shape, ctx.inputType(0).getElementType());
-  if (DenseElementsAttr c = ctx.constantInput(0)) {
+  // A large weight is reshaped by a tosa.reshape the import folds into its
+  // one copy (DeferredWeights.h).
+  DenseElementsAttr c =
+      ctx.isDeferredInput(0) ? DenseElementsAttr() : ctx.constantInput(0);
+  if (c) {
     ctx.setConstantOutput(0, reshapeConstant(c, type));
     return success();
   }
@@ -359,7 +363,9 @@ LogicalResult convertTranspose(NodeContext &ctx) {
     perm32.push_back(static_cast<int32_t>(*n));
     outShape.push_back(in[*n]);
   }
-  DenseElementsAttr c = ctx.constantInput(0);
+  // As in setReshaped: a large weight keeps its tosa.transpose.
+  DenseElementsAttr c =
+      ctx.isDeferredInput(0) ? DenseElementsAttr() : ctx.constantInput(0);
   if (foldable(c)) {
     // Element at out index i is in[perm^-1 ...]: walk the output in order.
     auto type = RankedTensorType::get(outShape, c.getElementType());
