@@ -19,6 +19,9 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::unique_ptr<mlir::MLIRContext> context = tessel_fuzz::newContext();
   mlir::tessel::onnx_import::ImportOptions options;
+  // Every initializer with raw bytes takes the placeholder path (inputs are
+  // at most 64 KiB, the default threshold).
+  options.deferredWeightMinBytes = 1;
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::tessel::onnx_import::importONNXBuffer(
           context.get(), llvm::StringRef(reinterpret_cast<const char *>(data), size),

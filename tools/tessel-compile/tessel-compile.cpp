@@ -185,12 +185,21 @@ static cl::opt<bool> raiseMoE(
              "exported dense graph)"),
     cl::init(true), cl::cat(category));
 
+// For tests: which initializers take DeferredWeights' one-copy path.
+static cl::opt<size_t> deferredWeightMinBytes(
+    "onnx-deferred-weight-min-bytes",
+    cl::desc("ONNX: initializers of at least N raw bytes are copied out of "
+             "the model once, in the layout their users read (default "
+             "65536)"),
+    cl::init(64 * 1024), cl::Hidden, cl::cat(category));
+
 /// Reads the model: ONNX by extension, otherwise MLIR (text or bytecode).
 static OwningOpRef<ModuleOp> loadModel(MLIRContext &context,
                                        SourceMgr &sourceMgr) {
   if (tessel::onnx_import::isONNXPath(inputPath)) {
     tessel::onnx_import::ImportOptions options;
     options.raiseMixtureOfExperts = raiseMoE;
+    options.deferredWeightMinBytes = deferredWeightMinBytes;
     for (const std::string &s : shapes) {
       std::string error;
       if (failed(tessel::onnx_import::parseShapeOption(s, options, error))) {

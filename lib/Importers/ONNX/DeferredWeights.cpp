@@ -62,7 +62,7 @@ Value DeferredWeights::create(OpBuilder &b, Location loc,
                               const onnx::TensorProto &t,
                               RankedTensorType type) {
   Type elem = type.getElementType();
-  if (!t.has_raw_data() || t.raw_data().size() < kMinBytes ||
+  if (!t.has_raw_data() || t.raw_data().size() < minBytes ||
       !elem.isIntOrFloat() || elem.getIntOrFloatBitWidth() % 8 != 0 ||
       elem.isInteger(1) || !type.hasStaticShape())
     return {};

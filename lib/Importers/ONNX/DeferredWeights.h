@@ -30,11 +30,10 @@ namespace mlir::tessel::onnx_import {
 
 class DeferredWeights {
 public:
-  /// Initializers with fewer raw bytes are imported at once: the saving
-  /// is in the large weights, and small ones feed shape arithmetic.
-  static constexpr size_t kMinBytes = 64 * 1024;
-
-  DeferredWeights() = default;
+  /// Initializers with fewer raw bytes than `minBytes` are imported at
+  /// once (ImportOptions::deferredWeightMinBytes): the saving is in the
+  /// large weights, and small ones feed shape arithmetic.
+  explicit DeferredWeights(size_t minBytes) : minBytes(minBytes) {}
   DeferredWeights(const DeferredWeights &) = delete;
   DeferredWeights &operator=(const DeferredWeights &) = delete;
   ~DeferredWeights() { releaseAll(); }
@@ -61,6 +60,7 @@ private:
   void release(Entry &e);
   void releaseAll();
 
+  size_t minBytes;
   llvm::MapVector<Operation *, Entry> placeholders;
 };
 

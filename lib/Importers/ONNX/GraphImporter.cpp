@@ -48,7 +48,8 @@ public:
   GraphImporter(MLIRContext *ctx, LoadedModel &model, StringRef path,
                 const ImportOptions &options)
       : ctx(ctx), model(model), path(path.str()), options(options),
-        builder(ctx), fileLoc(FileLineColLoc::get(ctx, path, 0, 0)) {}
+        builder(ctx), fileLoc(FileLineColLoc::get(ctx, path, 0, 0)),
+        deferred(options.deferredWeightMinBytes) {}
 
   OwningOpRef<ModuleOp> run();
 

@@ -28,6 +28,10 @@ struct ImportOptions {
   /// Recognize top-k gated mixtures of experts and import them as
   /// compose.route over one component per expert (docs/importers/onnx.md).
   bool raiseMixtureOfExperts = true;
+  /// Initializers with at least this many raw bytes are copied out of the
+  /// model once, in the layout their users read (DeferredWeights.h). Tests
+  /// and the fuzz target lower it to send every initializer that way.
+  size_t deferredWeightMinBytes = 64 * 1024;
 };
 
 /// Parses a `--bind-input` value: "name=@file.npy".
