@@ -7,8 +7,7 @@
 // which catches converter bugs before they become wrong answers.
 //
 //===----------------------------------------------------------------------===//
-#include "DeferredWeights.h"
-#include "ModelLoader.h"
+#include "GraphImporter.h"
 #include "MoE/RaiseMoE.h"
 #include "NodeContext.h"
 #include "tessel/Dialect/Compose/IR/ComposeDialect.h"
@@ -32,73 +31,10 @@
 
 using namespace mlir;
 using namespace mlir::tessel::onnx_import;
+using namespace mlir::tessel::onnx_import::detail;
 namespace compose = mlir::tessel::compose;
 
-namespace {
 
-std::string typeText(Type t) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << t;
-  return s;
-}
-
-class GraphImporter {
-public:
-  GraphImporter(MLIRContext *ctx, LoadedModel &model, StringRef path,
-                const ImportOptions &options)
-      : ctx(ctx), model(model), path(path.str()), options(options),
-        builder(ctx), fileLoc(FileLineColLoc::get(ctx, path, 0, 0)),
-        deferred(options.deferredWeightMinBytes) {}
-
-  OwningOpRef<ModuleOp> run();
-
-private:
-  /// The static tensor type of a ValueInfo, or an error naming `what`.
-  FailureOr<RankedTensorType> staticType(const onnx::ValueInfoProto &info,
-                                         StringRef what);
-  void collectInferredTypes();
-  LogicalResult importInitializers();
-  LogicalResult importNode(const onnx::NodeProto &node, unsigned index,
-                           ValueTable &table);
-  LogicalResult importNode(const onnx::NodeProto &node, unsigned index) {
-    return importNode(node, index, values);
-  }
-
-  /// ONNX If: a compile-time condition imports the taken branch in place;
-  /// otherwise scf.if, whose regions read outer values directly (as ONNX
-  /// subgraphs read the outer scope).
-  LogicalResult importIf(const onnx::NodeProto &node, StringRef name,
-                         Location loc, ValueTable &table);
-  /// A subgraph's initializers and nodes into `table` (a copy of the outer
-  /// scope's), at the builder's insertion point.
-  LogicalResult importSubgraph(const onnx::GraphProto &graph,
-                               ValueTable &table);
-
-  /// What became of a mixture of experts found in the graph.
-  enum class Raised { Yes, No, Error };
-  /// Emits `route`'s experts as components and the compose.route replacing
-  /// its combine, at the builder's insertion point in `entry`. Raised::No
-  /// (with `why`) leaves the module unchanged: the nodes are then imported
-  /// as they are.
-  Raised raiseRoute(const MoERoute &route, unsigned index, func::FuncOp entry,
-                    std::string &why);
-  /// The static shapes the MoE finder reads.
-  ShapeMap valueShapes(ArrayRef<const onnx::ValueInfoProto *> inputs,
-                       ArrayRef<Type> inputTypes) const;
-
-  MLIRContext *ctx;
-  LoadedModel &model;
-  std::string path;
-  const ImportOptions &options;
-  OpBuilder builder;
-  Location fileLoc;
-  ValueTable values;
-  /// Large initializers, copied out of the model once (DeferredWeights.h).
-  DeferredWeights deferred;
-  std::unordered_map<std::string, RankedTensorType> inferred;
-  unsigned routesRaised = 0;
-};
 
 FailureOr<RankedTensorType>
 GraphImporter::staticType(const onnx::ValueInfoProto &info, StringRef what) {
@@ -245,143 +181,6 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
                       << typeText(got) << " but ONNX shape inference says "
                       << typeText(expected);
   }
-  return success();
-}
-
-LogicalResult GraphImporter::importSubgraph(const onnx::GraphProto &graph,
-                                           ValueTable &table) {
-  if (graph.sparse_initializer_size() > 0)
-    return emitError(fileLoc) << "subgraph '" << graph.name()
-                              << "': sparse initializers are not supported";
-  for (const auto &t : graph.initializer()) {
-    std::string error;
-    FailureOr<DenseElementsAttr> attr = convertTensorProto(t, ctx, error);
-    if (failed(attr))
-      return emitError(fileLoc) << "subgraph '" << graph.name()
-                                << "' initializer: " << error;
-    Location loc = NameLoc::get(builder.getStringAttr(t.name()), fileLoc);
-    table[t.name()] = TensorValue{materializeConstant(builder, loc, *attr), *attr};
-  }
-  for (auto [i, n] : llvm::enumerate(graph.node()))
-    if (failed(importNode(n, i, table)))
-      return failure();
-  return success();
-}
-
-LogicalResult GraphImporter::importIf(const onnx::NodeProto &node,
-                                      StringRef name, Location loc,
-                                      ValueTable &table) {
-  auto error = [&]() {
-    InFlightDiagnostic d = emitError(loc);
-    d << "node '" << name << "' (If, opset " << model.opset << "): ";
-    return d;
-  };
-  const onnx::GraphProto *branches[2] = {nullptr, nullptr};
-  for (const auto &a : node.attribute()) {
-    int which = a.name() == "then_branch"   ? 0
-                : a.name() == "else_branch" ? 1
-                                            : -1;
-    if (which < 0)
-      return error() << "attribute '" << a.name() << "' is not supported";
-    if (a.type() != onnx::AttributeProto::GRAPH)
-      return error() << "attribute '" << a.name() << "' must be a graph";
-    branches[which] = &a.g();
-  }
-  if (!branches[0] || !branches[1])
-    return error() << "needs both 'then_branch' and 'else_branch'";
-  if (node.input_size() != 1 || node.input(0).empty())
-    return error() << "takes one input, the condition";
-  for (const onnx::GraphProto *branch : branches) {
-    if (branch->input_size() > 0)
-      return error() << "branch '" << branch->name()
-                     << "' declares inputs (If branches take none)";
-    if (branch->output_size() != node.output_size())
-      return error() << "branch '" << branch->name() << "' has "
-                     << branch->output_size() << " outputs, the node "
-                     << node.output_size();
-  }
-  TensorValue &cond = table[node.input(0)];
-  auto condType = dyn_cast<RankedTensorType>(cond.value.getType());
-  if (!condType || !condType.getElementType().isInteger(1) ||
-      !condType.hasStaticShape() || condType.getNumElements() != 1)
-    return error() << "the condition must be a bool tensor of one element, "
-                      "not "
-                   << typeText(cond.value.getType());
-
-  // The outputs of branch `b`, imported at the insertion point.
-  auto importBranch = [&](int b, SmallVector<Value> &outs) -> LogicalResult {
-    ValueTable local = table;
-    if (failed(importSubgraph(*branches[b], local)))
-      return failure();
-    for (const auto &out : branches[b]->output()) {
-      auto it = local.find(out.name());
-      if (it == local.end())
-        return error() << "branch '" << branches[b]->name() << "' output '"
-                       << out.name() << "' is not produced by any node";
-      outs.push_back(it->second.value);
-    }
-    return success();
-  };
-
-  // A condition known at compile time (exporters fold many): the taken
-  // branch only, in place.
-  if (cond.constant) {
-    SmallVector<Value> outs;
-    if (failed(importBranch(*cond.constant.getValues<bool>().begin() ? 0 : 1,
-                            outs)))
-      return failure();
-    for (auto [i, v] : llvm::enumerate(outs))
-      if (!node.output(i).empty())
-        table[node.output(i)] = TensorValue{v, {}};
-    return success();
-  }
-
-  // scf.if rather than tosa.cond_if: upstream's tosa-to-scf cannot lower a
-  // cond_if nested in another (nested Ifs are common in exported graphs),
-  // and the recurrent converters already emit scf.for.
-  tessel::TosaBuilder tb(builder, loc);
-  Value scalar = condType.getRank() == 0 ? cond.value
-                                         : tb.reshape(cond.value, {});
-  Value predicate = tensor::ExtractOp::create(builder, loc, scalar, ValueRange{});
-  // The branches are imported into a result-less scf.if first, as their
-  // types are known only then; the typed op takes over its regions.
-  auto draft = scf::IfOp::create(builder, loc, TypeRange{}, predicate,
-                                 /*addThenBlock=*/false,
-                                 /*addElseBlock=*/false);
-  SmallVector<Value> outs[2];
-  for (int b = 0; b < 2; ++b) {
-    Region &region = b == 0 ? draft.getThenRegion() : draft.getElseRegion();
-    OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPointToStart(&region.emplaceBlock());
-    LogicalResult imported = importBranch(b, outs[b]);
-    if (succeeded(imported))
-      scf::YieldOp::create(builder, loc, outs[b]);
-    if (failed(imported)) {
-      draft->erase();
-      return failure();
-    }
-  }
-  SmallVector<Type> types;
-  for (auto [i, pair] : llvm::enumerate(llvm::zip(outs[0], outs[1]))) {
-    auto [t, e] = pair;
-    if (t.getType() != e.getType()) {
-      InFlightDiagnostic d = error();
-      d << "output " << i << " is " << typeText(t.getType())
-        << " in 'then_branch' but " << typeText(e.getType())
-        << " in 'else_branch' (the branches must agree)";
-      draft->erase();
-      return d;
-    }
-    types.push_back(t.getType());
-  }
-  auto op = scf::IfOp::create(builder, loc, types, predicate,
-                              /*addThenBlock=*/false, /*addElseBlock=*/false);
-  op.getThenRegion().takeBody(draft.getThenRegion());
-  op.getElseRegion().takeBody(draft.getElseRegion());
-  draft->erase();
-  for (auto [i, result] : llvm::enumerate(op.getResults()))
-    if (!node.output(i).empty())
-      table[node.output(i)] = TensorValue{result, {}};
   return success();
 }
 
@@ -612,7 +411,6 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   return module;
 }
 
-} // namespace
 
 bool mlir::tessel::onnx_import::isONNXPath(StringRef path) {
   return path.ends_with_insensitive(".onnx");

@@ -1,0 +1,91 @@
+//===- GraphImporter.h - ONNX graph -> func.func (internal) -----*- C++ -*-===//
+//
+// The importer's walk over one model: GraphImporter.cpp (the graph, its
+// initializers and nodes, mixtures of experts) and ControlFlow.cpp (If and
+// Scan, whose subgraphs it imports recursively).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_LIB_IMPORTERS_ONNX_GRAPHIMPORTER_H
+#define TESSEL_LIB_IMPORTERS_ONNX_GRAPHIMPORTER_H
+
+#include "DeferredWeights.h"
+#include "ModelLoader.h"
+#include "MoE/RaiseMoE.h"
+#include "NodeContext.h"
+#include "tessel/Importers/ONNX/ONNXImporter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+#include <unordered_map>
+
+namespace mlir::tessel::onnx_import::detail {
+
+inline std::string typeText(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << t;
+  return s;
+}
+
+class GraphImporter {
+public:
+  GraphImporter(MLIRContext *ctx, LoadedModel &model, StringRef path,
+                const ImportOptions &options)
+      : ctx(ctx), model(model), path(path.str()), options(options),
+        builder(ctx), fileLoc(FileLineColLoc::get(ctx, path, 0, 0)),
+        deferred(options.deferredWeightMinBytes) {}
+
+  OwningOpRef<ModuleOp> run();
+
+private:
+  /// The static tensor type of a ValueInfo, or an error naming `what`.
+  FailureOr<RankedTensorType> staticType(const onnx::ValueInfoProto &info,
+                                         StringRef what);
+  void collectInferredTypes();
+  LogicalResult importInitializers();
+  LogicalResult importNode(const onnx::NodeProto &node, unsigned index,
+                           ValueTable &table);
+  LogicalResult importNode(const onnx::NodeProto &node, unsigned index) {
+    return importNode(node, index, values);
+  }
+
+  /// ONNX If: a compile-time condition imports the taken branch in place;
+  /// otherwise scf.if, whose regions read outer values directly (as ONNX
+  /// subgraphs read the outer scope).
+  LogicalResult importIf(const onnx::NodeProto &node, StringRef name,
+                         Location loc, ValueTable &table);
+  /// A subgraph's initializers and nodes into `table` (a copy of the outer
+  /// scope's), at the builder's insertion point.
+  LogicalResult importSubgraph(const onnx::GraphProto &graph,
+                               ValueTable &table);
+
+  /// What became of a mixture of experts found in the graph.
+  enum class Raised { Yes, No, Error };
+  /// Emits `route`'s experts as components and the compose.route replacing
+  /// its combine, at the builder's insertion point in `entry`. Raised::No
+  /// (with `why`) leaves the module unchanged: the nodes are then imported
+  /// as they are.
+  Raised raiseRoute(const MoERoute &route, unsigned index, func::FuncOp entry,
+                    std::string &why);
+  /// The static shapes the MoE finder reads.
+  ShapeMap valueShapes(ArrayRef<const onnx::ValueInfoProto *> inputs,
+                       ArrayRef<Type> inputTypes) const;
+
+  MLIRContext *ctx;
+  LoadedModel &model;
+  std::string path;
+  const ImportOptions &options;
+  OpBuilder builder;
+  Location fileLoc;
+  ValueTable values;
+  /// Large initializers, copied out of the model once (DeferredWeights.h).
+  DeferredWeights deferred;
+  std::unordered_map<std::string, RankedTensorType> inferred;
+  unsigned routesRaised = 0;
+};
+
+} // namespace mlir::tessel::onnx_import::detail
+
+#endif // TESSEL_LIB_IMPORTERS_ONNX_GRAPHIMPORTER_H
