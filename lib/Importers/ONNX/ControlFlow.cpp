@@ -153,3 +153,296 @@ LogicalResult GraphImporter::importIf(const onnx::NodeProto &node,
   return success();
 }
 
+FailureOr<SmallVector<Value>> GraphImporter::scanLoop(
+    const onnx::GraphProto &body, ValueRange states, ValueRange scans,
+    ArrayRef<int64_t> inAxes, ArrayRef<int64_t> inDirections,
+    ArrayRef<int64_t> outAxes, ArrayRef<int64_t> outDirections,
+    int64_t length, Location loc, const ValueTable &table,
+    llvm::function_ref<InFlightDiagnostic()> error) {
+  size_t numStates = states.size(), numScans = scans.size();
+  size_t numOuts = body.output_size() - numStates;
+  auto idx = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(builder, loc, v);
+  };
+  // The body is imported into a loop that carries the states only; the
+  // scan outputs' types are known after it, and the loop that also carries
+  // them takes over its block.
+  auto draft =
+      scf::ForOp::create(builder, loc, idx(0), idx(length), idx(1), states);
+  Block *block = draft.getBody();
+  if (!block->empty())
+    block->back().erase(); // the implicit yield of a loop without states
+  SmallVector<Value> outs;
+  {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(block);
+    Value iv = draft.getInductionVar();
+    auto position = [&](int64_t direction) -> Value {
+      return direction ? arith::SubIOp::create(builder, loc, idx(length - 1), iv)
+                       : iv;
+    };
+    ValueTable local = table;
+    for (size_t i = 0; i < numStates; ++i)
+      local[body.input(i).name()] = TensorValue{draft.getRegionIterArgs()[i], {}};
+    for (size_t j = 0; j < numScans; ++j) {
+      auto type = cast<RankedTensorType>(scans[j].getType());
+      int64_t axis = inAxes[j], rank = type.getRank();
+      SmallVector<OpFoldResult> offsets(rank, builder.getIndexAttr(0)),
+          sizes, strides(rank, builder.getIndexAttr(1));
+      SmallVector<int64_t> sliceShape;
+      for (int64_t d = 0; d < rank; ++d) {
+        sizes.push_back(builder.getIndexAttr(d == axis ? 1 : type.getDimSize(d)));
+        if (d != axis)
+          sliceShape.push_back(type.getDimSize(d));
+      }
+      offsets[axis] = position(inDirections[j]);
+      Value slice = tensor::ExtractSliceOp::create(
+          builder, loc,
+          RankedTensorType::get(sliceShape, type.getElementType()), scans[j],
+          offsets, sizes, strides);
+      local[body.input(numStates + j).name()] = TensorValue{slice, {}};
+    }
+    if (failed(importSubgraph(body, local))) {
+      draft->erase();
+      return failure();
+    }
+    for (const auto &out : body.output()) {
+      auto it = local.find(out.name());
+      if (it == local.end()) {
+        InFlightDiagnostic d = error();
+        d << "body output '" << out.name() << "' is not produced by any node";
+        draft->erase();
+        return d;
+      }
+      outs.push_back(it->second.value);
+    }
+    for (size_t i = 0; i < numStates; ++i)
+      if (outs[i].getType() != states[i].getType()) {
+        InFlightDiagnostic d = error();
+        d << "state " << i << " enters the body as "
+          << typeText(states[i].getType()) << " but leaves it as "
+          << typeText(outs[i].getType());
+        draft->erase();
+        return d;
+      }
+  }
+
+  // One accumulator per scan output, the sequence inserted at its axis.
+  SmallVector<Value> inits(states.begin(), states.end());
+  SmallVector<int64_t> axes;
+  for (size_t k = 0; k < numOuts; ++k) {
+    auto type = dyn_cast<RankedTensorType>(outs[numStates + k].getType());
+    int64_t rank = type ? type.getRank() : 0;
+    int64_t axis = outAxes[k] < 0 ? outAxes[k] + rank + 1 : outAxes[k];
+    if (!type || !type.hasStaticShape() || axis < 0 || axis > rank) {
+      InFlightDiagnostic d = error();
+      d << "scan output " << k << " (" << typeText(outs[numStates + k].getType())
+        << ") cannot be stacked along axis " << outAxes[k];
+      draft->erase();
+      return d;
+    }
+    SmallVector<int64_t> shape(type.getShape());
+    shape.insert(shape.begin() + axis, length);
+    axes.push_back(axis);
+    inits.push_back(
+        tensor::EmptyOp::create(builder, loc, shape, type.getElementType()));
+  }
+  auto loop =
+      scf::ForOp::create(builder, loc, idx(0), idx(length), idx(1), inits);
+  for (Value init : ArrayRef<Value>(inits).drop_front(numStates))
+    block->addArgument(init.getType(), loc);
+  {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToEnd(block);
+    Value iv = block->getArgument(0);
+    SmallVector<Value> yields(outs.begin(), outs.begin() + numStates);
+    for (size_t k = 0; k < numOuts; ++k) {
+      Value acc = block->getArgument(1 + numStates + k);
+      auto accType = cast<RankedTensorType>(acc.getType());
+      int64_t rank = accType.getRank();
+      SmallVector<OpFoldResult> offsets(rank, builder.getIndexAttr(0)),
+          sizes, strides(rank, builder.getIndexAttr(1));
+      for (int64_t d = 0; d < rank; ++d)
+        sizes.push_back(
+            builder.getIndexAttr(d == axes[k] ? 1 : accType.getDimSize(d)));
+      offsets[axes[k]] =
+          outDirections[k]
+              ? OpFoldResult(arith::SubIOp::create(builder, loc,
+                                                   idx(length - 1), iv)
+                                 .getResult())
+              : OpFoldResult(iv);
+      yields.push_back(tensor::InsertSliceOp::create(
+          builder, loc, outs[numStates + k], acc, offsets, sizes, strides));
+    }
+    scf::YieldOp::create(builder, loc, yields);
+  }
+  loop.getRegion().takeBody(draft.getRegion());
+  draft->erase();
+  return SmallVector<Value>(loop.getResults());
+}
+
+LogicalResult GraphImporter::importScan(const onnx::NodeProto &node,
+                                        StringRef name, Location loc,
+                                        ValueTable &table) {
+  auto error = [&]() {
+    InFlightDiagnostic d = emitError(loc);
+    d << "node '" << name << "' (Scan, opset " << model.opset << "): ";
+    return d;
+  };
+  bool opset8 = model.opset < 9;
+  const onnx::GraphProto *body = nullptr;
+  std::optional<int64_t> numScans;
+  std::optional<SmallVector<int64_t>> inAxes, inDirections, outAxes,
+      outDirections;
+  for (const auto &a : node.attribute()) {
+    auto ints = [&]() {
+      return SmallVector<int64_t>(a.ints().begin(), a.ints().end());
+    };
+    if (a.name() == "body" && a.type() == onnx::AttributeProto::GRAPH)
+      body = &a.g();
+    else if (a.name() == "num_scan_inputs" &&
+             a.type() == onnx::AttributeProto::INT)
+      numScans = a.i();
+    else if (a.type() == onnx::AttributeProto::INTS &&
+             ((opset8 && a.name() == "directions") ||
+              (!opset8 && a.name() == "scan_input_directions")))
+      inDirections = ints();
+    else if (!opset8 && a.type() == onnx::AttributeProto::INTS &&
+             a.name() == "scan_input_axes")
+      inAxes = ints();
+    else if (!opset8 && a.type() == onnx::AttributeProto::INTS &&
+             a.name() == "scan_output_axes")
+      outAxes = ints();
+    else if (!opset8 && a.type() == onnx::AttributeProto::INTS &&
+             a.name() == "scan_output_directions")
+      outDirections = ints();
+    else
+      return error() << "attribute '" << a.name() << "' is not supported";
+  }
+  if (!body || !numScans)
+    return error() << "needs the 'body' graph and 'num_scan_inputs'";
+  // Opset 8 leads with the optional sequence_lens.
+  SmallVector<Value> operands;
+  for (int i = opset8 ? 1 : 0; i < node.input_size(); ++i) {
+    if (node.input(i).empty())
+      return error() << "input " << i << " is missing";
+    operands.push_back(table[node.input(i)].value);
+  }
+  if (opset8 && node.input_size() > 0 && !node.input(0).empty())
+    return error() << "input 'sequence_lens' is not supported (every "
+                      "sequence runs its full length)";
+  int64_t m = *numScans, n = static_cast<int64_t>(operands.size()) - m;
+  if (m < 1 || n < 0)
+    return error() << "'num_scan_inputs' is " << m << " with "
+                   << operands.size() << " state and scan inputs";
+  int64_t k = node.output_size() - n;
+  if (k < 0 || body->input_size() != n + m || body->output_size() != n + k)
+    return error() << "the body takes " << body->input_size()
+                   << " inputs and gives " << body->output_size()
+                   << " outputs; the node has " << n << " states, " << m
+                   << " scan inputs and " << node.output_size() << " outputs";
+  auto defaults = [](std::optional<SmallVector<int64_t>> &v, int64_t count) {
+    if (!v)
+      v = SmallVector<int64_t>(count, 0);
+  };
+  defaults(inAxes, m);
+  defaults(inDirections, m);
+  defaults(outAxes, k);
+  defaults(outDirections, k);
+  if (static_cast<int64_t>(inAxes->size()) != m ||
+      static_cast<int64_t>(inDirections->size()) != m ||
+      static_cast<int64_t>(outAxes->size()) != k ||
+      static_cast<int64_t>(outDirections->size()) != k)
+    return error() << "the axes and directions must have one entry per scan "
+                      "input and per scan output";
+  for (int64_t d : llvm::concat<int64_t>(*inDirections, *outDirections))
+    if (d != 0 && d != 1)
+      return error() << "a direction is " << d << " (0 forward, 1 reverse)";
+  for (Value v : operands) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t || !t.hasStaticShape())
+      return error() << "inputs must have static shapes, not "
+                     << typeText(v.getType());
+  }
+  auto shapeOf = [](Value v) {
+    return cast<RankedTensorType>(v.getType()).getShape();
+  };
+  // Opset 8 scans every input along axis 1, after the batch axis 0.
+  int64_t batchAxis = opset8 ? 1 : 0;
+  int64_t length = -1;
+  for (int64_t j = 0; j < m; ++j) {
+    int64_t rank = shapeOf(operands[n + j]).size();
+    int64_t &axis = (*inAxes)[j];
+    if (opset8)
+      axis = 1;
+    if (axis < 0)
+      axis += rank;
+    if (axis < batchAxis || axis >= rank)
+      return error() << "scan input " << j << " of rank " << rank
+                     << " has no axis " << axis;
+    int64_t len = shapeOf(operands[n + j])[axis];
+    if (length >= 0 && len != length)
+      return error() << "scan inputs have different lengths (" << length
+                     << " and " << len << ")";
+    length = len;
+  }
+  if (length < 1)
+    return error() << "an empty sequence is not supported";
+
+  ValueRange states = ValueRange(operands).take_front(n);
+  ValueRange scans = ValueRange(operands).drop_front(n);
+  SmallVector<Value> results;
+  if (!opset8) {
+    FailureOr<SmallVector<Value>> r =
+        scanLoop(*body, states, scans, *inAxes, *inDirections, *outAxes,
+                 *outDirections, length, loc, table, error);
+    if (failed(r))
+      return failure();
+    results = std::move(*r);
+  } else {
+    // One scan per batch entry, stacked again on axis 0.
+    int64_t batch = shapeOf(operands.front())[0];
+    for (Value v : operands)
+      if (shapeOf(v).empty() || shapeOf(v)[0] != batch)
+        return error() << "every input needs the batch axis 0 of size "
+                       << batch;
+    tessel::TosaBuilder tb(builder, loc);
+    auto entry = [&](Value v, int64_t b) {
+      ArrayRef<int64_t> shape = shapeOf(v);
+      SmallVector<int64_t> start(shape.size(), 0), size(shape);
+      start[0] = b;
+      size[0] = 1;
+      return tb.reshape(tb.slice(v, start, size), shape.drop_front());
+    };
+    SmallVector<int64_t> axes0(m, 0), outAxes0(k, 0), outDirections0(k, 0);
+    SmallVector<SmallVector<Value>> perBatch;
+    for (int64_t b = 0; b < batch; ++b) {
+      SmallVector<Value> s, x;
+      for (Value v : states)
+        s.push_back(entry(v, b));
+      for (Value v : scans)
+        x.push_back(entry(v, b));
+      FailureOr<SmallVector<Value>> r =
+          scanLoop(*body, s, x, axes0, *inDirections, outAxes0,
+                   outDirections0, length, loc, table, error);
+      if (failed(r))
+        return failure();
+      perBatch.push_back(std::move(*r));
+    }
+    for (int64_t i = 0; i < n + k; ++i) {
+      SmallVector<Value> parts;
+      for (int64_t b = 0; b < batch; ++b) {
+        Value v = perBatch[b][i];
+        SmallVector<int64_t> shape(shapeOf(v));
+        shape.insert(shape.begin(), 1);
+        parts.push_back(tb.reshape(v, shape));
+      }
+      results.push_back(parts.size() == 1 ? parts.front()
+                                          : tb.concat(parts, 0));
+    }
+  }
+  for (auto [i, v] : llvm::enumerate(results))
+    if (!node.output(i).empty())
+      table[node.output(i)] = TensorValue{v, {}};
+  return success();
+}

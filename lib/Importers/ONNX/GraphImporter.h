@@ -56,6 +56,19 @@ private:
   /// subgraphs read the outer scope).
   LogicalResult importIf(const onnx::NodeProto &node, StringRef name,
                          Location loc, ValueTable &table);
+  /// ONNX Scan (opset 8 with its batch axis, and 9+): an scf.for over the
+  /// sequence carrying the state variables and the scan outputs.
+  LogicalResult importScan(const onnx::NodeProto &node, StringRef name,
+                           Location loc, ValueTable &table);
+  /// The loop of one Scan over static `scans` (each along its axis, in its
+  /// direction); the final states, then the scan outputs (each along its
+  /// axis, in its direction). Errors are prefixed by `error`.
+  FailureOr<SmallVector<Value>>
+  scanLoop(const onnx::GraphProto &body, ValueRange states, ValueRange scans,
+           ArrayRef<int64_t> inAxes, ArrayRef<int64_t> inDirections,
+           ArrayRef<int64_t> outAxes, ArrayRef<int64_t> outDirections,
+           int64_t length, Location loc, const ValueTable &table,
+           llvm::function_ref<InFlightDiagnostic()> error);
   /// A subgraph's initializers and nodes into `table` (a copy of the outer
   /// scope's), at the builder's insertion point.
   LogicalResult importSubgraph(const onnx::GraphProto &graph,

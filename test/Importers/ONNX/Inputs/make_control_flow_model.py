@@ -1,8 +1,11 @@
-"""ONNX models with If for the importer's control-flow tests (generated at
-test time so no binary is committed).
+"""ONNX models with If and Scan for the importer's control-flow tests
+(generated at test time so no binary is committed).
 
-  make_control_flow_model.py KIND OUT.onnx
+  make_control_flow_model.py KIND OUT.onnx     (If models)
+  make_control_flow_model.py KIND DIR          (scan-*: DIR/model.onnx,
+                                                inN.npy and numpy refN.npy)
 """
+import os
 import sys
 
 import numpy as np
@@ -73,8 +76,85 @@ def build(kind):
     raise SystemExit("unknown kind " + kind)
 
 
+def scan_node(inputs, outputs, body, name, **attrs):
+    return helper.make_node("Scan", inputs, outputs, name=name, body=body,
+                            **attrs)
+
+
+def build_scan(kind):
+    """(nodes, inputs, outputs, opset, feeds, references)."""
+    rng = np.random.default_rng(3)
+    if kind == "scan-directions":
+        # s += a_t * b_t with a read along axis 1 backwards and b along
+        # axis 0; y_t = a_t - b_t stacked along axis 1 backwards, and the
+        # running s stacked along axis 0.
+        a = rng.standard_normal((2, 4)).astype(np.float32)
+        b = rng.standard_normal((4, 2)).astype(np.float32)
+        s0 = rng.standard_normal(2).astype(np.float32)
+        body = helper.make_graph(
+            [helper.make_node("Mul", ["at", "bt"], ["p"]),
+             helper.make_node("Add", ["s", "p"], ["s_out"]),
+             helper.make_node("Sub", ["at", "bt"], ["y_t"]),
+             helper.make_node("Identity", ["s_out"], ["z_t"])],
+            "body", [vi("s", [2]), vi("at", [2]), vi("bt", [2])],
+            [vi("s_out", [2]), vi("y_t", [2]), vi("z_t", [2])])
+        node = scan_node(["s0", "a", "b"], ["s_final", "y", "z"], body,
+                         "scan_dirs", num_scan_inputs=2,
+                         scan_input_axes=[1, 0], scan_input_directions=[1, 0],
+                         scan_output_axes=[1, 0],
+                         scan_output_directions=[1, 0])
+        s, y, z = s0.copy(), np.zeros((2, 4), np.float32), \
+            np.zeros((4, 2), np.float32)
+        for i in range(4):
+            at, bt = a[:, 3 - i], b[i]
+            s = s + at * bt
+            y[:, 3 - i] = at - bt
+            z[i] = s
+        return ([node], [vi("s0", [2]), vi("a", [2, 4]), vi("b", [4, 2])],
+                [vi("s_final", [2]), vi("y", [2, 4]), vi("z", [4, 2])], 11,
+                [s0, a, b], [s, y, z])
+    if kind == "scan8-batch":
+        # Opset 8: batch axis 0, sequence axis 1, read backwards.
+        x = rng.standard_normal((2, 5, 3)).astype(np.float32)
+        s0 = rng.standard_normal((2, 3)).astype(np.float32)
+        body = helper.make_graph(
+            [helper.make_node("Add", ["s", "xt"], ["s_out"]),
+             helper.make_node("Identity", ["s_out"], ["o"])],
+            "body", [vi("s", [3]), vi("xt", [3])],
+            [vi("s_out", [3]), vi("o", [3])])
+        node = scan_node(["", "s0", "x"], ["s_final", "ys"], body, "scan8",
+                         num_scan_inputs=1, directions=[1])
+        s, ys = s0.copy(), np.zeros((2, 5, 3), np.float32)
+        for i in range(5):
+            s = s + x[:, 4 - i]
+            ys[:, i] = s
+        return ([node], [vi("s0", [2, 3]), vi("x", [2, 5, 3])],
+                [vi("s_final", [2, 3]), vi("ys", [2, 5, 3])], 8,
+                [s0, x], [s, ys])
+    if kind == "scan-lengths-differ":
+        body = helper.make_graph(
+            [helper.make_node("Add", ["at", "bt"], ["o"])], "body",
+            [vi("at", [2]), vi("bt", [2])], [vi("o", [2])])
+        node = scan_node(["a", "b"], ["y"], body, "ragged_scan",
+                         num_scan_inputs=2)
+        return ([node], [vi("a", [3, 2]), vi("b", [4, 2])],
+                [vi("y", [3, 2])], 11, [], [])
+    raise SystemExit("unknown kind " + kind)
+
+
 def main():
     kind, out = sys.argv[1], sys.argv[2]
+    if kind.startswith("scan"):
+        nodes, inputs, outputs, opset, feeds, refs = build_scan(kind)
+        g = helper.make_graph(nodes, "g", inputs, outputs)
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+        os.makedirs(out, exist_ok=True)
+        onnx.save(m, os.path.join(out, "model.onnx"))
+        for i, v in enumerate(feeds):
+            np.save(os.path.join(out, "in%d.npy" % i), v)
+        for i, v in enumerate(refs):
+            np.save(os.path.join(out, "ref%d.npy" % i), v)
+        return
     nodes, inputs, outputs, inits = build(kind)
     g = helper.make_graph(nodes, "g", inputs, outputs, inits)
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
