@@ -1,9 +1,9 @@
-//===- ControlFlow.cpp - ONNX If and Scan --------------------------------===//
+//===- ControlFlow.cpp - ONNX If, Scan and Loop --------------------------===//
 //
 // Control flow imports subgraphs, so the graph importer handles it itself
-// rather than a converter: an If becomes scf.if, a Scan an scf.for, and the
-// bodies are imported node by node into their regions, reading the outer
-// scope's values directly, as ONNX subgraphs do.
+// rather than a converter: an If becomes scf.if, a Scan an scf.for, a Loop
+// an scf.while, and the bodies are imported node by node into their
+// regions, reading the outer scope's values directly, as ONNX subgraphs do.
 //
 //===----------------------------------------------------------------------===//
 #include "GraphImporter.h"
@@ -444,5 +444,143 @@ LogicalResult GraphImporter::importScan(const onnx::NodeProto &node,
   for (auto [i, v] : llvm::enumerate(results))
     if (!node.output(i).empty())
       table[node.output(i)] = TensorValue{v, {}};
+  return success();
+}
+
+LogicalResult GraphImporter::importLoop(const onnx::NodeProto &node,
+                                        StringRef name, Location loc,
+                                        ValueTable &table) {
+  auto error = [&]() {
+    InFlightDiagnostic d = emitError(loc);
+    d << "node '" << name << "' (Loop, opset " << model.opset << "): ";
+    return d;
+  };
+  const onnx::GraphProto *body = nullptr;
+  for (const auto &a : node.attribute()) {
+    if (a.name() != "body" || a.type() != onnx::AttributeProto::GRAPH)
+      return error() << "attribute '" << a.name() << "' is not supported";
+    body = &a.g();
+  }
+  if (!body)
+    return error() << "needs the 'body' graph";
+  if (node.input_size() < 2)
+    return error() << "takes the trip count and the condition (either may "
+                      "be empty), then the loop-carried values";
+  int64_t n = node.input_size() - 2;
+  if (body->input_size() != n + 2 || body->output_size() < n + 1)
+    return error() << "the body takes " << body->input_size()
+                   << " inputs and gives " << body->output_size()
+                   << " outputs for " << n << " loop-carried values";
+  if (body->output_size() > n + 1 || node.output_size() > n)
+    return error() << "scan outputs are not supported yet (their length is "
+                      "the number of iterations, known only at run time)";
+
+  // A one-element tensor's element, for the trip count and conditions.
+  auto scalar = [&](Value v, Type elem, StringRef what) -> FailureOr<Value> {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (!type || type.getElementType() != elem || !type.hasStaticShape() ||
+        type.getNumElements() != 1) {
+      InFlightDiagnostic d = error();
+      d << what << " must be a one-element " << elem << " tensor, not "
+        << typeText(v.getType());
+      return d;
+    }
+    SmallVector<Value> zeros(type.getRank(),
+                             arith::ConstantIndexOp::create(builder, loc, 0));
+    return tensor::ExtractOp::create(builder, loc, v, zeros).getResult();
+  };
+  Type i64 = builder.getI64Type(), i1 = builder.getI1Type();
+  Value tripCount, cond;
+  if (!node.input(0).empty()) {
+    FailureOr<Value> m = scalar(table[node.input(0)].value, i64,
+                                "the trip count 'M'");
+    if (failed(m))
+      return failure();
+    tripCount = *m;
+  }
+  if (!node.input(1).empty()) {
+    FailureOr<Value> c = scalar(table[node.input(1)].value, i1,
+                                "the condition 'cond'");
+    if (failed(c))
+      return failure();
+    cond = *c;
+  } else {
+    cond = arith::ConstantIntOp::create(builder, loc, i1, 1);
+  }
+  SmallVector<Value> inits = {arith::ConstantIntOp::create(builder, loc, i64, 0),
+                              cond};
+  for (int64_t i = 0; i < n; ++i) {
+    if (node.input(2 + i).empty())
+      return error() << "loop-carried value " << i << " is missing";
+    inits.push_back(table[node.input(2 + i)].value);
+  }
+  SmallVector<Type> types = llvm::to_vector(ValueRange(inits).getTypes());
+
+  // The body's failure is recorded and the loop erased after it is built:
+  // the region builders must finish their blocks.
+  bool failedBody = false;
+  auto loop = scf::WhileOp::create(
+      builder, loc, types, inits,
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        Value keep = args[1];
+        if (tripCount)
+          keep = arith::AndIOp::create(
+              b, l, keep,
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, args[0],
+                                    tripCount));
+        scf::ConditionOp::create(b, l, keep, args);
+      },
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        OpBuilder::InsertionGuard guard(builder);
+        builder.setInsertionPoint(b.getInsertionBlock(),
+                                  b.getInsertionPoint());
+        ValueTable local = table;
+        local[body->input(0).name()] = TensorValue{
+            tensor::FromElementsOp::create(
+                builder, l, RankedTensorType::get({}, i64), args[0]),
+            {}};
+        local[body->input(1).name()] = TensorValue{
+            tensor::FromElementsOp::create(
+                builder, l, RankedTensorType::get({}, i1), args[1]),
+            {}};
+        for (int64_t i = 0; i < n; ++i)
+          local[body->input(2 + i).name()] = TensorValue{args[2 + i], {}};
+        SmallVector<Value> next = {arith::AddIOp::create(
+            builder, l, args[0], arith::ConstantIntOp::create(builder, l, i64, 1))};
+        failedBody = failed(importSubgraph(*body, local));
+        for (int64_t i = 0; !failedBody && i <= n; ++i) {
+          auto it = local.find(body->output(i).name());
+          if (it == local.end()) {
+            error() << "body output '" << body->output(i).name()
+                    << "' is not produced by any node";
+            failedBody = true;
+            break;
+          }
+          Value v = it->second.value;
+          if (i == 0) {
+            FailureOr<Value> c = scalar(v, i1, "the body's condition output");
+            failedBody = failed(c);
+            if (!failedBody)
+              next.push_back(*c);
+          } else if (v.getType() != types[1 + i]) {
+            error() << "loop-carried value " << i - 1 << " enters the body as "
+                    << typeText(types[1 + i]) << " but leaves it as "
+                    << typeText(v.getType());
+            failedBody = true;
+          } else {
+            next.push_back(v);
+          }
+        }
+        if (failedBody)
+          next.assign(args.begin(), args.end());
+        scf::YieldOp::create(builder, l, next);
+      });
+  if (failedBody) {
+    loop->erase();
+    return failure();
+  }
+  for (int64_t i = 0; i < node.output_size(); ++i)
+    if (!node.output(i).empty())
+      table[node.output(i)] = TensorValue{loop.getResult(2 + i), {}};
   return success();
 }

@@ -135,19 +135,21 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
     return prefix() << "ops of domain '" << node.domain()
                     << "' are not supported";
   // Control flow imports subgraphs, so the importer handles it itself.
-  bool isIf = node.op_type() == "If", isScan = node.op_type() == "Scan";
+  bool isIf = node.op_type() == "If", isScan = node.op_type() == "Scan",
+       isLoop = node.op_type() == "Loop";
   const ConverterMap &converters = getConverters();
   auto it = converters.find(node.op_type());
-  if (!isIf && !isScan && it == converters.end())
+  if (!isIf && !isScan && !isLoop && it == converters.end())
     return prefix() << "unsupported op '" << node.op_type() << "'";
   for (int i = 0; i < node.input_size(); ++i)
     if (!node.input(i).empty() && !values.count(node.input(i)))
       return prefix() << "input " << i << " '" << node.input(i)
                       << "' is not defined before use";
 
-  if (isIf || isScan) {
-    if (failed(isIf ? importIf(node, name, loc, values)
-                    : importScan(node, name, loc, values)))
+  if (isIf || isScan || isLoop) {
+    if (failed(isIf     ? importIf(node, name, loc, values)
+               : isScan ? importScan(node, name, loc, values)
+                        : importLoop(node, name, loc, values)))
       return failure();
   } else {
     onnx::NodeProto named = node;

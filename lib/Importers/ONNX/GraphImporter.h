@@ -1,8 +1,8 @@
 //===- GraphImporter.h - ONNX graph -> func.func (internal) -----*- C++ -*-===//
 //
 // The importer's walk over one model: GraphImporter.cpp (the graph, its
-// initializers and nodes, mixtures of experts) and ControlFlow.cpp (If and
-// Scan, whose subgraphs it imports recursively).
+// initializers and nodes, mixtures of experts) and ControlFlow.cpp (If,
+// Scan and Loop, whose subgraphs it imports recursively).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSEL_LIB_IMPORTERS_ONNX_GRAPHIMPORTER_H
@@ -59,6 +59,11 @@ private:
   /// ONNX Scan (opset 8 with its batch axis, and 9+): an scf.for over the
   /// sequence carrying the state variables and the scan outputs.
   LogicalResult importScan(const onnx::NodeProto &node, StringRef name,
+                           Location loc, ValueTable &table);
+  /// ONNX Loop without scan outputs: an scf.while carrying the iteration
+  /// number, the condition and the loop-carried values; the trip count and
+  /// the condition may be run-time values.
+  LogicalResult importLoop(const onnx::NodeProto &node, StringRef name,
                            Location loc, ValueTable &table);
   /// The loop of one Scan over static `scans` (each along its axis, in its
   /// direction); the final states, then the scan outputs (each along its

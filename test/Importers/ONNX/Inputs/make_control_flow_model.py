@@ -73,6 +73,49 @@ def build(kind):
         f = vi("f", [1])
         m = [if_node("f", "y", then_g, else_g, "float_if")]
         return m, [x, f], [vi("y", [2, 3])], []
+    if kind == "loop-count":
+        # x <- 2 x + i, M times (M at run time, no condition).
+        body = helper.make_graph(
+            [helper.make_node("Identity", ["c_in"], ["c_out"]),
+             helper.make_node("Cast", ["i"], ["fi"], to=TensorProto.FLOAT),
+             helper.make_node("Add", ["x_in", "x_in"], ["twice"]),
+             helper.make_node("Add", ["twice", "fi"], ["x_out"])],
+            "body", [vi("i", [], TensorProto.INT64),
+                     vi("c_in", [], TensorProto.BOOL), vi("x_in", [2])],
+            [vi("c_out", [], TensorProto.BOOL), vi("x_out", [2])])
+        node = helper.make_node("Loop", ["m", "", "x"], ["x_final"],
+                                name="count_loop", body=body)
+        return [node], [vi("m", [], TensorProto.INT64), vi("x", [2])], \
+            [vi("x_final", [2])], []
+    if kind == "loop-while":
+        # v <- v + 1 while v + 1 < 5 (the body computes the condition; the
+        # outer constant `limit` is read inside it).
+        limit = numpy_helper.from_array(np.array([5], np.float32), "limit")
+        one = numpy_helper.from_array(np.array([1], np.float32), "one")
+        body = helper.make_graph(
+            [helper.make_node("Add", ["v_in", "one"], ["v_out"]),
+             helper.make_node("Less", ["v_out", "limit"], ["c1"]),
+             helper.make_node("Squeeze", ["c1"], ["c_out"])],
+            "body", [vi("i", [], TensorProto.INT64),
+                     vi("c_in", [], TensorProto.BOOL), vi("v_in", [1])],
+            [vi("c_out", [], TensorProto.BOOL), vi("v_out", [1])], [one])
+        node = helper.make_node("Loop", ["", "c", "v"], ["v_final"],
+                                name="while_loop", body=body)
+        return [node], [vi("c", [], TensorProto.BOOL), vi("v", [1])], \
+            [vi("v_final", [1])], [limit]
+    if kind == "loop-scan-output":
+        body = helper.make_graph(
+            [helper.make_node("Identity", ["c_in"], ["c_out"]),
+             helper.make_node("Identity", ["x_in"], ["x_out"]),
+             helper.make_node("Identity", ["x_in"], ["s"])],
+            "body", [vi("i", [], TensorProto.INT64),
+                     vi("c_in", [], TensorProto.BOOL), vi("x_in", [2])],
+            [vi("c_out", [], TensorProto.BOOL), vi("x_out", [2]),
+             vi("s", [2])])
+        node = helper.make_node("Loop", ["m", "", "x"], ["x_final", "ys"],
+                                name="scan_loop", body=body)
+        return [node], [vi("m", [], TensorProto.INT64), vi("x", [2])], \
+            [vi("x_final", [2]), vi("ys", ["n", 2])], []
     raise SystemExit("unknown kind " + kind)
 
 
