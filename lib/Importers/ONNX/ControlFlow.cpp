@@ -77,7 +77,8 @@ LogicalResult GraphImporter::importIf(const onnx::NodeProto &node,
                    << typeText(cond.value.getType());
 
   // The outputs of branch `b`, imported at the insertion point.
-  auto importBranch = [&](int b, SmallVector<Value> &outs) -> LogicalResult {
+  auto importBranch = [&](int b,
+                          SmallVector<TensorValue> &outs) -> LogicalResult {
     ValueTable local = table;
     if (failed(importSubgraph(*branches[b], local)))
       return failure();
@@ -86,21 +87,21 @@ LogicalResult GraphImporter::importIf(const onnx::NodeProto &node,
       if (it == local.end())
         return error() << "branch '" << branches[b]->name() << "' output '"
                        << out.name() << "' is not produced by any node";
-      outs.push_back(it->second.value);
+      outs.push_back(it->second);
     }
     return success();
   };
 
   // A condition known at compile time (exporters fold many): the taken
-  // branch only, in place.
+  // branch only, in place, its outputs' known contents kept.
   if (cond.constant) {
-    SmallVector<Value> outs;
+    SmallVector<TensorValue> outs;
     if (failed(importBranch(*cond.constant.getValues<bool>().begin() ? 0 : 1,
                             outs)))
       return failure();
     for (auto [i, v] : llvm::enumerate(outs))
       if (!node.output(i).empty())
-        table[node.output(i)] = TensorValue{v, {}};
+        table[node.output(i)] = v;
     return success();
   }
 
@@ -121,7 +122,10 @@ LogicalResult GraphImporter::importIf(const onnx::NodeProto &node,
     Region &region = b == 0 ? draft.getThenRegion() : draft.getElseRegion();
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToStart(&region.emplaceBlock());
-    LogicalResult imported = importBranch(b, outs[b]);
+    SmallVector<TensorValue> branchOuts;
+    LogicalResult imported = importBranch(b, branchOuts);
+    for (const TensorValue &v : branchOuts)
+      outs[b].push_back(v.value);
     if (succeeded(imported))
       scf::YieldOp::create(builder, loc, outs[b]);
     if (failed(imported)) {
