@@ -157,94 +157,71 @@ LogicalResult GraphImporter::importIf(const onnx::NodeProto &node,
   return success();
 }
 
-FailureOr<SmallVector<Value>> GraphImporter::scanLoop(
-    const onnx::GraphProto &body, ValueRange states, ValueRange scans,
-    ArrayRef<int64_t> inAxes, ArrayRef<int64_t> inDirections,
-    ArrayRef<int64_t> outAxes, ArrayRef<int64_t> outDirections,
-    int64_t length, Location loc, const ValueTable &table,
-    llvm::function_ref<InFlightDiagnostic()> error) {
-  size_t numStates = states.size(), numScans = scans.size();
-  size_t numOuts = body.output_size() - numStates;
+FailureOr<SmallVector<Value>> GraphImporter::stackedLoop(
+    const onnx::GraphProto &body, ValueRange carried, int64_t length,
+    int64_t leading, llvm::function_ref<void(ValueTable &, Value, ValueRange)> bind,
+    llvm::function_ref<LogicalResult(ArrayRef<Value>)> checkLeading,
+    ArrayRef<int64_t> outAxes, ArrayRef<int64_t> outDirections, Location loc,
+    const ValueTable &table, llvm::function_ref<InFlightDiagnostic()> error) {
+  size_t numCarried = carried.size();
+  size_t numOuts = body.output_size() - leading - numCarried;
   auto idx = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(builder, loc, v);
   };
-  // The body is imported into a loop that carries the states only; the
-  // scan outputs' types are known after it, and the loop that also carries
-  // them takes over its block.
+  // The body is imported into a loop that carries the carried values only;
+  // the stacked outputs' types are known after it, and the loop that also
+  // carries them takes over its block.
   auto draft =
-      scf::ForOp::create(builder, loc, idx(0), idx(length), idx(1), states);
+      scf::ForOp::create(builder, loc, idx(0), idx(length), idx(1), carried);
   Block *block = draft.getBody();
   if (!block->empty())
-    block->back().erase(); // the implicit yield of a loop without states
+    block->back().erase(); // the implicit yield of a loop carrying nothing
+  auto fail = [&](InFlightDiagnostic d) -> FailureOr<SmallVector<Value>> {
+    draft->erase();
+    return d;
+  };
   SmallVector<Value> outs;
   {
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToStart(block);
-    Value iv = draft.getInductionVar();
-    auto position = [&](int64_t direction) -> Value {
-      return direction ? arith::SubIOp::create(builder, loc, idx(length - 1), iv)
-                       : iv;
-    };
     ValueTable local = table;
-    for (size_t i = 0; i < numStates; ++i)
-      local[body.input(i).name()] = TensorValue{draft.getRegionIterArgs()[i], {}};
-    for (size_t j = 0; j < numScans; ++j) {
-      auto type = cast<RankedTensorType>(scans[j].getType());
-      int64_t axis = inAxes[j], rank = type.getRank();
-      SmallVector<OpFoldResult> offsets(rank, builder.getIndexAttr(0)),
-          sizes, strides(rank, builder.getIndexAttr(1));
-      SmallVector<int64_t> sliceShape;
-      for (int64_t d = 0; d < rank; ++d) {
-        sizes.push_back(builder.getIndexAttr(d == axis ? 1 : type.getDimSize(d)));
-        if (d != axis)
-          sliceShape.push_back(type.getDimSize(d));
-      }
-      offsets[axis] = position(inDirections[j]);
-      Value slice = tensor::ExtractSliceOp::create(
-          builder, loc,
-          RankedTensorType::get(sliceShape, type.getElementType()), scans[j],
-          offsets, sizes, strides);
-      local[body.input(numStates + j).name()] = TensorValue{slice, {}};
-    }
+    bind(local, draft.getInductionVar(), draft.getRegionIterArgs());
     if (failed(importSubgraph(body, local))) {
       draft->erase();
       return failure();
     }
     for (const auto &out : body.output()) {
       auto it = local.find(out.name());
-      if (it == local.end()) {
-        InFlightDiagnostic d = error();
-        d << "body output '" << out.name() << "' is not produced by any node";
-        draft->erase();
-        return d;
-      }
+      if (it == local.end())
+        return fail(error() << "body output '" << out.name()
+                            << "' is not produced by any node");
       outs.push_back(it->second.value);
     }
-    for (size_t i = 0; i < numStates; ++i)
-      if (outs[i].getType() != states[i].getType()) {
-        InFlightDiagnostic d = error();
-        d << "state " << i << " enters the body as "
-          << typeText(states[i].getType()) << " but leaves it as "
-          << typeText(outs[i].getType());
-        draft->erase();
-        return d;
-      }
+    if (failed(checkLeading(ArrayRef<Value>(outs).take_front(leading)))) {
+      draft->erase();
+      return failure();
+    }
+    for (size_t i = 0; i < numCarried; ++i)
+      if (outs[leading + i].getType() != carried[i].getType())
+        return fail(error() << "loop-carried value " << i
+                            << " enters the body as "
+                            << typeText(carried[i].getType())
+                            << " but leaves it as "
+                            << typeText(outs[leading + i].getType()));
   }
 
-  // One accumulator per scan output, the sequence inserted at its axis.
-  SmallVector<Value> inits(states.begin(), states.end());
+  // One accumulator per stacked output, the sequence inserted at its axis.
+  SmallVector<Value> inits(carried.begin(), carried.end());
   SmallVector<int64_t> axes;
   for (size_t k = 0; k < numOuts; ++k) {
-    auto type = dyn_cast<RankedTensorType>(outs[numStates + k].getType());
+    Value out = outs[leading + numCarried + k];
+    auto type = dyn_cast<RankedTensorType>(out.getType());
     int64_t rank = type ? type.getRank() : 0;
     int64_t axis = outAxes[k] < 0 ? outAxes[k] + rank + 1 : outAxes[k];
-    if (!type || !type.hasStaticShape() || axis < 0 || axis > rank) {
-      InFlightDiagnostic d = error();
-      d << "scan output " << k << " (" << typeText(outs[numStates + k].getType())
-        << ") cannot be stacked along axis " << outAxes[k];
-      draft->erase();
-      return d;
-    }
+    if (!type || !type.hasStaticShape() || axis < 0 || axis > rank)
+      return fail(error() << "scan output " << k << " ("
+                          << typeText(out.getType())
+                          << ") cannot be stacked along axis " << outAxes[k]);
     SmallVector<int64_t> shape(type.getShape());
     shape.insert(shape.begin() + axis, length);
     axes.push_back(axis);
@@ -253,15 +230,16 @@ FailureOr<SmallVector<Value>> GraphImporter::scanLoop(
   }
   auto loop =
       scf::ForOp::create(builder, loc, idx(0), idx(length), idx(1), inits);
-  for (Value init : ArrayRef<Value>(inits).drop_front(numStates))
+  for (Value init : ArrayRef<Value>(inits).drop_front(numCarried))
     block->addArgument(init.getType(), loc);
   {
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToEnd(block);
     Value iv = block->getArgument(0);
-    SmallVector<Value> yields(outs.begin(), outs.begin() + numStates);
+    SmallVector<Value> yields(outs.begin() + leading,
+                              outs.begin() + leading + numCarried);
     for (size_t k = 0; k < numOuts; ++k) {
-      Value acc = block->getArgument(1 + numStates + k);
+      Value acc = block->getArgument(1 + numCarried + k);
       auto accType = cast<RankedTensorType>(acc.getType());
       int64_t rank = accType.getRank();
       SmallVector<OpFoldResult> offsets(rank, builder.getIndexAttr(0)),
@@ -276,13 +254,59 @@ FailureOr<SmallVector<Value>> GraphImporter::scanLoop(
                                  .getResult())
               : OpFoldResult(iv);
       yields.push_back(tensor::InsertSliceOp::create(
-          builder, loc, outs[numStates + k], acc, offsets, sizes, strides));
+          builder, loc, outs[leading + numCarried + k], acc, offsets, sizes,
+          strides));
     }
     scf::YieldOp::create(builder, loc, yields);
   }
   loop.getRegion().takeBody(draft.getRegion());
   draft->erase();
   return SmallVector<Value>(loop.getResults());
+}
+
+FailureOr<SmallVector<Value>> GraphImporter::scanLoop(
+    const onnx::GraphProto &body, ValueRange states, ValueRange scans,
+    ArrayRef<int64_t> inAxes, ArrayRef<int64_t> inDirections,
+    ArrayRef<int64_t> outAxes, ArrayRef<int64_t> outDirections,
+    int64_t length, Location loc, const ValueTable &table,
+    llvm::function_ref<InFlightDiagnostic()> error) {
+  size_t numStates = states.size();
+  // The body's inputs: the states, then each scan input's step.
+  auto bind = [&](ValueTable &local, Value iv, ValueRange iterArgs) {
+    for (size_t i = 0; i < numStates; ++i)
+      local[body.input(i).name()] = TensorValue{iterArgs[i], {}};
+    for (auto [j, scan] : llvm::enumerate(scans)) {
+      auto type = cast<RankedTensorType>(scan.getType());
+      int64_t axis = inAxes[j], rank = type.getRank();
+      SmallVector<OpFoldResult> offsets(rank, builder.getIndexAttr(0)),
+          sizes, strides(rank, builder.getIndexAttr(1));
+      SmallVector<int64_t> sliceShape;
+      for (int64_t d = 0; d < rank; ++d) {
+        sizes.push_back(
+            builder.getIndexAttr(d == axis ? 1 : type.getDimSize(d)));
+        if (d != axis)
+          sliceShape.push_back(type.getDimSize(d));
+      }
+      offsets[axis] =
+          inDirections[j]
+              ? OpFoldResult(
+                    arith::SubIOp::create(
+                        builder, loc,
+                        arith::ConstantIndexOp::create(builder, loc, length - 1),
+                        iv)
+                        .getResult())
+              : OpFoldResult(iv);
+      Value slice = tensor::ExtractSliceOp::create(
+          builder, loc,
+          RankedTensorType::get(sliceShape, type.getElementType()), scan,
+          offsets, sizes, strides);
+      local[body.input(numStates + j).name()] = TensorValue{slice, {}};
+    }
+  };
+  return stackedLoop(
+      body, states, length, /*leading=*/0, bind,
+      [](ArrayRef<Value>) { return success(); }, outAxes, outDirections, loc,
+      table, error);
 }
 
 LogicalResult GraphImporter::importScan(const onnx::NodeProto &node,
@@ -475,9 +499,13 @@ LogicalResult GraphImporter::importLoop(const onnx::NodeProto &node,
     return error() << "the body takes " << body->input_size()
                    << " inputs and gives " << body->output_size()
                    << " outputs for " << n << " loop-carried values";
-  if (body->output_size() > n + 1 || node.output_size() > n)
-    return error() << "scan outputs are not supported yet (their length is "
-                      "the number of iterations, known only at run time)";
+  int64_t k = body->output_size() - n - 1;
+  if (node.output_size() > n + k)
+    return error() << "has " << node.output_size() << " outputs; the body "
+                   << "gives " << n << " loop-carried values and " << k
+                   << " scan outputs";
+  if (k > 0)
+    return importCountedLoop(node, name, loc, table, *body, n, k);
 
   // A one-element tensor's element, for the trip count and conditions.
   auto scalar = [&](Value v, Type elem, StringRef what) -> FailureOr<Value> {
@@ -586,5 +614,93 @@ LogicalResult GraphImporter::importLoop(const onnx::NodeProto &node,
   for (int64_t i = 0; i < node.output_size(); ++i)
     if (!node.output(i).empty())
       table[node.output(i)] = TensorValue{loop.getResult(2 + i), {}};
+  return success();
+}
+
+LogicalResult GraphImporter::importCountedLoop(const onnx::NodeProto &node,
+                                               StringRef name, Location loc,
+                                               ValueTable &table,
+                                               const onnx::GraphProto &body,
+                                               int64_t n, int64_t k) {
+  auto error = [&]() {
+    InFlightDiagnostic d = emitError(loc);
+    d << "node '" << name << "' (Loop, opset " << model.opset << "): ";
+    return d;
+  };
+  // Scan outputs have one entry per iteration: the count must be known, so
+  // M is a compile-time constant and nothing can end the loop early.
+  onnx::NodeProto named = node;
+  named.set_name(name.str());
+  NodeContext context(named, model.opset, builder, loc, table, inferred,
+                      &deferred);
+  auto oneValue = [&](unsigned i) -> std::optional<int64_t> {
+    DenseElementsAttr c = context.constantInput(i);
+    if (!c || c.getNumElements() != 1)
+      return std::nullopt;
+    if (c.getElementType().isInteger(1))
+      return *c.getValues<bool>().begin() ? 1 : 0;
+    if (c.getElementType().isInteger(64))
+      return (*c.getValues<APInt>().begin()).getSExtValue();
+    return std::nullopt;
+  };
+  if (node.input(0).empty())
+    return error() << "scan outputs need the trip count 'M' (their length "
+                      "is the number of iterations)";
+  std::optional<int64_t> trips = oneValue(0);
+  if (!trips)
+    return context.notConstant(0, "M, the trip count of a Loop with scan "
+                                  "outputs");
+  if (!node.input(1).empty()) {
+    std::optional<int64_t> cond = oneValue(1);
+    if (!cond)
+      return context.notConstant(1, "cond, the condition of a Loop with scan "
+                                    "outputs");
+    if (*cond == 0)
+      trips = 0;
+  }
+  if (*trips < 1)
+    return error() << "runs no iteration, which leaves its scan outputs "
+                      "empty (Tessel has no empty tensors)";
+  SmallVector<Value> carried;
+  for (int64_t i = 0; i < n; ++i)
+    carried.push_back(table[node.input(2 + i)].value);
+  Type i64 = builder.getI64Type(), i1 = builder.getI1Type();
+  Value condIn;
+  auto bind = [&](ValueTable &local, Value iv, ValueRange iterArgs) {
+    Value i = arith::IndexCastOp::create(builder, loc, i64, iv);
+    local[body.input(0).name()] = TensorValue{
+        tensor::FromElementsOp::create(builder, loc,
+                                       RankedTensorType::get({}, i64), i),
+        {}};
+    auto condType = RankedTensorType::get({}, i1);
+    auto trueAttr = DenseElementsAttr::get(condType, true);
+    condIn = materializeConstant(builder, loc, trueAttr);
+    local[body.input(1).name()] = TensorValue{condIn, trueAttr};
+    for (int64_t j = 0; j < n; ++j)
+      local[body.input(2 + j).name()] = TensorValue{iterArgs[j], {}};
+  };
+  // The body's condition must stay true: the condition it was given
+  // (an Identity), or a true constant.
+  auto checkCond = [&](ArrayRef<Value> leading) -> LogicalResult {
+    Value c = leading.front();
+    DenseElementsAttr value;
+    if (c == condIn ||
+        (matchPattern(c, m_Constant(&value)) &&
+         value.getElementType().isInteger(1) && value.isSplat() &&
+         value.getSplatValue<bool>()))
+      return success();
+    return error() << "the body's condition output may turn false, which "
+                      "would end the loop early and shorten its scan "
+                      "outputs (not supported)";
+  };
+  SmallVector<int64_t> zeros(k, 0);
+  FailureOr<SmallVector<Value>> results =
+      stackedLoop(body, carried, *trips, /*leading=*/1, bind, checkCond,
+                  zeros, zeros, loc, table, error);
+  if (failed(results))
+    return failure();
+  for (int64_t i = 0; i < node.output_size(); ++i)
+    if (!node.output(i).empty())
+      table[node.output(i)] = TensorValue{(*results)[i], {}};
   return success();
 }

@@ -60,11 +60,17 @@ private:
   /// sequence carrying the state variables and the scan outputs.
   LogicalResult importScan(const onnx::NodeProto &node, StringRef name,
                            Location loc, ValueTable &table);
-  /// ONNX Loop without scan outputs: an scf.while carrying the iteration
-  /// number, the condition and the loop-carried values; the trip count and
-  /// the condition may be run-time values.
+  /// ONNX Loop: without scan outputs an scf.while carrying the iteration
+  /// number, the condition and the loop-carried values (the trip count and
+  /// the condition may be run-time values); with them importCountedLoop.
   LogicalResult importLoop(const onnx::NodeProto &node, StringRef name,
                            Location loc, ValueTable &table);
+  /// A Loop with scan outputs: an scf.for of a compile-time trip count
+  /// (their length), when nothing can end it early.
+  LogicalResult importCountedLoop(const onnx::NodeProto &node, StringRef name,
+                                  Location loc, ValueTable &table,
+                                  const onnx::GraphProto &body, int64_t n,
+                                  int64_t k);
   /// The loop of one Scan over static `scans` (each along its axis, in its
   /// direction); the final states, then the scan outputs (each along its
   /// axis, in its direction). Errors are prefixed by `error`.
@@ -74,6 +80,20 @@ private:
            ArrayRef<int64_t> outAxes, ArrayRef<int64_t> outDirections,
            int64_t length, Location loc, const ValueTable &table,
            llvm::function_ref<InFlightDiagnostic()> error);
+  /// `length` steps of `body` in an scf.for: its first `leading` outputs
+  /// are handed to `checkLeading`, the next ones are the `carried` values'
+  /// next values, the rest are stacked along `outAxes` in `outDirections`.
+  /// `bind` maps the body's inputs from the induction variable and the
+  /// carried values. Returns the final carried values, then the stacked
+  /// outputs.
+  FailureOr<SmallVector<Value>> stackedLoop(
+      const onnx::GraphProto &body, ValueRange carried, int64_t length,
+      int64_t leading,
+      llvm::function_ref<void(ValueTable &, Value, ValueRange)> bind,
+      llvm::function_ref<LogicalResult(ArrayRef<Value>)> checkLeading,
+      ArrayRef<int64_t> outAxes, ArrayRef<int64_t> outDirections,
+      Location loc, const ValueTable &table,
+      llvm::function_ref<InFlightDiagnostic()> error);
   /// A subgraph's initializers and nodes into `table` (a copy of the outer
   /// scope's), at the builder's insertion point.
   LogicalResult importSubgraph(const onnx::GraphProto &graph,

@@ -103,6 +103,41 @@ def build(kind):
                                 name="while_loop", body=body)
         return [node], [vi("c", [], TensorProto.BOOL), vi("v", [1])], \
             [vi("v_final", [1])], [limit]
+    if kind == "loop-counted":
+        # M = 3 (an initializer): x <- x + i, and each step's x stacked.
+        m = numpy_helper.from_array(np.array(3, np.int64), "m")
+        body = helper.make_graph(
+            [helper.make_node("Identity", ["c_in"], ["c_out"]),
+             helper.make_node("Cast", ["i"], ["fi"], to=TensorProto.FLOAT),
+             helper.make_node("Add", ["x_in", "fi"], ["x_out"]),
+             helper.make_node("Identity", ["x_out"], ["s"])],
+            "body", [vi("i", [], TensorProto.INT64),
+                     vi("c_in", [], TensorProto.BOOL), vi("x_in", [2])],
+            [vi("c_out", [], TensorProto.BOOL), vi("x_out", [2]),
+             vi("s", [2])])
+        node = helper.make_node("Loop", ["m", "", "x"], ["x_final", "ys"],
+                                name="counted_loop", body=body)
+        return [node], [vi("x", [2])], \
+            [vi("x_final", [2]), vi("ys", [3, 2])], [m]
+    if kind == "loop-early-exit":
+        # Scan outputs, but the body may end the loop early.
+        m = numpy_helper.from_array(np.array(3, np.int64), "m")
+        body = helper.make_graph(
+            [helper.make_node("ReduceMax", ["x_in"], ["mx"], keepdims=0),
+             helper.make_node("Constant", [], ["lim"],
+                              value=numpy_helper.from_array(
+                                  np.array(10, np.float32))),
+             helper.make_node("Less", ["mx", "lim"], ["c_out"]),
+             helper.make_node("Add", ["x_in", "x_in"], ["x_out"]),
+             helper.make_node("Identity", ["x_out"], ["s"])],
+            "body", [vi("i", [], TensorProto.INT64),
+                     vi("c_in", [], TensorProto.BOOL), vi("x_in", [2])],
+            [vi("c_out", [], TensorProto.BOOL), vi("x_out", [2]),
+             vi("s", [2])])
+        node = helper.make_node("Loop", ["m", "", "x"], ["x_final", "ys"],
+                                name="early_loop", body=body)
+        return [node], [vi("x", [2])], \
+            [vi("x_final", [2]), vi("ys", ["n", 2])], [m]
     if kind == "loop-scan-output":
         body = helper.make_graph(
             [helper.make_node("Identity", ["c_in"], ["c_out"]),
