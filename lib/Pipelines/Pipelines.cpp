@@ -159,6 +159,14 @@ void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
   // Dynamic sizes of elementwise operands are checked to broadcast before
   // tosa-to-linalg trusts them.
   pm.addPass(createTesselCheckBroadcasts());
+  // Gather and scatter indices the importer marked (tessel.check_indices)
+  // are checked at run time: one out of range fails the call.
+  // (Clamped instead where the host cannot read device values: the GPU.)
+  TesselLowerIndexChecksOptions indexChecks;
+  indexChecks.report = getTargetBackend(options.target)
+                           .capabilities(nullptr)
+                           .hostReadsResults;
+  pm.addPass(createTesselLowerIndexChecks(indexChecks));
   // Control flow first: tosa-to-linalg is a full conversion and would
   // reject tosa.cond_if / tosa.while_loop bodies.
   pm.addNestedPass<func::FuncOp>(createTosaToSCFPass());

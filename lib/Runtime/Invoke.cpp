@@ -172,6 +172,9 @@ void invoke(const tessel_function *fn, tessel_tensor_t *const *inputs,
                     "called with inconsistent sizes, or operands of an "
                     "elementwise op or a matmul whose sizes do not "
                     "broadcast)"
+              : rc == TESSEL_ENTRY_INDEX_OUT_OF_RANGE
+                  ? " (an index input is out of range: a gather or "
+                    "scatter index outside the dimension it indexes)"
                   : ""));
   for (size_t i = 0; i < nOut; ++i)
     if (allocated[i])

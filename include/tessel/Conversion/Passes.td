@@ -115,6 +115,32 @@ def TesselCheckBroadcasts
                            "::mlir::tensor::TensorDialect"];
 }
 
+def TesselLowerIndexChecks
+    : Pass<"tessel-lower-index-checks", "::mlir::ModuleOp"> {
+  let summary = "Expand tessel.check_indices into a run-time range check";
+  let description = [{
+    Each `tessel.check_indices %idx {lower, upper}` becomes a reduction
+    over the indices (is every one in `[lower, upper)`?) and one `scf.if`:
+    where they are, the indices themselves; otherwise a call of
+    `__tessel_set_status` with `TESSEL_ENTRY_INDEX_OUT_OF_RANGE` (the entry
+    call fails with it) and zeros, which are in range, so the gather or
+    scatter that reads them stays in bounds. Run before `tosa-to-linalg`,
+    next to `tessel-check-broadcasts`. With `report=false` (a target whose
+    host cannot read values computed on the device, the GPU's) each index
+    is clamped into the range instead: still in bounds, but the call does
+    not fail.
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"true",
+           "Fail the call on an index out of range (false: clamp it)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def TesselCopyRepeatedResults
     : Pass<"tessel-copy-repeated-results", "::mlir::ModuleOp"> {
   let summary = "Give every result of a public function its own tensor";

@@ -24,11 +24,16 @@ FailureOr<func::FuncOp> getOrDeclareStatusHelper(Operation *anchor,
 Value zeroTensor(OpBuilder &b, Location loc, RankedTensorType type,
                  ValueRange dynamicSizes);
 
-/// `values` where `ok` holds; otherwise the entry call fails with
-/// TESSEL_ENTRY_SHAPE_MISMATCH and `safe` builds what stands in for them
-/// (same types), so that the code after runs in bounds. Built at `b`'s
-/// insertion point as one scf.if; fails when the status helper cannot be
-/// declared.
+/// `values` where `ok` holds; otherwise the entry call fails with `status`
+/// (a TESSEL_ENTRY_* code) and `safe` builds what stands in for them (same
+/// types), so that the code after runs in bounds. Built at `b`'s insertion
+/// point as one scf.if; fails when the status helper cannot be declared.
+FailureOr<SmallVector<Value>>
+valuesOrFail(Operation *anchor, OpBuilder &b, Location loc, Value ok,
+             int32_t status, ValueRange values,
+             function_ref<SmallVector<Value>(OpBuilder &, Location)> safe);
+
+/// valuesOrFail with TESSEL_ENTRY_SHAPE_MISMATCH.
 FailureOr<SmallVector<Value>>
 valuesOrShapeMismatch(Operation *anchor, OpBuilder &b, Location loc, Value ok,
                       ValueRange values,

@@ -36,6 +36,11 @@ extern "C" {
  * tessel-check-broadcasts). */
 #define TESSEL_ENTRY_SHAPE_MISMATCH (-3)
 
+/* What an entry returns when an index input (of a gather or scatter) is out
+ * of the range its model allows (tessel.check_indices); the access reads
+ * and writes in bounds all the same. */
+#define TESSEL_ENTRY_INDEX_OUT_OF_RANGE (-4)
+
 /* What the runtime passes as an entry's `context` argument. struct_size lets
  * later runtimes append fields without breaking version-1 entries. */
 typedef struct tessel_invoke_context {

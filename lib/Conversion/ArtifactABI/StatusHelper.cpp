@@ -46,6 +46,14 @@ FailureOr<SmallVector<Value>> mlir::tessel::valuesOrShapeMismatch(
     Operation *anchor, OpBuilder &b, Location loc, Value ok,
     ValueRange values,
     function_ref<SmallVector<Value>(OpBuilder &, Location)> safe) {
+  return valuesOrFail(anchor, b, loc, ok, TESSEL_ENTRY_SHAPE_MISMATCH, values,
+                      safe);
+}
+
+FailureOr<SmallVector<Value>> mlir::tessel::valuesOrFail(
+    Operation *anchor, OpBuilder &b, Location loc, Value ok, int32_t status,
+    ValueRange values,
+    function_ref<SmallVector<Value>(OpBuilder &, Location)> safe) {
   FailureOr<func::FuncOp> fail = getOrDeclareStatusHelper(anchor, b, loc);
   if (failed(fail))
     return failure();
@@ -54,7 +62,7 @@ FailureOr<SmallVector<Value>> mlir::tessel::valuesOrShapeMismatch(
       [&](OpBuilder &t, Location l) { scf::YieldOp::create(t, l, values); },
       [&](OpBuilder &e, Location l) {
         Value code = arith::ConstantOp::create(
-            e, l, e.getI32IntegerAttr(TESSEL_ENTRY_SHAPE_MISMATCH));
+            e, l, e.getI32IntegerAttr(status));
         func::CallOp::create(e, l, *fail, ValueRange{code});
         scf::YieldOp::create(e, l, safe(e, l));
       });

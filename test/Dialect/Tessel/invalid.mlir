@@ -158,3 +158,19 @@ func.func @gelu_empty(%x: tensor<3x0xf32>) -> tensor<3x0xf32> {
   %0 = tessel.gelu %x : tensor<3x0xf32>
   return %0 : tensor<3x0xf32>
 }
+
+// -----
+
+func.func @check_indices_zero_out_of_range(%i: tensor<3xi64>) -> tensor<3xi64> {
+  // expected-error @+1 {{needs lower <= 0 < upper, got [1, 5)}}
+  %0 = tessel.check_indices %i {lower = 1 : i64, upper = 5 : i64} : tensor<3xi64>
+  return %0 : tensor<3xi64>
+}
+
+// -----
+
+func.func @check_indices_too_wide(%i: tensor<3xi8>) -> tensor<3xi8> {
+  // expected-error @+1 {{bounds [-300, 300) do not fit the 8-bit indices}}
+  %0 = tessel.check_indices %i {lower = -300 : i64, upper = 300 : i64} : tensor<3xi8>
+  return %0 : tensor<3xi8>
+}

@@ -54,6 +54,20 @@ LogicalResult LogSoftmaxOp::verify() {
 
 LogicalResult GeluOp::verify() { return verifyNonEmpty(*this); }
 
+LogicalResult CheckIndicesOp::verify() {
+  int64_t lower = getLower(), upper = getUpper();
+  // Zeros stand in for indices out of range: they must be in range.
+  if (!(lower <= 0 && 0 < upper))
+    return emitOpError() << "needs lower <= 0 < upper, got [" << lower << ", "
+                         << upper << ")";
+  unsigned bits = getIndices().getType().getElementTypeBitWidth();
+  if (bits < 64 && (lower < -(int64_t(1) << (bits - 1)) ||
+                    upper > (int64_t(1) << (bits - 1))))
+    return emitOpError() << "bounds [" << lower << ", " << upper
+                         << ") do not fit the " << bits << "-bit indices";
+  return success();
+}
+
 LogicalResult LayerNormOp::verify() {
   if (failed(verifyNonEmpty(*this)))
     return failure();

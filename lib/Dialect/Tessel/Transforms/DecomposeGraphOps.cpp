@@ -317,10 +317,11 @@ struct TesselDecomposeGraphOpsPass
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
     // Anything left could not be expanded (e.g. dynamic shapes): say which.
-    // Kernel ops (destination style, e.g. tessel.attention) stay.
+    // Kernel ops (destination style, e.g. tessel.attention) stay, and so
+    // do index checks (tessel-lower-index-checks expands them).
     WalkResult r = getOperation()->walk([](Operation *op) {
       if (isa_and_nonnull<TesselDialect>(op->getDialect()) &&
-          !isa<DestinationStyleOpInterface>(op)) {
+          !isa<DestinationStyleOpInterface, CheckIndicesOp>(op)) {
         op->emitError() << "cannot decompose '" << op->getName()
                         << "': dynamic shapes, and convolutions whose "
                            "windows see only padding, are not supported yet";

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Common.h"
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "llvm/Support/MathExtras.h"
@@ -605,10 +606,17 @@ LogicalResult convertSlice(NodeContext &ctx) {
 //===----------------------------------------------------------------------===//
 
 /// An i32 tensor of `indices` with negative entries wrapped by `dim`
-/// (ONNX allows [-dim, dim)).
-Value wrapIndices(NodeContext &ctx, Value indices, int64_t dim) {
+/// (ONNX allows [-dim, dim)). Unless `checked` is false (OneHot, where an
+/// index out of range selects nothing), an index out of [-dim, dim) fails
+/// the call at run time (tessel.check_indices, on the indices as given:
+/// before the cast to i32, which could wrap a 64-bit index into range).
+Value wrapIndices(NodeContext &ctx, Value indices, int64_t dim,
+                  bool checked = true) {
   Type i32 = ctx.builder().getI32Type();
   RankedTensorType t = typeOf(indices);
+  if (checked)
+    indices = tessel::CheckIndicesOp::create(ctx.builder(), ctx.loc(), t,
+                                             indices, -dim, dim);
   if (t.getElementType() != i32)
     indices = ctx.tosa().cast(indices, i32);
   auto ones = RankedTensorType::get(SmallVector<int64_t>(t.getRank(), 1), i32);
@@ -1037,7 +1045,8 @@ LogicalResult convertOneHot(NodeContext &ctx) {
   Value idx = ctx.input(0);
   if (isa<FloatType>(idxTy.getElementType()))
     idx = ctx.tosa().cast(idx, ctx.builder().getI32Type());
-  idx = ctx.tosa().reshape(wrapIndices(ctx, idx, depth), keepShape);
+  idx = ctx.tosa().reshape(wrapIndices(ctx, idx, depth, /*checked=*/false),
+                          keepShape);
   SmallVector<int64_t> iotaShape(rank + 1, 1);
   iotaShape[*axis] = depth;
   Value positions = ctx.materializeConstant(intsAttr(

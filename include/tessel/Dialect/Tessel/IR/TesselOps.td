@@ -150,6 +150,35 @@ def Tessel_GeluOp : Tessel_Op<"gelu", [Pure, SameOperandsAndResultType]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Run-time index checks
+//===----------------------------------------------------------------------===//
+
+def Tessel_CheckIndicesOp : Tessel_Op<"check_indices",
+    [SameOperandsAndResultType]> {
+  let summary = "Indices that must lie in [lower, upper), checked at run time";
+  let description = [{
+    The result is `indices` when every element lies in `[lower, upper)`;
+    otherwise the entry call fails with `TESSEL_ENTRY_INDEX_OUT_OF_RANGE`
+    and the result is zeros (in range: `lower <= 0 < upper`), so that the
+    gather or scatter reading it stays in bounds. Importers put it where
+    their format defines an out-of-range index as an error (ONNX Gather,
+    GatherElements, GatherND, ScatterElements, ScatterND: `[-dim, dim)`);
+    `tessel-lower-index-checks` expands it before the TOSA lowering. It has
+    an effect (failing the call), so it is neither folded away nor hoisted
+    out of a branch that does not run.
+
+    ```mlir
+    %i = tessel.check_indices %idx {lower = -5 : i64, upper = 5 : i64} : tensor<3xi64>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[AnySignlessInteger]>:$indices,
+                       I64Attr:$lower, I64Attr:$upper);
+  let results = (outs RankedTensorOf<[AnySignlessInteger]>:$result);
+  let assemblyFormat = "$indices attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Grouped 2-D convolution
 //===----------------------------------------------------------------------===//
 

@@ -1,0 +1,123 @@
+//===- LowerIndexChecks.cpp - tessel.check_indices at run time ------------===//
+//
+// A gather or scatter trusts its indices: one out of range reads or writes
+// out of bounds. Where a format defines such an index as an error, the
+// importer wraps the indices in tessel.check_indices; this pass expands
+// each into a reduction (every index in [lower, upper)?) and a guard that
+// fails the entry call and substitutes zeros, which are in range.
+//
+//===----------------------------------------------------------------------===//
+#include "tessel/Conversion/Passes.h"
+#include "tessel/Conversion/StatusHelper.h"
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Runtime/tessel_abi.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELLOWERINDEXCHECKS
+#include "tessel/Conversion/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+
+namespace {
+
+/// Whether every element of `indices` lies in [lower, upper), as an i1.
+Value allInRange(OpBuilder &b, Location loc, Value indices, int64_t lower,
+                 int64_t upper) {
+  auto type = cast<RankedTensorType>(indices.getType());
+  Type elem = type.getElementType();
+  int64_t rank = type.getRank();
+  // A rank-0 accumulator: every dimension is reduced.
+  Value init = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{},
+                                       b.getI1Type());
+  Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+  init = linalg::FillOp::create(b, loc, yes, init).getResult(0);
+  SmallVector<AffineMap> maps = {
+      b.getMultiDimIdentityMap(rank),
+      AffineMap::get(rank, 0, {}, b.getContext())};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::reduction);
+  auto reduce = linalg::GenericOp::create(
+      b, loc, init.getType(), ValueRange{indices}, ValueRange{init}, maps,
+      iterators, [&](OpBuilder &n, Location l, ValueRange args) {
+        Value lo = arith::ConstantOp::create(n, l, IntegerAttr::get(elem, lower));
+        Value hi = arith::ConstantOp::create(n, l, IntegerAttr::get(elem, upper));
+        Value above = arith::CmpIOp::create(n, l, arith::CmpIPredicate::sge,
+                                            args[0], lo);
+        Value below = arith::CmpIOp::create(n, l, arith::CmpIPredicate::slt,
+                                            args[0], hi);
+        Value in = arith::AndIOp::create(n, l, above, below);
+        linalg::YieldOp::create(n, l,
+                                ValueRange{arith::AndIOp::create(n, l, in, args[1])});
+      });
+  return tensor::ExtractOp::create(b, loc, reduce.getResult(0), ValueRange{});
+}
+
+/// `indices` clamped into [lower, upper), elementwise.
+Value clampInto(OpBuilder &b, Location loc, Value indices, int64_t lower,
+                int64_t upper) {
+  auto type = cast<RankedTensorType>(indices.getType());
+  Type elem = type.getElementType();
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      sizes.push_back(tensor::DimOp::create(b, loc, indices, d));
+  Value init = tensor::EmptyOp::create(b, loc, type.getShape(), elem, sizes);
+  SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(type.getRank()));
+  SmallVector<utils::IteratorType> iterators(type.getRank(),
+                                             utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, type, ValueRange{indices}, ValueRange{init}, maps,
+             iterators,
+             [&](OpBuilder &n, Location l, ValueRange args) {
+               Value lo = arith::ConstantOp::create(
+                   n, l, IntegerAttr::get(elem, lower));
+               Value hi = arith::ConstantOp::create(
+                   n, l, IntegerAttr::get(elem, upper - 1));
+               Value v = arith::MaxSIOp::create(n, l, args[0], lo);
+               linalg::YieldOp::create(
+                   n, l, ValueRange{arith::MinSIOp::create(n, l, v, hi)});
+             })
+      .getResult(0);
+}
+
+struct TesselLowerIndexChecksPass
+    : tessel::impl::TesselLowerIndexChecksBase<TesselLowerIndexChecksPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    SmallVector<tessel::CheckIndicesOp> checks;
+    getOperation().walk([&](tessel::CheckIndicesOp op) { checks.push_back(op); });
+    for (tessel::CheckIndicesOp op : checks) {
+      OpBuilder b(op);
+      Location loc = op.getLoc();
+      Value indices = op.getIndices();
+      auto type = cast<RankedTensorType>(indices.getType());
+      if (!report) {
+        op.replaceAllUsesWith(
+            clampInto(b, loc, indices, op.getLower(), op.getUpper()));
+        op.erase();
+        continue;
+      }
+      Value ok = allInRange(b, loc, indices, op.getLower(), op.getUpper());
+      FailureOr<SmallVector<Value>> checked = tessel::valuesOrFail(
+          op, b, loc, ok, TESSEL_ENTRY_INDEX_OUT_OF_RANGE, ValueRange{indices},
+          [&](OpBuilder &e, Location l) {
+            SmallVector<Value> sizes;
+            for (int64_t d = 0; d < type.getRank(); ++d)
+              if (type.isDynamicDim(d))
+                sizes.push_back(tensor::DimOp::create(e, l, indices, d));
+            return SmallVector<Value>{tessel::zeroTensor(e, l, type, sizes)};
+          });
+      if (failed(checked))
+        return signalPassFailure();
+      op.replaceAllUsesWith(checked->front());
+      op.erase();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,56 @@
+// RUN: tessel-opt %s -split-input-file -tessel-lower-index-checks | FileCheck %s
+
+// Every index must lie in [-4, 4): one reduction to an i1, then the
+// indices, or (the call failing with status -4) zeros.
+// CHECK-LABEL: func.func private @__tessel_set_status(i32)
+// CHECK-LABEL: func.func @gather_indices(
+// CHECK-SAME: %[[X:.*]]: tensor<4x3xf32>, %[[I:.*]]: tensor<2xi64>
+// CHECK: %[[ALL:.*]] = linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[I]] : tensor<2xi64>)
+// CHECK:   arith.constant -4 : i64
+// CHECK:   arith.constant 4 : i64
+// CHECK:   arith.cmpi sge
+// CHECK:   arith.cmpi slt
+// CHECK: %[[OK:.*]] = tensor.extract %[[ALL]][] : tensor<i1>
+// CHECK: %[[SAFE:.*]] = scf.if %[[OK]] -> (tensor<2xi64>) {
+// CHECK:   scf.yield %[[I]]
+// CHECK: } else {
+// CHECK:   %[[CODE:.*]] = arith.constant -4 : i32
+// CHECK:   call @__tessel_set_status(%[[CODE]])
+// CHECK:   linalg.fill
+// CHECK: tosa.cast %[[SAFE]]
+// CHECK-NOT: tessel.check_indices
+func.func @gather_indices(%x: tensor<4x3xf32>, %i: tensor<2xi64>) -> tensor<2xi32> {
+  %c = tessel.check_indices %i {lower = -4 : i64, upper = 4 : i64} : tensor<2xi64>
+  %0 = tosa.cast %c : (tensor<2xi64>) -> tensor<2xi32>
+  return %0 : tensor<2xi32>
+}
+
+// -----
+
+// Dynamic sizes: the zeros take the indices' sizes.
+// CHECK-LABEL: func.func @dynamic(
+// CHECK-SAME: %[[I:.*]]: tensor<?x2xi32>
+// CHECK: scf.if
+// CHECK: } else {
+// CHECK:   %[[D:.*]] = tensor.dim %[[I]], %c0
+// CHECK:   tensor.empty(%[[D]]) : tensor<?x2xi32>
+func.func @dynamic(%i: tensor<?x2xi32>) -> tensor<?x2xi32> {
+  %c = tessel.check_indices %i {lower = 0 : i64, upper = 10 : i64} : tensor<?x2xi32>
+  return %c : tensor<?x2xi32>
+}
+
+// -----
+
+// report=false (the GPU target): clamped into [lower, upper), no status.
+// RUN: tessel-opt %s -split-input-file -tessel-lower-index-checks=report=false | FileCheck %s --check-prefix=CLAMP
+// CLAMP-LABEL: func.func @clamped(
+// CLAMP-NOT: __tessel_set_status
+// CLAMP: linalg.generic
+// CLAMP:   %[[LO:.*]] = arith.constant -3 : i32
+// CLAMP:   %[[HI:.*]] = arith.constant 2 : i32
+// CLAMP:   %[[A:.*]] = arith.maxsi %{{.*}}, %[[LO]]
+// CLAMP:   arith.minsi %[[A]], %[[HI]]
+func.func @clamped(%i: tensor<5xi32>) -> tensor<5xi32> {
+  %c = tessel.check_indices %i {lower = -3 : i64, upper = 3 : i64} : tensor<5xi32>
+  return %c : tensor<5xi32>
+}
