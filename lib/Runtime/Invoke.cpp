@@ -87,6 +87,23 @@ private:
   std::map<std::string, std::pair<int64_t, std::string>> bound_;
 };
 
+/// Every id of a symbol input (i32, vocab V in the manifest) lies in [0, V).
+void checkSymbols(const tessel_function &fn, size_t index,
+                  const ManifestValue &expected, const tessel_tensor &got) {
+  if (expected.vocab <= 0 || got.dtype != TESSEL_DTYPE_I32)
+    return;
+  const int32_t *ids = static_cast<const int32_t *>(got.data);
+  for (size_t e = 0; e < got.numElements; ++e)
+    if (ids[e] < 0 || ids[e] >= expected.vocab)
+      fail(TESSEL_INVALID_ARGUMENT,
+           "function '" + fn.info.name + "': " +
+               describe("input", index, expected) + " holds symbol id " +
+               std::to_string(ids[e]) + " at element " + std::to_string(e) +
+               ", outside its vocabulary of " +
+               std::to_string(expected.vocab) + " (ids 0.." +
+               std::to_string(expected.vocab - 1) + ")");
+}
+
 void invoke(const tessel_function *fn, tessel_tensor_t *const *inputs,
             size_t nIn, tessel_tensor_t **outputs, size_t nOut,
             const tessel_invoke_options_t *options) {
@@ -109,6 +126,10 @@ void invoke(const tessel_function *fn, tessel_tensor_t *const *inputs,
   DimBinding binding(*fn);
   for (size_t i = 0; i < nIn; ++i)
     binding.check("input", i, info.inputs[i], inputs[i]);
+  // Symbol ids index their vocabulary's tables (sym.embed): one outside it
+  // would read out of bounds.
+  for (size_t i = 0; i < nIn; ++i)
+    checkSymbols(*fn, i, info.inputs[i], *inputs[i]);
   for (size_t i = 0; i < nOut; ++i)
     if (outputs[i])
       binding.check("output", i, info.outputs[i], outputs[i]);
