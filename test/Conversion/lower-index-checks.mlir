@@ -54,3 +54,23 @@ func.func @clamped(%i: tensor<5xi32>) -> tensor<5xi32> {
   %c = tessel.check_indices %i {lower = -3 : i64, upper = 3 : i64} : tensor<5xi32>
   return %c : tensor<5xi32>
 }
+
+// -----
+
+// A tosa.gather of computed indices (an MLIR model) is checked on [0, K);
+// constant indices in range are not.
+// CHECK-LABEL: func.func @raw_gather(
+// CHECK-SAME: %[[V:.*]]: tensor<1x5x2xf32>, %[[I:.*]]: tensor<1x3xi32>
+// CHECK: arith.constant 0 : i32
+// CHECK: arith.constant 5 : i32
+// CHECK: %[[SAFE:.*]] = scf.if
+// CHECK: tosa.gather %[[V]], %[[SAFE]]
+// CHECK: %[[C:.*]] = "tosa.const"() <{values = dense<{{\[}}[0, 4, 2]]> : tensor<1x3xi32>}>
+// CHECK-NOT: scf.if
+// CHECK: tosa.gather %[[V]], %[[C]]
+func.func @raw_gather(%v: tensor<1x5x2xf32>, %i: tensor<1x3xi32>) -> (tensor<1x3x2xf32>, tensor<1x3x2xf32>) {
+  %0 = tosa.gather %v, %i : (tensor<1x5x2xf32>, tensor<1x3xi32>) -> tensor<1x3x2xf32>
+  %c = "tosa.const"() <{values = dense<[[0, 4, 2]]> : tensor<1x3xi32>}> : () -> tensor<1x3xi32>
+  %1 = tosa.gather %v, %c : (tensor<1x5x2xf32>, tensor<1x3xi32>) -> tensor<1x3x2xf32>
+  return %0, %1 : tensor<1x3x2xf32>, tensor<1x3x2xf32>
+}

@@ -125,7 +125,10 @@ def TesselLowerIndexChecks
     `__tessel_set_status` with `TESSEL_ENTRY_INDEX_OUT_OF_RANGE` (the entry
     call fails with it) and zeros, which are in range, so the gather or
     scatter that reads them stays in bounds. Run before `tosa-to-linalg`,
-    next to `tessel-check-broadcasts`. With `report=false` (a target whose
+    next to `tessel-check-broadcasts`. Every `tosa.gather` and
+    `tosa.scatter` whose indices are not constants in range gets the check
+    on `[0, K)` first (TOSA leaves an index out of range undefined, and an
+    MLIR model may compute them). With `report=false` (a target whose
     host cannot read values computed on the device, the GPU's) each index
     is clamped into the range instead: still in bounds, but the call does
     not fail.
@@ -138,7 +141,8 @@ def TesselLowerIndexChecks
                            "::mlir::func::FuncDialect",
                            "::mlir::linalg::LinalgDialect",
                            "::mlir::scf::SCFDialect",
-                           "::mlir::tensor::TensorDialect"];
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::tessel::TesselDialect"];
 }
 
 def TesselCopyRepeatedResults

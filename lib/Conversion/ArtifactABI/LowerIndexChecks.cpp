@@ -15,6 +15,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/Matchers.h"
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELLOWERINDEXCHECKS
@@ -89,6 +91,29 @@ struct TesselLowerIndexChecksPass
     : tessel::impl::TesselLowerIndexChecksBase<TesselLowerIndexChecksPass> {
   using Base::Base;
   void runOnOperation() override {
+    // TOSA leaves an index out of range undefined: every gather and scatter
+    // whose indices are computed (MLIR models use them directly) gets the
+    // check on [0, K) too; a constant in range needs none.
+    getOperation().walk([&](Operation *op) {
+      if (!isa<tosa::GatherOp, tosa::ScatterOp>(op))
+        return;
+      Value values = op->getOperand(0), indices = op->getOperand(1);
+      auto valuesType = dyn_cast<RankedTensorType>(values.getType());
+      auto indicesType = dyn_cast<RankedTensorType>(indices.getType());
+      if (!valuesType || !indicesType || valuesType.getRank() != 3 ||
+          valuesType.isDynamicDim(1) || valuesType.getDimSize(1) < 1)
+        return;
+      int64_t k = valuesType.getDimSize(1);
+      DenseIntElementsAttr constant;
+      if (matchPattern(indices, m_Constant(&constant)) &&
+          llvm::all_of(constant.getValues<APInt>(), [&](const APInt &v) {
+            return !v.isNegative() && v.getSExtValue() < k;
+          }))
+        return;
+      OpBuilder b(op);
+      op->setOperand(1, tessel::CheckIndicesOp::create(
+                            b, op->getLoc(), indicesType, indices, 0, k));
+    });
     SmallVector<tessel::CheckIndicesOp> checks;
     getOperation().walk([&](tessel::CheckIndicesOp op) { checks.push_back(op); });
     for (tessel::CheckIndicesOp op : checks) {
