@@ -16,6 +16,14 @@ using namespace mlir;
 using namespace mlir::tessel::onnx_import;
 using namespace mlir::tessel::onnx_import::detail;
 
+InFlightDiagnostic GraphImporter::nodeError(Location loc, StringRef name,
+                                            StringRef opType) {
+  InFlightDiagnostic d = emitError(loc);
+  d << "node '" << name << "' (" << opType << ", opset " << model.opset
+    << "): ";
+  return d;
+}
+
 LogicalResult GraphImporter::importSubgraph(const onnx::GraphProto &graph,
                                            ValueTable &table) {
   if (graph.sparse_initializer_size() > 0)
@@ -39,11 +47,7 @@ LogicalResult GraphImporter::importSubgraph(const onnx::GraphProto &graph,
 LogicalResult GraphImporter::importIf(const onnx::NodeProto &node,
                                       StringRef name, Location loc,
                                       ValueTable &table) {
-  auto error = [&]() {
-    InFlightDiagnostic d = emitError(loc);
-    d << "node '" << name << "' (If, opset " << model.opset << "): ";
-    return d;
-  };
+  auto error = [&]() { return nodeError(loc, name, "If"); };
   const onnx::GraphProto *branches[2] = {nullptr, nullptr};
   for (const auto &a : node.attribute()) {
     int which = a.name() == "then_branch"   ? 0
@@ -312,11 +316,7 @@ FailureOr<SmallVector<Value>> GraphImporter::scanLoop(
 LogicalResult GraphImporter::importScan(const onnx::NodeProto &node,
                                         StringRef name, Location loc,
                                         ValueTable &table) {
-  auto error = [&]() {
-    InFlightDiagnostic d = emitError(loc);
-    d << "node '" << name << "' (Scan, opset " << model.opset << "): ";
-    return d;
-  };
+  auto error = [&]() { return nodeError(loc, name, "Scan"); };
   bool opset8 = model.opset < 9;
   const onnx::GraphProto *body = nullptr;
   std::optional<int64_t> numScans;
@@ -478,11 +478,7 @@ LogicalResult GraphImporter::importScan(const onnx::NodeProto &node,
 LogicalResult GraphImporter::importLoop(const onnx::NodeProto &node,
                                         StringRef name, Location loc,
                                         ValueTable &table) {
-  auto error = [&]() {
-    InFlightDiagnostic d = emitError(loc);
-    d << "node '" << name << "' (Loop, opset " << model.opset << "): ";
-    return d;
-  };
+  auto error = [&]() { return nodeError(loc, name, "Loop"); };
   const onnx::GraphProto *body = nullptr;
   for (const auto &a : node.attribute()) {
     if (a.name() != "body" || a.type() != onnx::AttributeProto::GRAPH)
@@ -622,11 +618,7 @@ LogicalResult GraphImporter::importCountedLoop(const onnx::NodeProto &node,
                                                ValueTable &table,
                                                const onnx::GraphProto &body,
                                                int64_t n, int64_t k) {
-  auto error = [&]() {
-    InFlightDiagnostic d = emitError(loc);
-    d << "node '" << name << "' (Loop, opset " << model.opset << "): ";
-    return d;
-  };
+  auto error = [&]() { return nodeError(loc, name, "Loop"); };
   // Scan outputs have one entry per iteration: the count must be known, so
   // M is a compile-time constant and nothing can end the loop early.
   onnx::NodeProto named = node;

@@ -94,6 +94,8 @@ private:
       ArrayRef<int64_t> outAxes, ArrayRef<int64_t> outDirections,
       Location loc, const ValueTable &table,
       llvm::function_ref<InFlightDiagnostic()> error);
+  /// An error prefixed "node 'NAME' (OP, opset N): ".
+  InFlightDiagnostic nodeError(Location loc, StringRef name, StringRef opType);
   /// A subgraph's initializers and nodes into `table` (a copy of the outer
   /// scope's), at the builder's insertion point.
   LogicalResult importSubgraph(const onnx::GraphProto &graph,

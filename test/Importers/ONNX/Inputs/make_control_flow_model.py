@@ -21,6 +21,18 @@ def branch(name, nodes, outputs, inits=()):
     return helper.make_graph(nodes, name, [], outputs, list(inits))
 
 
+def loop_body(nodes, carried, scanned=(), inits=()):
+    """A Loop body: inputs (i, c_in, each carried value's *_in), outputs
+    (c_out, each carried value's *_out, then the scanned ones)."""
+    return helper.make_graph(
+        nodes, "body",
+        [vi("i", [], TensorProto.INT64), vi("c_in", [], TensorProto.BOOL)]
+        + [vi(n + "_in", shape) for n, shape in carried],
+        [vi("c_out", [], TensorProto.BOOL)]
+        + [vi(n + "_out", shape) for n, shape in carried]
+        + [vi(n, shape) for n, shape in scanned], list(inits))
+
+
 def if_node(cond, out, then_g, else_g, name):
     return helper.make_node("If", [cond], [out], name=name,
                             then_branch=then_g, else_branch=else_g)
@@ -75,14 +87,12 @@ def build(kind):
         return m, [x, f], [vi("y", [2, 3])], []
     if kind == "loop-count":
         # x <- 2 x + i, M times (M at run time, no condition).
-        body = helper.make_graph(
+        body = loop_body(
             [helper.make_node("Identity", ["c_in"], ["c_out"]),
              helper.make_node("Cast", ["i"], ["fi"], to=TensorProto.FLOAT),
              helper.make_node("Add", ["x_in", "x_in"], ["twice"]),
              helper.make_node("Add", ["twice", "fi"], ["x_out"])],
-            "body", [vi("i", [], TensorProto.INT64),
-                     vi("c_in", [], TensorProto.BOOL), vi("x_in", [2])],
-            [vi("c_out", [], TensorProto.BOOL), vi("x_out", [2])])
+            [("x", [2])])
         node = helper.make_node("Loop", ["m", "", "x"], ["x_final"],
                                 name="count_loop", body=body)
         return [node], [vi("m", [], TensorProto.INT64), vi("x", [2])], \
@@ -92,13 +102,11 @@ def build(kind):
         # outer constant `limit` is read inside it).
         limit = numpy_helper.from_array(np.array([5], np.float32), "limit")
         one = numpy_helper.from_array(np.array([1], np.float32), "one")
-        body = helper.make_graph(
+        body = loop_body(
             [helper.make_node("Add", ["v_in", "one"], ["v_out"]),
              helper.make_node("Less", ["v_out", "limit"], ["c1"]),
              helper.make_node("Squeeze", ["c1"], ["c_out"])],
-            "body", [vi("i", [], TensorProto.INT64),
-                     vi("c_in", [], TensorProto.BOOL), vi("v_in", [1])],
-            [vi("c_out", [], TensorProto.BOOL), vi("v_out", [1])], [one])
+            [("v", [1])], inits=[one])
         node = helper.make_node("Loop", ["", "c", "v"], ["v_final"],
                                 name="while_loop", body=body)
         return [node], [vi("c", [], TensorProto.BOOL), vi("v", [1])], \
@@ -106,15 +114,12 @@ def build(kind):
     if kind == "loop-counted":
         # M = 3 (an initializer): x <- x + i, and each step's x stacked.
         m = numpy_helper.from_array(np.array(3, np.int64), "m")
-        body = helper.make_graph(
+        body = loop_body(
             [helper.make_node("Identity", ["c_in"], ["c_out"]),
              helper.make_node("Cast", ["i"], ["fi"], to=TensorProto.FLOAT),
              helper.make_node("Add", ["x_in", "fi"], ["x_out"]),
              helper.make_node("Identity", ["x_out"], ["s"])],
-            "body", [vi("i", [], TensorProto.INT64),
-                     vi("c_in", [], TensorProto.BOOL), vi("x_in", [2])],
-            [vi("c_out", [], TensorProto.BOOL), vi("x_out", [2]),
-             vi("s", [2])])
+            [("x", [2])], [("s", [2])])
         node = helper.make_node("Loop", ["m", "", "x"], ["x_final", "ys"],
                                 name="counted_loop", body=body)
         return [node], [vi("x", [2])], \
@@ -122,7 +127,7 @@ def build(kind):
     if kind == "loop-early-exit":
         # Scan outputs, but the body may end the loop early.
         m = numpy_helper.from_array(np.array(3, np.int64), "m")
-        body = helper.make_graph(
+        body = loop_body(
             [helper.make_node("ReduceMax", ["x_in"], ["mx"], keepdims=0),
              helper.make_node("Constant", [], ["lim"],
                               value=numpy_helper.from_array(
@@ -130,23 +135,17 @@ def build(kind):
              helper.make_node("Less", ["mx", "lim"], ["c_out"]),
              helper.make_node("Add", ["x_in", "x_in"], ["x_out"]),
              helper.make_node("Identity", ["x_out"], ["s"])],
-            "body", [vi("i", [], TensorProto.INT64),
-                     vi("c_in", [], TensorProto.BOOL), vi("x_in", [2])],
-            [vi("c_out", [], TensorProto.BOOL), vi("x_out", [2]),
-             vi("s", [2])])
+            [("x", [2])], [("s", [2])])
         node = helper.make_node("Loop", ["m", "", "x"], ["x_final", "ys"],
                                 name="early_loop", body=body)
         return [node], [vi("x", [2])], \
             [vi("x_final", [2]), vi("ys", ["n", 2])], [m]
     if kind == "loop-scan-output":
-        body = helper.make_graph(
+        body = loop_body(
             [helper.make_node("Identity", ["c_in"], ["c_out"]),
              helper.make_node("Identity", ["x_in"], ["x_out"]),
              helper.make_node("Identity", ["x_in"], ["s"])],
-            "body", [vi("i", [], TensorProto.INT64),
-                     vi("c_in", [], TensorProto.BOOL), vi("x_in", [2])],
-            [vi("c_out", [], TensorProto.BOOL), vi("x_out", [2]),
-             vi("s", [2])])
+            [("x", [2])], [("s", [2])])
         node = helper.make_node("Loop", ["m", "", "x"], ["x_final", "ys"],
                                 name="scan_loop", body=body)
         return [node], [vi("m", [], TensorProto.INT64), vi("x", [2])], \
