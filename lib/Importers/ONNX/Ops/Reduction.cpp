@@ -13,6 +13,8 @@
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 
@@ -410,6 +412,27 @@ Value shiftAlong(NodeContext &ctx, Value x, int64_t axis, int64_t s) {
                              splatConstant(ctx, scalarTy, 0.0));
 }
 
+/// The cumulative sum of `x` along `axis` (a static one).
+Value cumSumAlong(NodeContext &ctx, Value x, int64_t axis, bool exclusive,
+                  bool reverse) {
+  RankedTensorType type = typeOf(x);
+  int64_t n = type.getDimSize(axis);
+  x = ctx.tosa().widen(x);
+  if (reverse)
+    x = tosa::ReverseOp::create(ctx.builder(), ctx.loc(), x.getType(), x,
+                                static_cast<uint32_t>(axis));
+  if (exclusive && n > 0)
+    x = shiftAlong(ctx, x, axis, 1);
+  // Hillis-Steele scan: after the step with shift s, each element holds
+  // the sum of the 2s elements ending at it; log2(n) steps.
+  for (int64_t s = 1; s < n; s *= 2)
+    x = ctx.tosa().add(x, shiftAlong(ctx, x, axis, s));
+  if (reverse)
+    x = tosa::ReverseOp::create(ctx.builder(), ctx.loc(), x.getType(), x,
+                                static_cast<uint32_t>(axis));
+  return ctx.tosa().narrow(x, type.getElementType());
+}
+
 LogicalResult convertCumSum(NodeContext &ctx) {
   Value x = ctx.input(0);
   RankedTensorType type = typeOf(x);
@@ -417,28 +440,54 @@ LogicalResult convertCumSum(NodeContext &ctx) {
   FailureOr<int64_t> reverse = ctx.intAttr("reverse", 0);
   if (failed(exclusive) || failed(reverse))
     return failure();
-  FailureOr<SmallVector<int64_t>> axisIn = ctx.constantInts(1, "axis");
-  if (failed(axisIn))
-    return failure();
-  FailureOr<int64_t> axis =
-      normalizeAxis(ctx, axisIn->front(), type.getRank(), "axis");
-  if (failed(axis))
-    return failure();
-  int64_t n = type.getDimSize(*axis);
-  x = ctx.tosa().widen(x);
-  if (*reverse)
-    x = tosa::ReverseOp::create(ctx.builder(), ctx.loc(), x.getType(), x,
-                                static_cast<uint32_t>(*axis));
-  if (*exclusive && n > 0)
-    x = shiftAlong(ctx, x, *axis, 1);
-  // Hillis-Steele scan: after the step with shift s, each element holds
-  // the sum of the 2s elements ending at it; log2(n) steps.
-  for (int64_t s = 1; s < n; s *= 2)
-    x = ctx.tosa().add(x, shiftAlong(ctx, x, *axis, s));
-  if (*reverse)
-    x = tosa::ReverseOp::create(ctx.builder(), ctx.loc(), x.getType(), x,
-                                static_cast<uint32_t>(*axis));
-  ctx.setOutput(0, ctx.tosa().narrow(x, type.getElementType()));
+  int64_t rank = type.getRank();
+  if (DenseElementsAttr c = ctx.constantInput(1)) {
+    FailureOr<SmallVector<int64_t>> axisIn = ctx.constantInts(1, "axis");
+    if (failed(axisIn))
+      return failure();
+    FailureOr<int64_t> axis = normalizeAxis(ctx, axisIn->front(), rank, "axis");
+    if (failed(axis))
+      return failure();
+    ctx.setOutput(0, cumSumAlong(ctx, x, *axis, *exclusive, *reverse));
+    return success();
+  }
+  // An axis known only at run time (it does not change the shape): one
+  // sum per possible axis, the one taken chosen by an scf.index_switch.
+  // The axis is checked to lie in [-rank, rank) (the call fails if not).
+  RankedTensorType axisType = ctx.inputType(1);
+  if (!axisType || !isa<IntegerType>(axisType.getElementType()) ||
+      !axisType.hasStaticShape() || axisType.getNumElements() != 1 || rank < 1)
+    return ctx.emitError() << "axis must be a one-element integer tensor and "
+                              "the input of rank >= 1";
+  OpBuilder &b = ctx.builder();
+  Location loc = ctx.loc();
+  Value checked = tessel::CheckIndicesOp::create(b, loc, axisType,
+                                                 ctx.input(1), -rank, rank);
+  SmallVector<Value> zeros(axisType.getRank(),
+                           arith::ConstantIndexOp::create(b, loc, 0));
+  Value axis = arith::IndexCastOp::create(
+      b, loc, b.getIndexType(), tensor::ExtractOp::create(b, loc, checked, zeros));
+  Value rankIndex = arith::ConstantIndexOp::create(b, loc, rank);
+  Value negative = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::slt, axis,
+      arith::ConstantIndexOp::create(b, loc, 0));
+  axis = arith::SelectOp::create(
+      b, loc, negative, arith::AddIOp::create(b, loc, axis, rankIndex), axis);
+  SmallVector<int64_t> cases = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  auto sw = scf::IndexSwitchOp::create(b, loc, TypeRange{type}, axis, cases,
+                                       rank);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    // Unreachable once the axis is checked: zeros.
+    b.setInsertionPointToStart(&sw.getDefaultRegion().emplaceBlock());
+    scf::YieldOp::create(b, loc, splatConstant(ctx, type, 0.0));
+    for (int64_t k = 0; k < rank; ++k) {
+      b.setInsertionPointToStart(&sw.getCaseRegions()[k].emplaceBlock());
+      scf::YieldOp::create(b, loc,
+                           cumSumAlong(ctx, x, k, *exclusive, *reverse));
+    }
+  }
+  ctx.setOutput(0, sw.getResult(0));
   return success();
 }
 

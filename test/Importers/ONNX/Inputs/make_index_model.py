@@ -1,5 +1,5 @@
-"""One-node ONNX models whose indices are graph inputs, for the run-time
-index checks (generated at test time so no binary is committed).
+"""One-node ONNX models whose indices (or axis) are graph inputs, for the
+run-time index checks (generated at test time so no binary is committed).
 
   make_index_model.py KIND OUT.onnx
 """
@@ -36,6 +36,10 @@ def build(kind):
         return (helper.make_node("ScatterND", ["x", "i", "u"], ["y"]),
                 [vi("x", [2, 3]), vi("i", [1, 2], I64), vi("u", [1])],
                 vi("y", [2, 3]))
+    if kind == "cumsum":
+        # The axis is an input: any of [-2, 2) at run time.
+        return (helper.make_node("CumSum", ["x", "axis"], ["y"]),
+                [vi("x", [2, 3]), vi("axis", [], I64)], vi("y", [2, 3]))
     raise SystemExit("unknown kind " + kind)
 
 
