@@ -13,15 +13,6 @@
 #include <math.h>
 #include <stdio.h>
 
-static float *pack_dense(const float *b, int64_t K, int64_t N) {
-  const int64_t NR = TESSEL_KERNEL_NR, P = (N + NR - 1) / NR;
-  float *bp = calloc((size_t)(P * K * NR), sizeof(float));
-  for (int64_t k = 0; k < K; ++k)
-    for (int64_t n = 0; n < N; ++n)
-      bp[((n / NR) * K + k) * NR + n % NR] = b[k * N + n];
-  return bp;
-}
-
 int main(int argc, char **argv) {
   if (argc < 4) {
     fprintf(stderr, "usage: dense_gemm M N K [ITERS]\n");

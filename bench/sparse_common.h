@@ -18,6 +18,16 @@ static double now(void) {
 
 static float frand(void) { return (float)rand() / RAND_MAX - 0.5f; }
 
+/* B (K x N) packed for the dense kernel: panels of NR columns. */
+static float *pack_dense(const float *b, int64_t K, int64_t N) {
+  const int64_t NR = TESSEL_KERNEL_NR, P = (N + NR - 1) / NR;
+  float *bp = calloc((size_t)(P * K * NR), sizeof(float));
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t n = 0; n < N; ++n)
+      bp[((n / NR) * K + k) * NR + n % NR] = b[k * N + n];
+  return bp;
+}
+
 /* The best of `reps` timings of `iters` calls. */
 #define TIME(best, reps, iters, call)                                          \
   do {                                                                         \

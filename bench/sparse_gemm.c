@@ -12,16 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* B (K x N) packed for the dense kernel: panels of NR columns. */
-static float *pack_dense(const float *b, int64_t K, int64_t N) {
-  const int64_t NR = TESSEL_KERNEL_NR, P = (N + NR - 1) / NR;
-  float *bp = calloc((size_t)(P * K * NR), sizeof(float));
-  for (int64_t k = 0; k < K; ++k)
-    for (int64_t n = 0; n < N; ++n)
-      bp[((n / NR) * K + k) * NR + n % NR] = b[k * N + n];
-  return bp;
-}
-
 int main(int argc, char **argv) {
   int64_t shapes[][3] = {{128, 768, 768}, {128, 3072, 768}, {128, 768, 3072}};
   size_t nshapes = sizeof shapes / sizeof shapes[0];
