@@ -14,8 +14,13 @@ int tk_has_vnni(void);
 int tk_has_avx2(void);
 int tk_has_vbmi(void);
 int tk_has_avx512bf16(void);
+/* The microarchitecture, where a kernel's best form depends on it (not on
+ * the ISA): TK_UARCH_ZEN4 is AMD family 25 with AVX-512, TK_UARCH_ZEN5
+ * family 26 and later. */
+enum { TK_UARCH_OTHER, TK_UARCH_INTEL, TK_UARCH_ZEN4, TK_UARCH_ZEN5 };
+int tk_cpu_uarch(void);
 /* Whether the fp32 AVX-512 tile should take its activations as embedded
- * broadcasts (AMD) or broadcast them first (Intel, and unknown vendors);
+ * broadcasts (Zen 4) or broadcast them first (everything else);
  * TESSEL_KERNELS_F32_BROADCAST=embedded|separate chooses. */
 int tk_f32_embedded_broadcast(void);
 
