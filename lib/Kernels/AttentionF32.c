@@ -245,7 +245,8 @@ void tessel_kernel_attention_f32(
     abort();
   job.kt = scratch;
   job.vp = scratch + kt_floats;
-  tk_parallel_for(B, pack_batch, &job);
-  tk_parallel_for(B * job.row_tiles, run_tile, &job);
+  const int threads = tk_threads_for(B * M * N * (D + Dv));
+  tk_parallel_for_on(threads, B, pack_batch, &job);
+  tk_parallel_for_on(threads, B * job.row_tiles, run_tile, &job);
   free(scratch);
 }

@@ -63,6 +63,8 @@ typedef struct {
   int64_t cblock;          /* channels per reduction block */
   int64_t row_chunks;
   int64_t chunk_rows, fblock; /* rows and panels per task */
+  int64_t f_blocks;
+  int bands;               /* threads: tasks in bands of rows (see run_task) */
 } job_t;
 
 /* The epilogue of a micro-kernel call: (+ C) (+ bias) (clamp), stored. */
@@ -461,11 +463,30 @@ static void micro_dispatch(int mr, int nv, int nr, int64_t ntaps,
 
 static void run_task(void *arg, int64_t task) {
   const job_t *j = (const job_t *)arg;
-  /* task = (fb * N + n) * row_chunks + rc: consecutive tasks share one
-   * weight block */
-  const int64_t rc = task % j->row_chunks;
-  const int64_t n = (task / j->row_chunks) % j->N;
-  const int64_t fb = task / (j->row_chunks * j->N);
+  /* One thread: task = (fb * N + n) * row_chunks + rc, consecutive tasks
+   * share one weight block. On T threads the row chunks u = n *
+   * row_chunks + rc are cut into T bands (tk_parallel_for_bands), band b
+   * holding units [b U / T, (b + 1) U / T) and their tasks in the same
+   * order within the band: thread b computes the same rows of every
+   * layer. */
+  int64_t u = task, fb = 0;
+  if (j->bands > 1) {
+    const int64_t U = j->N * j->row_chunks, T = j->bands;
+    int64_t b = task / j->f_blocks * T / U;
+    while (b + 1 < T && (b + 1) * U / T * j->f_blocks <= task)
+      ++b;
+    while (b > 0 && b * U / T * j->f_blocks > task)
+      --b;
+    const int64_t u0 = b * U / T, len = (b + 1) * U / T - u0;
+    const int64_t t = task - u0 * j->f_blocks;
+    fb = t / len;
+    u = u0 + t % len;
+  } else {
+    fb = task / (j->row_chunks * j->N);
+    u = task % (j->row_chunks * j->N);
+  }
+  const int64_t rc = u % j->row_chunks;
+  const int64_t n = u / j->row_chunks;
   const int64_t rows = j->OH * j->OW;
   const int64_t r0 = rc * j->chunk_rows;
   const int64_t r1 = r0 + j->chunk_rows < rows ? r0 + j->chunk_rows
@@ -669,7 +690,7 @@ static void conv_gemm(
    * every thread gets work and the last task does not run alone. */
   const int64_t npanels = (F + TK_NR - 1) / TK_NR;
   int64_t chunk_rows = ROW_TILES * TK_MR, fblock = FBLOCK;
-  const int threads = tk_num_threads();
+  const int threads = tk_threads_for(N * rows * F * KH * KW * C);
   for (;;) {
     const int64_t tasks = N * ((rows + chunk_rows - 1) / chunk_rows) *
                           ((npanels + fblock - 1) / fblock);
@@ -707,8 +728,16 @@ static void conv_gemm(
                (wpb ? (KH * KW * C + 1) & ~(int64_t)1 : KH * KW * C) * TK_NR,
                out,      out_sn,   out_sh,    out_sw,   out_sf,
                bias,     lo,       hi,        accumulate, clamp,
-               cblock,   row_chunks, chunk_rows, fblock};
-  tk_parallel_for(f_blocks * N * row_chunks, run_task, &job);
+               cblock,   row_chunks, chunk_rows, fblock,
+               f_blocks, 0};
+  /* Bands of rows where there are rows for every thread (a matmul of one
+   * row, a classifier's, is split by panels). */
+  if (threads > 1 && N * row_chunks >= threads) {
+    job.bands = threads;
+    tk_parallel_for_bands(threads, N * row_chunks, f_blocks, run_task, &job);
+  } else {
+    tk_parallel_for_on(threads, f_blocks * N * row_chunks, run_task, &job);
+  }
   free(zeros_big);
 }
 

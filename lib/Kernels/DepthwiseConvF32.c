@@ -196,5 +196,6 @@ void tessel_kernel_depthwise_conv2d_nhwc_f32(
                   w_sc,   out,   out_sn, out_sh, out_sw,   out_sc,
                   bias,   lo,    hi,     (flags & TESSEL_KERNEL_ACCUMULATE) != 0,
                   tk_has_clamp(lo, hi), (flags & TESSEL_KERNEL_SILU) != 0};
-  tk_parallel_for_runs(N * OH, run_row, &job);
+  tk_parallel_for_runs_on(tk_threads_for(N * OH * OW * C * KH * KW), N * OH,
+                          run_row, &job);
 }

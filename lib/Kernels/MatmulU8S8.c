@@ -617,7 +617,8 @@ static void run_amx(const job_t *j, int64_t batch) {
   c.j = j;
   c.kpad = (j->K + TK_AMX_KSTEP - 1) / TK_AMX_KSTEP * TK_AMX_KSTEP;
   const int64_t strips_m = (j->M + TK_AMX_ROWS - 1) / TK_AMX_ROWS;
-  const int64_t threads = tk_num_threads();
+  /* AMX-INT8: about 16x the f32 rate per element. */
+  const int64_t threads = tk_threads_for(batch * j->M * j->N * j->K / 16);
   if (j->npanels * c.kpad / KG * NR * KG <= TK_AMX_B_IN_L2) {
     /* Fewer strips per task where 3 would leave threads idle. */
     int64_t per = TK_AMX_TASK_STRIPS;
@@ -626,7 +627,8 @@ static void run_amx(const job_t *j, int64_t batch) {
     c.strips_per_task = per;
     for (c.b = 0; c.b < batch; ++c.b) {
       c.m_end = j->M;
-      tk_parallel_for((strips_m + per - 1) / per, amx_rows_task, &c);
+      tk_parallel_for_on((int)threads, (strips_m + per - 1) / per,
+                         amx_rows_task, &c);
     }
     return;
   }
@@ -647,7 +649,7 @@ static void run_amx(const job_t *j, int64_t batch) {
                     : j->M;
       const int64_t nstrips =
           (c.m_end - c.m_begin + TK_AMX_ROWS - 1) / TK_AMX_ROWS;
-      tk_parallel_for(nstrips, amx_gather_task, &c);
+      tk_parallel_for_on((int)threads, nstrips, amx_gather_task, &c);
       /* Every strip of the chunk per task where the panels keep the
        * threads busy, else runs of 3 (or fewer) so that the strips do. */
       c.strips_per_task = nstrips;
@@ -657,9 +659,10 @@ static void run_amx(const job_t *j, int64_t batch) {
         c.strips_per_task = c.strips_per_task > TK_AMX_TASK_STRIPS
                                 ? TK_AMX_TASK_STRIPS
                                 : c.strips_per_task - 1;
-      tk_parallel_for(j->npanels * ((nstrips + c.strips_per_task - 1) /
-                                    c.strips_per_task),
-                      amx_panel_task, &c);
+      tk_parallel_for_on((int)threads,
+                         j->npanels * ((nstrips + c.strips_per_task - 1) /
+                                       c.strips_per_task),
+                         amx_panel_task, &c);
     }
   free(c.rsum);
   free(c.rows);
@@ -715,7 +718,9 @@ static void run_u8s8(job_t *j, int64_t batch, int32_t a_zp, int a_signed,
   if (j->M >= TK_AMX_ROWS && j->K >= TK_AMX_KSTEP && tk_has_amx()) {
     run_amx(j, batch);
   } else {
-    tk_parallel_for(batch * j->mtiles * npanels, run_task, j);
+    /* vpdpbusd: 4 multiply-adds per f32 FMA's lane. */
+    tk_parallel_for_on(tk_threads_for(batch * j->M * j->N * j->K / 4),
+                       batch * j->mtiles * npanels, run_task, j);
   }
   free(sums);
 }

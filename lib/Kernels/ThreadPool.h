@@ -18,12 +18,33 @@ int tk_num_threads(void);
  * returns when all are done. Tasks are handed out in increasing order. */
 void tk_parallel_for(int64_t ntasks, tk_task_fn fn, void *arg);
 
-/* The same for n items in contiguous runs (items [t n / R, (t + 1) n / R)
- * per task, R = one per thread): items whose neighbours share data stay
- * together on one thread. A depthwise convolution's output rows share
- * KH - 1 input rows with the next: handed out one by one, every input row
- * was read by both threads of two, and MobileNetV2 ran 1.36x faster on
- * two threads instead of 1.7x. */
+/* Handing a job to another core and waiting for it costs about as much as
+ * TK_MIN_THREAD_WORK multiply-adds (2-3 us between two Zen 5 cores: a few
+ * cache lines crossing at ~250 ns each), so a job gets one thread per
+ * that much work at most: a GRU's 1 x 256 x 768 step ran slower on two
+ * threads than on one. */
+#define TK_MIN_THREAD_WORK 262144
+/* Threads worth using for a job of `work` multiply-adds (or as many simple
+ * element operations): at most tk_num_threads(), at least 1.
+ * TESSEL_KERNELS_MIN_THREAD_WORK=N sets the work per thread. */
+int tk_threads_for(int64_t work);
+/* tk_parallel_for on at most `threads` threads (tk_threads_for's answer). */
+void tk_parallel_for_on(int threads, int64_t ntasks, tk_task_fn fn,
+                        void *arg);
+
+/* Banded: fn(arg, t) for the `units * tasks_per_unit` tasks, thread b of
+ * T taking band b, tasks [b units / T, (b + 1) units / T) * tasks_per_unit,
+ * from its front, then helping the others. Thread 0 is the caller, so a
+ * thread keeps the same band of every kernel's rows: the rows it wrote
+ * are in its core's cache when the next kernel reads them. Handed out
+ * one by one, a depthwise convolution's input rows were read by both
+ * threads of two (MobileNetV2 1.36x faster on two threads, not 1.7x),
+ * and between two Zen 5 cores on different CCDs every row crossed. */
+void tk_parallel_for_bands(int threads, int64_t units, int64_t tasks_per_unit,
+                           tk_task_fn fn, void *arg);
+/* Bands of single items (tasks_per_unit 1): tk_parallel_for_bands. */
 void tk_parallel_for_runs(int64_t n, tk_task_fn fn, void *arg);
+void tk_parallel_for_runs_on(int threads, int64_t n, tk_task_fn fn,
+                             void *arg);
 
 #endif

@@ -206,10 +206,12 @@ void tessel_kernel_conv2d_winograd_nhwc_f32(
               in_sw,  in_sc,  v,      m,      out,      out_sn,   out_sh,
               out_sw, out_sf, bias,   lo,     hi,
               (flags & TESSEL_KERNEL_ACCUMULATE) != 0, tk_has_clamp(lo, hi)};
-  tk_parallel_for(N * TH, input_task, &w);
+  /* The transforms: a 4x4 patch per tile and channel, about 64 operations
+   * (times 4 for the strided reads and writes). */
+  tk_parallel_for_on(tk_threads_for(T * C * 256), N * TH, input_task, &w);
   tessel_kernel_matmul_f32(16, T, F, C, v, T * C, C, 1, up, npanels * C * TK_NR,
                            m, T * F, F, 1, NULL, -INFINITY, INFINITY, 0);
-  tk_parallel_for(N * TH, output_task, &w);
+  tk_parallel_for_on(tk_threads_for(T * F * 256), N * TH, output_task, &w);
   _mlir_memref_to_llvm_free(m);
   _mlir_memref_to_llvm_free(v);
 }

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -35,6 +36,11 @@ std::vector<float> randomVec(size_t n, unsigned seed) {
     x = d(gen);
   return v;
 }
+
+// The kernels run a job of less than TK_MIN_THREAD_WORK multiply-adds per
+// thread on fewer threads; the shapes here are small, and their two-thread
+// cases are there to run on two.
+[[maybe_unused]] const int minThreadWork = setenv("TESSEL_KERNELS_MIN_THREAD_WORK", "1", 0);
 
 void setThreads(uint32_t n) {
   tessel_invoke_context_t ctx{sizeof(tessel_invoke_context_t), n};
