@@ -461,6 +461,36 @@ static void micro_dispatch(int mr, int nv, int nr, int64_t ntaps,
 #endif
 }
 
+/* The runs [live[2r], live[2r + 1]) of taps that some of the tile's mr
+ * rows read from the image (a tap whose every row points at `zeros` is in
+ * the padding: a dilated ASPP branch at 28x28 with dilation 36 reads only
+ * its centre tap); their count, at least 1 (a tile all in the padding
+ * keeps its first tap, which writes the zeros and the epilogue). */
+static int live_runs(const float *const *atap, int64_t ntaps, int mr,
+                     const float *zeros, int64_t *live) {
+  int n = 0;
+  for (int64_t t = 0; t < ntaps; ++t) {
+    int used = 0;
+    for (int i = 0; i < mr && !used; ++i)
+      used = atap[t * TK_MR_MAX + i] != zeros;
+    if (!used)
+      continue;
+    if (n > 0 && live[2 * n - 1] == t)
+      live[2 * n - 1] = t + 1;
+    else {
+      live[2 * n] = t;
+      live[2 * n + 1] = t + 1;
+      ++n;
+    }
+  }
+  if (n == 0) {
+    live[0] = 0;
+    live[1] = 1;
+    n = 1;
+  }
+  return n;
+}
+
 static void run_task(void *arg, int64_t task) {
   const job_t *j = (const job_t *)arg;
   /* One thread: task = (fb * N + n) * row_chunks + rc, consecutive tasks
@@ -522,7 +552,13 @@ static void run_task(void *arg, int64_t task) {
                            ? atap_small
                            : (const float **)malloc(sizeof(float *) *
                                                     j->ntaps * TK_MR_MAX);
-  if (!atap)
+  /* Runs of taps that read the image for some row of the tile (begin,
+   * end pairs): a tap in the padding for every row adds nothing. */
+  int64_t live_small[2 * 64];
+  int64_t *live = j->ntaps <= 64
+                      ? live_small
+                      : (int64_t *)malloc(sizeof(int64_t) * 2 * j->ntaps);
+  if (!atap || !live)
     abort(); /* out of memory for a pointer table: nothing sane to return */
   /* bf16: the row tile's activations, rounded (row i at i * arow_len). */
   const int64_t arow_len = j->ntaps * j->cblock + 1;
@@ -595,6 +631,8 @@ static void run_task(void *arg, int64_t task) {
           tk_bf16_round_rows(abuf, arow_len, atap, TK_MR_MAX, mr,
                              merged ? j->ntaps / j->KW : j->ntaps,
                              merged ? j->KW * kc : kc, j->in_sc);
+        const int64_t ntaps = merged ? j->ntaps / j->KW : j->ntaps;
+        const int nlive = live_runs(atap, ntaps, mr, j->zeros, live);
         for (int64_t p = pa; p < pb; ++p) {
           const int nr = (p + 1) * TK_NR <= j->F ? TK_NR
                                                   : (int)(j->F - p * TK_NR);
@@ -619,19 +657,27 @@ static void run_task(void *arg, int64_t task) {
                        j->hi);
             continue;
           }
-          micro_dispatch(mr, nv, nr, merged ? j->ntaps / j->KW : j->ntaps,
-                         merged ? j->KW * kc : kc, j->in_sc, atap,
-                         wp_n + p * j->wp_panel + c0 * TK_NR,
-                         (merged ? j->KW : 1) * j->C * TK_NR,
-                         crow, j->out_sf, load_c, last,
-                         j->bias ? j->bias + p * TK_NR : NULL, j->clamp,
-                         j->lo, j->hi);
+          /* One call per run of live taps, the first storing as the
+           * block would, the others adding, the last the epilogue. */
+          const int64_t bts = (merged ? j->KW : 1) * j->C * TK_NR;
+          const float *bp = wp_n + p * j->wp_panel + c0 * TK_NR;
+          for (int run = 0; run < nlive; ++run) {
+            const int64_t t0 = live[2 * run], t1 = live[2 * run + 1];
+            micro_dispatch(mr, nv, nr, t1 - t0, merged ? j->KW * kc : kc,
+                           j->in_sc, atap + t0 * TK_MR_MAX, bp + t0 * bts,
+                           bts, crow, j->out_sf, load_c || run > 0,
+                           last && run == nlive - 1,
+                           j->bias ? j->bias + p * TK_NR : NULL, j->clamp,
+                           j->lo, j->hi);
+          }
         }
       }
     }
   }
   if (atap != atap_small)
     free(atap);
+  if (live != live_small)
+    free(live);
   free(abuf);
 }
 

@@ -213,6 +213,19 @@ TEST(ConvKernel, ImplicitPadding) {
   checkConv({1, 1, 1, 300, 40, 3, 3, 1, 1, 1, 1, true, false, false, 1, 1, 1, 1, 1});
 }
 
+TEST(ConvKernel, TapsInThePaddingSkipped) {
+  // Row tiles skip the taps that read only padding (a run of live taps per
+  // call, the first storing, the last adding the epilogue): ASPP-style
+  // dilations larger than the image (only the centre tap reads it), runs
+  // broken inside a filter row, several reduction blocks (C = 300), the
+  // accumulate flag, tiles entirely in the padding, and two threads.
+  checkConv({1, 7, 7, 20, 70, 3, 3, 1, 1, 8, 8, true, true, true, 1, 8, 8, 8, 8});
+  checkConv({1, 12, 12, 16, 64, 3, 3, 1, 1, 5, 7, true, false, false, 1, 5, 5, 7, 7});
+  checkConv({1, 9, 9, 300, 40, 3, 3, 1, 1, 6, 6, true, true, true, 1, 6, 6, 6, 6});
+  checkConv({1, 4, 4, 8, 24, 3, 3, 1, 1, 1, 1, true, true, false, 1, 4, 4, 4, 4});
+  checkConv({1, 10, 11, 24, 130, 3, 3, 1, 1, 7, 3, true, false, true, 2, 7, 7, 3, 3});
+}
+
 TEST(ConvKernel, StemFilterRowsAsOneTap) {
   // Few dense channels: row tiles whose filter rows lie inside the image
   // read each filter row as one KW * C tap; tiles touching the left/right
