@@ -73,10 +73,12 @@ TK_INLINE void store_tile(const int mr, const int nv,
                           float *const *crow, int64_t csf, int load_c,
                           int last, const float *bias, int clamp, float lo,
                           float hi) {
-  const int full = nr == nv * TK_VW && csf == 1;
-  if (full) {
+  if (csf == 1) {
+    /* Whole vectors, then the panel's partial last one (F % 16 columns:
+     * ShuffleNet's 24 and 48 channels) with masked moves. */
+    const int whole = nr / TK_VW, tail = nr % TK_VW;
     for (int i = 0; i < mr; ++i) {
-      for (int v = 0; v < nv; ++v) {
+      for (int v = 0; v < whole; ++v) {
         tk_vec r = acc[i][v];
         if (load_c)
           r += tk_load(crow[i] + v * TK_VW);
@@ -85,6 +87,17 @@ TK_INLINE void store_tile(const int mr, const int nv,
         if (last && clamp)
           r = tk_min(tk_max(r, tk_splat(lo)), tk_splat(hi));
         tk_store(crow[i] + v * TK_VW, r);
+      }
+      if (tail && whole < nv) {
+        float *c = crow[i] + whole * TK_VW;
+        tk_vec r = acc[i][whole];
+        if (load_c)
+          r += tk_load_n(c, tail);
+        if (last && bias)
+          r += tk_load_n(bias + whole * TK_VW, tail);
+        if (last && clamp)
+          r = tk_min(tk_max(r, tk_splat(lo)), tk_splat(hi));
+        tk_store_n(c, r, tail);
       }
     }
     return;

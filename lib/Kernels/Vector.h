@@ -12,6 +12,9 @@
 
 #include <math.h>
 #include <string.h>
+#if defined(__AVX512F__) || defined(__AVX2__)
+#include <immintrin.h>
+#endif
 
 #if defined(__AVX512F__)
 #define TK_VW 16
@@ -59,6 +62,37 @@ TK_INLINE tk_vec tk_load(const float *p) {
   return v;
 }
 TK_INLINE void tk_store(float *p, tk_vec v) { memcpy(p, &v, sizeof v); }
+/* The first n (0 < n < TK_VW) lanes, with masked moves where the ISA has
+ * them: a panel's last vector when F is not a multiple of it (the other
+ * lanes load as 0 and are not stored). */
+#if defined(__AVX512F__)
+TK_INLINE tk_vec tk_load_n(const float *p, int n) {
+  return (tk_vec)_mm512_maskz_loadu_ps((__mmask16)((1u << n) - 1), p);
+}
+TK_INLINE void tk_store_n(float *p, tk_vec v, int n) {
+  _mm512_mask_storeu_ps(p, (__mmask16)((1u << n) - 1), (__m512)v);
+}
+#elif defined(__AVX2__)
+TK_INLINE __m256i tk_mask_n(int n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(n),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+TK_INLINE tk_vec tk_load_n(const float *p, int n) {
+  return (tk_vec)_mm256_maskload_ps(p, tk_mask_n(n));
+}
+TK_INLINE void tk_store_n(float *p, tk_vec v, int n) {
+  _mm256_maskstore_ps(p, tk_mask_n(n), (__m256)v);
+}
+#else
+TK_INLINE tk_vec tk_load_n(const float *p, int n) {
+  tk_vec v = {0};
+  memcpy(&v, p, sizeof(float) * (size_t)n);
+  return v;
+}
+TK_INLINE void tk_store_n(float *p, tk_vec v, int n) {
+  memcpy(p, &v, sizeof(float) * (size_t)n);
+}
+#endif
 /* x - 0 (not 0 + x) folds away: it is exact for every x, -0 included. */
 TK_INLINE tk_vec tk_splat(float x) { return x - (tk_vec){0}; }
 typedef int tk_ivec __attribute__((vector_size(TK_VW * 4)));
