@@ -15,7 +15,42 @@ typedef struct {
   int64_t rows, cols, row_blocks;
   const float *in;
   float *out;
+  int64_t col_blocks; /* few rows or columns: tasks of THIN_BLOCK */
 } tr_job_t;
+
+/* A transpose with a side of 2-4 (an image's NCHW -> NHWC, 3 channels,
+ * or back) is one interleave or de-interleave: with that side a constant,
+ * the loop vectorizes into shuffles, where the blocked loops moved one
+ * element at a time (MobileNetV3-S's input: 100 us of 1.4 ms). Tasks of
+ * THIN_BLOCK elements of the long side. */
+#define THIN_BLOCK 4096
+#define THIN_CASE(N)                                                           \
+  case N:                                                                      \
+    if (j->rows == N)                                                          \
+      for (int64_t c = c0; c < c1; ++c)                                        \
+        for (int64_t r = 0; r < N; ++r)                                        \
+          out[c * N + r] = in[r * j->cols + c];                                \
+    else                                                                       \
+      for (int64_t r = c0; r < c1; ++r)                                        \
+        for (int64_t c = 0; c < N; ++c)                                        \
+          out[c * j->rows + r] = in[r * N + c];                                \
+    break;
+
+static void run_thin(void *arg, int64_t task) {
+  const tr_job_t *j = (const tr_job_t *)arg;
+  const int64_t b = task / j->col_blocks;
+  const int64_t thin = j->rows < j->cols ? j->rows : j->cols;
+  const int64_t len = j->rows < j->cols ? j->cols : j->rows;
+  const int64_t c0 = (task % j->col_blocks) * THIN_BLOCK;
+  const int64_t c1 = c0 + THIN_BLOCK < len ? c0 + THIN_BLOCK : len;
+  const float *in = j->in + b * j->rows * j->cols;
+  float *out = j->out + b * j->rows * j->cols;
+  switch (thin) {
+    THIN_CASE(2)
+    THIN_CASE(3)
+    THIN_CASE(4)
+  }
+}
 
 static void run_block_row(void *arg, int64_t task) {
   const tr_job_t *j = (const tr_job_t *)arg;
@@ -36,9 +71,16 @@ void tessel_kernel_transpose_f32(int64_t batch, int64_t rows, int64_t cols,
                                  const float *in, float *out) {
   if (batch <= 0 || rows <= 0 || cols <= 0)
     return;
-  tr_job_t job = {rows, cols, (rows + BLOCK - 1) / BLOCK, in, out};
+  tr_job_t job = {rows, cols, (rows + BLOCK - 1) / BLOCK, in, out, 0};
   /* An element moved through two cache lines costs about 32 multiply-adds
    * of a GEMM's time. */
-  tk_parallel_for_on(tk_threads_for(batch * rows * cols * 32),
-                     batch * job.row_blocks, run_block_row, &job);
+  const int threads = tk_threads_for(batch * rows * cols * 32);
+  const int64_t thin = rows < cols ? rows : cols;
+  if (thin >= 2 && thin <= 4) {
+    const int64_t len = rows < cols ? cols : rows;
+    job.col_blocks = (len + THIN_BLOCK - 1) / THIN_BLOCK;
+    tk_parallel_for_on(threads, batch * job.col_blocks, run_thin, &job);
+    return;
+  }
+  tk_parallel_for_on(threads, batch * job.row_blocks, run_block_row, &job);
 }
