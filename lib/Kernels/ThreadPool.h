@@ -19,11 +19,13 @@ int tk_num_threads(void);
 void tk_parallel_for(int64_t ntasks, tk_task_fn fn, void *arg);
 
 /* Handing a job to another core and waiting for it costs about as much as
- * TK_MIN_THREAD_WORK multiply-adds (2-3 us between two Zen 5 cores: a few
- * cache lines crossing at ~250 ns each), so a job gets one thread per
+ * TK_MIN_THREAD_WORK multiply-adds (0.5-2 us between two Zen 5 cores: a
+ * few cache lines crossing at ~250 ns each), so a job gets one thread per
  * that much work at most: a GRU's 1 x 256 x 768 step ran slower on two
- * threads than on one. */
-#define TK_MIN_THREAD_WORK 262144
+ * threads than on one. (At two threads, MobileNetV3-S: 131072 1.26-1.31
+ * ms, 262144 1.34, 1M 1.49-1.51, 4M 1.62-1.68; MnasNet flat up to 256K,
+ * slower above.) */
+#define TK_MIN_THREAD_WORK 131072
 /* Threads worth using for a job of `work` multiply-adds (or as many simple
  * element operations): at most tk_num_threads(), at least 1.
  * TESSEL_KERNELS_MIN_THREAD_WORK=N sets the work per thread. */
