@@ -25,7 +25,9 @@ DenseElementsAttr winogradPackedFilter(DenseElementsAttr filter, int64_t nr);
 /// (0: never), except few channels on a large image, where the transforms
 /// stream through memory (bench/winograd_conv.c, one thread, Sapphire
 /// Rapids: 32 -> 32 channels at 56x56 0.83x the direct kernel, at
-/// 112x112 0.75x; 32 -> 64 and 64 -> 32 at 56x56 0.89x; 64 -> 64 1.14x).
+/// 112x112 0.75x; 32 -> 64 and 64 -> 32 at 56x56 0.89x; 64 -> 64 1.14x),
+/// and at most 96 input channels with a GEMM output past 8 MiB (AMD Zen 5:
+/// see the .cpp).
 /// tessel-convert-to-kernels decides with it, tessel-sparsify-weights
 /// prices the dense path with it.
 bool prefersWinograd(int64_t c, int64_t f, int64_t oh, int64_t ow,
