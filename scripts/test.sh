@@ -15,30 +15,34 @@ build="${TESSEL_BUILD_DIR:-$root/build}"
 log="$build/test-logs"
 mkdir -p "$log"
 jobs="$(nproc)"
+# Each phase's start, in seconds since the script began (CI budget: 45 min).
+phase() { echo "== $1 [${SECONDS}s]"; }
+phase "setup and build done"
 
-echo "== ctest (runtime, npy, tessel-run CLI)"
+phase "ctest (runtime, npy, tessel-run CLI)"
 ctest --test-dir "$build" -j "$jobs" --output-on-failure 2>&1 | tee "$log/ctest.txt"
 ctest_rc=${PIPESTATUS[0]}
 
-echo "== sanitizers (runtime, kernels, compiler, Python extension under ASan+UBSan+LSan)"
+phase "sanitizers (runtime, kernels, compiler, Python extension under ASan+UBSan+LSan)"
 TESSEL_SANITIZE_BUILD_DIR="${TESSEL_SANITIZE_BUILD_DIR:-$build-sanitize}" \
   bash "$root/scripts/test_sanitizers.sh" 2>&1 | tee "$log/sanitize.txt"
 san_rc=${PIPESTATUS[0]}
 
-echo "== lit (dialects, passes, drivers, end-to-end)"
+phase "lit (dialects, passes, drivers, end-to-end)"
 /usr/lib/llvm-22/bin/lit -sv -j "$jobs" "$build/test" 2>&1 | tee "$log/lit.txt"
 lit_rc=${PIPESTATUS[0]}
 
-echo "== ONNX conformance (ONNX backend test data)"
+phase "ONNX conformance (ONNX backend test data)"
 /usr/bin/python3 "$root/test/onnx/conformance.py" --bin "$build/bin" \
   --work "$build/onnx-conformance" --jobs "$jobs" -q 2>&1 | tee "$log/onnx.txt"
 onnx_rc=${PIPESTATUS[0]}
 
-echo "== pytest (the tessel Python package)"
+phase "pytest (the tessel Python package)"
 PYTHONPATH="$build/python" TESSEL_BUILD_DIR="$build" /usr/bin/python3 -m pytest \
   -q -p no:cacheprovider "$root/test/python" 2>&1 | tee "$log/pytest.txt"
 py_rc=${PIPESTATUS[0]}
 
+phase "all suites done"
 # Counts from the runners' own summaries.
 ct_total=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\2/p' "$log/ctest.txt" | tail -1)
 ct_failed=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\1/p' "$log/ctest.txt" | tail -1)

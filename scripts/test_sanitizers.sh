@@ -29,6 +29,7 @@ cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
   -DTESSEL_BUILD_COMPILER=$compiler -DTESSEL_SANITIZE="$sanitize" >/dev/null || exit 1
 ninja -C "$build" || exit 1
+echo "== $sanitize build done [${SECONDS}s]"
 asan_options="detect_leaks=1:abort_on_error=1:allocator_may_return_null=1"
 export ASAN_OPTIONS="$asan_options:${ASAN_OPTIONS:-}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
@@ -44,7 +45,7 @@ passed=$(( ${ct_total:-0} - ${ct_failed:-0} )); failed=${ct_failed:-0}
 [ "$ct_rc" -ne 0 ] && [ "${ct_failed:-0}" -eq 0 ] && failed=$((failed + 1))
 
 if [ "$compiler" = ON ]; then
-  echo "== lit under $sanitize"
+  echo "== lit under $sanitize [${SECONDS}s]"
   /usr/lib/llvm-22/bin/lit -sv -j "$(nproc)" "$build/test" 2>&1 | tee "$log/lit.txt"
   lit_rc=${PIPESTATUS[0]}
   lit_passed=$(sed -n 's/^ *Passed *: *\([0-9]*\).*/\1/p' "$log/lit.txt" | tail -1)
@@ -54,7 +55,7 @@ if [ "$compiler" = ON ]; then
   [ "$lit_rc" -ne 0 ] && [ "$lit_failed" -eq 0 ] && failed=$((failed + 1))
 
   if [ "$pytest_files" != none ] && [[ "$sanitize" == *address* ]]; then
-    echo "== pytest under $sanitize"
+    echo "== pytest under $sanitize [${SECONDS}s]"
     ignore=()
     if [ "$pytest_files" != all ]; then
       ignore=(--ignore="$root/test/python/test_torch_zoo.py"

@@ -8,7 +8,7 @@
  * Vectorized over channels (contiguous in NHWC); each step accumulates a
  * tile of OW_TILE output pixels x CV channel vectors so that enough
  * independent FMAs are in flight. Tasks are runs of output rows (n, oh)
- * (tk_parallel_for_runs: neighbouring rows share input rows). Depthwise
+ * (tk_parallel_for_bands: neighbouring rows share input rows). Depthwise
  * convolution does ~KH*KW flops per loaded activation, so it is memory
  * bound; the aim is streaming the input once per output row. */
 #include "ThreadPool.h"
@@ -196,6 +196,6 @@ void tessel_kernel_depthwise_conv2d_nhwc_f32(
                   w_sc,   out,   out_sn, out_sh, out_sw,   out_sc,
                   bias,   lo,    hi,     (flags & TESSEL_KERNEL_ACCUMULATE) != 0,
                   tk_has_clamp(lo, hi), (flags & TESSEL_KERNEL_SILU) != 0};
-  tk_parallel_for_runs_on(tk_threads_for(N * OH * OW * C * KH * KW), N * OH,
-                          run_row, &job);
+  tk_parallel_for_bands(tk_threads_for(N * OH * OW * C * KH * KW), N * OH, 1,
+                        run_row, &job);
 }

@@ -421,7 +421,7 @@ void tessel_kernel_depthwise_conv2d_u8s8(
   memset(zrow, job.zp ^ job.flip, (size_t)job.Cp);
   job.zrow = zrow;
   /* vpdpbusd: 4 multiply-adds per f32 FMA's lane. */
-  tk_parallel_for_runs_on(tk_threads_for(N * OH * OW * C * KH * KW / 4),
-                          N * OH, run_row, &job);
+  tk_parallel_for_bands(tk_threads_for(N * OH * OW * C * KH * KW / 4),
+                        N * OH, 1, run_row, &job);
   free(zrow);
 }

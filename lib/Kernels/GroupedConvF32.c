@@ -504,7 +504,6 @@ void tessel_kernel_grouped_conv2d_nhwc_f32(
       j.rot[r][i] = (int)(i - i % fg + ((i % fg - r) % fg + fg) % fg);
   const int contiguous = in_sc == 1 && out_sf == 1;
   gc_task_t t = {&j, contiguous ? pick(fg, j.cmajor) : row_scalar};
-  tk_parallel_for_runs_on(
-      tk_threads_for(N * OH * OW * F * KH * KW * (C / G)),
-      N * OH, run_row, &t);
+  tk_parallel_for_bands(tk_threads_for(N * OH * OW * F * KH * KW * (C / G)),
+                        N * OH, 1, run_row, &t);
 }

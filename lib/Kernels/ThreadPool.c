@@ -281,15 +281,6 @@ void tk_parallel_for_bands(int threads, int64_t units, int64_t tasks_per_unit,
   dispatch(threads, ntasks, fn, arg, units, tasks_per_unit);
 }
 
-void tk_parallel_for_runs(int64_t n, tk_task_fn fn, void *arg) {
-  tk_parallel_for_bands(tk_threads, n, 1, fn, arg);
-}
-
-void tk_parallel_for_runs_on(int threads, int64_t n, tk_task_fn fn,
-                             void *arg) {
-  tk_parallel_for_bands(threads, n, 1, fn, arg);
-}
-
 /* Outlined loop nests: chunks of their first parallel dimension, which
  * stay on the thread whose band of a kernel's rows they continue. */
 void tessel_kernel_parallel_for(int64_t ntasks,

@@ -44,9 +44,5 @@ void tk_parallel_for_on(int threads, int64_t ntasks, tk_task_fn fn,
  * and between two Zen 5 cores on different CCDs every row crossed. */
 void tk_parallel_for_bands(int threads, int64_t units, int64_t tasks_per_unit,
                            tk_task_fn fn, void *arg);
-/* Bands of single items (tasks_per_unit 1): tk_parallel_for_bands. */
-void tk_parallel_for_runs(int64_t n, tk_task_fn fn, void *arg);
-void tk_parallel_for_runs_on(int threads, int64_t n, tk_task_fn fn,
-                             void *arg);
 
 #endif
