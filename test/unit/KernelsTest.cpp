@@ -321,6 +321,10 @@ TEST(ConvKernel, WinogradF2x3) {
   wino({1, 12, 13, 5, 130, 3, 3, 1, 1, 1, 1, false, true, true, 2, 0, 2, 1, 0});
   wino({2, 14, 14, 64, 64, 3, 3, 1, 1, 1, 1, true, true, true, 2, 1, 1, 1, 1});
   wino({1, 1, 1, 300, 40, 3, 3, 1, 1, 1, 1, true, false, false, 1, 1, 1, 1, 1});
+  // Several tile blocks (290 channels in and out: 48 tiles a block, 242
+  // tiles), blocks that start mid-row and cross into the second image.
+  wino({2, 22, 21, 150, 140, 3, 3, 1, 1, 1, 1, true, true, true, 2, 1, 1, 1, 1});
+  wino({2, 21, 22, 150, 140, 3, 3, 1, 1, 1, 1, false, false, false, 1});
 }
 
 TEST(MatmulKernel, BatchedPerImageBAndStridedOutput) {
