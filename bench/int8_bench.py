@@ -314,8 +314,32 @@ uint8), on ResNet-50's convolutions other than the 1x1 stride-1 ones
 |---|---|---|---|---|---|---|
 {conv}
 """
-    with open(os.path.join(ROOT, "docs", "performance-int8.md"), "w") as f:
+    path = os.path.join(ROOT, "docs", "performance-int8.md")
+    doc += kept_sections(path_text(path), doc)  # read before truncating
+    with open(path, "w") as f:
         f.write(doc)
+
+
+def path_text(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def kept_sections(old, doc):
+    """The `## ` sections of the previous page that this run does not write
+    (other machines' results, written by hand or by earlier runs there),
+    in their order, so a run on one CPU keeps the others'."""
+    generated = {l for l in doc.splitlines() if l.startswith("## ")}
+    kept, keep = [], False
+    for line in old.splitlines(keepends=True):
+        if line.startswith("## "):
+            keep = line.rstrip("\n") not in generated
+        if keep:
+            kept.append(line)
+    return ("\n" + "".join(kept)) if kept else ""
 
 
 if __name__ == "__main__":
