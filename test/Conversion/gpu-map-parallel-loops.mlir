@@ -84,3 +84,41 @@ func.func @host_reads(%x: memref<4xindex>) -> index {
   %n = memref.load %x[%c0] : memref<4xindex>
   return %n : index
 }
+
+// -----
+
+// A TMA descriptor is a host call (the driver encodes the buffer's address
+// and sizes): it stays on the host. A tiled kernel that asked for its
+// constants (tessel.sink_constants) gets its own copies and loses the
+// mark; another kernel keeps reading the function's.
+// CHECK-LABEL: func @descriptor_and_constants
+// CHECK: %[[C8:.*]] = arith.constant 8 : index
+// CHECK: nvgpu.tma.create.descriptor
+// CHECK-NOT: gpu.launch
+// CHECK: gpu.launch
+// CHECK: %[[IN:.*]] = arith.constant 8 : index
+// CHECK: memref.store %{{.*}}, %arg1[%[[IN]]]
+// CHECK-NOT: tessel.sink_constants
+// CHECK: gpu.launch
+// CHECK-NOT: arith.constant 8
+// CHECK: memref.store %{{.*}}, %arg1[%[[C8]]]
+func.func @descriptor_and_constants(%a: memref<256x64xf16>, %out: memref<16xf32>) {
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %v = arith.constant 1.0 : f32
+  %u = memref.cast %a : memref<256x64xf16> to memref<*xf16>
+  %d = nvgpu.tma.create.descriptor %u box[%c128, %c64] : memref<*xf16> -> !nvgpu.tensormap.descriptor<tensor = memref<128x64xf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    memref.store %v, %out[%c8] : memref<16xf32>
+    gpu.terminator
+  } {tessel.sink_constants}
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    memref.store %v, %out[%c8] : memref<16xf32>
+    gpu.terminator
+  }
+  return
+}

@@ -12,6 +12,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 // Pass option defaults name the kernel library's constants (TESSEL_KERNEL_NR).
@@ -27,6 +28,11 @@ namespace mlir::tessel {
 
 /// Name of the module attribute written by tessel-record-signature.
 inline constexpr llvm::StringLiteral kFunctionsAttrName = "tessel.functions";
+/// Unit attribute on a gpu.launch (set by tessel-gpu-tile-matmul, taken
+/// off by tessel-gpu-map-parallel-loops): the kernel gets its constants
+/// back (sunk into the launch) before outlining, instead of parameters.
+inline constexpr llvm::StringLiteral kSinkConstantsAttrName =
+    "tessel.sink_constants";
 /// Argument/result attribute naming a tensor in the artifact signature.
 inline constexpr llvm::StringLiteral kNameAttrName = "tessel.name";
 /// Argument/result attribute naming the dynamic dimensions of a tensor in

@@ -385,19 +385,47 @@ def TesselGpuTileMatmul
     (`nvgpu.mma.sync` m16n8k16, f32 sums): the operands are rounded to that
     type as they are staged in 16-deep slices, eight warps per block each
     compute a 64x32 block of 4x4 mma tiles.
+
+    With `wgmma` (Hopper, `--cuda-arch=sm_90a`), matmuls and batch matmuls
+    whose operands are f16 or bf16 in memory (row-major A [M][K], B [K][N],
+    identity layouts, rows 16-byte aligned) use Hopper's asynchronous units
+    instead: a warp-specialized kernel in which one warpgroup issues TMA
+    copies of 128x64 and 64x256 (or 64x128) operand tiles into a ring of
+    shared-memory stages, guarded by mbarriers, and two warpgroups multiply
+    them with `wgmma` (f32 sums in registers). TMA zero-fills past the
+    edges, so any M, N and K (multiples of 8) work with one batch; several
+    batches need M a multiple of 128 and K of 64.
   }];
   let options = [
     Option<"precision", "precision", "std::string", /*default=*/"\"f32\"",
            "What the products multiply: f32 (CUDA cores), f16 or bf16 "
            "(tensor cores, f32 sums)">,
+    Option<"wgmma", "wgmma", "bool", /*default=*/"false",
+           "16-bit matmuls as TMA + wgmma kernels (sm_90a)">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::nvgpu::NVGPUDialect",
+                           "::mlir::NVVM::NVVMDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect"];
+}
+
+def TesselGpuExternDynamicShared
+    : Pass<"tessel-gpu-extern-dynamic-shared", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Dynamic shared memory as the extern array PTX expects";
+  let description = [{
+    Runs on kernel modules in the LLVM dialect (after
+    `convert-gpu-to-nvvm`). `gpu.dynamic_shared_memory` lowers to an
+    internal zero-length global in shared memory; NVPTX then demotes it
+    into the kernel as an ordinary one-byte `.shared` variable, placed
+    among the static ones (the mbarriers), so the dynamic bytes a kernel
+    addresses from it overlap them. With external linkage it is emitted as
+    `.extern .shared .b8 name[]`, which starts where the launch's dynamic
+    shared memory starts, after every static variable.
+  }];
 }
 
 def TesselGpuResidentConstants

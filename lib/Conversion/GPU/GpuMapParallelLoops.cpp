@@ -13,6 +13,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Utils/GPUUtils.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -36,6 +38,10 @@ bool touchesMemory(Operation *op) {
     if (isa<gpu::LaunchOp>(nested))
       return WalkResult::skip();
     if (isa<gpu::GPUDialect>(nested->getDialect()))
+      return WalkResult::advance();
+    // A TMA descriptor is encoded by the driver from the buffer's address
+    // and sizes: a host call that reads no device memory.
+    if (isa<nvgpu::TmaCreateDescriptorOp>(nested))
       return WalkResult::advance();
     auto effects = dyn_cast<MemoryEffectOpInterface>(nested);
     if (effects && (effects.hasEffect<MemoryEffects::Read>() ||
@@ -192,6 +198,18 @@ struct TesselGpuMapParallelLoopsPass
     for (Block &block : fn.getBody())
       if (failed(mapBlock(block)))
         return signalPassFailure();
+    // Canonicalizations since the tiled kernels were formed (greedy
+    // rewrites between tessel-gpu-tile-matmul and here) hoisted their
+    // constants to the function, and outlining would pass them as
+    // parameters: the kernel's index arithmetic stays unfolded (64-bit
+    // divisions by a parameter in its loops). Kernels that asked for it get
+    // their own copies back.
+    fn.walk([](gpu::LaunchOp launch) {
+      if (!launch->removeAttr(tessel::kSinkConstantsAttrName))
+        return;
+      (void)sinkOperationsIntoLaunchOp(
+          launch, [](Operation *op) { return isa<arith::ConstantOp>(op); });
+    });
   }
 };
 

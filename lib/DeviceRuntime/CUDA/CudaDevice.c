@@ -39,6 +39,7 @@ enum {
   CU_JIT_ERROR_LOG_BUFFER = 5,
   CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
   CU_JIT_OPTIMIZATION_LEVEL = 7,
+  CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
 };
 
 #define CUDA_FUNCTIONS(X)                                                      \
@@ -49,6 +50,7 @@ enum {
   X(cuDeviceGetName, (char *, int, CUdevice))                                  \
   X(cuDevicePrimaryCtxRetain, (CUcontext *, CUdevice))                         \
   X(cuCtxSetCurrent, (CUcontext))                                              \
+  X(cuCtxSynchronize, (void))                                                  \
   X(cuGetErrorString, (CUresult, const char **))                               \
   X(cuModuleLoadData, (CUmodule *, const void *))                              \
   X(cuModuleLoadDataEx,                                                        \
@@ -78,9 +80,18 @@ enum {
   X(cuMemAllocAsync, (CUdeviceptr *, size_t, CUstream))                        \
   X(cuMemFreeAsync, (CUdeviceptr, CUstream))
 
+/* Needed by some kernels only (Hopper's TMA, blocks with more than 48 KiB
+ * of shared memory): an older driver fails those kernels, not every load. */
+#define CUDA_OPTIONAL_FUNCTIONS(X)                                             \
+  X(cuFuncSetAttribute, (CUfunction, int, int))                                \
+  X(cuTensorMapEncodeTiled,                                                    \
+    (void *, int, unsigned, void *, const uint64_t *, const uint64_t *,        \
+     const unsigned *, const unsigned *, int, int, int, int))
+
 #define DECLARE(name, args) static CUresult(*p_##name) args;
 CUDA_FUNCTIONS(DECLARE)
 CUDA_DESTROY_FUNCTIONS(DECLARE)
+CUDA_OPTIONAL_FUNCTIONS(DECLARE)
 #undef DECLARE
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -137,6 +148,9 @@ static void initialize(void) {
   CUDA_FUNCTIONS(LOAD)
   CUDA_DESTROY_FUNCTIONS(LOAD)
 #undef LOAD
+#define LOAD_OPTIONAL(name, args) p_##name = (CUresult(*) args)dlsym(lib, #name);
+  CUDA_OPTIONAL_FUNCTIONS(LOAD_OPTIONAL)
+#undef LOAD_OPTIONAL
   CUresult r = p_cuInit(0);
   int count = 0;
   if (r == 0)
@@ -222,8 +236,19 @@ int __tessel_cuda_check(const char *arch, char *message, size_t size) {
     return 1;
   }
   int need = 0;
+  char *suffix = NULL;
   if (arch && strncmp(arch, "sm_", 3) == 0)
-    need = atoi(arch + 3);
+    need = (int)strtol(arch + 3, &suffix, 10);
+  /* sm_90a: architecture-specific PTX (wgmma, setmaxnreg) runs on that
+   * architecture alone, not on newer ones. */
+  int exact = suffix && *suffix == 'a';
+  if (exact && need != deviceArch) {
+    setf(message, size,
+         "artifact built for %s, which runs on compute capability %d.%d "
+         "only; device is sm_%d (%s): recompile with --cuda-arch=sm_%d",
+         arch, need / 10, need % 10, deviceArch, deviceName, deviceArch);
+    return 1;
+  }
   if (need > deviceArch) {
     setf(message, size,
          "artifact built for %s, device is sm_%d (%s): recompile with "
@@ -359,6 +384,18 @@ void mgpuLaunchKernel(void *fn, intptr_t gx, intptr_t gy, intptr_t gz,
     check(1, "a kernel launch (grid too large)");
     return;
   }
+  /* Above 48 KiB, a block's dynamic shared memory must be asked for. */
+  if (smem > 48 * 1024) {
+    if (!p_cuFuncSetAttribute) {
+      check(1, "a kernel launch (the driver lacks cuFuncSetAttribute)");
+      return;
+    }
+    if (!check(p_cuFuncSetAttribute(
+                   (CUfunction)fn,
+                   CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem),
+               "reserving a kernel's shared memory"))
+      return;
+  }
   spanBegin((CUstream)stream);
   check(p_cuLaunchKernel((CUfunction)fn, (unsigned)gx, (unsigned)gy,
                          (unsigned)gz, (unsigned)bx, (unsigned)by,
@@ -467,6 +504,25 @@ void mgpuMemset16(void *dst, int value, size_t count, void *stream) {
 
 void mgpuSetDefaultDevice(int32_t ordinal) { (void)ordinal; }
 
+/* A new device buffer holding `bytes` of host memory, copied before it
+ * returns (not stream-ordered: it outlives the call that made it); 0, with
+ * the error recorded, on failure. `what` names the data in the message. */
+static CUdeviceptr deviceCopy(const void *host, size_t bytes,
+                              const char *what) {
+  char message[96];
+  CUdeviceptr ptr = 0;
+  snprintf(message, sizeof message, "allocating device memory for %s", what);
+  if (!check(p_cuMemAlloc_v2(&ptr, bytes), message))
+    return 0;
+  snprintf(message, sizeof message, "copying %s to the device", what);
+  if (check(p_cuMemcpyAsync(ptr, (CUdeviceptr)(uintptr_t)host, bytes, NULL),
+            message) &&
+      check(p_cuStreamSynchronize(NULL), message))
+    return ptr;
+  p_cuMemFree_v2(ptr);
+  return 0;
+}
+
 /* ---- Constants resident on the device (tessel-gpu-resident-constants) --- */
 
 /* Device copies of the artifact's constants, keyed by their host address
@@ -490,7 +546,6 @@ void *__tessel_cuda_constant(const void *host, int64_t bytes, void *stream) {
       pthread_mutex_unlock(&residentLock);
       return found;
     }
-  CUdeviceptr ptr = 0;
   void *result = NULL;
   if (numResidents == capResidents) {
     size_t cap = capResidents ? 2 * capResidents : 64;
@@ -507,18 +562,12 @@ void *__tessel_cuda_constant(const void *host, int64_t bytes, void *stream) {
    * copy is made before any kernel of this call reads it (same stream
    * order is not needed: cuMemcpy completes before it returns). */
   (void)stream;
-  if (check(p_cuMemAlloc_v2(&ptr, (size_t)bytes),
-            "allocating device memory for a constant") &&
-      check(p_cuMemcpyAsync(ptr, (CUdeviceptr)(uintptr_t)host, (size_t)bytes,
-                            NULL),
-            "copying a constant to the device") &&
-      check(p_cuStreamSynchronize(NULL), "copying a constant to the device")) {
+  CUdeviceptr ptr = deviceCopy(host, (size_t)bytes, "a constant");
+  if (ptr) {
     residents[numResidents].host = host;
     residents[numResidents].device = ptr;
     ++numResidents;
     result = (void *)(uintptr_t)ptr;
-  } else if (ptr) {
-    p_cuMemFree_v2(ptr);
   }
   pthread_mutex_unlock(&residentLock);
   return result;
@@ -532,4 +581,112 @@ __attribute__((destructor)) static void freeResidents(void) {
   free(residents);
   residents = NULL;
   numResidents = capResidents = 0;
+}
+
+/* ---- TMA descriptors (nvgpu.tma.create.descriptor) ---------------------- */
+
+/* Kernels read a tensor map from global memory. Encoded per call from the
+ * buffer's address, sizes and strides (as MLIR's CUDA runtime wrappers do);
+ * the device copies are kept, keyed by the encoded bytes, since the stream-
+ * ordered allocator hands a model the same addresses call after call. */
+typedef struct {
+  _Alignas(64) uint64_t bytes[16];
+} TensorMap;
+typedef struct {
+  TensorMap map;
+  CUdeviceptr device;
+} DeviceTensorMap;
+static DeviceTensorMap *tensorMaps;
+static size_t numTensorMaps, capTensorMaps;
+static pthread_mutex_t tensorMapLock = PTHREAD_MUTEX_INITIALIZER;
+enum { MAX_TENSOR_MAPS = 4096 };
+
+static int64_t tensorMapElementBytes(int64_t type) {
+  /* CUtensorMapDataType: u8, u16, u32, i32, u64, i64, f16, f32, f64, bf16,
+   * f32 ftz, tf32, tf32 ftz. */
+  static const int8_t bytes[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4};
+  return type >= 0 && type < (int64_t)sizeof bytes ? bytes[type] : 0;
+}
+
+void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *ranked, int64_t type,
+                                     int64_t interleave, int64_t swizzle,
+                                     int64_t l2promo, int64_t oob,
+                                     int64_t *box) {
+  if (!ready())
+    return NULL;
+  if (!p_cuTensorMapEncodeTiled) {
+    check(1, "a TMA descriptor (the driver lacks cuTensorMapEncodeTiled: "
+             "CUDA 12 or newer is needed)");
+    return NULL;
+  }
+  int64_t elementBytes = tensorMapElementBytes(type);
+  if (rank < 1 || rank > 5 || elementBytes == 0) {
+    check(1, "a TMA descriptor (unsupported rank or element type)");
+    return NULL;
+  }
+  /* The ranked descriptor: allocated, aligned, offset, sizes[rank],
+   * strides[rank]; the driver wants the innermost dimension first. */
+  char **ptrs = (char **)ranked;
+  int64_t *fields = (int64_t *)(ptrs + 2);
+  int64_t offset = fields[0], *sizes = fields + 1, *strides = fields + 1 + rank;
+  uint64_t dims[5], byteStrides[5];
+  unsigned boxDims[5], elementStrides[5];
+  for (int64_t i = 0; i < rank; ++i) {
+    dims[i] = (uint64_t)sizes[rank - 1 - i];
+    byteStrides[i] = (uint64_t)(strides[rank - 1 - i] * elementBytes);
+    boxDims[i] = (unsigned)box[rank - 1 - i];
+    elementStrides[i] = 1;
+  }
+  TensorMap map;
+  memset(&map, 0, sizeof map);
+  if (!check(p_cuTensorMapEncodeTiled(&map, (int)type, (unsigned)rank,
+                                      ptrs[1] + offset * elementBytes, dims,
+                                      byteStrides + 1, boxDims, elementStrides,
+                                      (int)interleave, (int)swizzle,
+                                      (int)l2promo, (int)oob),
+             "encoding a TMA descriptor"))
+    return NULL;
+  void *result = NULL;
+  pthread_mutex_lock(&tensorMapLock);
+  for (size_t i = 0; i < numTensorMaps && !result; ++i)
+    if (memcmp(&tensorMaps[i].map, &map, sizeof map) == 0)
+      result = (void *)(uintptr_t)tensorMaps[i].device;
+  if (!result && numTensorMaps == MAX_TENSOR_MAPS) {
+    /* Kernels in flight may still read the old ones. */
+    if (check(p_cuCtxSynchronize(), "cuCtxSynchronize")) {
+      for (size_t i = 0; i < numTensorMaps; ++i)
+        p_cuMemFree_v2(tensorMaps[i].device);
+      numTensorMaps = 0;
+    }
+  }
+  if (!result && numTensorMaps == capTensorMaps) {
+    size_t cap = capTensorMaps ? 2 * capTensorMaps : 16;
+    DeviceTensorMap *grown = realloc(tensorMaps, cap * sizeof *grown);
+    if (grown) {
+      tensorMaps = grown;
+      capTensorMaps = cap;
+    } else {
+      check(1, "recording a TMA descriptor (out of host memory)");
+    }
+  }
+  if (!result && numTensorMaps < capTensorMaps) {
+    CUdeviceptr ptr = deviceCopy(&map, sizeof map, "a TMA descriptor");
+    if (ptr) {
+      tensorMaps[numTensorMaps].map = map;
+      tensorMaps[numTensorMaps].device = ptr;
+      ++numTensorMaps;
+      result = (void *)(uintptr_t)ptr;
+    }
+  }
+  pthread_mutex_unlock(&tensorMapLock);
+  return result;
+}
+
+__attribute__((destructor)) static void freeTensorMaps(void) {
+  if (!unavailable[0] && p_cuMemFree_v2)
+    for (size_t i = 0; i < numTensorMaps; ++i)
+      p_cuMemFree_v2(tensorMaps[i].device);
+  free(tensorMaps);
+  tensorMaps = NULL;
+  numTensorMaps = capTensorMaps = 0;
 }

@@ -69,6 +69,9 @@ void CUDATargetBackend::buildCodegenPipeline(
   tile.precision = options.precision == Precision::F16    ? "f16"
                    : options.precision == Precision::BF16 ? "bf16"
                                                           : "f32";
+  // Hopper's TMA and wgmma are in sm_90a's PTX only (architecture-specific:
+  // such PTX runs on compute capability 9.0 alone).
+  tile.wgmma = options.cudaArch == "sm_90a";
   pm.addNestedPass<func::FuncOp>(createTesselGpuTileMatmul(tile));
   // Every other linalg op becomes a loop nest: its parallel dimensions one
   // scf.parallel, its reductions scf.for inside (one thread per output
@@ -77,13 +80,16 @@ void CUDATargetBackend::buildCodegenPipeline(
   pm.addNestedPass<func::FuncOp>(createTesselGpuPlaceBuffers());
   pm.addNestedPass<func::FuncOp>(createTesselGpuMapParallelLoops());
   pm.addPass(createConvertBufferizationToMemRefPass());
+  // nvgpu before outlining, as upstream's gpu-lower-to-nvvm-pipeline: a TMA
+  // descriptor crosses into the kernel as the pointer it lowers to (the
+  // gpu.func signature conversion has no rule for nvgpu's types).
+  pm.addPass(createConvertNVGPUToNVVMPass());
   pm.addPass(createGpuKernelOutliningPass());
   // Allocations, copies and launches become asynchronous operations on one
   // stream, in program order, with one wait at the end (gpu-to-llvm only
   // lowers the asynchronous forms of gpu.alloc and gpu.memcpy).
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
   // As upstream's gpu-lower-to-nvvm-pipeline, with Tessel's host ABI last.
-  pm.addPass(createConvertNVGPUToNVVMPass());
   pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertNVVMToLLVMPass());
@@ -100,6 +106,7 @@ void CUDATargetBackend::buildCodegenPipeline(
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
+  pm.addNestedPass<gpu::GPUModuleOp>(createTesselGpuExternDynamicShared());
   pm.addNestedPass<gpu::GPUModuleOp>(LLVM::createNVVMOptimizeForTargetPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());
