@@ -218,10 +218,57 @@ bool sameLibrary(const void *sym, const void *anchor) {
          a.dli_fbase == b.dli_fbase;
 }
 
+/// Where the caller wants an artifact to run (tessel_artifact_load_on):
+/// any (the artifact's own device), "cpu", "cuda" or "cuda:N".
+struct DeviceRequest {
+  std::string kind; // empty: any
+  int ordinal = -1; // cuda:N; -1: the device runtime's default
+};
+
+DeviceRequest parseDeviceRequest(const char *text) {
+  DeviceRequest r;
+  std::string s = text ? text : "";
+  if (s.empty())
+    return r;
+  if (s == "cpu" || s == "cuda") {
+    r.kind = s;
+    return r;
+  }
+  if (s.rfind("cuda:", 0) == 0 && s.size() > 5 && s.size() <= 9 &&
+      s.find_first_not_of("0123456789", 5) == std::string::npos) {
+    r.kind = "cuda";
+    r.ordinal = std::stoi(s.substr(5));
+    return r;
+  }
+  fail(TESSEL_INVALID_ARGUMENT,
+       "unknown device '" + s + "' (expected cpu, cuda or cuda:N)");
+}
+
+/// The artifact runs where it was compiled for: a request for another
+/// device fails before anything starts on either.
+void checkDeviceKind(const Manifest &m, const DeviceRequest &request,
+                     const std::string &path) {
+  if (request.kind.empty())
+    return;
+  std::string has = m.deviceKind.empty() ? "cpu" : m.deviceKind;
+  if (has == request.kind)
+    return;
+  std::string compiled =
+      m.deviceKind.empty()
+          ? std::string("the CPU (--target=cpu)")
+          : m.deviceKind + " " + m.deviceArch + " (--target=" + m.deviceKind +
+                ")";
+  loadError(TESSEL_UNSUPPORTED, path,
+            "it was compiled for " + compiled + " and cannot run on device '" +
+                request.kind + "': recompile it with --target=" +
+                request.kind);
+}
+
 /// A device artifact (ABI v5 `device` record) carries its device runtime
 /// (lib/DeviceRuntime): it must be there, and say the device can run it.
 void checkDevice(tessel_artifact &artifact, void *handle, const void *manifest,
-                 const Manifest &m, const std::string &path) {
+                 const Manifest &m, const std::string &path,
+                 const DeviceRequest &request) {
   auto symbol = [&](const char *name) {
     ::dlerror();
     void *sym = ::dlsym(handle, name);
@@ -242,6 +289,18 @@ void checkDevice(tessel_artifact &artifact, void *handle, const void *manifest,
   artifact.lastKernelMs = reinterpret_cast<double (*)()>(
       symbol("__tessel_cuda_last_kernel_ms"));
   char message[1024] = "";
+  if (request.ordinal >= 0) {
+    // Optional: artifacts from before device selection lack it.
+    ::dlerror();
+    auto select = reinterpret_cast<int (*)(int, char *, size_t)>(
+        ::dlsym(handle, "__tessel_cuda_select"));
+    if (!select || !sameLibrary(reinterpret_cast<void *>(select), manifest))
+      loadError(TESSEL_UNSUPPORTED, path,
+                "its device runtime cannot choose a device (it predates "
+                "--device=cuda:N): recompile it, or set TESSEL_CUDA_DEVICE");
+    if (select(request.ordinal, message, sizeof message) != 0)
+      loadError(TESSEL_UNSUPPORTED, path, message);
+  }
   if (check(m.deviceArch.c_str(), message, sizeof message) != 0)
     loadError(TESSEL_UNSUPPORTED, path, message);
   artifact.deviceKind = m.deviceKind;
@@ -264,7 +323,8 @@ void freeArtifact(tessel_artifact *artifact) {
   delete artifact;
 }
 
-ArtifactPtr load(const std::string &path) {
+ArtifactPtr load(const std::string &path,
+                 const DeviceRequest &request = DeviceRequest()) {
   checkFile(path);
   ArtifactPtr artifact(new tessel_artifact, freeArtifact);
   artifact->privateFd = copyToMemfd(path, readSealed(path));
@@ -315,8 +375,9 @@ ArtifactPtr load(const std::string &path) {
                   " (recompile it with --mcpu=native, or for a CPU "
                   "this machine has)");
   }
+  checkDeviceKind(m, request, path);
   if (!m.deviceKind.empty())
-    checkDevice(*artifact, handle.get(), manifest, m, path);
+    checkDevice(*artifact, handle.get(), manifest, m, path, request);
   artifact->path = path;
   artifact->version = m.version;
   artifact->target = m.target;
@@ -392,6 +453,16 @@ tessel_status_t *tessel_artifact_load(const char *path,
     if (!path || !out)
       fail(TESSEL_INVALID_ARGUMENT, "tessel_artifact_load: NULL argument");
     *out = load(path).release();
+  });
+}
+
+tessel_status_t *tessel_artifact_load_on(const char *path, const char *device,
+                                         tessel_artifact_t **out) {
+  return guard([&] {
+    if (!path || !out)
+      fail(TESSEL_INVALID_ARGUMENT, "tessel_artifact_load_on: NULL argument");
+    DeviceRequest request = parseDeviceRequest(device);
+    *out = load(path, request).release();
   });
 }
 

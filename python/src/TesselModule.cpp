@@ -155,8 +155,9 @@ TensorPtr wrapArray(const py::array &array, size_t index,
 /// Their rt::Error exceptions become InvocationError (translator below).
 class Artifact {
 public:
-  explicit Artifact(const std::string &path)
-      : artifact(std::make_shared<rt::Artifact>(rt::Artifact::load(path))) {}
+  explicit Artifact(const std::string &path, const std::string &device = "")
+      : artifact(std::make_shared<rt::Artifact>(
+            rt::Artifact::load(path, device))) {}
   std::vector<std::string> functionNames() const {
     std::vector<std::string> names;
     for (const rt::Function &fn : artifact->functions())
@@ -498,7 +499,8 @@ PYBIND11_MODULE(_tessel, m) {
   });
 
   py::class_<Artifact>(m, "Artifact")
-      .def(py::init<const std::string &>(), py::arg("path"))
+      .def(py::init<const std::string &, const std::string &>(),
+           py::arg("path"), py::arg("device") = "")
       .def_property_readonly("path",
                              [](const Artifact &a) { return a.artifact->path(); })
       .def_property_readonly(

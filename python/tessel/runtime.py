@@ -90,12 +90,13 @@ def _as_array(value, index):
 class CompiledModule:
     """A callable compiled model (one function of an artifact)."""
 
-    def __init__(self, path, function=None, threads=None, _keep=None):
+    def __init__(self, path, function=None, threads=None, _keep=None,
+                 device=None):
         self._path = os.fspath(path)
         if _keep is not None:  # a temporary folder holding the file: removed
             # with the module (the loaded library stays mapped until then)
             weakref.finalize(self, shutil.rmtree, _keep, True)
-        self._artifact = _tessel.Artifact(self._path)
+        self._artifact = _tessel.Artifact(self._path, device or "")
         names = self._artifact.function_names()
         if function is None:
             if "main" in names or len(names) != 1:
@@ -253,16 +254,24 @@ def _existing(path, what):
     return path
 
 
-def load(path, function=None, threads=None):
+def load(path, function=None, threads=None, device=None):
     """Loads an artifact written by :meth:`CompiledModule.save` or
     ``tessel-compile`` (a composition file is handed to
-    :func:`load_composition`). Raises :class:`tessel.InvocationError` if the
-    file is not a Tessel artifact, FileNotFoundError if it does not
-    exist."""
+    :func:`load_composition`). ``device`` ("cpu", "cuda" or "cuda:N", as
+    ``tessel-run --device``) says where it must run: an artifact compiled
+    for another device raises :class:`tessel.InvocationError` saying what it
+    was compiled for; None runs it where it was compiled for. Raises
+    :class:`tessel.InvocationError` if the file is not a Tessel artifact,
+    FileNotFoundError if it does not exist."""
     path = _existing(path, "artifact")
     if _tessel.is_composition_file(path):
+        if device is not None:
+            raise ValueError("device= applies to a single artifact; a "
+                             "composition runs where its artifacts were "
+                             "compiled for")
         return load_composition(path, function=function, threads=threads)
-    return CompiledModule(path, function=function, threads=threads)
+    return CompiledModule(path, function=function, threads=threads,
+                          device=device)
 
 
 def link(paths, function=None, threads=None):

@@ -88,3 +88,32 @@ def test_cpu_module_reports_its_device():
     # Kernel time and device name are reported for GPU artifacts only.
     assert "kernel_median_ms" not in stats and "device" not in stats
     assert stats["iterations"] == 3
+
+
+def test_device_choice(tmp_path):
+    """tessel.load(device=...): an artifact runs where it was compiled for;
+    asking for another device says what it was compiled for, before the
+    GPU (or its absence) matters."""
+    torch.manual_seed(0)
+    net = MLP().eval()
+    x = torch.randn(4, 32)
+    cpu, cuda = tmp_path / "cpu.so", tmp_path / "cuda.so"
+    to_module(net, (x,))._native.compile(str(cpu))
+    to_module(net, (x,))._native.compile(str(cuda), target="cuda",
+                                         cuda_arch="sm_90")
+    got = tessel.load(cpu, device="cpu")(x.numpy())
+    np.testing.assert_allclose(got, net(x).detach().numpy(), rtol=1e-5, atol=1e-5)
+    with pytest.raises(tessel.InvocationError,
+                       match="compiled for the CPU .* cannot run on device "
+                             "'cuda': recompile it with --target=cuda"):
+        tessel.load(cpu, device="cuda:0")
+    with pytest.raises(tessel.InvocationError,
+                       match="compiled for cuda sm_90 .* cannot run on device "
+                             "'cpu': recompile it with --target=cpu"):
+        tessel.load(cuda, device="cpu")
+    with pytest.raises(tessel.InvocationError,
+                       match=r"unknown device 'gpu' \(expected cpu, cuda or cuda:N\)"):
+        tessel.load(cpu, device="gpu")
+    if not HAS_DRIVER:
+        with pytest.raises(tessel.Error, match="no CUDA driver"):
+            tessel.load(cuda, device="cuda:1")

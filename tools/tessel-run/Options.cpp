@@ -128,6 +128,16 @@ Options tessel::run::parseOptions(int argc, char **argv) {
     } else if (name == "threads") {
       needValue();
       o.threads = uint32_t(parsePositive(name, value, 4096));
+    } else if (name == "device") {
+      needValue();
+      bool ordinal = value.rfind("cuda:", 0) == 0 && value.size() > 5 &&
+                     value.size() <= 9 &&
+                     value.find_first_not_of("0123456789", 5) ==
+                         std::string::npos;
+      if (value != "cpu" && value != "cuda" && !ordinal)
+        throw UsageError("--device expects cpu, cuda or cuda:N, got '" +
+                         value + "'");
+      o.device = value;
     } else if (name == "print_signature") {
       noValue();
       o.printSignature = true;
@@ -176,6 +186,9 @@ Flags:
                          pass if |got - expected| <= atol + rtol * |expected|
   --benchmark=N          time N runs after one warm-up, print one summary line
   --threads=N            threads the artifact may use (default 1)
+  --device=D             where to run: cpu, cuda or cuda:N (the N-th CUDA
+                         device); fails if the artifact was compiled for
+                         another device (default: the artifact's own)
   --print_signature      print function signatures and exit
   --help                 show this help
   --version              show the version

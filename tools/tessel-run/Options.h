@@ -30,6 +30,7 @@ struct Options {
   double rtol = 1e-4;
   int64_t benchmark = 0;               // 0: no benchmark
   uint32_t threads = 1;
+  std::string device;                  // "", "cpu", "cuda" or "cuda:N"
   bool printSignature = false;
   bool help = false;
   bool version = false;

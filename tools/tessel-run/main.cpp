@@ -118,8 +118,13 @@ struct Model {
   std::unique_ptr<rt::Artifact> artifact;
   std::unique_ptr<rt::Composition> composition;
 
-  static Model load(const std::vector<std::string> &paths) {
+  static Model load(const std::vector<std::string> &paths,
+                    const std::string &device) {
     Model m;
+    if (!device.empty() && (paths.size() > 1 || rt::isCompositionFile(paths[0])))
+      throw UsageError("--device applies to a single artifact; a "
+                       "composition runs where its artifacts were compiled "
+                       "for");
     if (paths.size() > 1)
       m.composition =
           std::make_unique<rt::Composition>(rt::Composition::link(paths));
@@ -127,7 +132,8 @@ struct Model {
       m.composition =
           std::make_unique<rt::Composition>(rt::Composition::load(paths[0]));
     else
-      m.artifact = std::make_unique<rt::Artifact>(rt::Artifact::load(paths[0]));
+      m.artifact =
+          std::make_unique<rt::Artifact>(rt::Artifact::load(paths[0], device));
     return m;
   }
   std::vector<rt::Function> functions() const {
@@ -145,7 +151,7 @@ struct Model {
 };
 
 int runTool(const Options &opts) {
-  Model model = Model::load(opts.models);
+  Model model = Model::load(opts.models, opts.device);
   if (opts.printSignature) {
     if (!opts.function.empty())
       std::printf("func %s\n", model.function(opts.function).signature().c_str());

@@ -224,9 +224,12 @@ private:
 /// A loaded artifact; move-only, unloads the library on destruction.
 class Artifact {
 public:
-  static Artifact load(const std::string &path) {
+  /// `device`: "cpu", "cuda", "cuda:N", or "" for the artifact's own
+  /// (tessel_artifact_load_on).
+  static Artifact load(const std::string &path,
+                       const std::string &device = "") {
     tessel_artifact_t *a = nullptr;
-    check(tessel_artifact_load(path.c_str(), &a));
+    check(tessel_artifact_load_on(path.c_str(), device.c_str(), &a));
     return Artifact(a);
   }
   Artifact(Artifact &&o) noexcept : a_(std::exchange(o.a_, nullptr)) {}

@@ -123,6 +123,13 @@ typedef struct tessel_function tessel_function_t;
  * every entry symbol. */
 tessel_status_t *tessel_artifact_load(const char *path,
                                       tessel_artifact_t **out);
+/* As tessel_artifact_load, on a chosen device: "cpu", "cuda" or "cuda:N"
+ * (the N-th CUDA device; instead of TESSEL_CUDA_DEVICE); NULL or "" for the
+ * artifact's own. An artifact compiled for another device fails with
+ * TESSEL_UNSUPPORTED saying what it was compiled for; an unknown device
+ * string with TESSEL_INVALID_ARGUMENT. */
+tessel_status_t *tessel_artifact_load_on(const char *path, const char *device,
+                                         tessel_artifact_t **out);
 /* Unloads the library; every function/pointer obtained from it dies too. */
 void tessel_artifact_free(tessel_artifact_t *artifact);
 

@@ -127,6 +127,10 @@ static const char *errorName(CUresult r) {
   return "unknown CUDA error";
 }
 
+/* The device a load chose (__tessel_cuda_select), else -1: the
+ * environment's or device 0; the ordinal in use once initialized. */
+static int selectedOrdinal = -1, usedOrdinal = -1;
+
 static void initialize(void) {
   void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
@@ -163,7 +167,15 @@ static void initialize(void) {
   }
   int ordinal = 0;
   const char *env = getenv("TESSEL_CUDA_DEVICE");
-  if (env && *env) {
+  if (selectedOrdinal >= 0) {
+    if (selectedOrdinal >= count) {
+      setf(unavailable, sizeof unavailable,
+           "device cuda:%d: this machine has CUDA devices 0..%d",
+           selectedOrdinal, count - 1);
+      return;
+    }
+    ordinal = selectedOrdinal;
+  } else if (env && *env) {
     char *end = NULL;
     long v = strtol(env, &end, 10);
     if (*end || v < 0 || v >= count) {
@@ -186,6 +198,7 @@ static void initialize(void) {
     return;
   }
   deviceArch = major * 10 + minor;
+  usedOrdinal = ordinal;
   if (p_cuDeviceGetName(deviceName, sizeof deviceName, device) != 0)
     strcpy(deviceName, "NVIDIA GPU");
 }
@@ -226,6 +239,27 @@ static int check(CUresult r, const char *what) {
 }
 
 /* ---- The runtime's side ------------------------------------------------ */
+
+/* Chooses the CUDA device this artifact's calls run on (a load's
+ * --device=cuda:N), before the first device call; 0, else 1 and why. */
+int __tessel_cuda_select(int ordinal, char *message, size_t size) {
+  if (ordinal < 0) {
+    setf(message, size, "device cuda:%d: not a device number", ordinal);
+    return 1;
+  }
+  pthread_mutex_lock(&lock);
+  int inUse = usedOrdinal;
+  if (inUse < 0)
+    selectedOrdinal = ordinal;
+  pthread_mutex_unlock(&lock);
+  if (inUse >= 0 && inUse != ordinal) {
+    setf(message, size,
+         "device cuda:%d: this artifact already runs on CUDA device %d",
+         ordinal, inUse);
+    return 1;
+  }
+  return 0;
+}
 
 /* 0 when the artifact can run here; else 1 and why, in `message`. `arch` is
  * the manifest's (sm_NN): the PTX runs on that architecture and newer. */
