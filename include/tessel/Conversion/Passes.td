@@ -387,7 +387,7 @@ def TesselGpuTileMatmul
     compute a 64x32 block of 4x4 mma tiles.
 
     With `wgmma` (Hopper, `--cuda-arch=sm_90a`), matmuls and batch matmuls
-    whose operands are f16 or bf16 in memory (row-major A [M][K], B [K][N],
+    whose operands are f16 in memory (row-major A [M][K], B [K][N],
     identity layouts, rows 16-byte aligned) use Hopper's asynchronous units
     instead: a warp-specialized kernel in which one warpgroup issues TMA
     copies of 128x64 and 64x256 (or 64x128) operand tiles into a ring of

@@ -1,7 +1,7 @@
 //===- GpuWgmmaMatmul.h - 16-bit matmuls on Hopper's TMA and wgmma -*- C++ -*-===//
 //
 // Part of tessel-gpu-tile-matmul (option `wgmma`): the Hopper kernel for
-// matmuls whose operands are f16 or bf16 in memory.
+// matmuls whose operands are f16 in memory.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSEL_LIB_CONVERSION_GPU_GPUWGMMAMATMUL_H
@@ -12,7 +12,7 @@
 namespace mlir::tessel {
 
 /// Replaces `op` (a linalg.matmul or linalg.batch_matmul on buffers, default
-/// indexing maps, f16/bf16 operands) by a TMA + wgmma kernel and returns
+/// indexing maps, f16 operands) by a TMA + wgmma kernel and returns
 /// true; returns false, changing nothing, when the op is not one the kernel
 /// computes (other types, layouts or alignments).
 bool rewriteAsWgmmaGemm(linalg::LinalgOp op);
