@@ -265,7 +265,7 @@ def load(path, function=None, threads=None, device=None):
     FileNotFoundError if it does not exist."""
     path = _existing(path, "artifact")
     if _tessel.is_composition_file(path):
-        if device is not None:
+        if device:
             raise ValueError("device= applies to a single artifact; a "
                              "composition runs where its artifacts were "
                              "compiled for")

@@ -98,3 +98,21 @@ func.func @not_wgmma(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64
   linalg.matmul ins(%j, %k : memref<128x64xbf16>, memref<64x256xbf16>) outs(%l : memref<128x256xf32>)
   return
 }
+
+// -----
+
+// In a host loop the descriptors' stack arguments would pile up per
+// iteration: the matmul keeps the loop-nest kernels.
+// CHECK-LABEL: func @in_a_loop
+// CHECK-NOT: nvgpu.tma
+// CHECK: scf.for
+// CHECK: linalg.matmul
+func.func @in_a_loop(%a: memref<128x64xf16>, %b: memref<64x256xf16>, %c: memref<128x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    linalg.matmul ins(%a, %b : memref<128x64xf16>, memref<64x256xf16>) outs(%c : memref<128x256xf32>)
+  }
+  return
+}

@@ -393,8 +393,8 @@ def TesselGpuTileMatmul
     copies of 128x64 and 64x256 (or 64x128) operand tiles into a ring of
     shared-memory stages, guarded by mbarriers, and two warpgroups multiply
     them with `wgmma` (f32 sums in registers). TMA zero-fills past the
-    edges, so any M, N and K (multiples of 8) work with one batch; several
-    batches need M a multiple of 128 and K of 64.
+    edges, so any M and any N and K that are multiples of 8 work with one
+    batch; several batches need M a multiple of 128 and K of 64.
   }];
   let options = [
     Option<"precision", "precision", "std::string", /*default=*/"\"f32\"",

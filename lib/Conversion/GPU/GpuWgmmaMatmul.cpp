@@ -34,6 +34,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 
 using namespace mlir;
 using mlir::tessel::kSinkConstantsAttrName;
@@ -117,6 +118,17 @@ std::optional<Plan> plan(linalg::LinalgOp op) {
   // Batches are folded into rows: a tile must not reach into the next
   // batch's rows of A or of B.
   if (p.batches > 1 && (p.m % kTileM != 0 || p.k % kTileK != 0))
+    return std::nullopt;
+  // The descriptors' lowering puts its arguments on the stack where it
+  // stands (upstream, by design): in a host loop (a decoder's steps) the
+  // stack would grow with every iteration. Such matmuls keep the loop-nest
+  // kernels until the descriptors are made outside the loop.
+  for (Operation *parent = op->getParentOp(); parent;
+       parent = parent->getParentOp())
+    if (isa<LoopLikeOpInterface>(parent))
+      return std::nullopt;
+  // Row tiles and batches are the grid's y and z (at most 65535 each).
+  if (llvm::divideCeil(p.m, kTileM) > 65535 || p.batches > 65535)
     return std::nullopt;
   p.tileN = p.n % 256 == 0 ? 256 : 128;
   int64_t stageBytes = (kTileM * kTileK + kTileK * p.tileN) * 2;

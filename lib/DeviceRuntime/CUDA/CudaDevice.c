@@ -50,7 +50,6 @@ enum {
   X(cuDeviceGetName, (char *, int, CUdevice))                                  \
   X(cuDevicePrimaryCtxRetain, (CUcontext *, CUdevice))                         \
   X(cuCtxSetCurrent, (CUcontext))                                              \
-  X(cuCtxSynchronize, (void))                                                  \
   X(cuGetErrorString, (CUresult, const char **))                               \
   X(cuModuleLoadData, (CUmodule *, const void *))                              \
   X(cuModuleLoadDataEx,                                                        \
@@ -198,7 +197,9 @@ static void initialize(void) {
     return;
   }
   deviceArch = major * 10 + minor;
+  pthread_mutex_lock(&lock);
   usedOrdinal = ordinal;
+  pthread_mutex_unlock(&lock);
   if (p_cuDeviceGetName(deviceName, sizeof deviceName, device) != 0)
     strcpy(deviceName, "NVIDIA GPU");
 }
@@ -298,9 +299,13 @@ int __tessel_cuda_check(const char *arch, char *message, size_t size) {
   return bad;
 }
 
+static void freeCallMaps(void);
+
 /* 0 when every device call since the last one succeeded; else 1, the first
  * failure in `message`, and the error is cleared. */
 int __tessel_cuda_take_error(char *message, size_t size) {
+  /* The call is over and its stream waited for: its own tensor maps go. */
+  freeCallMaps();
   pthread_mutex_lock(&lock);
   int bad = failed[0] != 0;
   if (bad) {
@@ -622,7 +627,10 @@ __attribute__((destructor)) static void freeResidents(void) {
 /* Kernels read a tensor map from global memory. Encoded per call from the
  * buffer's address, sizes and strides (as MLIR's CUDA runtime wrappers do);
  * the device copies are kept, keyed by the encoded bytes, since the stream-
- * ordered allocator hands a model the same addresses call after call. */
+ * ordered allocator hands a model the same addresses call after call. Past
+ * MAX_TENSOR_MAPS kept ones (addresses that keep changing), a new one lives
+ * for the call that made it: freed when the call is over (its stream was
+ * waited for), never while a kernel of it may still read it. */
 typedef struct {
   _Alignas(64) uint64_t bytes[16];
 } TensorMap;
@@ -634,6 +642,16 @@ static DeviceTensorMap *tensorMaps;
 static size_t numTensorMaps, capTensorMaps;
 static pthread_mutex_t tensorMapLock = PTHREAD_MUTEX_INITIALIZER;
 enum { MAX_TENSOR_MAPS = 4096 };
+/* This thread's current call's uncached tensor maps. */
+static __thread CUdeviceptr *callMaps;
+static __thread size_t numCallMaps, capCallMaps;
+
+static void freeCallMaps(void) {
+  if (p_cuMemFree_v2)
+    for (size_t i = 0; i < numCallMaps; ++i)
+      p_cuMemFree_v2(callMaps[i]);
+  numCallMaps = 0;
+}
 
 static int64_t tensorMapElementBytes(int64_t type) {
   /* CUtensorMapDataType: u8, u16, u32, i32, u64, i64, f16, f32, f64, bf16,
@@ -686,12 +704,21 @@ void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *ranked, int64_t type,
     if (memcmp(&tensorMaps[i].map, &map, sizeof map) == 0)
       result = (void *)(uintptr_t)tensorMaps[i].device;
   if (!result && numTensorMaps == MAX_TENSOR_MAPS) {
-    /* Kernels in flight may still read the old ones. */
-    if (check(p_cuCtxSynchronize(), "cuCtxSynchronize")) {
-      for (size_t i = 0; i < numTensorMaps; ++i)
-        p_cuMemFree_v2(tensorMaps[i].device);
-      numTensorMaps = 0;
+    pthread_mutex_unlock(&tensorMapLock);
+    if (numCallMaps == capCallMaps) {
+      size_t cap = capCallMaps ? 2 * capCallMaps : 16;
+      CUdeviceptr *grown = realloc(callMaps, cap * sizeof *grown);
+      if (!grown) {
+        check(1, "recording a TMA descriptor (out of host memory)");
+        return NULL;
+      }
+      callMaps = grown;
+      capCallMaps = cap;
     }
+    CUdeviceptr ptr = deviceCopy(&map, sizeof map, "a TMA descriptor");
+    if (ptr)
+      callMaps[numCallMaps++] = ptr;
+    return (void *)(uintptr_t)ptr;
   }
   if (!result && numTensorMaps == capTensorMaps) {
     size_t cap = capTensorMaps ? 2 * capTensorMaps : 16;
@@ -717,6 +744,10 @@ void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *ranked, int64_t type,
 }
 
 __attribute__((destructor)) static void freeTensorMaps(void) {
+  freeCallMaps();
+  free(callMaps);
+  callMaps = NULL;
+  capCallMaps = 0;
   if (!unavailable[0] && p_cuMemFree_v2)
     for (size_t i = 0; i < numTensorMaps; ++i)
       p_cuMemFree_v2(tensorMaps[i].device);
