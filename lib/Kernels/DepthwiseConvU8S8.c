@@ -394,9 +394,11 @@ void tessel_kernel_depthwise_conv2d_u8s8(
     return;
   const int a_signed = (flags & TESSEL_KERNEL_A_SIGNED) != 0;
   struct epilogue ep;
-  if (scale)
+  if (scale) {
     tk_epilogue_init(&ep, scale, bias, lo, hi, out_scale, out_zp, qmin, qmax,
                      table, dq_scale, dq_zp, dq_lo, dq_hi, flags);
+    tk_epilogue_bound(&ep, C, KH * KW, a_zp + (a_signed ? 128 : 0), 0);
+  }
   dwq_job_t job;
   memset(&job, 0, sizeof job);
   job.N = N, job.OH = OH, job.OW = OW, job.C = C;

@@ -114,16 +114,20 @@ typedef struct {
   int64_t nseg, seg_len;
 } segs_t;
 
-/* acc[r][j] = sum over the panel's k of (a_r ^ flip) * b, rows r < mr. */
+/* acc[r][j] = init[j] (0 without init) + the sum over the panel's k of
+ * (a_r ^ flip) * b, rows r < mr. */
 static void tile_portable(int mr, int nv, const uint8_t *const *arow,
                           int64_t K, uint32_t flip, const int8_t *panel,
-                          const segs_t *sg, int32_t acc[MR][NR]) {
+                          const segs_t *sg, const int32_t *init,
+                          int32_t acc[MR][NR]) {
   (void)sg; /* contiguous rows */
   const int cols = 16 * nv;
   const int64_t groups = (K + KG - 1) / KG;
   memset(acc, 0, sizeof(int32_t) * MR * NR);
   for (int r = 0; r < mr; ++r) {
     int32_t *out = acc[r];
+    if (init)
+      memcpy(out, init, sizeof(int32_t) * (size_t)cols);
     for (int64_t g = 0; g < groups; ++g) {
       uint32_t word = load_group(arow[r], g, K) ^ flip;
       uint8_t av[KG];
@@ -148,11 +152,14 @@ static void tile_portable(int mr, int nv, const uint8_t *const *arow,
 TK_VNNI_TARGET static inline __attribute__((always_inline)) void
 tile_vnni_rows(const int R, const int V, const uint8_t *const *arow,
                const uint32_t flip, const int8_t *panel, const segs_t *sg,
-               int32_t acc[MR][NR]) {
+               const int32_t *init, int32_t acc[MR][NR]) {
   __m512i c[MR][4];
-  for (int r = 0; r < R; ++r)
-    for (int v = 0; v < V; ++v)
-      c[r][v] = _mm512_setzero_si512();
+  for (int v = 0; v < V; ++v) {
+    const __m512i c0 =
+        init ? _mm512_loadu_si512(init + 16 * v) : _mm512_setzero_si512();
+    for (int r = 0; r < R; ++r)
+      c[r][v] = c0;
+  }
   /* Groups per segment; only a lone segment can end in a partial one. */
   const int64_t len = sg->seg_len, full = len / KG, groups = (len + KG - 1) / KG;
   const int8_t *b = panel;
@@ -197,12 +204,12 @@ tile_vnni_rows(const int R, const int V, const uint8_t *const *arow,
  * constants. */
 #define TK_VNNI_ROWS(V, flip)                                                  \
   switch (mr) {                                                                \
-  case 1: tile_vnni_rows(1, V, arow, flip, panel, sg, acc); break;             \
-  case 2: tile_vnni_rows(2, V, arow, flip, panel, sg, acc); break;             \
-  case 3: tile_vnni_rows(3, V, arow, flip, panel, sg, acc); break;             \
-  case 4: tile_vnni_rows(4, V, arow, flip, panel, sg, acc); break;             \
-  case 5: tile_vnni_rows(5, V, arow, flip, panel, sg, acc); break;             \
-  default: tile_vnni_rows(6, V, arow, flip, panel, sg, acc); break;            \
+  case 1: tile_vnni_rows(1, V, arow, flip, panel, sg, init, acc); break;             \
+  case 2: tile_vnni_rows(2, V, arow, flip, panel, sg, init, acc); break;             \
+  case 3: tile_vnni_rows(3, V, arow, flip, panel, sg, init, acc); break;             \
+  case 4: tile_vnni_rows(4, V, arow, flip, panel, sg, init, acc); break;             \
+  case 5: tile_vnni_rows(5, V, arow, flip, panel, sg, init, acc); break;             \
+  default: tile_vnni_rows(6, V, arow, flip, panel, sg, init, acc); break;            \
   }
 #define TK_VNNI_VECTORS(flip)                                                  \
   switch (nv) {                                                                \
@@ -215,7 +222,8 @@ tile_vnni_rows(const int R, const int V, const uint8_t *const *arow,
 TK_VNNI_TARGET static void tile_vnni(int mr, int nv,
                                      const uint8_t *const *arow, int64_t K,
                                      uint32_t flip, const int8_t *panel,
-                                     const segs_t *sg, int32_t acc[MR][NR]) {
+                                     const segs_t *sg, const int32_t *init,
+                                     int32_t acc[MR][NR]) {
   (void)K; /* sg->nseg * sg->seg_len */
   if (flip)
     TK_VNNI_VECTORS(0x80808080u)
@@ -269,7 +277,8 @@ TK_AVX2_TARGET static void widen_row(const uint8_t *a, int64_t K,
  * w + r * TK_AVX2_KBLOCK); `first` stores the sums, else adds them. */
 TK_AVX2_TARGET static inline __attribute__((always_inline)) void
 tile_avx2_rows(const int R, int nv, const uint64_t *w, const int8_t *panel,
-               int64_t g0, int64_t n, int first, int32_t acc[MR][NR]) {
+               int64_t g0, int64_t n, int first, const int32_t *init,
+               int32_t acc[MR][NR]) {
   for (int cb = 0; cb < 16 * nv; cb += 8) {
     __m256i lo[MR], hi[MR];
     for (int r = 0; r < R; ++r)
@@ -292,6 +301,9 @@ tile_avx2_rows(const int R, int nv, const uint64_t *w, const int8_t *panel,
       if (!first)
         s = _mm256_add_epi32(
             s, _mm256_loadu_si256((const __m256i *)(acc[r] + cb)));
+      else if (init)
+        s = _mm256_add_epi32(s,
+                             _mm256_loadu_si256((const __m256i *)(init + cb)));
       _mm256_storeu_si256((__m256i *)(acc[r] + cb), s);
     }
   }
@@ -321,12 +333,16 @@ TK_AVX2_TARGET static void tile_avx2(int mr, int nv,
                                      const uint8_t *const *arow,
                                      int64_t K, uint32_t flip,
                                      const int8_t *panel, const segs_t *sg,
+                                     const int32_t *init,
                                      int32_t acc[MR][NR]) {
   uint64_t w[MR * TK_AVX2_KBLOCK];
   const int64_t groups = (K + KG - 1) / KG;
   if (groups == 0) /* K = 0: empty sums */
-    for (int r = 0; r < mr; ++r)
+    for (int r = 0; r < mr; ++r) {
       memset(acc[r], 0, sizeof acc[r]);
+      if (init)
+        memcpy(acc[r], init, sizeof(int32_t) * (size_t)(16 * nv));
+    }
   for (int64_t g0 = 0; g0 < groups; g0 += TK_AVX2_KBLOCK) {
     const int64_t n =
         groups - g0 < TK_AVX2_KBLOCK ? groups - g0 : TK_AVX2_KBLOCK;
@@ -334,12 +350,12 @@ TK_AVX2_TARGET static void tile_avx2(int mr, int nv,
       widen_segments(arow[r], sg, flip, g0, n, w + r * TK_AVX2_KBLOCK);
     const int first = g0 == 0;
     switch (mr) {
-    case 1: tile_avx2_rows(1, nv, w, panel, g0, n, first, acc); break;
-    case 2: tile_avx2_rows(2, nv, w, panel, g0, n, first, acc); break;
-    case 3: tile_avx2_rows(3, nv, w, panel, g0, n, first, acc); break;
-    case 4: tile_avx2_rows(4, nv, w, panel, g0, n, first, acc); break;
-    case 5: tile_avx2_rows(5, nv, w, panel, g0, n, first, acc); break;
-    default: tile_avx2_rows(6, nv, w, panel, g0, n, first, acc); break;
+    case 1: tile_avx2_rows(1, nv, w, panel, g0, n, first, init, acc); break;
+    case 2: tile_avx2_rows(2, nv, w, panel, g0, n, first, init, acc); break;
+    case 3: tile_avx2_rows(3, nv, w, panel, g0, n, first, init, acc); break;
+    case 4: tile_avx2_rows(4, nv, w, panel, g0, n, first, init, acc); break;
+    case 5: tile_avx2_rows(5, nv, w, panel, g0, n, first, init, acc); break;
+    default: tile_avx2_rows(6, nv, w, panel, g0, n, first, init, acc); break;
     }
   }
 }
@@ -347,9 +363,11 @@ TK_AVX2_TARGET static void tile_avx2(int mr, int nv,
 #endif
 
 /* (mr, nv, ...): rows, and the vectors of 16 columns needed (a tile may
- * compute more: only acc[r][0, 16 * nv) is read). */
+ * compute more: only acc[r][0, 16 * nv) is read); init (NULL: zeros) the
+ * sums' start, per column. */
 typedef void (*tile_fn)(int, int, const uint8_t *const *, int64_t, uint32_t,
-                        const int8_t *, const segs_t *, int32_t[MR][NR]);
+                        const int8_t *, const segs_t *, const int32_t *,
+                        int32_t[MR][NR]);
 
 static tile_fn choose_tile(void) {
 #ifdef TK_HAVE_VNNI_PATH
@@ -440,6 +458,16 @@ static void run_task(void *arg, int64_t task) {
       j->colsum ? j->colsum + b * j->colsum_sb + p * NR : NULL;
   const int64_t n0 = p * NR, width = j->N - n0 < NR ? j->N - n0 : NR;
   const int32_t kzz = (int32_t)j->K * j->a_zp * j->b_zp;
+  /* The corrections common to a column, K a_zp b_zp - a_zp colsum[n],
+   * start the sums (no pass over them, no vector multiply per tile); the
+   * row's own, - b_zp rowsum[m], is added by the finish. */
+  int32_t init_v[NR];
+  const int32_t *init = NULL;
+  if (colsum || kzz) {
+    for (int64_t n = 0; n < NR; ++n)
+      init_v[n] = n < width ? kzz - (colsum ? j->a_zp * colsum[n] : 0) : 0;
+    init = init_v;
+  }
   const segs_t rows_in_place = {j->seg_off, j->nseg, j->seg_len},
                contiguous = {k_no_offset, 1, j->K};
   /* Gathered rows: MR of K bytes, reused by every tile of the task. */
@@ -464,12 +492,11 @@ static void run_task(void *arg, int64_t task) {
       }
     }
     tile(mr, (int)((width + 15) / 16), arow, j->K, j->a_flip, panel,
-         scratch ? &contiguous : &rows_in_place, acc);
+         scratch ? &contiguous : &rows_in_place, init, acc);
     int32_t row_off[MR];
     for (int r = 0; r < mr; ++r)
-      row_off[r] =
-          kzz - (j->b_zp ? j->b_zp * row_sum(arow[r], j->K, j->a_flip) : 0);
-    finish_tile(j, b, m0, mr, row_off, colsum, n0, width, finish, acc);
+      row_off[r] = j->b_zp ? -j->b_zp * row_sum(arow[r], j->K, j->a_flip) : 0;
+    finish_tile(j, b, m0, mr, row_off, NULL, n0, width, finish, acc);
   }
   free(scratch);
 }
@@ -810,6 +837,8 @@ void tessel_kernel_matmul_u8s8_requant(
   tk_epilogue_init(&ep, scale, bias, lo, hi, out_scale, out_zp, qmin, qmax,
                    table, dq_scale, dq_zp, dq_lo, dq_hi, flags);
   tk_epilogue_set_residual(&ep, res, res_sb, res_sm, res_sn, res_lo, res_hi);
+  tk_epilogue_bound(&ep, N, K,
+                    a_zp + ((flags & TESSEL_KERNEL_A_SIGNED) ? 128 : 0), b_zp);
   matmul_u8s8(batch, M, N, K, a, a_sb, a_sm, a_zp, bp, bp_sb, b_colsum, b_zp,
               c, c_sb, c_sm, c_sn, flags & ~TESSEL_KERNEL_ACCUMULATE, &ep);
 }
@@ -841,6 +870,8 @@ void tessel_kernel_conv2d_u8s8_requant(
   tk_epilogue_init(&ep, scale, bias, lo, hi, out_scale, out_zp, qmin, qmax,
                    table, dq_scale, dq_zp, dq_lo, dq_hi, flags);
   tk_epilogue_set_residual(&ep, res, res_sn, res_sm, res_sf, res_lo, res_hi);
+  tk_epilogue_bound(&ep, F, KH * KW * C,
+                    a_zp + ((flags & TESSEL_KERNEL_A_SIGNED) ? 128 : 0), b_zp);
   conv_u8s8(N, OH, OW, F, KH, KW, C, in, in_sn, in_sh, in_sw, stride_h,
             stride_w, dil_h, dil_w, a_zp, bp, b_colsum, b_zp, out, out_sn,
             out_sm, out_sf, flags & ~TESSEL_KERNEL_ACCUMULATE, &ep);

@@ -268,6 +268,8 @@ void tk_epilogue_init(struct epilogue *e, const float *scale,
                         tk_division_is_slow()               ? 2
                                                             : 0;
   e->recip = 1.0f / out_scale;
+  if (e->quantize && tk_q8_packable(e))
+    e->q8 = tk_q8_plan(e);
   /* Only the AVX2 epilogue reads the affine form: proving it (a few
    * microseconds per call) is skipped where another epilogue runs. */
   if (!tk_has_vnni() && tk_has_avx2())
@@ -283,6 +285,62 @@ void tk_epilogue_set_residual(struct epilogue *e, const float *res,
   e->res_sn = res_sn;
   e->res_lo = res_lo;
   e->res_hi = res_hi;
+}
+
+/* roundeven(y / out_scale) as the epilogue's division sequence computes
+ * it, for y inside the plan's [L, H] (where the sequence is proven). */
+static float rounded_quotient(const struct epilogue *e, float y) {
+  float q;
+  if (e->division == 1) {
+    q = y * e->recip;
+  } else if (e->division == 2) {
+    const float q1 = y * e->recip;
+    const float r = __builtin_fmaf(-q1, e->out_scale, y);
+    q = __builtin_fmaf(r, e->recip, q1);
+  } else {
+    q = y / e->out_scale;
+  }
+  return __builtin_roundevenf(q);
+}
+
+void tk_epilogue_bound(struct epilogue *e, int64_t n, int64_t k,
+                       int32_t a_zp, int32_t b_zp) {
+  tk_q8_plan_t *p = &e->q8;
+  p->fast = p->dq_fast = 0;
+  if (!e->quantize || !tk_q8_packable(e) || !(p->lo <= p->hi))
+    return;
+  double smax = 0.0, bmax = 0.0;
+  for (int64_t i = 0; i < n; ++i) {
+    const float s = e->scale[i], b = e->bias ? e->bias[i] : 0.0f;
+    if (!isfinite(s) || !isfinite(b))
+      return;
+    smax = fabs(s) > smax ? fabs(s) : smax;
+    bmax = fabs(b) > bmax ? fabs(b) : bmax;
+  }
+  /* |y| <= |acc| * max|scale| + max|bias|, with room for the f32
+   * roundings of the conversion, product and sum; its quotient must stay
+   * far inside int32 (the conversion's INT_MIN would read as qmin). Each
+   * product is (a - a_zp) (b - b_zp), a in [0, 255] (signed A flipped),
+   * b in [-128, 127]; an int32 sum wraps, so never past 2^31. */
+  double amax = (double)k * (255.0 + fabs((double)a_zp)) *
+                (128.0 + fabs((double)b_zp));
+  amax = amax < 2147483648.0 ? amax : 2147483648.0;
+  const double ymax = (amax * smax + bmax) * 1.01;
+  if (!(ymax / (double)e->out_scale < 1073741824.0))
+    return;
+  const int32_t qlo = (int32_t)rounded_quotient(e, p->lo) + p->zp,
+                qhi = (int32_t)rounded_quotient(e, p->hi) + p->zp;
+  const int32_t a = qlo > p->qmin ? qlo : p->qmin,
+                b = qhi < p->qmax ? qhi : p->qmax;
+  if (a > b)
+    return;
+  p->fmin = (int16_t)a;
+  p->fmax = (int16_t)b;
+  p->fclamp16 = p->is_signed ? (a != -128 || b != 127) : (a != 0 || b != 255);
+  p->fast = 1;
+  /* The byte read back as it was written: signed only when q's range is. */
+  p->dq_fast = tk_finish_kind(e) == TK_OUT_DEQUANT && !e->table &&
+               e->dq_zp == e->out_zp && e->dq_signed == p->is_signed;
 }
 
 int64_t tk_epilogue_out_bytes(const struct epilogue *e) {
@@ -554,7 +612,8 @@ TK_DEFINE_FINISH(
       const struct epilogue *e, int32_t acc[MR][NR], int mr,                   \
       const int32_t *row_off, const int32_t *colsum, int32_t a_zp,             \
       int64_t n0, int64_t width, char *out0, int64_t out_rs,                   \
-      const tk_q8_plan_t *pp, const int division, const int nan_fix) {         \
+      const tk_q8_plan_t *pp, const int division, const int nan_fix,           \
+      const int fast) {                                                        \
     const tk_q8_plan_t p = *pp;                                                \
     const float *const scale = e->scale + n0;                                  \
     const float *const bias = e->bias ? e->bias + n0 : NULL;                   \
@@ -563,8 +622,9 @@ TK_DEFINE_FINISH(
     const __m512 s = _mm512_set1_ps(e->out_scale);                             \
     const __m512 rs = _mm512_set1_ps(e->recip);                                \
     const __m512i zp = _mm512_set1_epi16(p.zp);                                \
-    const __m512i qlo = _mm512_set1_epi16(p.qmin);                             \
-    const __m512i qhi = _mm512_set1_epi16(p.qmax);                             \
+    const __m512i qlo = _mm512_set1_epi16(fast ? p.fmin : p.qmin);             \
+    const __m512i qhi = _mm512_set1_epi16(fast ? p.fmax : p.qmax);             \
+    const int clamp16 = fast ? p.fclamp16 : p.clamp16;                         \
     const __m512i int16_min = _mm512_set1_epi16(INT16_MIN);                    \
     /* After the packs, dword 4L + v of the 64 bytes holds columns            \
      * [16v + 4L, 16v + 4L + 4): put it at 4v + L. */                          \
@@ -605,14 +665,16 @@ TK_DEFINE_FINISH(
       const __m512i roff = _mm512_set1_epi32(row_off[r]);                      \
       __m512i qi[4];                                                           \
       for (int v = 0; v < 4; ++v) {                                            \
-        __m512i x = _mm512_sub_epi32(                                          \
-            _mm512_maskz_loadu_epi32(mv[v], acc[r] + 16 * v), cz[v]);          \
+        __m512i x = _mm512_maskz_loadu_epi32(mv[v], acc[r] + 16 * v);         \
+        if (colsum)                                                            \
+          x = _mm512_sub_epi32(x, cz[v]);                                      \
         if (any_off)                                                           \
           x = _mm512_add_epi32(x, roff);                                       \
         __m512 y = _mm512_mul_ps(_mm512_cvtepi32_ps(x), sc[v]);                \
         if (bias)                                                              \
           y = _mm512_add_ps(y, bi[v]);                                         \
-        y = _mm512_max_ps(lo, _mm512_min_ps(hi, y)); /* NaN passes */          \
+        if (!fast) /* NaN passes */                                            \
+          y = _mm512_max_ps(lo, _mm512_min_ps(hi, y));                         \
         __m512 q = tk_quotient16(y, s, rs, division);                          \
         qi[v] = _mm512_cvt_roundps_epi32(                                      \
             q, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);                 \
@@ -625,7 +687,7 @@ TK_DEFINE_FINISH(
               _mm512_cmpeq_epi16_mask(w1, int16_min);                          \
       w0 = _mm512_adds_epi16(w0, zp);                                          \
       w1 = _mm512_adds_epi16(w1, zp);                                          \
-      if (p.clamp16) {                                                         \
+      if (clamp16) {                                                           \
         w0 = _mm512_min_epi16(_mm512_max_epi16(w0, qlo), qhi);                 \
         w1 = _mm512_min_epi16(_mm512_max_epi16(w1, qlo), qhi);                 \
       }                                                                        \
@@ -648,22 +710,26 @@ TK_DEFINE_FINISH(
                           int64_t width, char *out0, int64_t out_rs,           \
                           int64_t out_sn, const float *res0, int64_t res_rs) { \
     (void)out_sn; (void)res0; (void)res_rs;                                    \
-    const tk_q8_plan_t p = tk_q8_plan(e); /* once per tile */                \
-    switch (e->division * 2 + p.nan_fix) {                                     \
-    case 0: NAME##_body(e, acc, mr, row_off, colsum, a_zp, n0, width, out0,    \
-                        out_rs, &p, 0, 0); break;                              \
-    case 1: NAME##_body(e, acc, mr, row_off, colsum, a_zp, n0, width, out0,    \
-                        out_rs, &p, 0, 1); break;                              \
-    case 2: NAME##_body(e, acc, mr, row_off, colsum, a_zp, n0, width, out0,    \
-                        out_rs, &p, 1, 0); break;                              \
-    case 3: NAME##_body(e, acc, mr, row_off, colsum, a_zp, n0, width, out0,    \
-                        out_rs, &p, 1, 1); break;                              \
-    case 4: NAME##_body(e, acc, mr, row_off, colsum, a_zp, n0, width, out0,    \
-                        out_rs, &p, 2, 0); break;                              \
-    default: NAME##_body(e, acc, mr, row_off, colsum, a_zp, n0, width, out0,   \
-                         out_rs, &p, 2, 1); break;                             \
+    const tk_q8_plan_t *p = &e->q8; /* once per call */                        \
+    const int mode = p->fast ? 2 : p->nan_fix;                                 \
+    switch (e->division * 3 + mode) {                                          \
+    TK_FINISH_Q8_CASES(NAME, 0)                                                \
+    TK_FINISH_Q8_CASES(NAME, 1)                                                \
+    TK_FINISH_Q8_CASES(NAME, 2)                                                \
     }                                                                          \
   }
+
+/* Division sequence DIV x (float clamp and NaN check, the same with the
+ * NaN fix, fast: neither). */
+#define TK_FINISH_Q8_CASE(NAME, DIV, NAN_FIX, FAST)                            \
+  case DIV * 3 + (FAST ? 2 : NAN_FIX):                                         \
+    NAME##_body(e, acc, mr, row_off, colsum, a_zp, n0, width, out0, out_rs, p, \
+                DIV, NAN_FIX, FAST);                                           \
+    break;
+#define TK_FINISH_Q8_CASES(NAME, DIV)                                          \
+  TK_FINISH_Q8_CASE(NAME, DIV, 0, 0)                                           \
+  TK_FINISH_Q8_CASE(NAME, DIV, 1, 0)                                           \
+  TK_FINISH_Q8_CASE(NAME, DIV, 0, 1)
 
 TK_DEFINE_FINISH_Q8(finish_q8_avx512, TK_VNNI_TARGET, {
   uint8_t bytes[64];
@@ -682,6 +748,109 @@ TK_DEFINE_FINISH_Q8(
       b = _mm512_mask_blend_epi8(_mm512_movepi8_mask(b), low, high);
     })
 
+#endif
+
+#ifdef TK_HAVE_VNNI_PATH
+/* A dequantized output (with or without a residual) where the plan's
+ * dq_fast holds: (v - zp) * dq_scale with v - zp = clamp(q(y), fmin - zp,
+ * fmax - zp), all small integers in f32, so the value is the float body's
+ * to the bit with no conversion to 8 bits and back: cvt, scale, bias,
+ * quotient, clamp, round, scale per 16 outputs, then the clamps and the
+ * residual (a clamp to an infinite bound, or a NaN one, is a no-op there
+ * and skipped). */
+TK_VNNI_TARGET static inline __attribute__((always_inline)) void
+finish_dq_body(const struct epilogue *e, int32_t acc[MR][NR], int mr,
+               const int32_t *row_off, const int32_t *colsum, int32_t a_zp,
+               int64_t n0, int64_t width, char *out0, int64_t out_rs,
+               const float *res0, int64_t res_rs, const int division) {
+  const tk_q8_plan_t *p = &e->q8;
+  const float *const scale = e->scale + n0;
+  const float *const bias = e->bias ? e->bias + n0 : NULL;
+  const __m512 s = _mm512_set1_ps(e->out_scale);
+  const __m512 rs = _mm512_set1_ps(e->recip);
+  const __m512 vlo = _mm512_set1_ps((float)(p->fmin - p->zp));
+  const __m512 vhi = _mm512_set1_ps((float)(p->fmax - p->zp));
+  const __m512 dqs = _mm512_set1_ps(e->dq_scale);
+  const __m512 magic = _mm512_set1_ps(12582912.0f); /* 1.5 * 2^23 */
+  const __m512 dql = _mm512_set1_ps(e->dq_lo), dqh = _mm512_set1_ps(e->dq_hi);
+  const __m512 rlo = _mm512_set1_ps(e->res_lo), rhi = _mm512_set1_ps(e->res_hi);
+  const int dq_lo = e->dq_lo > -INFINITY, dq_hi = e->dq_hi < INFINITY;
+  const int r_lo = e->res_lo > -INFINITY, r_hi = e->res_hi < INFINITY;
+  const __m512i azp = _mm512_set1_epi32(a_zp);
+  __m512i roff[MR];
+  int any_off = 0;
+  for (int r = 0; r < mr; ++r) {
+    roff[r] = _mm512_set1_epi32(row_off[r]);
+    any_off |= row_off[r] != 0;
+  }
+  for (int64_t n = 0; n < width; n += 16) {
+    const int64_t rem = width - n;
+    const __mmask16 m =
+        rem >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << rem) - 1);
+    const __m512 sc = _mm512_maskz_loadu_ps(m, scale + n);
+    const __m512 bi =
+        bias ? _mm512_maskz_loadu_ps(m, bias + n) : _mm512_setzero_ps();
+    const __m512i cz =
+        colsum ? _mm512_mullo_epi32(_mm512_maskz_loadu_epi32(m, colsum + n),
+                                    azp)
+               : _mm512_setzero_si512();
+    for (int r = 0; r < mr; ++r) { /* rows inner: mr chains in flight */
+      __m512i x = _mm512_maskz_loadu_epi32(m, acc[r] + n);
+      if (colsum)
+        x = _mm512_sub_epi32(x, cz);
+      if (any_off)
+        x = _mm512_add_epi32(x, roff[r]);
+      __m512 y = _mm512_mul_ps(_mm512_cvtepi32_ps(x), sc);
+      if (bias)
+        y = _mm512_add_ps(y, bi);
+      /* Clamped to integer bounds, then rounded: the same as rounding
+       * first (rounding is monotone, the bounds are its fixed points).
+       * Within +-2^22, adding and subtracting 1.5 * 2^23 rounds to
+       * nearest even and, unlike vrndscaleps, never leaves a -0: the
+       * float body's v - zp is +0 there. */
+      __m512 f = _mm512_min_ps(
+          vhi, _mm512_max_ps(vlo, tk_quotient16(y, s, rs, division)));
+      f = _mm512_sub_ps(_mm512_add_ps(f, magic), magic);
+      f = _mm512_mul_ps(f, dqs);
+      if (dq_hi)
+        f = _mm512_min_ps(dqh, f);
+      if (dq_lo)
+        f = _mm512_max_ps(dql, f);
+      if (res0) {
+        f = _mm512_add_ps(f, _mm512_maskz_loadu_ps(m, res0 + r * res_rs + n));
+        if (r_hi)
+          f = _mm512_min_ps(rhi, f);
+        if (r_lo)
+          f = _mm512_max_ps(rlo, f);
+      }
+      _mm512_mask_storeu_ps((float *)(out0 + r * out_rs) + n, m, f);
+    }
+  }
+}
+
+TK_VNNI_TARGET static void finish_dq(const struct epilogue *e,
+                                     int32_t acc[MR][NR], int mr,
+                                     const int32_t *row_off,
+                                     const int32_t *colsum, int32_t a_zp,
+                                     int64_t n0, int64_t width, char *out0,
+                                     int64_t out_rs, int64_t out_sn,
+                                     const float *res0, int64_t res_rs) {
+  (void)out_sn;
+  switch (e->division) {
+  case 0:
+    finish_dq_body(e, acc, mr, row_off, colsum, a_zp, n0, width, out0, out_rs,
+                   res0, res_rs, 0);
+    break;
+  case 1:
+    finish_dq_body(e, acc, mr, row_off, colsum, a_zp, n0, width, out0, out_rs,
+                   res0, res_rs, 1);
+    break;
+  default:
+    finish_dq_body(e, acc, mr, row_off, colsum, a_zp, n0, width, out0, out_rs,
+                   res0, res_rs, 2);
+    break;
+  }
+}
 #endif
 
 static void finish_tile_portable(const struct epilogue *e,
@@ -721,6 +890,9 @@ tk_finish_fn tk_choose_finish(const struct epilogue *e, int64_t out_sn) {
       if (tk_finish_kind(e) == TK_OUT_Q8 && tk_q8_packable(e) &&
           int_q8_avx512())
         return vbmi ? finish_q8_vbmi : finish_q8_avx512;
+      if (tk_finish_kind(e) == TK_OUT_DEQUANT && tk_q8_packable(e) &&
+          e->q8.dq_fast && int_q8_avx512())
+        return finish_dq;
       return vbmi ? finish_tile_vbmi : finish_tile_avx512;
     }
 #endif

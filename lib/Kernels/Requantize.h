@@ -40,6 +40,42 @@ tk_pair_sums_avx2(__m256i lo, __m256i hi) {
 }
 #endif
 
+/* An 8-bit output computed in integers (the vector paths): y is clamped to
+ * [lo, hi], the epilogue's clamp narrowed to [L, H], where L and H quantize
+ * two steps past qmin and qmax (outside them the byte is qmin or qmax
+ * either way: the division sequences are monotone to within 2^-21; inside
+ * them q fits int16 exactly); then q rounded to nearest even in one
+ * conversion to int32, + zp and [qmin, qmax] on saturating 16-bit lanes.
+ * A NaN y converts to INT_MIN, -32768 on 16 bits, while every other q is
+ * within 300 of zero: where that would not already give byte 0 (the float
+ * body's truncation of NaN), a row with a NaN is redone by the portable
+ * epilogue (nan_fix). Requires an integral out_zp and integral qmin <= qmax
+ * within one byte's range (tk_q8_packable). */
+typedef struct {
+  float lo, hi;
+  int16_t zp, qmin, qmax;
+  int clamp16;   /* [qmin, qmax] is not the byte pack's saturation range */
+  int is_signed; /* qmin < 0: signed saturation to bytes */
+  int nan_fix;   /* a NaN would not give byte 0 by itself */
+  /* Set by tk_epilogue_bound when every y of the call is finite and
+   * quantizes inside int32 (from the scales, biases and the reduction
+   * length): then the float clamp is skipped. q is monotone in y, so
+   * q(clamp(y, lo, hi)) = clamp(q(y), q(lo), q(hi)): the clamp becomes the
+   * 16-bit one, [fmin, fmax] = [qmin, qmax] narrowed by q(lo) + zp and
+   * q(hi) + zp (fclamp16: not the byte pack's own range), and no NaN can
+   * occur. Two vector operations fewer per 16 outputs. */
+  int fast;
+  int16_t fmin, fmax;
+  int fclamp16;
+  /* Also set by tk_epilogue_bound: a dequantized output (TK_OUT_DEQUANT)
+   * whose dequantization undoes the quantization's zero point, without a
+   * table: then (v - dq_zp) is q(y) clamped to [fmin - zp, fmax - zp],
+   * exact in f32, and the round trip through 8 bits is skipped. */
+  int dq_fast;
+} tk_q8_plan_t;
+
+
+
 struct epilogue {
   const float *scale, *bias;
   float lo, hi, out_scale, out_zp, qmin, qmax;
@@ -70,6 +106,9 @@ struct epilogue {
     int16_t m, k, lo, hi;
     int shift;
   } aff;
+  /* The integer 8-bit output's plan (tk_q8_plan), once per call; valid
+   * when tk_q8_packable. */
+  tk_q8_plan_t q8;
 };
 
 /* The epilogue of a call from its kernel arguments (the requant kernels'
@@ -85,6 +124,13 @@ void tk_epilogue_init(struct epilogue *e, const float *scale,
 void tk_epilogue_set_residual(struct epilogue *e, const float *res,
                               int64_t res_sb, int64_t res_sm, int64_t res_sn,
                               float res_lo, float res_hi);
+
+/* Bounds the call's values: n columns of scale and bias, sums of k
+ * products (a - a_zp) (b - b_zp) of an unsigned activation byte (signed
+ * ones flipped, a_zp with them) and a signed weight byte; sets
+ * e->q8.fast where they allow it. */
+void tk_epilogue_bound(struct epilogue *e, int64_t n, int64_t k,
+                       int32_t a_zp, int32_t b_zp);
 
 /* Bytes per output element: 4 (f32) or 1. */
 int64_t tk_epilogue_out_bytes(const struct epilogue *e);
@@ -115,25 +161,6 @@ static inline int tk_finish_kind(const struct epilogue *e) {
     return TK_OUT_DEQUANT;
   return e->out_f32 ? TK_OUT_F32_TABLE : TK_OUT_Q8;
 }
-
-/* An 8-bit output computed in integers (the vector paths): y is clamped to
- * [lo, hi], the epilogue's clamp narrowed to [L, H], where L and H quantize
- * two steps past qmin and qmax (outside them the byte is qmin or qmax
- * either way: the division sequences are monotone to within 2^-21; inside
- * them q fits int16 exactly); then q rounded to nearest even in one
- * conversion to int32, + zp and [qmin, qmax] on saturating 16-bit lanes.
- * A NaN y converts to INT_MIN, -32768 on 16 bits, while every other q is
- * within 300 of zero: where that would not already give byte 0 (the float
- * body's truncation of NaN), a row with a NaN is redone by the portable
- * epilogue (nan_fix). Requires an integral out_zp and integral qmin <= qmax
- * within one byte's range (tk_q8_packable). */
-typedef struct {
-  float lo, hi;
-  int16_t zp, qmin, qmax;
-  int clamp16;   /* [qmin, qmax] is not the byte pack's saturation range */
-  int is_signed; /* qmin < 0: signed saturation to bytes */
-  int nan_fix;   /* a NaN would not give byte 0 by itself */
-} tk_q8_plan_t;
 
 int tk_q8_packable(const struct epilogue *e);
 

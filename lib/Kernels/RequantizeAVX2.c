@@ -218,7 +218,7 @@ TK_AVX2 static void finish_q8(const struct epilogue *e, int32_t acc[MR][NR],
                               int64_t out_sn, const float *res0,
                               int64_t res_rs) {
   (void)out_sn, (void)res0, (void)res_rs;
-  const tk_q8_plan_t p = tk_q8_plan(e); /* once per tile */
+  const tk_q8_plan_t p = e->q8; /* planned once per call */
 #define TK_Q8_BODY(DIV, NAN, AFF)                                              \
   finish_q8_body(e, acc, mr, row_off, colsum, a_zp, n0, width, out0, out_rs,   \
                  &p, DIV, NAN, AFF)
@@ -239,7 +239,10 @@ TK_AVX2 static void finish_q8(const struct epilogue *e, int32_t acc[MR][NR],
 
 /* f32 outputs, plain or dequantized from the 8-bit value, 8 columns a step
  * with the float-domain steps of the portable epilogue; then the
- * residual's add and clamp. */
+ * residual's add and clamp. dequant 2: the dequantization undoes the
+ * quantization (the plan's dq_fast, as finish_dq in Requantize.c does it):
+ * v - zp is q(y) clamped to integer bounds, rounded by adding and
+ * subtracting 1.5 * 2^23 (no -0, which v - zp never is). */
 TK_AVX2_INLINE void finish_f32_body(const struct epilogue *e,
                                     int32_t acc[MR][NR], int mr,
                                     const int32_t *row_off,
@@ -259,15 +262,22 @@ TK_AVX2_INLINE void finish_f32_body(const struct epilogue *e,
   const __m256 dqs = _mm256_set1_ps(e->dq_scale), dqz = _mm256_set1_ps(e->dq_zp);
   const __m256 dql = _mm256_set1_ps(e->dq_lo), dqh = _mm256_set1_ps(e->dq_hi);
   const __m256 rlo = _mm256_set1_ps(e->res_lo), rhi = _mm256_set1_ps(e->res_hi);
+  const __m256 vlo = _mm256_set1_ps((float)(e->q8.fmin - e->q8.zp));
+  const __m256 vhi = _mm256_set1_ps((float)(e->q8.fmax - e->q8.zp));
+  const __m256 magic = _mm256_set1_ps(12582912.0f);
   const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   for (int64_t n = 0; n < width; n += 8) {
     const __m256i m = _mm256_cmpgt_epi32(
         _mm256_set1_epi32((int)(width - n < 8 ? width - n : 8)), lane);
     for (int r = 0; r < mr; ++r) {
-      __m256 y = clamp8(dequantized(acc[r], &c, n, _mm256_set1_epi32(row_off[r]),
-                                    bias),
-                        lo, hi);
-      if (dequant) {
+      __m256 y = dequantized(acc[r], &c, n, _mm256_set1_epi32(row_off[r]), bias);
+      if (dequant == 2) {
+        const __m256 q = _mm256_min_ps(
+            vhi, _mm256_max_ps(vlo, quotient(y, s, rs, division)));
+        y = _mm256_mul_ps(_mm256_sub_ps(_mm256_add_ps(q, magic), magic), dqs);
+        y = _mm256_max_ps(dql, _mm256_min_ps(dqh, y));
+      } else if (dequant) {
+        y = clamp8(y, lo, hi);
         __m256 q = _mm256_round_ps(quotient(y, s, rs, division),
                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
         q = _mm256_max_ps(qlo, _mm256_min_ps(qhi, _mm256_add_ps(q, zp)));
@@ -286,6 +296,8 @@ TK_AVX2_INLINE void finish_f32_body(const struct epilogue *e,
           v = _mm256_srai_epi32(_mm256_slli_epi32(v, 24), 24);
         y = _mm256_mul_ps(_mm256_sub_ps(_mm256_cvtepi32_ps(v), dqz), dqs);
         y = _mm256_max_ps(dql, _mm256_min_ps(dqh, y));
+      } else {
+        y = clamp8(y, lo, hi);
       }
       if (res0)
         y = _mm256_max_ps(
@@ -304,7 +316,9 @@ TK_AVX2 static void finish_f32(const struct epilogue *e, int32_t acc[MR][NR],
                                int64_t out_sn, const float *res0,
                                int64_t res_rs) {
   (void)out_sn;
-  const int dequant = tk_finish_kind(e) == TK_OUT_DEQUANT;
+  const int dequant = tk_finish_kind(e) != TK_OUT_DEQUANT ? 0
+                      : e->q8.dq_fast                      ? 2
+                                                           : 1;
   /* Instantiated per output kind and division sequence, with and without a
    * residual (constants once inlined). */
 #define TK_F32_CASE(DQ, DIV)                                                   \
@@ -321,6 +335,9 @@ TK_AVX2 static void finish_f32(const struct epilogue *e, int32_t acc[MR][NR],
   TK_F32_CASE(1, 0)
   TK_F32_CASE(1, 1)
   TK_F32_CASE(1, 2)
+  TK_F32_CASE(2, 0)
+  TK_F32_CASE(2, 1)
+  TK_F32_CASE(2, 2)
 #undef TK_F32_CASE
 }
 

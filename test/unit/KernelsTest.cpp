@@ -884,7 +884,11 @@ enum class RqOut {
   Dequant,
   DequantSigned,
   DequantClamped,
-  DequantTable
+  DequantTable,
+  // The dequantization undoes the quantization (same zero point, same
+  // signedness): the epilogue skips the bytes (Requantize.h, dq_fast).
+  DequantExact,
+  DequantExactSigned
 };
 
 struct RqCase {
@@ -933,15 +937,20 @@ void checkRequant(const RqCase &t) {
     bias[n] = real(gen);
   }
   const bool quantize = t.out != RqOut::F32;
-  const bool dequant = t.out == RqOut::Dequant ||
-                       t.out == RqOut::DequantSigned ||
+  const bool exact =
+      t.out == RqOut::DequantExact || t.out == RqOut::DequantExactSigned;
+  const bool dqSigned =
+      t.out == RqOut::DequantSigned || t.out == RqOut::DequantExactSigned;
+  const bool dequant = t.out == RqOut::Dequant || dqSigned ||
                        t.out == RqOut::DequantClamped ||
-                       t.out == RqOut::DequantTable;
-  const float dqLo = t.out == RqOut::DequantClamped ? 0.0f : -inf;
-  const float dqHi = t.out == RqOut::DequantClamped ? 3.0f : inf;
+                       t.out == RqOut::DequantTable || exact;
+  const bool dqClamped =
+      t.out == RqOut::DequantClamped || t.out == RqOut::DequantExact;
+  const float dqLo = dqClamped ? 0.0f : -inf;
+  const float dqHi = dqClamped ? 3.0f : inf;
   const bool f32 = t.out == RqOut::F32 || t.out == RqOut::F32Table || dequant;
-  const float dqScale = 0.037f, dqZp = 5.0f;
   const float outScale = 0.0123f, outZp = t.qmin < 0 ? 3.0f : 120.0f;
+  const float dqScale = 0.037f, dqZp = exact ? outZp : 5.0f;
   std::vector<uint8_t> table8(256);
   std::vector<float> tableF(256);
   for (int i = 0; i < 256; ++i) {
@@ -980,7 +989,7 @@ void checkRequant(const RqCase &t) {
       (quantize ? TESSEL_KERNEL_QUANTIZE : 0) |
           (f32 ? TESSEL_KERNEL_OUT_F32 : 0) |
           (dequant ? TESSEL_KERNEL_DEQUANTIZE : 0) |
-          (t.out == RqOut::DequantSigned ? TESSEL_KERNEL_DQ_SIGNED : 0));
+          (dqSigned ? TESSEL_KERNEL_DQ_SIGNED : 0));
   setThreads(1);
   for (int64_t m = 0; m < t.M; ++m)
     for (int64_t n = 0; n < t.N; ++n) {
@@ -1011,7 +1020,7 @@ void checkRequant(const RqCase &t) {
       if (dequant) {
         if (t.out == RqOut::DequantTable)
           v = table8[v];
-        float f = t.out == RqOut::DequantSigned ? float(int8_t(v)) : float(v);
+        float f = dqSigned ? float(int8_t(v)) : float(v);
         f = f - dqZp;
         f = f * dqScale;
         f = withRes(clampRef(f, dqLo, dqHi));
@@ -1059,13 +1068,23 @@ TEST(MatmulI8RequantKernel, ClampsRangesBiasStridesThreads) {
   checkRequant({30, 70, 20, RqOut::DequantClamped, true, -inf, inf, 0.0f, 255.0f, 3, 1});
   checkRequant({30, 70, 20, RqOut::DequantTable, true, 0.0f, 6.0f, 0.0f, 255.0f, 1, 1});
   checkRequant({30, 70, 20, RqOut::DequantTable, true, 0.0f, 6.0f, 0.0f, 255.0f, 2, 1});
+  for (RqOut out : {RqOut::DequantExact, RqOut::DequantExactSigned})
+    for (int64_t cSn : {1, 2}) {
+      const float qmin = out == RqOut::DequantExact ? 0.0f : -128.0f,
+                  qmax = out == RqOut::DequantExact ? 255.0f : 127.0f;
+      checkRequant({30, 70, 20, out, true, -inf, inf, qmin, qmax, cSn, 1});
+      checkRequant({30, 70, 20, out, true, 0.0f, 6.0f, qmin, qmax, cSn, 1});
+      checkRequant({100, 130, 200, out, false, -0.5f, inf, qmin, qmax, cSn, 2});
+      // A narrowed range: [qmin, qmax] inside the byte's.
+      checkRequant({13, 37, 9, out, true, -inf, inf, qmin + 20, qmax - 30, cSn, 1});
+    }
 }
 
 TEST(MatmulI8RequantKernel, ResidualAddAndClamp) {
   const float inf = std::numeric_limits<float>::infinity();
   for (auto residual : {RqCase::OwnResidual, RqCase::InPlaceResidual})
     for (RqOut out : {RqOut::F32, RqOut::F32Table, RqOut::Dequant,
-                      RqOut::DequantTable})
+                      RqOut::DequantTable, RqOut::DequantExact})
       for (int64_t cSn : {1, 2}) {
         checkRequant({13, 70, 37, out, true, -inf, inf, 0.0f, 255.0f, cSn, 1,
                       residual});
@@ -1272,6 +1291,20 @@ TEST(MatmulI8RequantKernel, Q8EveryRangeAndSpecialValue) {
         ASSERT_EQ(requantBiasOnly(ys, s, r.zp, plan.lo, plan.hi, flags,
                                   r.qmin, r.qmax, t),
                   divided);
+        // Only finite y that quantize far inside int32: the epilogue
+        // proves it from the call's bounds and drops the float clamp
+        // (Requantize.h, fast), with the clamp applied to q instead.
+        std::vector<float> bounded;
+        std::vector<uint8_t> want;
+        for (size_t n = 0; n < ys.size(); ++n)
+          if (std::isfinite(ys[n]) && std::fabs(ys[n]) < 1e7f * s)
+            bounded.push_back(ys[n]), want.push_back(divided[n]);
+        ASSERT_EQ(requantBiasOnly(bounded, s, r.zp, lo, hi, 0, r.qmin,
+                                  r.qmax, t),
+                  want);
+        ASSERT_EQ(requantBiasOnly(bounded, s, r.zp, plan.lo, plan.hi, flags,
+                                  r.qmin, r.qmax, t),
+                  want);
       }
     }
   // A scale that is not positive and finite (no QDQ model has one) takes

@@ -1,5 +1,5 @@
 // RUN: tessel-opt %s -split-input-file -tessel-fuse-requantize=residual=true | FileCheck %s
-// RUN: tessel-opt %s -split-input-file -tessel-fuse-requantize | FileCheck %s --check-prefix=OFF
+// RUN: tessel-opt %s -split-input-file -tessel-fuse-requantize=residual=false | FileCheck %s --check-prefix=OFF
 #id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #col = affine_map<(d0, d1, d2) -> (d2)>
 

@@ -262,13 +262,13 @@ func.func @f32_table(%x: tensor<1x4x8xi8>) -> tensor<1x4x16xf32> {
 #id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #col = affine_map<(d0, d1, d2) -> (d2)>
 
-// A per-element operand (a residual) is not an epilogue of these: both
-// ops stay.
-// CHECK-LABEL: func @residual_not_fused
+// A per-element operand is an epilogue only as a residual add (then
+// clamps: fuse-requantize-residual.mlir); multiplied, both ops stay.
+// CHECK-LABEL: func @per_element_product_not_fused
 // CHECK: tessel.packed_matmul_i8 ins
 // CHECK: linalg.generic
 // CHECK-NOT: packed_matmul_i8_requant
-func.func @residual_not_fused(%x: tensor<1x4x8xi8>, %r: tensor<1x4x16xf32>) -> tensor<1x4x16xf32> {
+func.func @per_element_product_not_fused(%x: tensor<1x4x8xi8>, %r: tensor<1x4x16xf32>) -> tensor<1x4x16xf32> {
   %wp = arith.constant dense<1> : tensor<1x2x64x4xi8>
   %e = tensor.empty() : tensor<1x4x16xi32>
   %acc = tessel.packed_matmul_i8 ins(%x, %wp : tensor<1x4x8xi8>, tensor<1x2x64x4xi8>) outs(%e : tensor<1x4x16xi32>) {a_signed, a_zp = -128 : i32, b_zp = 0 : i32} -> tensor<1x4x16xi32>
@@ -285,7 +285,7 @@ func.func @residual_not_fused(%x: tensor<1x4x8xi8>, %r: tensor<1x4x16xf32>) -> t
   ^bb0(%a: i32, %sc: f32, %res: f32, %o: f32):
     %f = arith.sitofp %a : i32 to f32
     %m = arith.mulf %f, %sc : f32
-    %ab = arith.addf %m, %res : f32
+    %ab = arith.mulf %m, %res : f32
     linalg.yield %ab : f32
   } -> tensor<1x4x16xf32>
   return %y : tensor<1x4x16xf32>

@@ -330,14 +330,12 @@ def TesselFuseRequantize : Pass<"tessel-fuse-requantize"> {
     block's last convolution) is then first split: the ops computed from one
     kernel's result and constants alone, up to the one f32 value the rest
     reads, become a generic of their own, fused into that kernel; the rest
-    is the other kernel's epilogue with that value as its residual. Off by
-    default: on AMD Zen 4 the fused residual measured slower than the
-    separate generic (ResNet-50 QDQ, one thread: 26.4 vs 25.3 ms), its
-    epilogue being compute-bound on the double-pumped 512-bit units
-    (docs/quantization.md).
+    is the other kernel's epilogue with that value as its residual. On by
+    default since its epilogue skips the 8-bit round trip where the
+    dequantization undoes the quantization (docs/quantization.md).
   }];
   let options = [
-    Option<"residual", "residual", "bool", /*default=*/"false",
+    Option<"residual", "residual", "bool", /*default=*/"true",
            "Also fuse residual adds (and split generics that read two "
            "int8 kernels)">
   ];
