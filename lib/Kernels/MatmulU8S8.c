@@ -479,11 +479,21 @@ static void run_task(void *arg, int64_t task) {
   int32_t acc[MR][NR] = {{0}};
   const int64_t m_end =
       (mt + 1) * MBLOCK < j->M ? (mt + 1) * MBLOCK : j->M;
+  /* The convolution form's output pixel of row m0, stepped along (two
+   * divisions per task, not two per row). */
+  int64_t oh = j->ow ? mt * MBLOCK / j->ow : 0, ow = j->ow ? mt * MBLOCK % j->ow : 0;
+  const uint8_t *const a_b = j->a + b * j->a_sb;
   for (int64_t m0 = mt * MBLOCK; m0 < m_end; m0 += MR) {
     const int mr = (int)(m_end - m0 < MR ? m_end - m0 : MR);
     const uint8_t *arow[MR];
     for (int r = 0; r < mr; ++r) {
-      arow[r] = row_base(j, b, m0 + r);
+      if (j->ow) {
+        arow[r] = a_b + oh * j->a_sh + ow * j->a_sw;
+        if (++ow == j->ow)
+          ow = 0, ++oh;
+      } else {
+        arow[r] = a_b + (m0 + r) * j->a_sm;
+      }
       if (scratch) {
         uint8_t *row = scratch + r * j->K;
         for (int64_t s = 0; s < j->nseg; ++s)

@@ -289,6 +289,7 @@ private:
   /// connection) is fused too (the pass's `residual` option).
   bool fuseResidual;
 
+public: // the body matchers, shared with the split patterns below
   /// A constant input read the same at every row: its only non-unit dim (if
   /// any) is indexed by the last loop and has N entries.
   static std::optional<Column> columnOperand(OpOperand *in, AffineMap map,
@@ -360,6 +361,7 @@ private:
     return v;
   }
 
+private:
   static LogicalResult matchBody(Block &body, BlockArgument acc,
                                  BlockArgument residual,
                                  const DenseMap<Value, Column> &columns,
@@ -724,6 +726,172 @@ public:
   }
 };
 
+/// A residual add whose clamped sum is not the generic's result but feeds
+/// more ops (the last block of a ResNet stage: the add and ReLU, then the
+/// quantize of the next stage's input) is split after the clamps. The
+/// head (the kernel's dequantization, the add and its clamps) becomes a
+/// generic of its own with the f32 sum as result, which FuseRequantize
+/// makes the kernel's epilogue with a residual; the tail reads that sum
+/// in a generic without the int32 operand. The int32 tensor is then never
+/// written, and the tail is a plain loop over f32.
+class SplitResidualTail : public OpRewritePattern<linalg::GenericOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp g,
+                                PatternRewriter &rewriter) const override {
+    if (g.getNumDpsInits() != 1 || g->getNumResults() != 1 ||
+        g.getNumParallelLoops() != g.getNumLoops() ||
+        !g.hasPureTensorSemantics())
+      return rewriter.notifyMatchFailure(g, "not a parallel one-result generic");
+    auto outTy = cast<RankedTensorType>(g->getResult(0).getType());
+    if (!outTy.hasStaticShape() || outTy.getRank() == 0 ||
+        !g.getMatchingIndexingMap(g.getDpsInitOperand(0)).isIdentity())
+      return rewriter.notifyMatchFailure(g, "output");
+    const int64_t lastLoop = g.getNumLoops() - 1;
+    const int64_t n = outTy.getShape().back();
+    OpOperand *kernel = nullptr, *residual = nullptr;
+    DenseMap<Value, Column> columns;
+    for (OpOperand *in : g.getDpsInputOperands()) {
+      AffineMap map = g.getMatchingIndexingMap(in);
+      SmallVector<Operation *> chain;
+      if (!kernel && map.isIdentity() &&
+          int32KernelThroughReshapes(in->get(), chain)) {
+        kernel = in;
+        continue;
+      }
+      if (std::optional<Column> c =
+              FuseRequantize::columnOperand(in, map, lastLoop, n)) {
+        columns[g.getMatchingBlockArgument(in)] = *c;
+        continue;
+      }
+      auto ty = cast<RankedTensorType>(in->get().getType());
+      if (residual || !map.isIdentity() || !ty.getElementType().isF32() ||
+          ty.getShape() != outTy.getShape())
+        return rewriter.notifyMatchFailure(g, "not one kernel and a residual");
+      residual = in;
+    }
+    if (!kernel || !residual)
+      return rewriter.notifyMatchFailure(g, "not one kernel and a residual");
+    BlockArgument resArg = g.getMatchingBlockArgument(residual);
+    BlockArgument acc = g.getMatchingBlockArgument(kernel);
+    auto add = dyn_cast_or_null<arith::AddFOp>(
+        resArg.hasOneUse() ? *resArg.getUsers().begin() : nullptr);
+    if (!add)
+      return rewriter.notifyMatchFailure(g, "residual not added");
+    float lo = -std::numeric_limits<float>::infinity(),
+          hi = std::numeric_limits<float>::infinity();
+    Value sum = FuseRequantize::clamps(add, columns, lo, hi);
+    Block &body = g.getRegion().front();
+    Operation *yield = body.getTerminator();
+    if (!sum.getType().isF32() || !(lo <= hi) ||
+        llvm::is_contained(sum.getUsers(), yield))
+      return rewriter.notifyMatchFailure(g, "no tail after the clamps");
+
+    // The head: every op of the body that `sum` depends on.
+    SetVector<Operation *> head;
+    SmallVector<Operation *> work = {sum.getDefiningOp()};
+    while (!work.empty()) {
+      Operation *op = work.pop_back_val();
+      if (!op || op->getBlock() != &body || !head.insert(op))
+        continue;
+      for (Value o : op->getOperands())
+        work.push_back(o.getDefiningOp());
+    }
+    // The tail reads nothing of the head but the sum (constants aside),
+    // and not the kernel's result.
+    for (Operation &op : body) {
+      if (head.contains(&op))
+        continue;
+      for (Value o : op.getOperands()) {
+        Operation *def = o.getDefiningOp();
+        if (o == acc || (def && head.contains(def) && o != sum &&
+                         !matchPattern(o, m_Constant())))
+          return rewriter.notifyMatchFailure(g, "the tail reads the head");
+      }
+    }
+
+    Location loc = g.getLoc();
+    // Operands whose block argument `ops` read, in the generic's order.
+    auto inputsOf = [&](auto &&ops, OpOperand *skip) {
+      SmallVector<OpOperand *> used;
+      for (OpOperand *in : g.getDpsInputOperands()) {
+        BlockArgument a = g.getMatchingBlockArgument(in);
+        if (in != skip && llvm::any_of(a.getUsers(), [&](Operation *u) {
+              return llvm::is_contained(ops, u);
+            }))
+          used.push_back(in);
+      }
+      return used;
+    };
+    // A constant of the head that the tail reads too is cloned into both.
+    SmallVector<Operation *> headOps, tailOps;
+    for (Operation &op : body.without_terminator()) {
+      if (!head.contains(&op)) {
+        tailOps.push_back(&op);
+        continue;
+      }
+      headOps.push_back(&op);
+      if (matchPattern(&op, m_Constant()) &&
+          llvm::any_of(op.getUsers(),
+                       [&](Operation *u) { return !head.contains(u); }))
+        tailOps.push_back(&op);
+    }
+    auto cloneInto = [&](OpBuilder &b, ArrayRef<Operation *> ops,
+                         IRMapping &map) {
+      for (Operation *op : ops)
+        b.clone(*op, map);
+    };
+    AffineMap idMap = g.getMatchingIndexingMap(g.getDpsInitOperand(0));
+
+    SmallVector<OpOperand *> headIn = inputsOf(headOps, nullptr);
+    SmallVector<Value> inputs;
+    SmallVector<AffineMap> maps;
+    for (OpOperand *in : headIn) {
+      inputs.push_back(in->get());
+      maps.push_back(g.getMatchingIndexingMap(in));
+    }
+    maps.push_back(idMap);
+    Value sumInit = tensor::EmptyOp::create(rewriter, loc, outTy.getShape(),
+                                            rewriter.getF32Type());
+    auto first = linalg::GenericOp::create(
+        rewriter, loc, sumInit.getType(), inputs, ValueRange{sumInit}, maps,
+        g.getIteratorTypesArray(),
+        [&](OpBuilder &b, Location, ValueRange args) {
+          IRMapping map;
+          for (auto [i, in] : llvm::enumerate(headIn))
+            map.map(g.getMatchingBlockArgument(in), args[i]);
+          cloneInto(b, headOps, map);
+          linalg::YieldOp::create(b, loc, map.lookup(sum));
+        });
+
+    SmallVector<OpOperand *> tailIn = inputsOf(tailOps, kernel);
+    SmallVector<Value> tailInputs = {first->getResult(0)};
+    SmallVector<AffineMap> tailMaps = {idMap};
+    for (OpOperand *in : tailIn) {
+      tailInputs.push_back(in->get());
+      tailMaps.push_back(g.getMatchingIndexingMap(in));
+    }
+    tailMaps.push_back(idMap);
+    auto second = linalg::GenericOp::create(
+        rewriter, loc, outTy, tailInputs, ValueRange{g.getDpsInits()[0]},
+        tailMaps, g.getIteratorTypesArray(),
+        [&](OpBuilder &b, Location, ValueRange args) {
+          IRMapping map;
+          map.map(sum, args[0]);
+          for (auto [i, in] : llvm::enumerate(tailIn))
+            map.map(g.getMatchingBlockArgument(in), args[i + 1]);
+          map.map(g.getMatchingBlockArgument(g.getDpsInitOperand(0)),
+                  args.back());
+          cloneInto(b, tailOps, map);
+          linalg::YieldOp::create(b, loc,
+                                  map.lookupOrDefault(yield->getOperand(0)));
+        });
+    rewriter.replaceOp(g, second->getResults());
+    return success();
+  }
+};
+
 struct FuseRequantizePass
     : tessel::impl::TesselFuseRequantizeBase<FuseRequantizePass> {
   using TesselFuseRequantizeBase::TesselFuseRequantizeBase;
@@ -731,7 +899,7 @@ struct FuseRequantizePass
     RewritePatternSet patterns(&getContext());
     patterns.add<FuseRequantize>(&getContext(), residual);
     if (residual)
-      patterns.add<SplitKernelEpilogues>(&getContext());
+      patterns.add<SplitKernelEpilogues, SplitResidualTail>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }
