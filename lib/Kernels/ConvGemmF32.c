@@ -21,6 +21,7 @@
  * reused by every panel of the task. Pairs of k must not straddle a
  * block: blocks have even channel counts, and an odd C is one block. */
 #include "ConvGemmBF16.h"
+#include "ConvStemF32.h"
 #include "CpuFeatures.h"
 #include "ThreadPool.h"
 #include "Vector.h"
@@ -719,6 +720,13 @@ static void conv_gemm(
           }
     return;
   }
+  /* Stems (few input channels): vectorized over output pixels. */
+  if (!wpb && tk_conv_stem_f32(N, OH, OW, F, KH, KW, C, H, W, pad_top,
+                               pad_left, in, in_sn, in_sh, in_sw, in_sc,
+                               stride_h, stride_w, dil_h, dil_w, wp, wp_sn,
+                               out, out_sn, out_sh, out_sw, out_sf, bias, lo,
+                               hi, accumulate))
+    return;
   if (wpb) {
     const tk_bf16_conv_t amx = {
         N, OH, OW, F, KH, KW, C, H, W, pad_top, pad_left, in, in_sn, in_sh,

@@ -237,6 +237,32 @@ TEST(ConvKernel, StemFilterRowsAsOneTap) {
   checkConv({1, 40, 46, 3, 64, 7, 7, 2, 2, 1, 1, true, false, false, 2, 3, 3, 3, 3});
 }
 
+TEST(ConvKernel, StemsVectorizedOverPixels) {
+  // Few input channels and short filters (KH * KW * C <= 64, strides 1
+  // and 2, no dilation): on AVX-512 the stem path (ConvStemF32.c), 16
+  // output pixels a vector, 16 filters a block. Rows not a multiple of 16
+  // pixels, filter counts off the blocks and panels, asymmetric strides
+  // and padding (also wider than the filter's reach), batches, threads;
+  // then the same cases on the GEMM tiles (TESSEL_KERNELS_NO_STEM=1),
+  // which must agree too.
+  const std::vector<ConvCase> cases = {
+      {1, 224, 224, 3, 24, 3, 3, 2, 2, 1, 1, true, true, false, 1, 1, 1, 1, 1},
+      {1, 37, 41, 3, 32, 3, 3, 2, 2, 1, 1, true, false, false, 1, 1, 0, 1, 0},
+      {2, 19, 23, 1, 17, 3, 3, 1, 1, 1, 1, false, true, false, 2, 1, 1, 1, 1},
+      {1, 16, 50, 2, 70, 5, 5, 1, 2, 1, 1, true, true, false, 1, 2, 2, 2, 2},
+      {1, 9, 33, 4, 8, 2, 3, 2, 1, 1, 1, true, false, false, 1, 0, 1, 2, 0},
+      {1, 12, 15, 3, 1, 3, 3, 2, 2, 1, 1, true, true, false, 1, 4, 4, 4, 4},
+      {2, 30, 31, 3, 16, 3, 3, 2, 2, 1, 1, true, true, false, 2, 1, 1, 1, 1},
+      {1, 7, 7, 4, 64, 4, 4, 2, 2, 1, 1, false, false, false, 1, 0, 0, 0, 0},
+  };
+  for (const ConvCase &t : cases)
+    checkConv(t);
+  setenv("TESSEL_KERNELS_NO_STEM", "1", 1);
+  for (const ConvCase &t : cases)
+    checkConv(t);
+  unsetenv("TESSEL_KERNELS_NO_STEM");
+}
+
 TEST(ConvKernelBF16, EveryRowCountPanelWidthAndOddChannels) {
   // Odd C pads each tap's channel pairs; C = 300 with a 3x3 filter splits
   // the reduction into several blocks of even channel counts.
