@@ -40,7 +40,7 @@ int main(void) {
                                            -INFINITY, INFINITY, 0));
         TIME(tw, 3, iters,
              tessel_kernel_conv2d_winograd_nhwc_f32(
-                 1, H, H, F, C, H, H, 1, 1, in, 0, H * C, C, 1, up, out, 0,
+                 1, H, H, F, C, H, H, 1, 1, 1, 1, in, 0, H * C, C, 1, up, out, 0,
                  H * F, F, 1, NULL, -INFINITY, INFINITY, 0));
         printf("winograd_conv: C=%lld F=%lld H=%lld direct_ms=%.3f "
                "winograd_ms=%.3f speedup=%.2f\n",

@@ -146,7 +146,7 @@ void checkConv(const ConvCase &t) {
   } else if (t.winograd) {
     std::vector<float> up = winogradFilter(w, t.F, t.C);
     tessel_kernel_conv2d_winograd_nhwc_f32(
-        t.N, OH, OW, t.F, t.C, t.H, t.W, t.pt, t.pl, in.data(),
+        t.N, OH, OW, t.F, t.C, t.H, t.W, t.pt, t.pl, t.dh, t.dw, in.data(),
         t.H * t.W * t.C, t.W * t.C, t.C, 1, up.data(), out.data(),
         OH * OW * t.F, OW * t.F, t.F, 1, t.bias ? bias.data() : nullptr, lo,
         hi, t.accumulate ? TESSEL_KERNEL_ACCUMULATE : 0);
@@ -351,6 +351,26 @@ TEST(ConvKernel, WinogradF2x3) {
   // tiles), blocks that start mid-row and cross into the second image.
   wino({2, 22, 21, 150, 140, 3, 3, 1, 1, 1, 1, true, true, true, 2, 1, 1, 1, 1});
   wino({2, 21, 22, 150, 140, 3, 3, 1, 1, 1, 1, false, false, false, 1});
+}
+
+TEST(ConvKernel, WinogradDilatedSubGrids) {
+  // Dilated 3x3 convolutions (DeepLab's, FCN's) as undilated ones on the
+  // sub-grids of pixels dh rows and dw columns apart: "same" padding
+  // (pad = dilation), sizes that the dilation does not divide (sub-grids
+  // of different sizes), no padding, asymmetric and unequal dilations,
+  // padding past the dilation, sub-grids all in the padding (a 3x3 image
+  // at dilation 4), batch 2, accumulate, the epilogue, two threads.
+  auto wino = [](ConvCase c) {
+    c.winograd = true;
+    checkConv(c);
+  };
+  wino({1, 16, 16, 32, 64, 3, 3, 1, 1, 2, 2, true, true, false, 1, 2, 2, 2, 2});
+  wino({1, 15, 17, 24, 40, 3, 3, 1, 1, 2, 2, false, false, true, 1, 2, 2, 2, 2});
+  wino({2, 13, 14, 16, 70, 3, 3, 1, 1, 4, 4, true, false, false, 2, 4, 4, 4, 4});
+  wino({1, 20, 19, 8, 16, 3, 3, 1, 1, 3, 2, true, true, true, 1, 0, 0, 0, 0});
+  wino({1, 11, 12, 9, 33, 3, 3, 1, 1, 2, 3, false, true, false, 1, 3, 1, 1, 4});
+  wino({1, 3, 3, 8, 20, 3, 3, 1, 1, 4, 4, true, false, false, 1, 4, 4, 4, 4});
+  wino({2, 28, 28, 64, 64, 3, 3, 1, 1, 2, 2, true, true, true, 2, 2, 2, 2, 2});
 }
 
 TEST(MatmulKernel, BatchedPerImageBAndStridedOutput) {

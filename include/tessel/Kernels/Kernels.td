@@ -256,10 +256,12 @@ def Conv2DNhwcBF16 : Conv2DNhwcKernel<"conv2d_nhwc_bf16", "const uint16_t",
 }
 
 def Conv2DWinogradNhwcF32 : Kernel<"conv2d_winograd_nhwc_f32"> {
-  let summary = "The same convolution for 3x3 filters, stride 1 and "
-                "dilation 1, by Winograd's F(2x2, 3x3)";
+  let summary = "The same convolution for 3x3 filters and stride 1, by "
+                "Winograd's F(2x2, 3x3)";
   let description = [{
-    2.25x fewer multiplications. `up` holds the transformed filter
+    2.25x fewer multiplications; a dilation (dil_h, dil_w) runs as
+    dil_h x dil_w undilated convolutions on the sub-grids of pixels that
+    many rows and columns apart. `up` holds the transformed filter
     U = G g G^T packed per transform position a (0..15):
     up[a][p][c][j] = U[a][c][p*NR + j], zero beyond F, where (rows of G:
     [1,0,0], [1/2,1/2,1/2], [1/2,-1/2,1/2], [0,0,1])
@@ -280,6 +282,8 @@ def Conv2DWinogradNhwcF32 : Kernel<"conv2d_winograd_nhwc_f32"> {
     DimArg<"$_op.getInput()", 2>:$W,
     I64Arg<"$_op.getPadOrZero()[0]">:$pad_top,
     I64Arg<"$_op.getPadOrZero()[2]">:$pad_left,
+    I64Arg<"$_op.getDilations()[0]">:$dil_h,
+    I64Arg<"$_op.getDilations()[1]">:$dil_w,
     StridedArg<"const float", "$_op.getInput()", ["sn", "sh", "sw", "sc"]>:$in,
     PtrArg<"const float", "up">:$up,
     StridedArg<"float", "$_op.getInit()", ["sn", "sh", "sw", "sf"]>:$out,

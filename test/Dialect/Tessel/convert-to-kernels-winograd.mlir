@@ -36,8 +36,9 @@ func.func @winograd_3x3(%x: tensor<1x6x7x1xf32>, %init: tensor<1x6x7x1xf32>) -> 
 
 // -----
 
-// Strided, dilated, non-3x3 and run-time filters keep the direct
-// convolution.
+// Strided, non-3x3 and run-time filters keep the direct convolution, and
+// so does a dilation whose sub-grids would be under 4 pixels (here 5x5
+// at dilation 2: most of its taps fall in the padding).
 // CHECK-LABEL: func @not_winograd
 // CHECK-NOT: winograd}
 // CHECK-COUNT-4: tessel.packed_conv2d
@@ -54,4 +55,25 @@ func.func @not_winograd(%x: tensor<1x9x9x2xf32>, %wr: tensor<2x3x3x2xf32>) -> (t
   %k = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w5 : tensor<1x9x9x2xf32>, tensor<2x5x5x2xf32>) outs(%e5 : tensor<1x5x5x2xf32>) -> tensor<1x5x5x2xf32>
   %r = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %wr : tensor<1x9x9x2xf32>, tensor<2x3x3x2xf32>) outs(%e7 : tensor<1x7x7x2xf32>) -> tensor<1x7x7x2xf32>
   return %s, %d, %k, %r : tensor<1x4x4x2xf32>, tensor<1x5x5x2xf32>, tensor<1x5x5x2xf32>, tensor<1x7x7x2xf32>
+}
+
+// -----
+
+// A dilated 3x3 (DeepLab's, dilation 2, "same"): Winograd with the
+// dilation kept, which the kernel runs as 2 x 2 sub-grids of 8 x 8.
+// CHECK-LABEL: func @winograd_dilated
+// CHECK: tessel.packed_conv2d {{.*}} outs(%{{.*}} : tensor<1x16x16x2xf32>) {dilations = array<i64: 2, 2>, kernel_size = array<i64: 3, 3>, pad = array<i64: 2, 2, 2, 2>, strides = array<i64: 1, 1>, winograd}
+// OFF-LABEL: func @winograd_dilated
+// OFF-NOT: winograd}
+func.func @winograd_dilated(%x: tensor<1x16x16x2xf32>) -> tensor<1x16x16x2xf32> {
+  %w = arith.constant dense<0.5> : tensor<2x3x3x2xf32>
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 2, 2, 0] high[0, 2, 2, 0] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x16x16x2xf32> to tensor<1x20x20x2xf32>
+  %e = tensor.empty() : tensor<1x16x16x2xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x16x2xf32>) -> tensor<1x16x16x2xf32>
+  %c = linalg.conv_2d_nhwc_fhwc {dilations = dense<2> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x20x20x2xf32>, tensor<2x3x3x2xf32>) outs(%init : tensor<1x16x16x2xf32>) -> tensor<1x16x16x2xf32>
+  return %c : tensor<1x16x16x2xf32>
 }

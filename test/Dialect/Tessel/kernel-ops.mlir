@@ -217,7 +217,7 @@ func.func @winograd_round_trip(%x: tensor<2x7x7x8xf32>, %u: tensor<16x1x8x64xf32
 // -----
 
 func.func @winograd_strided(%x: tensor<1x9x9x8xf32>, %u: tensor<16x1x8x64xf32>, %i: tensor<1x4x4x16xf32>) -> tensor<1x4x4x16xf32> {
-  // expected-error @+1 {{winograd needs a 3x3 kernel with strides 1 and dilations 1}}
+  // expected-error @+1 {{winograd needs a 3x3 kernel with strides 1}}
   %y = tessel.packed_conv2d ins(%x, %u : tensor<1x9x9x8xf32>, tensor<16x1x8x64xf32>)
       outs(%i : tensor<1x4x4x16xf32>)
       {kernel_size = array<i64: 3, 3>, strides = array<i64: 2, 2>,
