@@ -213,26 +213,13 @@ struct ConvToKernel : OpRewritePattern<linalg::Conv2DNhwcFhwcOp> {
     SmallVector<int64_t> pad = absorbZeroPad(input).value_or(
         SmallVector<int64_t>{});
     // A 3x3, stride-1 convolution with constant weights: Winograd F(2x2,
-    // 3x3), its filter transformed and packed here. A dilated one runs as
-    // undilated ones on its sub-grids (the kernel's), judged by their
-    // size; sub-grids of fewer than 4 rows or columns (an ASPP branch
-    // whose dilation nears the image: most taps fall in the padding,
-    // which the implicit GEMM skips) stay direct.
+    // 3x3), its filter transformed and packed here (dilated ones too:
+    // winogradConv).
     DenseElementsAttr fw;
     auto outShape = cast<RankedTensorType>(init.getType()).getShape();
-    const bool dilated = dilations != ArrayRef<int64_t>{1, 1};
-    auto subGrid = [&](int64_t n, int64_t d) {
-      return ShapedType::isDynamic(n) ? n : n / d;
-    };
-    if (!*bf16 && fShape[1] == 3 && fShape[2] == 3 &&
-        strides == ArrayRef<int64_t>{1, 1} && dilations[0] >= 1 &&
-        dilations[1] >= 1 &&
-        (!dilated || (!ShapedType::isDynamic(outShape[1]) &&
-                      !ShapedType::isDynamic(outShape[2]) &&
-                      outShape[1] >= 4 * dilations[0] &&
-                      outShape[2] >= 4 * dilations[1])) &&
-        prefersWinograd(fShape[3], fShape[0], subGrid(outShape[1], dilations[0]),
-                        subGrid(outShape[2], dilations[1]), winogradMin) &&
+    if (!*bf16 &&
+        winogradConv(fShape[1], fShape[2], strides, dilations, fShape[3],
+                     fShape[0], outShape[1], outShape[2], winogradMin) &&
         matchPattern(filter, m_Constant(&fw))) {
       DenseElementsAttr u = winogradPackedFilter(fw, nr);
       Value packed = arith::ConstantOp::create(rewriter, loc, u.getType(), u);

@@ -344,10 +344,8 @@ struct SparsifyWeightsPass
         }
     double moved = double(kw * rowsRead * c * wq + ow * f) * double(oh);
     double overhead = movedElementCost * moved / double(oh * ow * k * f);
-    bool winograd = kh == 3 && kw == 3 &&
-                    strides == ArrayRef<int64_t>{1, 1} &&
-                    dilations == ArrayRef<int64_t>{1, 1} &&
-                    prefersWinograd(c, f, oh, ow, winogradMinChannels);
+    bool winograd = winogradConv(kh, kw, strides, dilations, c, f, oh, ow,
+                                 winogradMinChannels);
     std::optional<Choice> choice =
         choose(op, b, k, f, pixels, lanesUsed, overhead, winograd ? kWinogradGain : 1.0,
                winograd ? " dense=winograd" : "", out);

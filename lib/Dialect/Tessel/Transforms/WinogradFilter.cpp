@@ -74,3 +74,20 @@ bool mlir::tessel::prefersWinograd(int64_t c, int64_t f, int64_t oh,
   const int64_t tiles = ((oh + 1) / 2) * ((ow + 1) / 2);
   return !(c <= 96 && 16 * tiles * f * 4 > (int64_t(8) << 20));
 }
+
+bool mlir::tessel::winogradConv(int64_t kh, int64_t kw,
+                                ArrayRef<int64_t> strides,
+                                ArrayRef<int64_t> dilations, int64_t c,
+                                int64_t f, int64_t oh, int64_t ow,
+                                int64_t minChannels) {
+  if (kh != 3 || kw != 3 || strides != ArrayRef<int64_t>{1, 1} ||
+      dilations.size() != 2 || dilations[0] < 1 || dilations[1] < 1)
+    return false;
+  if (dilations == ArrayRef<int64_t>{1, 1})
+    return prefersWinograd(c, f, oh, ow, minChannels);
+  if (ShapedType::isDynamic(oh) || ShapedType::isDynamic(ow) ||
+      oh < 4 * dilations[0] || ow < 4 * dilations[1])
+    return false;
+  return prefersWinograd(c, f, oh / dilations[0], ow / dilations[1],
+                         minChannels);
+}

@@ -33,6 +33,17 @@ DenseElementsAttr winogradPackedFilter(DenseElementsAttr filter, int64_t nr);
 bool prefersWinograd(int64_t c, int64_t f, int64_t oh, int64_t ow,
                      int64_t minChannels);
 
+/// Whether a kh x kw convolution (c -> f channels, oh x ow outputs, either
+/// dynamic) runs as Winograd F(2x2, 3x3): 3x3, stride 1, and where it is
+/// dilated, static sizes with sub-grids (the kernel runs a dilation d as
+/// d x d undilated convolutions on pixels d apart) of at least 4 x 4;
+/// then prefersWinograd on the sub-grid's size. Smaller sub-grids (an ASPP
+/// branch whose dilation nears the image) read mostly padding, which the
+/// implicit GEMM skips.
+bool winogradConv(int64_t kh, int64_t kw, ArrayRef<int64_t> strides,
+                  ArrayRef<int64_t> dilations, int64_t c, int64_t f,
+                  int64_t oh, int64_t ow, int64_t minChannels);
+
 } // namespace mlir::tessel
 
 #endif // TESSEL_DIALECT_TESSEL_TRANSFORMS_WINOGRADFILTER_H
