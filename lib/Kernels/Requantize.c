@@ -22,9 +22,9 @@ static inline float clampf(float y, float lo, float hi) {
   return y < lo ? lo : y;
 }
 
-/* The 8-bit pattern of the quantized y (NaN: 0, what x86's conversion of
- * NaN to int32 truncates to). */
-static inline uint8_t quantize_scalar(const struct epilogue *e, float y) {
+/* roundeven(y / out_scale) as the epilogue's division sequence computes
+ * it (proven to be the division's within the plan's [L, H]). */
+static inline float rounded_quotient(const struct epilogue *e, float y) {
   float q;
   if (e->division == 1) {
     q = y * e->recip;
@@ -35,7 +35,13 @@ static inline uint8_t quantize_scalar(const struct epilogue *e, float y) {
   } else {
     q = y / e->out_scale;
   }
-  q = __builtin_roundevenf(q) + e->out_zp;
+  return __builtin_roundevenf(q);
+}
+
+/* The 8-bit pattern of the quantized y (NaN: 0, what x86's conversion of
+ * NaN to int32 truncates to). */
+static inline uint8_t quantize_scalar(const struct epilogue *e, float y) {
+  float q = rounded_quotient(e, y) + e->out_zp;
   q = clampf(q, e->qmin, e->qmax);
   return q == q ? (uint8_t)(int32_t)q : 0;
 }
@@ -285,22 +291,6 @@ void tk_epilogue_set_residual(struct epilogue *e, const float *res,
   e->res_sn = res_sn;
   e->res_lo = res_lo;
   e->res_hi = res_hi;
-}
-
-/* roundeven(y / out_scale) as the epilogue's division sequence computes
- * it, for y inside the plan's [L, H] (where the sequence is proven). */
-static float rounded_quotient(const struct epilogue *e, float y) {
-  float q;
-  if (e->division == 1) {
-    q = y * e->recip;
-  } else if (e->division == 2) {
-    const float q1 = y * e->recip;
-    const float r = __builtin_fmaf(-q1, e->out_scale, y);
-    q = __builtin_fmaf(r, e->recip, q1);
-  } else {
-    q = y / e->out_scale;
-  }
-  return __builtin_roundevenf(q);
 }
 
 void tk_epilogue_bound(struct epilogue *e, int64_t n, int64_t k,

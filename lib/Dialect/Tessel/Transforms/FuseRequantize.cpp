@@ -102,6 +102,14 @@ struct Column {
   float at(int64_t n) const { return values.size() == 1 ? values[0] : values[n]; }
 };
 
+/// A generic on tensors with one result (and init) and only parallel
+/// loops: the elementwise form every pattern here starts from.
+static bool isParallelOneResult(linalg::GenericOp g) {
+  return g.getNumDpsInits() == 1 && g->getNumResults() == 1 &&
+         g.getNumParallelLoops() == g.getNumLoops() &&
+         g.hasPureTensorSemantics();
+}
+
 struct EpilogueMatch {
   Column scale;
   std::optional<Column> bias;
@@ -134,8 +142,7 @@ public:
 
   LogicalResult matchAndRewrite(linalg::GenericOp g,
                                 PatternRewriter &rewriter) const override {
-    if (g.getNumDpsInits() != 1 || g->getNumResults() != 1 ||
-        g.getNumParallelLoops() != g.getNumLoops() || !g.hasPureTensorSemantics())
+    if (!isParallelOneResult(g))
       return rewriter.notifyMatchFailure(g, "not a parallel one-result generic");
     auto outTy = cast<RankedTensorType>(g->getResult(0).getType());
     Type outElem = outTy.getElementType();
@@ -619,9 +626,7 @@ public:
 
   LogicalResult matchAndRewrite(linalg::GenericOp g,
                                 PatternRewriter &rewriter) const override {
-    if (g.getNumDpsInits() != 1 || g->getNumResults() != 1 ||
-        g.getNumParallelLoops() != g.getNumLoops() ||
-        !g.hasPureTensorSemantics())
+    if (!isParallelOneResult(g))
       return rewriter.notifyMatchFailure(g, "not a parallel one-result generic");
     auto outTy = cast<RankedTensorType>(g->getResult(0).getType());
     if (!outTy.hasStaticShape())
@@ -740,9 +745,7 @@ public:
 
   LogicalResult matchAndRewrite(linalg::GenericOp g,
                                 PatternRewriter &rewriter) const override {
-    if (g.getNumDpsInits() != 1 || g->getNumResults() != 1 ||
-        g.getNumParallelLoops() != g.getNumLoops() ||
-        !g.hasPureTensorSemantics())
+    if (!isParallelOneResult(g))
       return rewriter.notifyMatchFailure(g, "not a parallel one-result generic");
     auto outTy = cast<RankedTensorType>(g->getResult(0).getType());
     if (!outTy.hasStaticShape() || outTy.getRank() == 0 ||
