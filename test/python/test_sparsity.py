@@ -306,7 +306,9 @@ def test_pruned_convs_match_torch(tmp_path):
     net = torch.nn.Sequential(
         torch.nn.Conv2d(64, 64, 3, padding=1), torch.nn.ReLU(),
         torch.nn.Conv2d(64, 96, 3, stride=2, padding=1), torch.nn.ReLU(),
-        torch.nn.Conv2d(96, 64, 3, padding=2, dilation=2),
+        # Dilation 3 at 10x10: sub-grids under 4x4, so the dense side is
+        # the implicit GEMM (dilation 2 would be Winograd on 5x5 sub-grids).
+        torch.nn.Conv2d(96, 64, 3, padding=3, dilation=3),
         torch.nn.Conv2d(64, 128, 1, stride=2)).eval()
     tessel.sparsity.prune(net, "magnitude", 0.95)
     x = torch.randn(2, 64, 20, 20)
@@ -322,5 +324,6 @@ def test_pruned_convs_match_torch(tmp_path):
     # 3x3 go sparse; the 1x1's 64 input channels are too few to win back
     # moving the 50 pixels' results.
     assert "dense=winograd" in lines[0] and "dense=winograd" not in lines[1]
+    assert "dense=winograd" not in lines[2]
     assert [l.rsplit(" ", 1)[-1] for l in lines] == ["dense", "sparse", "sparse", "dense"], \
         report.read_text()
