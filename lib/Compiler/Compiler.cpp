@@ -94,6 +94,7 @@ LogicalResult mlir::tessel::compileModule(ModuleOp module,
   pipelineOptions.cudaArch = options.cudaArch;
   pipelineOptions.targetTriple = (*tm)->getTargetTriple().str();
   pipelineOptions.vectorBits = vectorRegisterBits(**tm);
+  pipelineOptions.fmaBits = fmaDatapathBits(**tm);
   pipelineOptions.cpuFeatures = requiredCpuFeatures(**tm);
   Phase last = options.compileTo.value_or(Phase::LLVM);
   {

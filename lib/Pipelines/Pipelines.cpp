@@ -192,6 +192,7 @@ void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
       TesselSparsifyWeightsOptions sparsify;
       sparsify.report = options.sparsityReport;
       sparsify.vectorBits = options.vectorBits;
+      sparsify.fmaBits = options.fmaBits;
       pm.addPass(createTesselSparsifyWeights(sparsify));
     }
     // Before elementwise fusion, which would merge the bias/residual/clamp

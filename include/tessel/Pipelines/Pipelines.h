@@ -82,6 +82,13 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "tiles of generated loops (tessel-compile sets it from "
                      "--mcpu)"),
       llvm::cl::init(512)};
+  Option<unsigned> fmaBits{
+      *this, "fma-bits",
+      llvm::cl::desc("Width of the target's FMA datapath in bits (0: "
+                     "vector-bits), for the sparsity cost model: 256 with "
+                     "512-bit registers is AMD Zen 4 (tessel-compile sets it "
+                     "from --mcpu)"),
+      llvm::cl::init(0)};
   Option<std::string> routeLowering{
       *this, "route-lowering",
       llvm::cl::desc("How compose.route is lowered: grouped (each expert on "

@@ -103,6 +103,13 @@ unsigned mlir::tessel::vectorRegisterBits(const TargetMachine &tm) {
   return 128;
 }
 
+unsigned mlir::tessel::fmaDatapathBits(const TargetMachine &tm) {
+  unsigned bits = vectorRegisterBits(tm);
+  if (bits == 512 && tm.getTargetCPU() == "znver4")
+    return 256;
+  return bits;
+}
+
 void mlir::tessel::optimizeModule(Module &module, TargetMachine &tm,
                                   unsigned optLevel) {
   LoopAnalysisManager lam;

@@ -26,6 +26,13 @@ std::string requiredCpuFeatures(const llvm::TargetMachine &tm);
 /// 512 (AVX-512), 256 (AVX), else 128.
 unsigned vectorRegisterBits(const llvm::TargetMachine &tm);
 
+/// The width of the target CPU's FMA datapath in bits, which sets how fast
+/// its widest FMAs run against its loads: AMD Zen 4 (znver4) runs AVX-512
+/// on 256-bit units, a 512-bit FMA in two halves; every other CPU is taken
+/// at its vector width (Intel's AVX-512 servers and Zen 5 run it at full
+/// width).
+unsigned fmaDatapathBits(const llvm::TargetMachine &tm);
+
 /// Runs LLVM's standard -O<optLevel> pipeline on `module`.
 void optimizeModule(llvm::Module &module, llvm::TargetMachine &tm,
                     unsigned optLevel);

@@ -38,39 +38,70 @@ namespace {
 /// The block sizes the kernel takes, best-structured first.
 constexpr int64_t kBlockSizes[] = {16, 8, 4, 2, 1};
 
+/// Which measured rates apply: the kernels' speed against the dense ones
+/// depends on how wide the target's FMAs run against its loads.
+enum class RateTable {
+  /// AVX-512 at full width (Intel's servers, Zen 5): the dense kernel
+  /// runs two 512-bit FMAs a cycle, more than the sparse ones' loads feed.
+  Avx512,
+  /// AVX-512 on 256-bit FMA units (AMD Zen 4): one 512-bit FMA a cycle,
+  /// which one 512-bit load a cycle keeps up with.
+  Avx512HalfWidthFma,
+  /// AVX2 and narrower.
+  Avx2,
+};
+
+RateTable rateTable(unsigned vectorBits, unsigned fmaBits) {
+  if (vectorBits < 512)
+    return RateTable::Avx2;
+  return fmaBits != 0 && fmaBits < vectorBits ? RateTable::Avx512HalfWidthFma
+                                              : RateTable::Avx512;
+}
+
 /// The sparse kernel's rate on the elements it stores (blocks x R
 /// multiply-adds per row) over the dense kernel's rate, per block size R
-/// and vector width: bench/sparse_gemm.c at 50-95% zeros on BERT-base's
-/// projections and ResNet-50's pointwise shapes, one thread, the rate each
-/// run implies under this model (docs/sparsity.md, "The cost model"), its
-/// lower quartile over the shapes, so that a layer goes sparse only where
-/// it pays (R = 2: 1.25x R = 1, as measured on the chunked kernel). Measured on an Intel Sapphire
-/// Rapids (2026-11-27) with the AVX-512 and the AVX2 builds of the kernels:
-/// the AVX2 build's dense kernel has fewer registers to tile with, so the
-/// sparse one fares better against it.
-double rateRatio(int64_t r, unsigned vectorBits) {
-  bool avx512 = vectorBits >= 512;
-  switch (r) {
-  case 1:
-    return avx512 ? 0.30 : 0.43;
-  case 2:
-    return avx512 ? 0.38 : 0.54;
-  default:
-    return avx512 ? 0.60 : 0.90;
+/// and rate table: bench/sparse_ratios.py (bench/sparse_gemm.c at 50-95%
+/// zeros on BERT-base's projections and ResNet-50's pointwise shapes, one
+/// thread; the rate each run implies under this model, docs/sparsity.md,
+/// "The cost model"), its lower quartile over the shapes, so that a layer
+/// goes sparse only where it pays (R = 2: 1.25x R = 1, as measured on the
+/// chunked kernel). Avx512 and Avx2: an Intel Sapphire Rapids (2026-11-27)
+/// with the AVX-512 and the AVX2 builds of the kernels (the AVX2 build's
+/// dense kernel has fewer registers to tile with, so the sparse one fares
+/// better against it); Avx512HalfWidthFma: an AMD Zen 4 (2026-11-29).
+double rateRatio(int64_t r, RateTable t) {
+  switch (t) {
+  case RateTable::Avx512:
+    return r == 1 ? 0.30 : r == 2 ? 0.38 : 0.60;
+  case RateTable::Avx512HalfWidthFma:
+    return r == 1 ? 0.44 : r == 2 ? 0.55 : 0.98;
+  case RateTable::Avx2:
+    return r == 1 ? 0.43 : r == 2 ? 0.54 : 0.90;
   }
+  llvm_unreachable("every rate table is covered");
 }
 
 /// The N:M kernel's rate on the elements it stores over the dense
 /// kernel's, as rateRatio: every column runs the same count of nonzeros
 /// per chunk, in the order it reads them (docs/sparsity.md). The rate each
-/// run of bench/sparse_gemm.c implies, 2:4, 1:4 and 1:8 on BERT-base's
-/// projection shapes, one thread, Sapphire Rapids (2026-11-27): AVX-512
-/// 0.51-0.68 (sparser runs lower: fewer products per pass over the
-/// chunk), AVX2 0.69-0.79; the lower quartile, as for the blocks. So 2:4
-/// (1.13-1.29x the AVX-512 dense kernel) stays dense there at min-speedup
-/// 1.25, and pays with AVX2 (1.32-1.41x); 1:4 and sparser pay with both.
-double nmRateRatio(unsigned vectorBits) {
-  return vectorBits >= 512 ? 0.55 : 0.71;
+/// run of bench/sparse_ratios.py implies, 2:4, 1:4 and 1:8, one thread,
+/// lower quartile: Sapphire Rapids (2026-11-27, BERT-base's shapes)
+/// AVX-512 0.51-0.68 -> 0.55 (sparser runs lower: fewer products per pass
+/// over the chunk), AVX2 0.69-0.79 -> 0.71; Zen 4 (2026-11-29, with
+/// ResNet-50's pointwise shapes) 0.51-0.72 -> 0.62. So 2:4 on BERT-base's
+/// shapes (1.13-1.29x the full-width AVX-512 dense kernel, 1.15-1.2x on
+/// Zen 4) stays dense at min-speedup 1.25 and pays with AVX2 (1.32-1.41x);
+/// 1:4 and sparser pay everywhere.
+double nmRateRatio(RateTable t) {
+  switch (t) {
+  case RateTable::Avx512:
+    return 0.55;
+  case RateTable::Avx512HalfWidthFma:
+    return 0.62;
+  case RateTable::Avx2:
+    return 0.71;
+  }
+  llvm_unreachable("every rate table is covered");
 }
 
 /// A convolution's plane rows that are not whole vectors make loads that
@@ -183,7 +214,7 @@ struct Choice {
 /// `overhead`: the moved elements' share of the dense kernel's time;
 /// `denseGain`: the dense path's speed over the dense kernel's.
 Choice analyze(ArrayRef<float> b, int64_t k, int64_t n, double lanesUsed,
-               double overhead, double denseGain, unsigned vectorBits) {
+               double overhead, double denseGain, RateTable table) {
   Choice best;
   int64_t zeros = 0;
   for (float v : b)
@@ -197,7 +228,7 @@ Choice analyze(ArrayRef<float> b, int64_t k, int64_t n, double lanesUsed,
     // Sparse time over dense time: the products at the kernel's rate on
     // the lanes the rows fill, plus the moves.
     double speedup =
-        1.0 / (density / (rateRatio(r, vectorBits) * lanesUsed) + overhead) /
+        1.0 / (density / (rateRatio(r, table) * lanesUsed) + overhead) /
         denseGain;
     if (speedup > best.speedup)
       best = {r, 0, 0, density, speedup, best.zeros};
@@ -212,7 +243,7 @@ Choice analyze(ArrayRef<float> b, int64_t k, int64_t n, double lanesUsed,
       continue;
     double density = double(most) / double(m);
     double speedup =
-        1.0 / (density / (nmRateRatio(vectorBits) * lanesUsed) + overhead) /
+        1.0 / (density / (nmRateRatio(table) * lanesUsed) + overhead) /
         denseGain;
     if (speedup > best.speedup)
       best = {1, most, m, density, speedup, best.zeros};
@@ -428,7 +459,8 @@ struct SparsifyWeightsPass
                                double lanesUsed, double overhead,
                                double denseGain, StringRef note,
                                llvm::raw_ostream *out) const {
-    Choice c = analyze(b, k, n, lanesUsed, overhead, denseGain, vectorBits);
+    Choice c = analyze(b, k, n, lanesUsed, overhead, denseGain,
+                       rateTable(vectorBits, fmaBits));
     bool sparse = c.r && c.speedup >= minSpeedup;
     if (out) {
       *out << op->getLoc() << ": " << op->getName().getStringRef() << " M="

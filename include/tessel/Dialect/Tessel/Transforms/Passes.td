@@ -182,6 +182,11 @@ def TesselSparsifyWeights : Pass<"tessel-sparsify-weights", "ModuleOp"> {
            "Vector register width of the target (the kernel vectorizes "
            "over rows: a static M below a multiple of its lanes wastes "
            "the rest)">,
+    Option<"fmaBits", "fma-bits", "unsigned", /*default=*/"0",
+           "Width of the target's FMA datapath (0: vector-bits), which "
+           "picks the measured rates: 512-bit registers on 256-bit FMA "
+           "units (AMD Zen 4) favour the sparse kernels, whose loads keep "
+           "pace there">,
     Option<"winogradMinChannels", "winograd-min-channels", "int64_t",
            /*default=*/"::mlir::tessel::kWinogradMinChannels",
            "tessel-convert-to-kernels' option of that name, which decides "

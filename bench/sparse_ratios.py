@@ -1,0 +1,111 @@
+#!/usr/bin/python3
+"""sparse_ratios.py - calibrates tessel-sparsify-weights' cost model on this
+CPU: runs bench/sparse_gemm.c (the sparse kernel against the dense one, one
+thread) on BERT-base's projection shapes and ResNet-50's pointwise shapes,
+and prints, per block size R and for N:M weights, the rate over the dense
+kernel that each run implies under the pass's formula
+
+    speed-up = 1 / (density / (ratio x lanes_used) + overhead)
+
+(overhead = moved-element-cost x (1/K + 1/N), lanes_used = M / roundup(M,
+lanes); docs/sparsity.md, "The cost model"), and their lower quartile: the
+value the pass's table takes for this kind of CPU, so that a layer goes
+sparse only where it pays.
+
+    /usr/bin/python3 bench/sparse_ratios.py [--isa v4|v3] [--build build]
+"""
+import argparse
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# (M, N, K): BERT-base's projections (128 tokens), ResNet-50's pointwise
+# convolutions (pixels x filters x channels).
+SHAPES = [(128, 768, 768), (128, 3072, 768), (128, 768, 3072),
+          (3136, 256, 64), (3136, 64, 256), (784, 512, 128),
+          (784, 128, 512), (196, 1024, 256), (49, 2048, 512)]
+
+MOVED_ELEMENT_COST = 24.0  # the pass's moved-element-cost
+
+
+def cpu_family():
+    fam = model = name = "?"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, val = line.partition(":")
+                key, val = key.strip(), val.strip()
+                if key == "cpu family" and fam == "?":
+                    fam = val
+                elif key == "model" and model == "?":
+                    model = val
+                elif key == "model name" and name == "?":
+                    name = val
+    except OSError:
+        pass
+    return "%s (family %s model %s)" % (name, fam, model)
+
+
+def quartile(xs, q):
+    xs = sorted(xs)
+    pos = (len(xs) - 1) * q
+    lo = int(pos)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--isa", choices=["v4", "v3"], default="v4",
+                    help="kernel library build: x86-64-v4 (AVX-512) or v3 (AVX2)")
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    args = ap.parse_args()
+    lib = os.path.join(args.build, "lib",
+                       "libtessel_kernels_x86-64-%s.a" % args.isa)
+    if not os.path.exists(lib):
+        sys.exit("sparse_ratios: %s not found (build first: bash scripts/build.sh)"
+                 % lib)
+    lanes = 16 if args.isa == "v4" else 8
+    exe = os.path.join(tempfile.mkdtemp(), "sparse_gemm")
+    subprocess.run(["cc", "-O2", "-I", os.path.join(args.build, "include"),
+                    os.path.join(ROOT, "bench", "sparse_gemm.c"), lib,
+                    "-lpthread", "-lm", "-o", exe], check=True)
+    print("CPU: %s, kernel build x86-64-%s" % (cpu_family(), args.isa))
+    ratios = {}
+    for m, n, k in SHAPES:
+        out = subprocess.run([exe, str(m), str(n), str(k)], check=True,
+                             capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            kv = dict(re.findall(r"(\w+)=([\w.:]+)", line))
+            if "speedup" not in kv:
+                continue
+            key = kv.get("nm") or "R=%s" % kv["R"]
+            density, speedup = float(kv["density"]), float(kv["speedup"])
+            overhead = MOVED_ELEMENT_COST * (1.0 / k + 1.0 / n)
+            lanes_used = m / (-(-m // lanes) * lanes)
+            left = 1.0 / speedup - overhead
+            ratio = density / (left * lanes_used) if left > 0 else float("inf")
+            ratios.setdefault(key, []).append(ratio)
+            print("  %4d x %4d x %4d %-5s density %.2f speed-up %.2fx -> ratio %.2f"
+                  % (m, n, k, key, density, speedup, ratio))
+    print("\n| R or N:M | runs | min | lower quartile | median |")
+    print("|---|---|---|---|---|")
+    for key in sorted(ratios, key=lambda s: (":" in s, s)):
+        xs = [x for x in ratios[key] if x != float("inf")]
+        print("| %s | %d | %.2f | %.2f | %.2f |" % (
+            key, len(xs), min(xs), quartile(xs, 0.25), quartile(xs, 0.5)))
+    # N:M: the pass has one rate for every n and m.
+    nm = [x for key, xs in ratios.items() if ":" in key for x in xs
+          if x != float("inf")]
+    if nm:
+        print("| N:M (all) | %d | %.2f | %.2f | %.2f |" % (
+            len(nm), min(nm), quartile(nm, 0.25), quartile(nm, 0.5)))
+
+
+if __name__ == "__main__":
+    main()
