@@ -47,6 +47,7 @@ static void band_view(const void *ctx, int64_t b, float *at,
   *v = g->v;
   v->at = at;
   v->koff = g->koff;
+  v->kstep = g->ld;
   v->band_m = pad;
   v->c += m0 * g->c_sm;
   v->wq = pad; /* one output row of `rows` rows */

@@ -320,10 +320,16 @@ def test_pruned_convs_match_torch(tmp_path):
     lines = [l for l in report.read_text().splitlines() if "conv_2d" in l]
     assert len(lines) == 4, report.read_text()
     # The stride-1 3x3 weighs against Winograd (2x faster than the implicit
-    # GEMM) and stays dense at 64 channels; the strided and the dilated
-    # 3x3 go sparse; the 1x1's 64 input channels are too few to win back
-    # moving the 50 pixels' results.
+    # GEMM); the strided and the dilated 3x3 go sparse on every CPU's rates.
+    # The stride-1 3x3 and the 1x1 (64 input channels, few to win back
+    # moving the 50 pixels' results) go sparse where the host's rates say
+    # so: on Zen 4, whose dense kernel runs at half the FMA width, but not
+    # on Sapphire Rapids (test/tessel-compile/sparsity-cpu.test checks the
+    # rates per --mcpu).
     assert "dense=winograd" in lines[0] and "dense=winograd" not in lines[1]
     assert "dense=winograd" not in lines[2]
-    assert [l.rsplit(" ", 1)[-1] for l in lines] == ["dense", "sparse", "sparse", "dense"], \
-        report.read_text()
+    decisions = [l.rsplit(" ", 1)[-1] for l in lines]
+    assert decisions[1:3] == ["sparse", "sparse"], report.read_text()
+    for line, decision in zip(lines, decisions):
+        predicted = float(line.split("predicted=")[1].split("x")[0])
+        assert decision == ("sparse" if predicted >= 1.25 else "dense"), line

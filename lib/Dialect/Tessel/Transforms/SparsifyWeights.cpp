@@ -82,26 +82,38 @@ double rateRatio(int64_t r, RateTable t) {
 }
 
 /// The N:M kernel's rate on the elements it stores over the dense
-/// kernel's, as rateRatio: every column runs the same count of nonzeros
-/// per chunk, in the order it reads them (docs/sparsity.md). The rate each
-/// run of bench/sparse_ratios.py implies, 2:4, 1:4 and 1:8, one thread,
-/// lower quartile: Sapphire Rapids (2026-11-27, BERT-base's shapes)
-/// AVX-512 0.51-0.68 -> 0.55 (sparser runs lower: fewer products per pass
-/// over the chunk), AVX2 0.69-0.79 -> 0.71; Zen 4 (2026-11-29, with
-/// ResNet-50's pointwise shapes) 0.51-0.72 -> 0.62. So 2:4 on BERT-base's
-/// shapes (1.13-1.29x the full-width AVX-512 dense kernel, 1.15-1.2x on
-/// Zen 4) stays dense at min-speedup 1.25 and pays with AVX2 (1.32-1.41x);
-/// 1:4 and sparser pay everywhere.
-double nmRateRatio(RateTable t) {
-  switch (t) {
-  case RateTable::Avx512:
-    return 0.55;
-  case RateTable::Avx512HalfWidthFma:
-    return 0.62;
-  case RateTable::Avx2:
-    return 0.71;
-  }
-  llvm_unreachable("every rate table is covered");
+/// kernel's, as rateRatio, at density n / m: every column runs the same
+/// count of nonzeros per chunk, in the order it reads them
+/// (docs/sparsity.md). Sparser weights run fewer products per pass over a
+/// chunk, so the rate is measured per pattern, at 1:8, 1:4 and 2:4, and
+/// interpolated in the density between them (held at the ends): the lower
+/// quartile of what each run of bench/sparse_ratios.py implies, one thread.
+/// Avx512HalfWidthFma: Zen 4 (2026-11-29, BERT-base's and ResNet-50's
+/// pointwise shapes) 0.59 / 0.69 / 0.70. Avx512 and Avx2: Sapphire Rapids
+/// (2026-11-27, BERT-base's shapes, before the N:M tiles multiplied k by
+/// the row step rather than loading each row's offset, which gained
+/// 1.08-1.17x on Zen 4) 0.52 / 0.58 / 0.62 and 0.71 / 0.73 / 0.71. So on
+/// BERT-base's shapes 2:4 is predicted 1.29x on Zen 4 (measured
+/// 1.32-1.40x) and goes sparse, stays dense on Sapphire Rapids (predicted
+/// 1.15x, measured 1.13-1.29x) and goes sparse with AVX2 (1.30x, measured
+/// 1.32-1.41x); 1:4 and sparser pay everywhere.
+double nmRateRatio(RateTable t, double density) {
+  static constexpr double kDensities[] = {0.125, 0.25, 0.5};
+  static constexpr double kRates[][3] = {
+      /*Avx512=*/{0.52, 0.58, 0.62},
+      /*Avx512HalfWidthFma=*/{0.59, 0.69, 0.70},
+      /*Avx2=*/{0.71, 0.73, 0.71},
+  };
+  const double *rates = kRates[static_cast<int>(t)];
+  if (density <= kDensities[0])
+    return rates[0];
+  for (int i = 1; i < 3; ++i)
+    if (density <= kDensities[i]) {
+      double f = (density - kDensities[i - 1]) /
+                 (kDensities[i] - kDensities[i - 1]);
+      return rates[i - 1] + f * (rates[i] - rates[i - 1]);
+    }
+  return rates[2];
 }
 
 /// A convolution's plane rows that are not whole vectors make loads that
@@ -243,7 +255,7 @@ Choice analyze(ArrayRef<float> b, int64_t k, int64_t n, double lanesUsed,
       continue;
     double density = double(most) / double(m);
     double speedup =
-        1.0 / (density / (nmRateRatio(table) * lanesUsed) + overhead) /
+        1.0 / (density / (nmRateRatio(table, density) * lanesUsed) + overhead) /
         denseGain;
     if (speedup > best.speedup)
       best = {1, most, m, density, speedup, best.zeros};
