@@ -132,6 +132,13 @@ void tessel_kernel_sparse_conv2d_f32(
   const int64_t row_floats = KW * stride_h * C * g.wq;
   int64_t band = TK_SPARSE_BAND_FLOATS / (row_floats > 0 ? row_floats : 1) -
                  g.hx;
+  /* But at least a full tile of rows (8 vectors, R = 1's): every band
+   * is a pass over all the nonzeros, and a band of few rows runs them at
+   * a few FMAs each (512 -> 512 channels, 3x3 stride 2 from 14x14: bands
+   * of 5 and 2 output rows, 3 and 1 row vectors, ran 3x slower than one
+   * band of 4 vectors, whose planes, 700 KB, spill L2 a little). */
+  const int64_t min_band = (8 * TK_VW + g.wq - 1) / g.wq;
+  band = band < min_band ? min_band : band;
   band = band < 1 ? 1 : band > OH ? OH : band;
   if (tk_sparse_too_few_bands(N * ((OH + band - 1) / band)))
     band = OH;

@@ -239,6 +239,20 @@ static void store_group(const tk_sparse_view *j, int64_t m0, int64_t rows,
 #endif
 #define CBG TK_SPARSE_CBG
 
+/* With chunks, a block column comes back for its next chunk after every
+ * other column of its groups has run this one: its next blocks' indices
+ * and values, a line or two past e0, are fetched as it starts a chunk.
+ * Weights larger than L2 otherwise miss there on every pass, and the pass
+ * waits on its first index (512 x 4608 at 50%, 49 rows: 2.3x slower). */
+static inline void prefetch_next_chunk(const tk_sparse_view *j, int64_t e0,
+                                       int64_t e1, int64_t R) {
+  for (int64_t p = 16; p <= 32; p += 16)
+    if (e0 + p < e1) {
+      __builtin_prefetch(j->kidx + e0 + p, 0, 3);
+      __builtin_prefetch(j->val + (e0 + p) * R, 0, 3);
+    }
+}
+
 /* TM vectors of rows from m0 x columns c0 .. c0 + CW - 1 of one block
  * column, its nonzero blocks from e0 below e1 and (with chunks, CH) below
  * k1: those of one k-chunk, as k ascends. TM and CW are compile-time
@@ -301,9 +315,10 @@ TK_INLINE int64_t block_tile(const tk_sparse_view *j, int64_t e0, int64_t e1,
             next = nch == 1                                                    \
                        ? block_tile(j, cur[b - b_lo], e1, 0, 0, R, c0, CW, m0, \
                                     T <= TMAX ? T : 1, gb, b * R + c0 - n0, 1) \
-                       : block_tile(j, cur[b - b_lo], e1, 1, (ch + 1) * kc, R, \
+                       : (prefetch_next_chunk(j, cur[b - b_lo], e1, R),        \
+                          block_tile(j, cur[b - b_lo], e1, 1, (ch + 1) * kc, R, \
                                     c0, CW, m0, T <= TMAX ? T : 1, gb,         \
-                                    b * R + c0 - n0, ch == 0);                 \
+                                    b * R + c0 - n0, ch == 0));                \
           cur[b - b_lo] = next;                                                \
         }                                                                      \
     break;
