@@ -135,7 +135,7 @@ void tessel_kernel_sparse_conv2d_f32(
   /* But at least a full tile of rows (8 vectors, R = 1's): every band
    * is a pass over all the nonzeros, and a band of few rows runs them at
    * a few FMAs each (512 -> 512 channels, 3x3 stride 2 from 14x14: bands
-   * of 5 and 2 output rows, 3 and 1 row vectors, ran 3x slower than one
+   * of 5 and 2 output rows, 3 and 1 row vectors, ran 2-3x slower than one
    * band of 4 vectors, whose planes, 700 KB, spill L2 a little). */
   const int64_t min_band = (8 * TK_VW + g.wq - 1) / g.wq;
   band = band < min_band ? min_band : band;
