@@ -16,11 +16,13 @@ sparse only where it pays.
 """
 import argparse
 import os
-import platform
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
+
+import bench_models as bm
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -33,30 +35,9 @@ SHAPES = [(128, 768, 768), (128, 3072, 768), (128, 768, 3072),
 MOVED_ELEMENT_COST = 24.0  # the pass's moved-element-cost
 
 
-def cpu_family():
-    fam = model = name = "?"
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                key, _, val = line.partition(":")
-                key, val = key.strip(), val.strip()
-                if key == "cpu family" and fam == "?":
-                    fam = val
-                elif key == "model" and model == "?":
-                    model = val
-                elif key == "model name" and name == "?":
-                    name = val
-    except OSError:
-        pass
-    return "%s (family %s model %s)" % (name, fam, model)
-
-
 def quartile(xs, q):
-    xs = sorted(xs)
-    pos = (len(xs) - 1) * q
-    lo = int(pos)
-    hi = min(lo + 1, len(xs) - 1)
-    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+    """The q-th quartile (1: lower), interpolated between the runs."""
+    return statistics.quantiles(xs, n=4, method="inclusive")[q - 1]
 
 
 def main():
@@ -75,7 +56,7 @@ def main():
     subprocess.run(["cc", "-O2", "-I", os.path.join(args.build, "include"),
                     os.path.join(ROOT, "bench", "sparse_gemm.c"), lib,
                     "-lpthread", "-lm", "-o", exe], check=True)
-    print("CPU: %s, kernel build x86-64-%s" % (cpu_family(), args.isa))
+    print("CPU: %s, kernel build x86-64-%s" % (bm.machine_info()["cpu"], args.isa))
     ratios = {}
     for m, n, k in SHAPES:
         out = subprocess.run([exe, str(m), str(n), str(k)], check=True,
@@ -98,13 +79,13 @@ def main():
     for key in sorted(ratios, key=lambda s: (":" in s, s)):
         xs = [x for x in ratios[key] if x != float("inf")]
         print("| %s | %d | %.2f | %.2f | %.2f |" % (
-            key, len(xs), min(xs), quartile(xs, 0.25), quartile(xs, 0.5)))
+            key, len(xs), min(xs), quartile(xs, 1), quartile(xs, 2)))
     # N:M: the pass has one rate for every n and m.
     nm = [x for key, xs in ratios.items() if ":" in key for x in xs
           if x != float("inf")]
     if nm:
         print("| N:M (all) | %d | %.2f | %.2f | %.2f |" % (
-            len(nm), min(nm), quartile(nm, 0.25), quartile(nm, 0.5)))
+            len(nm), min(nm), quartile(nm, 1), quartile(nm, 2)))
 
 
 if __name__ == "__main__":
