@@ -193,37 +193,46 @@ static void store_group(const tk_sparse_view *j, int64_t m0, int64_t rows,
                                : (tk_vec){0};
   const tk_vec lo = tk_splat(j->lo), hi = tk_splat(j->hi);
   float tbuf[TK_VW * GROUP];
+  /* The view's fields in locals: the stores to the output could alias
+   * them as far as the compiler knows, and it reloaded them every row. */
+  float *const c = j->c;
+  const int64_t wq = j->wq, owc = j->owc, nrows = j->nr;
+  const int64_t c_sr = j->c_sr, c_sc = j->c_sc, c_sn = j->c_sn;
+  const int acc = j->accumulate;
+  const float *const jb = j->bias;
+  const float flo = j->lo, fhi = j->hi;
   /* Virtual row m is output row (mq, mr) = (m / wq, m % wq) of the view,
    * followed along without dividing. */
-  int64_t mq = m0 / j->wq, mr = m0 % j->wq;
+  int64_t mq = m0 / wq, mr = m0 % wq;
   for (int64_t r0 = 0; r0 < rows; r0 += TK_VW) {
     for (int g = 0; g < GV; ++g)
       transpose_block(gbuf + g * TK_VW * cs + r0, cs, tbuf + g * TK_VW,
                       GROUP);
     const int64_t nr = rows - r0 < TK_VW ? rows - r0 : TK_VW;
     for (int64_t r = 0; r < nr; ++r) {
-      const int keep = mr < j->owc && mq < j->nr;
-      float *out = j->c + mq * j->c_sr + mr * j->c_sc + n0 * j->c_sn;
-      if (++mr == j->wq)
+      const int keep = mr < owc && mq < nrows;
+      float *out = c + mq * c_sr + mr * c_sc + n0 * c_sn;
+      if (++mr == wq)
         mr = 0, ++mq;
       if (!keep)
         continue; /* a padding column of a convolution's rows */
       if (whole) {
-        for (int g = 0; g < GV; ++g)
-          tk_store(out + g * TK_VW,
-                   epilogue(j, tk_load(tbuf + r * GROUP + g * TK_VW),
-                            j->accumulate ? tk_load(out + g * TK_VW)
-                                          : (tk_vec){0},
-                            bias[g], clamp, lo, hi));
+        for (int g = 0; g < GV; ++g) {
+          tk_vec v = tk_load(tbuf + r * GROUP + g * TK_VW);
+          if (acc)
+            v += tk_load(out + g * TK_VW);
+          v += bias[g];
+          tk_store(out + g * TK_VW, clamp ? tk_min(tk_max(v, lo), hi) : v);
+        }
         continue;
       }
-      for (int64_t c = 0; c < width; ++c) {
-        float v = tbuf[r * GROUP + c];
-        if (j->accumulate)
-          v += out[c * j->c_sn];
-        if (j->bias)
-          v += j->bias[n0 + c];
-        out[c * j->c_sn] = tk_clamp_scalar(v, j->lo, j->hi);
+      for (int64_t cc = 0; cc < width; ++cc) {
+        float v = tbuf[r * GROUP + cc];
+        if (acc)
+          v += out[cc * c_sn];
+        if (jb)
+          v += jb[n0 + cc];
+        out[cc * c_sn] = tk_clamp_scalar(v, flo, fhi);
       }
     }
   }
@@ -273,18 +282,26 @@ TK_INLINE int64_t block_tile(const tk_sparse_view *j, int64_t e0, int64_t e1,
       acc[t][c] = first ? (tk_vec){0}
                         : tk_load(gbuf + (gc + c) * TROWS + t * TK_VW);
   const float *at = j->at + m0;
+  const int32_t *kidx = j->kidx;
+  const float *val = j->val;
+  const int64_t *koff = j->koff;
   /* Indices, not pointers: with no blocks at all, val and kidx may be
    * null, and no offset may be applied to them. */
   int64_t e = e0;
-  for (; e < e1 && (!CH || j->kidx[e] < k1); ++e) {
-    const float *v = j->val + e * R + c0;
-    const float *x = at + j->koff[j->kidx[e]];
+  for (; e < e1 && (!CH || kidx[e] < k1); ++e) {
+    const float *v = val + e * R + c0;
+    const float *x = at + koff[kidx[e]];
+    /* One base register, the row vectors at constant displacements: left
+     * to itself the compiler added each t * TK_VW to the index anew, an
+     * lea per FMA (with the view's fields in locals, not reloaded per
+     * block: 784 x 512 x 128 at 20%, Zen 4, 0.49 -> 0.43 ms). */
+    __asm__("" : "+r"(x));
     /* With the rows in L2 (no chunks), the first line of the block 4
      * ahead: a column's k jumps, which the hardware prefetchers do not
      * follow. A line per row vector loaded the load ports instead: R = 1
      * ran 1.1-1.25x slower. From L1 (chunks), prefetches only cost. */
     if (!CH && e + 4 < e1)
-      __builtin_prefetch(at + j->koff[j->kidx[e + 4]], 0, 3);
+      __builtin_prefetch(at + koff[kidx[e + 4]], 0, 3);
     tk_vec xv[12];
     for (int t = 0; t < TM; ++t)
       xv[t] = tk_load(x + t * TK_VW);
