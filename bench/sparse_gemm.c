@@ -22,7 +22,9 @@ int main(int argc, char **argv) {
     nshapes = 1;
   }
   const int64_t blocks[] = {1, 4, 16};
-  const double densities[] = {0.5, 0.2, 0.1, 0.05};
+  /* 0: no nonzeros, only the moves into and out of the kernel's layout
+   * (bench/sparse_ratios.py measures moved-element-cost from it). */
+  const double densities[] = {0.5, 0.2, 0.1, 0.05, 0.0};
   for (size_t s = 0; s < nshapes; ++s) {
     const int64_t M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
     float *a = malloc(sizeof(float) * M * K), *c = malloc(sizeof(float) * M * N);

@@ -10,7 +10,10 @@ kernel that each run implies under the pass's formula
 (overhead = moved-element-cost x (1/K + 1/N), lanes_used = M / roundup(M,
 lanes); docs/sparsity.md, "The cost model"), and their lower quartile: the
 value the pass's table takes for this kind of CPU, so that a layer goes
-sparse only where it pays.
+sparse only where it pays. moved-element-cost itself comes first, from the
+runs without nonzeros (only the moves into and out of the kernel's layout):
+their time over the dense kernel's, per 1/K + 1/N, the median over the
+shapes.
 
     /usr/bin/python3 bench/sparse_ratios.py [--isa v4|v3] [--build build]
 """
@@ -31,8 +34,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHAPES = [(128, 768, 768), (128, 3072, 768), (128, 768, 3072),
           (3136, 256, 64), (3136, 64, 256), (784, 512, 128),
           (784, 128, 512), (196, 1024, 256), (49, 2048, 512)]
-
-MOVED_ELEMENT_COST = 24.0  # the pass's moved-element-cost
 
 
 def quartile(xs, q):
@@ -57,23 +58,33 @@ def main():
                     os.path.join(ROOT, "bench", "sparse_gemm.c"), lib,
                     "-lpthread", "-lm", "-o", exe], check=True)
     print("CPU: %s, kernel build x86-64-%s" % (bm.machine_info()["cpu"], args.isa))
-    ratios = {}
+    runs = []
     for m, n, k in SHAPES:
         out = subprocess.run([exe, str(m), str(n), str(k)], check=True,
                              capture_output=True, text=True).stdout
         for line in out.splitlines():
             kv = dict(re.findall(r"(\w+)=([\w.:]+)", line))
-            if "speedup" not in kv:
-                continue
-            key = kv.get("nm") or "R=%s" % kv["R"]
-            density, speedup = float(kv["density"]), float(kv["speedup"])
-            overhead = MOVED_ELEMENT_COST * (1.0 / k + 1.0 / n)
-            lanes_used = m / (-(-m // lanes) * lanes)
-            left = 1.0 / speedup - overhead
-            ratio = density / (left * lanes_used) if left > 0 else float("inf")
-            ratios.setdefault(key, []).append(ratio)
-            print("  %4d x %4d x %4d %-5s density %.2f speed-up %.2fx -> ratio %.2f"
-                  % (m, n, k, key, density, speedup, ratio))
+            if "speedup" in kv:
+                runs.append((m, n, k, kv))
+    # The moves alone: sparse time over dense time, per 1 / K + 1 / N.
+    costs = [1.0 / float(kv["speedup"]) / (1.0 / k + 1.0 / n)
+             for m, n, k, kv in runs if float(kv["density"]) == 0.0]
+    moved = statistics.median(costs)
+    print("moved-element-cost: %.1f (%d runs without nonzeros, %.1f-%.1f)"
+          % (moved, len(costs), min(costs), max(costs)))
+    ratios = {}
+    for m, n, k, kv in runs:
+        density, speedup = float(kv["density"]), float(kv["speedup"])
+        if density == 0.0:
+            continue
+        key = kv.get("nm") or "R=%s" % kv["R"]
+        overhead = moved * (1.0 / k + 1.0 / n)
+        lanes_used = m / (-(-m // lanes) * lanes)
+        left = 1.0 / speedup - overhead
+        ratio = density / (left * lanes_used) if left > 0 else float("inf")
+        ratios.setdefault(key, []).append(ratio)
+        print("  %4d x %4d x %4d %-5s density %.2f speed-up %.2fx -> ratio %.2f"
+              % (m, n, k, key, density, speedup, ratio))
     print("\n| R or N:M | runs | min | lower quartile | median |")
     print("|---|---|---|---|---|")
     for key in sorted(ratios, key=lambda s: (":" in s, s)):

@@ -22,6 +22,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <vector>
 
@@ -58,27 +59,55 @@ RateTable rateTable(unsigned vectorBits, unsigned fmaBits) {
                                               : RateTable::Avx512;
 }
 
-/// The sparse kernel's rate on the elements it stores (blocks x R
-/// multiply-adds per row) over the dense kernel's rate, per block size R
-/// and rate table: bench/sparse_ratios.py (bench/sparse_gemm.c at 50-95%
-/// zeros on BERT-base's projections and ResNet-50's pointwise shapes, one
-/// thread; the rate each run implies under this model, docs/sparsity.md,
-/// "The cost model"), its lower quartile over the shapes, so that a layer
-/// goes sparse only where it pays (R = 2: 1.25x R = 1, as measured on the
-/// chunked kernel). Avx512 and Avx2: an Intel Sapphire Rapids (2026-11-27)
-/// with the AVX-512 and the AVX2 builds of the kernels (the AVX2 build's
-/// dense kernel has fewer registers to tile with, so the sparse one fares
-/// better against it); Avx512HalfWidthFma: an AMD Zen 4 (2026-11-29).
-double rateRatio(int64_t r, RateTable t) {
+/// What the sparse kernels cost on one kind of CPU, relative to the dense
+/// kernel, from bench/sparse_ratios.py (bench/sparse_gemm.c on BERT-base's
+/// projections and ResNet-50's pointwise shapes, one thread; the formula
+/// and its calibration: docs/sparsity.md, "The cost model").
+struct KernelRates {
+  /// The rate on the elements the blocks store (blocks x R multiply-adds
+  /// per row) over the dense kernel's, for R = 1, 2 and 4 and up: the
+  /// lower quartile of what each run implies, so that a layer goes sparse
+  /// only where it pays (R = 2: 1.25x R = 1, as the chunked kernel
+  /// measured).
+  double r1, r2, r4;
+  /// The N:M kernel's rate at 1:8, 1:4 and 2:4 (nmRateRatio).
+  double nm[3];
+  /// Dense multiply-adds per element moved into and out of the kernels'
+  /// layout: the runs without nonzeros, their time over the dense
+  /// kernel's per 1 / K + 1 / N, the median.
+  double movedElementCost;
+};
+
+/// Avx512 and Avx2: an Intel Sapphire Rapids (2026-11-27) with the AVX-512
+/// and the AVX2 builds of the kernels (the AVX2 build's dense kernel has
+/// fewer registers to tile with, so the sparse one fares better against
+/// it); their N:M rates predate the N:M tiles' multiplying k by the row
+/// step rather than loading each row's offset (1.08-1.17x on Zen 4), and
+/// their moves were measured at 0-5% density (21-25). Avx512HalfWidthFma:
+/// an AMD Zen 4 (2026-11-29, git f39340d): its dense kernel makes one
+/// 512-bit FMA a cycle, so moves cost about half as many of its
+/// multiply-adds (12.4, 27 runs 9.7-23.1).
+const KernelRates &kernelRates(RateTable t) {
+  static constexpr KernelRates kAvx512 = {0.30, 0.38, 0.60,
+                                          {0.52, 0.58, 0.62}, 24.0};
+  static constexpr KernelRates kHalfWidth = {0.45, 0.56, 0.91,
+                                             {0.53, 0.66, 0.70}, 12.0};
+  static constexpr KernelRates kAvx2 = {0.43, 0.54, 0.90,
+                                        {0.71, 0.73, 0.71}, 24.0};
   switch (t) {
   case RateTable::Avx512:
-    return r == 1 ? 0.30 : r == 2 ? 0.38 : 0.60;
+    return kAvx512;
   case RateTable::Avx512HalfWidthFma:
-    return r == 1 ? 0.44 : r == 2 ? 0.55 : 0.98;
+    return kHalfWidth;
   case RateTable::Avx2:
-    return r == 1 ? 0.43 : r == 2 ? 0.54 : 0.90;
+    return kAvx2;
   }
   llvm_unreachable("every rate table is covered");
+}
+
+double rateRatio(int64_t r, RateTable t) {
+  const KernelRates &k = kernelRates(t);
+  return r == 1 ? k.r1 : r == 2 ? k.r2 : k.r4;
 }
 
 /// The N:M kernel's rate on the elements it stores over the dense
@@ -86,25 +115,13 @@ double rateRatio(int64_t r, RateTable t) {
 /// count of nonzeros per chunk, in the order it reads them
 /// (docs/sparsity.md). Sparser weights run fewer products per pass over a
 /// chunk, so the rate is measured per pattern, at 1:8, 1:4 and 2:4, and
-/// interpolated in the density between them (held at the ends): the lower
-/// quartile of what each run of bench/sparse_ratios.py implies, one thread.
-/// Avx512HalfWidthFma: Zen 4 (2026-11-29, BERT-base's and ResNet-50's
-/// pointwise shapes) 0.59 / 0.69 / 0.70. Avx512 and Avx2: Sapphire Rapids
-/// (2026-11-27, BERT-base's shapes, before the N:M tiles multiplied k by
-/// the row step rather than loading each row's offset, which gained
-/// 1.08-1.17x on Zen 4) 0.52 / 0.58 / 0.62 and 0.71 / 0.73 / 0.71. So on
-/// BERT-base's shapes 2:4 is predicted 1.29x on Zen 4 (measured
-/// 1.32-1.40x) and goes sparse, stays dense on Sapphire Rapids (predicted
-/// 1.15x, measured 1.13-1.29x) and goes sparse with AVX2 (1.30x, measured
-/// 1.32-1.41x); 1:4 and sparser pay everywhere.
+/// interpolated in the density between them (held at the ends). So on
+/// BERT-base's shapes 2:4 goes sparse on Zen 4 (measured 1.32-1.40x) and
+/// with AVX2 (1.32-1.41x), and stays dense on Sapphire Rapids (measured
+/// 1.13-1.29x there); 1:4 and sparser pay everywhere.
 double nmRateRatio(RateTable t, double density) {
   static constexpr double kDensities[] = {0.125, 0.25, 0.5};
-  static constexpr double kRates[][3] = {
-      /*Avx512=*/{0.52, 0.58, 0.62},
-      /*Avx512HalfWidthFma=*/{0.59, 0.69, 0.70},
-      /*Avx2=*/{0.71, 0.73, 0.71},
-  };
-  const double *rates = kRates[static_cast<int>(t)];
+  const double *rates = kernelRates(t).nm;
   if (density <= kDensities[0])
     return rates[0];
   for (int i = 1; i < 3; ++i)
@@ -114,6 +131,23 @@ double nmRateRatio(RateTable t, double density) {
       return rates[i - 1] + f * (rates[i] - rates[i - 1]);
     }
   return rates[2];
+}
+
+/// The kernels' tiles hold up to 8 row vectors (`lanes` rows each); each
+/// nonzero loads its index and broadcasts its value once for the tile's
+/// vectors, about 3 FMAs' worth, so a tile of `tm` vectors runs at
+/// tm / (tm + 3) of the FMAs' pace. The rates were measured with 4 and more
+/// (M of 49 rows and up): fewer, from an M under 4 vectors, scale them by
+/// that over 4 / 7. Zen 4 (bench/sparse_gemm.c, M x 768 x 768, git
+/// f39340d), speed-up at M = 16 / 32 / 48 over that at 64 and 128: 2:4
+/// 0.55 / 0.77 / 0.88, 1:4 0.50 / 0.73 / 0.85, 1x1 blocks at 10% 0.45 /
+/// 0.70 / 0.80 (this model: 0.44 / 0.70 / 0.88). A dynamic M is taken as
+/// large.
+double tileRowsFactor(int64_t m, int64_t lanes) {
+  if (ShapedType::isDynamic(m) || m <= 0)
+    return 1.0;
+  double tm = double(std::min<int64_t>((m + lanes - 1) / lanes, 4));
+  return tm / (tm + 3.0) / (4.0 / 7.0);
 }
 
 /// A convolution's plane rows that are not whole vectors make loads that
@@ -272,13 +306,21 @@ struct SparsifyWeightsPass
     : tessel::impl::TesselSparsifyWeightsBase<SparsifyWeightsPass> {
   using Base::Base;
 
+  /// moved-element-cost, or where it is negative (the default) the
+  /// target's measured value.
+  double movedCost() const {
+    return movedElementCost >= 0.0
+               ? double(movedElementCost)
+               : kernelRates(rateTable(vectorBits, fmaBits)).movedElementCost;
+  }
+
   void runOnOperation() override {
     if (vectorBits < 32) {
       getOperation()->emitError() << "vector-bits must be at least 32";
       return signalPassFailure();
     }
-    if (!(movedElementCost >= 0.0)) {
-      getOperation()->emitError() << "moved-element-cost must not be negative";
+    if (std::isnan(movedElementCost)) {
+      getOperation()->emitError() << "moved-element-cost must be a number";
       return signalPassFailure();
     }
     if (!(minSpeedup > 0.0)) {
@@ -386,7 +428,7 @@ struct SparsifyWeightsPass
           break;
         }
     double moved = double(kw * rowsRead * c * wq + ow * f) * double(oh);
-    double overhead = movedElementCost * moved / double(oh * ow * k * f);
+    double overhead = movedCost() * moved / double(oh * ow * k * f);
     bool winograd = winogradConv(kh, kw, strides, dilations, c, f, oh, ow,
                                  winogradMinChannels);
     std::optional<Choice> choice =
@@ -471,8 +513,9 @@ struct SparsifyWeightsPass
                                double lanesUsed, double overhead,
                                double denseGain, StringRef note,
                                llvm::raw_ostream *out) const {
-    Choice c = analyze(b, k, n, lanesUsed, overhead, denseGain,
-                       rateTable(vectorBits, fmaBits));
+    int64_t lanes = std::max<int64_t>(1, vectorBits / 32);
+    Choice c = analyze(b, k, n, lanesUsed * tileRowsFactor(m, lanes), overhead,
+                       denseGain, rateTable(vectorBits, fmaBits));
     bool sparse = c.r && c.speedup >= minSpeedup;
     if (out) {
       *out << op->getLoc() << ": " << op->getName().getStringRef() << " M="
@@ -533,7 +576,7 @@ struct SparsifyWeightsPass
         ShapedType::isDynamic(m) || m <= 0
             ? 1.0
             : double(m) / double((m + lanes - 1) / lanes * lanes);
-    double overhead = movedElementCost * (1.0 / double(k) + 1.0 / double(n));
+    double overhead = movedCost() * (1.0 / double(k) + 1.0 / double(n));
     std::optional<Choice> c =
         choose(op, b, k, n, m, lanesUsed, overhead, 1.0, "", out);
     if (!c)

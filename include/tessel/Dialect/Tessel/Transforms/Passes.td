@@ -144,7 +144,8 @@ def TesselSparsifyWeights : Pass<"tessel-sparsify-weights", "ModuleOp"> {
     in {16, 8, 4, 2, 1}, the blocks of `R` consecutive columns at one `k`
     that hold a nonzero. A cost model gives the kernel's speed-up over the
     dense one as
-    `1 / (density(R) / (ratio(R) * lanes_used) + overhead) / dense_gain`,
+    `1 / (density(R) / (ratio(R) * lanes_used * tile(M)) + overhead) /
+    dense_gain`,
     where `density(R)` is the stored fraction of `B` (blocks x R / (K x
     N)), `ratio(R)` the sparse kernel's rate on its stored elements over
     the dense kernel's rate, measured per block size (docs/sparsity.md),
@@ -152,9 +153,13 @@ def TesselSparsifyWeights : Pass<"tessel-sparsify-weights", "ModuleOp"> {
     32`) the rows fill: for a matmul `M / roundup(M, lanes)` with a static
     `M`; for a convolution `OW / wq`, `wq` the kernel's plane row (`OW`
     rounded up to whole vectors when that wastes at most a sixth, else
-    `OW`, and then x 0.65 for the loads that straddle cache lines).
+    `OW`, and then x 0.65 for the loads that straddle cache lines);
+    `tile(M)` is 1 for an `M` of at least 4 vectors (or dynamic), else
+    `(tm / (tm + 3)) / (4 / 7)` for its `tm` vectors (a tile of fewer
+    vectors spreads each nonzero's index and broadcast over fewer FMAs).
     `overhead` is the kernel's transposition of the activations and of the
-    results, `moved-element-cost` (24) dense multiply-adds per element
+    results, `moved-element-cost` (by default the target's measured value:
+    24, or 12 with `fma-bits` 256) dense multiply-adds per element
     moved (the matmul: `M x K` in, `M x N` out; the convolution: its
     channel planes, `KW x` the input's rows it reads, in), over the dense
     multiply-adds. `dense_gain`
@@ -192,10 +197,11 @@ def TesselSparsifyWeights : Pass<"tessel-sparsify-weights", "ModuleOp"> {
            "tessel-convert-to-kernels' option of that name, which decides "
            "the dense baseline of a 3x3 convolution (0: no Winograd)">,
     Option<"movedElementCost", "moved-element-cost", "double",
-           /*default=*/"24.0",
+           /*default=*/"-1.0",
            "Dense multiply-adds per element the sparse kernels move into "
-           "and out of their layout (measured; 0 leaves only the products, "
-           "as tests of the rewrite on small shapes want)">,
+           "and out of their layout (negative: the value measured for the "
+           "target's kind of CPU, 24 or on Zen 4 12; 0 leaves only the "
+           "products, as tests of the rewrite on small shapes want)">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",
            "File that gets one line per analysed op (none when empty)">,
   ];
