@@ -270,6 +270,8 @@ def gemm_kernel():
     for line in text.splitlines():
         if line.startswith("sparse_gemm:"):
             kv = dict(t.split("=", 1) for t in line.split()[1:])
+            if float(kv["density"]) == 0.0:
+                continue  # no nonzeros: the moves alone (sparse_ratios.py)
             rows.append({k: (int(v) if k in ("M", "N", "K", "R") else
                              v if k == "nm" else float(v)) for k, v in kv.items()})
     return rows
