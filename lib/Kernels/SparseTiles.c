@@ -28,6 +28,7 @@
  */
 #include "SparseTiles.h"
 #include "ThreadPool.h"
+#include "TransposeBlock.h"
 #include "Vector.h"
 
 #if defined(__AVX__)
@@ -41,77 +42,6 @@
  * GROUP columns, column-major with this stride. */
 #define TROWS (12 * TK_VW)
 #define GROUP TK_SPARSE_GROUP
-
-#if TK_VW == 16
-/* The 16 x 16 block in r (r[c] holds column c's 16 rows) transposed in
- * registers: three rounds of interleaves (pairs of floats, pairs of
- * doubles, then 128-bit lanes twice), after which r[i] is row i. */
-static inline void transpose_regs16(__m512 r[16]) {
-  __m512 t[16];
-  for (int i = 0; i < 16; i += 2) {
-    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
-    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
-  }
-  for (int i = 0; i < 16; i += 4) {
-    r[i] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[i]),
-                                               _mm512_castps_pd(t[i + 2])));
-    r[i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(
-        _mm512_castps_pd(t[i]), _mm512_castps_pd(t[i + 2])));
-    r[i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(
-        _mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
-    r[i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(
-        _mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
-  }
-  for (int i = 0; i < 16; i += 8)
-    for (int k = 0; k < 4; ++k) {
-      t[i + k] = _mm512_shuffle_f32x4(r[i + k], r[i + k + 4], 0x88);
-      t[i + k + 4] = _mm512_shuffle_f32x4(r[i + k], r[i + k + 4], 0xdd);
-    }
-  for (int k = 0; k < 8; ++k) {
-    r[k] = _mm512_shuffle_f32x4(t[k], t[k + 8], 0x88);
-    r[k + 8] = _mm512_shuffle_f32x4(t[k], t[k + 8], 0xdd);
-  }
-}
-#endif
-
-/* The TK_VW x TK_VW block at in (in[c*is + r] is row r of column c) into
- * out, row-major (out[r*os + c]). */
-static inline void transpose_block(const float *in, int64_t is, float *out,
-                                   int64_t os) {
-#if TK_VW == 16
-  __m512 r[16];
-  for (int i = 0; i < 16; ++i)
-    r[i] = _mm512_loadu_ps(in + i * is);
-  transpose_regs16(r);
-  for (int i = 0; i < 16; ++i)
-    _mm512_storeu_ps(out + i * os, r[i]);
-#elif TK_VW == 8 && defined(__AVX__)
-  /* The same in 256-bit registers: floats, pairs, then 128-bit halves. */
-  __m256 r[8], t[8];
-  for (int i = 0; i < 8; ++i)
-    r[i] = _mm256_loadu_ps(in + i * is);
-  for (int i = 0; i < 8; i += 2) {
-    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
-    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
-  }
-  for (int i = 0; i < 8; i += 4) {
-    r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
-    r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xee);
-    r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
-    r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xee);
-  }
-  for (int k = 0; k < 4; ++k) {
-    t[k] = _mm256_permute2f128_ps(r[k], r[k + 4], 0x20);
-    t[k + 4] = _mm256_permute2f128_ps(r[k], r[k + 4], 0x31);
-  }
-  for (int i = 0; i < 8; ++i)
-    _mm256_storeu_ps(out + i * os, t[i]);
-#else
-  for (int c = 0; c < TK_VW; ++c)
-    for (int r = 0; r < TK_VW; ++r)
-      out[r * os + c] = in[c * is + r];
-#endif
-}
 
 /* The epilogue of a vector of sums v: the old output (with accumulate),
  * the bias b, then the clamp. */

@@ -645,11 +645,15 @@ TEST(GroupedKernel, GroupWidthsTailsStridesDilations) {
 }
 
 TEST(TransposeKernel, BatchedBlocks) {
-  // Sizes around the 32 x 32 blocking, one and two threads; a side of 2-4
-  // (an image's NCHW <-> NHWC: the interleaving path, in blocks of 4096
-  // along the long side, with a partial last block).
+  // Sizes around the 32 x 32 blocking and the vector-wide sub-blocks
+  // transposed in registers (whole ones, and edges of rows, of columns and
+  // of both), one and two threads; a side of 2-4 (an image's NCHW <-> NHWC:
+  // the interleaving path, in blocks of 4096 along the long side, with a
+  // partial last block).
   for (auto [b, r, c] : {std::tuple<int64_t, int64_t, int64_t>{1, 1, 7},
                          {1, 33, 31}, {3, 64, 100}, {2, 97, 65},
+                         {1, 48, 80}, {2, 16, 16}, {1, 17, 40}, {1, 40, 17},
+                         {1, 21, 1000}, {1, 1000, 21},
                          {1, 3, 50176}, {2, 3, 4097}, {1, 4100, 3},
                          {2, 2, 9000}, {1, 5000, 4}, {1, 4, 3}, {3, 2, 1}}) {
     for (uint32_t threads : {1u, 2u}) {
