@@ -216,8 +216,16 @@ void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
   }
   // After elementwise fusion has gathered an int8 matmul's dequantize,
   // activation and requantize into the one generic that reads it.
-  if (useKernels(options))
+  if (useKernels(options)) {
     pm.addPass(createTesselFuseRequantize());
+    // Mostly-zero int8 weights, once their epilogue is the op's.
+    if (options.sparsity && options.optLevel >= 2) {
+      TesselSparsifyInt8WeightsOptions sparsify;
+      sparsify.report = options.sparsityReport;
+      sparsify.vectorBits = options.vectorBits;
+      pm.addPass(createTesselSparsifyInt8Weights(sparsify));
+    }
+  }
   // The quantizes that stayed in loops: a proven reciprocal, not a vector
   // division per element.
   if (options.optLevel >= 2)

@@ -335,3 +335,99 @@ def test_pruned_convs_match_torch(tmp_path):
     for line, decision in zip(lines, decisions):
         predicted = float(line.split("predicted=")[1].split("x")[0])
         assert decision == ("sparse" if predicted >= 1.25 else "dense"), line
+
+
+def quad_pruned(rng, k, n, density, cols):
+    """A k x n weight whose nonzeros come in quads: 4 consecutive k (the
+    last one cut short where 4 does not divide k) of `cols` consecutive
+    columns, each kept with probability `density`."""
+    w = rng.standard_normal((k, n)).astype(np.float32)
+    keep = rng.random((-(-k // 4), -(-n // cols))) < density
+    return w * np.repeat(np.repeat(keep, 4, axis=0), cols, axis=1)[:k, :n]
+
+
+def compile_int8(tmp_path, model, cal, *flags):
+    cal_path = tmp_path / "cal.npy"
+    np.save(cal_path, cal)
+    return compile_cli(tmp_path, model, "--quantize=int8",
+                       f"--calibration-data=@{cal_path}", *flags)
+
+
+def int8_lines(report):
+    return [l for l in report.splitlines() if "packed_matmul_i8_requant" in l]
+
+
+# int8 (tessel-sparsify-int8-weights): weights pruned in quads of 4 inputs,
+# one column or four at a time, unstructured at 98.5%; odd K (a partial last
+# quad) and N, M with remainders of 16 rows. The sparse kernels' sums are
+# exact, so the output is the dense int8 kernel's byte for byte; against
+# numpy it is within the quantization's error.
+@pytest.mark.parametrize("m,k,n,density,cols,unstructured", [
+    (37, 510, 333, 0.06, 1, False),
+    (64, 512, 384, 0.15, 4, False),
+    (21, 768, 256, 0.015, 1, True),
+])
+def test_pruned_int8_linear_matches_dense_int8(tmp_path, m, k, n, density, cols, unstructured):
+    rng = np.random.default_rng(k + n)
+    if unstructured:
+        w = rng.standard_normal((k, n)).astype(np.float32)
+        w *= rng.random(w.shape) < density
+    else:
+        w = quad_pruned(rng, k, n, density, cols)
+    b = rng.standard_normal(n).astype(np.float32)
+    model = linear_relu_model(w, b, m)
+    cal = rng.standard_normal((8, 1, m, k)).astype(np.float32)
+    x = rng.standard_normal((1, m, k)).astype(np.float32)
+    lib, report = compile_int8(tmp_path, model, cal)
+    lines = int8_lines(report)
+    assert len(lines) == 1 and lines[0].endswith("-> sparse"), report
+    assert f"best=quad x{cols}" in lines[0], report
+    got = run_cli(tmp_path, lib, x)
+    dense_lib, _ = compile_int8(tmp_path, model, cal, "--sparsity=off")
+    np.testing.assert_array_equal(got, run_cli(tmp_path, dense_lib, x))
+    ref = np.maximum(x.astype(np.float64) @ w.astype(np.float64) + b, 0)
+    assert np.abs(got - ref).max() < 0.05 * np.abs(ref).max()
+    # Two threads split the columns: the same bytes.
+    two = tessel.compile(model.SerializeToString(), quantize="int8",
+                         calibration_data=cal, threads=2)
+    np.testing.assert_array_equal(two(x), got)
+
+
+def test_pruned_int8_convs_match_dense_int8(tmp_path):
+    """int8 convolutions pruned in quads of input channels: a padded 3x3
+    (the im2col rows gathered tap by tap), a strided 1x1 and a 1x1 of the
+    pixels, each sparse, the model byte for byte the dense int8 one's."""
+    rng = np.random.default_rng(5)
+    c, h = 256, 14
+
+    def conv_weight(f, cin, kk, density):
+        w = rng.standard_normal((f, cin, kk, kk)).astype(np.float32)
+        keep = rng.random((f, cin // 4, kk, kk)) < density
+        return w * np.repeat(keep, 4, axis=1)
+
+    w1, w2, w3 = conv_weight(256, c, 3, 0.04), conv_weight(512, 256, 1, 0.04), \
+        conv_weight(512, 512, 1, 0.04)
+    bs = [rng.standard_normal(w.shape[0]).astype(np.float32) for w in (w1, w2, w3)]
+    nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["y1"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["y1"], ["r1"]),
+             helper.make_node("Conv", ["r1", "w2", "b2"], ["y2"], strides=[2, 2]),
+             helper.make_node("Relu", ["y2"], ["r2"]),
+             helper.make_node("Conv", ["r2", "w3", "b3"], ["o"])]
+    inits = [numpy_helper.from_array(v, nm) for v, nm in
+             zip((w1, w2, w3, *bs), ("w1", "w2", "w3", "b1", "b2", "b3"))]
+    g = helper.make_graph(nodes, "convs",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, c, h, h])],
+                          [helper.make_tensor_value_info("o", TensorProto.FLOAT, [1, 512, 7, 7])],
+                          inits)
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    cal = rng.standard_normal((8, 1, c, h, h)).astype(np.float32)
+    x = rng.standard_normal((1, c, h, h)).astype(np.float32)
+    lib, report = compile_int8(tmp_path, model, cal)
+    lines = int8_lines(report)
+    assert len(lines) == 3 and all(l.endswith("-> sparse") for l in lines), report
+    got = run_cli(tmp_path, lib, x)
+    dense_lib, _ = compile_int8(tmp_path, model, cal, "--sparsity=off")
+    np.testing.assert_array_equal(got, run_cli(tmp_path, dense_lib, x))
+    two = tessel.compile(model.SerializeToString(), quantize="int8",
+                         calibration_data=cal, threads=2)
+    np.testing.assert_array_equal(two(x), got)

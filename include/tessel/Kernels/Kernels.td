@@ -569,7 +569,7 @@ def MatmulU8S8Requant : Kernel<"matmul_u8s8_requant"> {
     NULL; lo/hi are -inf/+inf for no clamp.
   }];
   let op = "PackedMatmulI8RequantOp";
-  let predicate = "!$_op.isConvolution()";
+  let predicate = "!$_op.isConvolution() && !$_op.isSparse()";
   let prologue = [{
     Value a = denseOperand(cb.b, $_op, $_op.getInput());
     Value bp = denseOperand(cb.b, $_op, $_op.getPackedB());
@@ -656,7 +656,87 @@ def Conv2DU8S8Requant
     res is N x (OH * OW) x F as out is.
   }];
 
+  let predicate = "$_op.isConvolution() && !$_op.isSparse()";
   let arguments = !con(Conv2DU8S8Args, (ins
+    StridedArg<"void", "out", ["sn", "sm", "sf"]>:$out,
+    ResidualArg<"$_op", "res", ["sn", "sm", "sf"]>:$res,
+    RequantEpilogueArg<"$_op">:$epilogue));
+}
+
+// The sparse weights of tessel.packed_matmul_i8_requant (its `sparse`
+// form): R, then the block arrays and their bytes.
+defvar SparseU8S8WeightArgs = (ins
+    I64Arg<"*$_op.getBlockSize()">:$R,
+    PtrArg<"const int32_t", "$_op.getBlockPtr()">:$ptr,
+    PtrArg<"const int32_t", "$_op.getBlockK()">:$kidx,
+    PtrArg<"const int8_t", "$_op.getPackedB()">:$val,
+    OptPtrArg<"const int32_t", "sums">:$b_colsum,
+    I32Arg<"$_op.getBZp()">:$b_zp);
+
+def SparseMatmulU8S8Requant : Kernel<"sparse_matmul_u8s8_requant"> {
+  let summary = "Batched int8 matmul with sparse weights in quad blocks and "
+                "the requantizing epilogue";
+  let description = [{
+    matmul_u8s8_requant's result, B stored sparse: blocks of KGROUP_I8
+    consecutive k (a quad) x R consecutive columns (R = 1 or 4) that hold a
+    nonzero. Block column c (columns [c*R, c*R + R)) has blocks e in
+    [ptr[c], ptr[c+1]) (ceil(N/R) + 1 entries), at quad kidx[e] (k =
+    4 kidx[e] .. 4 kidx[e] + 3, ascending within a column), with bytes
+    val[(e*R + r)*4 + t] = B[4 kidx[e] + t][c*R + r] (0 past K and N);
+    every other element of B is 0. One B for every batch entry. b_colsum
+    (NULL: computed from the blocks when a_zp needs it) holds sum_k
+    B[k][n]. Outputs are bit for bit matmul_u8s8_requant's.
+  }];
+  let op = "PackedMatmulI8RequantOp";
+  let predicate = "!$_op.isConvolution() && $_op.isSparse()";
+  let prologue = [{
+    Value a = denseOperand(cb.b, $_op, $_op.getInput());
+    Value sums = $_op.getColumnSums()
+                     ? denseOperand(cb.b, $_op, $_op.getColumnSums())
+                     : Value();
+  }];
+  let arguments = !con((ins
+    DimArg<"$_op.getInit()", 0>:$batch, DimArg<"$_op.getInit()", 1>:$M,
+    DimArg<"$_op.getInit()", 2>:$N, DimArg<"a", 2>:$K,
+    StridedArg<"const uint8_t", "a", ["sb", "sm"]>:$a,
+    I32Arg<"$_op.getAZp()">:$a_zp), SparseU8S8WeightArgs, (ins
+    StridedArg<"void", "$_op.getInit()", ["sb", "sm", "sn"]>:$c,
+    ResidualArg<"$_op", "$_op.getResidual()", ["sb", "sm", "sn"]>:$res,
+    RequantEpilogueArg<"$_op">:$epilogue));
+}
+
+def SparseConv2DU8S8Requant : Kernel<"sparse_conv2d_u8s8_requant"> {
+  let summary = "int8 NHWC convolution with sparse weights in quad blocks "
+                "and the requantizing epilogue";
+  let description = [{
+    conv2d_u8s8_requant's result (its implicit im2col matrix, K = KH * KW
+    * C, k = (kh * KW + kw) * C + c), B stored as sparse_matmul_u8s8_requant
+    stores it.
+  }];
+  let op = "PackedMatmulI8RequantOp";
+  let predicate = "$_op.isConvolution() && $_op.isSparse()";
+  let prologue = [{
+    Value in = unitInnerStride(cb.b, $_op, $_op.getInput());
+    Value out = pixelRows(cb.b, $_op, $_op.getInit(), $_op.getAccumulate());
+    Value sums = $_op.getColumnSums()
+                     ? denseOperand(cb.b, $_op, $_op.getColumnSums())
+                     : Value();
+    Value res = $_op.getResidual()
+                    ? pixelRows(cb.b, $_op, $_op.getResidual(),
+                                /*reads=*/true, /*writes=*/false)
+                    : Value();
+  }];
+  let arguments = !con((ins
+    DimArg<"$_op.getInit()", 0>:$N, DimArg<"$_op.getInit()", 1>:$OH,
+    DimArg<"$_op.getInit()", 2>:$OW, DimArg<"$_op.getInit()", 3>:$F,
+    I64Arg<"(*$_op.getKernelSize())[0]">:$KH,
+    I64Arg<"(*$_op.getKernelSize())[1]">:$KW, DimArg<"in", 3>:$C,
+    StridedArg<"const uint8_t", "in", ["sn", "sh", "sw"]>:$in,
+    I64Arg<"(*$_op.getStrides())[0]">:$stride_h,
+    I64Arg<"(*$_op.getStrides())[1]">:$stride_w,
+    I64Arg<"(*$_op.getDilations())[0]">:$dil_h,
+    I64Arg<"(*$_op.getDilations())[1]">:$dil_w,
+    I32Arg<"$_op.getAZp()">:$a_zp), SparseU8S8WeightArgs, (ins
     StridedArg<"void", "out", ["sn", "sm", "sf"]>:$out,
     ResidualArg<"$_op", "res", ["sn", "sm", "sf"]>:$res,
     RequantEpilogueArg<"$_op">:$epilogue));

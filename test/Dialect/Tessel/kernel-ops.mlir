@@ -617,3 +617,66 @@ func.func @bf16_winograd(%x: tensor<1x9x9x8xf32>, %w: tensor<16x1x8x128xbf16>, %
       {kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, winograd} -> tensor<1x7x7x16xf32>
   return %y : tensor<1x7x7x16xf32>
 }
+
+// -----
+
+// Sparse int8 weights (quad blocks): round trip on tensors and memrefs.
+// CHECK-LABEL: func.func @matmul_i8_sparse
+// CHECK: tessel.packed_matmul_i8_requant ins(%{{.*}}, %{{.*}} : tensor<1x5x8xi8>, tensor<2x1x4xi8>) sparse(%{{.*}}, %{{.*}} : tensor<4xi32>, tensor<2xi32>) scale(%{{.*}} : tensor<3xf32>) outs(%{{.*}} : tensor<1x5x3xf32>) {a_zp = 0 : i32, b_zp = 0 : i32, block_size = 1 : i64
+// CHECK: tessel.packed_matmul_i8_requant ins(%{{.*}}, %{{.*}} : memref<1x5x8xi8>, memref<2x1x4xi8>) sparse(%{{.*}}, %{{.*}} : memref<4xi32>, memref<2xi32>) scale(%{{.*}} : memref<3xf32>) outs(%{{.*}} : memref<1x5x3xf32>)
+func.func @matmul_i8_sparse(%a: tensor<1x5x8xi8>, %s: tensor<3xf32>, %c: tensor<1x5x3xf32>,
+                            %ma: memref<1x5x8xi8>, %mb: memref<2x1x4xi8>, %mp: memref<4xi32>,
+                            %mk: memref<2xi32>, %ms: memref<3xf32>, %mc: memref<1x5x3xf32>) -> tensor<1x5x3xf32> {
+  %b = arith.constant dense<[[[1, 2, 3, 4]], [[5, 6, 7, 8]]]> : tensor<2x1x4xi8>
+  %p = arith.constant dense<[0, 1, 1, 2]> : tensor<4xi32>
+  %k = arith.constant dense<[0, 1]> : tensor<2xi32>
+  %r = tessel.packed_matmul_i8_requant ins(%a, %b : tensor<1x5x8xi8>, tensor<2x1x4xi8>)
+      sparse(%p, %k : tensor<4xi32>, tensor<2xi32>) scale(%s : tensor<3xf32>) outs(%c : tensor<1x5x3xf32>)
+      {a_zp = 0 : i32, b_zp = 0 : i32, block_size = 1 : i64, clamp_min = 0xFF800000 : f32, clamp_max = 0x7F800000 : f32} -> tensor<1x5x3xf32>
+  tessel.packed_matmul_i8_requant ins(%ma, %mb : memref<1x5x8xi8>, memref<2x1x4xi8>)
+      sparse(%mp, %mk : memref<4xi32>, memref<2xi32>) scale(%ms : memref<3xf32>) outs(%mc : memref<1x5x3xf32>)
+      {a_zp = 0 : i32, b_zp = 0 : i32, block_size = 1 : i64, clamp_min = 0xFF800000 : f32, clamp_max = 0x7F800000 : f32}
+  return %r : tensor<1x5x3xf32>
+}
+
+// -----
+
+func.func @matmul_i8_sparse_block_size(%a: tensor<1x5x8xi8>, %b: tensor<2x2x4xi8>, %p: tensor<3xi32>, %k: tensor<2xi32>, %s: tensor<3xf32>, %c: tensor<1x5x3xf32>) -> tensor<1x5x3xf32> {
+  // expected-error @+1 {{block_size must be 1 or 4, got 2}}
+  %r = tessel.packed_matmul_i8_requant ins(%a, %b : tensor<1x5x8xi8>, tensor<2x2x4xi8>)
+      sparse(%p, %k : tensor<3xi32>, tensor<2xi32>) scale(%s : tensor<3xf32>) outs(%c : tensor<1x5x3xf32>)
+      {a_zp = 0 : i32, b_zp = 0 : i32, block_size = 2 : i64, clamp_min = 0xFF800000 : f32, clamp_max = 0x7F800000 : f32} -> tensor<1x5x3xf32>
+  return %r : tensor<1x5x3xf32>
+}
+
+// -----
+
+func.func @matmul_i8_sparse_bytes(%a: tensor<1x5x8xi8>, %b: tensor<2x1x8xi8>, %p: tensor<4xi32>, %k: tensor<2xi32>, %s: tensor<3xf32>, %c: tensor<1x5x3xf32>) -> tensor<1x5x3xf32> {
+  // expected-error @+1 {{sparse packed_b must be 2 x 1 x 4 (blocks x block_size x 4), got 'tensor<2x1x8xi8>'}}
+  %r = tessel.packed_matmul_i8_requant ins(%a, %b : tensor<1x5x8xi8>, tensor<2x1x8xi8>)
+      sparse(%p, %k : tensor<4xi32>, tensor<2xi32>) scale(%s : tensor<3xf32>) outs(%c : tensor<1x5x3xf32>)
+      {a_zp = 0 : i32, b_zp = 0 : i32, block_size = 1 : i64, clamp_min = 0xFF800000 : f32, clamp_max = 0x7F800000 : f32} -> tensor<1x5x3xf32>
+  return %r : tensor<1x5x3xf32>
+}
+
+// -----
+
+func.func @matmul_i8_sparse_quad_range(%a: tensor<1x5x8xi8>, %b: tensor<2x1x4xi8>, %s: tensor<3xf32>, %c: tensor<1x5x3xf32>) -> tensor<1x5x3xf32> {
+  %p = arith.constant dense<[0, 1, 1, 2]> : tensor<4xi32>
+  %k = arith.constant dense<[0, 2]> : tensor<2xi32>
+  // expected-error @+1 {{block_k entry 1 (2) is outside [0, 2) or not ascending in its column}}
+  %r = tessel.packed_matmul_i8_requant ins(%a, %b : tensor<1x5x8xi8>, tensor<2x1x4xi8>)
+      sparse(%p, %k : tensor<4xi32>, tensor<2xi32>) scale(%s : tensor<3xf32>) outs(%c : tensor<1x5x3xf32>)
+      {a_zp = 0 : i32, b_zp = 0 : i32, block_size = 1 : i64, clamp_min = 0xFF800000 : f32, clamp_max = 0x7F800000 : f32} -> tensor<1x5x3xf32>
+  return %r : tensor<1x5x3xf32>
+}
+
+// -----
+
+func.func @matmul_i8_sparse_ptr_count(%a: tensor<1x5x8xi8>, %b: tensor<2x1x4xi8>, %p: tensor<3xi32>, %k: tensor<2xi32>, %s: tensor<3xf32>, %c: tensor<1x5x3xf32>) -> tensor<1x5x3xf32> {
+  // expected-error @+1 {{block_ptr must have ceil(N / block_size) + 1 = 4 entries}}
+  %r = tessel.packed_matmul_i8_requant ins(%a, %b : tensor<1x5x8xi8>, tensor<2x1x4xi8>)
+      sparse(%p, %k : tensor<3xi32>, tensor<2xi32>) scale(%s : tensor<3xf32>) outs(%c : tensor<1x5x3xf32>)
+      {a_zp = 0 : i32, b_zp = 0 : i32, block_size = 1 : i64, clamp_min = 0xFF800000 : f32, clamp_max = 0x7F800000 : f32} -> tensor<1x5x3xf32>
+  return %r : tensor<1x5x3xf32>
+}

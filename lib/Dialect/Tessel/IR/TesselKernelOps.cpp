@@ -10,6 +10,7 @@
 #include "mlir/IR/Matchers.h"
 
 #include <cmath>
+#include <type_traits>
 
 using namespace mlir;
 using namespace mlir::tessel;
@@ -616,6 +617,67 @@ static LogicalResult verifyConvolutionWindow(OpT op, ShapedType inTy,
   return success();
 }
 
+/// Sparse int8 weights (tessel.packed_matmul_i8_requant with `sparse`):
+/// quad blocks of `block_size` columns, packed_b `nnz x R x 4`, the block
+/// arrays i32 1-D of consistent sizes and, where constant, in range and
+/// ascending per column (the kernel indexes with them).
+static LogicalResult verifySparseI8Blocks(PackedMatmulI8RequantOp op,
+                                          ShapedType bTy, int64_t n,
+                                          int64_t k) {
+  if (!op.getBlockK() || !op.getBlockSize())
+    return op.emitOpError() << "sparse weights need block_ptr, block_k and "
+                               "block_size";
+  int64_t r = *op.getBlockSize();
+  if (r != 1 && r != 4)
+    return op.emitOpError() << "block_size must be 1 or 4, got " << r;
+  for (Value v : {op.getBlockPtr(), op.getBlockK()}) {
+    auto t = cast<ShapedType>(v.getType());
+    if (!t.getElementType().isInteger(32) || t.getRank() != 1 ||
+        !t.hasStaticShape())
+      return op.emitOpError() << "block_ptr and block_k must be static 1-D "
+                                 "i32, got "
+                              << v.getType();
+  }
+  int64_t blocks = cast<ShapedType>(op.getBlockK().getType()).getDimSize(0);
+  if (bTy.getRank() != 3 || !bTy.hasStaticShape() ||
+      bTy.getDimSize(0) != blocks || bTy.getDimSize(1) != r ||
+      bTy.getDimSize(2) != 4)
+    return op.emitOpError() << "sparse packed_b must be " << blocks << " x "
+                            << r << " x 4 (blocks x block_size x 4), got "
+                            << bTy;
+  if (!known(n) || !known(k))
+    return op.emitOpError() << "sparse weights need static N and K";
+  if (cast<ShapedType>(op.getBlockPtr().getType()).getDimSize(0) !=
+      (n + r - 1) / r + 1)
+    return op.emitOpError() << "block_ptr must have ceil(N / block_size) + 1 "
+                               "= "
+                            << (n + r - 1) / r + 1 << " entries";
+  DenseIntElementsAttr ptr, ks;
+  if (!matchPattern(op.getBlockPtr(), m_Constant(&ptr)) ||
+      !matchPattern(op.getBlockK(), m_Constant(&ks)))
+    return success();
+  SmallVector<int64_t> p, kv;
+  for (const APInt &v : ptr.getValues<APInt>())
+    p.push_back(v.getSExtValue());
+  for (const APInt &v : ks.getValues<APInt>())
+    kv.push_back(v.getSExtValue());
+  if (p.front() != 0 || p.back() != blocks)
+    return op.emitOpError() << "block_ptr must rise from 0 to the block "
+                               "count "
+                            << blocks;
+  int64_t quads = (k + 3) / 4;
+  for (size_t c = 0; c + 1 < p.size(); ++c) {
+    if (p[c + 1] < p[c])
+      return op.emitOpError() << "block_ptr falls at entry " << c + 1;
+    for (int64_t e = p[c]; e < p[c + 1]; ++e)
+      if (kv[e] < 0 || kv[e] >= quads || (e > p[c] && kv[e] <= kv[e - 1]))
+        return op.emitOpError() << "block_k entry " << e << " (" << kv[e]
+                                << ") is outside [0, " << quads
+                                << ") or not ascending in its column";
+  }
+  return success();
+}
+
 /// The checks tessel.packed_matmul_i8 and its requantizing form share:
 /// operand kinds, ranks, the packing and the column sums. `extra` are the
 /// other operands; `outElem` says whether init's element type is allowed.
@@ -628,6 +690,10 @@ verifyPackedMatmulI8(OpT op, ArrayRef<Value> extra,
   if (op.getColumnSums())
     operands.push_back(op.getColumnSums());
   llvm::append_range(operands, extra);
+  if constexpr (std::is_same_v<OpT, PackedMatmulI8RequantOp>)
+    for (Value v : {op.getBlockPtr(), op.getBlockK()})
+      if (v)
+        operands.push_back(v);
   if (failed(verifyOperandKinds(op, operands, op.getInit(),
                                 /*anyElement=*/true)))
     return failure();
@@ -644,7 +710,10 @@ verifyPackedMatmulI8(OpT op, ArrayRef<Value> extra,
   if (op.isConvolution()) {
     if (failed(verifyConvolutionWindow(op, aTy, cTy)))
       return failure();
-    if (bTy.getRank() != 4)
+    bool sparse = false;
+    if constexpr (std::is_same_v<OpT, PackedMatmulI8RequantOp>)
+      sparse = op.isSparse();
+    if (bTy.getRank() != 4 && !sparse)
       return op.emitOpError() << "a convolution's packed_b must be P x G x NR "
                                  "x 4 (one filter for every image)";
     ArrayRef<int64_t> ks = *op.getKernelSize();
@@ -664,6 +733,23 @@ verifyPackedMatmulI8(OpT op, ArrayRef<Value> extra,
     if (differ(aTy.getDimSize(0), batch) ||
         differ(aTy.getDimSize(1), cTy.getDimSize(1)))
       return op.emitOpError() << "input and init disagree on batch or M";
+  }
+  if constexpr (std::is_same_v<OpT, PackedMatmulI8RequantOp>) {
+    if (op.getBlockK() || op.getBlockSize())
+      if (!op.isSparse())
+        return op.emitOpError() << "block_k and block_size need block_ptr";
+    if (op.isSparse()) {
+      if (failed(verifySparseI8Blocks(op, bTy, n, k)))
+        return failure();
+      if (Value sums = op.getColumnSums()) {
+        auto sTy = cast<ShapedType>(sums.getType());
+        if (!sTy.getElementType().isInteger(32) || sTy.getRank() != 1 ||
+            differ(sTy.getDimSize(0), n))
+          return op.emitOpError() << "column_sums must be i32 with one value "
+                                     "per column";
+      }
+      return success();
+    }
   }
   if (bTy.getRank() != 4 && bTy.getRank() != 5)
     return op.emitOpError() << "packed_b must be P x G x NR x 4, or rank 5 with "

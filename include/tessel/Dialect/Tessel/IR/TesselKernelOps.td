@@ -349,11 +349,19 @@ def Tessel_PackedMatmulI8RequantOp : Tessel_Op<"packed_matmul_i8_requant",
     of it, is `dequant_scale` and `dequant_zp` (and an i8 table) instead: a
     few vector operations rather than a gather.
     Operands, packing, zero points and the convolution form are those of
-    `tessel.packed_matmul_i8`; `scale` and `bias` have `N` (or `F`) f32
+    `tessel.packed_matmul_i8`, except with `sparse(%block_ptr, %block_k)`:
+    then B is sparse (`tessel-sparsify-int8-weights`), stored as blocks of
+    4 consecutive `k` ("a quad") x `block_size` consecutive columns (1 or
+    4) that hold a nonzero: block column `c` (columns `[c*R, c*R + R)`)
+    has blocks `e` in `[block_ptr[c], block_ptr[c+1])` (`ceil(N/R) + 1`
+    i32 entries), at quad `block_k[e]` (k ascending within a column), and
+    `packed_b` (`nnz x R x 4`) holds their bytes:
+    `packed_b[e, r, t] = B[4*block_k[e] + t, c*R + r]`, zero past `K` and
+    `N`. Every other element of B is zero. `scale` and `bias` have `N` (or `F`) f32
     values; `residual` is f32 and shaped as `init` (it may be the same
     buffer: each element is read before it is written). `tessel-kernels-to-calls` calls
     `tessel_kernel_matmul_u8s8_requant` (`..._conv2d_u8s8_requant` for a
-    convolution).
+    convolution; `tessel_kernel_sparse_...` for sparse weights).
 
     ```mlir
     %y = tessel.packed_matmul_i8_requant ins(%x, %wp : tensor<1x128x768xi8>, tensor<12x192x64x4xi8>)
@@ -381,10 +389,15 @@ def Tessel_PackedMatmulI8RequantOp : Tessel_Op<"packed_matmul_i8_requant",
       F32Attr:$clamp_max), Tessel_RequantOutputArgs,
       Tessel_ConvolutionWindowArgs, (ins
       DefaultValuedAttr<F32Attr, "-INFINITY">:$residual_min,
-      DefaultValuedAttr<F32Attr, "INFINITY">:$residual_max));
+      DefaultValuedAttr<F32Attr, "INFINITY">:$residual_max,
+      Optional<AnyShaped>:$block_ptr,
+      Optional<AnyShaped>:$block_k,
+      OptionalAttr<I64Attr>:$block_size));
   let results = (outs Variadic<AnyRankedTensor>:$result);
   let assemblyFormat = [{
     `ins` `(` $input `,` $packed_b `:` type($input) `,` type($packed_b) `)`
+    (`sparse` `(` $block_ptr^ `,` $block_k `:` type($block_ptr) `,`
+     type($block_k) `)`)?
     (`column_sums` `(` $column_sums^ `:` type($column_sums) `)`)?
     `scale` `(` $scale `:` type($scale) `)`
     (`bias` `(` $bias^ `:` type($bias) `)`)?
@@ -400,6 +413,8 @@ def Tessel_PackedMatmulI8RequantOp : Tessel_Op<"packed_matmul_i8_requant",
     bool getAccumulate() { return false; }
     /// The convolution form (kernel_size and the rest present).
     bool isConvolution() { return getKernelSize().has_value(); }
+    /// B in quad blocks (block_ptr, block_k, block_size), not packed dense.
+    bool isSparse() { return getBlockPtr() != nullptr; }
   }];
 }
 

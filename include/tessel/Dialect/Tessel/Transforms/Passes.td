@@ -210,6 +210,39 @@ def TesselSparsifyWeights : Pass<"tessel-sparsify-weights", "ModuleOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def TesselSparsifyInt8Weights : Pass<"tessel-sparsify-int8-weights"> {
+  let summary = "Give mostly-zero constant int8 weights to the sparse int8 "
+                "kernels";
+  let description = [{
+    Static weight sparsity for int8 (docs/sparsity.md): each
+    `tessel.packed_matmul_i8_requant` (matmul or convolution form) whose
+    VNNI-packed weights are constant is analysed in quads, 4 consecutive
+    `k` of a column, the unit the kernels' `vpdpbusd` multiplies: the
+    quads that hold a nonzero, alone or 4 columns together. Where the cost
+    model (the sparse kernel's measured rate on the quads it stores, plus
+    the moves into its row-vectorized layout) predicts at least
+    `min-speedup` over the dense kernel, the op gets the quad blocks
+    (`sparse(%block_ptr, %block_k)`, `block_size`, `packed_b` holding
+    their bytes) and runs on `tessel_kernel_sparse_..._u8s8_requant`,
+    bit for bit the dense result. Targets without 512-bit vectors (no VNNI
+    kernels) keep every op dense. Runs after tessel-fuse-requantize.
+
+    With `report`, one line per analysed op is appended to that file:
+    its location, shape, zero fraction, the best block size, its quad
+    density and predicted speed-up, and the choice.
+  }];
+  let options = [
+    Option<"minSpeedup", "min-speedup", "double", /*default=*/"1.25",
+           "Predicted speed-up over the dense kernel needed to go sparse">,
+    Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"512",
+           "Vector register width of the target: the sparse int8 kernels "
+           "are AVX-512 VNNI's, so below 512 every op stays dense">,
+    Option<"report", "report", "std::string", /*default=*/"\"\"",
+           "File that gets one line per analysed op (none when empty)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def TesselConvertToKernels : Pass<"tessel-convert-to-kernels"> {
   let summary = "Rewrite f32 convolutions and matmuls into tessel.packed_conv2d";
   let description = [{
