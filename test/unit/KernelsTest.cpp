@@ -2003,3 +2003,181 @@ TEST(SparseMatmulKernel, Bands) {
   checkSparse({1001, 21, 300, 2, 0.3, true, false, true, false, 2});
   checkSparse({500, 33, 300, 1, 0.2, true, true, false, true, 2});
 }
+
+//===----------------------------------------------------------------------===//
+// tessel_kernel_sparse_{matmul,conv2d}_u8s8_requant (issue 18): B in quad
+// blocks (4 k x R columns). Their sums are exact, so each output must be
+// the dense int8 kernel's, byte for byte, on the same B.
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+struct QuadBlocks {
+  std::vector<int32_t> ptr, k;
+  std::vector<int8_t> bytes;
+};
+
+QuadBlocks packQuads(const std::vector<int8_t> &b, int64_t K, int64_t N,
+                     int64_t R) {
+  QuadBlocks q;
+  q.ptr.push_back(0);
+  for (int64_t c0 = 0; c0 < N; c0 += R) {
+    for (int64_t g = 0; g < (K + 3) / 4; ++g) {
+      bool any = false;
+      for (int64_t k = 4 * g; k < std::min(K, 4 * g + 4); ++k)
+        for (int64_t c = c0; c < std::min(N, c0 + R); ++c)
+          any |= b[k * N + c] != 0;
+      if (!any)
+        continue;
+      q.k.push_back(int32_t(g));
+      for (int64_t c = c0; c < c0 + R; ++c)
+        for (int64_t k = 4 * g; k < 4 * g + 4; ++k)
+          q.bytes.push_back(k < K && c < N ? b[k * N + c] : 0);
+    }
+    q.ptr.push_back(int32_t(q.k.size()));
+  }
+  return q;
+}
+
+/// Random B (K x N): each quad of R columns kept with probability density,
+/// its bytes random (zeros among them too).
+std::vector<int8_t> quadSparseB(std::mt19937 &gen, int64_t K, int64_t N,
+                                int64_t R, double density) {
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<int8_t> b(K * N, 0);
+  for (int64_t g = 0; g < (K + 3) / 4; ++g)
+    for (int64_t c0 = 0; c0 < N; c0 += R) {
+      if (u(gen) >= density)
+        continue;
+      for (int64_t k = 4 * g; k < std::min(K, 4 * g + 4); ++k)
+        for (int64_t c = c0; c < std::min(N, c0 + R); ++c)
+          b[k * N + c] = int8_t(byte(gen) - 128);
+    }
+  return b;
+}
+
+struct SpI8Case {
+  int64_t batch, M, N, K, R;
+  double density;
+  bool aSigned;
+  int32_t aZp, bZp;
+  bool f32Out, residual;
+  int threads;
+};
+
+void checkSparseMatmulI8(const SpI8Case &t) {
+  SCOPED_TRACE(testing::Message()
+               << "batch " << t.batch << " M " << t.M << " N " << t.N << " K "
+               << t.K << " R " << t.R << " density " << t.density << " signed "
+               << t.aSigned << " zp " << t.aZp << "/" << t.bZp << " f32 "
+               << t.f32Out << " residual " << t.residual << " threads "
+               << t.threads);
+  const float inf = std::numeric_limits<float>::infinity();
+  std::mt19937 gen(unsigned(t.M * 7 + t.N * 13 + t.K + t.R));
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::vector<uint8_t> a(t.batch * t.M * t.K);
+  for (uint8_t &x : a)
+    x = uint8_t(byte(gen));
+  std::vector<int8_t> b = quadSparseB(gen, t.K, t.N, t.R, t.density);
+  std::vector<int8_t> packed = packI8(b, t.K, t.N);
+  QuadBlocks q = packQuads(b, t.K, t.N, t.R);
+  std::vector<float> scale(t.N), bias(t.N), res(t.batch * t.M * t.N);
+  for (int64_t n = 0; n < t.N; ++n)
+    scale[n] = 1e-4f * float(1 + n % 5), bias[n] = float(n % 3) - 1.0f;
+  for (size_t i = 0; i < res.size(); ++i)
+    res[i] = float(int64_t(i % 11) - 5) * 0.5f;
+  const int64_t bytes = t.f32Out ? 4 : 1;
+  std::vector<uint8_t> dense(t.batch * t.M * t.N * bytes, 0xA5),
+      sparse(dense.size(), 0x5A);
+  const int32_t flags = (t.aSigned ? TESSEL_KERNEL_A_SIGNED : 0) |
+                        (t.f32Out ? TESSEL_KERNEL_OUT_F32 |
+                                        TESSEL_KERNEL_DEQUANTIZE
+                                  : 0) |
+                        TESSEL_KERNEL_QUANTIZE;
+  const float *r = t.residual ? res.data() : nullptr;
+  const int64_t rs = t.residual ? 1 : 0;
+  setThreads(t.threads);
+  tessel_kernel_matmul_u8s8_requant(
+      t.batch, t.M, t.N, t.K, a.data(), t.M * t.K, t.K, t.aZp, packed.data(),
+      0, nullptr, t.bZp, dense.data(), t.M * t.N, t.N, 1, r, t.M * t.N * rs,
+      t.N * rs, rs, 0.0f, inf, scale.data(), bias.data(), -inf, inf, 0.05f,
+      7.0f, 0.0f, 255.0f, nullptr, 0.05f, 7.0f, -inf, inf, flags);
+  tessel_kernel_sparse_matmul_u8s8_requant(
+      t.batch, t.M, t.N, t.K, a.data(), t.M * t.K, t.K, t.aZp, t.R,
+      q.ptr.data(), q.k.data(), q.bytes.data(), nullptr, t.bZp,
+      sparse.data(), t.M * t.N, t.N, 1, r, t.M * t.N * rs, t.N * rs, rs, 0.0f,
+      inf, scale.data(), bias.data(), -inf, inf, 0.05f, 7.0f, 0.0f, 255.0f,
+      nullptr, 0.05f, 7.0f, -inf, inf, flags);
+  setThreads(1);
+  ASSERT_EQ(dense, sparse);
+}
+
+} // namespace
+
+TEST(SparseMatmulI8Kernel, BlockSizesDensitiesAndRemainders) {
+  // M across tiles of 16-row vectors (17, 130, 300: bands and even
+  // tiles), N past groups of 16 and blocks of 4, K with a partial quad.
+  for (int64_t R : {1, 4})
+    for (double d : {0.0, 0.1, 0.5, 1.0})
+      for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{17, 33, 70},
+                             {130, 16, 64}, {300, 50, 129}, {5, 7, 3}})
+        checkSparseMatmulI8({1, M, N, K, R, d, false, 3, 0, false, false, 1});
+}
+
+TEST(SparseMatmulI8Kernel, ZeroPointsSignsOutputsThreads) {
+  for (bool aSigned : {false, true})
+    for (int32_t bZp : {0, -5})
+      for (bool f32Out : {false, true})
+        checkSparseMatmulI8({2, 40, 70, 96, 1, 0.3, aSigned,
+                             aSigned ? -7 : 131, bZp, f32Out, f32Out, 1});
+  // Two threads: bands of rows and column ranges (one band of 64 rows).
+  checkSparseMatmulI8({1, 64, 300, 256, 1, 0.2, false, 3, 0, false, false, 2});
+  checkSparseMatmulI8({3, 200, 40, 200, 4, 0.2, true, 0, 0, true, true, 2});
+}
+
+TEST(SparseConvI8Kernel, TapsStridesDilationsPadding) {
+  const float inf = std::numeric_limits<float>::infinity();
+  struct C {
+    int64_t N, H, W, C, F, KH, KW, S, D, pixelPad, R;
+    bool aSigned;
+    int threads;
+  };
+  for (const C &t : {C{1, 9, 9, 16, 40, 3, 3, 1, 1, 0, 1, false, 1},
+                     C{2, 11, 10, 6, 33, 3, 3, 2, 1, 2, 4, false, 1},
+                     C{1, 12, 12, 8, 20, 3, 3, 1, 2, 0, 1, true, 2},
+                     C{1, 8, 8, 32, 64, 1, 1, 2, 1, 0, 4, false, 2}}) {
+    SCOPED_TRACE(testing::Message() << "C " << t.C << " F " << t.F << " K "
+                                    << t.KH << " S " << t.S << " D " << t.D);
+    const int64_t OH = (t.H - (t.KH - 1) * t.D - 1) / t.S + 1,
+                  OW = (t.W - (t.KW - 1) * t.D - 1) / t.S + 1,
+                  K = t.KH * t.KW * t.C, M = OH * OW, sw = t.C + t.pixelPad,
+                  sh = t.W * sw, sn = t.H * sh;
+    std::mt19937 gen(unsigned(t.C * 17 + t.F));
+    std::uniform_int_distribution<int> byte(0, 255);
+    std::vector<uint8_t> in(t.N * sn);
+    for (uint8_t &x : in)
+      x = uint8_t(byte(gen));
+    std::vector<int8_t> b = quadSparseB(gen, K, t.F, t.R, 0.3);
+    std::vector<int8_t> packed = packI8(b, K, t.F);
+    QuadBlocks q = packQuads(b, K, t.F, t.R);
+    std::vector<float> scale(t.F, 3e-4f), bias(t.F, 0.25f);
+    std::vector<uint8_t> dense(t.N * M * t.F), sparse(t.N * M * t.F, 1);
+    const int32_t flags =
+        (t.aSigned ? TESSEL_KERNEL_A_SIGNED : 0) | TESSEL_KERNEL_QUANTIZE;
+    setThreads(t.threads);
+    tessel_kernel_conv2d_u8s8_requant(
+        t.N, OH, OW, t.F, t.KH, t.KW, t.C, in.data(), sn, sh, sw, t.S, t.S,
+        t.D, t.D, 5, packed.data(), nullptr, 0, dense.data(), M * t.F, t.F, 1,
+        nullptr, 0, 0, 0, -inf, inf, scale.data(), bias.data(), 0.0f, inf,
+        0.05f, 3.0f, 0.0f, 255.0f, nullptr, 1.0f, 0.0f, -inf, inf, flags);
+    tessel_kernel_sparse_conv2d_u8s8_requant(
+        t.N, OH, OW, t.F, t.KH, t.KW, t.C, in.data(), sn, sh, sw, t.S, t.S,
+        t.D, t.D, 5, t.R, q.ptr.data(), q.k.data(), q.bytes.data(), nullptr,
+        0, sparse.data(), M * t.F, t.F, 1, nullptr, 0, 0, 0, -inf, inf,
+        scale.data(), bias.data(), 0.0f, inf, 0.05f, 3.0f, 0.0f, 255.0f,
+        nullptr, 1.0f, 0.0f, -inf, inf, flags);
+    setThreads(1);
+    ASSERT_EQ(dense, sparse);
+  }
+}
