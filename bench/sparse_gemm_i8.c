@@ -86,6 +86,7 @@ int main(int argc, char **argv) {
     int8_t *b = malloc((size_t)(K * N));
     uint8_t *c0 = malloc((size_t)(M * N)), *c1 = malloc((size_t)(M * N));
     float *scale = malloc(sizeof(float) * N), *bias = malloc(sizeof(float) * N);
+    int32_t *colsum = malloc(sizeof(int32_t) * N);
     for (int64_t i = 0; i < M * K; ++i)
       a[i] = (uint8_t)(rand() % 256);
     for (int64_t n = 0; n < N; ++n)
@@ -109,17 +110,23 @@ int main(int argc, char **argv) {
           }
         int8_t *bp = pack_dense_i8(b, K, N);
         sparse_i8 sp = pack_quads(b, K, N, R);
+        /* The column sums, as the compiler passes them (column_sums). */
+        for (int64_t n = 0; n < N; ++n) {
+          colsum[n] = 0;
+          for (int64_t k = 0; k < K; ++k)
+            colsum[n] += b[k * N + n];
+        }
         const int32_t a_zp = 3;
 #define EPI                                                                    \
   NULL, 0, 0, 0, -INFINITY, INFINITY, scale, bias, 0.0f, INFINITY, 0.05f,     \
       0.0f, 0.0f, 255.0f, NULL, 0.0f, 0.0f, -INFINITY, INFINITY,              \
       TESSEL_KERNEL_QUANTIZE
 #define DENSE                                                                  \
-  tessel_kernel_matmul_u8s8_requant(1, M, N, K, a, 0, K, a_zp, bp, 0, NULL, 0, \
-                                    c0, 0, N, 1, EPI)
+  tessel_kernel_matmul_u8s8_requant(1, M, N, K, a, 0, K, a_zp, bp, 0, colsum,  \
+                                    0, c0, 0, N, 1, EPI)
 #define SPARSE                                                                 \
   tessel_kernel_sparse_matmul_u8s8_requant(1, M, N, K, a, 0, K, a_zp, R,       \
-                                           sp.ptr, sp.kidx, sp.val, NULL, 0,   \
+                                           sp.ptr, sp.kidx, sp.val, colsum, 0, \
                                            c1, 0, N, 1, EPI)
         DENSE;
         SPARSE;
@@ -140,7 +147,7 @@ int main(int argc, char **argv) {
         free(bp);
         free(sp.ptr), free(sp.kidx), free(sp.val);
       }
-    free(a), free(b), free(c0), free(c1), free(scale), free(bias);
+    free(a), free(b), free(c0), free(c1), free(scale), free(bias), free(colsum);
   }
   return bad;
 }

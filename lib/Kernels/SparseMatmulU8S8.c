@@ -30,11 +30,15 @@
 #include "ThreadPool.h"
 #include "tessel/Kernels/tessel_kernels.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define KG TESSEL_KERNEL_KGROUP_I8
-#define GROUP 16
+/* Output columns finished together: the epilogue's row of TK_RQ_NR. (16
+ * at a time ran the epilogue's 64-column body on a quarter of its lanes:
+ * half of a 3136 x 64 x 256 call's time.) */
+#define GROUP TK_RQ_NR
 /* Rows a tile holds at most: 8 vectors of 16. */
 #define TMAX 8
 #define TROWS (TMAX * 16)
@@ -84,13 +88,56 @@ static void gather_row(const sjob_t *j, const uint8_t *img, int64_t m,
   memset(row + j->K, 0, (size_t)(kp - j->K));
 }
 
-/* Band rows [m0, m0 + rows) of image img quad-major into lay (rpad lanes
+/* Whether rows can be laid out straight from where they lie: one segment
+ * of whole quads, 4-byte aligned at 4-byte strides, and no row sums to
+ * take on the way. */
+static int rows_in_place(const sjob_t *j) {
+  const int64_t step = j->ow ? j->a_sw : j->a_sm;
+  return j->nseg == 1 && j->K % KG == 0 && !j->b_zp && step % KG == 0 &&
+         (j->ow == 0 || j->a_sh % KG == 0) && j->a_sb % KG == 0 &&
+         j->seg_off[0] % KG == 0 && (uintptr_t)j->a % KG == 0;
+}
+
+/* Band rows [m0, m0 + rpad) of image img quad-major into lay (rpad lanes
  * a quad row, rows past M zero), and each row's byte sum into rsum when
- * the weights' zero point needs it. */
+ * the weights' zero point needs it. In place, the runs of rows at one
+ * stride (a matmul's band; a convolution's pixels of one output row) are
+ * transposed from the input; else each row is gathered first. */
 static void lay_out_band(const sjob_t *j, const uint8_t *img, int64_t m0,
                          int64_t rpad, int32_t *lay, uint8_t *rows,
                          int32_t *rsum) {
   const int64_t kp = j->G * KG;
+  if (rows_in_place(j)) {
+    const int64_t end = j->M - m0 < rpad ? j->M - m0 : rpad;
+    for (int64_t r = 0; r < end;) {
+      const int64_t m = m0 + r;
+      const uint8_t *src;
+      int64_t run, step;
+      if (j->ow) {
+        src = img + (m / j->ow) * j->a_sh + (m % j->ow) * j->a_sw +
+              j->seg_off[0];
+        run = j->ow - m % j->ow, step = j->a_sw;
+      } else {
+        src = img + m * j->a_sm, run = end - r, step = j->a_sm;
+      }
+      run = run < end - r ? run : end - r;
+      /* Bits moved as floats: the transpose only loads, shuffles and
+       * stores. */
+      tk_sparse_transpose(run, j->G, (const float *)(const void *)src,
+                          step / KG, 1, (float *)(void *)(lay + r),
+                          j->lstride);
+      r += run;
+    }
+    for (int64_t g = 0; g < j->G; ++g) {
+      uint32_t *q = (uint32_t *)(lay + g * j->lstride);
+      for (int64_t r = end; r < rpad; ++r)
+        q[r] = 0;
+      if (j->flip)
+        for (int64_t r = 0; r < rpad; ++r)
+          q[r] ^= j->flip;
+    }
+    return;
+  }
   for (int64_t r = 0; r < rpad; ++r) {
     uint8_t *row = rows + r * kp;
     gather_row(j, img, m0 + r, row);
@@ -101,13 +148,12 @@ static void lay_out_band(const sjob_t *j, const uint8_t *img, int64_t m0,
       rsum[r] = s;
     }
   }
-  /* Bits moved as floats: the transpose only loads, shuffles and stores. */
   tk_sparse_transpose(rpad, j->G, (const float *)(const void *)rows, kp / KG,
                       1, (float *)(void *)lay, j->lstride);
 }
 
-/* Tile sums: gbuf[c * TROWS + r] for columns c < 16 of the group and rows r
- * of the tile. */
+/* Tile sums: gbuf[c * TROWS + r] for the group's columns c and the tile's
+ * rows r. */
 
 /* Portable products of block column b's blocks over tm vectors of rows
  * from lay + m0, into gbuf's columns gc .. gc + R - 1. */
@@ -189,14 +235,16 @@ TK_VNNI_TARGET static void run_blocks_vnni(const sjob_t *j,
 }
 #undef TK_SPARSE_I8_TILES
 
-/* rows x 16 columns of int32 sums (column c at gbuf + c * TROWS) to rows
- * of out (row stride TK_RQ_NR), 16 x 16 at a time in registers. */
+/* 16 rows of the tile from r0 x 16 columns from c0 of its int32 sums
+ * (column c at gbuf + c * TROWS) to rows of out (row stride TK_RQ_NR, from
+ * column c0), in registers. */
 TK_VNNI_TARGET static void rows_from_columns_vnni(const int32_t *gbuf,
-                                                  int64_t r0,
+                                                  int64_t r0, int c0,
                                                   int32_t out[16][TK_RQ_NR]) {
   __m512 r[16], t[16];
   for (int i = 0; i < 16; ++i)
-    r[i] = _mm512_castsi512_ps(_mm512_load_si512(gbuf + i * TROWS + r0));
+    r[i] = _mm512_castsi512_ps(
+        _mm512_load_si512(gbuf + (c0 + i) * TROWS + r0));
   for (int i = 0; i < 16; i += 2) {
     t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
     t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
@@ -217,9 +265,9 @@ TK_VNNI_TARGET static void rows_from_columns_vnni(const int32_t *gbuf,
       t[i + k + 4] = _mm512_shuffle_f32x4(r[i + k], r[i + k + 4], 0xdd);
     }
   for (int k = 0; k < 8; ++k) {
-    _mm512_storeu_ps((float *)(void *)out[k],
+    _mm512_storeu_ps((float *)(void *)(out[k] + c0),
                      _mm512_shuffle_f32x4(t[k], t[k + 8], 0x88));
-    _mm512_storeu_ps((float *)(void *)out[k + 8],
+    _mm512_storeu_ps((float *)(void *)(out[k + 8] + c0),
                      _mm512_shuffle_f32x4(t[k], t[k + 8], 0xdd));
   }
 }
@@ -237,14 +285,17 @@ static void finish_rows(const sjob_t *j, int64_t b, int64_t m0, int64_t rows,
   /* Zeroed once: the vector epilogues read whole vectors of a row. */
   int32_t tb[16][TK_RQ_NR] __attribute__((aligned(64))) = {{0}};
   for (int64_t r0 = 0; r0 < rows; r0 += 16) {
+    for (int c0 = 0; c0 < width; c0 += 16) {
 #ifdef TK_HAVE_VNNI_PATH
-    if (j->vnni)
-      rows_from_columns_vnni(gbuf, r0, tb);
-    else
+      if (j->vnni) {
+        rows_from_columns_vnni(gbuf, r0, c0, tb);
+        continue;
+      }
 #endif
       for (int i = 0; i < 16; ++i)
-        for (int c = 0; c < 16; ++c)
+        for (int c = c0; c < c0 + 16; ++c)
           tb[i][c] = gbuf[c * TROWS + r0 + i];
+    }
     const int64_t n16 = rows - r0 < 16 ? rows - r0 : 16;
     for (int64_t i = 0; i < n16; i += TK_RQ_MR) {
       const int mr = (int)(n16 - i < TK_RQ_MR ? n16 - i : TK_RQ_MR);
@@ -277,12 +328,13 @@ static void run_task(void *arg, int64_t t) {
   const int64_t kp = j->G * KG;
   int32_t *lay = (int32_t *)_mlir_memref_to_llvm_aligned_alloc(
       64, (size_t)(j->G * j->lstride) * sizeof(int32_t));
-  uint8_t *tmp = (uint8_t *)malloc((size_t)(rpad * kp));
+  uint8_t *tmp =
+      rows_in_place(j) ? NULL : (uint8_t *)malloc((size_t)(rpad * kp));
   int32_t *rsum = j->b_zp ? (int32_t *)malloc((size_t)rpad * sizeof(int32_t))
                           : NULL;
   int32_t *gbuf = (int32_t *)_mlir_memref_to_llvm_aligned_alloc(
       64, (size_t)(GROUP * TROWS) * sizeof(int32_t));
-  if (!lay || !tmp || (j->b_zp && !rsum) || !gbuf)
+  if (!lay || (!tmp && !rows_in_place(j)) || (j->b_zp && !rsum) || !gbuf)
     abort(); /* out of memory: nothing sane to return */
   lay_out_band(j, j->a + b * j->a_sb, m0, rpad, lay, tmp, rsum);
   free(tmp);
@@ -317,6 +369,28 @@ static void run_task(void *arg, int64_t t) {
   _mlir_memref_to_llvm_free(gbuf);
   _mlir_memref_to_llvm_free(lay);
   free(rsum);
+}
+
+/* The column groups split into n ranges of about equal work (their blocks
+ * times R, plus their finishing): bounds gets n + 1 group boundaries. */
+static void balance_groups(int64_t N, int64_t R, const int32_t *ptr,
+                           int64_t n, int64_t *bounds) {
+  const int64_t groups = (N + GROUP - 1) / GROUP, nb = (N + R - 1) / R;
+  int64_t total = 0;
+  for (int64_t g = 0; g < groups; ++g) {
+    const int64_t b1 = (g + 1) * GROUP / R < nb ? (g + 1) * GROUP / R : nb;
+    total += ((int64_t)ptr[b1] - ptr[g * GROUP / R]) * R + GROUP;
+  }
+  bounds[0] = 0;
+  int64_t t = 1, work = 0;
+  for (int64_t g = 0; g < groups && t < n; ++g) {
+    const int64_t b1 = (g + 1) * GROUP / R < nb ? (g + 1) * GROUP / R : nb;
+    work += ((int64_t)ptr[b1] - ptr[g * GROUP / R]) * R + GROUP;
+    if (work * n >= t * total)
+      bounds[t++] = g + 1;
+  }
+  while (t <= n)
+    bounds[t++] = groups;
 }
 
 /* Runs the job over `batch` images: the column sums, the bands, the
@@ -365,13 +439,13 @@ static void run_sparse(sjob_t *j, int64_t batch, int32_t a_zp, int a_signed,
   const int64_t nonzeros = ptr[(j->N + R - 1) / R];
   const int threads =
       tk_threads_for(batch * j->M * (nonzeros * R * KG + j->N));
-  const int64_t units = batch * j->nbands, groups = tk_sparse_groups(j->N);
+  const int64_t units = batch * j->nbands, groups = (j->N + GROUP - 1) / GROUP;
   int64_t nsplit = (2 * threads + units - 1) / units;
   nsplit = nsplit > groups ? groups : nsplit < 1 ? 1 : nsplit;
   int64_t bounds[2 * 64 + 1];
   if (nsplit > 2 * 64)
     nsplit = 2 * 64;
-  tk_sparse_balance(j->N, R, ptr, nsplit, bounds);
+  balance_groups(j->N, R, ptr, nsplit, bounds);
   j->nsplit = nsplit;
   j->bounds = bounds;
   tk_parallel_for_on(threads, units * nsplit, run_task, j);

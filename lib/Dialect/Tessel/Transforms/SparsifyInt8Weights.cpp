@@ -33,14 +33,18 @@ namespace {
 
 /// The sparse kernel's rate on the quads its blocks store (blocks x R
 /// vpdpbusd per 16 rows) over the dense kernel's on all of them, and the
-/// cost of the moves (the band's quad-major layout), in dense vpdpbusd per
-/// element moved: bench/sparse_gemm_i8.c, AMD Zen 4 (2026-11-29), 128 x
-/// 768 x 768, the best of 5 runs. R = 4 fits 1 / speed-up = density / 0.87
-/// + 0.23 within 2% at quad densities 0.1-0.5; R = 1 (a block's 8 row
-/// vectors serve one column) runs at 0.38.
-constexpr double kRateR1 = 0.38;
-constexpr double kRateR4 = 0.87;
-constexpr double kMovedCost = 88.0;
+/// cost of the moves (the rows into the kernel's quad-major layout, the
+/// sums transposed back for the epilogue), in dense vpdpbusd per output
+/// (kPerK / K of the dense time) and per input element (kPerN / N):
+/// bench/sparse_gemm_i8.c on AMD Zen 4 (2026-11-29), BERT-base's and
+/// ResNet-50's shapes, quad densities 0.1-0.6. A least-squares fit gives
+/// rates 0.47 and 0.93, 9-34 per output and 0-6 per input (within 10% at
+/// the median, 40% at worst, over-predicting small-K shapes): these are
+/// rounded towards dense.
+constexpr double kRateR1 = 0.45;
+constexpr double kRateR4 = 0.80;
+constexpr double kPerK = 30.0;
+constexpr double kPerN = 6.0;
 
 /// The dense kernel's packed weights `P x G x NR x 4` as B (K x N,
 /// row-major).
@@ -157,7 +161,7 @@ struct SparsifyInt8WeightsPass
     double lanesUsed = ShapedType::isDynamic(m)
                            ? 1.0
                            : double(m) / double((m + 15) / 16 * 16);
-    double overhead = kMovedCost * (1.0 / double(k) + 1.0 / double(n));
+    double overhead = kPerK / double(k) + kPerN / double(n);
     int64_t groups = (k + 3) / 4, bestR = 0;
     double bestSpeedup = 0.0, bestDensity = 1.0;
     for (int64_t r : {4, 1}) {

@@ -220,7 +220,7 @@ def TesselSparsifyInt8Weights : Pass<"tessel-sparsify-int8-weights"> {
     `k` of a column, the unit the kernels' `vpdpbusd` multiplies: the
     quads that hold a nonzero, alone or 4 columns together. Where the cost
     model (the sparse kernel's measured rate on the quads it stores, plus
-    the moves into its row-vectorized layout) predicts at least
+    the moves into its row-vectorized layout and back) predicts at least
     `min-speedup` over the dense kernel, the op gets the quad blocks
     (`sparse(%block_ptr, %block_k)`, `block_size`, `packed_b` holding
     their bytes) and runs on `tessel_kernel_sparse_..._u8s8_requant`,
