@@ -18,7 +18,10 @@ fine-tuning:
   2:4, 1:4      in every 4 consecutive inputs of each output, the 2 (3)
                 of least magnitude (N:M, docs/sparsity.md)
 
-(`--density` sets the kept fraction of the first two), or, with
+(`--density` sets the kept fraction of the first two); with `--kinds
+int8` the matmuls pruned in quads of 4 inputs (`quad1x4`, what the int8
+kernels skip) at `--density` and unstructured at half of it, both sides
+compiled with `--quantize=int8`; or, with
 `--kinds convs`, for CNNs: every convolution's weights but the stem's and
 the classifier's pruned by magnitude to `--conv-density` with
 `tessel.sparsity.prune`. Then, one thread
@@ -86,6 +89,14 @@ def prune(w, kind, density):
         out = w.copy()
         out[:, : n - n % 4] *= keep
         return out
+    if kind == "quad1x4":  # 4 consecutive inputs of an output (int8 quads)
+        k, n = w.shape
+        kq = k - k % 4
+        norms = np.abs(w[:kq].reshape(kq // 4, 4, n)).sum(1)
+        t = np.quantile(norms, 1.0 - density)
+        out = w.copy()
+        out[:kq] *= np.repeat(norms > t, 4, axis=0)
+        return out
     if ":" in kind:  # n:m, e.g. 2:4: the n of largest magnitude kept
         keep_n, m = (int(x) for x in kind.split(":"))
         k, n = w.shape
@@ -125,6 +136,32 @@ def pruned_convs(src, dst, density):
     return len(set(convs)) - 1, zeros / max(total, 1)
 
 
+def quad_pruned_convs(src, dst, density):
+    """Every Conv weight but the first (the stem) pruned in quads of 4
+    input channels at one tap (the int8 kernels' blocks; what
+    tessel.sparsity.prune(block=(1, 4)) keeps), keeping `density` of them by
+    L1 norm; weights whose channels 4 does not divide are kept."""
+    model = onnx.load(src)
+    convs = [n.input[1] for n in model.graph.node if n.op_type == "Conv"]
+    zeros = total = 0
+    for t in model.graph.initializer:
+        if t.name not in convs[1:]:
+            continue
+        w = numpy_helper.to_array(t)
+        f, c = w.shape[0], w.shape[1]
+        if c % 4:
+            continue
+        q = w.reshape(f, c // 4, 4, -1)
+        norms = np.abs(q).sum(2)
+        keep = norms > np.quantile(norms, 1.0 - density)
+        w = (q * keep[:, :, None, :]).reshape(w.shape).astype(w.dtype)
+        zeros += int((w == 0).sum())
+        total += w.size
+        t.CopyFrom(numpy_helper.from_array(w, t.name))
+    onnx.save(model, dst)
+    return len(set(convs)) - 1, zeros / max(total, 1)
+
+
 def pruned_model(src, dst, kind, density):
     model = onnx.load(src)
     names = matmul_weights(model)
@@ -159,9 +196,23 @@ def timed_pair(tools, path, x_path, runs, *builds):
     return best
 
 
-def measure(tools, name, mdir, kind, density, runs):
+def int8_flags(mdir):
+    """tessel-compile's static int8 flags, calibrated on the samples
+    bench/int8_bench.py keeps in mdir (8 random ones like the input, made
+    here if missing)."""
+    cpath = os.path.join(mdir, "calibration.npy")
+    if not os.path.exists(cpath):
+        x = np.load(os.path.join(mdir, "input.npy"))
+        rng = np.random.default_rng(0)
+        np.save(cpath, np.stack([rng.standard_normal(x.shape).astype(x.dtype)
+                                 for _ in range(8)]))
+    return ["--quantize=int8", "--calibration-data=@" + cpath]
+
+
+def measure(tools, name, mdir, kind, density, runs, int8=False):
     """One pruned variant of `name`: Tessel dense and sparse (with the
-    report), the sparse output against the dense one, and ORT."""
+    report), the sparse output against the dense one, and ORT (on the
+    float file; with int8 Tessel quantizes it, static, calibrated)."""
     src = os.path.join(mdir, name + ".onnx")
     x_path = os.path.join(mdir, "input.npy")
     tag = kind.replace(":", "of") + ("" if density is None else f"-{density:g}")
@@ -170,10 +221,16 @@ def measure(tools, name, mdir, kind, density, runs):
         path, layers, zeros = src, len(matmul_weights(onnx.load(src))), 0.0
     elif kind == "convs-unstructured":
         layers, zeros = pruned_convs(src, path, density)
+    elif kind == "convs-quad1x4":
+        layers, zeros = quad_pruned_convs(src, path, density)
     else:
         layers, zeros = pruned_model(src, path, kind, density)
     row = {"model": name, "pruning": kind, "density": density,
            "matmul_weights": layers, "zero_fraction": round(zeros, 4)}
+    if int8:
+        row["precision"] = "int8"
+        tag += ".int8"
+    extra = int8_flags(mdir) if int8 else []
     try:
         off = os.path.join(mdir, f"{tag}.dense.so")
         auto = os.path.join(mdir, f"{tag}.auto.so")
@@ -181,8 +238,8 @@ def measure(tools, name, mdir, kind, density, runs):
         out_auto = os.path.join(mdir, f"out_{tag}_auto.npy")
         report = os.path.join(mdir, f"{tag}.sparsity.txt")
         row["tessel_dense_ms"], row["tessel_sparse_ms"] = timed_pair(
-            tools, path, x_path, runs, (off, out_off, ["--sparsity=off"]),
-            (auto, out_auto, [f"--sparsity-report={report}"]))
+            tools, path, x_path, runs, (off, out_off, ["--sparsity=off"] + extra),
+            (auto, out_auto, [f"--sparsity-report={report}"] + extra))
         lines = open(report).read().splitlines()
         row["matmuls"] = len(lines)
         row["sparse_matmuls"] = sum(l.endswith("-> sparse") for l in lines)
@@ -225,7 +282,13 @@ def main(argv):
                     help="default: bert768 (matmuls), resnet50 (convs)")
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--density", type=float, default=0.1)
-    ap.add_argument("--kinds", default="matmuls", choices=["matmuls", "convs"])
+    ap.add_argument("--kinds", default="matmuls",
+                    choices=["matmuls", "convs", "int8", "int8-convs"],
+                    help="int8: the matmuls pruned in quads of 4 inputs "
+                    "(quad1x4, the int8 kernels' blocks) and unstructured at "
+                    "--density / 2, compiled with --quantize=int8 both ways; "
+                    "int8-convs: the convolutions but the stem in quads of 4 "
+                    "channels, keeping --conv-density, int8 both ways")
     ap.add_argument("--conv-density", type=float, default=0.2)
     ap.add_argument("--sweep", action="store_true",
                     help="the sparse section of bench/run.sh: BERT's matmuls "
@@ -243,16 +306,23 @@ def main(argv):
             "fma_peak_gflops_1core": ib.fma_peak(), "rows": []}
     if args.sweep:
         return sweep(tools, args, data)
-    kinds = (("dense", None), ("block4x1", args.density), ("unstructured", args.density),
-             ("2:4", 0.5), ("1:4", 0.25)) if args.kinds == "matmuls" else (
-                 ("dense", None), ("convs-unstructured", args.conv_density))
-    models = args.models or ("bert768" if args.kinds == "matmuls" else "resnet50")
+    kinds = {"matmuls": (("dense", None), ("block4x1", args.density),
+                         ("unstructured", args.density), ("2:4", 0.5), ("1:4", 0.25)),
+             "convs": (("dense", None), ("convs-unstructured", args.conv_density)),
+             "int8": (("dense", None), ("quad1x4", args.density),
+                      ("unstructured", args.density / 2)),
+             "int8-convs": (("dense", None), ("convs-quad1x4", args.conv_density))
+             }[args.kinds]
+    models = args.models or ("resnet50" if "convs" in args.kinds else "bert768")
     for name in models.split(","):
         mdir, _ = bm.export_model(name, rebuild=False)
         for kind, density in kinds:
-            data["rows"].append(measure(tools, name, mdir, kind, density, args.runs))
+            data["rows"].append(measure(tools, name, mdir, kind, density, args.runs,
+                                        int8=args.kinds.startswith("int8")))
     os.makedirs(os.path.join(BENCH, "results"), exist_ok=True)
-    out_name = "sparse.json" if args.kinds == "matmuls" else "sparse-convs.json"
+    out_name = {"matmuls": "sparse.json", "convs": "sparse-convs.json",
+                "int8": "sparse-int8.json",
+                "int8-convs": "sparse-int8-convs.json"}[args.kinds]
     with open(os.path.join(BENCH, "results", out_name), "w") as f:
         json.dump(data, f, indent=1)
     print(table(data["rows"]))

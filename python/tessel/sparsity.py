@@ -12,11 +12,14 @@ model is the user's), and report the structure a model's weights have.
 * :func:`analyze` lists every such weight with its density and block
   structure, and prints the table.
 
-Weights are seen as ``[out, in]`` (``in`` flattened with the kernel window
-for convolutions): PyTorch's layout, and the transpose of what ONNX's
-``MatMul`` takes. A block ``(4, 1)`` is 4 consecutive outputs at one input,
-the "4 x 1" blocks the compiler's kernel stores; N:M keeps N of every M
-consecutive inputs of each output.
+Weights are seen as ``[out, in]``: PyTorch's layout, and the transpose of
+what ONNX's ``MatMul`` takes; a convolution's ``in`` is its kernel window
+tap by tap, the channels of each tap consecutive (``(kh, kw, c)``, the
+order the kernels read). A block ``(4, 1)`` is 4 consecutive outputs at
+one input, the "4 x 1" blocks the compiler's f32 kernel stores; ``(1, 4)``
+4 consecutive inputs (channels) of one output, the quads its int8 kernels
+skip; N:M keeps N of every M consecutive inputs of each output (of a
+convolution: of each tap's channels, as 2:4 hardware prunes them).
 """
 import numpy as np
 
@@ -93,17 +96,34 @@ def _onnx_weights(model):
     return list(found.values())
 
 
+def _conv_out_in(w):
+    """A convolution's weight [F, C, *kernel] as [out, in] with the inputs
+    in tap-major order, (kh, kw, c): consecutive inputs are consecutive
+    channels of one tap, as the kernels read them (k = (kh*KW + kw)*C + c)
+    and as 2:4 hardware prunes convolutions; so block=(1, 4) and n:m
+    group input channels."""
+    f, c = w.shape[0], w.shape[1]
+    return w.reshape(f, c, -1).transpose(0, 2, 1).reshape(f, -1)
+
+
+def _conv_from_out_in(w2, shape):
+    f, c = shape[0], shape[1]
+    return w2.reshape(f, -1, c).transpose(0, 2, 1).reshape(shape)
+
+
 def _as_out_in(w, view):
     if view == "in_out":
         return w.T
     if view == "conv":
-        return w.reshape(w.shape[0], -1)
+        return _conv_out_in(w)
     return w
 
 
 def _from_out_in(w2, view, shape):
     if view == "in_out":
         return w2.T
+    if view == "conv":
+        return _conv_from_out_in(w2, shape)
     return w2.reshape(shape)
 
 
@@ -141,10 +161,11 @@ def prune(model, method="magnitude", amount=0.5, *, block=(4, 1), n=2, m=4):
         new = []
         for name, layer in layers:
             w = layer.weight.detach().cpu().numpy()
-            w2 = _prune_matrix(w.reshape(w.shape[0], -1), method, amount, block, n, m,
+            view = "conv" if w.ndim > 2 else "out_in"
+            w2 = _prune_matrix(_as_out_in(w, view), method, amount, block, n, m,
                                f"{name} ({type(layer).__name__})" if name
                                else type(layer).__name__)
-            new.append((layer, w2.reshape(w.shape)))
+            new.append((layer, _from_out_in(w2, view, w.shape)))
         with torch.no_grad():
             for layer, w in new:
                 layer.weight.copy_(torch.from_numpy(w))
@@ -221,7 +242,8 @@ def analyze(model, print_table=True):
     if torch is not None and isinstance(model, torch.nn.Module):
         for name, layer in _torch_layers(model):
             w = layer.weight.detach().cpu().numpy()
-            rows.append(_structure(name or type(layer).__name__, w.reshape(w.shape[0], -1)))
+            rows.append(_structure(name or type(layer).__name__,
+                                   _as_out_in(w, "conv" if w.ndim > 2 else "out_in")))
     else:
         import onnx
         import os

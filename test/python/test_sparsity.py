@@ -431,3 +431,25 @@ def test_pruned_int8_convs_match_dense_int8(tmp_path):
     two = tessel.compile(model.SerializeToString(), quantize="int8",
                          calibration_data=cal, threads=2)
     np.testing.assert_array_equal(two(x), got)
+
+
+def test_prune_conv_groups_channels_of_a_tap():
+    """A convolution's inputs are seen tap by tap, channels consecutive (the
+    kernels' k order): block=(1, 4) zeroes quads of 4 channels at one tap,
+    n:m keeps n of every m channels of each tap, and analyze sees the same."""
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(1)
+    conv = torch.nn.Conv2d(16, 8, 3)
+    tessel.sparsity.prune(conv, "block", 0.75, block=(1, 4))
+    w = conv.weight.detach().numpy()                      # [F, C, KH, KW]
+    quads = (w.reshape(8, 4, 4, 3, 3) != 0).any(axis=2)  # per (f, quad, kh, kw)
+    full = (w.reshape(8, 4, 4, 3, 3) != 0).all(axis=2)
+    assert (quads == full).all() and abs(quads.mean() - 0.25) < 0.01
+    conv2 = torch.nn.Conv2d(16, 8, 3)
+    tessel.sparsity.prune(conv2, "n:m", n=2, m=4)
+    w2 = conv2.weight.detach().numpy()
+    assert ((w2.reshape(8, 4, 4, 3, 3) != 0).sum(axis=2) == 2).all()
+    rows = tessel.sparsity.analyze(conv2, print_table=False)
+    assert rows[0]["2:4"] and rows[0]["shape"] == [8, 144]
+    assert tessel.sparsity.analyze(conv, print_table=False)[0]["blocks"]["1x4"] == \
+        pytest.approx(0.25, abs=0.01)
