@@ -27,6 +27,7 @@
  * quantization.
  */
 #include "AmxTiles.h"
+#include "Im2colSegments.h"
 #include "Requantize.h"
 #include "ThreadPool.h"
 #include "tessel/Kernels/tessel_kernels.h"
@@ -800,14 +801,9 @@ static void conv_u8s8(int64_t N, int64_t OH, int64_t OW, int64_t F,
                       const struct epilogue *ep) {
   if (N <= 0 || OH <= 0 || OW <= 0 || F <= 0)
     return;
-  const int adjacent = dil_w == 1 && in_sw == C;
-  const int64_t nseg = adjacent ? KH : KH * KW, seg_len = adjacent ? KW * C : C;
-  int64_t *off = (int64_t *)malloc((size_t)nseg * sizeof(int64_t));
-  if (!off)
-    abort(); /* out of memory: nothing sane to return */
-  for (int64_t s = 0; s < nseg; ++s)
-    off[s] = adjacent ? s * dil_h * in_sh
-                      : (s / KW) * dil_h * in_sh + (s % KW) * dil_w * in_sw;
+  int64_t nseg, seg_len;
+  int64_t *off = tk_im2col_segments(KH, KW, C, in_sh, in_sw, dil_h, dil_w,
+                                    &nseg, &seg_len);
   job_t job = {0};
   job.M = OH * OW, job.N = F, job.K = KH * KW * C;
   job.a = in, job.a_sb = in_sn;

@@ -25,9 +25,11 @@
  * layout runs through portable C: correct, not fast; the compiler chooses
  * these kernels for AVX-512 targets only.
  */
+#include "Im2colSegments.h"
 #include "Requantize.h"
 #include "SparseTiles.h"
 #include "ThreadPool.h"
+#include "TransposeBlock.h"
 #include "tessel/Kernels/tessel_kernels.h"
 
 #include <stdint.h>
@@ -241,35 +243,13 @@ TK_VNNI_TARGET static void run_blocks_vnni(const sjob_t *j,
 TK_VNNI_TARGET static void rows_from_columns_vnni(const int32_t *gbuf,
                                                   int64_t r0, int c0,
                                                   int32_t out[16][TK_RQ_NR]) {
-  __m512 r[16], t[16];
+  __m512 r[16];
   for (int i = 0; i < 16; ++i)
     r[i] = _mm512_castsi512_ps(
         _mm512_load_si512(gbuf + (c0 + i) * TROWS + r0));
-  for (int i = 0; i < 16; i += 2) {
-    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
-    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
-  }
-  for (int i = 0; i < 16; i += 4) {
-    r[i] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[i]),
-                                               _mm512_castps_pd(t[i + 2])));
-    r[i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(
-        _mm512_castps_pd(t[i]), _mm512_castps_pd(t[i + 2])));
-    r[i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(
-        _mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
-    r[i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(
-        _mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
-  }
-  for (int i = 0; i < 16; i += 8)
-    for (int k = 0; k < 4; ++k) {
-      t[i + k] = _mm512_shuffle_f32x4(r[i + k], r[i + k + 4], 0x88);
-      t[i + k + 4] = _mm512_shuffle_f32x4(r[i + k], r[i + k + 4], 0xdd);
-    }
-  for (int k = 0; k < 8; ++k) {
-    _mm512_storeu_ps((float *)(void *)(out[k] + c0),
-                     _mm512_shuffle_f32x4(t[k], t[k + 8], 0x88));
-    _mm512_storeu_ps((float *)(void *)(out[k + 8] + c0),
-                     _mm512_shuffle_f32x4(t[k], t[k + 8], 0xdd));
-  }
+  transpose_regs16(r);
+  for (int i = 0; i < 16; ++i)
+    _mm512_storeu_ps((float *)(void *)(out[i] + c0), r[i]);
 }
 #endif
 
@@ -498,16 +478,9 @@ void tessel_kernel_sparse_conv2d_u8s8_requant(
   tk_epilogue_set_residual(&ep, res, res_sn, res_sm, res_sf, res_lo, res_hi);
   tk_epilogue_bound(&ep, F, KH * KW * C,
                     a_zp + ((flags & TESSEL_KERNEL_A_SIGNED) ? 128 : 0), b_zp);
-  /* The im2col row's segments, as the dense kernel reads them: a filter
-   * row's KW taps at once where they are adjacent, else tap by tap. */
-  const int adjacent = dil_w == 1 && in_sw == C;
-  const int64_t nseg = adjacent ? KH : KH * KW, seg_len = adjacent ? KW * C : C;
-  int64_t *off = (int64_t *)malloc((size_t)nseg * sizeof(int64_t));
-  if (!off)
-    abort(); /* out of memory: nothing sane to return */
-  for (int64_t s = 0; s < nseg; ++s)
-    off[s] = adjacent ? s * dil_h * in_sh
-                      : (s / KW) * dil_h * in_sh + (s % KW) * dil_w * in_sw;
+  int64_t nseg, seg_len;
+  int64_t *off = tk_im2col_segments(KH, KW, C, in_sh, in_sw, dil_h, dil_w,
+                                    &nseg, &seg_len);
   sjob_t j = {0};
   j.M = OH * OW, j.N = F, j.K = KH * KW * C;
   j.a = in, j.a_sb = in_sn;

@@ -142,7 +142,7 @@ static void store_group(const tk_sparse_view *j, int64_t m0, int64_t rows,
   /* Virtual row m is output row (mq, mr) = (m / wq, m % wq) of the view,
    * followed along without dividing. */
   int64_t mq = m0 / wq, mr = m0 % wq;
-#if TK_VW == 16 && GROUP == 16
+#if TK_VW == 16 && GROUP == 16 && defined(TK_HAVE_TRANSPOSE16)
   /* A whole group is one vector of a row: each block of rows transposed
    * in registers and stored from there, not through tbuf (3136 x 256 x 64
    * at 20%, Zen 4: 0.54 -> 0.48 ms). */

@@ -10,11 +10,16 @@
 
 #include <stdint.h>
 
-#if TK_VW == 16
+#if defined(__x86_64__) && !defined(TESSEL_KERNELS_NO_ASM)
+#include <immintrin.h>
+#define TK_HAVE_TRANSPOSE16 1
 /* The 16 x 16 block in r (r[c] holds column c's 16 rows) transposed in
  * registers: three rounds of interleaves (pairs of floats, pairs of
- * doubles, then 128-bit lanes twice), after which r[i] is row i. */
-static inline void transpose_regs16(__m512 r[16]) {
+ * doubles, then 128-bit lanes twice), after which r[i] is row i.
+ * AVX-512F by its target attribute, so that every variant's code paths
+ * chosen at run time (the int8 kernels' VNNI ones) can use it too. */
+__attribute__((target("avx512f"))) static inline void
+transpose_regs16(__m512 r[16]) {
   __m512 t[16];
   for (int i = 0; i < 16; i += 2) {
     t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
@@ -46,7 +51,7 @@ static inline void transpose_regs16(__m512 r[16]) {
  * out, row-major (out[r*os + c]). */
 static inline void transpose_block(const float *in, int64_t is, float *out,
                                    int64_t os) {
-#if TK_VW == 16
+#if TK_VW == 16 && defined(TK_HAVE_TRANSPOSE16)
   __m512 r[16];
   for (int i = 0; i < 16; ++i)
     r[i] = _mm512_loadu_ps(in + i * is);

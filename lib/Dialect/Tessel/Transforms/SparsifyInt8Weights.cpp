@@ -9,12 +9,12 @@
 // already the op's: the kernels finish the sums exactly as the dense one.
 //
 //===----------------------------------------------------------------------===//
+#include "SparsityReport.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -110,19 +110,11 @@ struct SparsifyInt8WeightsPass
       getOperation()->emitError() << "min-speedup must be positive";
       return signalPassFailure();
     }
-    std::unique_ptr<llvm::raw_fd_ostream> out;
-    if (!report.empty()) {
-      std::error_code ec;
-      // Appended, after tessel-sparsify-weights' lines for the f32 ops.
-      out = std::make_unique<llvm::raw_fd_ostream>(
-          report, ec, llvm::sys::fs::OF_Text | llvm::sys::fs::OF_Append);
-      if (ec) {
-        getOperation()->emitError()
-            << "cannot write the sparsity report '" << report
-            << "': " << ec.message();
-        return signalPassFailure();
-      }
-    }
+    FailureOr<std::unique_ptr<llvm::raw_fd_ostream>> opened =
+        openSparsityReport(report, getOperation());
+    if (failed(opened))
+      return signalPassFailure();
+    std::unique_ptr<llvm::raw_fd_ostream> out = std::move(*opened);
     SmallVector<PackedMatmulI8RequantOp> ops;
     getOperation()->walk([&](PackedMatmulI8RequantOp op) {
       if (!op.isSparse())

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "KernelInit.h"
+#include "SparsityReport.h"
 #include "WinogradFilter.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
@@ -17,7 +18,6 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -327,20 +327,11 @@ struct SparsifyWeightsPass
       getOperation()->emitError() << "min-speedup must be positive";
       return signalPassFailure();
     }
-    std::unique_ptr<llvm::raw_fd_ostream> out;
-    if (!report.empty()) {
-      std::error_code ec;
-      // Appended: one file for every module a driver compiles (and every
-      // split of a test input); the driver starts it empty.
-      out = std::make_unique<llvm::raw_fd_ostream>(
-          report, ec, llvm::sys::fs::OF_Text | llvm::sys::fs::OF_Append);
-      if (ec) {
-        getOperation()->emitError()
-            << "cannot write the sparsity report '" << report
-            << "': " << ec.message();
-        return signalPassFailure();
-      }
-    }
+    FailureOr<std::unique_ptr<llvm::raw_fd_ostream>> opened =
+        openSparsityReport(report, getOperation());
+    if (failed(opened))
+      return signalPassFailure();
+    std::unique_ptr<llvm::raw_fd_ostream> out = std::move(*opened);
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {
       if (isa<linalg::MatmulOp, linalg::BatchMatmulOp,
