@@ -306,10 +306,11 @@ static void run_task(void *arg, int64_t t) {
   if (g_lo >= g_hi)
     return;
   const int64_t kp = j->G * KG;
+  /* (A line more than the quads need: K = 0 still gets buffers.) */
   int32_t *lay = (int32_t *)_mlir_memref_to_llvm_aligned_alloc(
-      64, (size_t)(j->G * j->lstride) * sizeof(int32_t));
+      64, (size_t)(j->G * j->lstride + 16) * sizeof(int32_t));
   uint8_t *tmp =
-      rows_in_place(j) ? NULL : (uint8_t *)malloc((size_t)(rpad * kp));
+      rows_in_place(j) ? NULL : (uint8_t *)malloc((size_t)(rpad * kp + 1));
   int32_t *rsum = j->b_zp ? (int32_t *)malloc((size_t)rpad * sizeof(int32_t))
                           : NULL;
   int32_t *gbuf = (int32_t *)_mlir_memref_to_llvm_aligned_alloc(
@@ -408,7 +409,7 @@ static void run_sparse(sjob_t *j, int64_t batch, int32_t a_zp, int a_signed,
   j->out_bytes = tk_epilogue_out_bytes(j->ep);
   j->finish = tk_choose_finish(j->ep, j->c_sn);
   /* Bands of whole vectors whose layout fits BAND_BYTES. */
-  int64_t band = BAND_BYTES / (j->G * KG) / 16 * 16;
+  int64_t band = BAND_BYTES / (j->G > 0 ? j->G * KG : KG) / 16 * 16;
   band = band < 16 ? 16 : band;
   band = band > (j->M + 15) / 16 * 16 ? (j->M + 15) / 16 * 16 : band;
   j->band = band;

@@ -2123,6 +2123,8 @@ TEST(SparseMatmulI8Kernel, BlockSizesDensitiesAndRemainders) {
       for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{17, 33, 70},
                              {130, 16, 64}, {300, 50, 129}, {5, 7, 3}})
         checkSparseMatmulI8({1, M, N, K, R, d, false, 3, 0, false, false, 1});
+  // No k at all: the sums are the zero points' corrections alone.
+  checkSparseMatmulI8({1, 20, 9, 0, 1, 0.5, false, 3, 0, false, false, 1});
 }
 
 TEST(SparseMatmulI8Kernel, ZeroPointsSignsOutputsThreads) {
