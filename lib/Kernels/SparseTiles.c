@@ -43,12 +43,14 @@
 #define TROWS (12 * TK_VW)
 #define GROUP TK_SPARSE_GROUP
 
-/* The epilogue of a vector of sums v: the old output (with accumulate),
- * the bias b, then the clamp. */
-TK_INLINE tk_vec epilogue(const tk_sparse_view *j, tk_vec v, tk_vec old,
-                          tk_vec b, int clamp, tk_vec lo, tk_vec hi) {
-  if (j->accumulate)
-    v += old;
+/* The epilogue of a vector of sums v: the old output at `old` (with acc,
+ * accumulate), the bias b, then the clamp. Its arguments are locals: the
+ * callers keep the view's fields in registers (the output's stores could
+ * alias them as far as the compiler knows). */
+TK_INLINE tk_vec epilogue(tk_vec v, int acc, const float *old, tk_vec b,
+                          int clamp, tk_vec lo, tk_vec hi) {
+  if (acc)
+    v += tk_load(old);
   v += b;
   return clamp ? tk_min(tk_max(v, lo), hi) : v;
 }
@@ -76,9 +78,8 @@ static void store_columns(const tk_sparse_view *j, int64_t m0, int64_t rows,
       const float b = j->bias ? j->bias[n0 + c] : 0.0f;
       if (whole) {
         float *o = out + c * j->c_sn;
-        tk_store(o, epilogue(j, tk_load(src),
-                             j->accumulate ? tk_load(o) : (tk_vec){0},
-                             tk_splat(b), clamp, lo, hi));
+        tk_store(o, epilogue(tk_load(src), j->accumulate, o, tk_splat(b),
+                             clamp, lo, hi));
         continue;
       }
       /* Runs of rows within one output row (a convolution's padding
@@ -95,7 +96,7 @@ static void store_columns(const tk_sparse_view *j, int64_t m0, int64_t rows,
           memcpy(t, src + r, (size_t)keep * sizeof(float));
           if (j->accumulate)
             memcpy(old, o, (size_t)keep * sizeof(float));
-          tk_store(t, epilogue(j, tk_load(t), tk_load(old), tk_splat(b),
+          tk_store(t, epilogue(tk_load(t), j->accumulate, old, tk_splat(b),
                                clamp, lo, hi));
           memcpy(o, t, (size_t)keep * sizeof(float));
         }
@@ -160,11 +161,7 @@ static void store_group(const tk_sparse_view *j, int64_t m0, int64_t rows,
           mr = 0, ++mq;
         if (!keep)
           continue; /* a padding column of a convolution's rows */
-        tk_vec v = rv[r];
-        if (acc)
-          v += tk_load(out);
-        v += bias[0];
-        tk_store(out, clamp ? tk_min(tk_max(v, lo), hi) : v);
+        tk_store(out, epilogue(rv[r], acc, out, bias[0], clamp, lo, hi));
       }
     }
     return;
@@ -183,13 +180,10 @@ static void store_group(const tk_sparse_view *j, int64_t m0, int64_t rows,
       if (!keep)
         continue; /* a padding column of a convolution's rows */
       if (whole) {
-        for (int g = 0; g < GV; ++g) {
-          tk_vec v = tk_load(tbuf + r * GROUP + g * TK_VW);
-          if (acc)
-            v += tk_load(out + g * TK_VW);
-          v += bias[g];
-          tk_store(out + g * TK_VW, clamp ? tk_min(tk_max(v, lo), hi) : v);
-        }
+        for (int g = 0; g < GV; ++g)
+          tk_store(out + g * TK_VW,
+                   epilogue(tk_load(tbuf + r * GROUP + g * TK_VW), acc,
+                            out + g * TK_VW, bias[g], clamp, lo, hi));
         continue;
       }
       for (int64_t cc = 0; cc < width; ++cc) {
