@@ -37,7 +37,9 @@ core is measured in the same run. Results: bench/results/sparse.json
 `--sweep` is bench/run.sh's sparse section: bench/sparse_gemm.c on BERT's
 768 x 768 projection (R = 1, 4, 16 at 50-95% zeros; N:M 2:4, 1:4, 1:8),
 the BERT-style encoder pruned unstructured and in 4 x 1 blocks at each of
-`--densities` (and 2:4, 1:4), and ResNet-50's convolutions at those of them from 10% up;
+`--densities` (and 2:4, 1:4), ResNet-50's convolutions at those of them from 10% up,
+and int8 (`--quantize=int8` both ways) the encoder in quads at 80% and 90%
+and unstructured at 95%, ResNet-50's convolutions in quads at 80%;
 bench/results/sparse-sweep.json, and with `--docs`
 docs/performance-sparse.md and its chart (bench/sparse_docs.py).
 """
@@ -361,6 +363,15 @@ def sweep(tools, args, data):
     for d in [d for d in dens if d >= 0.1]:
         data["rows"].append(measure(tools, "resnet50", mdir, "convs-unstructured", d,
                                     args.runs))
+    # int8 (--quantize=int8 both ways): the quad-pruned encoder and
+    # ResNet-50, and the encoder unstructured at 95%.
+    mdir, _ = bm.export_model("bert768", rebuild=False)
+    for kind, d in (("dense", None), ("quad1x4", 0.2), ("quad1x4", 0.1),
+                    ("unstructured", 0.05)):
+        data["rows"].append(measure(tools, "bert768", mdir, kind, d, args.runs, int8=True))
+    mdir, _ = bm.export_model("resnet50", rebuild=False)
+    data["rows"].append(measure(tools, "resnet50", mdir, "convs-quad1x4", 0.2, args.runs,
+                                int8=True))
     os.makedirs(os.path.join(BENCH, "results"), exist_ok=True)
     with open(os.path.join(BENCH, "results", "sparse-sweep.json"), "w") as f:
         json.dump(data, f, indent=1)

@@ -89,8 +89,10 @@ def write(data, docs):
     kern = "\n".join(
         f"| {k.get('nm') or k['R']} | {100 * (1 - k['density']):.0f}% | {k['dense_ms']:.3f} | "
         f"{k['sparse_ms']:.3f} | {k['speedup']:.2f}x |" for k in data.get("gemm_kernel", []))
-    rows = [r for r in data["rows"] if "error" in r or r["model"] == "bert768"]
-    cnn = [r for r in data["rows"] if r["model"] == "resnet50"]
+    f32 = [r for r in data["rows"] if r.get("precision") != "int8"]
+    rows = [r for r in f32 if "error" in r or r["model"] == "bert768"]
+    cnn = [r for r in f32 if r["model"] == "resnet50"]
+    int8 = [r for r in data["rows"] if r.get("precision") == "int8"]
     import sparse_bench
     m = data["machine"]
     doc = f"""# Sparsity performance
@@ -140,6 +142,18 @@ Every convolution's weights but the stem's pruned by magnitude with
 `tessel.sparsity.prune` (the classifier kept).
 
 {sparse_bench.table(cnn)}
+
+## int8
+
+Both sides `tessel-compile -O3 --quantize=int8`, calibrated on the same 8
+samples; the sparse side runs `tessel-sparsify-int8-weights`' quad blocks
+(docs/sparsity.md, "int8"), whose output equals the dense int8 one to the
+bit. `quad1x4`: the encoder's projections pruned in quads of 4
+consecutive inputs by L1 norm; `convs-quad1x4`: ResNet-50's convolutions
+but the stem in quads of 4 input channels at one tap. ORT runs the float
+file (fp32).
+
+{sparse_bench.table(int8) if int8 else "(not in this run)"}
 """
     with open(os.path.join(docs, "performance-sparse.md"), "w") as f:
         f.write(doc)
