@@ -69,6 +69,7 @@ typedef struct {
   int64_t band, lstride, nbands, nsplit;
   const int64_t *bounds; /* nsplit + 1 column-group bounds */
   int vnni;
+  int in_place; /* rows_in_place(), set by run_sparse */
 } sjob_t;
 
 /* Row m's bytes, K of them then zeros up to G quads, flipped. */
@@ -90,9 +91,9 @@ static void gather_row(const sjob_t *j, const uint8_t *img, int64_t m,
   memset(row + j->K, 0, (size_t)(kp - j->K));
 }
 
-/* Whether rows can be laid out straight from where they lie: one segment
- * of whole quads, 4-byte aligned at 4-byte strides, and no row sums to
- * take on the way. */
+/* Whether rows can be laid out straight from where they lie (the job's
+ * in_place, once per call): one segment of whole quads, 4-byte aligned at
+ * 4-byte strides, and no row sums to take on the way. */
 static int rows_in_place(const sjob_t *j) {
   const int64_t step = j->ow ? j->a_sw : j->a_sm;
   return j->nseg == 1 && j->K % KG == 0 && !j->b_zp && step % KG == 0 &&
@@ -109,7 +110,7 @@ static void lay_out_band(const sjob_t *j, const uint8_t *img, int64_t m0,
                          int64_t rpad, int32_t *lay, uint8_t *rows,
                          int32_t *rsum) {
   const int64_t kp = j->G * KG;
-  if (rows_in_place(j)) {
+  if (j->in_place) {
     const int64_t end = j->M - m0 < rpad ? j->M - m0 : rpad;
     for (int64_t r = 0; r < end;) {
       const int64_t m = m0 + r;
@@ -310,12 +311,12 @@ static void run_task(void *arg, int64_t t) {
   int32_t *lay = (int32_t *)_mlir_memref_to_llvm_aligned_alloc(
       64, (size_t)(j->G * j->lstride + 16) * sizeof(int32_t));
   uint8_t *tmp =
-      rows_in_place(j) ? NULL : (uint8_t *)malloc((size_t)(rpad * kp + 1));
+      j->in_place ? NULL : (uint8_t *)malloc((size_t)(rpad * kp + 1));
   int32_t *rsum = j->b_zp ? (int32_t *)malloc((size_t)rpad * sizeof(int32_t))
                           : NULL;
   int32_t *gbuf = (int32_t *)_mlir_memref_to_llvm_aligned_alloc(
       64, (size_t)(GROUP * TROWS) * sizeof(int32_t));
-  if (!lay || (!tmp && !rows_in_place(j)) || (j->b_zp && !rsum) || !gbuf)
+  if (!lay || (!tmp && !j->in_place) || (j->b_zp && !rsum) || !gbuf)
     abort(); /* out of memory: nothing sane to return */
   lay_out_band(j, j->a + b * j->a_sb, m0, rpad, lay, tmp, rsum);
   free(tmp);
@@ -352,28 +353,6 @@ static void run_task(void *arg, int64_t t) {
   free(rsum);
 }
 
-/* The column groups split into n ranges of about equal work (their blocks
- * times R, plus their finishing): bounds gets n + 1 group boundaries. */
-static void balance_groups(int64_t N, int64_t R, const int32_t *ptr,
-                           int64_t n, int64_t *bounds) {
-  const int64_t groups = (N + GROUP - 1) / GROUP, nb = (N + R - 1) / R;
-  int64_t total = 0;
-  for (int64_t g = 0; g < groups; ++g) {
-    const int64_t b1 = (g + 1) * GROUP / R < nb ? (g + 1) * GROUP / R : nb;
-    total += ((int64_t)ptr[b1] - ptr[g * GROUP / R]) * R + GROUP;
-  }
-  bounds[0] = 0;
-  int64_t t = 1, work = 0;
-  for (int64_t g = 0; g < groups && t < n; ++g) {
-    const int64_t b1 = (g + 1) * GROUP / R < nb ? (g + 1) * GROUP / R : nb;
-    work += ((int64_t)ptr[b1] - ptr[g * GROUP / R]) * R + GROUP;
-    if (work * n >= t * total)
-      bounds[t++] = g + 1;
-  }
-  while (t <= n)
-    bounds[t++] = groups;
-}
-
 /* Runs the job over `batch` images: the column sums, the bands, the
  * threads. */
 static void run_sparse(sjob_t *j, int64_t batch, int32_t a_zp, int a_signed,
@@ -406,6 +385,7 @@ static void run_sparse(sjob_t *j, int64_t batch, int32_t a_zp, int a_signed,
 #ifdef TK_HAVE_VNNI_PATH
   j->vnni = tk_has_vnni();
 #endif
+  j->in_place = rows_in_place(j);
   j->out_bytes = tk_epilogue_out_bytes(j->ep);
   j->finish = tk_choose_finish(j->ep, j->c_sn);
   /* Bands of whole vectors whose layout fits BAND_BYTES. */
@@ -426,7 +406,7 @@ static void run_sparse(sjob_t *j, int64_t batch, int32_t a_zp, int a_signed,
   int64_t bounds[2 * 64 + 1];
   if (nsplit > 2 * 64)
     nsplit = 2 * 64;
-  balance_groups(j->N, R, ptr, nsplit, bounds);
+  tk_sparse_balance(j->N, R, ptr, GROUP, nsplit, bounds);
   j->nsplit = nsplit;
   j->bounds = bounds;
   tk_parallel_for_on(threads, units * nsplit, run_task, j);

@@ -565,22 +565,22 @@ void tk_sparse_run(const tk_sparse_view *v, int64_t g0, int64_t g1) {
 }
 
 void tk_sparse_balance(int64_t N, int64_t R, const int32_t *ptr,
-                       int64_t ntasks, int64_t *bounds) {
-  const int64_t ngroups = tk_sparse_groups(N);
+                       int64_t group, int64_t ntasks, int64_t *bounds) {
+  const int64_t ngroups = (N + group - 1) / group;
   const int64_t nblocks = (N + R - 1) / R;
   /* A group's work: its nonzero blocks times R, plus its stores. */
   int64_t total = 0;
   for (int64_t g = 0; g < ngroups; ++g) {
-    const int64_t b1 = (g + 1) * GROUP / R < nblocks ? (g + 1) * GROUP / R
+    const int64_t b1 = (g + 1) * group / R < nblocks ? (g + 1) * group / R
                                                       : nblocks;
-    total += ((int64_t)ptr[b1] - ptr[g * GROUP / R]) * R + GROUP;
+    total += ((int64_t)ptr[b1] - ptr[g * group / R]) * R + group;
   }
   bounds[0] = 0;
   int64_t t = 1, work = 0;
   for (int64_t g = 0; g < ngroups && t < ntasks; ++g) {
-    const int64_t b1 = (g + 1) * GROUP / R < nblocks ? (g + 1) * GROUP / R
+    const int64_t b1 = (g + 1) * group / R < nblocks ? (g + 1) * group / R
                                                       : nblocks;
-    work += ((int64_t)ptr[b1] - ptr[g * GROUP / R]) * R + GROUP;
+    work += ((int64_t)ptr[b1] - ptr[g * group / R]) * R + group;
     if (work * ntasks >= t * total)
       bounds[t++] = g + 1;
   }
@@ -708,7 +708,7 @@ void tk_sparse_run_bands(const tk_sparse_bands *bands, int64_t N, int64_t R,
   int64_t *bounds = (int64_t *)malloc((size_t)(j.ntasks + 1) * sizeof(int64_t));
   if (!bounds)
     abort(); /* out of memory: nothing sane to return */
-  tk_sparse_balance(N, R, ptr, j.ntasks, bounds);
+  tk_sparse_balance(N, R, ptr, GROUP, j.ntasks, bounds);
   j.bounds = bounds;
   float *at = band_alloc(bands);
   for (int64_t b = 0; b < bands->nbands; ++b) {

@@ -72,11 +72,12 @@ void tk_sparse_run(const tk_sparse_view *v, int64_t g0, int64_t g1);
 /* ceil(N / TK_SPARSE_GROUP). */
 int64_t tk_sparse_groups(int64_t N);
 
-/* Splits the column groups into ntasks ranges of about equal work (their
- * nonzero blocks times R, plus their stores): bounds gets ntasks + 1
- * group boundaries. Unevenly pruned columns still balance. */
+/* Splits the groups of `group` columns (a multiple of R) into ntasks
+ * ranges of about equal work (their nonzero blocks times R, plus their
+ * stores): bounds gets ntasks + 1 group boundaries. Unevenly pruned
+ * columns still balance. */
 void tk_sparse_balance(int64_t N, int64_t R, const int32_t *ptr,
-                       int64_t ntasks, int64_t *bounds);
+                       int64_t group, int64_t ntasks, int64_t *bounds);
 
 /* dst[c * d_r + r] = src[r * s_r + c * s_c] for r < rows, c < cols:
  * register blocks where s_c is 1, one element at a time otherwise. */
