@@ -419,32 +419,8 @@ finish_tile(const job_t *j, int64_t b, int64_t m0, int mr,
            ep->res_sm);
     return;
   }
-  /* Zero-point corrections: simple loops over a local array, which the
-   * compiler vectorizes (the colsum test hoisted out of them). */
-  for (int r = 0; r < mr; ++r) {
-    const int32_t off = row_off[r];
-    int32_t *v = acc[r];
-    if (colsum)
-      for (int64_t n = 0; n < width; ++n)
-        v[n] += off - j->a_zp * colsum[n];
-    else if (off)
-      for (int64_t n = 0; n < width; ++n)
-        v[n] += off;
-  }
-  for (int r = 0; r < mr; ++r) {
-    int32_t *crow = (int32_t *)j->c + at + r * j->c_sm;
-    if (j->c_sn == 1 && !j->accumulate) {
-      memcpy(crow, acc[r], (size_t)width * sizeof(int32_t));
-    } else if (j->c_sn == 1) {
-      for (int64_t n = 0; n < width; ++n)
-        crow[n] += acc[r][n];
-    } else {
-      for (int64_t n = 0; n < width; ++n) {
-        int32_t *o = crow + n * j->c_sn;
-        *o = j->accumulate ? *o + acc[r][n] : acc[r][n];
-      }
-    }
-  }
+  tk_finish_i32(acc, mr, row_off, colsum, j->a_zp, width,
+                (int32_t *)j->c + at, j->c_sm, j->c_sn, j->accumulate);
 }
 
 static void run_task(void *arg, int64_t task) {

@@ -135,6 +135,45 @@ void tk_epilogue_bound(struct epilogue *e, int64_t n, int64_t k,
 /* Bytes per output element: 4 (f32) or 1. */
 int64_t tk_epilogue_out_bytes(const struct epilogue *e);
 
+/* Finishes one tile without an epilogue (the int32 kernels): rows r < mr,
+ * columns j < width get acc[r][j] + row_off[r] - a_zp * colsum[j] (colsum
+ * NULL: no such term), stored at out0 (rows out_rs, columns out_sn
+ * elements apart) or, with accumulate, added there. The dense and sparse
+ * int8 kernels share it: their int32 results are the same by
+ * construction. */
+static inline __attribute__((always_inline)) void
+tk_finish_i32(int32_t acc[TK_RQ_MR][TK_RQ_NR], int mr, const int32_t *row_off,
+              const int32_t *colsum, int32_t a_zp, int64_t width,
+              int32_t *out0, int64_t out_rs, int64_t out_sn, int accumulate) {
+  /* Zero-point corrections: simple loops over a local array, which the
+   * compiler vectorizes (the colsum test hoisted out of them). */
+  for (int r = 0; r < mr; ++r) {
+    const int32_t off = row_off[r];
+    int32_t *v = acc[r];
+    if (colsum)
+      for (int64_t n = 0; n < width; ++n)
+        v[n] += off - a_zp * colsum[n];
+    else if (off)
+      for (int64_t n = 0; n < width; ++n)
+        v[n] += off;
+  }
+  for (int r = 0; r < mr; ++r) {
+    int32_t *crow = out0 + r * out_rs;
+    if (out_sn == 1 && !accumulate) {
+      for (int64_t n = 0; n < width; ++n)
+        crow[n] = acc[r][n];
+    } else if (out_sn == 1) {
+      for (int64_t n = 0; n < width; ++n)
+        crow[n] += acc[r][n];
+    } else {
+      for (int64_t n = 0; n < width; ++n) {
+        int32_t *o = crow + n * out_sn;
+        *o = accumulate ? *o + acc[r][n] : acc[r][n];
+      }
+    }
+  }
+}
+
 /* Finishes one tile: rows r < mr, columns [n0, n0 + width) of the
  * epilogue's per-column vectors. The int32 value is acc[r][j] + row_off[r]
  * - a_zp * colsum[j] (colsum NULL: no such term); out0 is the tile's first

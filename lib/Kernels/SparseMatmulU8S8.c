@@ -1,7 +1,8 @@
 /* SparseMatmulU8S8.c - int8 matmul and convolution with a sparse constant
  * weight, finished by the requantizing epilogue
  * (tessel_kernel_sparse_matmul_u8s8_requant,
- * tessel_kernel_sparse_conv2d_u8s8_requant; Kernels.td).
+ * tessel_kernel_sparse_conv2d_u8s8_requant) or stored as the exact int32
+ * sums (tessel_kernel_sparse_{matmul,conv2d}_u8s8_i32; Kernels.td).
  *
  * The dense int8 kernel's vpdpbusd multiplies 4 consecutive k of a row by
  * 4 bytes of a column. Here those 4 k of one column ("a quad") are the unit
@@ -64,8 +65,9 @@ typedef struct {
   const int32_t *colsum; /* NULL when a_zp is 0 */
   char *c;
   int64_t c_sb, c_sm, c_sn, out_bytes;
-  const struct epilogue *ep;
+  const struct epilogue *ep; /* NULL: the int32 sums, stored (tk_finish_i32) */
   tk_finish_fn finish;
+  int accumulate; /* with no epilogue: the sums added to c */
   int64_t band, lstride, nbands, nsplit;
   const int64_t *bounds; /* nsplit + 1 column-group bounds */
   int vnni;
@@ -285,6 +287,12 @@ static void finish_rows(const sjob_t *j, int64_t b, int64_t m0, int64_t rows,
         row_off[r] = kzz - (rsum ? j->b_zp * rsum[r0 + i + r] : 0);
       const int64_t m = m0 + r0 + i;
       const int64_t at = b * j->c_sb + m * j->c_sm + n0 * j->c_sn;
+      if (!ep) {
+        tk_finish_i32((int32_t(*)[TK_RQ_NR])tb[i], mr, row_off, colsum,
+                      j->a_zp, width, (int32_t *)j->c + at, j->c_sm, j->c_sn,
+                      j->accumulate);
+        continue;
+      }
       const float *res = ep->res ? ep->res + b * ep->res_sb +
                                        m * ep->res_sm + n0 * ep->res_sn
                                  : NULL;
@@ -386,8 +394,8 @@ static void run_sparse(sjob_t *j, int64_t batch, int32_t a_zp, int a_signed,
   j->vnni = tk_has_vnni();
 #endif
   j->in_place = rows_in_place(j);
-  j->out_bytes = tk_epilogue_out_bytes(j->ep);
-  j->finish = tk_choose_finish(j->ep, j->c_sn);
+  j->out_bytes = j->ep ? tk_epilogue_out_bytes(j->ep) : 4;
+  j->finish = j->ep ? tk_choose_finish(j->ep, j->c_sn) : NULL;
   /* Bands of whole vectors whose layout fits BAND_BYTES. */
   int64_t band = BAND_BYTES / (j->G > 0 ? j->G * KG : KG) / 16 * 16;
   band = band < 16 ? 16 : band;
@@ -413,6 +421,55 @@ static void run_sparse(sjob_t *j, int64_t batch, int32_t a_zp, int a_signed,
   free(sums);
 }
 
+/* The job of a matmul's rows (a: batch x M x K bytes) into c. */
+static sjob_t matmul_job(int64_t M, int64_t N, int64_t K, const uint8_t *a,
+                         int64_t a_sb, int64_t a_sm, void *c, int64_t c_sb,
+                         int64_t c_sm, int64_t c_sn,
+                         const struct epilogue *ep) {
+  static const int64_t whole_row[1] = {0};
+  sjob_t j = {0};
+  j.M = M, j.N = N, j.K = K;
+  j.a = a, j.a_sb = a_sb, j.a_sm = a_sm;
+  j.seg_off = whole_row, j.nseg = 1, j.seg_len = K;
+  j.c = (char *)c, j.c_sb = c_sb, j.c_sm = c_sm, j.c_sn = c_sn;
+  j.ep = ep;
+  return j;
+}
+
+/* The job of a convolution's implicit im2col rows into out; *off (the
+ * segments' offsets) is the caller's to free. */
+static sjob_t conv_job(int64_t OH, int64_t OW, int64_t F, int64_t KH,
+                       int64_t KW, int64_t C, const uint8_t *in,
+                       int64_t in_sn, int64_t in_sh, int64_t in_sw,
+                       int64_t stride_h, int64_t stride_w, int64_t dil_h,
+                       int64_t dil_w, void *out, int64_t out_sn,
+                       int64_t out_sm, int64_t out_sf,
+                       const struct epilogue *ep, int64_t **off) {
+  int64_t nseg, seg_len;
+  *off = tk_im2col_segments(KH, KW, C, in_sh, in_sw, dil_h, dil_w, &nseg,
+                            &seg_len);
+  sjob_t j = {0};
+  j.M = OH * OW, j.N = F, j.K = KH * KW * C;
+  j.a = in, j.a_sb = in_sn;
+  j.ow = OW, j.a_sh = stride_h * in_sh, j.a_sw = stride_w * in_sw;
+  j.seg_off = *off, j.nseg = nseg, j.seg_len = seg_len;
+  j.c = (char *)out, j.c_sb = out_sn, j.c_sm = out_sm, j.c_sn = out_sf;
+  j.ep = ep;
+  return j;
+}
+
+void tessel_kernel_sparse_matmul_u8s8_i32(
+    int64_t batch, int64_t M, int64_t N, int64_t K, const uint8_t *a,
+    int64_t a_sb, int64_t a_sm, int32_t a_zp, int64_t R, const int32_t *ptr,
+    const int32_t *kidx, const int8_t *val, const int32_t *b_colsum,
+    int32_t b_zp, int32_t *c, int64_t c_sb, int64_t c_sm, int64_t c_sn,
+    int32_t flags) {
+  sjob_t j = matmul_job(M, N, K, a, a_sb, a_sm, c, c_sb, c_sm, c_sn, NULL);
+  j.accumulate = (flags & TESSEL_KERNEL_ACCUMULATE) != 0;
+  run_sparse(&j, batch, a_zp, (flags & TESSEL_KERNEL_A_SIGNED) != 0, R, ptr,
+             kidx, val, b_colsum, b_zp);
+}
+
 void tessel_kernel_sparse_matmul_u8s8_requant(
     int64_t batch, int64_t M, int64_t N, int64_t K, const uint8_t *a,
     int64_t a_sb, int64_t a_sm, int32_t a_zp, int64_t R, const int32_t *ptr,
@@ -429,15 +486,28 @@ void tessel_kernel_sparse_matmul_u8s8_requant(
   tk_epilogue_set_residual(&ep, res, res_sb, res_sm, res_sn, res_lo, res_hi);
   tk_epilogue_bound(&ep, N, K,
                     a_zp + ((flags & TESSEL_KERNEL_A_SIGNED) ? 128 : 0), b_zp);
-  static const int64_t whole_row[1] = {0};
-  sjob_t j = {0};
-  j.M = M, j.N = N, j.K = K;
-  j.a = a, j.a_sb = a_sb, j.a_sm = a_sm;
-  j.seg_off = whole_row, j.nseg = 1, j.seg_len = K;
-  j.c = (char *)c, j.c_sb = c_sb, j.c_sm = c_sm, j.c_sn = c_sn;
-  j.ep = &ep;
+  sjob_t j = matmul_job(M, N, K, a, a_sb, a_sm, c, c_sb, c_sm, c_sn, &ep);
   run_sparse(&j, batch, a_zp, (flags & TESSEL_KERNEL_A_SIGNED) != 0, R, ptr,
              kidx, val, b_colsum, b_zp);
+}
+
+void tessel_kernel_sparse_conv2d_u8s8_i32(
+    int64_t N, int64_t OH, int64_t OW, int64_t F, int64_t KH, int64_t KW,
+    int64_t C, const uint8_t *in, int64_t in_sn, int64_t in_sh, int64_t in_sw,
+    int64_t stride_h, int64_t stride_w, int64_t dil_h, int64_t dil_w,
+    int32_t a_zp, int64_t R, const int32_t *ptr, const int32_t *kidx,
+    const int8_t *val, const int32_t *b_colsum, int32_t b_zp, int32_t *out,
+    int64_t out_sn, int64_t out_sm, int64_t out_sf, int32_t flags) {
+  if (N <= 0 || OH <= 0 || OW <= 0 || F <= 0)
+    return;
+  int64_t *off;
+  sjob_t j = conv_job(OH, OW, F, KH, KW, C, in, in_sn, in_sh, in_sw, stride_h,
+                      stride_w, dil_h, dil_w, out, out_sn, out_sm, out_sf,
+                      NULL, &off);
+  j.accumulate = (flags & TESSEL_KERNEL_ACCUMULATE) != 0;
+  run_sparse(&j, N, a_zp, (flags & TESSEL_KERNEL_A_SIGNED) != 0, R, ptr, kidx,
+             val, b_colsum, b_zp);
+  free(off);
 }
 
 void tessel_kernel_sparse_conv2d_u8s8_requant(
@@ -459,16 +529,10 @@ void tessel_kernel_sparse_conv2d_u8s8_requant(
   tk_epilogue_set_residual(&ep, res, res_sn, res_sm, res_sf, res_lo, res_hi);
   tk_epilogue_bound(&ep, F, KH * KW * C,
                     a_zp + ((flags & TESSEL_KERNEL_A_SIGNED) ? 128 : 0), b_zp);
-  int64_t nseg, seg_len;
-  int64_t *off = tk_im2col_segments(KH, KW, C, in_sh, in_sw, dil_h, dil_w,
-                                    &nseg, &seg_len);
-  sjob_t j = {0};
-  j.M = OH * OW, j.N = F, j.K = KH * KW * C;
-  j.a = in, j.a_sb = in_sn;
-  j.ow = OW, j.a_sh = stride_h * in_sh, j.a_sw = stride_w * in_sw;
-  j.seg_off = off, j.nseg = nseg, j.seg_len = seg_len;
-  j.c = (char *)out, j.c_sb = out_sn, j.c_sm = out_sm, j.c_sn = out_sf;
-  j.ep = &ep;
+  int64_t *off;
+  sjob_t j = conv_job(OH, OW, F, KH, KW, C, in, in_sn, in_sh, in_sw, stride_h,
+                      stride_w, dil_h, dil_w, out, out_sn, out_sm, out_sf,
+                      &ep, &off);
   run_sparse(&j, N, a_zp, (flags & TESSEL_KERNEL_A_SIGNED) != 0, R, ptr, kidx,
              val, b_colsum, b_zp);
   free(off);

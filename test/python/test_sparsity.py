@@ -433,6 +433,32 @@ def test_pruned_int8_convs_match_dense_int8(tmp_path):
     np.testing.assert_array_equal(two(x), got)
 
 
+def test_pruned_qdq_linear_int32_op_matches_dense(tmp_path):
+    """A QDQ model (tessel.quantize_onnx) keeps each MatMul as the int32 op:
+    its Q, DQ, then the bias Add and ReLU in float, which the requantizing
+    epilogue cannot express. Pruned in quads, the int32 op goes sparse too
+    (tessel_kernel_sparse_matmul_u8s8_i32), and the output is the dense
+    artifact's byte for byte, within the quantization's error of numpy,
+    at 1 and 2 threads."""
+    rng = np.random.default_rng(11)
+    m, k, n = 37, 510, 333
+    w = quad_pruned(rng, k, n, 0.06, 1)
+    b = rng.standard_normal(n).astype(np.float32)
+    cal = [rng.standard_normal((1, m, k)).astype(np.float32) for _ in range(4)]
+    qdq = tessel.quantize_onnx(linear_relu_model(w, b, m), cal)
+    lib, report = compile_cli(tmp_path, qdq)
+    lines = [l for l in report.splitlines() if "tessel.packed_matmul_i8 " in l]
+    assert len(lines) == 1 and lines[0].endswith("-> sparse"), report
+    x = rng.standard_normal((1, m, k)).astype(np.float32)
+    got = run_cli(tmp_path, lib, x)
+    dense_lib, _ = compile_cli(tmp_path, qdq, "--sparsity=off")
+    np.testing.assert_array_equal(got, run_cli(tmp_path, dense_lib, x))
+    ref = np.maximum(x.astype(np.float64) @ w.astype(np.float64) + b, 0)
+    assert np.abs(got - ref).max() < 0.05 * np.abs(ref).max()
+    two = tessel.compile(qdq.SerializeToString(), threads=2)
+    np.testing.assert_array_equal(two(x), got)
+
+
 def test_prune_conv_groups_channels_of_a_tap():
     """A convolution's inputs are seen tap by tap, channels consecutive (the
     kernels' k order): block=(1, 4) zeroes quads of 4 channels at one tap,

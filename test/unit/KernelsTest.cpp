@@ -2113,7 +2113,64 @@ void checkSparseMatmulI8(const SpI8Case &t) {
   ASSERT_EQ(dense, sparse);
 }
 
+/// The int32 form (tessel_kernel_sparse_matmul_u8s8_i32): the dense int32
+/// kernel's sums, to the bit, stored or added to c (accumulate), into an
+/// output whose rows are wider than N (c_sm > N) or columns strided.
+void checkSparseMatmulI32(const SpI8Case &t, bool accumulate, int64_t cSn) {
+  SCOPED_TRACE(testing::Message()
+               << "i32: batch " << t.batch << " M " << t.M << " N " << t.N
+               << " K " << t.K << " R " << t.R << " density " << t.density
+               << " signed " << t.aSigned << " zp " << t.aZp << "/" << t.bZp
+               << " accumulate " << accumulate << " c_sn " << cSn
+               << " threads " << t.threads);
+  std::mt19937 gen(unsigned(t.M * 5 + t.N * 11 + t.K + t.R));
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::vector<uint8_t> a(t.batch * t.M * t.K);
+  for (uint8_t &x : a)
+    x = uint8_t(byte(gen));
+  std::vector<int8_t> b = quadSparseB(gen, t.K, t.N, t.R, t.density);
+  std::vector<int8_t> packed = packI8(b, t.K, t.N);
+  QuadBlocks q = packQuads(b, t.K, t.N, t.R);
+  // Rows of N * cSn + 3 elements: the 3 past the last column never written.
+  const int64_t cSm = t.N * cSn + 3;
+  std::vector<int32_t> dense(t.batch * t.M * cSm);
+  for (size_t i = 0; i < dense.size(); ++i)
+    dense[i] = int32_t(i % 1000) - 500;
+  std::vector<int32_t> sparse = dense;
+  const int32_t flags = (t.aSigned ? TESSEL_KERNEL_A_SIGNED : 0) |
+                        (accumulate ? TESSEL_KERNEL_ACCUMULATE : 0);
+  setThreads(t.threads);
+  tessel_kernel_matmul_u8s8_i32(t.batch, t.M, t.N, t.K, a.data(), t.M * t.K,
+                                t.K, t.aZp, packed.data(), 0, nullptr, t.bZp,
+                                dense.data(), t.M * cSm, cSm, cSn, flags);
+  tessel_kernel_sparse_matmul_u8s8_i32(
+      t.batch, t.M, t.N, t.K, a.data(), t.M * t.K, t.K, t.aZp, t.R,
+      q.ptr.data(), q.k.data(), q.bytes.data(), nullptr, t.bZp, sparse.data(),
+      t.M * cSm, cSm, cSn, flags);
+  setThreads(1);
+  ASSERT_EQ(dense, sparse);
+}
+
 } // namespace
+
+TEST(SparseMatmulI32Kernel, BlockSizesZeroPointsAccumulateThreads) {
+  for (int64_t R : {1, 4})
+    for (double d : {0.0, 0.2, 1.0})
+      for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{17, 33, 70},
+                             {130, 80, 129}, {5, 7, 3}, {20, 9, 0}})
+        checkSparseMatmulI32({1, M, N, K, R, d, false, 3, 0, false, false, 1},
+                             /*accumulate=*/false, 1);
+  for (bool aSigned : {false, true})
+    for (int32_t bZp : {0, -5})
+      for (bool accumulate : {false, true})
+        checkSparseMatmulI32({2, 40, 70, 96, 1, 0.3, aSigned,
+                              aSigned ? -7 : 131, bZp, false, false, 1},
+                             accumulate, accumulate ? 2 : 1);
+  checkSparseMatmulI32({1, 64, 300, 256, 1, 0.2, false, 3, 0, false, false, 2},
+                       true, 1);
+  checkSparseMatmulI32({3, 200, 40, 200, 4, 0.2, true, 0, 4, false, false, 2},
+                       false, 1);
+}
 
 TEST(SparseMatmulI8Kernel, BlockSizesDensitiesAndRemainders) {
   // M across tiles of 16-row vectors (17, 130, 300: bands and even
@@ -2179,7 +2236,23 @@ TEST(SparseConvI8Kernel, TapsStridesDilationsPadding) {
         0, sparse.data(), M * t.F, t.F, 1, nullptr, 0, 0, 0, -inf, inf,
         scale.data(), bias.data(), 0.0f, inf, 0.05f, 3.0f, 0.0f, 255.0f,
         nullptr, 1.0f, 0.0f, -inf, inf, flags);
+    // The int32 form, accumulating into the same starting values.
+    std::vector<int32_t> denseI32(t.N * M * t.F), sparseI32;
+    for (size_t i = 0; i < denseI32.size(); ++i)
+      denseI32[i] = int32_t(i % 77) - 30;
+    sparseI32 = denseI32;
+    const int32_t i32Flags = flags & ~TESSEL_KERNEL_QUANTIZE |
+                             (t.R == 4 ? TESSEL_KERNEL_ACCUMULATE : 0);
+    tessel_kernel_conv2d_u8s8_i32(
+        t.N, OH, OW, t.F, t.KH, t.KW, t.C, in.data(), sn, sh, sw, t.S, t.S,
+        t.D, t.D, 5, packed.data(), nullptr, 0, denseI32.data(), M * t.F, t.F,
+        1, i32Flags);
+    tessel_kernel_sparse_conv2d_u8s8_i32(
+        t.N, OH, OW, t.F, t.KH, t.KW, t.C, in.data(), sn, sh, sw, t.S, t.S,
+        t.D, t.D, 5, t.R, q.ptr.data(), q.k.data(), q.bytes.data(), nullptr,
+        0, sparseI32.data(), M * t.F, t.F, 1, i32Flags);
     setThreads(1);
     ASSERT_EQ(dense, sparse);
+    ASSERT_EQ(denseI32, sparseI32);
   }
 }

@@ -521,7 +521,7 @@ def MatmulU8S8I32 : Kernel<"matmul_u8s8_i32"> {
     operands), else portable C; bit-exact every way.
   }];
   let op = "PackedMatmulI8Op";
-  let predicate = "!$_op.isConvolution()";
+  let predicate = "!$_op.isConvolution() && !$_op.isSparse()";
   let prologue = [{
     // Rows of K contiguous bytes; the packed weights and sums dense.
     Value a = denseOperand(cb.b, $_op, $_op.getInput());
@@ -634,6 +634,7 @@ def Conv2DU8S8I32 : Conv2DU8S8Kernel<"conv2d_u8s8_i32", "PackedMatmulI8Op"> {
     contiguous, already padded: every position read lies inside). out is
     N x (OH * OW) x F.
   }];
+  let predicate = "$_op.isConvolution() && !$_op.isSparse()";
   let arguments = !con(Conv2DU8S8Args, (ins
     StridedArg<"int32_t", "out", ["sn", "sm", "sf"]>:$out,
     I32Arg<"($_op.getAccumulate() ? TESSEL_KERNEL_ACCUMULATE : 0) | "
@@ -663,8 +664,8 @@ def Conv2DU8S8Requant
     RequantEpilogueArg<"$_op">:$epilogue));
 }
 
-// The sparse weights of tessel.packed_matmul_i8_requant (its `sparse`
-// form): R, then the block arrays and their bytes.
+// The sparse weights of tessel.packed_matmul_i8 and its requantizing form
+// (their `sparse` form): R, then the block arrays and their bytes.
 defvar SparseU8S8WeightArgs = (ins
     I64Arg<"*$_op.getBlockSize()">:$R,
     PtrArg<"const int32_t", "$_op.getBlockPtr()">:$ptr,
@@ -672,6 +673,67 @@ defvar SparseU8S8WeightArgs = (ins
     PtrArg<"const int8_t", "$_op.getPackedB()">:$val,
     OptPtrArg<"const int32_t", "sums">:$b_colsum,
     I32Arg<"$_op.getBZp()">:$b_zp);
+
+// The int32 flags of the int8 kernels that store their sums.
+defvar I32KernelFlags = I32Arg<
+    "($_op.getAccumulate() ? TESSEL_KERNEL_ACCUMULATE : 0) | "
+    "($_op.getASigned() ? TESSEL_KERNEL_A_SIGNED : 0)">;
+
+def SparseMatmulU8S8I32 : Kernel<"sparse_matmul_u8s8_i32"> {
+  let summary = "Batched int8 matmul with sparse weights in quad blocks, "
+                "exact int32 results";
+  let description = [{
+    matmul_u8s8_i32's result (its zero points, column sums and flags), B
+    stored as sparse_matmul_u8s8_requant stores it. Outputs are bit for
+    bit matmul_u8s8_i32's.
+  }];
+  let op = "PackedMatmulI8Op";
+  let predicate = "!$_op.isConvolution() && $_op.isSparse()";
+  let prologue = [{
+    Value a = denseOperand(cb.b, $_op, $_op.getInput());
+    Value sums = $_op.getColumnSums()
+                     ? denseOperand(cb.b, $_op, $_op.getColumnSums())
+                     : Value();
+  }];
+  let arguments = !con((ins
+    DimArg<"$_op.getInit()", 0>:$batch, DimArg<"$_op.getInit()", 1>:$M,
+    DimArg<"$_op.getInit()", 2>:$N, DimArg<"a", 2>:$K,
+    StridedArg<"const uint8_t", "a", ["sb", "sm"]>:$a,
+    I32Arg<"$_op.getAZp()">:$a_zp), SparseU8S8WeightArgs, (ins
+    StridedArg<"int32_t", "$_op.getInit()", ["sb", "sm", "sn"]>:$c,
+    I32KernelFlags:$flags));
+}
+
+def SparseConv2DU8S8I32 : Kernel<"sparse_conv2d_u8s8_i32"> {
+  let summary = "int8 NHWC convolution with sparse weights in quad blocks, "
+                "exact int32 results";
+  let description = [{
+    conv2d_u8s8_i32's result, B stored as sparse_matmul_u8s8_requant
+    stores it (K = KH * KW * C, k = (kh * KW + kw) * C + c).
+  }];
+  let op = "PackedMatmulI8Op";
+  let predicate = "$_op.isConvolution() && $_op.isSparse()";
+  let prologue = [{
+    Value in = unitInnerStride(cb.b, $_op, $_op.getInput());
+    Value out = pixelRows(cb.b, $_op, $_op.getInit(), $_op.getAccumulate());
+    Value sums = $_op.getColumnSums()
+                     ? denseOperand(cb.b, $_op, $_op.getColumnSums())
+                     : Value();
+  }];
+  let arguments = !con((ins
+    DimArg<"$_op.getInit()", 0>:$N, DimArg<"$_op.getInit()", 1>:$OH,
+    DimArg<"$_op.getInit()", 2>:$OW, DimArg<"$_op.getInit()", 3>:$F,
+    I64Arg<"(*$_op.getKernelSize())[0]">:$KH,
+    I64Arg<"(*$_op.getKernelSize())[1]">:$KW, DimArg<"in", 3>:$C,
+    StridedArg<"const uint8_t", "in", ["sn", "sh", "sw"]>:$in,
+    I64Arg<"(*$_op.getStrides())[0]">:$stride_h,
+    I64Arg<"(*$_op.getStrides())[1]">:$stride_w,
+    I64Arg<"(*$_op.getDilations())[0]">:$dil_h,
+    I64Arg<"(*$_op.getDilations())[1]">:$dil_w,
+    I32Arg<"$_op.getAZp()">:$a_zp), SparseU8S8WeightArgs, (ins
+    StridedArg<"int32_t", "out", ["sn", "sm", "sf"]>:$out,
+    I32KernelFlags:$flags));
+}
 
 def SparseMatmulU8S8Requant : Kernel<"sparse_matmul_u8s8_requant"> {
   let summary = "Batched int8 matmul with sparse weights in quad blocks and "

@@ -641,6 +641,43 @@ func.func @matmul_i8_sparse(%a: tensor<1x5x8xi8>, %s: tensor<3xf32>, %c: tensor<
 
 // -----
 
+// The int32 op's sparse form: round trip (a convolution, accumulating).
+// CHECK-LABEL: func.func @conv_i8_sparse_i32
+// CHECK: tessel.packed_matmul_i8 ins(%{{.*}}, %{{.*}} : tensor<1x3x3x8xi8>, tensor<2x4x4xi8>) sparse(%{{.*}}, %{{.*}} : tensor<2xi32>, tensor<2xi32>) outs(%{{.*}} : tensor<1x3x3x4xi32>) {a_zp = 1 : i32, accumulate, b_zp = 0 : i32, block_size = 4 : i64, dilations = array<i64: 1, 1>, kernel_size = array<i64: 1, 1>, strides = array<i64: 1, 1>}
+func.func @conv_i8_sparse_i32(%a: tensor<1x3x3x8xi8>, %c: tensor<1x3x3x4xi32>) -> tensor<1x3x3x4xi32> {
+  %b = arith.constant dense<1> : tensor<2x4x4xi8>
+  %p = arith.constant dense<[0, 2]> : tensor<2xi32>
+  %k = arith.constant dense<[0, 1]> : tensor<2xi32>
+  %r = tessel.packed_matmul_i8 ins(%a, %b : tensor<1x3x3x8xi8>, tensor<2x4x4xi8>)
+      sparse(%p, %k : tensor<2xi32>, tensor<2xi32>) outs(%c : tensor<1x3x3x4xi32>)
+      {a_zp = 1 : i32, b_zp = 0 : i32, accumulate, block_size = 4 : i64,
+       kernel_size = array<i64: 1, 1>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} -> tensor<1x3x3x4xi32>
+  return %r : tensor<1x3x3x4xi32>
+}
+
+// -----
+
+func.func @matmul_i8_i32_block_k_alone(%a: tensor<1x5x8xi8>, %b: tensor<1x2x64x4xi8>, %c: tensor<1x5x3xi32>) -> tensor<1x5x3xi32> {
+  // expected-error @+1 {{block_k and block_size need block_ptr}}
+  %r = tessel.packed_matmul_i8 ins(%a, %b : tensor<1x5x8xi8>, tensor<1x2x64x4xi8>)
+      outs(%c : tensor<1x5x3xi32>) {a_zp = 0 : i32, b_zp = 0 : i32, block_size = 1 : i64} -> tensor<1x5x3xi32>
+  return %r : tensor<1x5x3xi32>
+}
+
+// -----
+
+func.func @matmul_i8_i32_sparse_ptr_falls(%a: tensor<1x5x8xi8>, %b: tensor<2x1x4xi8>, %c: tensor<1x5x3xi32>) -> tensor<1x5x3xi32> {
+  %p = arith.constant dense<[0, 2, 1, 2]> : tensor<4xi32>
+  %k = arith.constant dense<[0, 1]> : tensor<2xi32>
+  // expected-error @+1 {{block_ptr falls at entry 2}}
+  %r = tessel.packed_matmul_i8 ins(%a, %b : tensor<1x5x8xi8>, tensor<2x1x4xi8>)
+      sparse(%p, %k : tensor<4xi32>, tensor<2xi32>) outs(%c : tensor<1x5x3xi32>)
+      {a_zp = 0 : i32, b_zp = 0 : i32, block_size = 1 : i64} -> tensor<1x5x3xi32>
+  return %r : tensor<1x5x3xi32>
+}
+
+// -----
+
 func.func @matmul_i8_sparse_block_size(%a: tensor<1x5x8xi8>, %b: tensor<2x2x4xi8>, %p: tensor<3xi32>, %k: tensor<2xi32>, %s: tensor<3xf32>, %c: tensor<1x5x3xf32>) -> tensor<1x5x3xf32> {
   // expected-error @+1 {{block_size must be 1 or 4, got 2}}
   %r = tessel.packed_matmul_i8_requant ins(%a, %b : tensor<1x5x8xi8>, tensor<2x2x4xi8>)

@@ -617,12 +617,12 @@ static LogicalResult verifyConvolutionWindow(OpT op, ShapedType inTy,
   return success();
 }
 
-/// Sparse int8 weights (tessel.packed_matmul_i8_requant with `sparse`):
-/// quad blocks of `block_size` columns, packed_b `nnz x R x 4`, the block
-/// arrays i32 1-D of consistent sizes and, where constant, in range and
-/// ascending per column (the kernel indexes with them).
-static LogicalResult verifySparseI8Blocks(PackedMatmulI8RequantOp op,
-                                          ShapedType bTy, int64_t n,
+/// Sparse int8 weights (tessel.packed_matmul_i8 and its requantizing form
+/// with `sparse`): quad blocks of `block_size` columns, packed_b `nnz x R x
+/// 4`, the block arrays i32 1-D of consistent sizes and, where constant, in
+/// range and ascending per column (the kernel indexes with them).
+template <typename OpT>
+static LogicalResult verifySparseI8Blocks(OpT op, ShapedType bTy, int64_t n,
                                           int64_t k) {
   if (!op.getBlockK() || !op.getBlockSize())
     return op.emitOpError() << "sparse weights need block_ptr, block_k and "
@@ -690,10 +690,9 @@ verifyPackedMatmulI8(OpT op, ArrayRef<Value> extra,
   if (op.getColumnSums())
     operands.push_back(op.getColumnSums());
   llvm::append_range(operands, extra);
-  if constexpr (std::is_same_v<OpT, PackedMatmulI8RequantOp>)
-    for (Value v : {op.getBlockPtr(), op.getBlockK()})
-      if (v)
-        operands.push_back(v);
+  for (Value v : {op.getBlockPtr(), op.getBlockK()})
+    if (v)
+      operands.push_back(v);
   if (failed(verifyOperandKinds(op, operands, op.getInit(),
                                 /*anyElement=*/true)))
     return failure();
@@ -710,10 +709,7 @@ verifyPackedMatmulI8(OpT op, ArrayRef<Value> extra,
   if (op.isConvolution()) {
     if (failed(verifyConvolutionWindow(op, aTy, cTy)))
       return failure();
-    bool sparse = false;
-    if constexpr (std::is_same_v<OpT, PackedMatmulI8RequantOp>)
-      sparse = op.isSparse();
-    if (bTy.getRank() != 4 && !sparse)
+    if (bTy.getRank() != 4 && !op.isSparse())
       return op.emitOpError() << "a convolution's packed_b must be P x G x NR "
                                  "x 4 (one filter for every image)";
     ArrayRef<int64_t> ks = *op.getKernelSize();
@@ -734,22 +730,19 @@ verifyPackedMatmulI8(OpT op, ArrayRef<Value> extra,
         differ(aTy.getDimSize(1), cTy.getDimSize(1)))
       return op.emitOpError() << "input and init disagree on batch or M";
   }
-  if constexpr (std::is_same_v<OpT, PackedMatmulI8RequantOp>) {
-    if (op.getBlockK() || op.getBlockSize())
-      if (!op.isSparse())
-        return op.emitOpError() << "block_k and block_size need block_ptr";
-    if (op.isSparse()) {
-      if (failed(verifySparseI8Blocks(op, bTy, n, k)))
-        return failure();
-      if (Value sums = op.getColumnSums()) {
-        auto sTy = cast<ShapedType>(sums.getType());
-        if (!sTy.getElementType().isInteger(32) || sTy.getRank() != 1 ||
-            differ(sTy.getDimSize(0), n))
-          return op.emitOpError() << "column_sums must be i32 with one value "
-                                     "per column";
-      }
-      return success();
+  if ((op.getBlockK() || op.getBlockSize()) && !op.isSparse())
+    return op.emitOpError() << "block_k and block_size need block_ptr";
+  if (op.isSparse()) {
+    if (failed(verifySparseI8Blocks(op, bTy, n, k)))
+      return failure();
+    if (Value sums = op.getColumnSums()) {
+      auto sTy = cast<ShapedType>(sums.getType());
+      if (!sTy.getElementType().isInteger(32) || sTy.getRank() != 1 ||
+          differ(sTy.getDimSize(0), n))
+        return op.emitOpError() << "column_sums must be i32 with one value "
+                                   "per column";
     }
+    return success();
   }
   if (bTy.getRank() != 4 && bTy.getRank() != 5)
     return op.emitOpError() << "packed_b must be P x G x NR x 4, or rank 5 with "

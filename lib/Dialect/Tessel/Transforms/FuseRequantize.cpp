@@ -268,8 +268,8 @@ public:
           mm.getAZpAttr(), mm.getBZpAttr(), mm.getASignedAttr(), lo, hi,
           outScale, outZp, qmin, qmax, dqScale, dqZp, dqSigned, dqLo, dqHi,
           mm.getKernelSizeAttr(), mm.getStridesAttr(), mm.getDilationsAttr(),
-          f32(m.resLo), f32(m.resHi), /*block_ptr=*/Value(),
-          /*block_k=*/Value(), /*block_size=*/IntegerAttr());
+          f32(m.resLo), f32(m.resHi), mm.getBlockPtr(), mm.getBlockK(),
+          mm.getBlockSizeAttr());
     else {
       auto dw = cast<DepthwiseConv2DI8Op>(kernel);
       fused = DepthwiseConv2DI8Op::create(

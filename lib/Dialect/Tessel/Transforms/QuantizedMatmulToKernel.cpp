@@ -178,7 +178,8 @@ PackedMatmulI8Op createKernel(PatternRewriter &rewriter, Location loc, Value a,
       rewriter.getI32IntegerAttr(int32_t(zb)),
       /*a_signed=*/rewriter.getUnitAttr(),
       accumulate ? rewriter.getUnitAttr() : nullptr, window.kernelSize,
-      window.strides, window.dilations);
+      window.strides, window.dilations, /*block_ptr=*/Value(),
+      /*block_k=*/Value(), /*block_size=*/IntegerAttr());
 }
 
 template <typename OpT>

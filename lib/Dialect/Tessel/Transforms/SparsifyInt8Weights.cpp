@@ -1,9 +1,10 @@
 //===- SparsifyInt8Weights.cpp - mostly-zero int8 weights -> quad blocks ---===//
 //
 // Static weight sparsity for int8 (docs/sparsity.md, "int8"): a
-// tessel.packed_matmul_i8_requant (matmul or convolution) whose constant
-// VNNI-packed weights are mostly zeros gets them as quad blocks (4
-// consecutive k x 1 or 4 columns that hold a nonzero), which the sparse
+// tessel.packed_matmul_i8 or tessel.packed_matmul_i8_requant (matmul or
+// convolution) whose constant VNNI-packed weights are mostly zeros gets
+// them as quad blocks (4 consecutive k x 1 or 4 columns that hold a
+// nonzero), which the sparse
 // int8 kernels multiply, when the cost model predicts that they beat the
 // dense kernel. Runs after tessel-fuse-requantize, so that the epilogue is
 // already the op's: the kernels finish the sums exactly as the dense one.
@@ -115,16 +116,25 @@ struct SparsifyInt8WeightsPass
     if (failed(opened))
       return signalPassFailure();
     std::unique_ptr<llvm::raw_fd_ostream> out = std::move(*opened);
-    SmallVector<PackedMatmulI8RequantOp> ops;
-    getOperation()->walk([&](PackedMatmulI8RequantOp op) {
-      if (!op.isSparse())
+    SmallVector<Operation *> ops;
+    getOperation()->walk([&](Operation *op) {
+      if (auto mm = dyn_cast<PackedMatmulI8Op>(op); mm && !mm.isSparse())
+        ops.push_back(op);
+      if (auto rq = dyn_cast<PackedMatmulI8RequantOp>(op); rq && !rq.isSparse())
         ops.push_back(op);
     });
-    for (PackedMatmulI8RequantOp op : ops)
-      rewrite(op, out.get());
+    for (Operation *op : ops) {
+      if (auto mm = dyn_cast<PackedMatmulI8Op>(op))
+        rewrite(mm, out.get());
+      else
+        rewrite(cast<PackedMatmulI8RequantOp>(op), out.get());
+    }
   }
 
-  void rewrite(PackedMatmulI8RequantOp op, llvm::raw_ostream *out) const {
+  /// Either op: the int32 one (a QDQ model's MatMul whose float chain did
+  /// not fuse) or the requantizing one; their sparse forms are the same.
+  template <typename OpT>
+  void rewrite(OpT op, llvm::raw_ostream *out) const {
     DenseElementsAttr packed;
     auto aTy = dyn_cast<RankedTensorType>(op.getInput().getType());
     auto cTy = dyn_cast<RankedTensorType>(op.getInit().getType());

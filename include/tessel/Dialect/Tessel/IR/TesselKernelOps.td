@@ -230,7 +230,7 @@ defvar Tessel_ConvolutionWindowArgs = (ins
     OptionalAttr<DenseI64ArrayAttr>:$dilations);
 
 def Tessel_PackedMatmulI8Op : Tessel_Op<"packed_matmul_i8",
-    [DestinationStyleOpInterface,
+    [DestinationStyleOpInterface, AttrSizedOperandSegments,
      DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "batched int8 matmul with VNNI-packed weights, exact int32 result";
   let description = [{
@@ -266,6 +266,14 @@ def Tessel_PackedMatmulI8Op : Tessel_Op<"packed_matmul_i8",
     (one filter for every image). This is what an int8
     `linalg.conv_2d_nhwc_fhwc[_q]` with a constant filter becomes.
 
+    With `sparse(%block_ptr, %block_k)` and `block_size`, B is stored as
+    `tessel.packed_matmul_i8_requant` stores sparse weights (quad blocks,
+    `tessel-sparsify-int8-weights`; that op's description defines the
+    format), and `tessel_kernel_sparse_{matmul,conv2d}_u8s8_i32` compute
+    the same int32 result: what a QDQ model's MatMul keeps when the float
+    chain after it (a bias added after the dequantization, say) is not
+    the requantizing epilogue's.
+
     ```mlir
     %y = tessel.packed_matmul_i8 ins(%x, %wp : tensor<1x128x768xi8>, tensor<12x192x64x4xi8>)
         column_sums(%cs : tensor<768xi32>) outs(%init : tensor<1x128x768xi32>)
@@ -280,10 +288,15 @@ def Tessel_PackedMatmulI8Op : Tessel_Op<"packed_matmul_i8",
       I32Attr:$a_zp,
       I32Attr:$b_zp,
       UnitAttr:$a_signed,
-      UnitAttr:$accumulate), Tessel_ConvolutionWindowArgs);
+      UnitAttr:$accumulate), Tessel_ConvolutionWindowArgs, (ins
+      Optional<AnyShaped>:$block_ptr,
+      Optional<AnyShaped>:$block_k,
+      OptionalAttr<I64Attr>:$block_size));
   let results = (outs Variadic<AnyRankedTensor>:$result);
   let assemblyFormat = [{
     `ins` `(` $input `,` $packed_b `:` type($input) `,` type($packed_b) `)`
+    (`sparse` `(` $block_ptr^ `,` $block_k `:` type($block_ptr) `,`
+     type($block_k) `)`)?
     (`column_sums` `(` $column_sums^ `:` type($column_sums) `)`)?
     `outs` `(` $init `:` type($init) `)`
     attr-dict (`->` type($result)^)?
@@ -293,6 +306,8 @@ def Tessel_PackedMatmulI8Op : Tessel_Op<"packed_matmul_i8",
     MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
     /// The convolution form (kernel_size and the rest present).
     bool isConvolution() { return getKernelSize().has_value(); }
+    /// B in quad blocks (block_ptr, block_k, block_size), not packed dense.
+    bool isSparse() { return getBlockPtr() != nullptr; }
   }];
 }
 

@@ -215,7 +215,9 @@ def TesselSparsifyInt8Weights : Pass<"tessel-sparsify-int8-weights"> {
                 "kernels";
   let description = [{
     Static weight sparsity for int8 (docs/sparsity.md): each
-    `tessel.packed_matmul_i8_requant` (matmul or convolution form) whose
+    `tessel.packed_matmul_i8` or `tessel.packed_matmul_i8_requant` (matmul
+    or convolution form; the int32 op is what stays of a QDQ model's
+    MatMul whose float chain does not fuse) whose
     VNNI-packed weights are constant is analysed in quads, 4 consecutive
     `k` of a column, the unit the kernels' `vpdpbusd` multiplies: the
     quads that hold a nonzero, alone or 4 columns together. Where the cost
@@ -223,8 +225,8 @@ def TesselSparsifyInt8Weights : Pass<"tessel-sparsify-int8-weights"> {
     the moves into its row-vectorized layout and back) predicts at least
     `min-speedup` over the dense kernel, the op gets the quad blocks
     (`sparse(%block_ptr, %block_k)`, `block_size`, `packed_b` holding
-    their bytes) and runs on `tessel_kernel_sparse_..._u8s8_requant`,
-    bit for bit the dense result. Targets without 512-bit vectors (no VNNI
+    their bytes) and runs on `tessel_kernel_sparse_..._u8s8_requant` (or
+    `_i32`), bit for bit the dense result. Targets without 512-bit vectors (no VNNI
     kernels) keep every op dense. Runs after tessel-fuse-requantize.
 
     With `report`, one line per analysed op is appended to that file:
