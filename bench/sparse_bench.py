@@ -21,7 +21,9 @@ fine-tuning:
 (`--density` sets the kept fraction of the first two); with `--kinds
 int8` the matmuls pruned in quads of 4 inputs (`quad1x4`, what the int8
 kernels skip) at `--density` and unstructured at half of it, both sides
-compiled with `--quantize=int8`; or, with
+compiled with `--quantize=int8`; with `--kinds qdq` the quad-pruned file
+quantized by `tessel.quantize_onnx` (a QDQ model, which ONNX Runtime runs
+on its own int8 kernels); or, with
 `--kinds convs`, for CNNs: every convolution's weights but the stem's and
 the classifier's pruned by magnitude to `--conv-density` with
 `tessel.sparsity.prune`. Then, one thread
@@ -211,10 +213,23 @@ def int8_flags(mdir):
     return ["--quantize=int8", "--calibration-data=@" + cpath]
 
 
-def measure(tools, name, mdir, kind, density, runs, int8=False):
+def qdq_file(path, mdir):
+    """`path` quantized by tessel.quantize_onnx (static int8 QDQ, calibrated
+    on int8_flags' samples), written beside it; ORT runs it with its own
+    int8 kernels, Tessel as any QDQ model."""
+    sys.path.insert(0, os.path.join(ROOT, "build", "python"))
+    import tessel
+    cal = np.load(int8_flags(mdir)[1].split("@", 1)[1])
+    out = path[:-len(".onnx")] + ".qdq.onnx"
+    tessel.quantize_onnx(path, list(cal), out)
+    return out
+
+
+def measure(tools, name, mdir, kind, density, runs, int8=False, qdq=False):
     """One pruned variant of `name`: Tessel dense and sparse (with the
     report), the sparse output against the dense one, and ORT (on the
-    float file; with int8 Tessel quantizes it, static, calibrated)."""
+    float file; with int8 Tessel quantizes it, static, calibrated; with
+    qdq both run the file tessel.quantize_onnx makes of it)."""
     src = os.path.join(mdir, name + ".onnx")
     x_path = os.path.join(mdir, "input.npy")
     tag = kind.replace(":", "of") + ("" if density is None else f"-{density:g}")
@@ -232,6 +247,10 @@ def measure(tools, name, mdir, kind, density, runs, int8=False):
     if int8:
         row["precision"] = "int8"
         tag += ".int8"
+    if qdq:
+        row["precision"] = "int8-qdq"
+        tag += ".qdq"
+        path = qdq_file(path, mdir)
     extra = int8_flags(mdir) if int8 else []
     try:
         off = os.path.join(mdir, f"{tag}.dense.so")
@@ -285,12 +304,14 @@ def main(argv):
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--density", type=float, default=0.1)
     ap.add_argument("--kinds", default="matmuls",
-                    choices=["matmuls", "convs", "int8", "int8-convs"],
+                    choices=["matmuls", "convs", "int8", "int8-convs", "qdq"],
                     help="int8: the matmuls pruned in quads of 4 inputs "
                     "(quad1x4, the int8 kernels' blocks) and unstructured at "
                     "--density / 2, compiled with --quantize=int8 both ways; "
                     "int8-convs: the convolutions but the stem in quads of 4 "
-                    "channels, keeping --conv-density, int8 both ways")
+                    "channels, keeping --conv-density, int8 both ways; "
+                    "qdq: the matmuls in quads as int8, then the file "
+                    "tessel.quantize_onnx makes of it, run as it is by both")
     ap.add_argument("--conv-density", type=float, default=0.2)
     ap.add_argument("--sweep", action="store_true",
                     help="the sparse section of bench/run.sh: BERT's matmuls "
@@ -313,18 +334,21 @@ def main(argv):
              "convs": (("dense", None), ("convs-unstructured", args.conv_density)),
              "int8": (("dense", None), ("quad1x4", args.density),
                       ("unstructured", args.density / 2)),
-             "int8-convs": (("dense", None), ("convs-quad1x4", args.conv_density))
+             "int8-convs": (("dense", None), ("convs-quad1x4", args.conv_density)),
+             "qdq": (("dense", None), ("quad1x4", args.density))
              }[args.kinds]
     models = args.models or ("resnet50" if "convs" in args.kinds else "bert768")
     for name in models.split(","):
         mdir, _ = bm.export_model(name, rebuild=False)
         for kind, density in kinds:
             data["rows"].append(measure(tools, name, mdir, kind, density, args.runs,
-                                        int8=args.kinds.startswith("int8")))
+                                        int8=args.kinds.startswith("int8"),
+                                        qdq=args.kinds == "qdq"))
     os.makedirs(os.path.join(BENCH, "results"), exist_ok=True)
     out_name = {"matmuls": "sparse.json", "convs": "sparse-convs.json",
                 "int8": "sparse-int8.json",
-                "int8-convs": "sparse-int8-convs.json"}[args.kinds]
+                "int8-convs": "sparse-int8-convs.json",
+                "qdq": "sparse-qdq.json"}[args.kinds]
     with open(os.path.join(BENCH, "results", out_name), "w") as f:
         json.dump(data, f, indent=1)
     print(table(data["rows"]))
