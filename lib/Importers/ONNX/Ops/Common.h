@@ -17,6 +17,7 @@ void registerReductionConverters(ConverterMap &map);
 void registerLossConverters(ConverterMap &map);
 void registerRecurrentConverters(ConverterMap &map);
 void registerQuantizationConverters(ConverterMap &map);
+void registerGridSampleConverters(ConverterMap &map);
 
 //===--- Types and axes ----------------------------------------------------===//
 /// `axis` normalized into [0, rank) (ONNX allows [-rank, rank)); emits an

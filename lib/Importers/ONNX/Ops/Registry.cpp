@@ -16,6 +16,7 @@ const ConverterMap &mlir::tessel::onnx_import::getConverters() {
     registerLossConverters(m);
     registerRecurrentConverters(m);
     registerQuantizationConverters(m);
+    registerGridSampleConverters(m);
     return m;
   }();
   return map;
