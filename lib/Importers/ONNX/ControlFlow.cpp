@@ -91,6 +91,10 @@ LogicalResult GraphImporter::importIf(const onnx::NodeProto &node,
       if (it == local.end())
         return error() << "branch '" << branches[b]->name() << "' output '"
                        << out.name() << "' is not produced by any node";
+      if (it->second.sequence)
+        return error() << "branch '" << branches[b]->name() << "' output '"
+                       << out.name() << "' is a sequence (only tensors can "
+                       << "leave a branch)";
       outs.push_back(it->second);
     }
     return success();
@@ -199,6 +203,10 @@ FailureOr<SmallVector<Value>> GraphImporter::stackedLoop(
       if (it == local.end())
         return fail(error() << "body output '" << out.name()
                             << "' is not produced by any node");
+      if (it->second.sequence)
+        return fail(error() << "body output '" << out.name()
+                            << "' is a sequence (only tensors can leave a "
+                               "loop body)");
       outs.push_back(it->second.value);
     }
     if (failed(checkLeading(ArrayRef<Value>(outs).take_front(leading)))) {
@@ -578,9 +586,12 @@ LogicalResult GraphImporter::importLoop(const onnx::NodeProto &node,
         failedBody = failed(importSubgraph(*body, local));
         for (int64_t i = 0; !failedBody && i <= n; ++i) {
           auto it = local.find(body->output(i).name());
-          if (it == local.end()) {
+          if (it == local.end() || it->second.sequence) {
             error() << "body output '" << body->output(i).name()
-                    << "' is not produced by any node";
+                    << (it == local.end()
+                            ? "' is not produced by any node"
+                            : "' is a sequence (only tensors can leave a "
+                              "loop body)");
             failedBody = true;
             break;
           }

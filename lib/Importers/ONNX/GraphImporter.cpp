@@ -139,12 +139,35 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
        isLoop = node.op_type() == "Loop";
   const ConverterMap &converters = getConverters();
   auto it = converters.find(node.op_type());
-  if (!isIf && !isScan && !isLoop && it == converters.end())
+  if (!isIf && !isScan && !isLoop && !isSequenceOp(node.op_type()) &&
+      it == converters.end())
     return prefix() << "unsupported op '" << node.op_type() << "'";
   for (int i = 0; i < node.input_size(); ++i)
     if (!node.input(i).empty() && !values.count(node.input(i)))
       return prefix() << "input " << i << " '" << node.input(i)
                       << "' is not defined before use";
+  // Sequences (Sequences.cpp) go to the sequence ops only; a tensor op
+  // given one says so.
+  bool sequenceOp = isSequenceOp(node.op_type());
+  for (int i = 0; i < node.input_size(); ++i)
+    if (!sequenceOp && !node.input(i).empty() &&
+        values.at(node.input(i)).sequence)
+      return prefix() << "input " << i << " '" << node.input(i)
+                      << "' is a sequence, which " << node.op_type()
+                      << " does not take";
+  if (sequenceOp) {
+    onnx::NodeProto named = node;
+    named.set_name(name);
+    NodeContext context(named, model.opset, builder, loc, values, inferred,
+                        &deferred);
+    if (failed(importSequenceOp(context, values)))
+      return failure();
+    SmallVector<std::string> unhandled = context.unhandledAttributes();
+    if (!unhandled.empty())
+      return prefix() << "attribute '" << unhandled.front()
+                      << "' is not supported";
+    return success();
+  }
 
   if (isIf || isScan || isLoop) {
     if (failed(isIf     ? importIf(node, name, loc, values)
@@ -380,6 +403,12 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     if (it == values.end()) {
       emitError(fileLoc) << "graph output '" << out.name()
                          << "' is not produced by any node";
+      return {};
+    }
+    if (it->second.sequence) {
+      emitError(fileLoc) << "graph output '" << out.name()
+                         << "' is a sequence (sequences, maps and optionals "
+                            "are not supported as graph outputs)";
       return {};
     }
     Value v = it->second.value;

@@ -22,6 +22,12 @@
 
 namespace mlir::tessel::onnx_import::detail {
 
+/// Whether `opType` is an ONNX sequence op (Sequences.cpp).
+bool isSequenceOp(StringRef opType);
+/// Imports a sequence op: its sequence inputs and outputs live in `table`
+/// as SequenceValues.
+LogicalResult importSequenceOp(NodeContext &ctx, ValueTable &table);
+
 inline std::string typeText(Type t) {
   std::string s;
   llvm::raw_string_ostream os(s);

@@ -21,6 +21,7 @@
 
 #include "onnx/onnx_pb.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -29,11 +30,24 @@ namespace mlir::tessel::onnx_import {
 
 class DeferredWeights;
 
+struct SequenceValue;
+
 /// An imported tensor: its SSA value and, when known at compile time (an
-/// initializer, a Constant, or folded shape arithmetic), its contents.
+/// initializer, a Constant, or folded shape arithmetic), its contents. Or
+/// an ONNX sequence (Sequences.cpp): `sequence` set and `value` null.
 struct TensorValue {
   Value value;
   DenseElementsAttr constant;
+  std::shared_ptr<const SequenceValue> sequence = nullptr;
+};
+
+/// An ONNX sequence, known element by element at compile time: its length
+/// is static (positions may be run-time values where the elements share a
+/// shape). It never becomes an IR value of its own; only the sequence ops
+/// take it, and a tensor op that is given one is an error.
+struct SequenceValue {
+  Type elementType;            // the elements' (the ONNX sequence type's)
+  SmallVector<Value> elements; // ranked tensors of elementType
 };
 
 using ValueTable = std::unordered_map<std::string, TensorValue>;

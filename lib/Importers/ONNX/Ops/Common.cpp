@@ -3,6 +3,7 @@
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 
 using namespace mlir;
 using namespace mlir::tessel::onnx_import;
@@ -230,4 +231,23 @@ LogicalResult mlir::tessel::onnx_import::convertViaSignless(NodeContext &ctx,
       ctx.setOutput(i, castValue(ctx, v, unsignedTy));
   }
   return success();
+}
+
+Value mlir::tessel::onnx_import::wrapIndices(NodeContext &ctx, Value indices,
+                                            int64_t dim, bool checked) {
+  Type i32 = ctx.builder().getI32Type();
+  RankedTensorType t = cast<RankedTensorType>(indices.getType());
+  if (checked)
+    indices = tessel::CheckIndicesOp::create(ctx.builder(), ctx.loc(), t,
+                                             indices, -dim, dim);
+  if (t.getElementType() != i32)
+    indices = ctx.tosa().cast(indices, i32);
+  auto ones = RankedTensorType::get(SmallVector<int64_t>(t.getRank(), 1), i32);
+  Value zero = splatConstant(ctx, ones, 0);
+  Value negative = tosa::GreaterOp::create(
+      ctx.builder(), ctx.loc(), withElementType(cast<RankedTensorType>(indices.getType()), ctx.builder().getI1Type()),
+      zero, indices);
+  Value wrapped = ctx.tosa().add(indices, splatConstant(ctx, ones, dim));
+  return tosa::SelectOp::create(ctx.builder(), ctx.loc(), cast<RankedTensorType>(indices.getType()),
+                                negative, wrapped, indices);
 }

@@ -68,6 +68,15 @@ SmallVector<double> toDoubles(DenseElementsAttr attr);
 DenseElementsAttr intsAttr(RankedTensorType type, ArrayRef<int64_t> values);
 DenseElementsAttr doublesAttr(RankedTensorType type, ArrayRef<double> values);
 
+//===--- Indices ----------------------------------------------------------===//
+/// An i32 tensor of `indices` with negative entries wrapped by `dim`
+/// (ONNX allows [-dim, dim)). Unless `checked` is false (OneHot, where an
+/// index out of range selects nothing), an index out of [-dim, dim) fails
+/// the call at run time (tessel.check_indices, on the indices as given:
+/// before the cast to i32, which could wrap a 64-bit index into range).
+Value wrapIndices(NodeContext &ctx, Value indices, int64_t dim,
+                  bool checked = true);
+
 //===--- Unsigned integers ------------------------------------------------===//
 /// Maps every element of `x` through `fn` into a tensor of `outElem`, one
 /// scalar at a time. For unsigned integer tensors: arith rejects them, and

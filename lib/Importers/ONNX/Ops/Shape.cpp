@@ -605,30 +605,6 @@ LogicalResult convertSlice(NodeContext &ctx) {
 // Gather, GatherElements, ScatterElements
 //===----------------------------------------------------------------------===//
 
-/// An i32 tensor of `indices` with negative entries wrapped by `dim`
-/// (ONNX allows [-dim, dim)). Unless `checked` is false (OneHot, where an
-/// index out of range selects nothing), an index out of [-dim, dim) fails
-/// the call at run time (tessel.check_indices, on the indices as given:
-/// before the cast to i32, which could wrap a 64-bit index into range).
-Value wrapIndices(NodeContext &ctx, Value indices, int64_t dim,
-                  bool checked = true) {
-  Type i32 = ctx.builder().getI32Type();
-  RankedTensorType t = typeOf(indices);
-  if (checked)
-    indices = tessel::CheckIndicesOp::create(ctx.builder(), ctx.loc(), t,
-                                             indices, -dim, dim);
-  if (t.getElementType() != i32)
-    indices = ctx.tosa().cast(indices, i32);
-  auto ones = RankedTensorType::get(SmallVector<int64_t>(t.getRank(), 1), i32);
-  Value zero = splatConstant(ctx, ones, 0);
-  Value negative = tosa::GreaterOp::create(
-      ctx.builder(), ctx.loc(), withElementType(typeOf(indices), ctx.builder().getI1Type()),
-      zero, indices);
-  Value wrapped = ctx.tosa().add(indices, splatConstant(ctx, ones, dim));
-  return tosa::SelectOp::create(ctx.builder(), ctx.loc(), typeOf(indices),
-                                negative, wrapped, indices);
-}
-
 LogicalResult convertGather(NodeContext &ctx) {
   ArrayRef<int64_t> in = ctx.inputType(0).getShape();
   ArrayRef<int64_t> idxShape = ctx.inputType(1).getShape();
