@@ -11,6 +11,9 @@
 #include "Common.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -716,29 +719,86 @@ LogicalResult convertGatherElements(NodeContext &ctx) {
   return success();
 }
 
+/// The reduction attribute of ScatterElements / ScatterND (opset 16: none,
+/// add, mul; 18: max, min too), or an error naming it.
+FailureOr<std::string> scatterReduction(NodeContext &ctx, Type elem) {
+  FailureOr<std::string> r = ctx.stringAttr("reduction", "none");
+  if (failed(r))
+    return failure();
+  bool known = *r == "none" || *r == "add" || *r == "mul" ||
+               (ctx.opset() >= 18 && (*r == "max" || *r == "min"));
+  if (!known) {
+    (void)ctx.attrError("reduction", "= '" + *r +
+                                         "' is not a reduction of opset " +
+                                         Twine(ctx.opset()));
+    return failure();
+  }
+  if (*r != "none" && elem.isInteger(1)) {
+    (void)ctx.attrError("reduction",
+                        "= '" + *r + "' on a bool tensor is not supported");
+    return failure();
+  }
+  return *r;
+}
+
+/// values [1, K, C] with updates [1, W, C] written at rows idx [1, W] (i32,
+/// in range): replaced (tosa.scatter; ONNX leaves duplicate indices
+/// unspecified then) or, with a reduction, combined with what is there one
+/// update at a time, so that duplicates accumulate in order (an scf.for
+/// over W: each step gathers the row, combines, scatters it back).
+Value scatterRows(NodeContext &ctx, Value values, Value idx, Value updates,
+                  StringRef reduction) {
+  OpBuilder &b = ctx.builder();
+  Location loc = ctx.loc();
+  if (reduction == "none")
+    return tosa::ScatterOp::create(b, loc, typeOf(values), values, idx, updates);
+  int64_t w = typeOf(idx).getDimSize(1), c = typeOf(values).getDimSize(2);
+  Value lb = arith::ConstantIndexOp::create(b, loc, 0);
+  Value ub = arith::ConstantIndexOp::create(b, loc, w);
+  Value step = arith::ConstantIndexOp::create(b, loc, 1);
+  auto loop = scf::ForOp::create(b, loc, lb, ub, step, ValueRange{values});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value iv = loop.getInductionVar(), acc = loop.getRegionIterArgs()[0];
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  auto idxTy = RankedTensorType::get({1, 1}, typeOf(idx).getElementType());
+  auto rowTy = RankedTensorType::get({1, 1, c}, typeOf(values).getElementType());
+  Value at = tensor::ExtractSliceOp::create(
+      b, loc, idxTy, idx, ValueRange{zero, iv}, ValueRange{}, ValueRange{},
+      b.getDenseI64ArrayAttr({ShapedType::kDynamic, ShapedType::kDynamic}),
+      b.getDenseI64ArrayAttr({1, 1}), b.getDenseI64ArrayAttr({1, 1}));
+  Value upd = tensor::ExtractSliceOp::create(
+      b, loc, rowTy, updates, ValueRange{zero, iv}, ValueRange{}, ValueRange{},
+      b.getDenseI64ArrayAttr({ShapedType::kDynamic, ShapedType::kDynamic, 0}),
+      b.getDenseI64ArrayAttr({1, 1, c}), b.getDenseI64ArrayAttr({1, 1, 1}));
+  Value cur = tosa::GatherOp::create(b, loc, rowTy, acc, at);
+  Value combined = reduction == "add"   ? ctx.tosa().add(cur, upd)
+                   : reduction == "mul" ? ctx.tosa().mul(cur, upd)
+                   : reduction == "max" ? ctx.tosa().maximum(cur, upd)
+                                        : tosa::MinimumOp::create(b, loc, rowTy, cur, upd).getResult();
+  Value next = tosa::ScatterOp::create(b, loc, typeOf(acc), acc, at, combined);
+  scf::YieldOp::create(b, loc, next);
+  return loop.getResult(0);
+}
+
 LogicalResult convertScatterElements(NodeContext &ctx) {
   RankedTensorType dataTy = ctx.inputType(0);
   FailureOr<int64_t> axisAttr = ctx.intAttr("axis", 0);
-  FailureOr<std::string> reduction = ctx.stringAttr("reduction", "none");
+  FailureOr<std::string> reduction =
+      scatterReduction(ctx, dataTy.getElementType());
   if (failed(axisAttr) || failed(reduction))
     return failure();
-  if (*reduction != "none")
-    return ctx.attrError("reduction", "= '" + *reduction +
-                                          "' is not supported yet (only "
-                                          "'none')");
   FailureOr<int64_t> axis = normalizeAxis(ctx, *axisAttr, dataTy.getRank());
   if (failed(axis))
     return failure();
   FailureOr<Value> idx = flatElementIndices(ctx, *axis);
   if (failed(idx))
     return failure();
-  // tosa.scatter leaves duplicates unspecified; so does ONNX for 'none'.
   int64_t total = numElements(dataTy.getShape());
   int64_t w = numElements(ctx.inputType(1).getShape());
   Value values = ctx.tosa().reshape(ctx.input(0), {1, total, 1});
   Value updates = ctx.tosa().reshape(ctx.input(2), {1, w, 1});
-  Value s = tosa::ScatterOp::create(ctx.builder(), ctx.loc(), typeOf(values),
-                                    values, *idx, updates);
+  Value s = scatterRows(ctx, values, *idx, updates, *reduction);
   ctx.setOutput(0, ctx.tosa().reshape(s, dataTy.getShape()));
   return success();
 }
@@ -1535,13 +1595,10 @@ LogicalResult convertScatterND(NodeContext &ctx) {
   RankedTensorType dataTy = ctx.inputType(0);
   ArrayRef<int64_t> data = dataTy.getShape();
   ArrayRef<int64_t> indices = ctx.inputType(1).getShape();
-  FailureOr<std::string> reduction = ctx.stringAttr("reduction", "none");
+  FailureOr<std::string> reduction =
+      scatterReduction(ctx, dataTy.getElementType());
   if (failed(reduction))
     return failure();
-  if (*reduction != "none")
-    return ctx.attrError("reduction", "= '" + *reduction +
-                                          "' is not supported yet (only "
-                                          "'none')");
   if (failed(checkNDIndices(ctx, 1, data.size(), 0)))
     return failure();
   int64_t m = indices.back();
@@ -1563,12 +1620,10 @@ LogicalResult convertScatterND(NodeContext &ctx) {
   FailureOr<Value> idx = flatNDIndices(ctx, 1, data.take_front(m), 1, w);
   if (failed(idx))
     return failure();
-  // tosa.scatter leaves duplicate indices unspecified; so does ONNX.
   Value values =
       ctx.tosa().reshape(ctx.input(0), {1, numElements(data.take_front(m)), slice});
   Value updates = ctx.tosa().reshape(ctx.input(2), {1, w, slice});
-  Value s = tosa::ScatterOp::create(ctx.builder(), ctx.loc(), typeOf(values),
-                                    values, *idx, updates);
+  Value s = scatterRows(ctx, values, *idx, updates, *reduction);
   ctx.setOutput(0, ctx.tosa().reshape(s, data));
   return success();
 }
