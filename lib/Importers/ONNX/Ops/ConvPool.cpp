@@ -12,7 +12,9 @@
 
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 
 #include <cmath>
@@ -348,6 +350,118 @@ FailureOr<int64_t> readP(NodeContext &ctx) {
   return p;
 }
 
+/// MaxPool's Indices output: for each output element, the flat index into
+/// x (N x C x spatial...) of its window's largest element (the first of
+/// equal ones, in the window's row-major order), the spatial offset
+/// row-major (storage_order 0) or with the spatial dims reversed
+/// (column-major, 1). One scalar computation per element (tensor.generate)
+/// over the window's taps, those in the padding skipped.
+Value maxPoolIndices(NodeContext &ctx, Value x, ArrayRef<AxisWindow> wins,
+                     bool columnMajor) {
+  RankedTensorType xt = typeOf(x);
+  ArrayRef<int64_t> xs = xt.getShape();
+  size_t n = wins.size();
+  SmallVector<int64_t> outShape(xs.take_front(2));
+  for (const AxisWindow &a : wins)
+    outShape.push_back(a.out);
+  OpBuilder &b = ctx.builder();
+  Type i64 = b.getI64Type();
+  auto outTy = RankedTensorType::get(outShape, i64);
+  return tensor::GenerateOp::create(
+      b, ctx.loc(), outTy, ValueRange{},
+      [&](OpBuilder &nb, Location loc, ValueRange iv) {
+        auto cst = [&](int64_t v) {
+          return arith::ConstantIntOp::create(nb, loc, i64, v).getResult();
+        };
+        auto toI64 = [&](Value idx) {
+          return arith::IndexCastOp::create(nb, loc, i64, idx).getResult();
+        };
+        Type et = xt.getElementType();
+        Value best =
+            isa<FloatType>(et)
+                ? arith::ConstantOp::create(
+                      nb, loc,
+                      FloatAttr::get(et, -std::numeric_limits<double>::infinity()))
+                      .getResult()
+                : arith::ConstantOp::create(
+                      nb, loc,
+                      IntegerAttr::get(et, APInt::getSignedMinValue(
+                                               et.getIntOrFloatBitWidth())))
+                      .getResult();
+        Value bestIdx = cst(0);
+        Value found = arith::ConstantIntOp::create(nb, loc, nb.getI1Type(), 0);
+        // Window start per axis: out * s - lo.
+        SmallVector<Value> start;
+        for (size_t i = 0; i < n; ++i)
+          start.push_back(arith::SubIOp::create(
+              nb, loc,
+              arith::MulIOp::create(nb, loc, toI64(iv[2 + i]), cst(wins[i].s)),
+              cst(wins[i].lo)));
+        Value plane = arith::AddIOp::create(
+            nb, loc, arith::MulIOp::create(nb, loc, toI64(iv[0]), cst(xs[1])),
+            toI64(iv[1]));
+        int64_t taps = 1;
+        for (const AxisWindow &a : wins)
+          taps *= a.k;
+        for (int64_t t = 0; t < taps; ++t) {
+          // Tap t's offset per axis, row-major over the kernel.
+          SmallVector<int64_t> j(n);
+          for (int64_t r = t, i = int64_t(n) - 1; i >= 0; --i) {
+            j[i] = r % wins[i].k;
+            r /= wins[i].k;
+          }
+          Value valid = arith::ConstantIntOp::create(nb, loc, nb.getI1Type(), 1);
+          SmallVector<Value> pos, idx = {iv[0], iv[1]};
+          for (size_t i = 0; i < n; ++i) {
+            Value p = arith::AddIOp::create(nb, loc, start[i],
+                                            cst(j[i] * wins[i].d));
+            valid = arith::AndIOp::create(
+                nb, loc, valid,
+                arith::AndIOp::create(
+                    nb, loc,
+                    arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::sge, p,
+                                          cst(0)),
+                    arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::slt, p,
+                                          cst(xs[2 + i]))));
+            Value clamped = arith::MinSIOp::create(
+                nb, loc, arith::MaxSIOp::create(nb, loc, p, cst(0)),
+                cst(xs[2 + i] - 1));
+            pos.push_back(clamped);
+            idx.push_back(arith::IndexCastOp::create(nb, loc, nb.getIndexType(),
+                                                     clamped));
+          }
+          Value v = tensor::ExtractOp::create(nb, loc, x, idx);
+          Value greater =
+              isa<FloatType>(et)
+                  ? arith::CmpFOp::create(nb, loc, arith::CmpFPredicate::OGT, v,
+                                          best)
+                        .getResult()
+                  : arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::sgt, v,
+                                          best)
+                        .getResult();
+          // The first valid tap, then strictly larger ones.
+          Value take = arith::AndIOp::create(
+              nb, loc, valid,
+              arith::OrIOp::create(
+                  nb, loc, greater,
+                  arith::XOrIOp::create(
+                      nb, loc, found,
+                      arith::ConstantIntOp::create(nb, loc, nb.getI1Type(), 1))));
+          Value flat = plane;
+          for (size_t k = 0; k < n; ++k) {
+            size_t i = columnMajor ? n - 1 - k : k;
+            flat = arith::AddIOp::create(
+                nb, loc, arith::MulIOp::create(nb, loc, flat, cst(xs[2 + i])),
+                pos[i]);
+          }
+          best = arith::SelectOp::create(nb, loc, take, v, best);
+          bestIdx = arith::SelectOp::create(nb, loc, take, flat, bestIdx);
+          found = arith::OrIOp::create(nb, loc, found, valid);
+        }
+        tensor::YieldOp::create(nb, loc, bestIdx);
+      });
+}
+
 /// MaxPool, AveragePool, and LpPool (isLp: an average of |x|^p with the
 /// padding counted, times the kernel size, to the power 1/p).
 LogicalResult convertPool(NodeContext &ctx, PoolKind kind, bool isLp = false) {
@@ -372,7 +486,7 @@ LogicalResult convertPool(NodeContext &ctx, PoolKind kind, bool isLp = false) {
   auto ceilMode = isLp ? FailureOr<int64_t>(0) : ctx.intAttr("ceil_mode", 0);
   if (failed(ceilMode))
     return failure();
-  bool countIncludePad = isLp;
+  bool countIncludePad = isLp, columnMajor = false;
   FailureOr<int64_t> p = isLp ? readP(ctx) : FailureOr<int64_t>(1);
   if (failed(p))
     return failure();
@@ -382,14 +496,13 @@ LogicalResult convertPool(NodeContext &ctx, PoolKind kind, bool isLp = false) {
       return failure();
     countIncludePad = *cip != 0;
   } else {
-    // storage_order only affects the Indices output, which is rejected.
+    // storage_order only affects the Indices output.
     auto order = ctx.intAttr("storage_order", 0);
     if (failed(order))
       return failure();
     if (*order != 0 && *order != 1)
       return ctx.attrError("storage_order", "must be 0 or 1");
-    if (ctx.hasOutput(1))
-      return ctx.unsupported("MaxPool's Indices output");
+    columnMajor = *order == 1;
   }
   auto g = readGeometry(ctx, in, *kernel, kind == PoolKind::Max);
   if (failed(g))
@@ -426,6 +539,8 @@ LogicalResult convertPool(NodeContext &ctx, PoolKind kind, bool isLp = false) {
     return ctx.unsupported(ctx.opType() + " of a non-float tensor");
   if (et.isF64()) // TOSA pooling has no f64
     return ctx.unsupported(ctx.opType() + " of an f64 tensor");
+  if (kind == PoolKind::Max && ctx.hasOutput(1))
+    ctx.setOutput(1, maxPoolIndices(ctx, x, wins, columnMajor));
   if (isLp)
     x = lpPower(ctx, x, *p);
   FailureOr<Value> y = poolND(ctx, x, wins, kind);
