@@ -17,6 +17,8 @@ const DTypeEntry kDTypes[] = {
     {TESSEL_DTYPE_I64, "i64", 8}, {TESSEL_DTYPE_I32, "i32", 4},
     {TESSEL_DTYPE_I16, "i16", 2}, {TESSEL_DTYPE_I8, "i8", 1},
     {TESSEL_DTYPE_U8, "u8", 1},   {TESSEL_DTYPE_I1, "i1", 1},
+    {TESSEL_DTYPE_U16, "u16", 2}, {TESSEL_DTYPE_U32, "u32", 4},
+    {TESSEL_DTYPE_U64, "u64", 8},
 };
 } // namespace
 

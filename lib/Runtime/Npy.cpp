@@ -35,7 +35,8 @@ const DescrEntry kDescrs[] = {
     {"f8", TESSEL_DTYPE_F64}, {"i8", TESSEL_DTYPE_I64},
     {"i4", TESSEL_DTYPE_I32}, {"i2", TESSEL_DTYPE_I16},
     {"i1", TESSEL_DTYPE_I8},  {"u1", TESSEL_DTYPE_U8},
-    {"b1", TESSEL_DTYPE_I1},
+    {"b1", TESSEL_DTYPE_I1},  {"u2", TESSEL_DTYPE_U16},
+    {"u4", TESSEL_DTYPE_U32}, {"u8", TESSEL_DTYPE_U64},
 };
 
 /// Header fields we need; set by HeaderParser.
@@ -176,7 +177,7 @@ DType dtypeFromDescr(const std::string &descr, const std::string &source) {
   for (const DescrEntry &e : kDescrs)
     if (descr.compare(1, std::string::npos, e.descr) == 0)
       return e.dtype;
-  unsupported(" (supported: f4 f2 f8 i8 i4 i2 i1 u1 b1)");
+  unsupported(" (supported: f4 f2 f8 i8 i4 i2 i1 u1 u2 u4 u8 b1)");
   return TESSEL_DTYPE_INVALID; // unreachable
 }
 

@@ -166,6 +166,9 @@ double tessel_tensor_element_as_double(const tessel_tensor_t *t, size_t i) {
   case TESSEL_DTYPE_I16: return load(int16_t());
   case TESSEL_DTYPE_I8: return load(int8_t());
   case TESSEL_DTYPE_U8: return load(uint8_t());
+  case TESSEL_DTYPE_U16: return load(uint16_t());
+  case TESSEL_DTYPE_U32: return load(uint32_t());
+  case TESSEL_DTYPE_U64: return double(load(uint64_t()));
   case TESSEL_DTYPE_I1: return load(uint8_t()) ? 1.0 : 0.0;
   case TESSEL_DTYPE_INVALID: break;
   }

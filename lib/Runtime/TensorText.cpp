@@ -66,6 +66,12 @@ public:
       return store(d, i, int8_t(parseInt(tok, t, INT8_MIN, INT8_MAX)));
     case TESSEL_DTYPE_U8:
       return store(d, i, uint8_t(parseInt(tok, t, 0, UINT8_MAX)));
+    case TESSEL_DTYPE_U16:
+      return store(d, i, uint16_t(parseInt(tok, t, 0, UINT16_MAX)));
+    case TESSEL_DTYPE_U32:
+      return store(d, i, uint32_t(parseInt(tok, t, 0, UINT32_MAX)));
+    case TESSEL_DTYPE_U64:
+      return store(d, i, uint64_t(parseUnsigned64(tok, t)));
     case TESSEL_DTYPE_I1:
       return store(d, i, uint8_t(parseBool(tok)));
     case TESSEL_DTYPE_INVALID: break;
@@ -102,6 +108,19 @@ private:
     if (*end != '\0')
       bad(tok, t, " (expected an integer)");
     if (errno == ERANGE || v < lo || v > hi)
+      bad(tok, t, " (out of range)");
+    return v;
+  }
+  /// A u64 literal: all of [0, 2^64) (strtoll stops at 2^63), no sign.
+  unsigned long long parseUnsigned64(const std::string &tok, const Tensor &t) {
+    if (tok.empty() || tok[0] == '-' || tok[0] == '+')
+      bad(tok, t, " (expected a non-negative integer)");
+    char *end = nullptr;
+    errno = 0;
+    unsigned long long v = std::strtoull(tok.c_str(), &end, 10);
+    if (*end != '\0')
+      bad(tok, t, " (expected an integer)");
+    if (errno == ERANGE)
       bad(tok, t, " (out of range)");
     return v;
   }
@@ -180,6 +199,11 @@ std::string tessel::rt::formatElement(const Tensor &t, size_t i) {
   case TESSEL_DTYPE_I64: {
     // Not through double: values above 2^53 must print exactly.
     int64_t v;
+    std::memcpy(&v, t.data<char>() + 8 * i, 8);
+    return std::to_string(v);
+  }
+  case TESSEL_DTYPE_U64: {
+    uint64_t v;
     std::memcpy(&v, t.data<char>() + 8 * i, 8);
     return std::to_string(v);
   }

@@ -72,7 +72,8 @@ constexpr DTypeEntry kDTypes[] = {
     {TESSEL_DTYPE_F16, 'f', 2, "float16"}, {TESSEL_DTYPE_I64, 'i', 8, "int64"},
     {TESSEL_DTYPE_I32, 'i', 4, "int32"},   {TESSEL_DTYPE_I16, 'i', 2, "int16"},
     {TESSEL_DTYPE_I8, 'i', 1, "int8"},     {TESSEL_DTYPE_U8, 'u', 1, "uint8"},
-    {TESSEL_DTYPE_I1, 'b', 1, "bool"},
+    {TESSEL_DTYPE_I1, 'b', 1, "bool"},     {TESSEL_DTYPE_U16, 'u', 2, "uint16"},
+    {TESSEL_DTYPE_U32, 'u', 4, "uint32"},  {TESSEL_DTYPE_U64, 'u', 8, "uint64"},
 };
 
 tessel_dtype_t toTessel(const py::dtype &dt) {

@@ -20,7 +20,8 @@ from .errors import InvocationError
 
 _DTYPES = {"f32": np.float32, "f64": np.float64, "f16": np.float16,
            "i64": np.int64, "i32": np.int32, "i16": np.int16, "i8": np.int8,
-           "u8": np.uint8, "i1": np.bool_}
+           "u8": np.uint8, "i1": np.bool_, "u16": np.uint16, "u32": np.uint32,
+           "u64": np.uint64}
 
 
 class TensorSpec(namedtuple("TensorSpec", "name dtype shape")):

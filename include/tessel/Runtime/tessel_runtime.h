@@ -63,7 +63,10 @@ typedef enum tessel_dtype {
   TESSEL_DTYPE_I16,
   TESSEL_DTYPE_I8,
   TESSEL_DTYPE_U8,
-  TESSEL_DTYPE_I1 /* bool, one byte per element holding 0 or 1 */
+  TESSEL_DTYPE_I1, /* bool, one byte per element holding 0 or 1 */
+  TESSEL_DTYPE_U16,
+  TESSEL_DTYPE_U32,
+  TESSEL_DTYPE_U64
 } tessel_dtype_t;
 
 /* Manifest spelling ("f32", "i1", ...); "invalid" for unknown values. */

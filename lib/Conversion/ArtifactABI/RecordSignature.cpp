@@ -39,6 +39,9 @@ StringRef abiDType(Type t) {
   if (t.isSignlessInteger(16) || t.isSignedInteger(16)) return "i16";
   if (t.isSignlessInteger(8) || t.isSignedInteger(8)) return "i8";
   if (t.isUnsignedInteger(8)) return "u8";
+  if (t.isUnsignedInteger(16)) return "u16";
+  if (t.isUnsignedInteger(32)) return "u32";
+  if (t.isUnsignedInteger(64)) return "u64";
   if (t.isSignlessInteger(1)) return "i1";
   return "";
 }

@@ -100,6 +100,9 @@ onnx::TensorProto_DataType onnxType(tessel_dtype_t t) {
   case TESSEL_DTYPE_I16: return onnx::TensorProto::INT16;
   case TESSEL_DTYPE_I8: return onnx::TensorProto::INT8;
   case TESSEL_DTYPE_U8: return onnx::TensorProto::UINT8;
+  case TESSEL_DTYPE_U16: return onnx::TensorProto::UINT16;
+  case TESSEL_DTYPE_U32: return onnx::TensorProto::UINT32;
+  case TESSEL_DTYPE_U64: return onnx::TensorProto::UINT64;
   case TESSEL_DTYPE_I1: return onnx::TensorProto::BOOL;
   default: return onnx::TensorProto::UNDEFINED;
   }

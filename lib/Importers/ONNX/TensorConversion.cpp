@@ -22,6 +22,12 @@ Type mlir::tessel::onnx_import::convertElementType(int32_t onnxType,
   case onnx::TensorProto::INT8: return b.getI8Type();
   case onnx::TensorProto::UINT8:
     return IntegerType::get(ctx, 8, IntegerType::Unsigned);
+  case onnx::TensorProto::UINT16:
+    return IntegerType::get(ctx, 16, IntegerType::Unsigned);
+  case onnx::TensorProto::UINT32:
+    return IntegerType::get(ctx, 32, IntegerType::Unsigned);
+  case onnx::TensorProto::UINT64:
+    return IntegerType::get(ctx, 64, IntegerType::Unsigned);
   case onnx::TensorProto::BOOL: return b.getI1Type();
   default: return Type();
   }
@@ -85,6 +91,9 @@ FailureOr<DenseElementsAttr> mlir::tessel::onnx_import::convertTensorProto(
     case onnx::TensorProto::INT16: appendTyped<int16_t>(t.int32_data(), bytes); break;
     case onnx::TensorProto::INT8: appendTyped<int8_t>(t.int32_data(), bytes); break;
     case onnx::TensorProto::UINT8: appendTyped<uint8_t>(t.int32_data(), bytes); break;
+    case onnx::TensorProto::UINT16: appendTyped<uint16_t>(t.int32_data(), bytes); break;
+    case onnx::TensorProto::UINT32: appendTyped<uint32_t>(t.uint64_data(), bytes); break;
+    case onnx::TensorProto::UINT64: appendTyped<uint64_t>(t.uint64_data(), bytes); break;
     case onnx::TensorProto::BOOL: appendTyped<uint8_t>(t.int32_data(), bytes); break;
     // f16/bf16 values are stored as their bit patterns in int32_data.
     case onnx::TensorProto::FLOAT16:

@@ -210,25 +210,76 @@ Value mlir::tessel::onnx_import::reinterpret(OpBuilder &b, Location loc,
       .getResult(0);
 }
 
+/// How an op takes 64-bit unsigned inputs, which no wider signed type
+/// holds: as the same bits in i64 where that is exact (wrapping
+/// arithmetic, bitwise ops, equality, selection; BitShift's shifts are
+/// logical and its amount compared unsigned), or with the sign bit flipped
+/// where it orders them (x ^ 2^63 orders signed as x does unsigned: max,
+/// min, comparisons, clip, pooling; values flipped back after). Division
+/// and remainder need unsigned arithmetic: None.
+enum class U64Form { None, Bits, Flipped };
+static U64Form u64Form(StringRef op) {
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Sum" ||
+      op == "BitwiseAnd" || op == "BitwiseOr" || op == "BitwiseXor" ||
+      op == "Equal" || op == "Where" || op == "BitShift")
+    return U64Form::Bits;
+  if (op == "Max" || op == "Min" || op == "Greater" ||
+      op == "GreaterOrEqual" || op == "Less" || op == "LessOrEqual" ||
+      op == "ReduceMax" || op == "ReduceMin" || op == "ArgMax" ||
+      op == "ArgMin" || op == "Clip" || op == "MaxPool")
+    return U64Form::Flipped;
+  return U64Form::None;
+}
+
+/// x ^ 2^63 (i64).
+static Value flipSign(NodeContext &ctx, Value x) {
+  auto t = cast<RankedTensorType>(x.getType());
+  auto one = RankedTensorType::get(SmallVector<int64_t>(t.getRank(), 1),
+                                   t.getElementType());
+  Value bit = ctx.materializeConstant(DenseElementsAttr::get(
+      one, APInt::getSignedMinValue(64)));
+  return tosa::BitwiseXorOp::create(ctx.builder(), ctx.loc(), t, x, bit);
+}
+
 LogicalResult mlir::tessel::onnx_import::convertViaSignless(NodeContext &ctx,
                                                            Converter convert) {
-  Type unsignedTy;
+  Type unsignedTy, widened;
+  bool flipped = false;
   for (unsigned i = 0; i < ctx.numInputs(); ++i) {
     RankedTensorType t = ctx.inputType(i);
     if (!t || !t.getElementType().isUnsignedInteger())
       continue;
     unsignedTy = t.getElementType();
-    ctx.replaceInput(i, castValue(ctx, ctx.input(i),
-                                  ctx.builder().getI32Type()));
+    unsigned width = unsignedTy.getIntOrFloatBitWidth();
+    // u8 and u16 in i32, u32 in i64 (every value, non-negative), u64 as
+    // its bits in i64, flipped or not (u64Form).
+    widened = ctx.builder().getIntegerType(width <= 16 ? 32 : 64);
+    Value v = castValue(ctx, ctx.input(i), widened);
+    if (width == 64) {
+      U64Form form = u64Form(ctx.opType());
+      if (form == U64Form::None)
+        return ctx.unsupported(ctx.opType() + " of unsigned 64-bit integers "
+                                              "(it needs unsigned 64-bit "
+                                              "division)");
+      if (form == U64Form::Flipped) {
+        v = flipSign(ctx, v);
+        flipped = true;
+      }
+    }
+    ctx.replaceInput(i, v);
   }
   if (failed(convert(ctx)))
     return failure();
   if (!unsignedTy)
     return success();
-  for (unsigned i = 0; i < ctx.numOutputs(); ++i) {
+  // Outputs of the widened type are the unsigned result widened (ArgMax's
+  // and ArgMin's i64 are indices, not values).
+  bool indices = ctx.opType() == "ArgMax" || ctx.opType() == "ArgMin";
+  for (unsigned i = 0; i < ctx.numOutputs() && !indices; ++i) {
     Value v = ctx.output(i);
-    if (v && cast<RankedTensorType>(v.getType()).getElementType().isInteger(32))
-      ctx.setOutput(i, castValue(ctx, v, unsignedTy));
+    if (v && cast<RankedTensorType>(v.getType()).getElementType() == widened)
+      ctx.setOutput(i, castValue(ctx, flipped ? flipSign(ctx, v) : v,
+                                 unsignedTy));
   }
   return success();
 }

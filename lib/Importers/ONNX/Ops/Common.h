@@ -89,12 +89,16 @@ Value mapScalars(NodeContext &ctx, Value x, Type outElem,
 Value reinterpret(OpBuilder &b, Location loc, Value v, Type to);
 /// Element-wise ONNX Cast of a tensor (any supported types, unsigned too).
 Value castValue(NodeContext &ctx, Value x, Type to);
-/// Runs `convert` with every unsigned (ui8) input zero-extended to i32 and
-/// narrows each output that came back as i32 to the unsigned type again:
-/// TOSA and arith have no unsigned forms, and for the integer ops that use
-/// this (arithmetic wraps modulo 2^8 in the low bits; compare, min/max,
-/// div, mod and pooling see the true non-negative values) the result is
-/// exactly the unsigned one.
+/// Runs `convert` with every unsigned input zero-extended (u8 and u16 to
+/// i32, u32 to i64) and narrows each output that came back widened to the
+/// unsigned type again: TOSA and arith have no unsigned forms, and for the
+/// integer ops that use this (arithmetic wraps modulo 2^w in the low bits;
+/// compare, min/max, div, mod and pooling see the true non-negative
+/// values) the result is exactly the unsigned one. u64 has no wider signed
+/// type: it is taken as the same bits in i64 by the ops for which that is
+/// exact (wrapping arithmetic, bitwise ops, equality, logical shifts), with
+/// the sign bit flipped by those that order values (max, min, compare,
+/// clip, pooling), and rejected, with a diagnostic, by Div and Mod.
 LogicalResult convertViaSignless(NodeContext &ctx, Converter convert);
 
 } // namespace mlir::tessel::onnx_import

@@ -233,26 +233,27 @@ Value select(NodeContext &ctx, Value c, Value a, Value b) {
 //===--- Integer helpers: arith works on signless integers only -----------===//
 
 /// A signless integer tensor holding `x`'s values (other types unchanged).
-/// ONNX uint8 imports as ui8, which arith rejects, and tosa.cast lowers
-/// ui8 -> i8 as an invalid trunci and ui8 -> i16 as a sign extension; so an
-/// unsigned w-bit tensor becomes 2w-bit signless, masked back to its value.
+/// ONNX's unsigned types import as ui8 ... ui64, which arith rejects (and
+/// tosa.cast does not lower faithfully), so an unsigned w-bit tensor is
+/// zero-extended element by element (castValue) to 2w-bit signless; a u64
+/// one, which no wider type holds, becomes its bits in i64 (its callers
+/// here use only bitwise and logical operations on those).
 Value exactSignless(NodeContext &ctx, Value x) {
   auto it = dyn_cast<IntegerType>(elemOf(x));
   if (!it || it.isSignless())
     return x;
   unsigned w = it.getWidth();
-  Value wide = ctx.tosa().cast(x, ctx.builder().getIntegerType(2 * w));
-  auto maskTy = RankedTensorType::get(
-      SmallVector<int64_t>(typeOf(x).getRank(), 1), elemOf(wide));
-  Value mask = splatConstant(ctx, maskTy, std::ldexp(1.0, w) - 1);
-  return tosa::BitwiseAndOp::create(ctx.builder(), ctx.loc(), wide.getType(),
-                                    wide, mask);
+  return castValue(ctx, x, ctx.builder().getIntegerType(std::min(2 * w, 64u)));
 }
 
 /// A signless integer tensor as element type `elem` (narrowing truncates,
 /// which is exact for the results of exactSignless operands).
 Value toElementType(NodeContext &ctx, Value x, Type elem) {
-  return elemOf(x) == elem ? x : ctx.tosa().cast(x, elem);
+  if (elemOf(x) == elem)
+    return x;
+  // Unsigned targets element by element (castValue; see exactSignless).
+  return elem.isUnsignedInteger() ? castValue(ctx, x, elem)
+                                  : ctx.tosa().cast(x, elem);
 }
 
 /// `x` converted to float type `ft`: integers by value, floats widened or
@@ -269,6 +270,8 @@ Value toFloatType(NodeContext &ctx, Value x, FloatType ft) {
                : Value(arith::TruncFOp::create(b, ctx.loc(), outTy, x));
   if (e.isInteger(1))
     return arith::UIToFPOp::create(b, ctx.loc(), outTy, x);
+  if (e.isUnsignedInteger()) // every width by value, u64 too
+    return castValue(ctx, x, ft);
   return arith::SIToFPOp::create(b, ctx.loc(), outTy, exactSignless(ctx, x));
 }
 
@@ -276,13 +279,11 @@ Value toFloatType(NodeContext &ctx, Value x, FloatType ft) {
 /// astype (ONNX reference ops compute in float and cast back this way).
 Value truncToInt(NodeContext &ctx, Value x, Type elem) {
   OpBuilder &b = ctx.builder();
-  // Unsigned results go through a signless type twice as wide, which
-  // holds every value of theirs (see exactSignless).
-  unsigned w = elem.getIntOrFloatBitWidth();
-  auto signlessTy = withElementType(
-      typeOf(x), b.getIntegerType(elem.isUnsignedInteger() ? 2 * w : w));
-  Value r = arith::FPToSIOp::create(b, ctx.loc(), signlessTy, x);
-  return toElementType(ctx, r, elem);
+  // Unsigned results element by element (castValue: fptoui), every width.
+  if (elem.isUnsignedInteger())
+    return castValue(ctx, x, elem);
+  auto signlessTy = withElementType(typeOf(x), elem);
+  return arith::FPToSIOp::create(b, ctx.loc(), signlessTy, x);
 }
 
 LogicalResult convertPow(NodeContext &ctx) {
