@@ -167,6 +167,10 @@ void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
                            .capabilities(nullptr)
                            .hostReadsResults;
   pm.addPass(createTesselLowerIndexChecks(indexChecks));
+  // Integer divisors: zero fails the call instead of trapping.
+  TesselCheckDivisorsOptions divisorChecks;
+  divisorChecks.report = indexChecks.report;
+  pm.addPass(createTesselCheckDivisors(divisorChecks));
   // Control flow first: tosa-to-linalg is a full conversion and would
   // reject tosa.cond_if / tosa.while_loop bodies.
   pm.addNestedPass<func::FuncOp>(createTosaToSCFPass());

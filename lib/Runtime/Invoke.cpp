@@ -196,6 +196,8 @@ void invoke(const tessel_function *fn, tessel_tensor_t *const *inputs,
               : rc == TESSEL_ENTRY_INDEX_OUT_OF_RANGE
                   ? " (an index input is out of range: a gather or "
                     "scatter index outside the dimension it indexes)"
+              : rc == TESSEL_ENTRY_DIVISION_BY_ZERO
+                  ? " (an integer division or remainder by zero)"
                   : ""));
   for (size_t i = 0; i < nOut; ++i)
     if (allocated[i])

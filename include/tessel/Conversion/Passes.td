@@ -145,6 +145,35 @@ def TesselLowerIndexChecks
                            "::mlir::tessel::TesselDialect"];
 }
 
+def TesselCheckDivisors : Pass<"tessel-check-divisors", "::mlir::ModuleOp"> {
+  let summary = "Check integer divisors at run time: zero fails the call";
+  let description = [{
+    An integer division or remainder by zero traps (SIGFPE on x86), and so
+    does the signed overflow `INT_MIN / -1`: either would kill the process
+    that runs the model. Every `arith.divsi`, `divui`, `remsi`, `remui`,
+    `floordivsi`, `ceildivsi` on tensors and every `tosa.intdiv` whose
+    divisor is not a constant free of 0 (and, signed, of -1) gets a guarded
+    divisor: 1 where it is 0, and where a signed dividend is the type's
+    minimum and the divisor -1 (the quotient is then the dividend, the
+    remainder 0: the wrapped results). A zero divisor also fails the entry
+    call with `TESSEL_ENTRY_DIVISION_BY_ZERO` (one reduction and an
+    `scf.if`, as `tessel-lower-index-checks` does). With `report=false` (a
+    target whose host cannot read device values, the GPU's) the divisor
+    is guarded and the call does not fail. Run before `tosa-to-linalg`.
+    (A broadcasting `tosa.intdiv` gets the zero guard only: its dividend
+    and divisor are not elementwise partners.)
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"true",
+           "Fail the call on a zero divisor (false: divide by 1)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def TesselCopyRepeatedResults
     : Pass<"tessel-copy-repeated-results", "::mlir::ModuleOp"> {
   let summary = "Give every result of a public function its own tensor";

@@ -41,6 +41,11 @@ extern "C" {
  * and writes in bounds all the same. */
 #define TESSEL_ENTRY_INDEX_OUT_OF_RANGE (-4)
 
+/* What an entry returns when an integer division or remainder has a zero
+ * divisor (tessel-check-divisors); the division is done by 1 instead, so
+ * nothing traps. */
+#define TESSEL_ENTRY_DIVISION_BY_ZERO (-5)
+
 /* What the runtime passes as an entry's `context` argument. struct_size lets
  * later runtimes append fields without breaking version-1 entries. */
 typedef struct tessel_invoke_context {
