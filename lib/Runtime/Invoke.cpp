@@ -36,7 +36,11 @@ public:
                          "': " + describe(kind, index, expected);
     if (!got)
       fail(TESSEL_INVALID_ARGUMENT, prefix + " is NULL");
-    if (got->dtype != expected.dtype)
+    // bf16 has no numpy dtype: its bit patterns come as u16 (ONNX's test
+    // data, ml_dtypes-less numpy), the same bytes.
+    bool bf16Bits =
+        expected.dtype == TESSEL_DTYPE_BF16 && got->dtype == TESSEL_DTYPE_U16;
+    if (got->dtype != expected.dtype && !bf16Bits)
       fail(TESSEL_INVALID_ARGUMENT,
            prefix + " has dtype " + tessel_dtype_name(got->dtype) +
                ", expected " + tessel_dtype_name(expected.dtype));

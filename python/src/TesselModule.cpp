@@ -87,6 +87,10 @@ py::dtype toNumpy(tessel_dtype_t dtype) {
   for (const DTypeEntry &e : kDTypes)
     if (e.tessel == dtype)
       return py::dtype(e.numpy);
+  // numpy has no bf16: its bit patterns, as uint16 (what a bf16 input
+  // takes too).
+  if (dtype == TESSEL_DTYPE_BF16)
+    return py::dtype("uint16");
   raise("InvocationError", std::string("dtype ") + tessel_dtype_name(dtype) +
                                " has no numpy equivalent");
 }

@@ -64,3 +64,43 @@ def test_bf16_products_f32_sums(opt_level):
 def test_bad_precision():
     with pytest.raises(ValueError, match="precision must be 'f32', 'bf16' or 'f16'"):
         tessel.compile(torch.nn.Linear(2, 2), (torch.randn(1, 2),), precision="fp8")
+
+
+def test_bf16_bit_patterns_as_uint16(tmp_path):
+    """numpy has no bf16: a bf16 input takes uint16 arrays as its bit
+    patterns (Python and .npy files), and tessel-run compares a bf16 output
+    against uint16 bit patterns (the ONNX test data's convention)."""
+    import os
+    import subprocess
+    from onnx import TensorProto, helper
+    from conftest import BIN
+    vi = helper.make_tensor_value_info
+    nodes = [helper.make_node("Cast", ["x"], ["f"], to=TensorProto.FLOAT),
+             helper.make_node("Cast", ["f"], ["b"], to=TensorProto.BFLOAT16)]
+    g = helper.make_graph(nodes, "c", [vi("x", TensorProto.BFLOAT16, [4])],
+                          [vi("f", TensorProto.FLOAT, [4]), vi("b", TensorProto.BFLOAT16, [4])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    bits = np.array([0x3F80, 0xC040, 0x3EAB, 0x7F80], np.uint16)  # 1, -3, ~0.334, inf
+    expect = (bits.astype(np.uint32) << 16).view(np.float32)
+    f = tessel.compile(m.SerializeToString())
+    got = f(bits)
+    np.testing.assert_array_equal(got[0], expect)
+    assert got[1].dtype == np.uint16  # a bf16 output: its bit patterns
+    np.testing.assert_array_equal(got[1], bits)
+    src, lib = tmp_path / "c.onnx", tmp_path / "c.so"
+    src.write_bytes(m.SerializeToString())
+    subprocess.run([os.path.join(BIN, "tessel-compile"), str(src), "-o", str(lib)], check=True)
+    np.save(tmp_path / "x.npy", bits)
+    np.save(tmp_path / "f.npy", expect)
+    np.save(tmp_path / "b.npy", bits)
+    run = [os.path.join(BIN, "tessel-run"), str(lib), f"--input=@{tmp_path / 'x.npy'}",
+           f"--expected_output=@{tmp_path / 'f.npy'}"]
+    ok = subprocess.run(run + [f"--expected_output=@{tmp_path / 'b.npy'}"],
+                        capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    wrong = bits.copy()
+    wrong[1] += 1
+    np.save(tmp_path / "w.npy", wrong)
+    bad = subprocess.run(run + [f"--expected_output=@{tmp_path / 'w.npy'}"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 1 and "1 of 4 elements differ" in bad.stdout + bad.stderr

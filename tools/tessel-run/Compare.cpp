@@ -10,6 +10,7 @@
 #include "tessel/Runtime/TensorText.h"
 
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <limits>
 
@@ -42,7 +43,19 @@ Comparison tessel::run::compareTensors(const rt::Tensor &got,
                                        const rt::Tensor &expected, double atol,
                                        double rtol, const std::string &label) {
   Comparison c;
-  if (got.dtype() != expected.dtype() || got.dims() != expected.dims()) {
+  // A bf16 result against u16 data: bf16 bit patterns (numpy has no bf16).
+  bool bf16Bits =
+      got.dtype() == TESSEL_DTYPE_BF16 && expected.dtype() == TESSEL_DTYPE_U16;
+  auto expectedAt = [&](size_t i) {
+    if (!bf16Bits)
+      return expected.elementAsDouble(i);
+    uint32_t bits = uint32_t(expected.elementAsDouble(i)) << 16;
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    return double(f);
+  };
+  if ((got.dtype() != expected.dtype() && !bf16Bits) ||
+      got.dims() != expected.dims()) {
     c.match = false;
     c.report = label + ": type mismatch: got " + got.typeString() +
                ", expected " + expected.typeString();
@@ -51,7 +64,7 @@ Comparison tessel::run::compareTensors(const rt::Tensor &got,
   size_t bad = 0, worst = 0;
   double worstErr = -1;
   for (size_t i = 0, n = got.numElements(); i < n; ++i) {
-    double g = got.elementAsDouble(i), e = expected.elementAsDouble(i);
+    double g = got.elementAsDouble(i), e = expectedAt(i);
     bool ok;
     double err;
     if (std::isnan(g) || std::isnan(e)) {
@@ -73,7 +86,7 @@ Comparison tessel::run::compareTensors(const rt::Tensor &got,
   }
   if (bad == 0)
     return c;
-  double e = expected.elementAsDouble(worst);
+  double e = expectedAt(worst);
   double rel = e == 0 ? std::numeric_limits<double>::infinity()
                       : worstErr / std::fabs(e);
   c.match = false;
