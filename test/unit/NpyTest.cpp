@@ -55,7 +55,7 @@ TEST(Npy, RoundTripsEveryDType) {
   const tessel_dtype_t dtypes[] = {
       TESSEL_DTYPE_F32, TESSEL_DTYPE_F16, TESSEL_DTYPE_F64, TESSEL_DTYPE_I64,
       TESSEL_DTYPE_I32, TESSEL_DTYPE_I16, TESSEL_DTYPE_I8,  TESSEL_DTYPE_U8,
-      TESSEL_DTYPE_I1};
+      TESSEL_DTYPE_I1,  TESSEL_DTYPE_U16, TESSEL_DTYPE_U32, TESSEL_DTYPE_U64};
   const std::vector<std::vector<int64_t>> shapes = {{}, {5}, {2, 3}, {2, 0, 3},
                                                     {1, 2, 3, 4}};
   for (tessel_dtype_t dtype : dtypes) {

@@ -15,9 +15,10 @@ TEST(DType, NamesSizesAndParsing) {
   const tessel_dtype_t all[] = {
       TESSEL_DTYPE_F32, TESSEL_DTYPE_F16, TESSEL_DTYPE_BF16, TESSEL_DTYPE_F64,
       TESSEL_DTYPE_I64, TESSEL_DTYPE_I32, TESSEL_DTYPE_I16,  TESSEL_DTYPE_I8,
-      TESSEL_DTYPE_U8,  TESSEL_DTYPE_I1};
-  const size_t sizes[] = {4, 2, 2, 8, 8, 4, 2, 1, 1, 1};
-  for (size_t i = 0; i < 10; ++i) {
+      TESSEL_DTYPE_U8,  TESSEL_DTYPE_I1,   TESSEL_DTYPE_U16, TESSEL_DTYPE_U32,
+      TESSEL_DTYPE_U64};
+  const size_t sizes[] = {4, 2, 2, 8, 8, 4, 2, 1, 1, 1, 2, 4, 8};
+  for (size_t i = 0; i < 13; ++i) {
     EXPECT_EQ(tessel_dtype_from_name(tessel_dtype_name(all[i])), all[i]);
     EXPECT_EQ(tessel_dtype_size(all[i]), sizes[i]);
   }

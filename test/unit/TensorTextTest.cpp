@@ -41,6 +41,13 @@ TEST(TensorText, ParsesEveryDTypeAndSpecialFloats) {
   EXPECT_EQ(rt::parseTensorText("i16=-300").data<int16_t>()[0], -300);
   EXPECT_EQ(rt::parseTensorText("i8=-128").data<int8_t>()[0], -128);
   EXPECT_EQ(rt::parseTensorText("u8=255").data<uint8_t>()[0], 255);
+  EXPECT_EQ(rt::parseTensorText("u16=65535").data<uint16_t>()[0], 65535);
+  EXPECT_EQ(rt::parseTensorText("u32=4294967295").data<uint32_t>()[0],
+            4294967295u);
+  Tensor u64 = rt::parseTensorText("2xu64=18446744073709551615 0");
+  EXPECT_EQ(u64.data<uint64_t>()[0], UINT64_MAX);
+  // Printed exactly, not through double.
+  EXPECT_EQ(rt::formatElement(u64, 0), "18446744073709551615");
   Tensor f = rt::parseTensorText("3xf32=nan inf -inf");
   EXPECT_TRUE(std::isnan(f.data<float>()[0]));
   EXPECT_TRUE(std::isinf(f.data<float>()[2]));
@@ -68,6 +75,12 @@ TEST(TensorText, Errors) {
               {"out of range"});
   expectError([] { rt::parseTensorText("i1=2"); }, TESSEL_INVALID_ARGUMENT,
               {"invalid i1 value '2'"});
+  expectError([] { rt::parseTensorText("u16=65536"); },
+              TESSEL_INVALID_ARGUMENT, {"out of range"});
+  expectError([] { rt::parseTensorText("u64=-1"); }, TESSEL_INVALID_ARGUMENT,
+              {"expected a non-negative integer"});
+  expectError([] { rt::parseTensorText("u64=18446744073709551616"); },
+              TESSEL_INVALID_ARGUMENT, {"out of range"});
 }
 
 TEST(TensorText, Formats) {
