@@ -2066,6 +2066,27 @@ struct SpI8Case {
   int threads;
 };
 
+/// A case's random activations and quad-sparse B, packed for the dense
+/// kernel and as quad blocks; `seed` varies the draws.
+struct SpI8Operands {
+  std::vector<uint8_t> a;
+  std::vector<int8_t> packed;
+  QuadBlocks q;
+};
+
+SpI8Operands sparseI8Operands(const SpI8Case &t, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_int_distribution<int> byte(0, 255);
+  SpI8Operands o;
+  o.a.resize(t.batch * t.M * t.K);
+  for (uint8_t &x : o.a)
+    x = uint8_t(byte(gen));
+  std::vector<int8_t> b = quadSparseB(gen, t.K, t.N, t.R, t.density);
+  o.packed = packI8(b, t.K, t.N);
+  o.q = packQuads(b, t.K, t.N, t.R);
+  return o;
+}
+
 void checkSparseMatmulI8(const SpI8Case &t) {
   SCOPED_TRACE(testing::Message()
                << "batch " << t.batch << " M " << t.M << " N " << t.N << " K "
@@ -2074,14 +2095,8 @@ void checkSparseMatmulI8(const SpI8Case &t) {
                << t.f32Out << " residual " << t.residual << " threads "
                << t.threads);
   const float inf = std::numeric_limits<float>::infinity();
-  std::mt19937 gen(unsigned(t.M * 7 + t.N * 13 + t.K + t.R));
-  std::uniform_int_distribution<int> byte(0, 255);
-  std::vector<uint8_t> a(t.batch * t.M * t.K);
-  for (uint8_t &x : a)
-    x = uint8_t(byte(gen));
-  std::vector<int8_t> b = quadSparseB(gen, t.K, t.N, t.R, t.density);
-  std::vector<int8_t> packed = packI8(b, t.K, t.N);
-  QuadBlocks q = packQuads(b, t.K, t.N, t.R);
+  auto [a, packed, q] =
+      sparseI8Operands(t, unsigned(t.M * 7 + t.N * 13 + t.K + t.R));
   std::vector<float> scale(t.N), bias(t.N), res(t.batch * t.M * t.N);
   for (int64_t n = 0; n < t.N; ++n)
     scale[n] = 1e-4f * float(1 + n % 5), bias[n] = float(n % 3) - 1.0f;
@@ -2123,14 +2138,8 @@ void checkSparseMatmulI32(const SpI8Case &t, bool accumulate, int64_t cSn) {
                << " signed " << t.aSigned << " zp " << t.aZp << "/" << t.bZp
                << " accumulate " << accumulate << " c_sn " << cSn
                << " threads " << t.threads);
-  std::mt19937 gen(unsigned(t.M * 5 + t.N * 11 + t.K + t.R));
-  std::uniform_int_distribution<int> byte(0, 255);
-  std::vector<uint8_t> a(t.batch * t.M * t.K);
-  for (uint8_t &x : a)
-    x = uint8_t(byte(gen));
-  std::vector<int8_t> b = quadSparseB(gen, t.K, t.N, t.R, t.density);
-  std::vector<int8_t> packed = packI8(b, t.K, t.N);
-  QuadBlocks q = packQuads(b, t.K, t.N, t.R);
+  auto [a, packed, q] =
+      sparseI8Operands(t, unsigned(t.M * 5 + t.N * 11 + t.K + t.R));
   // Rows of N * cSn + 3 elements: the 3 past the last column never written.
   const int64_t cSm = t.N * cSn + 3;
   std::vector<int32_t> dense(t.batch * t.M * cSm);
