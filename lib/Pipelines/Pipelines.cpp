@@ -259,11 +259,13 @@ void mlir::tessel::buildLinalgToBuffersPipeline(
   // computed in a local buffer is recognized as that alloc and written to
   // the out-param directly instead of being copied there.
   pm.addPass(createCanonicalizerPass());
-  // The runtime allocates outputs: results become trailing out-params.
-  bufferization::BufferResultsToOutParamsPassOptions outParams;
-  outParams.hoistStaticAllocs = true;
-  outParams.modifyPublicFunctions = true;
-  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  // The runtime allocates outputs: results become trailing out-params,
+  // except in an entry whose output sizes follow from the data (ABI v6).
+  TesselResultsToOutParamsOptions outParams;
+  outParams.runTimeResults = getTargetBackend(options.target)
+                                 .capabilities(nullptr)
+                                 .hostReadsResults;
+  pm.addPass(createTesselResultsToOutParams(outParams));
   pm.addPass(createCanonicalizerPass());
   bufferization::BufferDeallocationPipelineOptions dealloc;
   bufferization::buildBufferDeallocationPipeline(pm, dealloc);

@@ -11,6 +11,8 @@
 #include "Internal.h"
 
 #include <cstddef>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 
 using namespace tessel::rt;
@@ -54,8 +56,8 @@ public:
                                         ", expected " + shapeString(expected));
     for (size_t d = 0; d < expected.dims.size(); ++d) {
       const std::string &name = expected.dimNames[d];
-      if (name.empty())
-        continue;
+      if (name.empty() || name == "?")
+        continue; // a run-time size is checked once the call has returned
       auto [it, first] =
           bound_.emplace(name, std::make_pair(got->dims[d],
                                               describe(kind, index, expected)));
@@ -108,6 +110,33 @@ void checkSymbols(const tessel_function &fn, size_t index,
                std::to_string(expected.vocab - 1) + ")");
 }
 
+/// A run-time-shaped output (ABI v6) as the entry fills it.
+struct RunTimeOutput {
+  tessel_run_time_output_t abi{nullptr, nullptr};
+  std::vector<int64_t> sizes;
+
+  RunTimeOutput() = default;
+  RunTimeOutput(const RunTimeOutput &) = delete;
+  RunTimeOutput &operator=(const RunTimeOutput &) = delete;
+  ~RunTimeOutput() { std::free(abi.data); }
+
+  /// The returned buffer as an owning tensor of `dtype`.
+  Tensor adopt(DType dtype) {
+    auto t = std::make_unique<tessel_tensor>();
+    t->dtype = dtype;
+    t->dims = sizes;
+    t->numElements = checkedNumElements(sizes, tessel_dtype_size(dtype));
+    t->byteSize = t->numElements * tessel_dtype_size(dtype);
+    if (!abi.data)
+      fail(TESSEL_OUT_OF_MEMORY, "the entry could not allocate an output of "
+                                 "shape " + shapeString(sizes));
+    t->data = abi.data;
+    t->owned = true;
+    abi.data = nullptr;
+    return Tensor(t.release());
+  }
+};
+
 void invoke(const tessel_function *fn, tessel_tensor_t *const *inputs,
             size_t nIn, tessel_tensor_t **outputs, size_t nOut,
             const tessel_invoke_options_t *options) {
@@ -150,13 +179,22 @@ void invoke(const tessel_function *fn, tessel_tensor_t *const *inputs,
     }
 
   // Allocate the missing outputs; keep ownership here until the call has
-  // succeeded so a failure leaves the caller's slots as they were.
+  // succeeded so a failure leaves the caller's slots as they were. An
+  // output whose size follows from the data (ABI v6) is allocated by the
+  // entry: its slot points at a tessel_run_time_output it fills.
   std::vector<Tensor> allocated(nOut);
+  std::vector<RunTimeOutput> runTime(nOut);
   std::vector<void *> buffers;
   buffers.reserve(nIn + nOut);
   for (size_t i = 0; i < nIn; ++i)
     buffers.push_back(inputs[i]->data);
   for (size_t i = 0; i < nOut; ++i) {
+    if (hasRunTimeDim(info.outputs[i])) {
+      runTime[i].sizes.assign(info.outputs[i].dims.size(), 0);
+      runTime[i].abi.sizes = runTime[i].sizes.data();
+      buffers.push_back(&runTime[i].abi);
+      continue;
+    }
     if (!outputs[i])
       allocated[i] =
           allocateTensor(info.outputs[i].dtype, binding.resolve(info.outputs[i]));
@@ -175,6 +213,11 @@ void invoke(const tessel_function *fn, tessel_tensor_t *const *inputs,
     context.num_threads = options->num_threads;
 
   int32_t rc = fn->entry(buffers.data(), &context);
+  // The entry's run-time-shaped outputs become tensors (owned from here on,
+  // whatever happens next).
+  for (size_t i = 0; i < nOut; ++i)
+    if (hasRunTimeDim(info.outputs[i]))
+      allocated[i] = runTime[i].adopt(info.outputs[i].dtype);
   // A device error (a failed launch, copy or allocation) is reported by the
   // artifact's device runtime, not by the entry's return code.
   char deviceError[1024];
@@ -203,9 +246,24 @@ void invoke(const tessel_function *fn, tessel_tensor_t *const *inputs,
               : rc == TESSEL_ENTRY_DIVISION_BY_ZERO
                   ? " (an integer division or remainder by zero)"
                   : ""));
-  for (size_t i = 0; i < nOut; ++i)
-    if (allocated[i])
-      outputs[i] = allocated[i].release();
+  for (size_t i = 0; i < nOut; ++i) {
+    if (!allocated[i])
+      continue;
+    if (outputs[i]) {
+      // A run-time-shaped output into the caller's own tensor: it must
+      // have the shape the call produced.
+      const tessel_tensor &got = *allocated[i].get();
+      if (outputs[i]->dims != got.dims)
+        fail(TESSEL_INVALID_ARGUMENT,
+             "function '" + info.name + "': " +
+                 describe("output", i, info.outputs[i]) + " has shape " +
+                 shapeString(got.dims) + " this call, but the tensor given "
+                 "for it has shape " + shapeString(outputs[i]->dims));
+      std::memcpy(outputs[i]->data, got.data, got.byteSize);
+      continue;
+    }
+    outputs[i] = allocated[i].release();
+  }
 }
 
 } // namespace

@@ -116,6 +116,9 @@ public:
         v.name = tok[1];
         v.dtype = parseDType(tok[2]);
         parseShape(tok[3], v);
+        if (hasRunTimeDim(v) && (kw == "input" || openIsImport))
+          error(kw + " '" + v.name + "' has a run-time dimension '?' in " +
+                tok[3] + ": only an entry point's outputs have them");
         if (tok.size() == 5)
           v.vocab = parseVocab(tok[4], v);
         (kw == "input" ? open->inputs : open->outputs).push_back(v);
@@ -237,9 +240,17 @@ private:
       return; // scalar
     std::istringstream bs(body);
     for (std::string d; std::getline(bs, d, ',');) {
-      if (d == "?")
-        error("unnamed dynamic dimension '?' in shape '" + s +
-              "': a dynamic dimension has a name");
+      if (d == "?") {
+        // A run-time dimension (version 6): only outputs have them
+        // (checked by the caller, which knows the record).
+        if (m_.version < 6)
+          error("run-time dimension '?' in shape '" + s +
+                "' needs ABI version 6 (the manifest says " +
+                std::to_string(m_.version) + ")");
+        v.dims.push_back(-1);
+        v.dimNames.push_back(d);
+        continue;
+      }
       bool number = !d.empty() && d.size() <= 18 &&
                     d.find_first_not_of("0123456789") == std::string::npos;
       bool name = !d.empty() && !std::isdigit((unsigned char)d[0]) &&
@@ -270,7 +281,7 @@ private:
           f.dimOrder.push_back(n);
     for (const ManifestValue &v : f.outputs)
       for (const std::string &n : v.dimNames)
-        if (!n.empty() && std::find(f.dimOrder.begin(), f.dimOrder.end(),
+        if (!n.empty() && n != "?" && std::find(f.dimOrder.begin(), f.dimOrder.end(),
                                     n) == f.dimOrder.end())
           error("output '" + v.name + "' of '" + f.name +
                 "' has the dimension '" + n +

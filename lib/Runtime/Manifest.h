@@ -17,7 +17,7 @@ namespace tessel::rt::detail {
 struct ManifestValue {
   std::string name;
   tessel_dtype_t dtype = TESSEL_DTYPE_INVALID;
-  /// The static size of each dimension; -1 at a named one.
+  /// The static size of each dimension; -1 at a named or run-time one.
   std::vector<int64_t> dims;
   /// The name of each dimension ("" at a static one). Dimensions of one
   /// name have one run-time size, bound from the inputs (version 3).
@@ -29,6 +29,15 @@ struct ManifestValue {
   /// [0, vocab)); 0 for a plain tensor. Version 2 manifests only.
   int64_t vocab = 0;
 };
+
+/// Whether `v` (an output) has a run-time dimension ("?", version 6): a
+/// size that follows from the data, which the entry returns.
+inline bool hasRunTimeDim(const ManifestValue &v) {
+  for (const std::string &n : v.dimNames)
+    if (n == "?")
+      return true;
+  return false;
+}
 
 /// An entry point (`function` record) or an import (`import` record; no
 /// symbol, no uses: its interface is what a provider must export).

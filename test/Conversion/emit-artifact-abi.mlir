@@ -86,7 +86,7 @@ module attributes {tessel.functions = [{entry = "tessel_entry_main", inputs = []
 // -----
 
 module attributes {tessel.functions = [{entry = "tessel_entry_main", inputs = [], name = "main", outputs = [{dtype = "f32", name = "s", shape = array<i64>}], symbol = "main"}]} {
-  // expected-error @+1 {{lowered function still returns values; results must have become out-params (buffer-results-to-out-params)}}
+  // expected-error @+1 {{lowered function still returns values; results must have become out-params (tessel-results-to-out-params)}}
   llvm.func @main(%a0: !llvm.ptr, %a1: !llvm.ptr, %o: i64) -> i64 {
     llvm.return %o : i64
   }
@@ -235,4 +235,49 @@ module attributes {tessel.functions = [{entry = "tessel_entry_expert", inputs = 
 
 // expected-error @+1 {{malformed 'tessel.functions' record (an entry of 'inputs' has a dynamic dimension without a name, or a name on a static one)}}
 module attributes {tessel.functions = [{entry = "tessel_entry_f", inputs = [{dtype = "f32", name = "x", shape = array<i64: -9223372036854775808>}], name = "f", outputs = [{dtype = "f32", name = "y", shape = array<i64: 4>}], symbol = "f"}]} {
+}
+
+// -----
+
+// An output with a run-time dimension (ABI v6): the lowered function returns
+// its buffers; the entry passes only the inputs, then writes the run-time
+// output's sizes and a fresh aligned_alloc'ed copy into the caller's
+// tessel_run_time_output {data, sizes}, copies the static output into the
+// caller's buffer, and frees each returned buffer with the module's free.
+// CHECK: llvm.func @aligned_alloc(i64, i64) -> !llvm.ptr
+// CHECK: llvm.func @free(!llvm.ptr)
+// CHECK-LABEL: llvm.func @tessel_entry_main(
+// CHECK: %[[RES:.*]] = llvm.call @__tessel_fn_main(%{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}) : (!llvm.ptr, !llvm.ptr, i64, i64, i64) -> !llvm.struct
+// CHECK: %[[D0:.*]] = llvm.extractvalue %[[RES]][0]
+// CHECK: %[[A0:.*]] = llvm.extractvalue %[[D0]][0]
+// CHECK: %[[N:.*]] = llvm.extractvalue %[[D0]][3, 0]
+// CHECK: %[[SLOT:.*]] = llvm.getelementptr %{{.*}}[1] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
+// CHECK: %[[OUT:.*]] = llvm.load %[[SLOT]]
+// CHECK: %[[SIZESAT:.*]] = llvm.getelementptr %[[OUT]][1] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
+// CHECK: %[[SIZES:.*]] = llvm.load %[[SIZESAT]]
+// CHECK: llvm.store %[[N]], %{{.*}} : i64, !llvm.ptr
+// CHECK: %[[COPY:.*]] = llvm.call @aligned_alloc(
+// CHECK: llvm.store %[[COPY]], %[[OUT]] : !llvm.ptr, !llvm.ptr
+// CHECK: "llvm.intr.memcpy"(%[[COPY]],
+// CHECK: llvm.call @free(%[[A0]])
+// CHECK: %[[D1:.*]] = llvm.extractvalue %[[RES]][1]
+// CHECK: "llvm.intr.memcpy"
+// CHECK: llvm.call @free(
+// CHECK: llvm.mlir.global external constant @tessel_artifact_manifest("tessel-artifact 6\0Atarget x86_64-unknown-linux-gnu\0Afunction main tessel_entry_main\0Ainput x f32 [4]\0Aoutput y f32 [?]\0Aoutput z i16 [2]\0Aend\0A\00")
+!desc = !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+module attributes {tessel.functions = [{entry = "tessel_entry_main", inputs = [{dtype = "f32", name = "x", shape = array<i64: 4>}], name = "main", outputs = [{dim_names = ["?"], dtype = "f32", name = "y", shape = array<i64: -9223372036854775808>}, {dtype = "i16", name = "z", shape = array<i64: 2>}], symbol = "__tessel_fn_main"}]} {
+  llvm.func @__tessel_fn_main(%a0: !llvm.ptr, %a1: !llvm.ptr, %o: i64, %s0: i64, %t0: i64) -> !llvm.struct<(!desc, !desc)> {
+    %u = llvm.mlir.undef : !llvm.struct<(!desc, !desc)>
+    llvm.return %u : !llvm.struct<(!desc, !desc)>
+  }
+}
+
+// -----
+
+// A run-time dimension, but the function writes out-params.
+module attributes {tessel.functions = [{entry = "tessel_entry_main", inputs = [], name = "main", outputs = [{dim_names = ["?"], dtype = "f32", name = "y", shape = array<i64: -9223372036854775808>}], symbol = "__tessel_fn_main"}]} {
+  // expected-error @+1 {{lowered function returns nothing, but its outputs' sizes follow from the data (tessel-results-to-out-params keeps them as results)}}
+  llvm.func @__tessel_fn_main(%a0: !llvm.ptr, %a1: !llvm.ptr, %o: i64, %s0: i64, %t0: i64) {
+    llvm.return
+  }
 }

@@ -201,3 +201,31 @@ func.func private @a_b() -> tensor<2xf32> attributes {tessel.import}
 func.func @main(%x: tensor<2xf32> {sym.vocab = 4 : i64}) -> tensor<2xf32> {
   return %x : tensor<2xf32>
 }
+
+// -----
+
+// A run-time dimension ("?", ABI v6) on an entry's output is recorded as is.
+// CHECK: outputs = [{dim_names = ["?", ""], dtype = "f32", name = "output0", shape = array<i64: -9223372036854775808, 4>}]
+func.func @run_time(%x: tensor<8xf32>) -> (tensor<?x4xf32> {tessel.dim_names = ["?", ""]}) {
+  %c = arith.constant 2 : index
+  %e = tensor.empty(%c) : tensor<?x4xf32>
+  return %e : tensor<?x4xf32>
+}
+
+// -----
+
+// An input cannot have a run-time size: inputs bind their names.
+// expected-error @+1 {{entry point input #0 has type 'tensor<?xf32>'; dimension sizes that follow from the data ('?') are only for an entry point's outputs}}
+func.func @run_time_input(%x: tensor<?xf32> {tessel.dim_names = ["?"]}) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  return %e : tensor<4xf32>
+}
+
+// -----
+
+// Nor can an import's output: its caller allocates it before the call.
+// expected-error @+1 {{import output #0 has type 'tensor<?xf32>'; dimension sizes that follow from the data ('?') are only for an entry point's outputs}}
+func.func private @dyn_out(tensor<2xf32>) -> (tensor<?xf32> {tessel.dim_names = ["?"]}) attributes {tessel.import}
+func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  return %x : tensor<2xf32>
+}

@@ -134,3 +134,58 @@ def test_sequence_errors():
            helper.make_node("SequenceLength", ["s"], ["n"])],
           [("a", F, [2]), ("i", I64, [2])], [("n", I64, [])],
           "the tensors of a sequence must share an element type")
+
+
+def test_sequence_error_paths():
+    """The remaining diagnostics, one case each: bad positions, empty
+    sequences read from, bad splits, constructions and concatenations."""
+    def fails(nodes, ins, outs, message):
+        with pytest.raises(tessel.CompileError) as e:
+            compile_model(model(nodes, ins, outs))
+        assert message in str(e.value), str(e.value)
+
+    two = [("a", F, [2]), ("b", F, [2])]
+    construct = helper.make_node("SequenceConstruct", ["a", "b"], ["s"])
+    empty = helper.make_node("SequenceEmpty", [], ["s"], dtype=F)
+    # A position that is not a scalar.
+    fails([construct, helper.make_node("SequenceAt", ["s", "p"], ["y"])],
+          two + [("p", I64, [1])], [("y", F, [2])],
+          "position must be an integer scalar")
+    # Reading, erasing or concatenating an empty sequence.
+    fails([empty, helper.make_node("SequenceAt", ["s", "p"], ["y"])],
+          [("p", I64, [])], [("y", F, [2])], "reads from an empty sequence")
+    fails([empty, helper.make_node("SequenceErase", ["s"], ["t"]),
+           helper.make_node("SequenceLength", ["t"], ["n"])],
+          [], [("n", I64, [])], "erases from an empty sequence")
+    fails([empty, helper.make_node("ConcatFromSequence", ["s"], ["y"], axis=0)],
+          [], [("y", F, [0])], "concatenates an empty sequence")
+    # A construction of nothing; an insert of another element type.
+    fails([helper.make_node("SequenceConstruct", [], ["s"]),
+           helper.make_node("SequenceLength", ["s"], ["n"])],
+          [], [("n", I64, [])], "needs at least one tensor")
+    fails([construct, helper.make_node("SequenceInsert", ["s", "i"], ["t"]),
+           helper.make_node("SequenceLength", ["t"], ["n"])],
+          two + [("i", I64, [2])], [("n", I64, [])],
+          "the tensor's element type is not the sequence's")
+    # Tensors that do not concatenate; new_axis other than 0 or 1.
+    fails([helper.make_node("SequenceConstruct", ["a", "c"], ["s"]),
+           helper.make_node("ConcatFromSequence", ["s"], ["y"], axis=1)],
+          [("a", F, [2, 3]), ("c", F, [3, 3])], [("y", F, [2, 6])],
+          "the sequence's tensors do not concatenate along axis 1")
+    fails([construct, helper.make_node("ConcatFromSequence", ["s"], ["y"],
+                                       axis=0, new_axis=2)],
+          two, [("y", F, [4])], "new_axis")
+
+    # Splits: a non-positive chunk, a negative length, lengths that do not
+    # sum to the axis.
+    def split(values, shape):
+        return [helper.make_node("Constant", [], ["k"],
+                                 value=helper.make_tensor("v", I64, shape, values)),
+                helper.make_node("SplitToSequence", ["x", "k"], ["s"]),
+                helper.make_node("SequenceLength", ["s"], ["n"])]
+    x = [("x", F, [6])]
+    fails(split([0], []), x, [("n", I64, [])], "split 0 must be positive")
+    fails(split([7, -1], [2]), x, [("n", I64, [])],
+          "split lengths must not be negative")
+    fails(split([2, 2], [2]), x, [("n", I64, [])],
+          "split lengths sum to 4, not the axis' 6")

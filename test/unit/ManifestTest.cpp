@@ -83,8 +83,8 @@ TEST(Manifest, RejectsBadHeader) {
               TESSEL_INVALID_ARTIFACT, {"invalid ABI version '0'"});
   expectError([] { parseManifest("tessel-artifact v1\n", "m"); },
               TESSEL_INVALID_ARTIFACT, {"invalid ABI version 'v1'"});
-  expectError([] { parseManifest("tessel-artifact 6\n", "m"); },
-              TESSEL_UNSUPPORTED, {"ABI version 6 is newer"});
+  expectError([] { parseManifest("tessel-artifact 7\n", "m"); },
+              TESSEL_UNSUPPORTED, {"ABI version 7 is newer"});
 }
 
 const std::string kHeader2 =
@@ -199,7 +199,8 @@ TEST(Manifest, RejectsBadDynamicDimensions) {
   };
   const std::vector<BadCase> cases = {
       {"function f s\noutput y f32 [4,?]\nend\n",
-       "line 4: unnamed dynamic dimension '?' in shape '[4,?]'"},
+       "line 4: run-time dimension '?' in shape '[4,?]' needs ABI version 6 "
+       "(the manifest says 3)"},
       {"function f s\ninput x f32 [2T]\nend\n",
        "line 4: invalid dimension '2T' in shape '[2T]'"},
       {"function f s\ninput x f32 [T]\noutput y f32 [N]\nend\n",
@@ -218,6 +219,38 @@ TEST(Manifest, RejectsBadDynamicDimensions) {
 }
 
 } // namespace
+
+TEST(Manifest, ParsesRunTimeDimensions) {
+  Manifest m = parseManifest("tessel-artifact 6\ntarget t\n"
+                             "function f s\ninput x f32 [T,4]\n"
+                             "output y i64 [2,?]\noutput z f32 [T,?]\nend\n",
+                             "m");
+  const ManifestFunction &f = m.functions[0];
+  EXPECT_EQ(f.outputs[0].dims, (std::vector<int64_t>{2, -1}));
+  EXPECT_EQ(f.outputs[0].dimNames, (std::vector<std::string>{"", "?"}));
+  EXPECT_TRUE(hasRunTimeDim(f.outputs[0]));
+  EXPECT_FALSE(hasRunTimeDim(f.inputs[0]));
+  // "?" is not a name the inputs bind.
+  EXPECT_EQ(f.dimOrder, (std::vector<std::string>{"T"}));
+  EXPECT_EQ(shapeString(f.outputs[1]), "[T,?]");
+}
+
+TEST(Manifest, RejectsRunTimeDimensionsOutsideEntryOutputs) {
+  auto parse6 = [](const std::string &body) {
+    return parseManifest("tessel-artifact 6\ntarget t\n" + body, "m");
+  };
+  expectError([&] { parse6("function f s\ninput x f32 [?]\nend\n"); },
+              TESSEL_INVALID_ARTIFACT,
+              {"line 4: input 'x' has a run-time dimension '?' in [?]: only "
+               "an entry point's outputs have them"});
+  expectError(
+      [&] {
+        parse6("import g 0\ninput x f32 [2]\noutput y f32 [?]\nend\n"
+               "function f s\nend\n");
+      },
+      TESSEL_INVALID_ARTIFACT,
+      {"line 5: output 'y' has a run-time dimension '?' in [?]"});
+}
 
 TEST(Manifest, ParsesRequiredCpuFeatures) {
   Manifest m = parseManifest("tessel-artifact 4\ntarget t\n"

@@ -311,8 +311,8 @@ TEST(LoadError, BadMagic) {
 
 TEST(LoadError, NewerVersion) {
   expectError([] { Artifact::load(FAKE_NEWER_VERSION); }, TESSEL_UNSUPPORTED,
-              {FAKE_NEWER_VERSION, "ABI version 6 is newer",
-               "supports (version 5)"});
+              {FAKE_NEWER_VERSION, "ABI version 7 is newer",
+               "supports (version 6)"});
 }
 
 TEST(LoadError, DeviceWithoutItsRuntime) {
@@ -338,8 +338,8 @@ TEST(LoadError, MalformedManifestLine) {
 TEST(LoadError, DynamicDimension) {
   expectError([] { Artifact::load(FAKE_DYNAMIC_DIM); },
               TESSEL_INVALID_ARTIFACT,
-              {FAKE_DYNAMIC_DIM, "unnamed dynamic dimension '?' in shape "
-                                 "'[?,3]': a dynamic dimension has a name"});
+              {FAKE_DYNAMIC_DIM, "run-time dimension '?' in shape '[?,3]' "
+                                 "needs ABI version 6"});
 }
 
 TEST(LoadError, CApiLeavesOutUntouched) {

@@ -10,6 +10,7 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -20,6 +21,12 @@ namespace mlir::tessel {
 /// `tessel.functions` and `tessel.imports` (written by
 /// tessel-record-signature).
 inline constexpr llvm::StringLiteral kRecordDimNamesKey = "dim_names";
+
+/// The name of a run-time dimension (ABI v6): an output size that follows
+/// from the data, not from the inputs' sizes (NonZero's count, Reshape to a
+/// shape that is an input). The entry allocates such an output itself and
+/// returns it with its sizes; the caller cannot size it before the call.
+inline constexpr llvm::StringLiteral kRunTimeDimName = "?";
 
 /// The dimension names of one value of a record: one string per dimension,
 /// "" at a static one; empty when the value has no dynamic dimension (or is
@@ -51,9 +58,14 @@ dimensionOrder(llvm::ArrayRef<llvm::SmallVector<llvm::StringRef>> inputs) {
   llvm::SetVector<llvm::StringRef> order;
   for (const auto &names : inputs)
     for (llvm::StringRef n : names)
-      if (!n.empty())
+      if (!n.empty() && n != kRunTimeDimName)
         order.insert(n);
   return order.takeVector();
+}
+
+/// Whether a record's value (its dim names) has a run-time dimension.
+inline bool hasRunTimeDim(llvm::ArrayRef<llvm::StringRef> names) {
+  return llvm::is_contained(names, kRunTimeDimName);
 }
 
 } // namespace mlir::tessel

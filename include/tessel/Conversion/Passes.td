@@ -174,6 +174,26 @@ def TesselCheckDivisors : Pass<"tessel-check-divisors", "::mlir::ModuleOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def TesselResultsToOutParams
+    : Pass<"tessel-results-to-out-params", "::mlir::ModuleOp"> {
+  let summary = "Make an entry's results out-params, except run-time-shaped ones";
+  let description = [{
+    The runtime allocates an entry's outputs before the call: upstream
+    `buffer-results-to-out-params` (with static allocations hoisted) makes
+    each returned buffer a trailing out-parameter. A function recorded in
+    `tessel.functions` with an output whose size follows from the data
+    (dimension name "?", artifact ABI v6) is left out: it keeps returning
+    its buffers, and its entry (tessel-emit-artifact-abi) copies them to
+    the caller. With `run-time-results=false` (a target whose host cannot
+    read results, the GPU) such a function is an error.
+  }];
+  let options = [
+    Option<"runTimeResults", "run-time-results", "bool", /*default=*/"true",
+           "Allow entries with run-time-shaped outputs (returned buffers)">,
+  ];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def TesselCopyRepeatedResults
     : Pass<"tessel-copy-repeated-results", "::mlir::ModuleOp"> {
   let summary = "Give every result of a public function its own tensor";

@@ -24,6 +24,12 @@ FailureOr<func::FuncOp> getOrDeclareStatusHelper(Operation *anchor,
 Value zeroTensor(OpBuilder &b, Location loc, RankedTensorType type,
                  ValueRange dynamicSizes);
 
+/// Whether `holds(element)` is true for every element of ranked tensor `t`,
+/// as an i1: one linalg.generic reduction into a rank-0 tensor. `holds`
+/// builds its i1 test in the reduction body.
+Value allElements(OpBuilder &b, Location loc, Value t,
+                  function_ref<Value(OpBuilder &, Location, Value)> holds);
+
 /// `values` where `ok` holds; otherwise the entry call fails with `status`
 /// (a TESSEL_ENTRY_* code) and `safe` builds what stands in for them (same
 /// types), so that the code after runs in bounds. Built at `b`'s insertion

@@ -46,6 +46,17 @@ extern "C" {
  * nothing traps. */
 #define TESSEL_ENTRY_DIVISION_BY_ZERO (-5)
 
+/* What an output slot points at when the output has a run-time dimension
+ * (ABI v6: `?` in the manifest, a size that follows from the data, such as
+ * NonZero's count). The caller sets `sizes` to an array of the output's
+ * rank; the entry writes the sizes there and sets `data` to the elements
+ * (dense, row-major), in memory from aligned_alloc(64, ...) that the caller
+ * releases with free(). The entry fills both even when it fails. */
+typedef struct tessel_run_time_output {
+  void *data;
+  int64_t *sizes;
+} tessel_run_time_output_t;
+
 /* What the runtime passes as an entry's `context` argument. struct_size lets
  * later runtimes append fields without breaking version-1 entries. */
 typedef struct tessel_invoke_context {

@@ -22,7 +22,7 @@ extern "C" {
 
 #define TESSEL_RUNTIME_VERSION "0.1.0"
 /* Newest artifact ABI version this runtime can load. */
-#define TESSEL_ABI_VERSION 5
+#define TESSEL_ABI_VERSION 6
 
 /* Version string of the loaded library (may differ from the header's). */
 const char *tessel_runtime_version(void);
@@ -168,7 +168,9 @@ typedef struct tessel_value_info {
   const int64_t *dims; /* `rank` entries; -1 at a named (dynamic) one */
   /* `rank` entries: the name of each dynamic dimension ("T"), NULL at a
    * static one. Dimensions of one name have one size per invocation, bound
-   * from the inputs (ABI version 3). */
+   * from the inputs (ABI version 3). An output's "?" is a run-time
+   * dimension (ABI version 6): its size follows from the data and is known
+   * only from the output the call returns. */
   const char *const *dim_names;
 } tessel_value_info_t;
 

@@ -38,27 +38,14 @@ SmallVector<Value> dynamicSizes(OpBuilder &b, Location loc, Value v) {
 
 /// Whether every element of integer tensor `y` is nonzero, as an i1.
 Value allNonzero(OpBuilder &b, Location loc, Value y) {
-  auto type = cast<RankedTensorType>(y.getType());
-  int64_t rank = type.getRank();
-  Value init = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{},
-                                       b.getI1Type());
-  Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
-  init = linalg::FillOp::create(b, loc, yes, init).getResult(0);
-  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank),
-                                 AffineMap::get(rank, 0, {}, b.getContext())};
-  SmallVector<utils::IteratorType> iterators(rank,
-                                             utils::IteratorType::reduction);
-  auto reduce = linalg::GenericOp::create(
-      b, loc, init.getType(), ValueRange{y}, ValueRange{init}, maps, iterators,
-      [&](OpBuilder &n, Location l, ValueRange args) {
+  return tessel::allElements(
+      b, loc, y, [](OpBuilder &n, Location l, Value element) {
         Value zero = arith::ConstantOp::create(
-            n, l, IntegerAttr::get(args[0].getType(), 0));
-        Value nz = arith::CmpIOp::create(n, l, arith::CmpIPredicate::ne,
-                                         args[0], zero);
-        linalg::YieldOp::create(
-            n, l, ValueRange{arith::AndIOp::create(n, l, nz, args[1])});
+            n, l, IntegerAttr::get(element.getType(), 0));
+        return arith::CmpIOp::create(n, l, arith::CmpIPredicate::ne, element,
+                                     zero)
+            .getResult();
       });
-  return tensor::ExtractOp::create(b, loc, reduce.getResult(0), ValueRange{});
 }
 
 /// y with 1 where it is 0 and, given a same-shaped signed dividend x, where

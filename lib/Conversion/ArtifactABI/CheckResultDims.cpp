@@ -91,7 +91,8 @@ struct TesselCheckResultDimsPass
         SmallVector<Value> boundSizes;
         Value ok;
         for (auto [d, name] : llvm::enumerate(names)) {
-          if (name.empty())
+          // A run-time size is the result's own: nothing to agree with.
+          if (name.empty() || name == tessel::kRunTimeDimName)
             continue;
           auto it = bound.find(name);
           if (it == bound.end() || it->second.first >= fn.getNumArguments())

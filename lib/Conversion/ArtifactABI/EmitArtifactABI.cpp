@@ -168,10 +168,15 @@ void printValues(llvm::raw_ostream &os, const FunctionSig &sig) {
 /// The oldest ABI version that can describe the artifact, so that older
 /// runtimes still load what they can: version 1 has neither imports nor
 /// vocabularies, version 2 has no named (dynamic) dimensions, version 3 no
-/// `requires` record, version 4 no `device` record.
+/// `requires` record, version 4 no `device` record, version 5 no run-time
+/// output dimensions.
 unsigned abiVersion(ArrayRef<FunctionSig> functions,
                     ArrayRef<FunctionSig> imports, bool requiresFeatures,
                     bool onDevice) {
+  for (const FunctionSig &f : functions)
+    for (const TensorSig &t : f.outputs)
+      if (tessel::hasRunTimeDim(t.dimNames))
+        return 6;
   if (onDevice)
     return 5;
   if (requiresFeatures)
@@ -185,6 +190,15 @@ unsigned abiVersion(ArrayRef<FunctionSig> functions,
         version = 2;
     }
   return version;
+}
+
+/// The bytes of one element of an ABI dtype ("f32", "bf16", "i1", "u64"):
+/// its bit width, rounded up to whole bytes.
+int64_t dtypeBytes(StringRef dtype) {
+  unsigned bits = 0;
+  dtype.drop_while([](char c) { return !isdigit(static_cast<unsigned char>(c)); })
+      .getAsInteger(10, bits);
+  return std::max<int64_t>(1, (bits + 7) / 8);
 }
 
 /// The named dimensions of `sig` in the order of the dims array.
@@ -314,15 +328,27 @@ struct TesselEmitArtifactABIPass
       return module.emitError() << "the entry symbol '" << entry
                                 << "' of function '" << name
                                 << "' is already defined";
-    if (!isa<LLVM::LLVMVoidType>(target.getFunctionType().getReturnType()))
+    // An entry with a run-time-shaped output returns all its buffers
+    // (tessel-results-to-out-params); every other one writes out-params.
+    bool returnsBuffers = llvm::any_of(sig.outputs, [](const TensorSig &t) {
+      return tessel::hasRunTimeDim(t.dimNames);
+    });
+    if (isa<LLVM::LLVMVoidType>(target.getFunctionType().getReturnType()) ==
+        returnsBuffers)
       return target.emitError()
-             << "lowered function still returns values; results must have "
-                "become out-params (buffer-results-to-out-params)";
+             << (returnsBuffers
+                     ? "lowered function returns nothing, but its outputs' "
+                       "sizes follow from the data (tessel-results-to-out-"
+                       "params keeps them as results)"
+                     : "lowered function still returns values; results must "
+                       "have become out-params (tessel-results-to-out-"
+                       "params)");
     SmallVector<TensorSig, 4> buffers(sig.inputs.begin(), sig.inputs.end());
     llvm::append_range(buffers, sig.outputs);
     SmallVector<StringRef> dims = dimensionOrder(sig);
     unsigned expectedArgs = 0;
-    for (const TensorSig &t : buffers)
+    for (const TensorSig &t : ArrayRef<TensorSig>(buffers).take_front(
+             returnsBuffers ? sig.inputs.size() : buffers.size()))
       expectedArgs += 3 + 2 * t.shape.size();
     if (target.getNumArguments() != expectedArgs)
       return target.emitError()
@@ -403,6 +429,8 @@ struct TesselEmitArtifactABIPass
     }
     SmallVector<Value> args;
     for (auto [i, t] : llvm::enumerate(buffers)) {
+      if (returnsBuffers && i >= sig.inputs.size())
+        break;
       Value slot = LLVM::GEPOp::create(b, loc, ptrTy, ptrTy,
                                        body->getArgument(0),
                                        ArrayRef<LLVM::GEPArg>{(int32_t)i});
@@ -428,7 +456,11 @@ struct TesselEmitArtifactABIPass
       llvm::append_range(args, sizes);
       llvm::append_range(args, strides);
     }
-    LLVM::CallOp::create(b, loc, target, args);
+    auto call = LLVM::CallOp::create(b, loc, target, args);
+    if (returnsBuffers &&
+        failed(copyOutResults(module, b, loc, sig, body->getArgument(0),
+                              call.getResult())))
+      return failure();
     Value rc;
     if (usesStatus) {
       rc = LLVM::LoadOp::create(b, loc, i32, statusAddr);
@@ -439,6 +471,102 @@ struct TesselEmitArtifactABIPass
     }
     LLVM::ReturnOp::create(b, loc, rc);
     return success();
+  }
+
+  /// Hands the buffers `results` (the lowered function's returned memref
+  /// descriptors, one per output) to the caller: a run-time-shaped output
+  /// gets its sizes and a fresh aligned_alloc'ed copy in the slot's
+  /// tessel_run_time_output; any other is copied into the caller's buffer.
+  /// Each returned buffer is then freed: the deallocation pipeline makes a
+  /// returned buffer the caller's (a fresh allocation or a clone).
+  LogicalResult copyOutResults(ModuleOp module, OpBuilder &b, Location loc,
+                               const FunctionSig &sig, Value buffersArg,
+                               Value results) {
+    MLIRContext *ctx = module.getContext();
+    auto ptrTy = LLVM::LLVMPointerType::get(ctx);
+    auto i64 = b.getI64Type();
+    auto i8 = b.getI8Type();
+    auto voidTy = LLVM::LLVMVoidType::get(ctx);
+    // The deallocation function the lowered module frees buffers with.
+    StringRef freeName = module.lookupSymbol("_mlir_memref_to_llvm_alloc") ||
+                                 module.lookupSymbol(
+                                     "_mlir_memref_to_llvm_aligned_alloc")
+                             ? "_mlir_memref_to_llvm_free"
+                             : "free";
+    LLVM::LLVMFuncOp freeFn = declare(module, b, loc, freeName,
+                                      LLVM::LLVMFunctionType::get(voidTy, {ptrTy}));
+    LLVM::LLVMFuncOp allocFn =
+        declare(module, b, loc, "aligned_alloc",
+                LLVM::LLVMFunctionType::get(ptrTy, {i64, i64}));
+    if (!freeFn || !allocFn)
+      return module.emitError() << "'" << freeName
+                                << "' or 'aligned_alloc' is defined with "
+                                   "another type";
+    auto c64 = [&](int64_t v) {
+      return LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(v));
+    };
+    for (auto [j, t] : llvm::enumerate(sig.outputs)) {
+      Value desc = sig.outputs.size() == 1
+                       ? results
+                       : LLVM::ExtractValueOp::create(b, loc, results,
+                                                      ArrayRef<int64_t>{int64_t(j)})
+                             .getResult();
+      Value allocated = LLVM::ExtractValueOp::create(b, loc, desc, 0);
+      Value aligned = LLVM::ExtractValueOp::create(b, loc, desc, 1);
+      Value offset = LLVM::ExtractValueOp::create(b, loc, desc, 2);
+      int64_t elem = dtypeBytes(t.dtype);
+      Value count = c64(1);
+      SmallVector<Value> sizes;
+      for (int64_t k = 0; k < int64_t(t.shape.size()); ++k) {
+        sizes.push_back(LLVM::ExtractValueOp::create(
+            b, loc, desc, ArrayRef<int64_t>{3, k}));
+        count = LLVM::MulOp::create(b, loc, count, sizes.back());
+      }
+      Value bytes = LLVM::MulOp::create(b, loc, count, c64(elem));
+      Value src = LLVM::GEPOp::create(
+          b, loc, ptrTy, i8, aligned,
+          ValueRange{LLVM::MulOp::create(b, loc, offset, c64(elem))});
+      Value slot = LLVM::GEPOp::create(
+          b, loc, ptrTy, ptrTy, buffersArg,
+          ArrayRef<LLVM::GEPArg>{int32_t(sig.inputs.size() + j)});
+      Value dst = LLVM::LoadOp::create(b, loc, ptrTy, slot);
+      if (tessel::hasRunTimeDim(t.dimNames)) {
+        // dst is the caller's tessel_run_time_output {data, sizes}.
+        Value sizesAt = LLVM::GEPOp::create(b, loc, ptrTy, ptrTy, dst,
+                                            ArrayRef<LLVM::GEPArg>{1});
+        Value sizesArray = LLVM::LoadOp::create(b, loc, ptrTy, sizesAt);
+        for (auto [k, size] : llvm::enumerate(sizes))
+          LLVM::StoreOp::create(
+              b, loc, size,
+              LLVM::GEPOp::create(b, loc, ptrTy, i64, sizesArray,
+                                  ArrayRef<LLVM::GEPArg>{int32_t(k)}));
+        // aligned_alloc wants a multiple of the alignment, and never 0.
+        Value padded = LLVM::AndOp::create(
+            b, loc, LLVM::AddOp::create(b, loc, bytes, c64(64)), c64(~63));
+        Value copy = LLVM::CallOp::create(b, loc, allocFn,
+                                          ValueRange{c64(64), padded})
+                         .getResult();
+        LLVM::StoreOp::create(b, loc, copy, dst);
+        dst = copy;
+      }
+      LLVM::MemcpyOp::create(b, loc, dst, src, bytes, /*isVolatile=*/false);
+      LLVM::CallOp::create(b, loc, freeFn, ValueRange{allocated});
+    }
+    return success();
+  }
+
+  /// The function `name` of `type`, declared on first use; null when the
+  /// module has `name` with another type.
+  static LLVM::LLVMFuncOp declare(ModuleOp module, OpBuilder &b, Location loc,
+                                  StringRef name,
+                                  LLVM::LLVMFunctionType type) {
+    if (auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
+      return fn.getFunctionType() == type ? fn : LLVM::LLVMFuncOp();
+    if (module.lookupSymbol(name))
+      return LLVM::LLVMFuncOp();
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(module.getBody());
+    return LLVM::LLVMFuncOp::create(b, loc, name, type);
   }
 
   /// tessel_kernel_set_context, declared on demand, if the module calls

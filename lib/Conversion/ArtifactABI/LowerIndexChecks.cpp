@@ -30,33 +30,17 @@ namespace {
 /// Whether every element of `indices` lies in [lower, upper), as an i1.
 Value allInRange(OpBuilder &b, Location loc, Value indices, int64_t lower,
                  int64_t upper) {
-  auto type = cast<RankedTensorType>(indices.getType());
-  Type elem = type.getElementType();
-  int64_t rank = type.getRank();
-  // A rank-0 accumulator: every dimension is reduced.
-  Value init = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{},
-                                       b.getI1Type());
-  Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
-  init = linalg::FillOp::create(b, loc, yes, init).getResult(0);
-  SmallVector<AffineMap> maps = {
-      b.getMultiDimIdentityMap(rank),
-      AffineMap::get(rank, 0, {}, b.getContext())};
-  SmallVector<utils::IteratorType> iterators(rank,
-                                             utils::IteratorType::reduction);
-  auto reduce = linalg::GenericOp::create(
-      b, loc, init.getType(), ValueRange{indices}, ValueRange{init}, maps,
-      iterators, [&](OpBuilder &n, Location l, ValueRange args) {
+  Type elem = cast<RankedTensorType>(indices.getType()).getElementType();
+  return tessel::allElements(
+      b, loc, indices, [&](OpBuilder &n, Location l, Value index) {
         Value lo = arith::ConstantOp::create(n, l, IntegerAttr::get(elem, lower));
         Value hi = arith::ConstantOp::create(n, l, IntegerAttr::get(elem, upper));
-        Value above = arith::CmpIOp::create(n, l, arith::CmpIPredicate::sge,
-                                            args[0], lo);
-        Value below = arith::CmpIOp::create(n, l, arith::CmpIPredicate::slt,
-                                            args[0], hi);
-        Value in = arith::AndIOp::create(n, l, above, below);
-        linalg::YieldOp::create(n, l,
-                                ValueRange{arith::AndIOp::create(n, l, in, args[1])});
+        Value above =
+            arith::CmpIOp::create(n, l, arith::CmpIPredicate::sge, index, lo);
+        Value below =
+            arith::CmpIOp::create(n, l, arith::CmpIPredicate::slt, index, hi);
+        return arith::AndIOp::create(n, l, above, below).getResult();
       });
-  return tensor::ExtractOp::create(b, loc, reduce.getResult(0), ValueRange{});
 }
 
 /// `indices` clamped into [lower, upper), elementwise.

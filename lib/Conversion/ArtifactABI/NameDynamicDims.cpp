@@ -6,9 +6,12 @@
 // hand (`tensor<?x16xf32>`) often does not. Inputs get fresh names; an
 // output takes the input dimension it provably equals, else the inputs'
 // only name, else the first input's at the same index
-// (tessel-check-result-dims guards those choices at run time).
+// (tessel-check-result-dims guards those choices at run time), else, when
+// no input has one, the run-time name "?": a size that follows from the
+// data, returned with the output (ABI v6).
 //
 //===----------------------------------------------------------------------===//
+#include "tessel/Conversion/ArtifactSignature.h"
 #include "tessel/Conversion/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -154,16 +157,10 @@ struct TesselNameDynamicDimsPass
         for (const InputDim &in : inputDims)
           if (found.empty() && in.dim == d)
             found = in.name;
+        // No input has a dynamic size it could follow: the size comes from
+        // the data (ABI v6), and the entry returns the output with it.
         if (found.empty())
-          return fn.emitError()
-                 << "output #" << i << " has type " << tensor
-                 << ": the size of its dimension " << d
-                 << " follows from no input dimension the compiler can "
-                    "prove, and the runtime allocates outputs from the "
-                    "inputs' sizes; name it after the input dimension it "
-                    "equals with '"
-                 << tessel::kDimNamesAttrName
-                 << "' (checked at run time) or pin it";
+          found = tessel::kRunTimeDimName.str();
         names[d] = found;
         changed = true;
       }

@@ -251,7 +251,8 @@ struct TesselRecordSignaturePass
         return failure();
       SmallVector<StringRef> names = *tessel::recordDimNames(*r);
       for (StringRef name : names)
-        if (!name.empty() && !inputDims.contains(name)) {
+        if (!name.empty() && name != tessel::kRunTimeDimName &&
+            !inputDims.contains(name)) {
           fn.emitError() << "output #" << i << " has the dynamic dimension '"
                          << name
                          << "', which no input has: the caller could not "
@@ -298,6 +299,17 @@ struct TesselRecordSignaturePass
           llvm::all_of(name, [](char c) {
             return isalnum(static_cast<unsigned char>(c)) || c == '_';
           });
+      // Only an entry's outputs may have run-time sizes: the entry
+      // allocates those, while inputs bind their names and an import's
+      // outputs are allocated by its caller before the call.
+      if (ShapedType::isDynamic(d) && name == tessel::kRunTimeDimName) {
+        if (kind == "output" && what == "entry point")
+          continue;
+        err() << "dimension sizes that follow from the data ('"
+              << tessel::kRunTimeDimName << "') are only for an entry "
+              << "point's outputs";
+        return failure();
+      }
       if (ShapedType::isDynamic(d) ? !identifier : !name.empty()) {
         err() << "'" << tessel::kDimNamesAttrName
               << "' must name each dynamic dimension with an identifier "

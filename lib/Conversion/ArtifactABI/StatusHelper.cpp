@@ -32,6 +32,28 @@ mlir::tessel::getOrDeclareStatusHelper(Operation *anchor, OpBuilder &b,
   return helper;
 }
 
+Value mlir::tessel::allElements(
+    OpBuilder &b, Location loc, Value t,
+    function_ref<Value(OpBuilder &, Location, Value)> holds) {
+  int64_t rank = cast<RankedTensorType>(t.getType()).getRank();
+  Value init = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{},
+                                       b.getI1Type());
+  Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+  init = linalg::FillOp::create(b, loc, yes, init).getResult(0);
+  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank),
+                                 AffineMap::get(rank, 0, {}, b.getContext())};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::reduction);
+  auto reduce = linalg::GenericOp::create(
+      b, loc, init.getType(), ValueRange{t}, ValueRange{init}, maps, iterators,
+      [&](OpBuilder &n, Location l, ValueRange args) {
+        Value ok = holds(n, l, args[0]);
+        linalg::YieldOp::create(
+            n, l, ValueRange{arith::AndIOp::create(n, l, ok, args[1])});
+      });
+  return tensor::ExtractOp::create(b, loc, reduce.getResult(0), ValueRange{});
+}
+
 Value mlir::tessel::zeroTensor(OpBuilder &b, Location loc,
                                RankedTensorType type,
                                ValueRange dynamicSizes) {

@@ -132,12 +132,11 @@ private:
 
   /// pred(p, k) ? a : b, for a run-time position p and a constant k.
   template <typename CmpOp>
-  Value selectIf(Value p, int64_t k, Value a, Value b, bool swap = false) {
+  Value selectIf(Value p, int64_t k, Value a, Value b) {
     OpBuilder &bld = ctx.builder();
     Value kv = splatConstant(ctx, typeOf(p), double(k));
     auto i1 = RankedTensorType::get({}, bld.getI1Type());
-    Value cond = swap ? CmpOp::create(bld, ctx.loc(), i1, kv, p).getResult()
-                      : CmpOp::create(bld, ctx.loc(), i1, p, kv).getResult();
+    Value cond = CmpOp::create(bld, ctx.loc(), i1, p, kv).getResult();
     cond = ctx.tosa().reshape(cond, SmallVector<int64_t>(typeOf(a).getRank(), 1));
     return tosa::SelectOp::create(bld, ctx.loc(), typeOf(a), cond, a, b);
   }
