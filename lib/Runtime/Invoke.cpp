@@ -239,7 +239,10 @@ void invoke(const tessel_function *fn, tessel_tensor_t *const *inputs,
                     "another size than its inputs bind, an import "
                     "called with inconsistent sizes, or operands of an "
                     "elementwise op or a matmul whose sizes do not "
-                    "broadcast)"
+                    "broadcast; or a shape given as data does not fit: "
+                    "a Reshape's shape that does not hold its input's "
+                    "elements, an Expand's shape that does not "
+                    "broadcast, a Range with delta 0)"
               : rc == TESSEL_ENTRY_INDEX_OUT_OF_RANGE
                   ? " (an index input is out of range: a gather or "
                     "scatter index outside the dimension it indexes)"

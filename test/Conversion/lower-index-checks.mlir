@@ -1,4 +1,5 @@
 // RUN: tessel-opt %s -split-input-file -tessel-lower-index-checks | FileCheck %s
+// RUN: tessel-opt %s -split-input-file -tessel-lower-index-checks=report=false | FileCheck %s --check-prefix=CLAMP
 
 // Every index must lie in [-4, 4): one reduction to an i1, then the
 // indices, or (the call failing with status -4) zeros.
@@ -73,4 +74,25 @@ func.func @raw_gather(%v: tensor<1x5x2xf32>, %i: tensor<1x3xi32>) -> (tensor<1x3
   %c = "tosa.const"() <{values = dense<[[0, 4, 2]]> : tensor<1x3xi32>}> : () -> tensor<1x3xi32>
   %1 = tosa.gather %v, %c : (tensor<1x5x2xf32>, tensor<1x3xi32>) -> tensor<1x3x2xf32>
   return %0, %1 : tensor<1x3x2xf32>, tensor<1x3x2xf32>
+}
+
+// -----
+
+// tessel.require: the value where the condition holds, else the fallback
+// and the entry call fails with the op's status.
+// CHECK-LABEL: func.func @require(
+// CHECK: %[[OK:.*]] = tensor.extract %{{.*}}[] : tensor<i1>
+// CHECK: %[[R:.*]] = scf.if %[[OK]] -> (tensor<2xindex>) {
+// CHECK: scf.yield %{{.*}} : tensor<2xindex>
+// CHECK: } else {
+// CHECK: %[[S:.*]] = arith.constant -3 : i32
+// CHECK: call @__tessel_set_status(%[[S]]) : (i32) -> ()
+// CHECK: scf.yield %{{.*}} : tensor<2xindex>
+// CLAMP-LABEL: func.func @require(
+// CLAMP: %[[OK:.*]] = tensor.extract %{{.*}}[] : tensor<i1>
+// CLAMP: arith.select %[[OK]], %{{.*}}, %{{.*}} : tensor<2xindex>
+// CLAMP-NOT: __tessel_set_status
+func.func @require(%ok: tensor<i1>, %v: tensor<2xindex>, %f: tensor<2xindex>) -> tensor<2xindex> {
+  %r = tessel.require %ok, %v else %f {status = -3 : i32} : tensor<i1>, tensor<2xindex>
+  return %r : tensor<2xindex>
 }

@@ -131,7 +131,9 @@ def TesselLowerIndexChecks
     MLIR model may compute them). With `report=false` (a target whose
     host cannot read values computed on the device, the GPU's) each index
     is clamped into the range instead: still in bounds, but the call does
-    not fail.
+    not fail. Each `tessel.require %ok, %v else %fallback {status}` becomes
+    the same `scf.if`: `%v` where `%ok` holds, else `%fallback` and a call
+    of `__tessel_set_status(status)` (with `report=false`, a select).
   }];
   let options = [
     Option<"report", "report", "bool", /*default=*/"true",

@@ -98,6 +98,30 @@ struct TesselLowerIndexChecksPass
       op->setOperand(1, tessel::CheckIndicesOp::create(
                             b, op->getLoc(), indicesType, indices, 0, k));
     });
+    // Run-time requirements: the value, or the fallback and a failed call.
+    SmallVector<tessel::RequireOp> requires;
+    getOperation().walk([&](tessel::RequireOp op) { requires.push_back(op); });
+    for (tessel::RequireOp op : requires) {
+      OpBuilder b(op);
+      Location loc = op.getLoc();
+      Value ok = tensor::ExtractOp::create(b, loc, op.getCondition(),
+                                           ValueRange{});
+      if (!report) {
+        op.replaceAllUsesWith(arith::SelectOp::create(
+            b, loc, ok, op.getValue(), op.getFallback()).getResult());
+        op.erase();
+        continue;
+      }
+      FailureOr<SmallVector<Value>> checked = tessel::valuesOrFail(
+          op, b, loc, ok, op.getStatus(), ValueRange{op.getValue()},
+          [&](OpBuilder &, Location) {
+            return SmallVector<Value>{op.getFallback()};
+          });
+      if (failed(checked))
+        return signalPassFailure();
+      op.replaceAllUsesWith(checked->front());
+      op.erase();
+    }
     SmallVector<tessel::CheckIndicesOp> checks;
     getOperation().walk([&](tessel::CheckIndicesOp op) { checks.push_back(op); });
     for (tessel::CheckIndicesOp op : checks) {

@@ -24,6 +24,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Path.h"
 
@@ -155,6 +156,26 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
       return prefix() << "input " << i << " '" << node.input(i)
                       << "' is a sequence, which " << node.op_type()
                       << " does not take";
+  // A value whose sizes follow from the data (RunTimeShapes.cpp) goes to
+  // the elementwise ops that broadcast it at run time, or is a graph
+  // output; any other op given one says so.
+  static const llvm::StringSet<> takesRunTimeSizes = {
+      "Add", "Sub", "Mul", "Div", "Cos", "Sin", "Cast", "CastLike",
+      "Identity"};
+  for (int i = 0; i < node.input_size(); ++i) {
+    if (takesRunTimeSizes.contains(node.op_type()))
+      break;
+    if (node.input(i).empty() || values.at(node.input(i)).sequence)
+      continue;
+    auto type = dyn_cast_or_null<RankedTensorType>(
+        values.at(node.input(i)).value ? values.at(node.input(i)).value.getType()
+                                       : Type());
+    if (type && !type.hasStaticShape())
+      return prefix() << "input " << i << " '" << node.input(i)
+                      << "' has sizes known only at run time ("
+                      << typeText(type) << "), which " << node.op_type()
+                      << " does not take yet";
+  }
   if (sequenceOp) {
     onnx::NodeProto named = node;
     named.set_name(name);
@@ -199,10 +220,22 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
     RankedTensorType expected =
         inferredType == inferred.end() ? RankedTensorType() : inferredType->second;
     auto got = dyn_cast<RankedTensorType>(produced->second.value.getType());
-    if (got && llvm::any_of(got.getShape(), [](int64_t d) { return d < 0; }))
+    if (got && llvm::any_of(got.getShape(), [](int64_t d) {
+          return d < 0 && !ShapedType::isDynamic(d);
+        }))
       return prefix() << "output " << i << " would have the invalid shape "
                       << typeText(got);
-    if (expected && got && expected.getShape() != got.getShape())
+    // A size known only at run time agrees with whatever shape inference
+    // says there.
+    auto agrees = [](RankedTensorType expected, RankedTensorType got) {
+      if (expected.getRank() != got.getRank())
+        return false;
+      for (auto [e, g] : llvm::zip(expected.getShape(), got.getShape()))
+        if (!ShapedType::isDynamic(g) && e != g)
+          return false;
+      return true;
+    };
+    if (expected && got && !agrees(expected, got))
       return prefix() << "Tessel computes output " << i << " as "
                       << typeText(got) << " but ONNX shape inference says "
                       << typeText(expected);
@@ -418,7 +451,7 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
       const auto &dims = out.type().tensor_type().shape().dim();
       bool mismatch = dims.size() != got.getRank();
       for (int d = 0; !mismatch && d < dims.size(); ++d)
-        mismatch = dims[d].has_dim_value() &&
+        mismatch = dims[d].has_dim_value() && !got.isDynamicDim(d) &&
                    dims[d].dim_value() != got.getDimSize(d);
       if (mismatch) {
         emitError(fileLoc) << "graph output '" << out.name()

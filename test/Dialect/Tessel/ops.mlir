@@ -60,3 +60,12 @@ func.func @reduce_mean(%x: tensor<2x8xf32>) -> tensor<2x1xf32> {
   %0 = tessel.reduce_mean %x {axis = 1 : i64} : (tensor<2x8xf32>) -> tensor<2x1xf32>
   return %0 : tensor<2x1xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @require(
+// CHECK: tessel.require %{{.*}}, %{{.*}} else %{{.*}} {status = -3 : i32} : tensor<i1>, tensor<2xindex>
+func.func @require(%ok: tensor<i1>, %v: tensor<2xindex>, %f: tensor<2xindex>) -> tensor<2xindex> {
+  %0 = tessel.require %ok, %v else %f {status = -3 : i32} : tensor<i1>, tensor<2xindex>
+  return %0 : tensor<2xindex>
+}

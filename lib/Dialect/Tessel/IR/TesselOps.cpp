@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Runtime/tessel_abi.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -65,6 +66,17 @@ LogicalResult CheckIndicesOp::verify() {
                     upper > (int64_t(1) << (bits - 1))))
     return emitOpError() << "bounds [" << lower << ", " << upper
                          << ") do not fit the " << bits << "-bit indices";
+  return success();
+}
+
+LogicalResult RequireOp::verify() {
+  int32_t status = getStatus();
+  if (status != TESSEL_ENTRY_SHAPE_MISMATCH &&
+      status != TESSEL_ENTRY_INDEX_OUT_OF_RANGE &&
+      status != TESSEL_ENTRY_DIVISION_BY_ZERO)
+    return emitOpError() << "status " << status
+                         << " is not a TESSEL_ENTRY_* failure code (-3, -4, "
+                            "-5)";
   return success();
 }
 

@@ -318,10 +318,10 @@ struct TesselDecomposeGraphOpsPass
       return signalPassFailure();
     // Anything left could not be expanded (e.g. dynamic shapes): say which.
     // Kernel ops (destination style, e.g. tessel.attention) stay, and so
-    // do index checks (tessel-lower-index-checks expands them).
+    // do run-time checks (tessel-lower-index-checks expands them).
     WalkResult r = getOperation()->walk([](Operation *op) {
       if (isa_and_nonnull<TesselDialect>(op->getDialect()) &&
-          !isa<DestinationStyleOpInterface, CheckIndicesOp>(op)) {
+          !isa<DestinationStyleOpInterface, CheckIndicesOp, RequireOp>(op)) {
         op->emitError() << "cannot decompose '" << op->getName()
                         << "': dynamic shapes, and convolutions whose "
                            "windows see only padding, are not supported yet";

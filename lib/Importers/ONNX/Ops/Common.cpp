@@ -69,7 +69,24 @@ Value mlir::tessel::onnx_import::expandRank(NodeContext &ctx, Value v,
     return v;
   SmallVector<int64_t> dims(rank - t.getRank(), 1);
   llvm::append_range(dims, t.getShape());
-  return ctx.tosa().reshape(v, dims);
+  if (t.hasStaticShape())
+    return ctx.tosa().reshape(v, dims);
+  // Sizes known only at run time (RunTimeShapes.cpp): the leading 1s join
+  // the first dimension's group.
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t d = 0; d < t.getRank(); ++d)
+    groups.push_back({d + rank - t.getRank()});
+  for (int64_t d = rank - t.getRank() - 1; d >= 0; --d)
+    groups.front().insert(groups.front().begin(), d);
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < rank; ++d)
+    sizes.push_back(ShapedType::isDynamic(dims[d])
+                        ? OpFoldResult(tensor::DimOp::create(
+                              ctx.builder(), ctx.loc(), v,
+                              d - (rank - t.getRank())).getResult())
+                        : OpFoldResult(ctx.builder().getIndexAttr(dims[d])));
+  return tensor::ExpandShapeOp::create(ctx.builder(), ctx.loc(),
+                                       withShape(t, dims), v, groups, sizes);
 }
 
 FailureOr<SmallVector<int64_t>> mlir::tessel::onnx_import::broadcastShape(
@@ -79,6 +96,13 @@ FailureOr<SmallVector<int64_t>> mlir::tessel::onnx_import::broadcastShape(
   for (size_t i = 0; i < rank; ++i) {
     int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
     int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    // A size known only at run time (RunTimeShapes.cpp) takes the other's
+    // unless that is 1; tessel-check-broadcasts checks it at run time.
+    if (ShapedType::isDynamic(da) || ShapedType::isDynamic(db)) {
+      out[i] = da == 1 ? db : db == 1 ? da
+               : ShapedType::isDynamic(da) ? db : da;
+      continue;
+    }
     if (da != db && da != 1 && db != 1) {
       ctx.emitError() << "inputs of shapes [" << a << "] and [" << b
                       << "] cannot be broadcast together";
@@ -195,8 +219,12 @@ Value mlir::tessel::onnx_import::mapScalars(
     NodeContext &ctx, Value x, Type outElem,
     function_ref<Value(OpBuilder &, Location, Value)> fn) {
   auto outTy = withElementType(cast<RankedTensorType>(x.getType()), outElem);
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < outTy.getRank(); ++d)
+    if (outTy.isDynamicDim(d))
+      sizes.push_back(tensor::DimOp::create(ctx.builder(), ctx.loc(), x, d));
   return tensor::GenerateOp::create(
-      ctx.builder(), ctx.loc(), outTy, ValueRange{},
+      ctx.builder(), ctx.loc(), outTy, sizes,
       [&](OpBuilder &b, Location loc, ValueRange ivs) {
         Value e = tensor::ExtractOp::create(b, loc, x, ivs);
         tensor::YieldOp::create(b, loc, fn(b, loc, e));

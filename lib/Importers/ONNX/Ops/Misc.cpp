@@ -139,8 +139,10 @@ Value castTensor(NodeContext &ctx, Value x, Type to) {
     return x;
   if (to.isInteger(1)) {
     auto boolTy = withElementType(inTy, b.getI1Type());
-    Value eq = tosa::EqualOp::create(b, loc, boolTy, x,
-                                     splatConstant(ctx, inTy, 0.0));
+    // A broadcast zero: the sizes may be known only at run time.
+    Value zero = splatConstant(
+        ctx, withShape(inTy, SmallVector<int64_t>(inTy.getRank(), 1)), 0.0);
+    Value eq = tosa::EqualOp::create(b, loc, boolTy, x, zero);
     return tosa::LogicalNotOp::create(b, loc, boolTy, eq);
   }
   bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);

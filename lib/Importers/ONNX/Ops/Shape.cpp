@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Common.h"
+#include "RunTimeShapes.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -215,15 +216,18 @@ LogicalResult convertReshape(NodeContext &ctx) {
     if (failed(s))
       return failure();
     target = *s;
-  } else {
+  }
+  FailureOr<int64_t> allowZero = ctx.intAttr("allowzero", 0);
+  if (failed(allowZero))
+    return failure();
+  if (ctx.opset() >= 5) {
+    if (isRunTimeOperand(ctx, 1))
+      return reshapeAtRunTime(ctx, *allowZero != 0);
     FailureOr<SmallVector<int64_t>> s = ctx.constantInts(1, "shape");
     if (failed(s))
       return failure();
     target = *s;
   }
-  FailureOr<int64_t> allowZero = ctx.intAttr("allowzero", 0);
-  if (failed(allowZero))
-    return failure();
   int64_t known = 1, inferred = -1;
   for (auto [i, d] : llvm::enumerate(target)) {
     if (d == 0 && !*allowZero) {
@@ -289,6 +293,8 @@ LogicalResult convertFlatten(NodeContext &ctx) {
 }
 
 LogicalResult convertSqueeze(NodeContext &ctx) {
+  if (ctx.opset() >= 13 && isRunTimeOperand(ctx, 1))
+    return squeezeAtRunTime(ctx);
   ArrayRef<int64_t> in = ctx.inputType(0).getShape();
   int64_t rank = in.size();
   auto axes = intsAttrOrInput(ctx, "axes", 1, ctx.opset() >= 13);
@@ -318,6 +324,8 @@ LogicalResult convertSqueeze(NodeContext &ctx) {
 }
 
 LogicalResult convertUnsqueeze(NodeContext &ctx) {
+  if (ctx.opset() >= 13 && isRunTimeOperand(ctx, 1))
+    return unsqueezeAtRunTime(ctx);
   ArrayRef<int64_t> in = ctx.inputType(0).getShape();
   auto axes = intsAttrOrInput(ctx, "axes", 1, ctx.opset() >= 13);
   if (failed(axes))
@@ -808,6 +816,8 @@ LogicalResult convertScatterElements(NodeContext &ctx) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult convertExpand(NodeContext &ctx) {
+  if (isRunTimeOperand(ctx, 1))
+    return expandAtRunTime(ctx);
   ArrayRef<int64_t> in = ctx.inputType(0).getShape();
   FailureOr<SmallVector<int64_t>> shape = ctx.constantInts(1, "shape");
   if (failed(shape))
@@ -838,6 +848,8 @@ LogicalResult convertExpand(NodeContext &ctx) {
 LogicalResult convertTile(NodeContext &ctx) {
   if (ctx.opset() < 6)
     return ctx.unsupported("Tile before opset 6 (tiles/axis inputs)");
+  if (isRunTimeOperand(ctx, 1))
+    return tileAtRunTime(ctx);
   ArrayRef<int64_t> in = ctx.inputType(0).getShape();
   FailureOr<SmallVector<int64_t>> repeats = ctx.constantInts(1, "repeats");
   if (failed(repeats))
@@ -995,9 +1007,6 @@ LogicalResult convertSize(NodeContext &ctx) {
 }
 
 LogicalResult convertConstantOfShape(NodeContext &ctx) {
-  FailureOr<SmallVector<int64_t>> shape = ctx.constantInts(0, "input");
-  if (failed(shape) || failed(checkShape(ctx, *shape, "the requested shape")))
-    return failure();
   Attribute value;
   if (ctx.hasAttr("value")) {
     FailureOr<DenseElementsAttr> v = ctx.tensorAttr("value");
@@ -1009,6 +1018,11 @@ LogicalResult convertConstantOfShape(NodeContext &ctx) {
   } else {
     value = ctx.builder().getF32FloatAttr(0.0f);
   }
+  if (isRunTimeOperand(ctx, 0))
+    return constantOfShapeAtRunTime(ctx, cast<TypedAttr>(value));
+  FailureOr<SmallVector<int64_t>> shape = ctx.constantInts(0, "input");
+  if (failed(shape) || failed(checkShape(ctx, *shape, "the requested shape")))
+    return failure();
   Type elem = cast<TypedAttr>(value).getType();
   auto type = RankedTensorType::get(*shape, elem);
   ctx.setConstantOutput(0, DenseElementsAttr::get(type, value));
@@ -1019,12 +1033,8 @@ LogicalResult convertRange(NodeContext &ctx) {
   DenseElementsAttr start = ctx.constantInput(0), limit = ctx.constantInput(1),
                     delta = ctx.constantInput(2);
   // The output size depends on all three.
-  if (!start)
-    return ctx.notConstant(0, "start");
-  if (!limit)
-    return ctx.notConstant(1, "limit");
-  if (!delta)
-    return ctx.notConstant(2, "delta");
+  if (!start || !limit || !delta)
+    return rangeAtRunTime(ctx);
   Type elem = start.getElementType();
   // The element count, max(ceil((limit - start) / delta), 0), is computed
   // in double so huge or wrapping ranges are caught before any allocation.
@@ -1643,7 +1653,7 @@ LogicalResult convertCompress(NodeContext &ctx) {
   // The result's size depends on the condition's values.
   DenseElementsAttr cond = ctx.constantInput(1);
   if (!cond)
-    return ctx.notConstant(1, "condition");
+    return compressAtRunTime(ctx, axis);
   // Without an axis the input is flattened first.
   SmallVector<int64_t> in(t.getShape());
   if (!axis)
@@ -1767,5 +1777,6 @@ void mlir::tessel::onnx_import::registerShapeConverters(ConverterMap &m) {
   m["GatherND"] = convertGatherND;
   m["ScatterND"] = convertScatterND;
   m["Compress"] = convertCompress;
+  m["NonZero"] = convertNonZero;
   m["Upsample"] = convertResize;
 }

@@ -178,6 +178,35 @@ def Tessel_CheckIndicesOp : Tessel_Op<"check_indices",
   let hasVerifier = 1;
 }
 
+def Tessel_RequireOp : Tessel_Op<"require",
+    [AllTypesMatch<["value", "fallback", "result"]>]> {
+  let summary = "A value that needs a run-time condition, else the call fails";
+  let description = [{
+    The result is `value` where the scalar `condition` holds; otherwise the
+    entry call fails with `status` (a `TESSEL_ENTRY_*` code of
+    `tessel_abi.h`: -3 a shape mismatch, -4 an index out of range, -5 a
+    division by zero) and the result is `fallback`, which keeps the code
+    after it in bounds. Importers put it where their format makes data an
+    error that only the run can see: ONNX Reshape's `shape` input holding
+    another element count than its data, Expand's shape that does not
+    broadcast. `tessel-lower-index-checks` expands it before the TOSA
+    lowering (on a target whose host cannot read device values, to a plain
+    select). It has an effect (failing the call), so it is not folded away.
+
+    ```mlir
+    %d = tessel.require %ok, %dims else %safe {status = -3 : i32}
+        : tensor<i1>, tensor<2xindex>
+    ```
+  }];
+  let arguments = (ins 0DTensorOf<[I1]>:$condition, AnyRankedTensor:$value,
+                       AnyRankedTensor:$fallback, I32Attr:$status);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat =
+      "$condition `,` $value `else` $fallback attr-dict `:` type($condition) "
+      "`,` type($result)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Grouped 2-D convolution
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,616 @@
+//===- RunTimeShapes.cpp - ONNX ops whose shape operands are data ---------===//
+//
+// See RunTimeShapes.h. The sizes are computed with index arithmetic on the
+// operand's elements, unrolled over its (static) length; a bad operand
+// makes `ok` false, and the tessel.require on the sizes fails the call and
+// stands in sizes that keep everything after in bounds (an empty result,
+// or for a reshape the input flattened).
+//
+//===----------------------------------------------------------------------===//
+#include "RunTimeShapes.h"
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Runtime/tessel_abi.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::tessel::onnx_import;
+
+namespace {
+
+/// Scalar index (and i1) arithmetic at the node's location.
+class IndexMath {
+public:
+  explicit IndexMath(NodeContext &ctx) : b(ctx.builder()), loc(ctx.loc()) {}
+
+  Value c(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value yes() { return arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return arith::DivSIOp::create(b, loc, x, y); }
+  Value rem(Value x, Value y) { return arith::RemSIOp::create(b, loc, x, y); }
+  Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
+  Value max(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
+  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y);
+  }
+  Value eq(Value x, Value y) { return cmp(arith::CmpIPredicate::eq, x, y); }
+  Value ne(Value x, Value y) { return cmp(arith::CmpIPredicate::ne, x, y); }
+  Value lt(Value x, Value y) { return cmp(arith::CmpIPredicate::slt, x, y); }
+  Value le(Value x, Value y) { return cmp(arith::CmpIPredicate::sle, x, y); }
+  Value both(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
+  Value either(Value x, Value y) { return arith::OrIOp::create(b, loc, x, y); }
+  Value no(Value x) { return arith::XOrIOp::create(b, loc, x, yes()); }
+  Value select(Value c, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, c, x, y);
+  }
+  /// 1 where `x` holds, else 0.
+  Value count(Value x) { return select(x, c(1), c(0)); }
+  /// Element k of the integer tensor `t` (1-D, or rank 0 with k = 0), as
+  /// an index.
+  Value element(Value t, int64_t k) {
+    SmallVector<Value> at;
+    if (cast<RankedTensorType>(t.getType()).getRank() == 1)
+      at.push_back(c(k));
+    Value e = tensor::ExtractOp::create(b, loc, t, at);
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), e);
+  }
+  /// `values[i]` for a run-time `i` in [0, values.size()) (else `dflt`).
+  Value pick(ArrayRef<int64_t> values, Value i, int64_t dflt) {
+    Value v = c(dflt);
+    for (auto [k, x] : llvm::enumerate(values))
+      v = select(eq(i, c(k)), c(x), v);
+    return v;
+  }
+  /// The product of `dims` (each >= 0), saturated at cap + 1 so that it
+  /// never wraps: a count above `cap` compares as too large.
+  Value product(ArrayRef<Value> dims, int64_t cap) {
+    Value p = c(1), top = c(cap + 1);
+    for (Value d : dims)
+      p = min(mul(p, min(d, top)), top);
+    return p;
+  }
+  /// Whether every one of `dims` is >= 0.
+  Value allNonNegative(ArrayRef<Value> dims) {
+    Value ok = yes();
+    for (Value d : dims)
+      ok = both(ok, le(c(0), d));
+    return ok;
+  }
+
+  OpBuilder &b;
+  Location loc;
+};
+
+/// `value` where `ok` holds; else the call fails with a shape mismatch and
+/// the result is `fallback`.
+Value required(IndexMath &m, Value ok, Value value, Value fallback) {
+  Value okTensor = tensor::FromElementsOp::create(
+      m.b, m.loc, RankedTensorType::get({}, m.b.getI1Type()), ValueRange{ok});
+  return tessel::RequireOp::create(
+      m.b, m.loc, value.getType(), okTensor, value, fallback,
+      m.b.getI32IntegerAttr(TESSEL_ENTRY_SHAPE_MISMATCH));
+}
+
+/// `dims` as a tensor of index.
+Value dimsTensor(IndexMath &m, ArrayRef<Value> dims) {
+  return tensor::FromElementsOp::create(
+      m.b, m.loc,
+      RankedTensorType::get({int64_t(dims.size())}, m.b.getIndexType()), dims);
+}
+
+/// The sizes, checked: `dims` where `ok` holds, each is >= 0 and their
+/// element count is at most `cap`; else zeros (an empty result) and a
+/// failed call.
+SmallVector<Value> checkedSizes(IndexMath &m, Value ok, ArrayRef<Value> dims,
+                                int64_t cap = kMaxElements) {
+  ok = m.both(ok, m.allNonNegative(dims));
+  ok = m.both(ok, m.le(m.product(dims, cap), m.c(cap)));
+  SmallVector<Value> zeros(dims.size(), m.c(0));
+  Value checked = required(m, ok, dimsTensor(m, dims), dimsTensor(m, zeros));
+  SmallVector<Value> out;
+  for (int64_t k = 0; k < int64_t(dims.size()); ++k)
+    out.push_back(tensor::ExtractOp::create(m.b, m.loc, checked,
+                                            ValueRange{m.c(k)}));
+  return out;
+}
+
+/// `in` reshaped to `dims` where `ok` holds and they hold its elements;
+/// otherwise the call fails and the result is `in` flattened into the
+/// first dimension.
+LogicalResult setReshapedAtRunTime(NodeContext &ctx, IndexMath &m, Value ok,
+                                   ArrayRef<Value> dims) {
+  auto inType = ctx.inputType(0);
+  int64_t numel = numElements(inType.getShape());
+  if (dims.empty() && numel != 1)
+    return ctx.emitError() << "a scalar result cannot hold the input's "
+                           << numel << " elements";
+  ok = m.both(ok, m.allNonNegative(dims));
+  ok = m.both(ok, m.eq(m.product(dims, numel), m.c(numel)));
+  SmallVector<Value> safe(dims.size(), m.c(1));
+  if (!safe.empty())
+    safe.front() = m.c(numel);
+  Value shape = required(m, ok, dimsTensor(m, dims), dimsTensor(m, safe));
+  auto outType = RankedTensorType::get(
+      SmallVector<int64_t>(dims.size(), ShapedType::kDynamic),
+      inType.getElementType());
+  ctx.setOutput(0, tensor::ReshapeOp::create(m.b, m.loc, outType,
+                                             ctx.input(0), shape));
+  return success();
+}
+
+/// The length of the 1-D operand `i` (`what`), which must be static.
+FailureOr<int64_t> operandLength(NodeContext &ctx, unsigned i, StringRef what) {
+  RankedTensorType t = ctx.inputType(i);
+  if (!t || t.getRank() != 1 || t.isDynamicDim(0) ||
+      !isa<IntegerType>(t.getElementType())) {
+    ctx.emitError() << "input " << i << " ('" << what
+                    << "') must be a 1-D integer tensor of static length";
+    return failure();
+  }
+  return t.getDimSize(0);
+}
+
+/// `axis` (an index) normalized for `rank`, and whether it is in range.
+std::pair<Value, Value> normalizedAxis(IndexMath &m, Value axis, int64_t rank) {
+  Value n = m.select(m.lt(axis, m.c(0)), m.add(axis, m.c(rank)), axis);
+  return {n, m.both(m.le(m.c(0), n), m.lt(n, m.c(rank)))};
+}
+
+/// The axes operand (input 1) normalized for `rank`, and whether they are
+/// all in range and distinct.
+std::pair<SmallVector<Value>, Value> readAxes(IndexMath &m, NodeContext &ctx,
+                                              int64_t count, int64_t rank) {
+  SmallVector<Value> axes;
+  Value ok = m.yes();
+  for (int64_t k = 0; k < count; ++k) {
+    auto [n, inRange] = normalizedAxis(m, m.element(ctx.input(1), k), rank);
+    ok = m.both(ok, inRange);
+    for (Value earlier : axes)
+      ok = m.both(ok, m.ne(earlier, n));
+    axes.push_back(n);
+  }
+  return {axes, ok};
+}
+
+/// Whether `i` (a constant position) is one of `axes`.
+Value isOneOf(IndexMath &m, ArrayRef<Value> axes, int64_t i) {
+  Value found = m.no(m.yes());
+  for (Value a : axes)
+    found = m.either(found, m.eq(a, m.c(i)));
+  return found;
+}
+
+/// The flat (row-major) positions of the nonzero elements of `x` (a NaN
+/// counts as nonzero, as in numpy), as a tensor<?xindex>: one loop counts
+/// them, a second writes them.
+Value nonzeroPositions(IndexMath &m, Value x) {
+  OpBuilder &b = m.b;
+  Location loc = m.loc;
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t n = numElements(type.getShape());
+  if (type.getRank() != 1)
+    x = tensor::CollapseShapeOp::create(
+        b, loc, x,
+        SmallVector<ReassociationIndices>{
+            llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()))});
+  Type elem = type.getElementType();
+  auto isNonzero = [&](OpBuilder &nb, Location l, Value i) -> Value {
+    Value e = tensor::ExtractOp::create(nb, l, x, ValueRange{i});
+    if (isa<FloatType>(elem))
+      return arith::CmpFOp::create(
+          nb, l, arith::CmpFPredicate::UNE, e,
+          arith::ConstantOp::create(nb, l, elem, nb.getFloatAttr(elem, 0)));
+    if (!elem.isSignlessInteger())
+      e = UnrealizedConversionCastOp::create(
+              nb, l, nb.getIntegerType(elem.getIntOrFloatBitWidth()), e)
+              .getResult(0);
+    return arith::CmpIOp::create(
+        nb, l, arith::CmpIPredicate::ne, e,
+        arith::ConstantIntOp::create(nb, l, e.getType(), 0));
+  };
+  Value zero = m.c(0), one = m.c(1), end = m.c(n);
+  auto count = scf::ForOp::create(
+      b, loc, zero, end, one, ValueRange{zero},
+      [&](OpBuilder &nb, Location l, Value i, ValueRange acc) {
+        Value add = arith::SelectOp::create(
+            nb, l, isNonzero(nb, l, i), arith::ConstantIndexOp::create(nb, l, 1),
+            arith::ConstantIndexOp::create(nb, l, 0));
+        scf::YieldOp::create(nb, l,
+                             ValueRange{arith::AddIOp::create(nb, l, acc[0], add)});
+      });
+  Value init = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{ShapedType::kDynamic},
+                                       b.getIndexType(),
+                                       ValueRange{count.getResult(0)});
+  auto fill = scf::ForOp::create(
+      b, loc, zero, end, one, ValueRange{init, zero},
+      [&](OpBuilder &nb, Location l, Value i, ValueRange acc) {
+        auto branch = scf::IfOp::create(
+            nb, l, isNonzero(nb, l, i),
+            [&](OpBuilder &tb, Location tl) {
+              Value t = tensor::InsertOp::create(tb, tl, i, acc[0],
+                                                 ValueRange{acc[1]});
+              Value next = arith::AddIOp::create(
+                  tb, tl, acc[1], arith::ConstantIndexOp::create(tb, tl, 1));
+              scf::YieldOp::create(tb, tl, ValueRange{t, next});
+            },
+            [&](OpBuilder &eb, Location el) {
+              scf::YieldOp::create(eb, el, ValueRange{acc[0], acc[1]});
+            });
+        scf::YieldOp::create(nb, l, branch.getResults());
+      });
+  return fill.getResult(0);
+}
+
+} // namespace
+
+bool mlir::tessel::onnx_import::isRunTimeOperand(NodeContext &ctx,
+                                                 unsigned i) {
+  return ctx.hasInput(i) && ctx.input(i) && !ctx.constantInput(i);
+}
+
+LogicalResult mlir::tessel::onnx_import::reshapeAtRunTime(NodeContext &ctx,
+                                                          bool allowZero) {
+  FailureOr<int64_t> rank = operandLength(ctx, 1, "shape");
+  if (failed(rank))
+    return failure();
+  ArrayRef<int64_t> in = ctx.inputType(0).getShape();
+  int64_t numel = numElements(in);
+  IndexMath m(ctx);
+  SmallVector<Value> dims;
+  Value ok = m.yes(), inferred = m.c(0), anyZero = m.no(m.yes());
+  Value known = m.c(1);
+  for (int64_t j = 0; j < *rank; ++j) {
+    Value d = m.element(ctx.input(1), j);
+    Value zero = m.eq(d, m.c(0));
+    anyZero = m.either(anyZero, zero);
+    if (!allowZero) {
+      // 0 copies the input's dimension, which must exist.
+      if (j < int64_t(in.size()))
+        d = m.select(zero, m.c(in[j]), d);
+      else
+        ok = m.both(ok, m.no(zero));
+    }
+    Value minusOne = m.eq(d, m.c(-1));
+    ok = m.both(ok, m.le(m.c(-1), d));
+    inferred = m.add(inferred, m.count(minusOne));
+    known = m.mul(known, m.min(m.select(minusOne, m.c(1), d), m.c(numel + 1)));
+    known = m.min(known, m.c(numel + 1));
+    dims.push_back(d);
+  }
+  // At most one -1, standing for what the others leave of the elements;
+  // with allowzero, not together with a 0.
+  ok = m.both(ok, m.le(inferred, m.c(1)));
+  if (allowZero)
+    ok = m.both(ok, m.no(m.both(anyZero, m.eq(inferred, m.c(1)))));
+  Value safeKnown = m.max(known, m.c(1));
+  Value rest = m.div(m.c(numel), safeKnown);
+  ok = m.both(ok, m.either(m.eq(inferred, m.c(0)),
+                           m.both(m.ne(known, m.c(0)),
+                                  m.eq(m.rem(m.c(numel), safeKnown), m.c(0)))));
+  for (Value &d : dims)
+    d = m.select(m.eq(d, m.c(-1)), rest, d);
+  return setReshapedAtRunTime(ctx, m, ok, dims);
+}
+
+LogicalResult mlir::tessel::onnx_import::unsqueezeAtRunTime(NodeContext &ctx) {
+  FailureOr<int64_t> count = operandLength(ctx, 1, "axes");
+  if (failed(count))
+    return failure();
+  ArrayRef<int64_t> in = ctx.inputType(0).getShape();
+  int64_t rank = in.size() + *count;
+  IndexMath m(ctx);
+  auto [axes, ok] = readAxes(m, ctx, *count, rank);
+  SmallVector<Value> dims;
+  for (int64_t j = 0; j < rank; ++j) {
+    // Output j is an inserted 1, or the input dimension after the axes
+    // before it.
+    Value before = m.c(0);
+    for (Value a : axes)
+      before = m.add(before, m.count(m.lt(a, m.c(j))));
+    Value source = m.pick(in, m.sub(m.c(j), before), 1);
+    dims.push_back(m.select(isOneOf(m, axes, j), m.c(1), source));
+  }
+  return setReshapedAtRunTime(ctx, m, ok, dims);
+}
+
+LogicalResult mlir::tessel::onnx_import::squeezeAtRunTime(NodeContext &ctx) {
+  FailureOr<int64_t> count = operandLength(ctx, 1, "axes");
+  if (failed(count))
+    return failure();
+  ArrayRef<int64_t> in = ctx.inputType(0).getShape();
+  int64_t inRank = in.size();
+  if (*count > inRank)
+    return ctx.emitError() << "squeezes " << *count
+                           << " axes of an input of rank " << inRank;
+  IndexMath m(ctx);
+  auto [axes, ok] = readAxes(m, ctx, *count, inRank);
+  // Each squeezed dimension must be 1.
+  for (Value a : axes)
+    ok = m.both(ok, m.eq(m.pick(in, a, 1), m.c(1)));
+  SmallVector<Value> keep, position;
+  Value kept = m.c(0);
+  for (int64_t i = 0; i < inRank; ++i) {
+    keep.push_back(m.no(isOneOf(m, axes, i)));
+    position.push_back(kept);
+    kept = m.add(kept, m.count(keep.back()));
+  }
+  SmallVector<Value> dims;
+  for (int64_t j = 0; j < inRank - *count; ++j) {
+    Value d = m.c(0);
+    for (int64_t i = 0; i < inRank; ++i)
+      d = m.select(m.both(keep[i], m.eq(position[i], m.c(j))), m.c(in[i]), d);
+    dims.push_back(d);
+  }
+  return setReshapedAtRunTime(ctx, m, ok, dims);
+}
+
+LogicalResult mlir::tessel::onnx_import::expandAtRunTime(NodeContext &ctx) {
+  FailureOr<int64_t> length = operandLength(ctx, 1, "shape");
+  if (failed(length))
+    return failure();
+  RankedTensorType inType = ctx.inputType(0);
+  ArrayRef<int64_t> in = inType.getShape();
+  int64_t inRank = in.size(), rank = std::max(inRank, *length);
+  IndexMath m(ctx);
+  // Bidirectional broadcast: where the input has 1 the shape decides (a
+  // run-time size); elsewhere the input's size stays, and the shape's
+  // entry must be 1 or equal to it.
+  Value ok = m.yes();
+  SmallVector<int64_t> outShape;
+  SmallVector<Value> dynamic;
+  SmallVector<AffineExpr> inExprs;
+  for (int64_t j = 0; j < rank; ++j) {
+    int64_t k = j - (rank - inRank), s = j - (rank - *length);
+    int64_t a = k >= 0 ? in[k] : 1;
+    Value b = s >= 0 ? m.element(ctx.input(1), s) : m.c(1);
+    if (a == 1) {
+      outShape.push_back(ShapedType::kDynamic);
+      dynamic.push_back(b);
+    } else {
+      ok = m.both(ok, m.either(m.eq(b, m.c(1)), m.eq(b, m.c(a))));
+      outShape.push_back(a);
+    }
+    if (k >= 0)
+      inExprs.push_back(a == 1 ? getAffineConstantExpr(0, m.b.getContext())
+                               : getAffineDimExpr(j, m.b.getContext()));
+  }
+  SmallVector<Value> sizes = checkedSizes(m, ok, dynamic);
+  auto outType = RankedTensorType::get(outShape, inType.getElementType());
+  Value init = tensor::EmptyOp::create(m.b, m.loc, outShape,
+                                       inType.getElementType(), sizes);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(rank, 0, inExprs, m.b.getContext()),
+      m.b.getMultiDimIdentityMap(rank)};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto copy = linalg::GenericOp::create(
+      m.b, m.loc, outType, ValueRange{ctx.input(0)}, ValueRange{init}, maps,
+      iterators, [](OpBuilder &b, Location loc, ValueRange args) {
+        linalg::YieldOp::create(b, loc, args[0]);
+      });
+  ctx.setOutput(0, copy.getResult(0));
+  return success();
+}
+
+LogicalResult mlir::tessel::onnx_import::tileAtRunTime(NodeContext &ctx) {
+  FailureOr<int64_t> length = operandLength(ctx, 1, "repeats");
+  if (failed(length))
+    return failure();
+  RankedTensorType inType = ctx.inputType(0);
+  ArrayRef<int64_t> in = inType.getShape();
+  if (*length != int64_t(in.size()))
+    return ctx.emitError() << "repeats has " << *length
+                           << " entries for an input of rank " << in.size();
+  IndexMath m(ctx);
+  SmallVector<Value> dims;
+  for (auto [k, d] : llvm::enumerate(in))
+    dims.push_back(m.mul(m.c(d), m.element(ctx.input(1), k)));
+  SmallVector<Value> sizes = checkedSizes(m, m.yes(), dims);
+  auto outType = RankedTensorType::get(
+      SmallVector<int64_t>(in.size(), ShapedType::kDynamic),
+      inType.getElementType());
+  Value x = ctx.input(0);
+  auto tiled = tensor::GenerateOp::create(
+      m.b, m.loc, outType, sizes, [&](OpBuilder &b, Location loc, ValueRange iv) {
+        SmallVector<Value> at;
+        for (auto [k, d] : llvm::enumerate(in))
+          at.push_back(arith::RemUIOp::create(
+              b, loc, iv[k],
+              arith::ConstantIndexOp::create(b, loc, std::max<int64_t>(d, 1))));
+        tensor::YieldOp::create(b, loc,
+                                tensor::ExtractOp::create(b, loc, x, at).getResult());
+      });
+  ctx.setOutput(0, tiled);
+  return success();
+}
+
+LogicalResult
+mlir::tessel::onnx_import::constantOfShapeAtRunTime(NodeContext &ctx,
+                                                    TypedAttr value) {
+  FailureOr<int64_t> rank = operandLength(ctx, 0, "input");
+  if (failed(rank))
+    return failure();
+  IndexMath m(ctx);
+  SmallVector<Value> dims;
+  for (int64_t j = 0; j < *rank; ++j)
+    dims.push_back(m.element(ctx.input(0), j));
+  SmallVector<Value> sizes = checkedSizes(m, m.yes(), dims);
+  Value init = tensor::EmptyOp::create(
+      m.b, m.loc, SmallVector<int64_t>(*rank, ShapedType::kDynamic),
+      value.getType(), sizes);
+  Value fill = arith::ConstantOp::create(m.b, m.loc, value);
+  ctx.setOutput(0, linalg::FillOp::create(m.b, m.loc, fill, init).getResult(0));
+  return success();
+}
+
+LogicalResult mlir::tessel::onnx_import::rangeAtRunTime(NodeContext &ctx) {
+  for (unsigned i = 0; i < 3; ++i) {
+    RankedTensorType t = ctx.inputType(i);
+    if (!t || t.getRank() != 0 ||
+        t.getElementType() != ctx.inputType(0).getElementType())
+      return ctx.emitError() << "start, limit and delta must be scalars of "
+                                "one type";
+  }
+  Type elem = ctx.inputType(0).getElementType();
+  IndexMath m(ctx);
+  OpBuilder &b = m.b;
+  Location loc = m.loc;
+  auto f64 = b.getF64Type();
+  // max(ceil((limit - start) / delta), 0), in double as ONNX's reference.
+  auto scalar = [&](unsigned i) -> Value {
+    Value v = tensor::ExtractOp::create(b, loc, ctx.input(i), ValueRange{});
+    if (isa<FloatType>(elem))
+      return elem == f64 ? v : arith::ExtFOp::create(b, loc, f64, v).getResult();
+    return arith::SIToFPOp::create(b, loc, f64, v);
+  };
+  Value start = scalar(0), limit = scalar(1), delta = scalar(2);
+  auto fconst = [&](double v) {
+    return arith::ConstantOp::create(b, loc, f64, b.getF64FloatAttr(v));
+  };
+  Value count = math::CeilOp::create(
+      b, loc, arith::DivFOp::create(b, loc, arith::SubFOp::create(b, loc, limit, start),
+                                    delta));
+  count = arith::MaximumFOp::create(b, loc, count, fconst(0));
+  // Ordered comparisons: a NaN anywhere fails the call.
+  Value ok = m.both(
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, delta, fconst(0)),
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE, count,
+                            fconst(double(kMaxElements))));
+  Value n = arith::FPToSIOp::create(
+      b, loc, b.getI64Type(),
+      arith::SelectOp::create(b, loc, ok, count, fconst(0)));
+  n = arith::IndexCastOp::create(b, loc, b.getIndexType(), n);
+  SmallVector<Value> sizes = checkedSizes(m, ok, {n});
+  Value s = tensor::ExtractOp::create(b, loc, ctx.input(0), ValueRange{});
+  Value d = tensor::ExtractOp::create(b, loc, ctx.input(2), ValueRange{});
+  auto outType = RankedTensorType::get({ShapedType::kDynamic}, elem);
+  auto range = tensor::GenerateOp::create(
+      b, loc, outType, sizes, [&](OpBuilder &nb, Location l, ValueRange iv) {
+        Value v;
+        if (auto ft = dyn_cast<FloatType>(elem)) {
+          // start + i * delta, in double, rounded once.
+          Value i = arith::SIToFPOp::create(
+              nb, l, f64,
+              arith::IndexCastOp::create(nb, l, nb.getI64Type(), iv[0]));
+          Value sd = elem == f64 ? s : arith::ExtFOp::create(nb, l, f64, s).getResult();
+          Value dd = elem == f64 ? d : arith::ExtFOp::create(nb, l, f64, d).getResult();
+          v = arith::AddFOp::create(nb, l, sd, arith::MulFOp::create(nb, l, i, dd));
+          if (elem != f64)
+            v = arith::TruncFOp::create(nb, l, elem, v);
+        } else {
+          Value i = arith::IndexCastOp::create(nb, l, elem, iv[0]);
+          v = arith::AddIOp::create(nb, l, s, arith::MulIOp::create(nb, l, i, d));
+        }
+        tensor::YieldOp::create(nb, l, v);
+      });
+  ctx.setOutput(0, range);
+  return success();
+}
+
+LogicalResult mlir::tessel::onnx_import::convertNonZero(NodeContext &ctx) {
+  RankedTensorType type = ctx.inputType(0);
+  IndexMath m(ctx);
+  OpBuilder &b = m.b;
+  Location loc = m.loc;
+  Value positions = nonzeroPositions(m, ctx.input(0));
+  // Row r of the result: each position's coordinate along dimension r.
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t rank = shape.size();
+  SmallVector<int64_t> strides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  Value count = tensor::DimOp::create(b, loc, positions, 0);
+  auto outType = RankedTensorType::get({rank, ShapedType::kDynamic},
+                                       b.getI64Type());
+  auto out = tensor::GenerateOp::create(
+      b, loc, outType, ValueRange{count},
+      [&](OpBuilder &nb, Location l, ValueRange iv) {
+        Value p = tensor::ExtractOp::create(nb, l, positions, ValueRange{iv[1]});
+        Value coord = arith::ConstantIndexOp::create(nb, l, 0);
+        for (int64_t d = 0; d < rank; ++d) {
+          Value c = arith::RemUIOp::create(
+              nb, l,
+              arith::DivUIOp::create(nb, l, p,
+                                     arith::ConstantIndexOp::create(nb, l, strides[d])),
+              arith::ConstantIndexOp::create(nb, l, std::max<int64_t>(shape[d], 1)));
+          Value isRow = arith::CmpIOp::create(
+              nb, l, arith::CmpIPredicate::eq, iv[0],
+              arith::ConstantIndexOp::create(nb, l, d));
+          coord = arith::SelectOp::create(nb, l, isRow, c, coord);
+        }
+        tensor::YieldOp::create(
+            nb, l,
+            arith::IndexCastOp::create(nb, l, nb.getI64Type(), coord).getResult());
+      });
+  ctx.setOutput(0, out);
+  return success();
+}
+
+LogicalResult
+mlir::tessel::onnx_import::compressAtRunTime(NodeContext &ctx,
+                                             std::optional<int64_t> axis) {
+  RankedTensorType type = ctx.inputType(0), condType = ctx.inputType(1);
+  if (!condType || condType.getRank() != 1 || condType.isDynamicDim(0))
+    return ctx.emitError() << "input 1 ('condition') must be a 1-D tensor of "
+                              "static length";
+  IndexMath m(ctx);
+  OpBuilder &b = m.b;
+  Location loc = m.loc;
+  Value x = ctx.input(0);
+  SmallVector<int64_t> in(type.getShape());
+  if (!axis) {
+    // Without an axis the input is flattened first.
+    in = {numElements(type.getShape())};
+    if (type.getRank() != 1)
+      x = tensor::CollapseShapeOp::create(
+          b, loc, x,
+          SmallVector<ReassociationIndices>{
+              llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()))});
+  }
+  int64_t ax = axis.value_or(0);
+  Value positions = nonzeroPositions(m, ctx.input(1));
+  // A selected index past the end of the axis is an error; the last
+  // position is the largest.
+  Value count = tensor::DimOp::create(b, loc, positions, 0);
+  Value ok = m.yes();
+  if (condType.getDimSize(0) > in[ax]) {
+    auto inRange = scf::IfOp::create(
+        b, loc, m.lt(m.c(0), count),
+        [&](OpBuilder &tb, Location l) {
+          Value lastAt = arith::SubIOp::create(
+              tb, l, count, arith::ConstantIndexOp::create(tb, l, 1));
+          Value last =
+              tensor::ExtractOp::create(tb, l, positions, ValueRange{lastAt});
+          scf::YieldOp::create(
+              tb, l,
+              ValueRange{arith::CmpIOp::create(
+                  tb, l, arith::CmpIPredicate::slt, last,
+                  arith::ConstantIndexOp::create(tb, l, in[ax]))});
+        },
+        [&](OpBuilder &eb, Location l) {
+          scf::YieldOp::create(
+              eb, l,
+              ValueRange{arith::ConstantIntOp::create(eb, l, eb.getI1Type(), 1)});
+        });
+    ok = inRange.getResult(0);
+  }
+  SmallVector<Value> sizes = checkedSizes(m, ok, {count});
+  SmallVector<int64_t> outShape(in);
+  outShape[ax] = ShapedType::kDynamic;
+  auto outType = RankedTensorType::get(outShape, type.getElementType());
+  auto out = tensor::GenerateOp::create(
+      b, loc, outType, sizes, [&](OpBuilder &nb, Location l, ValueRange iv) {
+        SmallVector<Value> at(iv);
+        at[ax] = tensor::ExtractOp::create(nb, l, positions, ValueRange{iv[ax]});
+        tensor::YieldOp::create(
+            nb, l, tensor::ExtractOp::create(nb, l, x, at).getResult());
+      });
+  ctx.setOutput(0, out);
+  return success();
+}

@@ -1,0 +1,41 @@
+//===- RunTimeShapes.h - ONNX ops whose shape operands are data -*- C++ -*-===//
+//
+// Reshape's `shape`, Unsqueeze's `axes`, Expand's `shape`, Tile's
+// `repeats`, ConstantOfShape's input and Range's operands may be graph
+// inputs: the output's sizes then follow from the data. These converters
+// compute them at run time (index arithmetic on the operand's elements),
+// give the output dynamic dimensions, and check the operand where ONNX
+// makes a bad value an error (tessel.require: the call fails with a shape
+// mismatch, the code after stays in bounds). The entry returns such an
+// output with its sizes (artifact ABI v6). Each converter is the run-time
+// half of its op in Shape.cpp, which calls it when the operand is not a
+// constant.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_LIB_IMPORTERS_ONNX_OPS_RUNTIMESHAPES_H
+#define TESSEL_LIB_IMPORTERS_ONNX_OPS_RUNTIMESHAPES_H
+
+#include "Common.h"
+
+namespace mlir::tessel::onnx_import {
+
+/// Whether input `i` is present and not a compile-time constant: its
+/// values (a shape, axes, repeats) are known only at run time.
+bool isRunTimeOperand(NodeContext &ctx, unsigned i);
+
+LogicalResult reshapeAtRunTime(NodeContext &ctx, bool allowZero);
+LogicalResult unsqueezeAtRunTime(NodeContext &ctx);
+LogicalResult squeezeAtRunTime(NodeContext &ctx);
+LogicalResult expandAtRunTime(NodeContext &ctx);
+LogicalResult tileAtRunTime(NodeContext &ctx);
+/// ConstantOfShape of a run-time shape, filled with `value`.
+LogicalResult constantOfShapeAtRunTime(NodeContext &ctx, TypedAttr value);
+LogicalResult rangeAtRunTime(NodeContext &ctx);
+/// NonZero: the indices of the nonzero elements, however many.
+LogicalResult convertNonZero(NodeContext &ctx);
+/// Compress with a run-time condition (`axis` absent: the flattened input).
+LogicalResult compressAtRunTime(NodeContext &ctx, std::optional<int64_t> axis);
+
+} // namespace mlir::tessel::onnx_import
+
+#endif // TESSEL_LIB_IMPORTERS_ONNX_OPS_RUNTIMESHAPES_H

@@ -1,0 +1,149 @@
+"""ONNX ops whose output sizes follow from the data, with no --bind-input
+(lib/Importers/ONNX/Ops/RunTimeShapes.cpp, artifact ABI v6): one artifact
+runs with many shape operands, each result against numpy; a shape operand
+ONNX makes an error fails the call (InvocationError); an op that does not
+take run-time sizes yet is a CompileError naming the node."""
+import numpy as np
+import pytest
+from onnx import TensorProto, helper
+
+import tessel
+
+F, I64, I32, B = TensorProto.FLOAT, TensorProto.INT64, TensorProto.INT32, TensorProto.BOOL
+RNG = np.random.default_rng(7)
+
+
+def compile_graph(nodes, inputs, outputs, opset=17):
+    g = helper.make_graph(nodes, "rts",
+                          [helper.make_tensor_value_info(n, t, s) for n, t, s in inputs],
+                          [helper.make_tensor_value_info(n, t, s) for n, t, s in outputs])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    return tessel.compile(m.SerializeToString())
+
+
+def fails_at_run_time(f, *args):
+    with pytest.raises(tessel.InvocationError, match="returned -3"):
+        f(*args)
+
+
+def test_reshape_with_a_shape_input():
+    f = compile_graph([helper.make_node("Reshape", ["x", "s"], ["y"])],
+                      [("x", F, [2, 3, 4]), ("s", I64, [3])], [("y", F, ["a", "b", "c"])])
+    x = RNG.standard_normal((2, 3, 4)).astype(np.float32)
+    for s in ([4, 2, 3], [0, -1, 2], [-1, 1, 1], [24, 1, 1], [2, 0, 4], [1, 1, -1]):
+        want = x.reshape([d if d else x.shape[i] for i, d in enumerate(s)])
+        np.testing.assert_array_equal(f(x, np.array(s, np.int64)), want)
+    for bad in ([5, 5, 1], [-1, -1, 24], [7, -1, 1], [-2, 3, -4]):
+        fails_at_run_time(f, x, np.array(bad, np.int64))
+
+
+def test_reshape_allowzero_keeps_zeros():
+    f = compile_graph([helper.make_node("Reshape", ["x", "s"], ["y"], allowzero=1)],
+                      [("x", F, [0, 3]), ("s", I64, [2])], [("y", F, ["a", "b"])], opset=14)
+    x = np.zeros((0, 3), np.float32)
+    assert f(x, np.array([3, 0], np.int64)).shape == (3, 0)
+    fails_at_run_time(f, x, np.array([0, -1], np.int64))  # 0 with -1
+
+
+@pytest.mark.parametrize("axes", [[0], [2], [-1, 0], [1, 3]])
+def test_unsqueeze_with_an_axes_input(axes):
+    f = compile_graph([helper.make_node("Unsqueeze", ["x", "a"], ["y"])],
+                      [("x", F, [3, 4]), ("a", I64, [len(axes)])],
+                      [("y", F, ["d%d" % i for i in range(2 + len(axes))])])
+    x = RNG.standard_normal((3, 4)).astype(np.float32)
+    np.testing.assert_array_equal(f(x, np.array(axes, np.int64)), np.expand_dims(x, axes))
+
+
+def test_unsqueeze_and_squeeze_bad_axes_fail_the_call():
+    f = compile_graph([helper.make_node("Unsqueeze", ["x", "a"], ["y"])],
+                      [("x", F, [3, 4]), ("a", I64, [2])], [("y", F, ["a", "b", "c", "d"])])
+    x = np.ones((3, 4), np.float32)
+    fails_at_run_time(f, x, np.array([1, 1], np.int64))   # repeated
+    fails_at_run_time(f, x, np.array([0, 4], np.int64))   # out of range
+    g = compile_graph([helper.make_node("Squeeze", ["x", "a"], ["y"])],
+                      [("x", F, [1, 3, 1, 4]), ("a", I64, [1])], [("y", F, ["a", "b", "c"])])
+    x = RNG.standard_normal((1, 3, 1, 4)).astype(np.float32)
+    for a in (0, 2, -2, -4):
+        np.testing.assert_array_equal(g(x, np.array([a], np.int64)), np.squeeze(x, a))
+    fails_at_run_time(g, x, np.array([1], np.int64))      # size 3, not 1
+
+
+def test_expand_tile_constant_of_shape():
+    f = compile_graph([helper.make_node("Expand", ["x", "s"], ["y"])],
+                      [("x", F, [3, 1]), ("s", I64, [3])], [("y", F, ["a", "b", "c"])])
+    x = np.arange(3, dtype=np.float32).reshape(3, 1)
+    for s in ([2, 1, 6], [1, 3, 1], [2, 3, 0], [1, 1, 5]):
+        np.testing.assert_array_equal(f(x, np.array(s, np.int64)), x * np.ones(s, np.float32))
+    fails_at_run_time(f, x, np.array([1, 2, 2], np.int64))  # 3 against 2
+    t = compile_graph([helper.make_node("Tile", ["x", "r"], ["y"])],
+                      [("x", I32, [2, 3]), ("r", I64, [2])], [("y", I32, ["a", "b"])])
+    xi = np.arange(6, dtype=np.int32).reshape(2, 3)
+    for r in ([1, 2], [3, 1], [0, 2], [2, 2]):
+        np.testing.assert_array_equal(t(xi, np.array(r, np.int64)), np.tile(xi, r))
+    fails_at_run_time(t, xi, np.array([-1, 1], np.int64))
+    c = compile_graph([helper.make_node("ConstantOfShape", ["s"], ["y"],
+                                        value=helper.make_tensor("v", I32, [1], [7]))],
+                      [("s", I64, [2])], [("y", I32, ["a", "b"])])
+    np.testing.assert_array_equal(c(np.array([2, 3], np.int64)), np.full((2, 3), 7, np.int32))
+    assert c(np.array([0, 3], np.int64)).shape == (0, 3)
+    fails_at_run_time(c, np.array([2, -3], np.int64))
+    # 2^40 elements: an error, not an allocation.
+    fails_at_run_time(c, np.array([1 << 20, 1 << 20], np.int64))
+
+
+def test_range_then_elementwise_ops():
+    # A Hann window as the ONNX function spells it: the run-time size flows
+    # through Mul, Cos and Sub, which broadcast it.
+    nodes = [helper.make_node("Range", ["start", "n", "one"], ["i"]),
+             helper.make_node("Mul", ["i", "w"], ["a"]),
+             helper.make_node("Cos", ["a"], ["c"]),
+             helper.make_node("Sub", ["half", "c"], ["y"])]
+    f = compile_graph(nodes, [("start", F, []), ("n", F, []), ("one", F, []), ("w", F, []),
+                              ("half", F, [])], [("y", F, ["n"])])
+    for n in (1.0, 4.0, 10.0):
+        w = np.float32(2 * np.pi / n)
+        got = f(np.float32(0), np.float32(n), np.float32(1), w, np.float32(0.5))
+        want = np.float32(0.5) - np.cos(np.arange(0, n, 1, dtype=np.float32) * w)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    r = compile_graph([helper.make_node("Range", ["a", "b", "c"], ["y"])],
+                      [("a", I32, []), ("b", I32, []), ("c", I32, [])], [("y", I32, ["n"])])
+    for a, b, c in ((10, 3, -3), (0, 5, 1), (5, 0, 1), (-4, 9, 4)):
+        np.testing.assert_array_equal(r(np.int32(a), np.int32(b), np.int32(c)),
+                                      np.arange(a, b, c, dtype=np.int32))
+    fails_at_run_time(r, np.int32(0), np.int32(5), np.int32(0))
+
+
+def test_nonzero_and_compress():
+    f = compile_graph([helper.make_node("NonZero", ["x"], ["y"])], [("x", F, [3, 4])],
+                      [("y", I64, [2, "n"])])
+    for x in (RNG.integers(0, 2, (3, 4)).astype(np.float32), np.zeros((3, 4), np.float32),
+              np.ones((3, 4), np.float32), np.full((3, 4), np.nan, np.float32)):
+        np.testing.assert_array_equal(f(x), np.array(np.nonzero(x)))
+    c = compile_graph([helper.make_node("Compress", ["x", "c"], ["y"], axis=1)],
+                      [("x", F, [2, 3]), ("c", B, [3])], [("y", F, [2, "n"])])
+    x = RNG.standard_normal((2, 3)).astype(np.float32)
+    for cond in ([1, 0, 1], [0, 0, 0], [1, 1, 1], [0, 1, 0]):
+        cond = np.array(cond, bool)
+        np.testing.assert_array_equal(c(x, cond), np.compress(cond, x, axis=1))
+    flat = compile_graph([helper.make_node("Compress", ["x", "c"], ["y"])],
+                         [("x", F, [2, 3]), ("c", B, [8])], [("y", F, ["n"])])
+    cond = np.array([0, 1, 1, 0, 0, 1, 0, 0], bool)
+    np.testing.assert_array_equal(flat(x, cond), np.compress(cond[:6], x))
+    fails_at_run_time(flat, x, np.array([0] * 7 + [1], bool))  # past the end
+
+
+def test_same_artifact_many_sizes_and_threads():
+    f = compile_graph([helper.make_node("NonZero", ["x"], ["y"])], [("x", I32, [64])],
+                      [("y", I64, [1, "n"])])
+    for _ in range(20):
+        x = RNG.integers(0, 3, 64).astype(np.int32)
+        np.testing.assert_array_equal(f(x), np.array(np.nonzero(x)))
+
+
+def test_an_op_that_does_not_take_run_time_sizes_is_a_compile_error():
+    nodes = [helper.make_node("NonZero", ["x"], ["i"]),
+             helper.make_node("Transpose", ["i"], ["y"], name="t0")]
+    with pytest.raises(tessel.CompileError) as e:
+        compile_graph(nodes, [("x", F, [4])], [("y", I64, ["n", 1])])
+    assert ("node 't0' (Transpose, opset 17): input 0 'i' has sizes known only at "
+            "run time") in str(e.value), str(e.value)
