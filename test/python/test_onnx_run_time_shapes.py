@@ -147,3 +147,66 @@ def test_an_op_that_does_not_take_run_time_sizes_is_a_compile_error():
         compile_graph(nodes, [("x", F, [4])], [("y", I64, ["n", 1])])
     assert ("node 't0' (Transpose, opset 17): input 0 'i' has sizes known only at "
             "run time") in str(e.value), str(e.value)
+
+
+@pytest.mark.parametrize("op,ref", [
+    ("HannWindow", lambda n: 0.5 - 0.5 * np.cos(2 * np.pi * np.arange(n) / n)),
+    ("HammingWindow", lambda n: 25 / 46 - 21 / 46 * np.cos(2 * np.pi * np.arange(n) / n)),
+    ("BlackmanWindow", lambda n: 0.42 - 0.5 * np.cos(2 * np.pi * np.arange(n) / n)
+     + 0.08 * np.cos(4 * np.pi * np.arange(n) / n))])
+def test_windows_of_a_run_time_size(op, ref):
+    f = compile_graph([helper.make_node(op, ["n"], ["y"])], [("n", I64, [])], [("y", F, ["n"])])
+    for n in (1, 2, 10, 33):
+        np.testing.assert_allclose(f(np.int64(n)), ref(n), rtol=1e-5, atol=1e-6)
+    fails_at_run_time(f, np.int64(0))
+    s = compile_graph([helper.make_node(op, ["n"], ["y"], periodic=0)], [("n", I64, [])],
+                      [("y", F, ["n"])])
+    # Symmetric: the periodic window one longer, without its last point.
+    np.testing.assert_allclose(s(np.int64(9)), ref(8).tolist() + [ref(8)[0]], rtol=1e-5, atol=1e-6)
+
+
+def test_one_hot_of_a_run_time_depth():
+    f = compile_graph([helper.make_node("OneHot", ["i", "d", "v"], ["y"], axis=1)],
+                      [("i", I64, [2, 3]), ("d", F, []), ("v", F, [2])], [("y", F, [2, "d", 3])])
+    idx = np.array([[0, 2, -1], [5, 1, -4]], np.int64)
+    for depth in (1, 3, 6):
+        want = np.zeros((2, depth, 3), np.float32) - 1
+        for a in range(2):
+            for c in range(3):
+                k = idx[a, c] + depth if idx[a, c] < 0 else idx[a, c]
+                if 0 <= k < depth:
+                    want[a, k, c] = 2
+        got = f(idx, np.float32(depth + 0.7), np.array([-1, 2], np.float32))  # truncated
+        np.testing.assert_array_equal(got, want)
+    fails_at_run_time(f, idx, np.float32(0), np.array([0, 1], np.float32))
+
+
+@pytest.mark.parametrize("starts,ends,axes,steps", [
+    ([1, 0], [3, 10], [0, 1], [1, 1]),
+    ([-1], [-10**18], [1], [-2]),          # backward, clamped
+    ([0, 20], [2, -2], [-1, 0], [2, 1]),    # start past the end: empty
+    ([2, 1], [0, 9], [0, 1], [-1, 3]),
+])
+def test_slice_with_run_time_operands(starts, ends, axes, steps):
+    k = len(starts)
+    f = compile_graph([helper.make_node("Slice", ["x", "s", "e", "a", "t"], ["y"])],
+                      [("x", F, [4, 10]), ("s", I64, [k]), ("e", I64, [k]), ("a", I64, [k]),
+                       ("t", I64, [k])], [("y", F, ["a", "b"])])
+    x = RNG.standard_normal((4, 10)).astype(np.float32)
+    want = x
+    index = [slice(None)] * 2
+    for s, e, a, t in zip(starts, ends, axes, steps):
+        index[a] = slice(s, e, t)
+    want = x[tuple(index)]
+    args = [np.array(v, np.int64) for v in (starts, ends, axes, steps)]
+    np.testing.assert_array_equal(f(x, *args), want)
+
+
+def test_slice_bad_operands_fail_the_call():
+    f = compile_graph([helper.make_node("Slice", ["x", "s", "e", "a", "t"], ["y"])],
+                      [("x", F, [4]), ("s", I64, [1]), ("e", I64, [1]), ("a", I64, [1]),
+                       ("t", I64, [1])], [("y", F, ["a"])])
+    x = np.arange(4, dtype=np.float32)
+    one = np.array([1], np.int64)
+    fails_at_run_time(f, x, one, one, np.array([0], np.int64), np.array([0], np.int64))  # step 0
+    fails_at_run_time(f, x, one, one, np.array([1], np.int64), one)                      # axis 1

@@ -1,7 +1,10 @@
 //===- Misc.cpp - Constant, Identity, Cast, Dropout, windows ---------------===//
 #include "Common.h"
+#include "RunTimeShapes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 
 #include <cmath>
@@ -252,8 +255,9 @@ LogicalResult convertDropout(NodeContext &ctx) {
   return success();
 }
 
-/// Hann, Hamming and Blackman windows (opset 17): a constant of length
-/// `size`, computed here because `size` fixes the output shape anyway.
+/// Hann, Hamming and Blackman windows (opset 17), computed element by
+/// element: of static length when `size` is a constant, else of the length
+/// the input holds at run time (checked: 1 to 2^24).
 enum class Window { Hann, Hamming, Blackman };
 template <Window kind> LogicalResult convertWindow(NodeContext &ctx) {
   FailureOr<int64_t> periodic = ctx.intAttr("periodic", 1);
@@ -266,29 +270,75 @@ template <Window kind> LogicalResult convertWindow(NodeContext &ctx) {
     return ctx.attrError("output_datatype",
                          "= " + std::to_string(*dtype) +
                              " names a data type Tessel does not support");
-  DenseElementsAttr sizeC = ctx.constantInput(0);
-  if (!sizeC)
-    return ctx.notConstant(0, "size");
-  int64_t size = toInts(sizeC).front();
-  if (size < 1 || size > (int64_t(1) << 24))
-    return ctx.emitError() << "window size " << size << " is out of range";
-  // Symmetric windows span size - 1 intervals, periodic ones size.
-  double n1 = *periodic ? size : size - 1;
-  SmallVector<double> values;
-  for (int64_t n = 0; n < size; ++n) {
-    double x = n1 > 0 ? 2.0 * M_PI * n / n1 : 0.0;
-    switch (kind) {
-    case Window::Hann: values.push_back(0.5 - 0.5 * std::cos(x)); break;
-    case Window::Hamming:
-      values.push_back(25.0 / 46.0 - (21.0 / 46.0) * std::cos(x));
-      break;
-    case Window::Blackman:
-      values.push_back(0.42 - 0.5 * std::cos(x) + 0.08 * std::cos(2 * x));
-      break;
-    }
+  RankedTensorType sizeType = ctx.inputType(0);
+  if (!sizeType || sizeType.getRank() != 0 ||
+      !isa<IntegerType>(sizeType.getElementType()))
+    return ctx.emitError() << "input 0 ('size') must be an integer scalar";
+  constexpr int64_t maxSize = int64_t(1) << 24;
+  OpBuilder &b = ctx.builder();
+  Location loc = ctx.loc();
+  int64_t staticSize = ShapedType::kDynamic;
+  Value size;
+  if (DenseElementsAttr sizeC = ctx.constantInput(0)) {
+    staticSize = toInts(sizeC).front();
+    if (staticSize < 1 || staticSize > maxSize)
+      return ctx.emitError() << "window size " << staticSize
+                             << " is out of range";
+    size = arith::ConstantIndexOp::create(b, loc, staticSize);
+  } else {
+    size = checkedRunTimeSize(ctx, 0, 1, maxSize);
   }
-  ctx.setConstantOutput(0, doublesAttr(RankedTensorType::get({size}, elem),
-                                       values));
+  auto f64 = b.getF64Type();
+  auto toF64 = [&](OpBuilder &nb, Location l, Value index) -> Value {
+    return arith::SIToFPOp::create(
+        nb, l, f64, arith::IndexCastOp::create(nb, l, nb.getI64Type(), index));
+  };
+  // Symmetric windows span size - 1 intervals, periodic ones size.
+  Value intervals = toF64(b, loc, size);
+  if (!*periodic)
+    intervals = arith::SubFOp::create(
+        b, loc, intervals,
+        arith::ConstantOp::create(b, loc, f64, b.getF64FloatAttr(1.0)));
+  SmallVector<Value> dynamicSize;
+  if (ShapedType::isDynamic(staticSize))
+    dynamicSize.push_back(size);
+  auto type = RankedTensorType::get({staticSize}, elem);
+  auto window = tensor::GenerateOp::create(
+      b, loc, type, dynamicSize, [&](OpBuilder &nb, Location l, ValueRange iv) {
+        auto c = [&](double v) {
+          return arith::ConstantOp::create(nb, l, f64, nb.getF64FloatAttr(v));
+        };
+        // x = 2 pi n / intervals (0 for a one-point symmetric window).
+        Value x = arith::DivFOp::create(
+            nb, l, arith::MulFOp::create(nb, l, c(2.0 * M_PI), toF64(nb, l, iv[0])),
+            intervals);
+        x = arith::SelectOp::create(
+            nb, l,
+            arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGT, intervals, c(0)),
+            x, c(0));
+        auto cosOf = [&](double k) {
+          return math::CosOp::create(nb, l, arith::MulFOp::create(nb, l, c(k), x));
+        };
+        auto minus = [&](Value a, double k, Value t) {
+          return arith::SubFOp::create(nb, l, a,
+                                       arith::MulFOp::create(nb, l, c(k), t));
+        };
+        Value v;
+        switch (kind) {
+        case Window::Hann: v = minus(c(0.5), 0.5, cosOf(1)); break;
+        case Window::Hamming: v = minus(c(25.0 / 46.0), 21.0 / 46.0, cosOf(1)); break;
+        case Window::Blackman:
+          v = arith::AddFOp::create(nb, l, minus(c(0.42), 0.5, cosOf(1)),
+                                    arith::MulFOp::create(nb, l, c(0.08), cosOf(2)));
+          break;
+        }
+        if (isa<FloatType>(elem))
+          v = elem == f64 ? v : arith::TruncFOp::create(nb, l, elem, v).getResult();
+        else
+          v = arith::FPToSIOp::create(nb, l, elem, v);
+        tensor::YieldOp::create(nb, l, v);
+      });
+  ctx.setOutput(0, window);
   return success();
 }
 

@@ -162,14 +162,15 @@ std::pair<Value, Value> normalizedAxis(IndexMath &m, Value axis, int64_t rank) {
   return {n, m.both(m.le(m.c(0), n), m.lt(n, m.c(rank)))};
 }
 
-/// The axes operand (input 1) normalized for `rank`, and whether they are
-/// all in range and distinct.
+/// The axes operand (input `i`) normalized for `rank`, and whether they
+/// are all in range and distinct.
 std::pair<SmallVector<Value>, Value> readAxes(IndexMath &m, NodeContext &ctx,
-                                              int64_t count, int64_t rank) {
+                                              unsigned i, int64_t count,
+                                              int64_t rank) {
   SmallVector<Value> axes;
   Value ok = m.yes();
   for (int64_t k = 0; k < count; ++k) {
-    auto [n, inRange] = normalizedAxis(m, m.element(ctx.input(1), k), rank);
+    auto [n, inRange] = normalizedAxis(m, m.element(ctx.input(i), k), rank);
     ok = m.both(ok, inRange);
     for (Value earlier : axes)
       ok = m.both(ok, m.ne(earlier, n));
@@ -254,6 +255,16 @@ bool mlir::tessel::onnx_import::isRunTimeOperand(NodeContext &ctx,
   return ctx.hasInput(i) && ctx.input(i) && !ctx.constantInput(i);
 }
 
+Value mlir::tessel::onnx_import::checkedRunTimeSize(NodeContext &ctx,
+                                                   unsigned i, int64_t lo,
+                                                   int64_t hi) {
+  IndexMath m(ctx);
+  Value v = m.element(ctx.input(i), 0);
+  Value ok = m.both(m.le(m.c(lo), v), m.le(v, m.c(hi)));
+  Value checked = required(m, ok, dimsTensor(m, {v}), dimsTensor(m, {m.c(lo)}));
+  return tensor::ExtractOp::create(m.b, m.loc, checked, ValueRange{m.c(0)});
+}
+
 LogicalResult mlir::tessel::onnx_import::reshapeAtRunTime(NodeContext &ctx,
                                                           bool allowZero) {
   FailureOr<int64_t> rank = operandLength(ctx, 1, "shape");
@@ -305,7 +316,7 @@ LogicalResult mlir::tessel::onnx_import::unsqueezeAtRunTime(NodeContext &ctx) {
   ArrayRef<int64_t> in = ctx.inputType(0).getShape();
   int64_t rank = in.size() + *count;
   IndexMath m(ctx);
-  auto [axes, ok] = readAxes(m, ctx, *count, rank);
+  auto [axes, ok] = readAxes(m, ctx, 1, *count, rank);
   SmallVector<Value> dims;
   for (int64_t j = 0; j < rank; ++j) {
     // Output j is an inserted 1, or the input dimension after the axes
@@ -329,7 +340,7 @@ LogicalResult mlir::tessel::onnx_import::squeezeAtRunTime(NodeContext &ctx) {
     return ctx.emitError() << "squeezes " << *count
                            << " axes of an input of rank " << inRank;
   IndexMath m(ctx);
-  auto [axes, ok] = readAxes(m, ctx, *count, inRank);
+  auto [axes, ok] = readAxes(m, ctx, 1, *count, inRank);
   // Each squeezed dimension must be 1.
   for (Value a : axes)
     ok = m.both(ok, m.eq(m.pick(in, a, 1), m.c(1)));
@@ -608,6 +619,136 @@ mlir::tessel::onnx_import::compressAtRunTime(NodeContext &ctx,
       b, loc, outType, sizes, [&](OpBuilder &nb, Location l, ValueRange iv) {
         SmallVector<Value> at(iv);
         at[ax] = tensor::ExtractOp::create(nb, l, positions, ValueRange{iv[ax]});
+        tensor::YieldOp::create(
+            nb, l, tensor::ExtractOp::create(nb, l, x, at).getResult());
+      });
+  ctx.setOutput(0, out);
+  return success();
+}
+
+LogicalResult mlir::tessel::onnx_import::oneHotAtRunTime(NodeContext &ctx,
+                                                         int64_t axis) {
+  RankedTensorType idxType = ctx.inputType(0), depthType = ctx.inputType(1),
+                   valType = ctx.inputType(2);
+  if (!depthType || depthType.getNumElements() != 1)
+    return ctx.emitError() << "input 1 ('depth') must hold one element";
+  IndexMath m(ctx);
+  OpBuilder &b = m.b;
+  Location loc = m.loc;
+  // The depth, converted to an integer as ONNX says (floats truncated).
+  SmallVector<Value> at(depthType.getRank(), m.c(0));
+  Value d = tensor::ExtractOp::create(b, loc, ctx.input(1), at);
+  if (isa<FloatType>(d.getType()))
+    d = arith::FPToSIOp::create(b, loc, b.getI64Type(), d);
+  d = arith::IndexCastOp::create(b, loc, b.getIndexType(), d);
+  Value ok = m.both(m.le(m.c(1), d), m.le(d, m.c(int64_t(1) << 24)));
+  Value depth = checkedSizes(m, ok, {d}).front();
+  SmallVector<int64_t> outShape(idxType.getShape());
+  outShape.insert(outShape.begin() + axis, ShapedType::kDynamic);
+  auto outType = RankedTensorType::get(outShape, valType.getElementType());
+  Value indices = ctx.input(0), values = ctx.input(2);
+  auto out = tensor::GenerateOp::create(
+      b, loc, outType, ValueRange{depth},
+      [&](OpBuilder &nb, Location l, ValueRange iv) {
+        SmallVector<Value> idxAt(iv);
+        Value k = idxAt[axis];
+        idxAt.erase(idxAt.begin() + axis);
+        Value i = tensor::ExtractOp::create(nb, l, indices, idxAt);
+        if (isa<FloatType>(i.getType()))
+          i = arith::FPToSIOp::create(nb, l, nb.getI64Type(), i);
+        i = arith::IndexCastOp::create(nb, l, nb.getIndexType(), i);
+        // Negative indices count from the end; out of range selects none.
+        i = arith::SelectOp::create(
+            nb, l,
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, i,
+                                  arith::ConstantIndexOp::create(nb, l, 0)),
+            arith::AddIOp::create(nb, l, i, depth), i);
+        Value hit = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, i, k);
+        Value on = tensor::ExtractOp::create(
+            nb, l, values, ValueRange{arith::ConstantIndexOp::create(nb, l, 1)});
+        Value off = tensor::ExtractOp::create(
+            nb, l, values, ValueRange{arith::ConstantIndexOp::create(nb, l, 0)});
+        tensor::YieldOp::create(
+            nb, l, arith::SelectOp::create(nb, l, hit, on, off).getResult());
+      });
+  ctx.setOutput(0, out);
+  return success();
+}
+
+LogicalResult mlir::tessel::onnx_import::sliceAtRunTime(NodeContext &ctx) {
+  RankedTensorType type = ctx.inputType(0);
+  ArrayRef<int64_t> in = type.getShape();
+  int64_t rank = in.size();
+  FailureOr<int64_t> count = operandLength(ctx, 1, "starts");
+  if (failed(count))
+    return failure();
+  for (auto [i, what] : llvm::enumerate(
+           ArrayRef<StringRef>{"ends", "axes", "steps"})) {
+    if (i > 0 && !ctx.hasInput(i + 2))
+      continue;
+    FailureOr<int64_t> n = operandLength(ctx, i + 2, what);
+    if (failed(n))
+      return failure();
+    if (*n != *count)
+      return ctx.emitError() << "starts, ends, axes and steps differ in length";
+  }
+  IndexMath m(ctx);
+  OpBuilder &b = m.b;
+  Location loc = m.loc;
+  Value ok = m.yes();
+  SmallVector<Value> axes;
+  if (ctx.hasInput(3)) {
+    std::tie(axes, ok) = readAxes(m, ctx, 3, *count, rank);
+  } else {
+    if (*count > rank)
+      return ctx.emitError() << "slices " << *count
+                             << " axes of an input of rank " << rank;
+    for (int64_t k = 0; k < *count; ++k)
+      axes.push_back(m.c(k));
+  }
+  SmallVector<Value> starts, steps, sizes;
+  for (int64_t d = 0; d < rank; ++d) {
+    Value dim = m.c(in[d]);
+    Value start = m.c(0), end = dim, step = m.c(1);
+    for (int64_t k = 0; k < *count; ++k) {
+      Value here = m.eq(axes[k], m.c(d));
+      start = m.select(here, m.element(ctx.input(1), k), start);
+      end = m.select(here, m.element(ctx.input(2), k), end);
+      if (ctx.hasInput(4))
+        step = m.select(here, m.element(ctx.input(4), k), step);
+    }
+    ok = m.both(ok, m.ne(step, m.c(0)));
+    // ONNX's clamping: negative positions count from the end; forward
+    // slices clamp into [0, dim], backward ones into [0, dim - 1] (start)
+    // and [-1, dim - 1] (end).
+    Value forward = m.lt(m.c(0), step);
+    start = m.select(m.lt(start, m.c(0)), m.add(start, dim), start);
+    end = m.select(m.lt(end, m.c(0)), m.add(end, dim), end);
+    start = m.select(forward, m.min(m.max(start, m.c(0)), dim),
+                     m.min(m.max(start, m.c(0)), m.sub(dim, m.c(1))));
+    end = m.select(forward, m.min(m.max(end, m.c(0)), dim),
+                   m.min(m.max(end, m.c(-1)), m.sub(dim, m.c(1))));
+    // ceil(span / |step|) without overflow, 0 for an empty span.
+    Value span = m.select(forward, m.sub(end, start), m.sub(start, end));
+    Value magnitude = m.select(forward, step, m.sub(m.c(0), step));
+    magnitude = m.max(magnitude, m.c(1));
+    Value size = m.select(m.lt(m.c(0), span),
+                          m.add(m.div(m.sub(span, m.c(1)), magnitude), m.c(1)),
+                          m.c(0));
+    starts.push_back(start);
+    steps.push_back(step);
+    sizes.push_back(size);
+  }
+  SmallVector<Value> checked = checkedSizes(m, ok, sizes);
+  auto outType = RankedTensorType::get(
+      SmallVector<int64_t>(rank, ShapedType::kDynamic), type.getElementType());
+  Value x = ctx.input(0);
+  auto out = tensor::GenerateOp::create(
+      b, loc, outType, checked, [&](OpBuilder &nb, Location l, ValueRange iv) {
+        SmallVector<Value> at;
+        for (int64_t d = 0; d < rank; ++d)
+          at.push_back(arith::AddIOp::create(
+              nb, l, starts[d], arith::MulIOp::create(nb, l, iv[d], steps[d])));
         tensor::YieldOp::create(
             nb, l, tensor::ExtractOp::create(nb, l, x, at).getResult());
       });

@@ -23,6 +23,10 @@ namespace mlir::tessel::onnx_import {
 /// values (a shape, axes, repeats) are known only at run time.
 bool isRunTimeOperand(NodeContext &ctx, unsigned i);
 
+/// The scalar integer input `i` as an index in [lo, hi], read at run time:
+/// a value outside fails the call (shape mismatch) and stands in as `lo`.
+Value checkedRunTimeSize(NodeContext &ctx, unsigned i, int64_t lo, int64_t hi);
+
 LogicalResult reshapeAtRunTime(NodeContext &ctx, bool allowZero);
 LogicalResult unsqueezeAtRunTime(NodeContext &ctx);
 LogicalResult squeezeAtRunTime(NodeContext &ctx);
@@ -31,6 +35,10 @@ LogicalResult tileAtRunTime(NodeContext &ctx);
 /// ConstantOfShape of a run-time shape, filled with `value`.
 LogicalResult constantOfShapeAtRunTime(NodeContext &ctx, TypedAttr value);
 LogicalResult rangeAtRunTime(NodeContext &ctx);
+/// Slice (opset 10+) with starts, ends, axes or steps read at run time.
+LogicalResult sliceAtRunTime(NodeContext &ctx);
+/// OneHot with a run-time depth; `axis` already normalized.
+LogicalResult oneHotAtRunTime(NodeContext &ctx, int64_t axis);
 /// NonZero: the indices of the nonzero elements, however many.
 LogicalResult convertNonZero(NodeContext &ctx);
 /// Compress with a run-time condition (`axis` absent: the flattened input).

@@ -544,6 +544,10 @@ LogicalResult convertSlice(NodeContext &ctx) {
       return failure();
     starts = *s, ends = *e, axes = *a;
   } else {
+    if (llvm::any_of(llvm::seq<unsigned>(1, 5), [&](unsigned i) {
+          return isRunTimeOperand(ctx, i);
+        }))
+      return sliceAtRunTime(ctx);
     FailureOr<SmallVector<int64_t>> s = ctx.constantInts(1, "starts");
     if (failed(s))
       return failure();
@@ -1075,7 +1079,7 @@ LogicalResult convertOneHot(NodeContext &ctx) {
     return failure();
   DenseElementsAttr depthC = ctx.constantInput(1);
   if (!depthC)
-    return ctx.notConstant(1, "depth");
+    return oneHotAtRunTime(ctx, *axis);
   double depthValue = toDoubles(depthC).front();
   if (!(depthValue >= 1 && depthValue <= double(1 << 24)))
     return ctx.emitError() << "depth = " << depthValue
