@@ -210,3 +210,19 @@ def test_slice_bad_operands_fail_the_call():
     one = np.array([1], np.int64)
     fails_at_run_time(f, x, one, one, np.array([0], np.int64), np.array([0], np.int64))  # step 0
     fails_at_run_time(f, x, one, one, np.array([1], np.int64), one)                      # axis 1
+
+
+@pytest.mark.parametrize("elem,dtype", [(F, np.float32), (I32, np.int32)])
+@pytest.mark.parametrize("keepdims", [0, 1])
+def test_reduce_sum_over_run_time_axes(elem, dtype, keepdims):
+    # (ONNX 1.12 knows opset 17, where only ReduceSum takes its axes as an
+    # input; the other reductions share the same code.)
+    f = compile_graph([helper.make_node("ReduceSum", ["x", "a"], ["y"], keepdims=keepdims)],
+                      [("x", elem, [2, 3, 4]), ("a", I64, [2])],
+                      [("y", elem, ["a", "b", "c"] if keepdims else ["a"])])
+    x = (RNG.standard_normal((2, 3, 4)) * 10).astype(dtype)
+    for axes in ([0, 1], [2, 0], [-1, 1], [0, 2]):
+        want = np.sum(x, axis=tuple(a % 3 for a in axes), keepdims=bool(keepdims))
+        np.testing.assert_allclose(f(x, np.array(axes, np.int64)), want, rtol=1e-5, atol=1e-5)
+    fails_at_run_time(f, x, np.array([0, 0], np.int64))   # repeated
+    fails_at_run_time(f, x, np.array([0, 3], np.int64))   # out of range

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Common.h"
+#include "RunTimeShapes.h"
 
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 
@@ -126,13 +127,11 @@ FailureOr<SmallVector<int64_t>> reductionAxes(NodeContext &ctx,
   return out;
 }
 
-template <Reduce kind> LogicalResult convertReduce(NodeContext &ctx) {
-  // ReduceSum took axes as an input from opset 13, the others from 18.
-  bool axesFromInput = ctx.opset() >= (kind == Reduce::Sum ? 13 : 18);
-  FailureOr<SmallVector<int64_t>> axes = reductionAxes(ctx, axesFromInput);
-  FailureOr<int64_t> keepDims = ctx.intAttr("keepdims", 1);
-  if (failed(axes) || failed(keepDims))
-    return failure();
+/// The reduction of input 0 over `axes`, with the reduced dimensions kept
+/// (as 1s).
+template <Reduce kind>
+FailureOr<Value> reduceKeepingDims(NodeContext &ctx, ArrayRef<int64_t> axesList) {
+  std::optional<SmallVector<int64_t>> axes(llvm::to_vector(axesList));
   OpBuilder &b = ctx.builder();
   Location loc = ctx.loc();
   tessel::TosaBuilder &tb = ctx.tosa();
@@ -217,9 +216,35 @@ template <Reduce kind> LogicalResult convertReduce(NodeContext &ctx) {
   }
   if (accumulates)
     x = tb.narrow(x, elemTy);
+  return x;
+}
+
+template <Reduce kind> LogicalResult convertReduce(NodeContext &ctx) {
+  // ReduceSum took axes as an input from opset 13, the others from 18.
+  bool axesFromInput = ctx.opset() >= (kind == Reduce::Sum ? 13 : 18);
+  FailureOr<int64_t> keepDims = ctx.intAttr("keepdims", 1);
+  if (failed(keepDims))
+    return failure();
+  if (axesFromInput && isRunTimeOperand(ctx, 1) &&
+      ctx.inputType(1).getNumElements() != 0) {
+    // noop_with_empty_axes only matters for an empty axes list, which a
+    // non-empty operand never is.
+    if (failed(ctx.intAttr("noop_with_empty_axes", 0)))
+      return failure();
+    return reduceOverRunTimeAxes(ctx, *keepDims != 0,
+                                 [&](ArrayRef<int64_t> axes) {
+                                   return reduceKeepingDims<kind>(ctx, axes);
+                                 });
+  }
+  FailureOr<SmallVector<int64_t>> axes = reductionAxes(ctx, axesFromInput);
+  if (failed(axes))
+    return failure();
+  FailureOr<Value> x = reduceKeepingDims<kind>(ctx, *axes);
+  if (failed(x))
+    return failure();
   if (!*keepDims && !axes->empty())
-    x = dropAxes(ctx, x, *axes);
-  ctx.setOutput(0, x);
+    *x = dropAxes(ctx, *x, *axes);
+  ctx.setOutput(0, *x);
   return success();
 }
 

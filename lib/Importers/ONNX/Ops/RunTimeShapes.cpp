@@ -124,8 +124,19 @@ SmallVector<Value> checkedSizes(IndexMath &m, Value ok, ArrayRef<Value> dims,
 /// otherwise the call fails and the result is `in` flattened into the
 /// first dimension.
 LogicalResult setReshapedAtRunTime(NodeContext &ctx, IndexMath &m, Value ok,
-                                   ArrayRef<Value> dims) {
-  auto inType = ctx.inputType(0);
+                                   ArrayRef<Value> dims, Value in = {}) {
+  if (!in)
+    in = ctx.input(0);
+  auto inType = cast<RankedTensorType>(in.getType());
+  if (!inType.hasStaticShape()) {
+    // Sizes that hold the elements by construction (a reduction's).
+    Value shape = dimsTensor(m, dims);
+    auto outType = RankedTensorType::get(
+        SmallVector<int64_t>(dims.size(), ShapedType::kDynamic),
+        inType.getElementType());
+    ctx.setOutput(0, tensor::ReshapeOp::create(m.b, m.loc, outType, in, shape));
+    return success();
+  }
   int64_t numel = numElements(inType.getShape());
   if (dims.empty() && numel != 1)
     return ctx.emitError() << "a scalar result cannot hold the input's "
@@ -139,8 +150,7 @@ LogicalResult setReshapedAtRunTime(NodeContext &ctx, IndexMath &m, Value ok,
   auto outType = RankedTensorType::get(
       SmallVector<int64_t>(dims.size(), ShapedType::kDynamic),
       inType.getElementType());
-  ctx.setOutput(0, tensor::ReshapeOp::create(m.b, m.loc, outType,
-                                             ctx.input(0), shape));
+  ctx.setOutput(0, tensor::ReshapeOp::create(m.b, m.loc, outType, in, shape));
   return success();
 }
 
@@ -754,4 +764,83 @@ LogicalResult mlir::tessel::onnx_import::sliceAtRunTime(NodeContext &ctx) {
       });
   ctx.setOutput(0, out);
   return success();
+}
+
+LogicalResult mlir::tessel::onnx_import::reduceOverRunTimeAxes(
+    NodeContext &ctx, bool keepDims,
+    function_ref<FailureOr<Value>(ArrayRef<int64_t>)> reduce) {
+  FailureOr<int64_t> count = operandLength(ctx, 1, "axes");
+  if (failed(count))
+    return failure();
+  RankedTensorType type = ctx.inputType(0);
+  int64_t rank = type.getRank();
+  constexpr int64_t maxRank = 6;
+  if (rank > maxRank || *count > rank)
+    return ctx.emitError() << "reduces " << *count
+                           << " axes read at run time of an input of rank "
+                           << rank << " (supported: rank <= " << maxRank
+                           << ")";
+  IndexMath m(ctx);
+  OpBuilder &b = m.b;
+  Location loc = m.loc;
+  auto [axes, ok] = readAxes(m, ctx, 1, *count, rank);
+  // The reduced set as a bit mask; a bad one reduces nothing and fails.
+  Value mask = m.c(0);
+  for (Value a : axes)
+    mask = arith::OrIOp::create(b, loc, mask,
+                                arith::ShLIOp::create(b, loc, m.c(1), a));
+  mask = tensor::ExtractOp::create(
+      b, loc, required(m, ok, dimsTensor(m, {mask}), dimsTensor(m, {m.c(0)})),
+      ValueRange{m.c(0)});
+  auto keptType = RankedTensorType::get(
+      SmallVector<int64_t>(rank, ShapedType::kDynamic), type.getElementType());
+  SmallVector<int64_t> cases;
+  for (int64_t bits = 0; bits < (int64_t(1) << rank); ++bits)
+    if (llvm::popcount(uint64_t(bits)) == *count)
+      cases.push_back(bits);
+  auto sw = scf::IndexSwitchOp::create(b, loc, TypeRange{keptType}, mask, cases,
+                                       cases.size());
+  {
+    OpBuilder::InsertionGuard guard(b);
+    // Only a failed check gets here (mask 0 for a non-empty axes list):
+    // the reduction over everything, one element, which any sizes of 1
+    // below hold.
+    b.setInsertionPointToStart(&sw.getDefaultRegion().emplaceBlock());
+    FailureOr<Value> whole =
+        reduce(llvm::to_vector(llvm::seq<int64_t>(0, rank)));
+    if (failed(whole))
+      return failure();
+    scf::YieldOp::create(b, loc,
+                         tensor::CastOp::create(b, loc, keptType, *whole).getResult());
+    for (auto [k, bits] : llvm::enumerate(cases)) {
+      b.setInsertionPointToStart(&sw.getCaseRegions()[k].emplaceBlock());
+      SmallVector<int64_t> these;
+      for (int64_t d = 0; d < rank; ++d)
+        if (bits & (int64_t(1) << d))
+          these.push_back(d);
+      FailureOr<Value> reduced = reduce(these);
+      if (failed(reduced))
+        return failure();
+      scf::YieldOp::create(
+          b, loc, tensor::CastOp::create(b, loc, keptType, *reduced).getResult());
+    }
+  }
+  Value kept = sw.getResult(0);
+  if (keepDims || *count == 0) {
+    ctx.setOutput(0, kept);
+    return success();
+  }
+  // Drop the reduced (size-1) dimensions: the kept ones, in order.
+  SmallVector<Value> dims;
+  for (int64_t j = 0; j < rank - *count; ++j) {
+    Value d = m.c(0), position = m.c(0);
+    for (int64_t i = 0; i < rank; ++i) {
+      Value reducedHere = isOneOf(m, axes, i);
+      d = m.select(m.both(m.no(reducedHere), m.eq(position, m.c(j))),
+                   m.c(type.getDimSize(i)), d);
+      position = m.add(position, m.count(m.no(reducedHere)));
+    }
+    dims.push_back(m.select(ok, d, m.c(1)));
+  }
+  return setReshapedAtRunTime(ctx, m, m.yes(), dims, kept);
 }

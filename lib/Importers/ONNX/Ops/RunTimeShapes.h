@@ -35,6 +35,13 @@ LogicalResult tileAtRunTime(NodeContext &ctx);
 /// ConstantOfShape of a run-time shape, filled with `value`.
 LogicalResult constantOfShapeAtRunTime(NodeContext &ctx, TypedAttr value);
 LogicalResult rangeAtRunTime(NodeContext &ctx);
+/// A reduction over the axes input 1, read at run time: one case per set of
+/// axes (an scf.index_switch on their bit mask, inputs of rank <= 6), each
+/// `reduce(axes)` with the reduced dimensions kept as 1s; without
+/// `keepDims` the result is reshaped to drop them.
+LogicalResult reduceOverRunTimeAxes(
+    NodeContext &ctx, bool keepDims,
+    function_ref<FailureOr<Value>(ArrayRef<int64_t>)> reduce);
 /// Slice (opset 10+) with starts, ends, axes or steps read at run time.
 LogicalResult sliceAtRunTime(NodeContext &ctx);
 /// OneHot with a run-time depth; `axis` already normalized.
