@@ -28,3 +28,23 @@ module attributes {tessel.functions = [
     return %a, %b : memref<?xf32>, memref<4xf32>
   }
 }
+
+// -----
+
+// A returned view (here a slice of the rows' first k elements, whose row
+// stride is still 4) is copied into a fresh dense buffer first.
+// CHECK-LABEL: func.func @__tessel_fn_view(
+// CHECK-SAME: -> memref<3x?xf32>
+// CHECK: %[[VIEW:.*]] = memref.cast
+// CHECK: %[[FRESH:.*]] = memref.alloc(%{{.*}}) : memref<3x?xf32>
+// CHECK: linalg.copy ins(%[[VIEW]] : memref<3x?xf32>) outs(%[[FRESH]] : memref<3x?xf32>)
+// CHECK: return %[[FRESH]] : memref<3x?xf32>
+module attributes {tessel.functions = [
+    {entry = "tessel_entry_view", inputs = [{dtype = "f32", name = "x", shape = array<i64: 3, 4>}, {dtype = "index", name = "k", shape = array<i64>}], name = "view", outputs = [{dim_names = ["", "?"], dtype = "f32", name = "y", shape = array<i64: 3, -9223372036854775808>}], symbol = "__tessel_fn_view"}]} {
+  func.func @__tessel_fn_view(%x: memref<3x4xf32>, %kk: memref<index>) -> memref<3x?xf32> {
+    %k = memref.load %kk[] : memref<index>
+    %s = memref.subview %x[0, 0] [3, %k] [1, 1] : memref<3x4xf32> to memref<3x?xf32, strided<[4, 1]>>
+    %c = memref.cast %s : memref<3x?xf32, strided<[4, 1]>> to memref<3x?xf32>
+    return %c : memref<3x?xf32>
+  }
+}

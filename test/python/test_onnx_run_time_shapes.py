@@ -226,3 +226,16 @@ def test_reduce_sum_over_run_time_axes(elem, dtype, keepdims):
         np.testing.assert_allclose(f(x, np.array(axes, np.int64)), want, rtol=1e-5, atol=1e-5)
     fails_at_run_time(f, x, np.array([0, 0], np.int64))   # repeated
     fails_at_run_time(f, x, np.array([0, 3], np.int64))   # out of range
+
+
+@pytest.mark.parametrize("largest", [0, 1])
+def test_top_k_of_a_run_time_k(largest):
+    f = compile_graph([helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=1, largest=largest)],
+                      [("x", F, [3, 5]), ("k", I64, [1])], [("v", F, [3, "k"]), ("i", I64, [3, "k"])])
+    x = RNG.permutation(15).astype(np.float32).reshape(3, 5)
+    order = np.argsort(-x if largest else x, axis=1, kind="stable")
+    for k in (0, 1, 3, 5):
+        v, i = f(x, np.array([k], np.int64))
+        np.testing.assert_array_equal(i, order[:, :k])
+        np.testing.assert_array_equal(v, np.take_along_axis(x, order[:, :k], axis=1))
+    fails_at_run_time(f, x, np.array([6], np.int64))

@@ -186,14 +186,17 @@ def TesselResultsToOutParams
     `tessel.functions` with an output whose size follows from the data
     (dimension name "?", artifact ABI v6) is left out: it keeps returning
     its buffers, and its entry (tessel-emit-artifact-abi) copies them to
-    the caller. With `run-time-results=false` (a target whose host cannot
+    the caller, each as one block: a returned buffer other than a fresh
+    allocation (a view, whose strides may not be row-major) is first
+    copied into one (`linalg.copy`). With `run-time-results=false` (a target whose host cannot
     read results, the GPU) such a function is an error.
   }];
   let options = [
     Option<"runTimeResults", "run-time-results", "bool", /*default=*/"true",
            "Allow entries with run-time-shaped outputs (returned buffers)">,
   ];
-  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::memref::MemRefDialect"];
 }
 
 def TesselCopyRepeatedResults

@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -56,6 +57,32 @@ struct TesselResultsToOutParamsPass
           << "' has an output whose size follows from the data, which this "
              "target cannot return yet";
       return signalPassFailure();
+    }
+    // A returned buffer that is a view (a slice cast to the identity
+    // layout keeps the strides of what it views) becomes a fresh, dense
+    // copy: the entry copies each returned buffer out as one block.
+    for (auto fn : module.getOps<func::FuncOp>()) {
+      if (!returning.contains(fn.getName()))
+        continue;
+      fn.walk([&](func::ReturnOp ret) {
+        OpBuilder b(ret);
+        for (OpOperand &operand : ret->getOpOperands()) {
+          auto type = dyn_cast<MemRefType>(operand.get().getType());
+          if (!type || operand.get().getDefiningOp<memref::AllocOp>())
+            continue;
+          SmallVector<Value> sizes;
+          for (int64_t d = 0; d < type.getRank(); ++d)
+            if (type.isDynamicDim(d))
+              sizes.push_back(
+                  memref::DimOp::create(b, ret.getLoc(), operand.get(), d));
+          Value fresh = memref::AllocOp::create(
+              b, ret.getLoc(), MemRefType::get(type.getShape(),
+                                               type.getElementType()),
+              sizes);
+          linalg::CopyOp::create(b, ret.getLoc(), operand.get(), fresh);
+          operand.set(fresh);
+        }
+      });
     }
     bufferization::BufferResultsToOutParamsOpts options;
     options.hoistStaticAllocs = true;

@@ -359,7 +359,17 @@ LogicalResult convertTopK(NodeContext &ctx) {
   if (failed(axis))
     return failure();
   int64_t k;
-  if (ctx.opset() < 10) {
+  int64_t n = type.getDimSize(*axis);
+  // K read at run time: all n in order, then the first K of them.
+  Value runTimeK;
+  if (ctx.opset() >= 10 && isRunTimeOperand(ctx, 1)) {
+    RankedTensorType kType = ctx.inputType(1);
+    if (!kType || kType.getNumElements() != 1 ||
+        !isa<IntegerType>(kType.getElementType()))
+      return ctx.emitError() << "K must hold one integer";
+    runTimeK = checkedRunTimeSize(ctx, 1, 0, n);
+    k = n;
+  } else if (ctx.opset() < 10) {
     FailureOr<int64_t> kAttr = ctx.intAttr("k");
     if (failed(kAttr))
       return failure();
@@ -374,8 +384,7 @@ LogicalResult convertTopK(NodeContext &ctx) {
     }
     k = kIn->front();
   }
-  int64_t n = type.getDimSize(*axis);
-  if (k < 1 || k > n) {
+  if ((k < 1 && !runTimeK) || k > n) {
     ctx.emitError() << "k = " << k << " is outside [1, " << n << "]";
     return failure();
   }
@@ -409,9 +418,29 @@ LogicalResult convertTopK(NodeContext &ctx) {
   }
   Value vals = k == 1 ? values.front() : ctx.tosa().concat(values, *axis);
   Value idxs = k == 1 ? indices.front() : ctx.tosa().concat(indices, *axis);
-  ctx.setOutput(0, *largest ? vals : reverseOrder(ctx, vals));
+  if (!*largest)
+    vals = reverseOrder(ctx, vals);
+  idxs = toI64(ctx, idxs);
+  if (runTimeK) {
+    auto firstK = [&](Value v) -> Value {
+      OpBuilder &b = ctx.builder();
+      RankedTensorType t = typeOf(v);
+      SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)),
+          strides(rank, b.getIndexAttr(1)), sizes;
+      SmallVector<int64_t> shape(t.getShape());
+      for (int64_t d = 0; d < rank; ++d)
+        sizes.push_back(d == *axis ? OpFoldResult(runTimeK)
+                                   : OpFoldResult(b.getIndexAttr(shape[d])));
+      shape[*axis] = ShapedType::kDynamic;
+      return tensor::ExtractSliceOp::create(b, ctx.loc(), withShape(t, shape),
+                                            v, offsets, sizes, strides);
+    };
+    vals = firstK(vals);
+    idxs = firstK(idxs);
+  }
+  ctx.setOutput(0, vals);
   if (ctx.hasOutput(1))
-    ctx.setOutput(1, toI64(ctx, idxs));
+    ctx.setOutput(1, idxs);
   return success();
 }
 
