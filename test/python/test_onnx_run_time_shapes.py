@@ -239,3 +239,47 @@ def test_top_k_of_a_run_time_k(largest):
         np.testing.assert_array_equal(i, order[:, :k])
         np.testing.assert_array_equal(v, np.take_along_axis(x, order[:, :k], axis=1))
     fails_at_run_time(f, x, np.array([6], np.int64))
+
+
+def test_split_by_run_time_sizes():
+    f = compile_graph([helper.make_node("Split", ["x", "s"], ["a", "b", "c"], axis=1)],
+                      [("x", F, [2, 6]), ("s", I64, [3])],
+                      [(n, F, [2, n]) for n in ("a", "b", "c")])
+    x = RNG.standard_normal((2, 6)).astype(np.float32)
+    for sizes in ([1, 2, 3], [0, 6, 0], [2, 2, 2]):
+        got = f(x, np.array(sizes, np.int64))
+        for g, w in zip(got, np.split(x, np.cumsum(sizes)[:-1], axis=1)):
+            np.testing.assert_array_equal(g, w)
+    fails_at_run_time(f, x, np.array([1, 2, 2], np.int64))   # sums to 5
+    fails_at_run_time(f, x, np.array([-1, 4, 3], np.int64))  # negative
+
+
+@pytest.mark.parametrize("mode", ["constant", "edge", "reflect"])
+def test_pad_with_run_time_pads(mode):
+    f = compile_graph([helper.make_node("Pad", ["x", "p", "v"], ["y"], mode=mode)],
+                      [("x", F, [3, 4]), ("p", I64, [4]), ("v", F, [])], [("y", F, ["a", "b"])])
+    x = RNG.standard_normal((3, 4)).astype(np.float32)
+    for lo0, lo1, hi0, hi1 in ((1, 2, 2, 0), (0, 0, 0, 0), (2, 3, 1, 3), (-1, 1, 0, -2)):
+        got = f(x, np.array([lo0, lo1, hi0, hi1], np.int64), np.float32(7))
+        crop = x[max(-lo0, 0):3 - max(-hi0, 0), max(-lo1, 0):4 - max(-hi1, 0)]
+        width = [(max(lo0, 0), max(hi0, 0)), (max(lo1, 0), max(hi1, 0))]
+        want = (np.pad(crop, width, mode="constant", constant_values=7) if mode == "constant"
+                else np.pad(crop, width, mode=mode))
+        np.testing.assert_array_equal(got, want)
+    if mode == "reflect":
+        fails_at_run_time(f, x, np.array([3, 0, 0, 0], np.int64), np.float32(0))
+    fails_at_run_time(f, x, np.array([-4, 0, 0, 0], np.int64), np.float32(0))
+
+
+def test_reverse_sequence_of_run_time_lengths():
+    f = compile_graph([helper.make_node("ReverseSequence", ["x", "l"], ["y"],
+                                        batch_axis=0, time_axis=1)],
+                      [("x", F, [3, 5, 2]), ("l", I64, [3])], [("y", F, [3, 5, 2])])
+    x = RNG.standard_normal((3, 5, 2)).astype(np.float32)
+    for lens in ([5, 0, 3], [1, 2, 5]):
+        want = x.copy()
+        for b, n in enumerate(lens):
+            want[b, :n] = x[b, :n][::-1]
+        np.testing.assert_array_equal(f(x, np.array(lens, np.int64)), want)
+    with pytest.raises(tessel.InvocationError, match="returned -4"):
+        f(x, np.array([6, 0, 0], np.int64))

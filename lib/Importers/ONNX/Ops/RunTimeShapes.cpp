@@ -844,3 +844,131 @@ LogicalResult mlir::tessel::onnx_import::reduceOverRunTimeAxes(
   }
   return setReshapedAtRunTime(ctx, m, m.yes(), dims, kept);
 }
+
+LogicalResult mlir::tessel::onnx_import::splitAtRunTime(NodeContext &ctx,
+                                                        int64_t axis) {
+  FailureOr<int64_t> count = operandLength(ctx, 1, "split");
+  if (failed(count))
+    return failure();
+  unsigned outputs = ctx.numOutputs();
+  if (*count != int64_t(outputs))
+    return ctx.emitError() << "split has " << *count << " sizes for "
+                           << outputs << " outputs";
+  RankedTensorType type = ctx.inputType(0);
+  ArrayRef<int64_t> in = type.getShape();
+  IndexMath m(ctx);
+  SmallVector<Value> parts;
+  Value total = m.c(0);
+  for (int64_t k = 0; k < *count; ++k) {
+    parts.push_back(m.element(ctx.input(1), k));
+    total = m.add(total, m.min(m.max(parts.back(), m.c(0)), m.c(in[axis] + 1)));
+  }
+  // Sizes >= 0 (checkedSizes) that sum to the axis.
+  Value ok = m.eq(total, m.c(in[axis]));
+  SmallVector<Value> sizes = checkedSizes(m, ok, parts);
+  Value offset = m.c(0);
+  Value x = ctx.input(0);
+  SmallVector<int64_t> shape(in);
+  shape[axis] = ShapedType::kDynamic;
+  auto outType = RankedTensorType::get(shape, type.getElementType());
+  for (unsigned i = 0; i < outputs; ++i) {
+    Value start = offset;
+    offset = m.add(offset, sizes[i]);
+    if (!ctx.hasOutput(i))
+      continue;
+    auto part = tensor::GenerateOp::create(
+        m.b, m.loc, outType, ValueRange{sizes[i]},
+        [&](OpBuilder &nb, Location l, ValueRange iv) {
+          SmallVector<Value> at(iv);
+          at[axis] = arith::AddIOp::create(nb, l, start, iv[axis]);
+          tensor::YieldOp::create(
+              nb, l, tensor::ExtractOp::create(nb, l, x, at).getResult());
+        });
+    ctx.setOutput(i, part);
+  }
+  return success();
+}
+
+LogicalResult mlir::tessel::onnx_import::padAtRunTime(NodeContext &ctx,
+                                                      StringRef mode) {
+  RankedTensorType type = ctx.inputType(0);
+  ArrayRef<int64_t> in = type.getShape();
+  int64_t rank = in.size();
+  FailureOr<int64_t> count = operandLength(ctx, 1, "pads");
+  if (failed(count))
+    return failure();
+  if (*count != 2 * rank)
+    return ctx.emitError() << "pads has " << *count << " entries for rank "
+                           << rank;
+  if (mode != "constant" && llvm::is_contained(in, 0))
+    return ctx.attrError("mode", "'" + mode.str() + "' cannot pad an empty dim");
+  IndexMath m(ctx);
+  OpBuilder &b = m.b;
+  Location loc = m.loc;
+  Value ok = m.yes();
+  SmallVector<Value> lows, dims;
+  for (int64_t d = 0; d < rank; ++d) {
+    Value lo = m.element(ctx.input(1), d), hi = m.element(ctx.input(1), d + rank);
+    // Reflection mirrors once: the pads must stay inside the dim.
+    if (mode == "reflect")
+      ok = m.both(ok, m.both(m.lt(lo, m.c(in[d])), m.lt(hi, m.c(in[d]))));
+    lows.push_back(lo);
+    dims.push_back(m.add(m.c(in[d]), m.add(lo, hi)));
+  }
+  SmallVector<Value> sizes = checkedSizes(m, ok, dims);
+  Value value;
+  if (mode == "constant") {
+    if (ctx.hasInput(2)) {
+      RankedTensorType vt = ctx.inputType(2);
+      if (!vt || vt.getNumElements() != 1 ||
+          vt.getElementType() != type.getElementType())
+        return ctx.emitError() << "constant_value must be one element of the "
+                                  "input's type";
+      value = tensor::ExtractOp::create(
+          b, loc, ctx.input(2), SmallVector<Value>(vt.getRank(), m.c(0)));
+    } else {
+      value = arith::ConstantOp::create(
+          b, loc, cast<TypedAttr>(b.getZeroAttr(type.getElementType())));
+    }
+  }
+  Value x = ctx.input(0);
+  auto outType = RankedTensorType::get(
+      SmallVector<int64_t>(rank, ShapedType::kDynamic), type.getElementType());
+  auto out = tensor::GenerateOp::create(
+      b, loc, outType, sizes, [&](OpBuilder &nb, Location l, ValueRange iv) {
+        auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(nb, l, v); };
+        auto cmp = [&](arith::CmpIPredicate p, Value a, Value v) {
+          return arith::CmpIOp::create(nb, l, p, a, v);
+        };
+        Value inside = arith::ConstantIntOp::create(nb, l, nb.getI1Type(), 1);
+        SmallVector<Value> at;
+        for (int64_t d = 0; d < rank; ++d) {
+          Value src = arith::SubIOp::create(nb, l, iv[d], lows[d]);
+          Value last = c(std::max<int64_t>(in[d] - 1, 0));
+          Value below = cmp(arith::CmpIPredicate::slt, src, c(0));
+          Value above = cmp(arith::CmpIPredicate::sgt, src, last);
+          if (mode == "reflect")
+            src = arith::SelectOp::create(
+                nb, l, below, arith::SubIOp::create(nb, l, c(0), src),
+                arith::SelectOp::create(
+                    nb, l, above,
+                    arith::SubIOp::create(nb, l, c(2 * (in[d] - 1)), src), src));
+          if (mode == "constant")
+            inside = arith::AndIOp::create(
+                nb, l, inside,
+                arith::XOrIOp::create(
+                    nb, l, arith::OrIOp::create(nb, l, below, above),
+                    arith::ConstantIntOp::create(nb, l, nb.getI1Type(), 1)));
+          // Clamped: edge's rule, and an in-bounds read for the others.
+          src = arith::MinSIOp::create(nb, l, arith::MaxSIOp::create(nb, l, src, c(0)),
+                                       last);
+          at.push_back(src);
+        }
+        Value v = tensor::ExtractOp::create(nb, l, x, at);
+        if (mode == "constant")
+          v = arith::SelectOp::create(nb, l, inside, v, value);
+        tensor::YieldOp::create(nb, l, v);
+      });
+  ctx.setOutput(0, out);
+  return success();
+}

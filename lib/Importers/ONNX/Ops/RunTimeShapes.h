@@ -42,6 +42,11 @@ LogicalResult rangeAtRunTime(NodeContext &ctx);
 LogicalResult reduceOverRunTimeAxes(
     NodeContext &ctx, bool keepDims,
     function_ref<FailureOr<Value>(ArrayRef<int64_t>)> reduce);
+/// Split of input 0 along `axis` by the sizes input 1 holds at run time.
+LogicalResult splitAtRunTime(NodeContext &ctx, int64_t axis);
+/// Pad (opset 11+) with pads or the constant value read at run time;
+/// `mode` is "constant", "edge" or "reflect".
+LogicalResult padAtRunTime(NodeContext &ctx, StringRef mode);
 /// Slice (opset 10+) with starts, ends, axes or steps read at run time.
 LogicalResult sliceAtRunTime(NodeContext &ctx);
 /// OneHot with a run-time depth; `axis` already normalized.

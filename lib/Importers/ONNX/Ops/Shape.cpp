@@ -480,6 +480,8 @@ LogicalResult convertSplit(NodeContext &ctx) {
   // Sizes: attribute (< 13) or input 1 (>= 13; opset 1 also allowed an
   // input), else equal parts.
   bool fromInput = ctx.opset() >= 13 || (ctx.opset() < 2 && ctx.hasInput(1));
+  if (fromInput && isRunTimeOperand(ctx, 1))
+    return splitAtRunTime(ctx, *axis);
   auto split = intsAttrOrInput(ctx, "split", 1, fromInput);
   if (failed(split))
     return failure();
@@ -919,6 +921,10 @@ LogicalResult convertPad(NodeContext &ctx) {
     pads = *p;
     value = *v;
   } else {
+    if (ctx.hasInput(3))
+      return ctx.unsupported("Pad with an 'axes' input");
+    if (isRunTimeOperand(ctx, 1) || isRunTimeOperand(ctx, 2))
+      return padAtRunTime(ctx, *mode);
     FailureOr<SmallVector<int64_t>> p = ctx.constantInts(1, "pads");
     if (failed(p))
       return failure();
@@ -1712,12 +1718,13 @@ LogicalResult convertReverseSequence(NodeContext &ctx) {
   if (t.getRank() < 2)
     return ctx.emitError() << "input must have rank >= 2";
   DenseElementsAttr lensC = ctx.constantInput(1);
-  if (!lensC)
-    return ctx.notConstant(1, "sequence_lens");
-  SmallVector<int64_t> lens = toInts(lensC);
+  RankedTensorType lensType = ctx.inputType(1);
   int64_t batch = t.getDimSize(*batchAxis), time = t.getDimSize(*timeAxis);
-  if (static_cast<int64_t>(lens.size()) != batch)
-    return ctx.emitError() << "sequence_lens has " << lens.size()
+  if (!lensType || lensType.getRank() != 1 ||
+      !isa<IntegerType>(lensType.getElementType()))
+    return ctx.emitError() << "sequence_lens must be a 1-D integer tensor";
+  if (lensType.getDimSize(0) != batch)
+    return ctx.emitError() << "sequence_lens has " << lensType.getDimSize(0)
                            << " entries for a batch of " << batch;
   SmallVector<int32_t> perm = {1, 0};
   for (int64_t d = 2; d < t.getRank(); ++d)
@@ -1727,16 +1734,44 @@ LogicalResult convertReverseSequence(NodeContext &ctx) {
   ArrayRef<int64_t> rest = t.getShape().drop_front(2);
   int64_t inner = numElements(rest);
   Value values = ctx.tosa().reshape(x, {batch, time, inner});
-  SmallVector<int64_t> idx;
-  for (int64_t b = 0; b < batch; ++b) {
-    if (lens[b] < 0 || lens[b] > time)
-      return ctx.emitError() << "sequence_lens[" << b << "] = " << lens[b]
-                             << " is outside [0, " << time << "]";
-    for (int64_t s = 0; s < time; ++s)
-      idx.push_back(s < lens[b] ? lens[b] - 1 - s : s);
-  }
   auto idxTy = RankedTensorType::get({batch, time}, ctx.builder().getI32Type());
-  Value indices = ctx.materializeConstant(intsAttr(idxTy, idx));
+  Value indices;
+  if (lensC) {
+    SmallVector<int64_t> lens = toInts(lensC), idx;
+    for (int64_t b = 0; b < batch; ++b) {
+      if (lens[b] < 0 || lens[b] > time)
+        return ctx.emitError() << "sequence_lens[" << b << "] = " << lens[b]
+                               << " is outside [0, " << time << "]";
+      for (int64_t s = 0; s < time; ++s)
+        idx.push_back(s < lens[b] ? lens[b] - 1 - s : s);
+    }
+    indices = ctx.materializeConstant(intsAttr(idxTy, idx));
+  } else {
+    // Lengths read at run time: one outside [0, time] fails the call.
+    OpBuilder &b = ctx.builder();
+    Location loc = ctx.loc();
+    Value lens = tessel::CheckIndicesOp::create(b, loc, lensType, ctx.input(1),
+                                                0, time + 1);
+    indices = tensor::GenerateOp::create(
+        b, loc, idxTy, ValueRange{},
+        [&](OpBuilder &nb, Location l, ValueRange iv) {
+          Value len = arith::IndexCastOp::create(
+              nb, l, nb.getIndexType(),
+              tensor::ExtractOp::create(nb, l, lens, ValueRange{iv[0]}));
+          Value reversed = arith::SubIOp::create(
+              nb, l,
+              arith::SubIOp::create(nb, l, len,
+                                    arith::ConstantIndexOp::create(nb, l, 1)),
+              iv[1]);
+          Value src = arith::SelectOp::create(
+              nb, l,
+              arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, iv[1], len),
+              reversed, iv[1]);
+          tensor::YieldOp::create(
+              nb, l,
+              arith::IndexCastOp::create(nb, l, nb.getI32Type(), src).getResult());
+        });
+  }
   Value g = tosa::GatherOp::create(
       ctx.builder(), ctx.loc(),
       RankedTensorType::get({batch, time, inner}, elemOf(x)), values, indices);
