@@ -283,3 +283,41 @@ def test_reverse_sequence_of_run_time_lengths():
         np.testing.assert_array_equal(f(x, np.array(lens, np.int64)), want)
     with pytest.raises(tessel.InvocationError, match="returned -4"):
         f(x, np.array([6, 0, 0], np.int64))
+
+
+@pytest.mark.parametrize("mode,torch_mode", [("nearest", "nearest"), ("linear", "bilinear"),
+                                             ("cubic", "bicubic")])
+def test_resize_to_run_time_sizes_matches_torch(mode, torch_mode):
+    torch = pytest.importorskip("torch")
+    attrs = dict(mode=mode)
+    if mode == "nearest":  # torch's legacy nearest: asymmetric, floor
+        attrs.update(coordinate_transformation_mode="asymmetric", nearest_mode="floor")
+    f = compile_graph([helper.make_node("Resize", ["x", "", "", "s"], ["y"], **attrs)],
+                      [("x", F, [1, 2, 5, 6]), ("s", I64, [4])],
+                      [("y", F, [1, 2, "h", "w"])], opset=13)
+    x = RNG.standard_normal((1, 2, 5, 6)).astype(np.float32)
+    for h, w in ((10, 12), (3, 4), (7, 6), (5, 6)):
+        got = f(x, np.array([1, 2, h, w], np.int64))
+        kw = {} if mode == "nearest" else dict(align_corners=False)
+        want = torch.nn.functional.interpolate(torch.from_numpy(x), size=(h, w),
+                                               mode=torch_mode, **kw).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+    fails_at_run_time(f, x, np.array([1, 2, 0, 4], np.int64))
+
+
+def test_resize_by_run_time_scales_matches_constant_scales():
+    # The same formulas at run time as at compile time (ONNX's test data
+    # checks the compile-time ones).
+    def model(scales_input):
+        nodes = [helper.make_node("Resize", ["x", "", "sc"], ["y"], mode="linear",
+                                  coordinate_transformation_mode="align_corners")]
+        inputs = [("x", F, [1, 1, 4, 4])]
+        if scales_input:
+            inputs.append(("sc", F, [4]))
+            return compile_graph(nodes, inputs, [("y", F, [1, 1, "h", "w"])], opset=13)
+        nodes.insert(0, helper.make_node("Constant", [], ["sc"], value=helper.make_tensor(
+            "v", F, [4], [1, 1, 0.6, 1.7])))
+        return compile_graph(nodes, inputs, [("y", F, [1, 1, 2, 6])], opset=13)
+    x = RNG.standard_normal((1, 1, 4, 4)).astype(np.float32)
+    got = model(True)(x, np.array([1, 1, 0.6, 1.7], np.float32))
+    np.testing.assert_allclose(got, model(False)(x), rtol=1e-6, atol=1e-6)

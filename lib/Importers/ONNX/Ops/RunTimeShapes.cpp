@@ -275,6 +275,13 @@ Value mlir::tessel::onnx_import::checkedRunTimeSize(NodeContext &ctx,
   return tensor::ExtractOp::create(m.b, m.loc, checked, ValueRange{m.c(0)});
 }
 
+SmallVector<Value>
+mlir::tessel::onnx_import::checkedRunTimeSizes(NodeContext &ctx, Value ok,
+                                               ArrayRef<Value> sizes) {
+  IndexMath m(ctx);
+  return checkedSizes(m, ok, sizes);
+}
+
 LogicalResult mlir::tessel::onnx_import::reshapeAtRunTime(NodeContext &ctx,
                                                           bool allowZero) {
   FailureOr<int64_t> rank = operandLength(ctx, 1, "shape");

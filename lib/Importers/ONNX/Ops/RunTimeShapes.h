@@ -27,6 +27,11 @@ bool isRunTimeOperand(NodeContext &ctx, unsigned i);
 /// a value outside fails the call (shape mismatch) and stands in as `lo`.
 Value checkedRunTimeSize(NodeContext &ctx, unsigned i, int64_t lo, int64_t hi);
 
+/// `sizes` where `ok` holds (and each is >= 0, their product at most
+/// 2^31); else zeros and a failed call (shape mismatch).
+SmallVector<Value> checkedRunTimeSizes(NodeContext &ctx, Value ok,
+                                       ArrayRef<Value> sizes);
+
 LogicalResult reshapeAtRunTime(NodeContext &ctx, bool allowZero);
 LogicalResult unsqueezeAtRunTime(NodeContext &ctx);
 LogicalResult squeezeAtRunTime(NodeContext &ctx);

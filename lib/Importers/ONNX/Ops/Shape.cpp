@@ -13,6 +13,7 @@
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
@@ -1186,71 +1187,136 @@ struct ResizeParams {
   bool excludeOutside = false;
 };
 
-/// The source coordinate of output index `o` along an axis. As in the
-/// ONNX reference, the resized length is in * scale before flooring (it
-/// matters for align_corners when scales, not sizes, are given).
-double sourceCoord(const ResizeParams &p, int64_t o, int64_t in, double scale) {
-  double x = static_cast<double>(o);
-  double resized = static_cast<double>(in) * scale;
-  if (p.coordMode == "half_pixel")
-    return (x + 0.5) / scale - 0.5;
-  if (p.coordMode == "pytorch_half_pixel")
-    return resized > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
-  if (p.coordMode == "align_corners")
-    return resized == 1 ? 0.0
-                        : x * static_cast<double>(in - 1) / (resized - 1);
-  if (p.coordMode == "tf_half_pixel_for_nn")
-    return (x + 0.5) / scale;
-  return x / scale; // asymmetric
+/// Scalar arithmetic for the Resize formulas below, so that each formula
+/// is written once: on doubles when the scales are constants (ConstMath),
+/// as arith ops on f64 when they are read at run time (IRMath).
+struct ConstMath {
+  using V = double;
+  using B = bool;
+  V c(double v) { return v; }
+  V add(V a, V b) { return a + b; }
+  V sub(V a, V b) { return a - b; }
+  V mul(V a, V b) { return a * b; }
+  V div(V a, V b) { return a / b; }
+  V floor(V a) { return std::floor(a); }
+  V ceil(V a) { return std::ceil(a); }
+  V round(V a) { return std::round(a); } // half away from zero
+  B lt(V a, V b) { return a < b; }
+  B gt(V a, V b) { return a > b; }
+  B eq(V a, V b) { return a == b; }
+  B either(B a, B b) { return a || b; }
+  V select(B c, V a, V b) { return c ? a : b; }
+};
+
+struct IRMath {
+  using V = Value;
+  using B = Value;
+  OpBuilder &b;
+  Location loc;
+  V c(double v) {
+    return arith::ConstantOp::create(b, loc, b.getF64Type(), b.getF64FloatAttr(v));
+  }
+  V add(V x, V y) { return arith::AddFOp::create(b, loc, x, y); }
+  V sub(V x, V y) { return arith::SubFOp::create(b, loc, x, y); }
+  V mul(V x, V y) { return arith::MulFOp::create(b, loc, x, y); }
+  V div(V x, V y) { return arith::DivFOp::create(b, loc, x, y); }
+  V floor(V x) { return math::FloorOp::create(b, loc, x); }
+  V ceil(V x) { return math::CeilOp::create(b, loc, x); }
+  V round(V x) { return math::RoundOp::create(b, loc, x); }
+  B lt(V x, V y) { return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, y); }
+  B gt(V x, V y) { return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, y); }
+  B eq(V x, V y) { return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, y); }
+  B either(B x, B y) { return arith::OrIOp::create(b, loc, x, y); }
+  V select(B c, V x, V y) { return arith::SelectOp::create(b, loc, c, x, y); }
+};
+
+/// `x` clamped into [lo, hi].
+template <typename M>
+typename M::V clampInto(M &m, typename M::V x, typename M::V lo,
+                        typename M::V hi) {
+  x = m.select(m.lt(x, lo), lo, x);
+  return m.select(m.gt(x, hi), hi, x);
 }
 
-int64_t nearestIndex(const ResizeParams &p, double x, int64_t in) {
-  double f = std::floor(x), frac = x - f;
-  double r;
+/// The source coordinate of output index `o` along an axis of `in`
+/// elements. As in the ONNX reference, the resized length is in * scale
+/// before flooring (it matters for align_corners when scales, not sizes,
+/// are given).
+template <typename M>
+typename M::V sourceCoord(M &m, const ResizeParams &p, typename M::V o,
+                          typename M::V in, typename M::V scale) {
+  typename M::V resized = m.mul(in, scale);
+  typename M::V halfPixel = m.sub(m.div(m.add(o, m.c(0.5)), scale), m.c(0.5));
+  if (p.coordMode == "half_pixel")
+    return halfPixel;
+  if (p.coordMode == "pytorch_half_pixel")
+    return m.select(m.gt(resized, m.c(1)), halfPixel, m.c(0));
+  if (p.coordMode == "align_corners")
+    return m.select(m.eq(resized, m.c(1)), m.c(0),
+                    m.div(m.mul(o, m.sub(in, m.c(1))), m.sub(resized, m.c(1))));
+  if (p.coordMode == "tf_half_pixel_for_nn")
+    return m.div(m.add(o, m.c(0.5)), scale);
+  return m.div(o, scale); // asymmetric
+}
+
+/// The source index nearest to coordinate `x` (clamped into the axis).
+template <typename M>
+typename M::V nearestIndex(M &m, const ResizeParams &p, typename M::V x,
+                           typename M::V in) {
+  typename M::V f = m.floor(x), r;
   if (p.nearestMode == "floor")
     r = f;
   else if (p.nearestMode == "ceil")
-    r = std::ceil(x);
-  else if (frac == 0.5)
-    r = p.nearestMode == "round_prefer_ceil" ? f + 1 : f;
+    r = m.ceil(x);
   else
-    r = std::round(x);
-  return std::clamp<int64_t>(static_cast<int64_t>(r), 0, in - 1);
+    r = m.select(m.eq(m.sub(x, f), m.c(0.5)),
+                 p.nearestMode == "round_prefer_ceil" ? m.add(f, m.c(1)) : f,
+                 m.round(x));
+  return clampInto(m, r, m.c(0), m.sub(in, m.c(1)));
 }
 
-/// Taps (source offsets from floor(x)) and their weights for linear/cubic.
-void interpolationTaps(const ResizeParams &p, double x, int64_t in,
-                       SmallVector<int64_t> &idx, SmallVector<double> &w) {
-  double f = std::floor(x), t = x - f;
-  int64_t base = static_cast<int64_t>(f);
+/// Taps (source indices, clamped into the axis) and their weights for
+/// linear/cubic interpolation at coordinate `x`.
+template <typename M>
+void interpolationTaps(M &m, const ResizeParams &p, typename M::V x,
+                       typename M::V in, SmallVector<typename M::V> &idx,
+                       SmallVector<typename M::V> &w) {
+  using V = typename M::V;
+  V f = m.floor(x), t = m.sub(x, f);
   idx.clear();
   w.clear();
   if (p.mode == "linear") {
-    idx = {base, base + 1};
-    w = {1.0 - t, t};
+    idx = {f, m.add(f, m.c(1))};
+    w = {m.sub(m.c(1), t), t};
   } else {
     double a = p.cubicA;
-    auto far = [&](double d) { // |d| in [1, 2)
-      return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a;
+    auto far = [&](V d) { // |d| in [1, 2)
+      return m.sub(m.mul(m.add(m.mul(m.sub(m.mul(m.c(a), d), m.c(5 * a)), d),
+                               m.c(8 * a)),
+                         d),
+                   m.c(4 * a));
     };
-    auto near = [&](double d) { // |d| in [0, 1)
-      return ((a + 2) * d - (a + 3)) * d * d + 1;
+    auto near = [&](V d) { // |d| in [0, 1)
+      return m.add(m.mul(m.mul(m.sub(m.mul(m.c(a + 2), d), m.c(a + 3)), d), d),
+                   m.c(1));
     };
-    idx = {base - 1, base, base + 1, base + 2};
-    w = {far(t + 1), near(t), near(1 - t), far(2 - t)};
+    idx = {m.sub(f, m.c(1)), f, m.add(f, m.c(1)), m.add(f, m.c(2))};
+    w = {far(m.add(t, m.c(1))), near(t), near(m.sub(m.c(1), t)),
+         far(m.sub(m.c(2), t))};
   }
   if (p.excludeOutside) {
-    double sum = 0;
+    V sum = m.c(0);
     for (size_t i = 0; i < idx.size(); ++i) {
-      if (idx[i] < 0 || idx[i] >= in)
-        w[i] = 0;
-      sum += w[i];
+      w[i] = m.select(m.either(m.lt(idx[i], m.c(0)),
+                               m.gt(idx[i], m.sub(in, m.c(1)))),
+                      m.c(0), w[i]);
+      sum = m.add(sum, w[i]);
     }
-    for (double &v : w)
-      v /= sum;
+    for (V &v : w)
+      v = m.div(v, sum);
   }
-  for (int64_t &i : idx)
-    i = std::clamp<int64_t>(i, 0, in - 1);
+  for (V &i : idx)
+    i = clampInto(m, i, m.c(0), m.sub(in, m.c(1)));
 }
 
 /// `x` resized along `axis` from its size to `out`.
@@ -1263,10 +1329,13 @@ Value resizeAxis(NodeContext &ctx, const ResizeParams &p, Value x,
     lists.push_back(iota(d));
   SmallVector<int64_t> outShape(t.getShape());
   outShape[axis] = out;
+  ConstMath m;
+  double inF = static_cast<double>(in);
   if (p.mode == "nearest") {
     SmallVector<int64_t> l;
     for (int64_t o = 0; o < out; ++o)
-      l.push_back(nearestIndex(p, sourceCoord(p, o, in, scale), in));
+      l.push_back(static_cast<int64_t>(nearestIndex(
+          m, p, sourceCoord(m, p, static_cast<double>(o), inF, scale), inF)));
     if (l == iota(in))
       return x;
     lists[axis] = l;
@@ -1276,14 +1345,13 @@ Value resizeAxis(NodeContext &ctx, const ResizeParams &p, Value x,
   SmallVector<SmallVector<int64_t>> tapIdx(taps);
   SmallVector<SmallVector<double>> tapW(taps);
   bool identity = out == in;
-  SmallVector<int64_t> idx;
-  SmallVector<double> w;
+  SmallVector<double> idx, w;
   for (int64_t o = 0; o < out; ++o) {
-    double src = sourceCoord(p, o, in, scale);
+    double src = sourceCoord(m, p, static_cast<double>(o), inF, scale);
     identity &= src == static_cast<double>(o);
-    interpolationTaps(p, src, in, idx, w);
+    interpolationTaps(m, p, src, inF, idx, w);
     for (int64_t k = 0; k < taps; ++k) {
-      tapIdx[k].push_back(idx[k]);
+      tapIdx[k].push_back(static_cast<int64_t>(idx[k]));
       tapW[k].push_back(w[k]);
     }
   }
@@ -1303,6 +1371,110 @@ Value resizeAxis(NodeContext &ctx, const ResizeParams &p, Value x,
     sum = sum ? ctx.tosa().add(sum, term) : term;
   }
   return sum;
+}
+
+/// `x` resized along `axis` to `out` elements (an index known at run time)
+/// with `scale` (an f64): each output element computes its taps with the
+/// formulas above and reads them.
+Value resizeAxisAtRunTime(NodeContext &ctx, const ResizeParams &p, Value x,
+                          int64_t axis, Value out, Value scale) {
+  OpBuilder &b = ctx.builder();
+  Location loc = ctx.loc();
+  RankedTensorType t = typeOf(x);
+  int64_t in = t.getDimSize(axis), rank = t.getRank();
+  SmallVector<int64_t> shape(t.getShape());
+  shape[axis] = ShapedType::kDynamic;
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < rank; ++d)
+    if (ShapedType::isDynamic(shape[d]))
+      sizes.push_back(d == axis ? out : tensor::DimOp::create(b, loc, x, d).getResult());
+  Type elem = t.getElementType();
+  return tensor::GenerateOp::create(
+      b, loc, withShape(t, shape), sizes,
+      [&](OpBuilder &nb, Location l, ValueRange iv) {
+        IRMath m{nb, l};
+        Value o = arith::SIToFPOp::create(
+            nb, l, nb.getF64Type(),
+            arith::IndexCastOp::create(nb, l, nb.getI64Type(), iv[axis]));
+        Value inF = m.c(static_cast<double>(in));
+        Value src = sourceCoord(m, p, o, inF, scale);
+        auto read = [&](Value index) -> Value {
+          SmallVector<Value> at(iv);
+          at[axis] = arith::IndexCastOp::create(
+              nb, l, nb.getIndexType(),
+              arith::FPToSIOp::create(nb, l, nb.getI64Type(), index));
+          return tensor::ExtractOp::create(nb, l, x, at);
+        };
+        Value v;
+        if (p.mode == "nearest") {
+          v = read(nearestIndex(m, p, src, inF));
+        } else {
+          SmallVector<Value> idx, w;
+          interpolationTaps(m, p, src, inF, idx, w);
+          for (auto [i, weight] : llvm::zip(idx, w)) {
+            Value term = arith::MulFOp::create(
+                nb, l, read(i), arith::TruncFOp::create(nb, l, elem, weight));
+            v = v ? arith::AddFOp::create(nb, l, v, term).getResult() : term;
+          }
+        }
+        tensor::YieldOp::create(nb, l, v);
+      });
+}
+
+/// Resize with scales or sizes read at run time: the output sizes and the
+/// scales computed from them, then one pass per axis.
+LogicalResult resizeAtRunTime(NodeContext &ctx, const ResizeParams &p,
+                              unsigned scalesIdx, bool fromSizes) {
+  RankedTensorType t = ctx.inputType(0);
+  ArrayRef<int64_t> in = t.getShape();
+  int64_t rank = in.size();
+  unsigned operand = fromSizes ? 3 : scalesIdx;
+  RankedTensorType ot = ctx.inputType(operand);
+  if (!ot || ot.getRank() != 1 || ot.getDimSize(0) != rank)
+    return ctx.emitError() << "input " << operand << " ('"
+                           << (fromSizes ? "sizes" : "scales")
+                           << "') must hold one entry per dimension (" << rank
+                           << ")";
+  if (llvm::is_contained(in, 0))
+    return ctx.unsupported("Resize from an empty dim");
+  OpBuilder &b = ctx.builder();
+  Location loc = ctx.loc();
+  IRMath m{b, loc};
+  SmallVector<Value> outs, scales;
+  Value ok = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+  for (int64_t d = 0; d < rank; ++d) {
+    Value at = arith::ConstantIndexOp::create(b, loc, d);
+    Value e = tensor::ExtractOp::create(b, loc, ctx.input(operand), ValueRange{at});
+    Value inF = m.c(static_cast<double>(in[d])), outF, scale;
+    if (fromSizes) {
+      outF = arith::SIToFPOp::create(b, loc, b.getF64Type(), e);
+      scale = m.div(outF, inF);
+    } else {
+      scale = isa<FloatType>(e.getType()) && !e.getType().isF64()
+                  ? arith::ExtFOp::create(b, loc, b.getF64Type(), e).getResult()
+                  : e;
+      outF = m.floor(m.mul(inF, scale));
+    }
+    // At least one element and at most 2^31 (NaN fails too).
+    ok = arith::AndIOp::create(
+        b, loc, ok,
+        arith::AndIOp::create(
+            b, loc,
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, outF, m.c(1)),
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE, outF,
+                                  m.c(static_cast<double>(kMaxElements)))));
+    outF = m.select(ok, outF, m.c(1));
+    scales.push_back(m.select(ok, scale, m.c(1)));
+    outs.push_back(arith::IndexCastOp::create(
+        b, loc, b.getIndexType(),
+        arith::FPToSIOp::create(b, loc, b.getI64Type(), outF)));
+  }
+  outs = checkedRunTimeSizes(ctx, ok, outs);
+  Value x = ctx.input(0);
+  for (int64_t d = 0; d < rank; ++d)
+    x = resizeAxisAtRunTime(ctx, p, x, d, outs[d], scales[d]);
+  ctx.setOutput(0, x);
+  return success();
 }
 
 LogicalResult convertResize(NodeContext &ctx) {
@@ -1362,6 +1534,10 @@ LogicalResult convertResize(NodeContext &ctx) {
     scales.assign(s->begin(), s->end());
   } else {
     unsigned scalesIdx = legacy ? 1 : 2;
+    bool sizesGiven = !legacy && ctx.hasInput(3);
+    if (sizesGiven ? isRunTimeOperand(ctx, 3)
+                   : isRunTimeOperand(ctx, scalesIdx))
+      return resizeAtRunTime(ctx, p, scalesIdx, sizesGiven);
     DenseElementsAttr sc = ctx.constantInput(scalesIdx);
     if (ctx.hasInput(scalesIdx) && !sc)
       return ctx.notConstant(scalesIdx, "scales");
