@@ -343,6 +343,10 @@ struct TesselEmitArtifactABIPass
                      : "lowered function still returns values; results must "
                        "have become out-params (tessel-results-to-out-"
                        "params)");
+    // The results' model attributes (names, dim names) mean nothing to
+    // LLVM, which would warn about each.
+    if (returnsBuffers)
+      target.removeResAttrsAttr();
     SmallVector<TensorSig, 4> buffers(sig.inputs.begin(), sig.inputs.end());
     llvm::append_range(buffers, sig.outputs);
     SmallVector<StringRef> dims = dimensionOrder(sig);

@@ -97,7 +97,11 @@ FailureOr<SmallVector<int64_t>> reductionAxes(NodeContext &ctx,
     return failure();
   std::optional<SmallVector<int64_t>> axes;
   if (axesFromInput) {
-    if (ctx.hasInput(1)) {
+    RankedTensorType axesType = ctx.hasInput(1) ? ctx.inputType(1) : nullptr;
+    if (axesType && axesType.hasStaticShape() &&
+        axesType.getNumElements() == 0) {
+      axes = SmallVector<int64_t>(); // empty, whatever its source
+    } else if (ctx.hasInput(1)) {
       FailureOr<SmallVector<int64_t>> a = ctx.constantInts(1, "axes");
       if (failed(a))
         return failure();
