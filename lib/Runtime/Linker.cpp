@@ -61,6 +61,17 @@ void checkInterface(const tessel_artifact &importer,
     }
     return true;
   };
+  // The import's caller allocates the outputs before the call, so a
+  // provider output whose size follows from the data (ABI v6) cannot be
+  // one (the entry would take a tessel_run_time_output there).
+  for (size_t i = 0; i < provider.info.outputs.size(); ++i)
+    if (hasRunTimeDim(provider.info.outputs[i]))
+      fail(TESSEL_INVALID_ARGUMENT,
+           where + "output " + std::to_string(i) +
+               " of the function has a size that follows from the data (" +
+               describe(provider.info.outputs[i]) +
+               "), which an import cannot take: its caller allocates the "
+               "outputs");
   for (auto [kind, mine, theirs] :
        {std::tuple<const char *, const std::vector<ManifestValue> *,
                    const std::vector<ManifestValue> *>{

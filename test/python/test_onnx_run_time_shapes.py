@@ -116,6 +116,8 @@ def test_range_then_elementwise_ops():
 def test_nonzero_and_compress():
     f = compile_graph([helper.make_node("NonZero", ["x"], ["y"])], [("x", F, [3, 4])],
                       [("y", I64, [2, "n"])])
+    # The signature says which sizes follow from the data.
+    assert str(f.signature) == "main(x: 3x4xf32) -> (y: 2x?xi64)"
     for x in (RNG.integers(0, 2, (3, 4)).astype(np.float32), np.zeros((3, 4), np.float32),
               np.ones((3, 4), np.float32), np.full((3, 4), np.nan, np.float32)):
         np.testing.assert_array_equal(f(x), np.array(np.nonzero(x)))

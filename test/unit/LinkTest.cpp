@@ -112,6 +112,12 @@ TEST(Link, InterfaceMismatches) {
       TESSEL_INVALID_ARGUMENT,
       {"import 'ids'", "input 0 differs in symbol vocabulary (import: s: i32 "
                        "[4] vocab=10; function: s: i32 [4] vocab=11)"});
+  expectError(
+      [] { Composition::link({LINKED_IMPORTER, LINKED_PROVIDER_RUN_TIME}); },
+      TESSEL_INVALID_ARGUMENT,
+      {"import 'scale'", "output 0 of the function has a size that follows "
+                         "from the data (y: f32 [?]), which an import cannot "
+                         "take: its caller allocates the outputs"});
 }
 
 TEST(Link, Cycle) {

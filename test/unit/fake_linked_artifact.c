@@ -85,7 +85,16 @@ int32_t tessel_entry_plain(void **buffers, void *context) {
 
 #elif defined(LINKED_PROVIDER) || defined(LINKED_PROVIDER_ALT) ||            \
     defined(LINKED_PROVIDER_SHAPE) || defined(LINKED_PROVIDER_DTYPE) ||       \
-    defined(LINKED_PROVIDER_VOCAB)
+    defined(LINKED_PROVIDER_VOCAB) || defined(LINKED_PROVIDER_RUN_TIME)
+#if defined(LINKED_PROVIDER_RUN_TIME)
+/* scale's output size follows from the data (ABI v6): no import can take
+ * it, as the import's caller allocates the outputs. */
+#undef HEADER
+#define HEADER "tessel-artifact 6\ntarget x86_64-unknown-linux-gnu\n"
+#define SCALE_SHAPE "[?]"
+#else
+#define SCALE_SHAPE "[3]"
+#endif
 #if defined(LINKED_PROVIDER_SHAPE)
 #define SCALE_IN "[4]"
 #else
@@ -110,7 +119,7 @@ const char tessel_artifact_manifest[] =
     HEADER
     "function scale tessel_entry_scale\n"
     "input x f32 " SCALE_IN "\n"
-    "output y " SCALE_OUT " [3]\n"
+    "output y " SCALE_OUT " " SCALE_SHAPE "\n"
     "end\n"
     "function ids tessel_entry_ids\n"
     "input s i32 [4] vocab=" VOCAB "\n"
