@@ -323,3 +323,41 @@ def test_resize_by_run_time_scales_matches_constant_scales():
     x = RNG.standard_normal((1, 1, 4, 4)).astype(np.float32)
     got = model(True)(x, np.array([1, 1, 0.6, 1.7], np.float32))
     np.testing.assert_allclose(got, model(False)(x), rtol=1e-6, atol=1e-6)
+
+
+UNARY = {"Abs": np.abs, "Exp": np.exp, "Tanh": np.tanh, "Floor": np.floor, "Ceil": np.ceil,
+         "Sin": np.sin, "Cos": np.cos, "Erf": None, "Sigmoid": lambda v: 1 / (1 + np.exp(-v)),
+         "Relu": lambda v: np.maximum(v, 0), "Round": np.round, "Identity": lambda v: v,
+         "Reciprocal": lambda v: 1 / v, "Sqrt": lambda v: np.sqrt(np.abs(v)) * np.where(v < 0, np.nan, 1),
+         "Log": lambda v: np.log(np.abs(v)) * np.where(v < 0, np.nan, 1)}
+BINARY = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Equal": np.equal,
+          "Greater": np.greater, "GreaterOrEqual": np.greater_equal, "Less": np.less,
+          "LessOrEqual": np.less_equal}
+
+
+@pytest.mark.parametrize("op", sorted(k for k, v in UNARY.items() if v) + sorted(BINARY))
+def test_elementwise_ops_take_run_time_sizes(op):
+    # Range gives a value of run-time length; the op broadcasts it against
+    # a constant row (binary) or maps it (unary).
+    nodes = [helper.make_node("Range", ["a", "b", "c"], ["r"])]
+    if op in BINARY:
+        nodes.append(helper.make_node(op, ["r", "w"], ["y"]))
+        inputs = [("w", F, [1])]
+    else:
+        nodes.append(helper.make_node(op, ["r"], ["y"]))
+        inputs = []
+    out = TensorProto.BOOL if op in ("Equal", "Greater", "GreaterOrEqual", "Less",
+                                     "LessOrEqual") else F
+    f = compile_graph(nodes, [("a", F, []), ("b", F, []), ("c", F, [])] + inputs,
+                      [("y", out, ["n"])])
+    for n in (0.0, 3.0, 7.0):
+        r = np.arange(-1.25, n, 0.5, dtype=np.float32)
+        args = [np.float32(-1.25), np.float32(n), np.float32(0.5)]
+        if op in BINARY:
+            w = np.array([0.75], np.float32)
+            want = BINARY[op](r, w)
+            got = f(*args, w)
+        else:
+            want = UNARY[op](r)
+            got = f(*args)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

@@ -160,8 +160,10 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
   // the elementwise ops that broadcast it at run time, or is a graph
   // output; any other op given one says so.
   static const llvm::StringSet<> takesRunTimeSizes = {
-      "Add", "Sub", "Mul", "Div", "Cos", "Sin", "Cast", "CastLike",
-      "Identity"};
+      "Add",   "Sub",  "Mul",   "Equal", "Greater", "GreaterOrEqual",
+      "Less",  "LessOrEqual", "Not", "Abs", "Exp",  "Log",  "Tanh",
+      "Sigmoid", "Erf", "Reciprocal", "Floor", "Ceil", "Sin", "Cos",
+      "Sqrt",  "Round", "Relu", "Cast", "CastLike", "Identity"};
   for (int i = 0; i < node.input_size(); ++i) {
     if (takesRunTimeSizes.contains(node.op_type()))
       break;
