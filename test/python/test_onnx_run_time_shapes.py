@@ -361,3 +361,30 @@ def test_elementwise_ops_take_run_time_sizes(op):
             want = UNARY[op](r)
             got = f(*args)
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, -1])
+@pytest.mark.parametrize("is_sorted", [0, 1])
+def test_unique_against_numpy(axis, is_sorted):
+    attrs = dict(sorted=is_sorted)
+    if axis is not None:
+        attrs["axis"] = axis
+    f = compile_graph([helper.make_node("Unique", ["x"], ["y", "i", "inv", "c"], **attrs)],
+                      [("x", I32, [4, 3])],
+                      [("y", I32, ["u"] if axis is None else ["a", "b"]), ("i", I64, ["u"]),
+                       ("inv", I64, ["n"]), ("c", I64, ["u"])], opset=11)
+    for trial in range(4):
+        x = RNG.integers(0, 3 if trial < 3 else 1, (4, 3)).astype(np.int32)
+        x[1] = x[3]  # a repeated row
+        y, first, inverse, counts = np.unique(x, axis=axis, return_index=True,
+                                              return_inverse=True, return_counts=True)
+        inverse = inverse.reshape(-1)
+        if not is_sorted:  # order of first occurrence
+            order = np.argsort(first, kind="stable")
+            rank = np.empty_like(order)
+            rank[order] = np.arange(len(order))
+            y = np.take(y, order, axis=0 if axis is None else axis)
+            first, counts, inverse = first[order], counts[order], rank[inverse]
+        got = f(x)
+        for g, w in zip(got, (y, first, inverse, counts)):
+            np.testing.assert_array_equal(g, w)

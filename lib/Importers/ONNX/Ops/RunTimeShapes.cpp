@@ -979,3 +979,239 @@ LogicalResult mlir::tessel::onnx_import::padAtRunTime(NodeContext &ctx,
   ctx.setOutput(0, out);
   return success();
 }
+
+LogicalResult mlir::tessel::onnx_import::convertUnique(NodeContext &ctx) {
+  RankedTensorType type = ctx.inputType(0);
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t rank = shape.size();
+  std::optional<int64_t> axis;
+  if (ctx.hasAttr("axis")) {
+    FailureOr<int64_t> a = readAxis(ctx, "axis", 0, rank);
+    if (failed(a))
+      return failure();
+    axis = *a;
+  }
+  FailureOr<int64_t> sorted = ctx.intAttr("sorted", 1);
+  if (failed(sorted))
+    return failure();
+  // The units compared: the elements (flattened) or the slices along the
+  // axis, each of `width` elements.
+  int64_t units = axis ? shape[*axis] : numElements(shape);
+  int64_t width = axis ? numElements(shape) / std::max<int64_t>(units, 1) : 1;
+  SmallVector<int64_t> strides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  Value x = ctx.input(0);
+  Type elem = type.getElementType();
+  OpBuilder &b = ctx.builder();
+  Location loc = ctx.loc();
+  auto cst = [](OpBuilder &nb, Location l, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(nb, l, v);
+  };
+  // Element t of unit i, as coordinates of x.
+  auto coords = [&](OpBuilder &nb, Location l, Value i, Value t) {
+    SmallVector<Value> at;
+    // The other dims' strides within a slice (the axis removed).
+    Value flat = axis ? t : i;
+    int64_t inner = 1;
+    SmallVector<int64_t> sliceStrides(rank, 1);
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (axis && d == *axis)
+        continue;
+      sliceStrides[d] = inner;
+      inner *= shape[d];
+    }
+    for (int64_t d = 0; d < rank; ++d) {
+      if (axis && d == *axis) {
+        at.push_back(i);
+        continue;
+      }
+      int64_t stride = axis ? sliceStrides[d] : strides[d];
+      at.push_back(arith::RemUIOp::create(
+          nb, l, arith::DivUIOp::create(nb, l, flat, cst(nb, l, stride)),
+          cst(nb, l, std::max<int64_t>(shape[d], 1))));
+    }
+    return at;
+  };
+  auto element = [&](OpBuilder &nb, Location l, Value i, Value t) -> Value {
+    return tensor::ExtractOp::create(nb, l, x, coords(nb, l, i, t));
+  };
+  auto cmp = [&](OpBuilder &nb, Location l, bool less, Value p, Value q) -> Value {
+    if (isa<FloatType>(elem))
+      return arith::CmpFOp::create(
+          nb, l, less ? arith::CmpFPredicate::OLT : arith::CmpFPredicate::OEQ, p, q);
+    return arith::CmpIOp::create(
+        nb, l,
+        less ? (elem.isUnsignedInteger() ? arith::CmpIPredicate::ult
+                                         : arith::CmpIPredicate::slt)
+             : arith::CmpIPredicate::eq,
+        p, q);
+  };
+  auto boolConst = [](OpBuilder &nb, Location l, bool v) -> Value {
+    return arith::ConstantIntOp::create(nb, l, nb.getI1Type(), v);
+  };
+  // Whether units i and j are equal, and whether i orders before j (the
+  // first element that differs decides).
+  auto equalUnits = [&](OpBuilder &nb, Location l, Value i, Value j) -> Value {
+    auto loop = scf::ForOp::create(
+        nb, l, cst(nb, l, 0), cst(nb, l, width), cst(nb, l, 1),
+        ValueRange{boolConst(nb, l, true)},
+        [&](OpBuilder &lb, Location ll, Value t, ValueRange acc) {
+          Value same = cmp(lb, ll, false, element(lb, ll, i, t), element(lb, ll, j, t));
+          scf::YieldOp::create(lb, ll,
+                               ValueRange{arith::AndIOp::create(lb, ll, acc[0], same)});
+        });
+    return loop.getResult(0);
+  };
+  auto lessUnit = [&](OpBuilder &nb, Location l, Value i, Value j) -> Value {
+    auto loop = scf::ForOp::create(
+        nb, l, cst(nb, l, 0), cst(nb, l, width), cst(nb, l, 1),
+        ValueRange{boolConst(nb, l, false), boolConst(nb, l, false)},
+        [&](OpBuilder &lb, Location ll, Value t, ValueRange acc) {
+          Value p = element(lb, ll, i, t), q = element(lb, ll, j, t);
+          Value differs = arith::XOrIOp::create(lb, ll, cmp(lb, ll, false, p, q),
+                                                boolConst(lb, ll, true));
+          Value now = arith::AndIOp::create(
+              lb, ll, differs,
+              arith::XOrIOp::create(lb, ll, acc[0], boolConst(lb, ll, true)));
+          Value less = arith::SelectOp::create(lb, ll, now, cmp(lb, ll, true, p, q),
+                                               acc[1]);
+          scf::YieldOp::create(
+              lb, ll, ValueRange{arith::OrIOp::create(lb, ll, acc[0], differs), less});
+        });
+    return loop.getResult(1);
+  };
+  // count_{j in [0, end)} pred(j), as an index.
+  auto countIf = [&](OpBuilder &nb, Location l, Value end,
+                     function_ref<Value(OpBuilder &, Location, Value)> pred) {
+    auto loop = scf::ForOp::create(
+        nb, l, cst(nb, l, 0), end, cst(nb, l, 1), ValueRange{cst(nb, l, 0)},
+        [&](OpBuilder &lb, Location ll, Value j, ValueRange acc) {
+          Value add = arith::SelectOp::create(lb, ll, pred(lb, ll, j), cst(lb, ll, 1),
+                                              cst(lb, ll, 0));
+          scf::YieldOp::create(lb, ll,
+                               ValueRange{arith::AddIOp::create(lb, ll, acc[0], add)});
+        });
+    return loop.getResult(0);
+  };
+  auto indexTensor = [&](int64_t n) {
+    return RankedTensorType::get({n}, b.getIndexType());
+  };
+  // rep[k]: the first unit equal to unit k.
+  Value rep = tensor::GenerateOp::create(
+      b, loc, indexTensor(units), ValueRange{},
+      [&](OpBuilder &nb, Location l, ValueRange iv) {
+        auto loop = scf::ForOp::create(
+            nb, l, cst(nb, l, 0), iv[0], cst(nb, l, 1), ValueRange{iv[0]},
+            [&](OpBuilder &lb, Location ll, Value j, ValueRange acc) {
+              Value earlier = arith::AndIOp::create(
+                  lb, ll,
+                  arith::CmpIOp::create(lb, ll, arith::CmpIPredicate::eq, acc[0], iv[0]),
+                  equalUnits(lb, ll, j, iv[0]));
+              scf::YieldOp::create(
+                  lb, ll, ValueRange{arith::SelectOp::create(lb, ll, earlier, j, acc[0])});
+            });
+        tensor::YieldOp::create(nb, l, loop.getResult(0));
+      });
+  auto isFirst = [&](OpBuilder &nb, Location l, Value j) -> Value {
+    return arith::CmpIOp::create(
+        nb, l, arith::CmpIPredicate::eq,
+        tensor::ExtractOp::create(nb, l, rep, ValueRange{j}), j);
+  };
+  // pos[i]: where first unit i goes in Y.
+  Value pos = tensor::GenerateOp::create(
+      b, loc, indexTensor(units), ValueRange{},
+      [&](OpBuilder &nb, Location l, ValueRange iv) {
+        Value p = *sorted
+                      ? countIf(nb, l, cst(nb, l, units),
+                                [&](OpBuilder &lb, Location ll, Value j) {
+                                  return arith::AndIOp::create(
+                                      lb, ll, isFirst(lb, ll, j),
+                                      lessUnit(lb, ll, j, iv[0]));
+                                })
+                      : countIf(nb, l, iv[0], isFirst);
+        tensor::YieldOp::create(nb, l, p);
+      });
+  Value count = countIf(b, loc, cst(b, loc, units), isFirst);
+  // unitAt[p]: the first unit at position p.
+  Value empty = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{ShapedType::kDynamic},
+                                        b.getIndexType(), ValueRange{count});
+  auto fill = scf::ForOp::create(
+      b, loc, cst(b, loc, 0), cst(b, loc, units), cst(b, loc, 1), ValueRange{empty},
+      [&](OpBuilder &nb, Location l, Value i, ValueRange acc) {
+        auto branch = scf::IfOp::create(
+            nb, l, isFirst(nb, l, i),
+            [&](OpBuilder &tb, Location tl) {
+              Value at = tensor::ExtractOp::create(tb, tl, pos, ValueRange{i});
+              scf::YieldOp::create(
+                  tb, tl,
+                  ValueRange{tensor::InsertOp::create(tb, tl, i, acc[0], ValueRange{at})});
+            },
+            [&](OpBuilder &eb, Location el) {
+              scf::YieldOp::create(eb, el, ValueRange{acc[0]});
+            });
+        scf::YieldOp::create(nb, l, branch.getResults());
+      });
+  Value unitAt = fill.getResult(0);
+  auto i64 = b.getI64Type();
+  auto asI64 = [&](OpBuilder &nb, Location l, Value v) -> Value {
+    return arith::IndexCastOp::create(nb, l, i64, v);
+  };
+  // Y: the units in their order.
+  SmallVector<int64_t> yShape = axis ? SmallVector<int64_t>(shape)
+                                     : SmallVector<int64_t>{ShapedType::kDynamic};
+  if (axis)
+    yShape[*axis] = ShapedType::kDynamic;
+  ctx.setOutput(0, tensor::GenerateOp::create(
+                       b, loc, RankedTensorType::get(yShape, elem), ValueRange{count},
+                       [&](OpBuilder &nb, Location l, ValueRange iv) {
+                         SmallVector<Value> at(iv);
+                         if (axis) {
+                           at[*axis] = tensor::ExtractOp::create(
+                               nb, l, unitAt, ValueRange{iv[*axis]});
+                         } else {
+                           Value u = tensor::ExtractOp::create(nb, l, unitAt,
+                                                               ValueRange{iv[0]});
+                           at = coords(nb, l, u, cst(nb, l, 0));
+                         }
+                         tensor::YieldOp::create(
+                             nb, l, tensor::ExtractOp::create(nb, l, x, at).getResult());
+                       }));
+  auto dynamicI64 = RankedTensorType::get({ShapedType::kDynamic}, i64);
+  if (ctx.hasOutput(1))
+    ctx.setOutput(1, tensor::GenerateOp::create(
+                         b, loc, dynamicI64, ValueRange{count},
+                         [&](OpBuilder &nb, Location l, ValueRange iv) {
+                           tensor::YieldOp::create(
+                               nb, l,
+                               asI64(nb, l, tensor::ExtractOp::create(
+                                                nb, l, unitAt, ValueRange{iv[0]})));
+                         }));
+  if (ctx.hasOutput(2))
+    ctx.setOutput(2, tensor::GenerateOp::create(
+                         b, loc, RankedTensorType::get({units}, i64), ValueRange{},
+                         [&](OpBuilder &nb, Location l, ValueRange iv) {
+                           Value r = tensor::ExtractOp::create(nb, l, rep, ValueRange{iv[0]});
+                           tensor::YieldOp::create(
+                               nb, l,
+                               asI64(nb, l, tensor::ExtractOp::create(nb, l, pos,
+                                                                      ValueRange{r})));
+                         }));
+  if (ctx.hasOutput(3))
+    ctx.setOutput(3, tensor::GenerateOp::create(
+                         b, loc, dynamicI64, ValueRange{count},
+                         [&](OpBuilder &nb, Location l, ValueRange iv) {
+                           Value u = tensor::ExtractOp::create(nb, l, unitAt,
+                                                               ValueRange{iv[0]});
+                           Value c = countIf(
+                               nb, l, cst(nb, l, units),
+                               [&](OpBuilder &lb, Location ll, Value k) -> Value {
+                                 return arith::CmpIOp::create(
+                                     lb, ll, arith::CmpIPredicate::eq,
+                                     tensor::ExtractOp::create(lb, ll, rep, ValueRange{k}),
+                                     u);
+                               });
+                           tensor::YieldOp::create(nb, l, asI64(nb, l, c));
+                         }));
+  return success();
+}

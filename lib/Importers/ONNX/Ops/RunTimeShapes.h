@@ -56,6 +56,9 @@ LogicalResult padAtRunTime(NodeContext &ctx, StringRef mode);
 LogicalResult sliceAtRunTime(NodeContext &ctx);
 /// OneHot with a run-time depth; `axis` already normalized.
 LogicalResult oneHotAtRunTime(NodeContext &ctx, int64_t axis);
+/// Unique (with or without an axis, sorted or in order of first
+/// occurrence): its outputs Y, indices and counts have run-time sizes.
+LogicalResult convertUnique(NodeContext &ctx);
 /// NonZero: the indices of the nonzero elements, however many.
 LogicalResult convertNonZero(NodeContext &ctx);
 /// Compress with a run-time condition (`axis` absent: the flattened input).

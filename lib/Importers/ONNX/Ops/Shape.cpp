@@ -1993,5 +1993,6 @@ void mlir::tessel::onnx_import::registerShapeConverters(ConverterMap &m) {
   m["ScatterND"] = convertScatterND;
   m["Compress"] = convertCompress;
   m["NonZero"] = convertNonZero;
+  m["Unique"] = convertUnique;
   m["Upsample"] = convertResize;
 }
