@@ -388,3 +388,27 @@ def test_unique_against_numpy(axis, is_sorted):
         got = f(x)
         for g, w in zip(got, (y, first, inverse, counts)):
             np.testing.assert_array_equal(g, w)
+
+
+def test_non_max_suppression_matches_torchvision():
+    torchvision = pytest.importorskip("torchvision")
+    import torch
+    f = compile_graph([helper.make_node("NonMaxSuppression", ["b", "s", "m", "iou", "st"], ["y"])],
+                      [("b", F, [2, 40, 4]), ("s", F, [2, 3, 40]), ("m", I64, [1]),
+                       ("iou", F, [1]), ("st", F, [1])], [("y", I64, ["n", 3])])
+    for trial in range(3):
+        corner = RNG.uniform(0, 50, (2, 40, 2)).astype(np.float32)
+        size = RNG.uniform(1, 30, (2, 40, 2)).astype(np.float32)
+        boxes = np.concatenate([corner, corner + size], axis=2)  # y1, x1, y2, x2
+        scores = RNG.permutation(2 * 3 * 40).reshape(2, 3, 40).astype(np.float32) / 240
+        iou, thr, limit = 0.3 + 0.2 * trial, 0.25, [5, 40, 0][trial]
+        want = []
+        for b in range(2):
+            for c in range(3):
+                keep = np.nonzero(scores[b, c] > thr)[0]
+                xyxy = torch.from_numpy(boxes[b][keep][:, [1, 0, 3, 2]])
+                order = torchvision.ops.nms(xyxy, torch.from_numpy(scores[b, c][keep]), iou)
+                want += [[b, c, int(keep[i])] for i in order[:limit]]
+        got = f(boxes, scores, np.array([limit], np.int64), np.array([iou], np.float32),
+                np.array([thr], np.float32))
+        np.testing.assert_array_equal(got, np.array(want, np.int64).reshape(-1, 3))

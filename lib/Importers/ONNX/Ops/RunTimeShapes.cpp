@@ -1215,3 +1215,211 @@ LogicalResult mlir::tessel::onnx_import::convertUnique(NodeContext &ctx) {
                          }));
   return success();
 }
+
+LogicalResult
+mlir::tessel::onnx_import::convertNonMaxSuppression(NodeContext &ctx) {
+  RankedTensorType boxesType = ctx.inputType(0), scoresType = ctx.inputType(1);
+  if (!boxesType || boxesType.getRank() != 3 || boxesType.getDimSize(2) != 4 ||
+      !scoresType || scoresType.getRank() != 3 ||
+      scoresType.getDimSize(0) != boxesType.getDimSize(0) ||
+      scoresType.getDimSize(2) != boxesType.getDimSize(1))
+    return ctx.emitError() << "boxes must be [batches, boxes, 4] and scores "
+                              "[batches, classes, boxes]";
+  Type elem = boxesType.getElementType();
+  if (!isa<FloatType>(elem) || scoresType.getElementType() != elem)
+    return ctx.emitError() << "boxes and scores must be floats of one type";
+  FailureOr<int64_t> centerPoint = ctx.intAttr("center_point_box", 0);
+  if (failed(centerPoint))
+    return failure();
+  if (*centerPoint != 0 && *centerPoint != 1)
+    return ctx.attrError("center_point_box", "must be 0 or 1");
+  int64_t batches = boxesType.getDimSize(0), classes = scoresType.getDimSize(1),
+          count = boxesType.getDimSize(1);
+  OpBuilder &b = ctx.builder();
+  Location loc = ctx.loc();
+  auto cst = [](OpBuilder &nb, Location l, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(nb, l, v);
+  };
+  auto fconst = [&](OpBuilder &nb, Location l, double v) -> Value {
+    return arith::ConstantOp::create(nb, l, elem, nb.getFloatAttr(elem, v));
+  };
+  // The optional scalars: a missing one is its default (no limit on the
+  // boxes is 0 boxes, as ONNX says; no score threshold keeps every box).
+  auto scalar = [&](unsigned i) -> Value {
+    RankedTensorType t = ctx.inputType(i);
+    return tensor::ExtractOp::create(b, loc, ctx.input(i),
+                                     SmallVector<Value>(t.getRank(), cst(b, loc, 0)));
+  };
+  for (unsigned i = 2; i < 5; ++i)
+    if (ctx.hasInput(i) && ctx.inputType(i).getNumElements() != 1)
+      return ctx.emitError() << "input " << i << " must hold one value";
+  Value maxOut = cst(b, loc, 0);
+  if (ctx.hasInput(2)) {
+    maxOut = arith::IndexCastOp::create(b, loc, b.getIndexType(), scalar(2));
+    maxOut = arith::MaxSIOp::create(b, loc, maxOut, cst(b, loc, 0));
+  }
+  Value iouThreshold = ctx.hasInput(3) ? scalar(3) : fconst(b, loc, 0);
+  Value scoreThreshold = ctx.hasInput(4) ? scalar(4) : Value();
+  Value boxes = ctx.input(0), scores = ctx.input(1);
+  // A box's corners [y1, x1, y2, x2], ordered (min, max).
+  auto corners = [&](OpBuilder &nb, Location l, Value bi, Value i) {
+    SmallVector<Value> v;
+    for (int64_t k = 0; k < 4; ++k)
+      v.push_back(tensor::ExtractOp::create(nb, l, boxes,
+                                            ValueRange{bi, i, cst(nb, l, k)}));
+    if (*centerPoint) { // [x_center, y_center, width, height]
+      Value half = fconst(nb, l, 0.5);
+      Value hw = arith::MulFOp::create(nb, l, v[2], half);
+      Value hh = arith::MulFOp::create(nb, l, v[3], half);
+      return SmallVector<Value>{arith::SubFOp::create(nb, l, v[1], hh),
+                                arith::SubFOp::create(nb, l, v[0], hw),
+                                arith::AddFOp::create(nb, l, v[1], hh),
+                                arith::AddFOp::create(nb, l, v[0], hw)};
+    }
+    return SmallVector<Value>{arith::MinimumFOp::create(nb, l, v[0], v[2]),
+                              arith::MinimumFOp::create(nb, l, v[1], v[3]),
+                              arith::MaximumFOp::create(nb, l, v[0], v[2]),
+                              arith::MaximumFOp::create(nb, l, v[1], v[3])};
+  };
+  // Whether box j overlaps box i by more than the threshold (IoU).
+  auto overlaps = [&](OpBuilder &nb, Location l, Value bi, Value i, Value j) {
+    SmallVector<Value> p = corners(nb, l, bi, i), q = corners(nb, l, bi, j);
+    auto sub = [&](Value x, Value y) { return arith::SubFOp::create(nb, l, x, y); };
+    auto mul = [&](Value x, Value y) { return arith::MulFOp::create(nb, l, x, y); };
+    Value zero = fconst(nb, l, 0);
+    Value ih = arith::MaximumFOp::create(
+        nb, l, sub(arith::MinimumFOp::create(nb, l, p[2], q[2]),
+                   arith::MaximumFOp::create(nb, l, p[0], q[0])), zero);
+    Value iw = arith::MaximumFOp::create(
+        nb, l, sub(arith::MinimumFOp::create(nb, l, p[3], q[3]),
+                   arith::MaximumFOp::create(nb, l, p[1], q[1])), zero);
+    Value inter = mul(ih, iw);
+    Value area1 = mul(sub(p[2], p[0]), sub(p[3], p[1]));
+    Value area2 = mul(sub(q[2], q[0]), sub(q[3], q[1]));
+    Value uni = sub(arith::AddFOp::create(nb, l, area1, area2), inter);
+    auto gt = [&](Value x, Value y) {
+      return arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGT, x, y);
+    };
+    // Empty boxes and disjoint ones never suppress (as ONNX Runtime).
+    Value valid = arith::AndIOp::create(
+        nb, l, arith::AndIOp::create(nb, l, gt(area1, zero), gt(area2, zero)),
+        gt(inter, zero));
+    Value iou = arith::DivFOp::create(nb, l, inter, uni);
+    return arith::AndIOp::create(nb, l, valid, gt(iou, iouThreshold)).getResult();
+  };
+  // At most every box of every class of every batch.
+  int64_t rows = std::max<int64_t>(batches * classes * count, 1);
+  auto i64 = b.getI64Type();
+  Value out = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{rows, 3}, i64);
+  auto i1 = b.getI1Type();
+  auto yes = [&](OpBuilder &nb, Location l, bool v) -> Value {
+    return arith::ConstantIntOp::create(nb, l, i1, v);
+  };
+  auto perBatch = scf::ForOp::create(
+      b, loc, cst(b, loc, 0), cst(b, loc, batches), cst(b, loc, 1),
+      ValueRange{out, cst(b, loc, 0)},
+      [&](OpBuilder &bb, Location bl, Value bi, ValueRange bacc) {
+        auto perClass = scf::ForOp::create(
+            bb, bl, cst(bb, bl, 0), cst(bb, bl, classes), cst(bb, bl, 1), bacc,
+            [&](OpBuilder &cb, Location cl, Value ci, ValueRange cacc) {
+              auto score = [&](OpBuilder &nb, Location l, Value i) -> Value {
+                return tensor::ExtractOp::create(nb, l, scores, ValueRange{bi, ci, i});
+              };
+              // Boxes still in play: above the score threshold, not yet
+              // selected or suppressed.
+              Value live = tensor::GenerateOp::create(
+                  cb, cl, RankedTensorType::get({count}, i1), ValueRange{},
+                  [&](OpBuilder &nb, Location l, ValueRange iv) {
+                    Value keep = scoreThreshold
+                                     ? arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGT,
+                                                             score(nb, l, iv[0]),
+                                                             scoreThreshold).getResult()
+                                     : yes(nb, l, true);
+                    tensor::YieldOp::create(nb, l, keep);
+                  });
+              // One selection per round: the best live box (the lower
+              // index on ties), then what it suppresses.
+              auto rounds = scf::ForOp::create(
+                  cb, cl, cst(cb, cl, 0), cst(cb, cl, count), cst(cb, cl, 1),
+                  ValueRange{cacc[0], cacc[1], live, cst(cb, cl, 0)},
+                  [&](OpBuilder &rb, Location rl, Value, ValueRange racc) {
+                    Value liveNow = racc[2];
+                    auto best = scf::ForOp::create(
+                        rb, rl, cst(rb, rl, 0), cst(rb, rl, count), cst(rb, rl, 1),
+                        ValueRange{cst(rb, rl, count)},
+                        [&](OpBuilder &nb, Location l, Value i, ValueRange acc) {
+                          Value isLive = tensor::ExtractOp::create(nb, l, liveNow,
+                                                                   ValueRange{i});
+                          Value none = arith::CmpIOp::create(
+                              nb, l, arith::CmpIPredicate::eq, acc[0], cst(nb, l, count));
+                          Value safe = arith::SelectOp::create(nb, l, none, i, acc[0]);
+                          Value better = arith::OrIOp::create(
+                              nb, l, none,
+                              arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGT,
+                                                    score(nb, l, i), score(nb, l, safe)));
+                          Value take = arith::AndIOp::create(nb, l, isLive, better);
+                          scf::YieldOp::create(
+                              nb, l, ValueRange{arith::SelectOp::create(nb, l, take, i, acc[0])});
+                        });
+                    Value bestIndex = best.getResult(0);
+                    Value found = arith::AndIOp::create(
+                        rb, rl,
+                        arith::CmpIOp::create(rb, rl, arith::CmpIPredicate::ult,
+                                              bestIndex, cst(rb, rl, count)),
+                        arith::CmpIOp::create(rb, rl, arith::CmpIPredicate::ult,
+                                              racc[3], maxOut));
+                    auto step = scf::IfOp::create(
+                        rb, rl, found,
+                        [&](OpBuilder &tb, Location tl) {
+                          Value row = racc[1];
+                          Value t = racc[0];
+                          Value fields[3] = {bi, ci, bestIndex};
+                          for (int64_t k = 0; k < 3; ++k)
+                            t = tensor::InsertOp::create(
+                                tb, tl,
+                                arith::IndexCastOp::create(tb, tl, i64, fields[k]), t,
+                                ValueRange{row, cst(tb, tl, k)});
+                          Value suppressed = tensor::GenerateOp::create(
+                              tb, tl, RankedTensorType::get({count}, i1), ValueRange{},
+                              [&](OpBuilder &nb, Location l, ValueRange iv) {
+                                Value was = tensor::ExtractOp::create(nb, l, liveNow,
+                                                                      ValueRange{iv[0]});
+                                Value chosen = arith::CmpIOp::create(
+                                    nb, l, arith::CmpIPredicate::eq, iv[0], bestIndex);
+                                Value gone = arith::OrIOp::create(
+                                    nb, l, chosen, overlaps(nb, l, bi, bestIndex, iv[0]));
+                                tensor::YieldOp::create(
+                                    nb, l,
+                                    arith::AndIOp::create(
+                                        nb, l, was,
+                                        arith::XOrIOp::create(nb, l, gone, yes(nb, l, true)))
+                                        .getResult());
+                              });
+                          Value one = cst(tb, tl, 1);
+                          scf::YieldOp::create(
+                              tb, tl,
+                              ValueRange{t, arith::AddIOp::create(tb, tl, row, one),
+                                         suppressed,
+                                         arith::AddIOp::create(tb, tl, racc[3], one)});
+                        },
+                        [&](OpBuilder &eb, Location el) {
+                          scf::YieldOp::create(eb, el, racc);
+                        });
+                    scf::YieldOp::create(rb, rl, step.getResults());
+                  });
+              scf::YieldOp::create(
+                  cb, cl, ValueRange{rounds.getResult(0), rounds.getResult(1)});
+            });
+        scf::YieldOp::create(bb, bl, perClass.getResults());
+      });
+  Value selected = perBatch.getResult(1);
+  auto outType = RankedTensorType::get({ShapedType::kDynamic, 3}, i64);
+  Value all = perBatch.getResult(0);
+  ctx.setOutput(0, tensor::GenerateOp::create(
+                       b, loc, outType, ValueRange{selected},
+                       [&](OpBuilder &nb, Location l, ValueRange iv) {
+                         tensor::YieldOp::create(
+                             nb, l, tensor::ExtractOp::create(nb, l, all, iv).getResult());
+                       }));
+  return success();
+}

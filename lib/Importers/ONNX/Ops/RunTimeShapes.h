@@ -59,6 +59,9 @@ LogicalResult oneHotAtRunTime(NodeContext &ctx, int64_t axis);
 /// Unique (with or without an axis, sorted or in order of first
 /// occurrence): its outputs Y, indices and counts have run-time sizes.
 LogicalResult convertUnique(NodeContext &ctx);
+/// NonMaxSuppression: the selected (batch, class, box) triples, however
+/// many.
+LogicalResult convertNonMaxSuppression(NodeContext &ctx);
 /// NonZero: the indices of the nonzero elements, however many.
 LogicalResult convertNonZero(NodeContext &ctx);
 /// Compress with a run-time condition (`axis` absent: the flattened input).

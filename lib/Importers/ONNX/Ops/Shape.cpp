@@ -1994,5 +1994,6 @@ void mlir::tessel::onnx_import::registerShapeConverters(ConverterMap &m) {
   m["Compress"] = convertCompress;
   m["NonZero"] = convertNonZero;
   m["Unique"] = convertUnique;
+  m["NonMaxSuppression"] = convertNonMaxSuppression;
   m["Upsample"] = convertResize;
 }
