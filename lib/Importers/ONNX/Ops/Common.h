@@ -18,6 +18,7 @@ void registerLossConverters(ConverterMap &map);
 void registerRecurrentConverters(ConverterMap &map);
 void registerQuantizationConverters(ConverterMap &map);
 void registerGridSampleConverters(ConverterMap &map);
+void registerSignalConverters(ConverterMap &map);
 
 //===--- Types and axes ----------------------------------------------------===//
 /// `axis` normalized into [0, rank) (ONNX allows [-rank, rank)); emits an

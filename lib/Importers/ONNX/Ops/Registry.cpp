@@ -17,6 +17,7 @@ const ConverterMap &mlir::tessel::onnx_import::getConverters() {
     registerRecurrentConverters(m);
     registerQuantizationConverters(m);
     registerGridSampleConverters(m);
+    registerSignalConverters(m);
     return m;
   }();
   return map;
