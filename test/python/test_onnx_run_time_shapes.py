@@ -412,3 +412,25 @@ def test_non_max_suppression_matches_torchvision():
         got = f(boxes, scores, np.array([limit], np.int64), np.array([iou], np.float32),
                 np.array([thr], np.float32))
         np.testing.assert_array_equal(got, np.array(want, np.int64).reshape(-1, 3))
+
+
+def test_max_unpool_default_and_run_time_output_shape():
+    node = helper.make_node("MaxUnpool", ["x", "i", "s"], ["y"], kernel_shape=[2, 2],
+                            strides=[2, 2])
+    f = compile_graph([node], [("x", F, [2, 3, 2, 2]), ("i", I64, [2, 3, 2, 2]),
+                               ("s", I64, [4])], [("y", F, ["a", "b", "c", "d"])], opset=11)
+    x = RNG.standard_normal((2, 3, 2, 2)).astype(np.float32)
+    # Flat indices over the whole default (2, 3, 4, 4) output, distinct.
+    idx = RNG.permutation(2 * 3 * 16)[:24].reshape(2, 3, 2, 2).astype(np.int64)
+    unpooled = np.zeros(2 * 3 * 16, np.float32)
+    unpooled[idx.reshape(-1)] = x.reshape(-1)
+    unpooled = unpooled.reshape(2, 3, 4, 4)
+    for shape in ([2, 3, 4, 4], [2, 3, 5, 6]):
+        want = np.zeros(shape, np.float32)
+        want[:, :, :4, :4] = unpooled
+        np.testing.assert_array_equal(f(x, idx, np.array(shape, np.int64)), want)
+    fails_at_run_time(f, x, idx, np.array([2, 3, 3, 4], np.int64))  # smaller
+    bad = idx.copy()
+    bad[0, 0, 0, 0] = 96
+    with pytest.raises(tessel.InvocationError, match="returned -4"):
+        f(x, bad, np.array([2, 3, 4, 4], np.int64))

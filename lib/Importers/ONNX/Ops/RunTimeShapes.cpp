@@ -1423,3 +1423,137 @@ mlir::tessel::onnx_import::convertNonMaxSuppression(NodeContext &ctx) {
                        }));
   return success();
 }
+
+LogicalResult mlir::tessel::onnx_import::convertMaxUnpool(NodeContext &ctx) {
+  RankedTensorType type = ctx.inputType(0), idxType = ctx.inputType(1);
+  int64_t rank = type.getRank(), spatial = rank - 2;
+  if (rank < 3 || !idxType || idxType.getShape() != type.getShape() ||
+      !isa<IntegerType>(idxType.getElementType()))
+    return ctx.emitError() << "X must be [N, C, D1, ...] and I integer "
+                              "indices of the same shape";
+  FailureOr<SmallVector<int64_t>> kernel = ctx.intsAttr("kernel_shape");
+  FailureOr<SmallVector<int64_t>> strides =
+      ctx.intsAttr("strides", SmallVector<int64_t>(spatial, 1));
+  FailureOr<SmallVector<int64_t>> pads =
+      ctx.intsAttr("pads", SmallVector<int64_t>(2 * spatial, 0));
+  if (failed(kernel) || failed(strides) || failed(pads))
+    return failure();
+  if (int64_t(kernel->size()) != spatial || int64_t(strides->size()) != spatial ||
+      int64_t(pads->size()) != 2 * spatial)
+    return ctx.emitError() << "kernel_shape, strides and pads must have one "
+                              "entry per spatial dim (pads two)";
+  ArrayRef<int64_t> in = type.getShape();
+  IndexMath m(ctx);
+  OpBuilder &b = m.b;
+  Location loc = m.loc;
+  // The default sizes, (in - 1) * stride - pads + kernel: the indices
+  // count in them (as ONNX's reference does); output_shape, if given, pads
+  // that result with zeros at the end of each dim.
+  SmallVector<int64_t> unpooled(in.take_front(2));
+  for (int64_t d = 0; d < spatial; ++d) {
+    int64_t size = (in[d + 2] - 1) * (*strides)[d] - (*pads)[d] -
+                   (*pads)[d + spatial] + (*kernel)[d];
+    if (size < 1)
+      return ctx.emitError() << "the default output size of spatial dim " << d
+                             << " is " << size;
+    unpooled.push_back(size);
+  }
+  SmallVector<Value> dims;
+  SmallVector<int64_t> outShape(unpooled);
+  Value padOk = m.yes();
+  if (ctx.hasInput(2)) {
+    FailureOr<int64_t> length = operandLength(ctx, 2, "output_shape");
+    if (failed(length))
+      return failure();
+    if (*length != rank)
+      return ctx.emitError() << "output_shape has " << *length
+                             << " entries for rank " << rank;
+    for (int64_t d = 0; d < rank; ++d) {
+      Value size = m.element(ctx.input(2), d);
+      padOk = m.both(padOk, m.le(m.c(unpooled[d]), size));
+      dims.push_back(size);
+    }
+    dims = checkedSizes(m, padOk, dims);
+    outShape.assign(rank, ShapedType::kDynamic);
+  }
+  Value total = m.c(numElements(unpooled));
+  Type elem = type.getElementType();
+  Value zero = arith::ConstantOp::create(b, loc, cast<TypedAttr>(b.getZeroAttr(elem)));
+  Value flat = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{ShapedType::kDynamic},
+                                       elem, ValueRange{total});
+  flat = linalg::FillOp::create(b, loc, zero, flat).getResult(0);
+  // Each value to its flat index; one out of range is skipped and fails
+  // the call.
+  int64_t n = numElements(in);
+  SmallVector<int64_t> inStrides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    inStrides[d] = inStrides[d + 1] * in[d + 1];
+  Value x = ctx.input(0), indices = ctx.input(1);
+  auto scatter = scf::ForOp::create(
+      b, loc, m.c(0), m.c(n), m.c(1), ValueRange{flat, m.yes()},
+      [&](OpBuilder &nb, Location l, Value e, ValueRange acc) {
+        SmallVector<Value> at;
+        for (int64_t d = 0; d < rank; ++d)
+          at.push_back(arith::RemUIOp::create(
+              nb, l,
+              arith::DivUIOp::create(nb, l, e,
+                                     arith::ConstantIndexOp::create(nb, l, inStrides[d])),
+              arith::ConstantIndexOp::create(nb, l, std::max<int64_t>(in[d], 1))));
+        Value i = arith::IndexCastOp::create(
+            nb, l, nb.getIndexType(), tensor::ExtractOp::create(nb, l, indices, at));
+        Value inRange = arith::AndIOp::create(
+            nb, l,
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sle,
+                                  arith::ConstantIndexOp::create(nb, l, 0), i),
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, i, total));
+        auto put = scf::IfOp::create(
+            nb, l, inRange,
+            [&](OpBuilder &tb, Location tl) {
+              Value v = tensor::ExtractOp::create(tb, tl, x, at);
+              scf::YieldOp::create(
+                  tb, tl, ValueRange{tensor::InsertOp::create(tb, tl, v, acc[0], ValueRange{i})});
+            },
+            [&](OpBuilder &eb, Location el) {
+              scf::YieldOp::create(eb, el, ValueRange{acc[0]});
+            });
+        scf::YieldOp::create(
+            nb, l, ValueRange{put.getResult(0),
+                              arith::AndIOp::create(nb, l, acc[1], inRange)});
+      });
+  Value okTensor = tensor::FromElementsOp::create(
+      b, loc, RankedTensorType::get({}, b.getI1Type()),
+      ValueRange{scatter.getResult(1)});
+  Value scattered = scatter.getResult(0);
+  scattered = tessel::RequireOp::create(
+      b, loc, scattered.getType(), okTensor, scattered, scattered,
+      b.getI32IntegerAttr(TESSEL_ENTRY_INDEX_OUT_OF_RANGE));
+  SmallVector<Value> unpooledDims;
+  for (int64_t d : unpooled)
+    unpooledDims.push_back(m.c(d));
+  Value y = tensor::ReshapeOp::create(b, loc, RankedTensorType::get(unpooled, elem),
+                                      scattered, dimsTensor(m, unpooledDims));
+  if (dims.empty()) {
+    ctx.setOutput(0, y);
+    return success();
+  }
+  // Zeros past the default sizes (a smaller output_shape fails the call,
+  // and its zero sizes read nothing).
+  ctx.setOutput(0, tensor::GenerateOp::create(
+                       b, loc, RankedTensorType::get(outShape, elem), dims,
+                       [&](OpBuilder &nb, Location l, ValueRange iv) {
+                         Value inside = arith::ConstantIntOp::create(nb, l, nb.getI1Type(), 1);
+                         SmallVector<Value> at;
+                         for (int64_t d = 0; d < rank; ++d) {
+                           Value last = arith::ConstantIndexOp::create(nb, l, unpooled[d] - 1);
+                           inside = arith::AndIOp::create(
+                               nb, l, inside,
+                               arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sle,
+                                                     iv[d], last));
+                           at.push_back(arith::MinSIOp::create(nb, l, iv[d], last));
+                         }
+                         Value v = tensor::ExtractOp::create(nb, l, y, at);
+                         tensor::YieldOp::create(
+                             nb, l, arith::SelectOp::create(nb, l, inside, v, zero).getResult());
+                       }));
+  return success();
+}

@@ -62,6 +62,9 @@ LogicalResult convertUnique(NodeContext &ctx);
 /// NonMaxSuppression: the selected (batch, class, box) triples, however
 /// many.
 LogicalResult convertNonMaxSuppression(NodeContext &ctx);
+/// MaxUnpool: the values scattered to their (flat) indices in zeros of
+/// the default size or of output_shape (read at run time).
+LogicalResult convertMaxUnpool(NodeContext &ctx);
 /// NonZero: the indices of the nonzero elements, however many.
 LogicalResult convertNonZero(NodeContext &ctx);
 /// Compress with a run-time condition (`axis` absent: the flattened input).

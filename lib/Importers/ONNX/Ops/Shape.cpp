@@ -1994,6 +1994,7 @@ void mlir::tessel::onnx_import::registerShapeConverters(ConverterMap &m) {
   m["Compress"] = convertCompress;
   m["NonZero"] = convertNonZero;
   m["Unique"] = convertUnique;
+  m["MaxUnpool"] = convertMaxUnpool;
   m["NonMaxSuppression"] = convertNonMaxSuppression;
   m["Upsample"] = convertResize;
 }
