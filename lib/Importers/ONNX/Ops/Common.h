@@ -19,6 +19,7 @@ void registerRecurrentConverters(ConverterMap &map);
 void registerQuantizationConverters(ConverterMap &map);
 void registerGridSampleConverters(ConverterMap &map);
 void registerSignalConverters(ConverterMap &map);
+void registerRoiAlignConverters(ConverterMap &map);
 
 //===--- Types and axes ----------------------------------------------------===//
 /// `axis` normalized into [0, rank) (ONNX allows [-rank, rank)); emits an

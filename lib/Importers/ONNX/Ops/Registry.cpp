@@ -18,6 +18,7 @@ const ConverterMap &mlir::tessel::onnx_import::getConverters() {
     registerQuantizationConverters(m);
     registerGridSampleConverters(m);
     registerSignalConverters(m);
+    registerRoiAlignConverters(m);
     return m;
   }();
   return map;
