@@ -61,3 +61,29 @@ def test_bad_attributes_are_errors():
         compile_dft([1, 8, 1], [1, 8, 2], axis=2)
     with pytest.raises(tessel.CompileError, match="onesided"):
         compile_dft([1, 8, 2], [1, 5, 2], onesided=1, inverse=1)
+
+
+@pytest.mark.parametrize("with_window", [False, True])
+def test_stft_matches_torch(with_window):
+    torch = pytest.importorskip("torch")
+    names = ["x", "step", "window" if with_window else "", "" if with_window else "len"]
+    inputs = [helper.make_tensor_value_info("x", F, [2, 40, 1]),
+              helper.make_tensor_value_info("step", I64, [])]
+    if with_window:
+        inputs.append(helper.make_tensor_value_info("window", F, [8]))
+    else:
+        inputs.append(helper.make_tensor_value_info("len", I64, []))
+    g = helper.make_graph([helper.make_node("STFT", names, ["y"])], "stft", inputs,
+                          [helper.make_tensor_value_info("y", F, [2, "f", "k", 2])])
+    f = tessel.compile(helper.make_model(
+        g, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString())
+    x = RNG.standard_normal((2, 40, 1)).astype(np.float32)
+    for step in (3, 8):
+        length = 8 if with_window else 10
+        window = (np.hanning(length).astype(np.float32) if with_window
+                  else np.ones(length, np.float32))
+        want = torch.stft(torch.from_numpy(x[..., 0]), n_fft=length, hop_length=step,
+                          win_length=length, window=torch.from_numpy(window), center=False,
+                          onesided=True, return_complex=True).numpy().transpose(0, 2, 1)
+        args = [x, np.int64(step), window if with_window else np.int64(length)]
+        np.testing.assert_allclose(f(*args), as_pairs(want), rtol=1e-4, atol=1e-4)

@@ -1,8 +1,9 @@
-//===- Signal.cpp - ONNX DFT ------------------------------------------------===//
+//===- Signal.cpp - ONNX DFT and STFT ---------------------------------------===//
 //
-// DFT (opset 17) as its definition: each output frequency sums the signal
-// against cos/sin of 2 pi k t / N, accumulated in f64 (exact enough for
-// the lengths models use; O(N^2) per transformed line, no FFT yet).
+// DFT and STFT (opset 17) as their definitions: each output frequency sums
+// the signal (a frame of it, windowed, for STFT) against cos/sin of
+// 2 pi k t / N (dftSum, the one formula), accumulated in f64 (exact enough
+// for the lengths models use; O(N^2) per transformed line, no FFT yet).
 //
 //===----------------------------------------------------------------------===//
 #include "Common.h"
@@ -19,6 +20,40 @@ using namespace mlir;
 using namespace mlir::tessel::onnx_import;
 
 namespace {
+
+/// sum_{t < count} sample(t) * e^{-+ i 2 pi k t / n} (the sign + for
+/// `inverse`), accumulated in f64: the one formula DFT and STFT share.
+/// `sample` gives (re, im) of sample t in f64.
+std::pair<Value, Value>
+dftSum(OpBuilder &b, Location loc, Value k, Value n, Value count, bool inverse,
+       function_ref<std::pair<Value, Value>(OpBuilder &, Location, Value)> sample) {
+  auto f64 = b.getF64Type();
+  auto c = [&](OpBuilder &nb, Location l, double v) -> Value {
+    return arith::ConstantOp::create(nb, l, f64, nb.getF64FloatAttr(v));
+  };
+  auto sum = scf::ForOp::create(
+      b, loc, arith::ConstantIndexOp::create(b, loc, 0), count,
+      arith::ConstantIndexOp::create(b, loc, 1),
+      ValueRange{c(b, loc, 0), c(b, loc, 0)},
+      [&](OpBuilder &lb, Location ll, Value t, ValueRange acc) {
+        auto [re, im] = sample(lb, ll, t);
+        auto mul = [&](Value p, Value q) { return arith::MulFOp::create(lb, ll, p, q); };
+        Value tf = arith::SIToFPOp::create(
+            lb, ll, f64, arith::IndexCastOp::create(lb, ll, lb.getI64Type(), t));
+        Value theta = arith::DivFOp::create(
+            lb, ll, mul(c(lb, ll, 2 * M_PI), mul(k, tf)), n);
+        Value cs = math::CosOp::create(lb, ll, theta);
+        Value sn = math::SinOp::create(lb, ll, theta);
+        // Forward: (re + i im) e^{-i theta}; inverse: e^{+i theta}.
+        Value s = c(lb, ll, inverse ? -1.0 : 1.0);
+        Value yre = arith::AddFOp::create(lb, ll, mul(re, cs), mul(s, mul(im, sn)));
+        Value yim = arith::SubFOp::create(lb, ll, mul(im, cs), mul(s, mul(re, sn)));
+        scf::YieldOp::create(lb, ll,
+                             ValueRange{arith::AddFOp::create(lb, ll, acc[0], yre),
+                                        arith::AddFOp::create(lb, ll, acc[1], yim)});
+      });
+  return {sum.getResult(0), sum.getResult(1)};
+}
 
 LogicalResult convertDFT(NodeContext &ctx) {
   RankedTensorType type = ctx.inputType(0);
@@ -98,9 +133,8 @@ LogicalResult convertDFT(NodeContext &ctx) {
         Value n = toF64(length);
         // The signal's samples past its end are zeros.
         Value end = arith::MinSIOp::create(nb, l, length, idx(in));
-        auto sum = scf::ForOp::create(
-            nb, l, idx(0), end, idx(1), ValueRange{c(0), c(0)},
-            [&](OpBuilder &lb, Location ll, Value t, ValueRange acc) {
+        auto [sumRe, sumIm] = dftSum(
+            nb, l, k, n, end, *inverse, [&](OpBuilder &lb, Location ll, Value t) {
               auto read = [&](int64_t part) -> Value {
                 SmallVector<Value> at(iv);
                 at[axis] = t;
@@ -108,34 +142,12 @@ LogicalResult convertDFT(NodeContext &ctx) {
                 Value v = tensor::ExtractOp::create(lb, ll, x, at);
                 return arith::ExtFOp::create(lb, ll, f64, v);
               };
-              Value re = read(0);
-              Value im = complex ? read(1) : c(0);
-              Value theta = arith::DivFOp::create(
-                  lb, ll,
-                  arith::MulFOp::create(
-                      lb, ll, c(2 * M_PI),
-                      arith::MulFOp::create(
-                          lb, ll, k,
-                          arith::SIToFPOp::create(
-                              lb, ll, f64,
-                              arith::IndexCastOp::create(lb, ll, lb.getI64Type(), t)))),
-                  n);
-              Value cs = math::CosOp::create(lb, ll, theta);
-              Value sn = math::SinOp::create(lb, ll, theta);
-              // Forward: (re + i im) e^{-i theta}; inverse: e^{+i theta}.
-              double s = *inverse ? -1.0 : 1.0;
-              auto mul = [&](Value p, Value q) { return arith::MulFOp::create(lb, ll, p, q); };
-              Value yre = arith::AddFOp::create(lb, ll, mul(re, cs), mul(c(s), mul(im, sn)));
-              Value yim = arith::SubFOp::create(lb, ll, mul(im, cs), mul(c(s), mul(re, sn)));
-              scf::YieldOp::create(
-                  lb, ll,
-                  ValueRange{arith::AddFOp::create(lb, ll, acc[0], yre),
-                             arith::AddFOp::create(lb, ll, acc[1], yim)});
+              Value zero = arith::ConstantOp::create(lb, ll, f64, lb.getF64FloatAttr(0));
+              return std::make_pair(read(0), complex ? read(1) : zero);
             });
         Value isImag = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
                                              iv[rank - 1], idx(1));
-        Value v = arith::SelectOp::create(nb, l, isImag, sum.getResult(1),
-                                          sum.getResult(0));
+        Value v = arith::SelectOp::create(nb, l, isImag, sumIm, sumRe);
         if (*inverse)
           v = arith::DivFOp::create(nb, l, v, n);
         tensor::YieldOp::create(nb, l,
@@ -147,8 +159,152 @@ LogicalResult convertDFT(NodeContext &ctx) {
   return success();
 }
 
+/// An integer scalar input as an index in [lo, hi]: its value if constant
+/// (with `staticValue` set), else read at run time (checked).
+FailureOr<Value> scalarSize(NodeContext &ctx, unsigned i, StringRef what,
+                            int64_t lo, int64_t hi, int64_t &staticValue) {
+  RankedTensorType t = ctx.inputType(i);
+  if (!t || t.getNumElements() != 1 || !isa<IntegerType>(t.getElementType())) {
+    ctx.emitError() << "input " << i << " ('" << what
+                    << "') must be one integer";
+    return failure();
+  }
+  OpBuilder &b = ctx.builder();
+  if (DenseElementsAttr c = ctx.constantInput(i)) {
+    staticValue = toInts(c).front();
+    if (staticValue < lo || staticValue > hi) {
+      ctx.emitError() << what << " " << staticValue << " is outside [" << lo
+                      << ", " << hi << "]";
+      return failure();
+    }
+    return Value(arith::ConstantIndexOp::create(b, ctx.loc(), staticValue));
+  }
+  staticValue = ShapedType::kDynamic;
+  return checkedRunTimeSize(ctx, i, lo, hi);
+}
+
+LogicalResult convertSTFT(NodeContext &ctx) {
+  RankedTensorType type = ctx.inputType(0);
+  if (!type || type.getRank() != 3 ||
+      (type.getDimSize(2) != 1 && type.getDimSize(2) != 2) ||
+      !isa<FloatType>(type.getElementType()))
+    return ctx.emitError() << "signal must be float [batch, length, 1 or 2]";
+  FailureOr<int64_t> onesided = ctx.intAttr("onesided", 1);
+  if (failed(onesided))
+    return failure();
+  bool complex = type.getDimSize(2) == 2;
+  if (complex && *onesided)
+    return ctx.attrError("onesided", "= 1 needs a real signal");
+  int64_t signal = type.getDimSize(1);
+  OpBuilder &b = ctx.builder();
+  Location loc = ctx.loc();
+  int64_t staticStep, staticLength = ShapedType::kDynamic;
+  FailureOr<Value> step = scalarSize(ctx, 1, "frame_step", 1, int64_t(1) << 24,
+                                     staticStep);
+  if (failed(step))
+    return failure();
+  bool hasWindow = ctx.hasInput(2);
+  RankedTensorType windowType = hasWindow ? ctx.inputType(2) : nullptr;
+  if (hasWindow && (!windowType || windowType.getRank() != 1 ||
+                    windowType.getElementType() != type.getElementType()))
+    return ctx.emitError() << "window must be 1-D of the signal's type";
+  Value length;
+  if (ctx.hasInput(3)) {
+    FailureOr<Value> l = scalarSize(ctx, 3, "frame_length", 1, signal, staticLength);
+    if (failed(l))
+      return failure();
+    length = *l;
+    if (hasWindow && !ShapedType::isDynamic(staticLength) &&
+        staticLength != windowType.getDimSize(0))
+      return ctx.emitError() << "frame_length " << staticLength
+                             << " differs from the window's length "
+                             << windowType.getDimSize(0);
+  } else if (hasWindow) {
+    staticLength = windowType.getDimSize(0);
+    if (staticLength < 1 || staticLength > signal)
+      return ctx.emitError() << "the window's length " << staticLength
+                             << " is outside [1, " << signal << "]";
+    length = arith::ConstantIndexOp::create(b, loc, staticLength);
+  } else {
+    return ctx.emitError() << "needs a window or a frame_length";
+  }
+  // A run-time frame_length must match the window's.
+  if (hasWindow && ShapedType::isDynamic(staticLength)) {
+    Value same = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, length,
+        arith::ConstantIndexOp::create(b, loc, windowType.getDimSize(0)));
+    length = checkedRunTimeSizes(ctx, same, {length}).front();
+  }
+  auto idx = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  // frames = (signal - length) / step + 1; bins = length / 2 + 1 one-sided.
+  Value frames = arith::AddIOp::create(
+      b, loc,
+      arith::DivUIOp::create(b, loc, arith::SubIOp::create(b, loc, idx(signal), length),
+                             *step),
+      idx(1));
+  Value bins = *onesided ? arith::AddIOp::create(
+                               b, loc, arith::DivUIOp::create(b, loc, length, idx(2)),
+                               idx(1))
+                               .getResult()
+                         : length;
+  int64_t staticFrames = ShapedType::kDynamic, staticBins = ShapedType::kDynamic;
+  if (!ShapedType::isDynamic(staticLength)) {
+    staticBins = *onesided ? staticLength / 2 + 1 : staticLength;
+    if (!ShapedType::isDynamic(staticStep))
+      staticFrames = (signal - staticLength) / staticStep + 1;
+  }
+  SmallVector<Value> sizes;
+  if (ShapedType::isDynamic(staticFrames))
+    sizes.push_back(frames);
+  if (ShapedType::isDynamic(staticBins))
+    sizes.push_back(bins);
+  Type elem = type.getElementType();
+  auto f64 = b.getF64Type();
+  Value x = ctx.input(0), window = hasWindow ? ctx.input(2) : Value();
+  auto outType = RankedTensorType::get(
+      {type.getDimSize(0), staticFrames, staticBins, 2}, elem);
+  auto out = tensor::GenerateOp::create(
+      b, loc, outType, sizes, [&](OpBuilder &nb, Location l, ValueRange iv) {
+        auto toF64 = [&](Value index) -> Value {
+          return arith::SIToFPOp::create(
+              nb, l, f64, arith::IndexCastOp::create(nb, l, nb.getI64Type(), index));
+        };
+        Value start = arith::MulIOp::create(nb, l, iv[1], *step);
+        auto [re, im] = dftSum(
+            nb, l, toF64(iv[2]), toF64(length), length, /*inverse=*/false,
+            [&](OpBuilder &lb, Location ll, Value t) -> std::pair<Value, Value> {
+              Value at = arith::AddIOp::create(lb, ll, start, t);
+              auto read = [&](int64_t part) -> Value {
+                Value v = tensor::ExtractOp::create(
+                    lb, ll, x,
+                    ValueRange{iv[0], at, arith::ConstantIndexOp::create(lb, ll, part)});
+                return arith::ExtFOp::create(lb, ll, f64, v);
+              };
+              Value w;
+              if (window) {
+                Value e = tensor::ExtractOp::create(lb, ll, window, ValueRange{t});
+                w = arith::ExtFOp::create(lb, ll, f64, e);
+              } else {
+                w = arith::ConstantOp::create(lb, ll, f64, lb.getF64FloatAttr(1));
+              }
+              Value zero = arith::ConstantOp::create(lb, ll, f64, lb.getF64FloatAttr(0));
+              return std::make_pair(
+                  arith::MulFOp::create(lb, ll, read(0), w).getResult(),
+                  complex ? arith::MulFOp::create(lb, ll, read(1), w).getResult() : zero);
+            });
+        Value isImag = arith::CmpIOp::create(
+            nb, l, arith::CmpIPredicate::eq, iv[3], arith::ConstantIndexOp::create(nb, l, 1));
+        Value v = arith::SelectOp::create(nb, l, isImag, im, re);
+        tensor::YieldOp::create(
+            nb, l, elem == f64 ? v : arith::TruncFOp::create(nb, l, elem, v).getResult());
+      });
+  ctx.setOutput(0, out);
+  return success();
+}
+
 } // namespace
 
 void mlir::tessel::onnx_import::registerSignalConverters(ConverterMap &m) {
   m["DFT"] = convertDFT;
+  m["STFT"] = convertSTFT;
 }
