@@ -49,3 +49,8 @@ def test_roi_align_matches_torchvision(mode, ratio):
 def test_max_mode_is_an_error():
     with pytest.raises(tessel.CompileError, match="mode"):
         compile_roialign(mode="max")
+
+
+def test_huge_output_is_an_error():
+    with pytest.raises(tessel.CompileError, match="output"):
+        compile_roialign(output_height=1 << 40, output_width=4)

@@ -434,3 +434,14 @@ def test_max_unpool_default_and_run_time_output_shape():
     bad[0, 0, 0, 0] = 96
     with pytest.raises(tessel.InvocationError, match="returned -4"):
         f(x, bad, np.array([2, 3, 4, 4], np.int64))
+
+
+def test_max_unpool_bad_attributes_are_errors():
+    def unpool(**attrs):
+        node = helper.make_node("MaxUnpool", ["x", "i"], ["y"], **attrs)
+        return compile_graph([node], [("x", F, [1, 1, 2, 2]), ("i", I64, [1, 1, 2, 2])],
+                             [("y", F, [1, 1, "h", "w"])], opset=11)
+    with pytest.raises(tessel.CompileError, match="must lie in"):
+        unpool(kernel_shape=[2, 2], strides=[1 << 62, 2])
+    with pytest.raises(tessel.CompileError, match="must lie in"):
+        unpool(kernel_shape=[0, 2])

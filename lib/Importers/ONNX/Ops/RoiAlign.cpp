@@ -53,6 +53,10 @@ LogicalResult convertRoiAlign(NodeContext &ctx) {
   if (*outH < 1 || *outW < 1 || *ratio < 0)
     return ctx.attrError("output_height", "and output_width must be positive "
                                           "and sampling_ratio not negative");
+  if (failed(checkShape(ctx,
+                        {roiType.getDimSize(0), xType.getDimSize(1), *outH, *outW},
+                        "the output")))
+    return failure();
   bool aligned = *coordMode == "half_pixel";
   int64_t rois = roiType.getDimSize(0), channels = xType.getDimSize(1),
           height = xType.getDimSize(2), width = xType.getDimSize(3),

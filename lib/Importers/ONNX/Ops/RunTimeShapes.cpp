@@ -1442,6 +1442,14 @@ LogicalResult mlir::tessel::onnx_import::convertMaxUnpool(NodeContext &ctx) {
       int64_t(pads->size()) != 2 * spatial)
     return ctx.emitError() << "kernel_shape, strides and pads must have one "
                               "entry per spatial dim (pads two)";
+  // Attribute values are bounded so that the sizes below cannot overflow.
+  constexpr int64_t maxAttr = int64_t(1) << 24;
+  for (int64_t d = 0; d < spatial; ++d)
+    if ((*kernel)[d] < 1 || (*kernel)[d] > maxAttr || (*strides)[d] < 1 ||
+        (*strides)[d] > maxAttr || (*pads)[d] < 0 || (*pads)[d] > maxAttr ||
+        (*pads)[d + spatial] < 0 || (*pads)[d + spatial] > maxAttr)
+      return ctx.attrError("kernel_shape", "strides and pads must lie in [1, "
+                                           "2^24] ([0, 2^24] for pads)");
   ArrayRef<int64_t> in = type.getShape();
   IndexMath m(ctx);
   OpBuilder &b = m.b;
@@ -1458,6 +1466,8 @@ LogicalResult mlir::tessel::onnx_import::convertMaxUnpool(NodeContext &ctx) {
                              << " is " << size;
     unpooled.push_back(size);
   }
+  if (failed(checkShape(ctx, unpooled, "the unpooled output")))
+    return failure();
   SmallVector<Value> dims;
   SmallVector<int64_t> outShape(unpooled);
   Value padOk = m.yes();
