@@ -81,6 +81,8 @@ def test_expand_tile_constant_of_shape():
     for r in ([1, 2], [3, 1], [0, 2], [2, 2]):
         np.testing.assert_array_equal(t(xi, np.array(r, np.int64)), np.tile(xi, r))
     fails_at_run_time(t, xi, np.array([-1, 1], np.int64))
+    # 3 x (2^64 + 2) / 3 wraps to 2 in 64 bits: an error, not a wrong size.
+    fails_at_run_time(t, xi, np.array([1, (2**64 + 2) // 3], np.int64))
     c = compile_graph([helper.make_node("ConstantOfShape", ["s"], ["y"],
                                         value=helper.make_tensor("v", I32, [1], [7]))],
                       [("s", I64, [2])], [("y", I32, ["a", "b"])])

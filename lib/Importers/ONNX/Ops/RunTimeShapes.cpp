@@ -437,8 +437,11 @@ LogicalResult mlir::tessel::onnx_import::tileAtRunTime(NodeContext &ctx) {
                            << " entries for an input of rank " << in.size();
   IndexMath m(ctx);
   SmallVector<Value> dims;
+  // A repeat count past 2^31 is clamped first, so that the product cannot
+  // wrap (checkedSizes then fails the call on the size).
   for (auto [k, d] : llvm::enumerate(in))
-    dims.push_back(m.mul(m.c(d), m.element(ctx.input(1), k)));
+    dims.push_back(m.mul(m.c(d), m.min(m.element(ctx.input(1), k),
+                                       m.c(kMaxElements + 1))));
   SmallVector<Value> sizes = checkedSizes(m, m.yes(), dims);
   auto outType = RankedTensorType::get(
       SmallVector<int64_t>(in.size(), ShapedType::kDynamic),
