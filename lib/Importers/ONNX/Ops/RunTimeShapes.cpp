@@ -702,8 +702,9 @@ LogicalResult mlir::tessel::onnx_import::sliceAtRunTime(NodeContext &ctx) {
   FailureOr<int64_t> count = operandLength(ctx, 1, "starts");
   if (failed(count))
     return failure();
-  for (auto [i, what] : llvm::enumerate(
-           ArrayRef<StringRef>{"ends", "axes", "steps"})) {
+  // (An array, not a braced list: the range must outlive the loop.)
+  const StringRef operands[] = {"ends", "axes", "steps"};
+  for (auto [i, what] : llvm::enumerate(operands)) {
     if (i > 0 && !ctx.hasInput(i + 2))
       continue;
     FailureOr<int64_t> n = operandLength(ctx, i + 2, what);
