@@ -330,3 +330,10 @@ Value mlir::tessel::onnx_import::wrapIndices(NodeContext &ctx, Value indices,
   return tosa::SelectOp::create(ctx.builder(), ctx.loc(), cast<RankedTensorType>(indices.getType()),
                                 negative, wrapped, indices);
 }
+
+Value mlir::tessel::onnx_import::indexToF64(OpBuilder &b, Location loc,
+                                            Value index) {
+  return arith::SIToFPOp::create(
+      b, loc, b.getF64Type(),
+      arith::IndexCastOp::create(b, loc, b.getI64Type(), index));
+}

@@ -70,6 +70,11 @@ SmallVector<double> toDoubles(DenseElementsAttr attr);
 DenseElementsAttr intsAttr(RankedTensorType type, ArrayRef<int64_t> values);
 DenseElementsAttr doublesAttr(RankedTensorType type, ArrayRef<double> values);
 
+//===--- Scalars -----------------------------------------------------------===//
+/// An index value as an f64 (through i64): the loop positions the
+/// run-time formulas (Range, windows, Resize, DFT, RoiAlign) compute with.
+Value indexToF64(OpBuilder &b, Location loc, Value index);
+
 //===--- Indices ----------------------------------------------------------===//
 /// An i32 tensor of `indices` with negative entries wrapped by `dim`
 /// (ONNX allows [-dim, dim)). Unless `checked` is false (OneHot, where an

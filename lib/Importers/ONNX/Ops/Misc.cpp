@@ -290,8 +290,7 @@ template <Window kind> LogicalResult convertWindow(NodeContext &ctx) {
   }
   auto f64 = b.getF64Type();
   auto toF64 = [&](OpBuilder &nb, Location l, Value index) -> Value {
-    return arith::SIToFPOp::create(
-        nb, l, f64, arith::IndexCastOp::create(nb, l, nb.getI64Type(), index));
+    return indexToF64(nb, l, index);
   };
   // Symmetric windows span size - 1 intervals, periodic ones size.
   Value intervals = toF64(b, loc, size);

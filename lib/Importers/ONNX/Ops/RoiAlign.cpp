@@ -81,8 +81,7 @@ LogicalResult convertRoiAlign(NodeContext &ctx) {
         auto mul = [&](Value p, Value q) { return arith::MulFOp::create(nb, l, p, q).getResult(); };
         auto div = [&](Value p, Value q) { return arith::DivFOp::create(nb, l, p, q).getResult(); };
         auto toF64 = [&](Value index) -> Value {
-          return arith::SIToFPOp::create(
-              nb, l, f64, arith::IndexCastOp::create(nb, l, nb.getI64Type(), index));
+          return indexToF64(nb, l, index);
         };
         Value r = iv[0], ch = iv[1];
         Value n = arith::IndexCastOp::create(
@@ -169,8 +168,7 @@ LogicalResult convertRoiAlign(NodeContext &ctx) {
                 return arith::ConstantOp::create(rb, rl, f64, rb.getF64FloatAttr(v));
               };
               auto toF = [&](Value index) -> Value {
-                return arith::SIToFPOp::create(
-                    rb, rl, f64, arith::IndexCastOp::create(rb, rl, rb.getI64Type(), index));
+                return indexToF64(rb, rl, index);
               };
               // startY + (gy + 0.5) * binH / gridH
               Value y = arith::AddFOp::create(
@@ -185,11 +183,8 @@ LogicalResult convertRoiAlign(NodeContext &ctx) {
                   rb, rl, arith::ConstantIndexOp::create(rb, rl, 0), gridW,
                   arith::ConstantIndexOp::create(rb, rl, 1), ValueRange{racc[0]},
                   [&](OpBuilder &cb, Location cl, Value gx, ValueRange cacc) {
-                    Value fx = arith::SIToFPOp::create(
-                        cb, cl, f64, arith::IndexCastOp::create(cb, cl, cb.getI64Type(), gx));
-                    Value gw = arith::SIToFPOp::create(
-                        cb, cl, f64,
-                        arith::IndexCastOp::create(cb, cl, cb.getI64Type(), gridW));
+                    Value fx = indexToF64(cb, cl, gx);
+                    Value gw = indexToF64(cb, cl, gridW);
                     Value xx = arith::AddFOp::create(
                         cb, cl, startX,
                         arith::DivFOp::create(

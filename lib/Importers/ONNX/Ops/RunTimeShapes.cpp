@@ -526,9 +526,7 @@ LogicalResult mlir::tessel::onnx_import::rangeAtRunTime(NodeContext &ctx) {
         Value v;
         if (auto ft = dyn_cast<FloatType>(elem)) {
           // start + i * delta, in double, rounded once.
-          Value i = arith::SIToFPOp::create(
-              nb, l, f64,
-              arith::IndexCastOp::create(nb, l, nb.getI64Type(), iv[0]));
+          Value i = indexToF64(nb, l, iv[0]);
           Value sd = elem == f64 ? s : arith::ExtFOp::create(nb, l, f64, s).getResult();
           Value dd = elem == f64 ? d : arith::ExtFOp::create(nb, l, f64, d).getResult();
           v = arith::AddFOp::create(nb, l, sd, arith::MulFOp::create(nb, l, i, dd));

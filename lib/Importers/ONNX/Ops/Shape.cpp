@@ -1393,9 +1393,7 @@ Value resizeAxisAtRunTime(NodeContext &ctx, const ResizeParams &p, Value x,
       b, loc, withShape(t, shape), sizes,
       [&](OpBuilder &nb, Location l, ValueRange iv) {
         IRMath m{nb, l};
-        Value o = arith::SIToFPOp::create(
-            nb, l, nb.getF64Type(),
-            arith::IndexCastOp::create(nb, l, nb.getI64Type(), iv[axis]));
+        Value o = indexToF64(nb, l, iv[axis]);
         Value inF = m.c(static_cast<double>(in));
         Value src = sourceCoord(m, p, o, inF, scale);
         auto read = [&](Value index) -> Value {

@@ -38,8 +38,7 @@ dftSum(OpBuilder &b, Location loc, Value k, Value n, Value count, bool inverse,
       [&](OpBuilder &lb, Location ll, Value t, ValueRange acc) {
         auto [re, im] = sample(lb, ll, t);
         auto mul = [&](Value p, Value q) { return arith::MulFOp::create(lb, ll, p, q); };
-        Value tf = arith::SIToFPOp::create(
-            lb, ll, f64, arith::IndexCastOp::create(lb, ll, lb.getI64Type(), t));
+        Value tf = indexToF64(lb, ll, t);
         Value theta = arith::DivFOp::create(
             lb, ll, mul(c(lb, ll, 2 * M_PI), mul(k, tf)), n);
         Value cs = math::CosOp::create(lb, ll, theta);
@@ -126,8 +125,7 @@ LogicalResult convertDFT(NodeContext &ctx) {
         };
         auto idx = [&](int64_t v) { return arith::ConstantIndexOp::create(nb, l, v); };
         auto toF64 = [&](Value index) -> Value {
-          return arith::SIToFPOp::create(
-              nb, l, f64, arith::IndexCastOp::create(nb, l, nb.getI64Type(), index));
+          return indexToF64(nb, l, index);
         };
         Value k = toF64(iv[axis]);
         Value n = toF64(length);
@@ -266,8 +264,7 @@ LogicalResult convertSTFT(NodeContext &ctx) {
   auto out = tensor::GenerateOp::create(
       b, loc, outType, sizes, [&](OpBuilder &nb, Location l, ValueRange iv) {
         auto toF64 = [&](Value index) -> Value {
-          return arith::SIToFPOp::create(
-              nb, l, f64, arith::IndexCastOp::create(nb, l, nb.getI64Type(), index));
+          return indexToF64(nb, l, index);
         };
         Value start = arith::MulIOp::create(nb, l, iv[1], *step);
         auto [re, im] = dftSum(
