@@ -2,8 +2,8 @@
 importer, the ABI ("u16", "u32", "u64") and the Python API, against numpy:
 values past the signed range of the same width (2^15, 2^31, 2^63) in
 arithmetic that wraps, comparisons, max/min, reductions, argmax, clip,
-shifts and casts; and the u64 ops that need unsigned 64-bit division,
-rejected with a diagnostic."""
+shifts and casts; and division and remainder, u64 included (unsigned
+64-bit division, constants past 2^63 too)."""
 import os
 import subprocess
 
@@ -92,14 +92,36 @@ def test_unsigned_division_and_pow(dtype):
     np.testing.assert_allclose(p, x ** e.astype(np.float32), rtol=1e-6)
 
 
-@pytest.mark.parametrize("op", ["Div", "Mod"])
-def test_u64_division_is_rejected(op):
-    m = model([helper.make_node(op, ["a", "b"], ["y"], name="d0")],
-              [("a", np.uint64, [2]), ("b", np.uint64, [2])], [("y", np.uint64, [2])])
-    with pytest.raises(tessel.CompileError) as e:
-        tessel.compile(m.SerializeToString())
-    assert f"node 'd0' ({op}, opset 18)" in str(e.value)
-    assert "unsigned 64-bit integers" in str(e.value)
+def test_u64_division_and_remainder_match_numpy():
+    # Values past 2^63 (negative if read signed), divided at run time and by
+    # a constant divisor that is itself past 2^63.
+    rng = np.random.default_rng(64)
+    a = big_values(np.uint64, rng, [8])
+    b = rng.integers(1, np.iinfo(np.uint64).max, size=[8], dtype=np.uint64)
+    b[:3] = [1, 3, 2**63 + 5]
+    c = np.array([2**63 + 7, 10], np.uint64)
+    const = helper.make_node("Constant", [], ["c"], value=helper.make_tensor(
+        "c", TensorProto.UINT64, [2], c.tolist()))
+    nodes = [helper.make_node("Div", ["a", "b"], ["q"]),
+             helper.make_node("Mod", ["a", "b"], ["r"]), const,
+             helper.make_node("Div", ["c", "c2"], ["qc"]),
+             helper.make_node("Mod", ["c", "c2"], ["rc"]),
+             helper.make_node("Constant", [], ["c2"], value=helper.make_tensor(
+                 "c2", TensorProto.UINT64, [2], [3, 2**63 + 1]))]
+    nodes = [nodes[2], nodes[5], nodes[0], nodes[1], nodes[3], nodes[4]]
+    m = model(nodes, [("a", np.uint64, [8]), ("b", np.uint64, [8])],
+              [("q", np.uint64, [8]), ("r", np.uint64, [8]),
+               ("qc", np.uint64, [2]), ("rc", np.uint64, [2])])
+    f = tessel.compile(m.SerializeToString())
+    q, r, qc, rc = f(a, b)
+    c2 = np.array([3, 2**63 + 1], np.uint64)
+    np.testing.assert_array_equal(q, a // b)
+    np.testing.assert_array_equal(r, a % b)
+    np.testing.assert_array_equal(qc, c // c2)
+    np.testing.assert_array_equal(rc, c % c2)
+    b[5] = 0
+    with pytest.raises(tessel.InvocationError, match="division or remainder by zero"):
+        f(a, b)
 
 
 def test_tessel_run_reads_and_prints_unsigned(tmp_path):

@@ -244,8 +244,8 @@ Value mlir::tessel::onnx_import::reinterpret(OpBuilder &b, Location loc,
 /// logical and its amount compared unsigned), or with the sign bit flipped
 /// where it orders them (x ^ 2^63 orders signed as x does unsigned: max,
 /// min, comparisons, clip, pooling; values flipped back after). Division
-/// and remainder need unsigned arithmetic: None.
-enum class U64Form { None, Bits, Flipped };
+/// and remainder take u64 as it is and divide unsigned: Native.
+enum class U64Form { None, Bits, Flipped, Native };
 static U64Form u64Form(StringRef op) {
   if (op == "Add" || op == "Sub" || op == "Mul" || op == "Sum" ||
       op == "BitwiseAnd" || op == "BitwiseOr" || op == "BitwiseXor" ||
@@ -256,6 +256,8 @@ static U64Form u64Form(StringRef op) {
       op == "ReduceMax" || op == "ReduceMin" || op == "ArgMax" ||
       op == "ArgMin" || op == "Clip" || op == "MaxPool")
     return U64Form::Flipped;
+  if (op == "Div" || op == "Mod")
+    return U64Form::Native;
   return U64Form::None;
 }
 
@@ -277,8 +279,10 @@ LogicalResult mlir::tessel::onnx_import::convertViaSignless(NodeContext &ctx,
     RankedTensorType t = ctx.inputType(i);
     if (!t || !t.getElementType().isUnsignedInteger())
       continue;
+    unsigned width = t.getElementType().getIntOrFloatBitWidth();
+    if (width == 64 && u64Form(ctx.opType()) == U64Form::Native)
+      continue;
     unsignedTy = t.getElementType();
-    unsigned width = unsignedTy.getIntOrFloatBitWidth();
     // u8 and u16 in i32, u32 in i64 (every value, non-negative), u64 as
     // its bits in i64, flipped or not (u64Form).
     widened = ctx.builder().getIntegerType(width <= 16 ? 32 : 64);

@@ -105,7 +105,8 @@ Value castValue(NodeContext &ctx, Value x, Type to);
 /// type: it is taken as the same bits in i64 by the ops for which that is
 /// exact (wrapping arithmetic, bitwise ops, equality, logical shifts), with
 /// the sign bit flipped by those that order values (max, min, compare,
-/// clip, pooling), and rejected, with a diagnostic, by Div and Mod.
+/// clip, pooling), and left as it is for Div and Mod, which divide it
+/// unsigned themselves.
 LogicalResult convertViaSignless(NodeContext &ctx, Converter convert);
 
 } // namespace mlir::tessel::onnx_import

@@ -77,6 +77,11 @@ bool foldIntBinary(NodeContext &ctx, Type resultElem, Fn fn) {
 template <typename Fn>
 std::optional<LogicalResult> foldIntDivision(NodeContext &ctx, StringRef what,
                                              Fn fn) {
+  // u64 values past 2^63 read back negative: such constants are divided
+  // at run time (unsignedBinary).
+  if (RankedTensorType t = ctx.inputType(0);
+      t && t.getElementType().isUnsignedInteger(64))
+    return std::nullopt;
   bool byZero = false;
   if (!foldIntBinary(ctx, ctx.inputType(0).getElementType(),
                      [&](int64_t x, int64_t y) {
@@ -184,6 +189,17 @@ LogicalResult convertMul(NodeContext &ctx) {
   return success();
 }
 
+/// `UnsignedOp` (arith.divui, remui) on unsigned tensors of one shape,
+/// through their bits as signless integers.
+template <typename UnsignedOp>
+Value unsignedBinary(NodeContext &ctx, Value x, Value y) {
+  Type elem = elemOf(x);
+  Type bits = ctx.builder().getIntegerType(elem.getIntOrFloatBitWidth());
+  Value r = UnsignedOp::create(ctx.builder(), ctx.loc(), castValue(ctx, x, bits),
+                               castValue(ctx, y, bits));
+  return castValue(ctx, r, elem);
+}
+
 LogicalResult convertDiv(NodeContext &ctx) {
   if (ctx.opset() >= 7)
     if (std::optional<LogicalResult> folded = foldIntDivision(
@@ -209,8 +225,9 @@ LogicalResult convertDiv(NodeContext &ctx) {
   Value x = broadcastTo(ctx, a, type->getShape());
   Value y = broadcastTo(ctx, b, type->getShape());
   if (elemOf(a).isUnsignedInteger()) {
-    ctx.emitError() << "unsigned integer division is not supported yet";
-    return failure();
+    // Only u64 arrives unsigned (convertViaSignless widens the others).
+    ctx.setOutput(0, unsignedBinary<arith::DivUIOp>(ctx, x, y));
+    return success();
   }
   // ONNX integer Div truncates toward zero, like C.
   ctx.setOutput(0, arith::DivSIOp::create(ctx.builder(), ctx.loc(), x, y));
@@ -368,8 +385,13 @@ LogicalResult convertMod(NodeContext &ctx) {
     ctx.setOutput(0, arith::RemFOp::create(b, ctx.loc(), x, y));
     return success();
   }
-  // Unsigned values are non-negative, where both conventions agree.
+  // Unsigned values are non-negative, where both conventions agree; u64
+  // arrives unsigned (convertViaSignless widens the others).
   Type elem = elemOf(x);
+  if (elem.isUnsignedInteger(64)) {
+    ctx.setOutput(0, unsignedBinary<arith::RemUIOp>(ctx, x, y));
+    return success();
+  }
   Value r = arith::RemSIOp::create(b, ctx.loc(), exactSignless(ctx, x),
                                    exactSignless(ctx, y));
   if (!*fmod && !elem.isUnsignedInteger())
