@@ -20,6 +20,7 @@ void registerQuantizationConverters(ConverterMap &map);
 void registerGridSampleConverters(ConverterMap &map);
 void registerSignalConverters(ConverterMap &map);
 void registerRoiAlignConverters(ConverterMap &map);
+void registerTfIdfConverters(ConverterMap &map);
 
 //===--- Types and axes ----------------------------------------------------===//
 /// `axis` normalized into [0, rank) (ONNX allows [-rank, rank)); emits an

@@ -19,6 +19,7 @@ const ConverterMap &mlir::tessel::onnx_import::getConverters() {
     registerGridSampleConverters(m);
     registerSignalConverters(m);
     registerRoiAlignConverters(m);
+    registerTfIdfConverters(m);
     return m;
   }();
   return map;
