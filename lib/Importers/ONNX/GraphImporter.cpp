@@ -126,19 +126,32 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
                          ? node.op_type() + "_" + std::to_string(index)
                          : node.name();
   Location loc = NameLoc::get(builder.getStringAttr(name), fileLoc);
+  bool training = node.domain() == kTrainingDomain;
+  int64_t opset = training ? model.trainingOpset : model.opset;
   auto prefix = [&]() {
     InFlightDiagnostic d = emitError(loc);
-    d << "node '" << name << "' (" << node.op_type() << ", opset "
-      << model.opset << "): ";
+    d << "node '" << name << "' (" << node.op_type() << ", opset " << opset
+      << "): ";
     return d;
   };
-  if (!node.domain().empty() && node.domain() != "ai.onnx")
+  if (!training && !node.domain().empty() && node.domain() != "ai.onnx")
     return prefix() << "ops of domain '" << node.domain()
                     << "' are not supported";
+  if (opset == 0)
+    return prefix() << "the model imports no opset of domain '"
+                    << (training ? kTrainingDomain : "ai.onnx") << "'";
+  if (training && !getTrainingConverters().count(node.op_type()))
+    return prefix() << "op '" << node.op_type() << "' of domain '"
+                    << kTrainingDomain << "' is not supported"
+                    << (node.op_type() == "Gradient"
+                            ? " (Tessel does not differentiate graphs)"
+                            : "");
   // Control flow imports subgraphs, so the importer handles it itself.
-  bool isIf = node.op_type() == "If", isScan = node.op_type() == "Scan",
-       isLoop = node.op_type() == "Loop";
-  const ConverterMap &converters = getConverters();
+  bool isIf = !training && node.op_type() == "If",
+       isScan = !training && node.op_type() == "Scan",
+       isLoop = !training && node.op_type() == "Loop";
+  const ConverterMap &converters =
+      training ? getTrainingConverters() : getConverters();
   auto it = converters.find(node.op_type());
   if (!isIf && !isScan && !isLoop && !isSequenceOp(node.op_type()) &&
       it == converters.end())
@@ -149,7 +162,7 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
                       << "' is not defined before use";
   // Sequences (Sequences.cpp) go to the sequence ops only; a tensor op
   // given one says so.
-  bool sequenceOp = isSequenceOp(node.op_type());
+  bool sequenceOp = !training && isSequenceOp(node.op_type());
   for (int i = 0; i < node.input_size(); ++i)
     if (!sequenceOp && !node.input(i).empty() &&
         values.at(node.input(i)).sequence)
@@ -200,9 +213,9 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
   } else {
     onnx::NodeProto named = node;
     named.set_name(name);
-    NodeContext context(named, model.opset, builder, loc, values, inferred,
+    NodeContext context(named, opset, builder, loc, values, inferred,
                         &deferred);
-    if (failed(widensUnsignedInputs(node.op_type())
+    if (failed(!training && widensUnsignedInputs(node.op_type())
                    ? convertViaSignless(context, it->second)
                    : it->second(context)))
       return failure();

@@ -374,10 +374,15 @@ bool mlir::tessel::onnx_import::loadModelBytes(llvm::StringRef bytes,
             "is truncated)";
     return false;
   }
-  for (const auto &op : model.opset_import())
+  for (const auto &op : model.opset_import()) {
     if (op.domain().empty() || op.domain() == "ai.onnx")
       out.opset = op.version();
-  if (out.opset == 0) {
+    if (op.domain() == kTrainingDomain)
+      out.trainingOpset = op.version();
+  }
+  // A model of training operators alone (an optimizer step) needs no
+  // default-domain opset; one of its nodes in that domain is then an error.
+  if (out.opset == 0 && out.trainingOpset == 0) {
     error = "'" + path.str() + "' imports no opset of the default ONNX domain";
     return false;
   }

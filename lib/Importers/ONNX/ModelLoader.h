@@ -10,10 +10,15 @@
 
 namespace mlir::tessel::onnx_import {
 
+/// The domain of ONNX's training operators.
+inline constexpr llvm::StringLiteral kTrainingDomain = "ai.onnx.preview.training";
+
 struct LoadedModel {
   onnx::ModelProto model;
   /// Opset of the default ("" / "ai.onnx") domain.
   int64_t opset = 0;
+  /// Opset of ai.onnx.preview.training (its optimizers), 0 when not imported.
+  int64_t trainingOpset = 0;
   /// Set when a non-fatal step (shape inference) was skipped.
   std::string warning;
 };

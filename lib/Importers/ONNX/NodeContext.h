@@ -162,6 +162,8 @@ using ConverterMap = llvm::StringMap<Converter>;
 
 /// The converters, by op type; each Ops/*.cpp file registers its family.
 const ConverterMap &getConverters();
+/// The converters of the ai.onnx.preview.training domain (Ops/Training.cpp).
+const ConverterMap &getTrainingConverters();
 /// Ops converted with unsigned inputs widened to i32 (convertViaSignless).
 bool widensUnsignedInputs(llvm::StringRef opType);
 LogicalResult convertViaSignless(NodeContext &ctx, Converter convert);
