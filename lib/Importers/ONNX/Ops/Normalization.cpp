@@ -62,11 +62,67 @@ Value sqrtOf(NodeContext &ctx, Value x) {
 // BatchNormalization
 //===----------------------------------------------------------------------===//
 
+/// training_mode = 1 (opset 14+): Y normalized with the batch's own mean
+/// and (biased) variance over every axis but the channel one, and the
+/// running statistics moved toward them: running = input * momentum +
+/// batch * (1 - momentum), as ONNX defines it.
+LogicalResult convertBatchNormTraining(NodeContext &ctx, float eps) {
+  FailureOr<float> momentum = ctx.floatAttr("momentum", 0.9f);
+  if (failed(momentum))
+    return failure();
+  Value x = ctx.input(0);
+  if (failed(requireFloat(ctx, x)))
+    return failure();
+  RankedTensorType xt = typeOf(x);
+  int64_t rank = xt.getRank();
+  if (rank < 2 || !xt.hasStaticShape()) {
+    ctx.emitError() << "expects an input of rank >= 2 (N, C, ...) with "
+                       "static sizes";
+    return failure();
+  }
+  Type et = xt.getElementType();
+  tessel::TosaBuilder &tb = ctx.tosa();
+  SmallVector<Value> params;
+  for (unsigned i = 1; i <= 4; ++i) {
+    Value p = ctx.input(i);
+    if (!p || typeOf(p).getRank() != 1) {
+      ctx.emitError() << "expects inputs X, scale, B, mean, var (mean and var "
+                         "of rank 1)";
+      return failure();
+    }
+    params.push_back(tb.narrow(p, et));
+  }
+  int64_t count = xt.getNumElements() / xt.getDimSize(1);
+  auto batchMean = [&](Value v) {
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != 1)
+        v = tb.reduceSum(v, d);
+    return tb.mul(v, tb.scalar(et, 1.0 / count, rank));
+  };
+  Value mean = batchMean(x);
+  Value centered = tb.sub(x, mean);
+  Value var = batchMean(tb.mul(centered, centered));
+  Value y = tb.mul(centered, tb.rsqrt(tb.add(var, tb.scalar(et, eps, rank))));
+  y = tb.mul(y, alignAt(ctx, params[0], 1, rank));
+  ctx.setOutput(0, tb.add(y, alignAt(ctx, params[1], 1, rank)));
+  int64_t channels = xt.getDimSize(1);
+  auto running = [&](Value in, Value batch, Type outElem) {
+    Value moved = tb.add(tb.mul(in, tb.scalar(et, *momentum, 1)),
+                         tb.mul(tb.reshape(batch, {channels}),
+                                tb.scalar(et, 1.0 - *momentum, 1)));
+    return outElem == et ? moved : tb.cast(moved, outElem);
+  };
+  if (ctx.hasOutput(1))
+    ctx.setOutput(1, running(params[2], mean, ctx.inputType(3).getElementType()));
+  if (ctx.hasOutput(2))
+    ctx.setOutput(2, running(params[3], var, ctx.inputType(4).getElementType()));
+  return success();
+}
+
 LogicalResult convertBatchNormalization(NodeContext &ctx) {
   auto eps = ctx.floatAttr("epsilon", 1e-5f);
   if (failed(eps))
     return failure();
-  ctx.ignoreAttr("momentum");        // updates running stats: training only
   ctx.ignoreAttr("consumed_inputs"); // opset 1: in-place hints, no effect
   if (ctx.hasAttr("is_test")) {
     // Opsets 1-6; the default (0) is taken as inference when only Y is
@@ -82,10 +138,12 @@ LogicalResult convertBatchNormalization(NodeContext &ctx) {
   auto spatial = ctx.intAttr("spatial", 1);
   if (failed(training) || failed(spatial))
     return failure();
-  if (*training != 0)
+  if (*training != 0 && *training != 1)
     return ctx.attrError("training_mode", "= " + std::to_string(*training) +
-                                              " is not supported: Tessel "
-                                              "compiles inference");
+                                              " must be 0 or 1");
+  if (*training == 1)
+    return convertBatchNormTraining(ctx, *eps);
+  ctx.ignoreAttr("momentum"); // moves running statistics: training only
   for (unsigned i = 1; i < ctx.numOutputs(); ++i)
     if (ctx.hasOutput(i))
       return ctx.unsupported("BatchNormalization's training outputs (mean, "
