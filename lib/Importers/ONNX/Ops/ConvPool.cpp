@@ -774,8 +774,58 @@ LogicalResult convertConv(NodeContext &ctx) {
 /// output_padding at the end), and convolve (stride 1, same dilation and
 /// groups) with the spatially flipped kernel, its in/out channels swapped.
 /// Negative paddings crop. Output: s*(in-1) + output_padding + eff - lo - hi.
+/// 3-D ConvTranspose by the same construction in NCDHW: the input spread
+/// on the stride grid, padded by (effective kernel - 1 - pad) (negative:
+/// cropped), convolved at stride 1 by conv3d with the flipped kernel.
+Value convTranspose3d(NodeContext &ctx, Value x, Value w, const Geometry &g,
+                      ArrayRef<int64_t> outPad, int64_t groups) {
+  tessel::TosaBuilder &tb = ctx.tosa();
+  RankedTensorType xt = typeOf(x), wt = typeOf(w);
+  Type et = xt.getElementType();
+  ArrayRef<int64_t> xs = xt.getShape();
+  int64_t batch = xs[0], c = xs[1], mg = wt.getDimSize(1), m = mg * groups;
+  ArrayRef<int64_t> s = g.strides;
+  if (llvm::any_of(s, [](int64_t v) { return v > 1; })) {
+    // [N, C, D, 1, H, 1, W, 1] padded to [.., s0, .., s1, .., s2]: each
+    // element followed by s-1 zeros on each axis.
+    Value v = tb.reshape(x, {batch, c, xs[2], 1, xs[3], 1, xs[4], 1});
+    v = padOrCrop(ctx, v, SmallVector<int64_t>(8, 0),
+                  {0, 0, 0, s[0] - 1, 0, s[1] - 1, 0, s[2] - 1},
+                  scalar1(ctx, et, 0.0));
+    x = tb.reshape(v, {batch, c, xs[2] * s[0], xs[3] * s[1], xs[4] * s[2]});
+  }
+  SmallVector<int64_t> clo(3), chi(3), cropLo(5, 0), cropHi(5, 0);
+  for (int i = 0; i < 3; ++i) {
+    clo[i] = g.effKernel(i) - 1 - g.lo[i];
+    // The spread input already ends in s-1 zeros.
+    chi[i] = g.effKernel(i) - 1 - g.hi[i] + outPad[i] - (s[i] - 1);
+    cropLo[2 + i] = std::min<int64_t>(clo[i], 0);
+    cropHi[2 + i] = std::min<int64_t>(chi[i], 0);
+    clo[i] = std::max<int64_t>(clo[i], 0);
+    chi[i] = std::max<int64_t>(chi[i], 0);
+  }
+  x = padOrCrop(ctx, x, cropLo, cropHi, scalar1(ctx, et, 0.0));
+  // W [C, M/g, k...] -> [M, C/g, k...], flipped in every spatial axis.
+  int64_t cg = c / groups;
+  ArrayRef<int64_t> k(g.kernel);
+  Value wv = tb.reshape(w, {groups, cg, mg, k[0], k[1], k[2]});
+  wv = tb.transpose(wv, {0, 2, 1, 3, 4, 5});
+  wv = tb.reshape(wv, {m, cg, k[0], k[1], k[2]});
+  for (uint32_t axis : {2u, 3u, 4u})
+    if (k[axis - 2] > 1)
+      wv = tosa::ReverseOp::create(ctx.builder(), ctx.loc(), typeOf(wv), wv,
+                                   axis);
+  Geometry conv;
+  conv.kernel.assign(k.begin(), k.end());
+  conv.strides.assign(3, 1);
+  conv.dilations = g.dilations;
+  conv.lo = clo;
+  conv.hi = chi;
+  return conv3d(ctx, x, wv, biasOrZeros(ctx, 2, m, et), conv, groups);
+}
+
 LogicalResult convertConvTranspose(NodeContext &ctx) {
-  if (failed(checkConvOperands(ctx, 2)))
+  if (failed(checkConvOperands(ctx, 3)))
     return failure();
   Value x = ctx.input(0), w = ctx.input(1);
   RankedTensorType xt = typeOf(x), wt = typeOf(w);
@@ -835,6 +885,10 @@ LogicalResult convertConvTranspose(NodeContext &ctx) {
       ctx.emitError() << "output spatial dim " << i << " would be " << out[i];
       return failure();
     }
+  }
+  if (n == 3) {
+    ctx.setOutput(0, convTranspose3d(ctx, x, w, *g, *outPad, groups));
+    return success();
   }
   // Everything below is 2-D: (N, C, 1, L) for 1-D.
   SmallVector<int64_t> s = lift2D<int64_t>(g->strides, 1),
