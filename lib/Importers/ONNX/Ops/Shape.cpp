@@ -1185,6 +1185,9 @@ struct ResizeParams {
   std::string nearestMode = "round_prefer_floor";
   double cubicA = -0.75;
   bool excludeOutside = false;
+  /// tf_crop_and_resize: the value of outputs whose source lies outside the
+  /// input.
+  double extrapolation = 0.0;
 };
 
 /// Scalar arithmetic for the Resize formulas below, so that each formula
@@ -1241,11 +1244,19 @@ typename M::V clampInto(M &m, typename M::V x, typename M::V lo,
 /// The source coordinate of output index `o` along an axis of `in`
 /// elements. As in the ONNX reference, the resized length is in * scale
 /// before flooring (it matters for align_corners when scales, not sizes,
-/// are given).
+/// are given). tf_crop_and_resize maps the outputs onto the region
+/// [roiLo, roiHi] (fractions of in - 1) of the axis.
 template <typename M>
 typename M::V sourceCoord(M &m, const ResizeParams &p, typename M::V o,
-                          typename M::V in, typename M::V scale) {
+                          typename M::V in, typename M::V scale,
+                          typename M::V roiLo, typename M::V roiHi) {
   typename M::V resized = m.mul(in, scale);
+  if (p.coordMode == "tf_crop_and_resize") {
+    typename M::V span = m.mul(m.sub(roiHi, roiLo), m.sub(in, m.c(1)));
+    return m.add(m.select(m.eq(resized, m.c(1)), m.div(span, m.c(2)),
+                          m.div(m.mul(o, span), m.sub(resized, m.c(1)))),
+                 m.mul(roiLo, m.sub(in, m.c(1))));
+  }
   typename M::V halfPixel = m.sub(m.div(m.add(o, m.c(0.5)), scale), m.c(0.5));
   if (p.coordMode == "half_pixel")
     return halfPixel;
@@ -1335,7 +1346,8 @@ Value resizeAxis(NodeContext &ctx, const ResizeParams &p, Value x,
     SmallVector<int64_t> l;
     for (int64_t o = 0; o < out; ++o)
       l.push_back(static_cast<int64_t>(nearestIndex(
-          m, p, sourceCoord(m, p, static_cast<double>(o), inF, scale), inF)));
+          m, p, sourceCoord(m, p, static_cast<double>(o), inF, scale, 0.0, 1.0),
+          inF)));
     if (l == iota(in))
       return x;
     lists[axis] = l;
@@ -1347,7 +1359,7 @@ Value resizeAxis(NodeContext &ctx, const ResizeParams &p, Value x,
   bool identity = out == in;
   SmallVector<double> idx, w;
   for (int64_t o = 0; o < out; ++o) {
-    double src = sourceCoord(m, p, static_cast<double>(o), inF, scale);
+    double src = sourceCoord(m, p, static_cast<double>(o), inF, scale, 0.0, 1.0);
     identity &= src == static_cast<double>(o);
     interpolationTaps(m, p, src, inF, idx, w);
     for (int64_t k = 0; k < taps; ++k) {
@@ -1375,9 +1387,12 @@ Value resizeAxis(NodeContext &ctx, const ResizeParams &p, Value x,
 
 /// `x` resized along `axis` to `out` elements (an index known at run time)
 /// with `scale` (an f64): each output element computes its taps with the
-/// formulas above and reads them.
+/// formulas above and reads them. `roiLo`/`roiHi` (f64) are the crop region
+/// of tf_crop_and_resize, whose outputs with a source outside the axis
+/// take the extrapolation value.
 Value resizeAxisAtRunTime(NodeContext &ctx, const ResizeParams &p, Value x,
-                          int64_t axis, Value out, Value scale) {
+                          int64_t axis, Value out, Value scale, Value roiLo,
+                          Value roiHi) {
   OpBuilder &b = ctx.builder();
   Location loc = ctx.loc();
   RankedTensorType t = typeOf(x);
@@ -1395,7 +1410,7 @@ Value resizeAxisAtRunTime(NodeContext &ctx, const ResizeParams &p, Value x,
         IRMath m{nb, l};
         Value o = indexToF64(nb, l, iv[axis]);
         Value inF = m.c(static_cast<double>(in));
-        Value src = sourceCoord(m, p, o, inF, scale);
+        Value src = sourceCoord(m, p, o, inF, scale, roiLo, roiHi);
         auto read = [&](Value index) -> Value {
           SmallVector<Value> at(iv);
           at[axis] = arith::IndexCastOp::create(
@@ -1414,6 +1429,12 @@ Value resizeAxisAtRunTime(NodeContext &ctx, const ResizeParams &p, Value x,
                 nb, l, read(i), arith::TruncFOp::create(nb, l, elem, weight));
             v = v ? arith::AddFOp::create(nb, l, v, term).getResult() : term;
           }
+        }
+        if (p.coordMode == "tf_crop_and_resize") {
+          Value outside = m.either(m.lt(src, m.c(0)), m.gt(src, m.sub(inF, m.c(1))));
+          Value e = arith::ConstantOp::create(nb, l, elem,
+                                              nb.getFloatAttr(elem, p.extrapolation));
+          v = arith::SelectOp::create(nb, l, outside, e, v);
         }
         tensor::YieldOp::create(nb, l, v);
       });
@@ -1468,9 +1489,39 @@ LogicalResult resizeAtRunTime(NodeContext &ctx, const ResizeParams &p,
         arith::FPToSIOp::create(b, loc, b.getI64Type(), outF)));
   }
   outs = checkedRunTimeSizes(ctx, ok, outs);
+  // The crop region (tf_crop_and_resize): roi = [starts..., ends...].
+  SmallVector<Value> roiLo(rank, m.c(0)), roiHi(rank, m.c(1));
+  if (p.coordMode == "tf_crop_and_resize") {
+    RankedTensorType rt = ctx.inputType(1);
+    if (!ctx.hasInput(1) || !rt || rt.getRank() != 1 ||
+        rt.getDimSize(0) != 2 * rank || !isa<FloatType>(rt.getElementType()))
+      return ctx.emitError() << "tf_crop_and_resize needs input 1 ('roi') of "
+                             << 2 * rank << " floats (starts, then ends)";
+    auto read = [&](int64_t i) -> Value {
+      Value e = tensor::ExtractOp::create(
+          b, loc, ctx.input(1), ValueRange{arith::ConstantIndexOp::create(b, loc, i)});
+      return e.getType().isF64() ? e : arith::ExtFOp::create(b, loc, b.getF64Type(), e);
+    };
+    for (int64_t d = 0; d < rank; ++d) {
+      roiLo[d] = read(d);
+      roiHi[d] = read(rank + d);
+    }
+  }
+  // The last axis first: the ONNX reference interpolates the first axis
+  // last (it matters where extrapolated values meet interpolation).
   Value x = ctx.input(0);
-  for (int64_t d = 0; d < rank; ++d)
-    x = resizeAxisAtRunTime(ctx, p, x, d, outs[d], scales[d]);
+  for (int64_t d = rank - 1; d >= 0; --d)
+    x = resizeAxisAtRunTime(ctx, p, x, d, outs[d], scales[d], roiLo[d], roiHi[d]);
+  // Sizes or scales that are constants give static sizes.
+  if (DenseElementsAttr c = ctx.constantInput(operand)) {
+    SmallVector<int64_t> shape;
+    SmallVector<double> v = toDoubles(c);
+    for (int64_t d = 0; d < rank; ++d)
+      shape.push_back(fromSizes ? static_cast<int64_t>(v[d])
+                                : static_cast<int64_t>(std::floor(in[d] * v[d])));
+    if (llvm::all_of(shape, [](int64_t s) { return s >= 1; }))
+      x = tensor::CastOp::create(b, loc, withShape(t, shape), x);
+  }
   ctx.setOutput(0, x);
   return success();
 }
@@ -1505,7 +1556,7 @@ LogicalResult convertResize(NodeContext &ctx) {
       return failure();
     if (*cm != "half_pixel" && *cm != "pytorch_half_pixel" &&
         *cm != "align_corners" && *cm != "asymmetric" &&
-        *cm != "tf_half_pixel_for_nn")
+        *cm != "tf_half_pixel_for_nn" && *cm != "tf_crop_and_resize")
       return ctx.attrError("coordinate_transformation_mode",
                            "= '" + *cm + "' is not supported");
     if (*nm != "round_prefer_floor" && *nm != "round_prefer_ceil" &&
@@ -1515,6 +1566,7 @@ LogicalResult convertResize(NodeContext &ctx) {
     p.nearestMode = *nm;
     p.cubicA = *a;
     p.excludeOutside = *ex != 0;
+    p.extrapolation = *extrapolation;
   }
   if (p.mode == "cubic" && legacy)
     return ctx.attrError("mode", "= 'cubic' needs Resize-11 or later");
@@ -1533,8 +1585,11 @@ LogicalResult convertResize(NodeContext &ctx) {
   } else {
     unsigned scalesIdx = legacy ? 1 : 2;
     bool sizesGiven = !legacy && ctx.hasInput(3);
-    if (sizesGiven ? isRunTimeOperand(ctx, 3)
-                   : isRunTimeOperand(ctx, scalesIdx))
+    // tf_crop_and_resize computes each output's source (and whether it is
+    // inside) from the region, which may itself arrive at run time.
+    if (p.coordMode == "tf_crop_and_resize" ||
+        (sizesGiven ? isRunTimeOperand(ctx, 3)
+                    : isRunTimeOperand(ctx, scalesIdx)))
       return resizeAtRunTime(ctx, p, scalesIdx, sizesGiven);
     DenseElementsAttr sc = ctx.constantInput(scalesIdx);
     if (ctx.hasInput(scalesIdx) && !sc)
