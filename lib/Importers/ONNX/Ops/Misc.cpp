@@ -270,24 +270,14 @@ template <Window kind> LogicalResult convertWindow(NodeContext &ctx) {
     return ctx.attrError("output_datatype",
                          "= " + std::to_string(*dtype) +
                              " names a data type Tessel does not support");
-  RankedTensorType sizeType = ctx.inputType(0);
-  if (!sizeType || sizeType.getRank() != 0 ||
-      !isa<IntegerType>(sizeType.getElementType()))
-    return ctx.emitError() << "input 0 ('size') must be an integer scalar";
-  constexpr int64_t maxSize = int64_t(1) << 24;
   OpBuilder &b = ctx.builder();
   Location loc = ctx.loc();
-  int64_t staticSize = ShapedType::kDynamic;
-  Value size;
-  if (DenseElementsAttr sizeC = ctx.constantInput(0)) {
-    staticSize = toInts(sizeC).front();
-    if (staticSize < 1 || staticSize > maxSize)
-      return ctx.emitError() << "window size " << staticSize
-                             << " is out of range";
-    size = arith::ConstantIndexOp::create(b, loc, staticSize);
-  } else {
-    size = checkedRunTimeSize(ctx, 0, 1, maxSize);
-  }
+  int64_t staticSize;
+  FailureOr<Value> checkedSize = constantOrRunTimeSize(
+      ctx, 0, "size", 1, int64_t(1) << 24, staticSize);
+  if (failed(checkedSize))
+    return failure();
+  Value size = *checkedSize;
   auto f64 = b.getF64Type();
   auto toF64 = [&](OpBuilder &nb, Location l, Value index) -> Value {
     return indexToF64(nb, l, index);

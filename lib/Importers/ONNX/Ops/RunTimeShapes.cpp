@@ -275,6 +275,29 @@ Value mlir::tessel::onnx_import::checkedRunTimeSize(NodeContext &ctx,
   return tensor::ExtractOp::create(m.b, m.loc, checked, ValueRange{m.c(0)});
 }
 
+FailureOr<Value> mlir::tessel::onnx_import::constantOrRunTimeSize(
+    NodeContext &ctx, unsigned i, StringRef what, int64_t lo, int64_t hi,
+    int64_t &staticValue) {
+  RankedTensorType t = ctx.inputType(i);
+  if (!t || t.getNumElements() != 1 || !isa<IntegerType>(t.getElementType())) {
+    ctx.emitError() << "input " << i << " ('" << what
+                    << "') must be one integer";
+    return failure();
+  }
+  if (DenseElementsAttr c = ctx.constantInput(i)) {
+    staticValue = toInts(c).front();
+    if (staticValue < lo || staticValue > hi) {
+      ctx.emitError() << what << " " << staticValue << " is outside [" << lo
+                      << ", " << hi << "]";
+      return failure();
+    }
+    return Value(arith::ConstantIndexOp::create(ctx.builder(), ctx.loc(),
+                                                staticValue));
+  }
+  staticValue = ShapedType::kDynamic;
+  return checkedRunTimeSize(ctx, i, lo, hi);
+}
+
 SmallVector<Value>
 mlir::tessel::onnx_import::checkedRunTimeSizes(NodeContext &ctx, Value ok,
                                                ArrayRef<Value> sizes) {

@@ -27,6 +27,14 @@ bool isRunTimeOperand(NodeContext &ctx, unsigned i);
 /// a value outside fails the call (shape mismatch) and stands in as `lo`.
 Value checkedRunTimeSize(NodeContext &ctx, unsigned i, int64_t lo, int64_t hi);
 
+/// The integer scalar input `i` ('what') as an index in [lo, hi]: its value
+/// when it is a constant (`staticValue` set; a value outside is a compile
+/// error naming it), else read at run time and checked as
+/// checkedRunTimeSize does (`staticValue` = ShapedType::kDynamic).
+FailureOr<Value> constantOrRunTimeSize(NodeContext &ctx, unsigned i,
+                                       StringRef what, int64_t lo, int64_t hi,
+                                       int64_t &staticValue);
+
 /// `sizes` where `ok` holds (and each is >= 0, their product at most
 /// 2^31); else zeros and a failed call (shape mismatch).
 SmallVector<Value> checkedRunTimeSizes(NodeContext &ctx, Value ok,

@@ -85,18 +85,14 @@ LogicalResult convertDFT(NodeContext &ctx) {
   Value length;
   int64_t staticLength = in;
   if (ctx.hasInput(1)) {
-    if (DenseElementsAttr c = ctx.constantInput(1)) {
-      staticLength = toInts(c).front();
-      if (staticLength < 1 || staticLength > (int64_t(1) << 24))
-        return ctx.emitError() << "dft_length " << staticLength
-                               << " is out of range";
-    } else {
-      staticLength = ShapedType::kDynamic;
-      length = checkedRunTimeSize(ctx, 1, 1, int64_t(1) << 24);
-    }
-  }
-  if (!length)
+    FailureOr<Value> l = constantOrRunTimeSize(ctx, 1, "dft_length", 1,
+                                               int64_t(1) << 24, staticLength);
+    if (failed(l))
+      return failure();
+    length = *l;
+  } else {
     length = arith::ConstantIndexOp::create(b, loc, staticLength);
+  }
   Value outLength = length;
   int64_t staticOut = staticLength;
   if (*onesided) {
@@ -157,30 +153,6 @@ LogicalResult convertDFT(NodeContext &ctx) {
   return success();
 }
 
-/// An integer scalar input as an index in [lo, hi]: its value if constant
-/// (with `staticValue` set), else read at run time (checked).
-FailureOr<Value> scalarSize(NodeContext &ctx, unsigned i, StringRef what,
-                            int64_t lo, int64_t hi, int64_t &staticValue) {
-  RankedTensorType t = ctx.inputType(i);
-  if (!t || t.getNumElements() != 1 || !isa<IntegerType>(t.getElementType())) {
-    ctx.emitError() << "input " << i << " ('" << what
-                    << "') must be one integer";
-    return failure();
-  }
-  OpBuilder &b = ctx.builder();
-  if (DenseElementsAttr c = ctx.constantInput(i)) {
-    staticValue = toInts(c).front();
-    if (staticValue < lo || staticValue > hi) {
-      ctx.emitError() << what << " " << staticValue << " is outside [" << lo
-                      << ", " << hi << "]";
-      return failure();
-    }
-    return Value(arith::ConstantIndexOp::create(b, ctx.loc(), staticValue));
-  }
-  staticValue = ShapedType::kDynamic;
-  return checkedRunTimeSize(ctx, i, lo, hi);
-}
-
 LogicalResult convertSTFT(NodeContext &ctx) {
   RankedTensorType type = ctx.inputType(0);
   if (!type || type.getRank() != 3 ||
@@ -197,7 +169,7 @@ LogicalResult convertSTFT(NodeContext &ctx) {
   OpBuilder &b = ctx.builder();
   Location loc = ctx.loc();
   int64_t staticStep, staticLength = ShapedType::kDynamic;
-  FailureOr<Value> step = scalarSize(ctx, 1, "frame_step", 1, int64_t(1) << 24,
+  FailureOr<Value> step = constantOrRunTimeSize(ctx, 1, "frame_step", 1, int64_t(1) << 24,
                                      staticStep);
   if (failed(step))
     return failure();
@@ -208,7 +180,7 @@ LogicalResult convertSTFT(NodeContext &ctx) {
     return ctx.emitError() << "window must be 1-D of the signal's type";
   Value length;
   if (ctx.hasInput(3)) {
-    FailureOr<Value> l = scalarSize(ctx, 3, "frame_length", 1, signal, staticLength);
+    FailureOr<Value> l = constantOrRunTimeSize(ctx, 3, "frame_length", 1, signal, staticLength);
     if (failed(l))
       return failure();
     length = *l;
