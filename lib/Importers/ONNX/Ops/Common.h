@@ -97,6 +97,9 @@ Value mapScalars(NodeContext &ctx, Value x, Type outElem,
 Value reinterpret(OpBuilder &b, Location loc, Value v, Type to);
 /// Element-wise ONNX Cast of a tensor (any supported types, unsigned too).
 Value castValue(NodeContext &ctx, Value x, Type to);
+/// One element cast with ONNX/C semantics; unsigned types are handled
+/// through their signless bit patterns.
+Value castScalar(OpBuilder &b, Location loc, Value e, Type from, Type to);
 /// Runs `convert` with every unsigned input zero-extended (u8 and u16 to
 /// i32, u32 to i64) and narrows each output that came back widened to the
 /// unsigned type again: TOSA and arith have no unsigned forms, and for the

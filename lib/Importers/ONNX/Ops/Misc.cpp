@@ -73,9 +73,12 @@ LogicalResult convertIdentity(NodeContext &ctx) {
 
 Value castTensor(NodeContext &ctx, Value x, Type to);
 
-/// One element cast with ONNX/C semantics; unsigned types are handled
-/// through their signless bit patterns.
-Value castScalar(OpBuilder &b, Location loc, Value e, Type from, Type to) {
+} // namespace
+
+Value mlir::tessel::onnx_import::castScalar(OpBuilder &b, Location loc, Value e,
+                                           Type from, Type to) {
+  if (from == to)
+    return e;
   auto signless = [&](Type t) -> Type {
     auto it = dyn_cast<IntegerType>(t);
     return it && !it.isSignless() ? b.getIntegerType(it.getWidth()) : t;
@@ -114,6 +117,8 @@ Value castScalar(OpBuilder &b, Location loc, Value e, Type from, Type to) {
   }
   return sTo != to ? reinterpret(b, loc, r, to) : r;
 }
+
+namespace {
 
 } // namespace
 
@@ -321,11 +326,7 @@ template <Window kind> LogicalResult convertWindow(NodeContext &ctx) {
                                     arith::MulFOp::create(nb, l, c(0.08), cosOf(2)));
           break;
         }
-        if (isa<FloatType>(elem))
-          v = elem == f64 ? v : arith::TruncFOp::create(nb, l, elem, v).getResult();
-        else
-          v = arith::FPToSIOp::create(nb, l, elem, v);
-        tensor::YieldOp::create(nb, l, v);
+        tensor::YieldOp::create(nb, l, castScalar(nb, l, v, f64, elem));
       });
   ctx.setOutput(0, window);
   return success();

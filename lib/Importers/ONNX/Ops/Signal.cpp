@@ -1,9 +1,11 @@
-//===- Signal.cpp - ONNX DFT and STFT ---------------------------------------===//
+//===- Signal.cpp - ONNX DFT, STFT and MelWeightMatrix ---------------------===//
 //
-// DFT and STFT (opset 17) as their definitions: each output frequency sums
-// the signal (a frame of it, windowed, for STFT) against cos/sin of
-// 2 pi k t / N (dftSum, the one formula), accumulated in f64 (exact enough
-// for the lengths models use; O(N^2) per transformed line, no FFT yet).
+// The signal ops of opset 17 as their definitions. DFT and STFT: each
+// output frequency sums the signal (a frame of it, windowed, for STFT)
+// against cos/sin of 2 pi k t / N (dftSum, the one formula), accumulated in
+// f64 (exact enough for the lengths models use; O(N^2) per transformed
+// line, no FFT yet). MelWeightMatrix: one tensor.generate of the triangular
+// filters.
 //
 //===----------------------------------------------------------------------===//
 #include "Common.h"
@@ -271,9 +273,125 @@ LogicalResult convertSTFT(NodeContext &ctx) {
   return success();
 }
 
+/// MelWeightMatrix (opset 17): [dft_length / 2 + 1, num_mel_bins] triangular
+/// filters, as the ONNX definition computes them: num_mel_bins + 2 points
+/// equally spaced on the mel scale (mel = 2595 log10(1 + hz / 700)) from
+/// lower_edge_hertz, by a step of the mel range over num_mel_bins + 2,
+/// mapped to spectrogram bins floor((dft_length + 1) hz / sample_rate);
+/// filter i rises from bin(i) to bin(i + 1) and falls to bin(i + 2). Any
+/// operand may arrive at run time.
+LogicalResult convertMelWeightMatrix(NodeContext &ctx) {
+  FailureOr<int64_t> dtype = ctx.intAttr("output_datatype", onnx::TensorProto::FLOAT);
+  if (failed(dtype))
+    return failure();
+  Type elem = convertElementType(static_cast<int32_t>(*dtype), ctx.context());
+  if (!elem || elem.isInteger(1))
+    return ctx.attrError("output_datatype",
+                         "= " + std::to_string(*dtype) +
+                             " names a data type Tessel does not support here");
+  int64_t staticBins, staticDft;
+  FailureOr<Value> bins = constantOrRunTimeSize(ctx, 0, "num_mel_bins", 1,
+                                                int64_t(1) << 20, staticBins);
+  FailureOr<Value> dft = constantOrRunTimeSize(ctx, 1, "dft_length", 1,
+                                               int64_t(1) << 24, staticDft);
+  if (failed(bins) || failed(dft))
+    return failure();
+  for (unsigned i = 2; i < 5; ++i) {
+    RankedTensorType t = ctx.inputType(i);
+    bool wantFloat = i > 2;
+    if (!t || t.getNumElements() != 1 ||
+        (wantFloat ? !isa<FloatType>(t.getElementType())
+                   : !isa<IntegerType>(t.getElementType())))
+      return ctx.emitError() << "input " << i << " must be one "
+                             << (wantFloat ? "float" : "integer");
+  }
+  OpBuilder &b = ctx.builder();
+  Location loc = ctx.loc();
+  Type f64 = b.getF64Type();
+  auto c = [&](double v) -> Value {
+    return arith::ConstantOp::create(b, loc, f64, b.getF64FloatAttr(v));
+  };
+  auto scalar = [&](unsigned i) -> Value {
+    RankedTensorType t = ctx.inputType(i);
+    SmallVector<Value> at(t.getRank(), arith::ConstantIndexOp::create(b, loc, 0));
+    Value v = tensor::ExtractOp::create(b, loc, ctx.input(i), at);
+    return castScalar(b, loc, v, v.getType(), f64);
+  };
+  auto mel = [&](Value hz) -> Value {
+    return arith::MulFOp::create(
+        b, loc, c(2595),
+        math::Log10Op::create(b, loc,
+                              arith::AddFOp::create(b, loc, c(1),
+                                                    arith::DivFOp::create(b, loc, hz, c(700)))));
+  };
+  Value sampleRate = scalar(2);
+  Value lowMel = mel(scalar(3)), highMel = mel(scalar(4));
+  Value dftF = indexToF64(b, loc, *dft);
+  Value step = arith::DivFOp::create(
+      b, loc, arith::SubFOp::create(b, loc, highMel, lowMel),
+      arith::AddFOp::create(b, loc, indexToF64(b, loc, *bins), c(2)));
+  Value rows = arith::AddIOp::create(
+      b, loc,
+      arith::DivUIOp::create(b, loc, *dft, arith::ConstantIndexOp::create(b, loc, 2)),
+      arith::ConstantIndexOp::create(b, loc, 1));
+  int64_t staticRows = ShapedType::isDynamic(staticDft) ? staticDft : staticDft / 2 + 1;
+  SmallVector<Value> sizes{rows, *bins};
+  if (ShapedType::isDynamic(staticRows) || ShapedType::isDynamic(staticBins))
+    sizes = checkedRunTimeSizes(ctx, arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1),
+                                sizes);
+  else if (staticRows * staticBins > (int64_t(1) << 31))
+    return ctx.emitError() << "the matrix would have " << staticRows * staticBins
+                           << " elements";
+  SmallVector<Value> dynamicSizes;
+  if (ShapedType::isDynamic(staticRows))
+    dynamicSizes.push_back(sizes[0]);
+  if (ShapedType::isDynamic(staticBins))
+    dynamicSizes.push_back(sizes[1]);
+  auto type = RankedTensorType::get({staticRows, staticBins}, elem);
+  Value out = tensor::GenerateOp::create(
+      b, loc, type, dynamicSizes, [&](OpBuilder &nb, Location l, ValueRange iv) {
+        auto k = [&](double v) -> Value {
+          return arith::ConstantOp::create(nb, l, f64, nb.getF64FloatAttr(v));
+        };
+        auto add = [&](Value x, Value y) { return arith::AddFOp::create(nb, l, x, y); };
+        auto sub = [&](Value x, Value y) { return arith::SubFOp::create(nb, l, x, y); };
+        auto mul = [&](Value x, Value y) { return arith::MulFOp::create(nb, l, x, y); };
+        auto div = [&](Value x, Value y) { return arith::DivFOp::create(nb, l, x, y); };
+        auto cmp = [&](arith::CmpFPredicate p, Value x, Value y) {
+          return arith::CmpFOp::create(nb, l, p, x, y);
+        };
+        auto both = [&](Value x, Value y) { return arith::AndIOp::create(nb, l, x, y); };
+        // The spectrogram bin of mel point p.
+        auto bin = [&](Value p) -> Value {
+          Value m = add(mul(p, step), lowMel);
+          Value hz = mul(k(700), sub(math::PowFOp::create(nb, l, k(10), div(m, k(2595))), k(1)));
+          return math::FloorOp::create(nb, l, div(mul(add(dftF, k(1)), hz), sampleRate));
+        };
+        Value j = indexToF64(nb, l, iv[0]), i = indexToF64(nb, l, iv[1]);
+        Value lo = bin(i), mid = bin(add(i, k(1))), hi = bin(add(i, k(2)));
+        using P = arith::CmpFPredicate;
+        // Rising edge [lo, mid] (a single 1 at mid when lo == mid), then
+        // the falling edge [mid, hi) over it.
+        Value rising = arith::SelectOp::create(
+            nb, l, cmp(P::OEQ, lo, mid),
+            arith::SelectOp::create(nb, l, cmp(P::OEQ, j, mid), k(1), k(0)),
+            arith::SelectOp::create(
+                nb, l, both(cmp(P::OLE, lo, j), cmp(P::OLE, j, mid)),
+                div(sub(j, lo), sub(mid, lo)), k(0)));
+        Value falling = both(cmp(P::OGT, hi, mid),
+                             both(cmp(P::OLE, mid, j), cmp(P::OLT, j, hi)));
+        Value v = arith::SelectOp::create(nb, l, falling,
+                                          div(sub(hi, j), sub(hi, mid)), rising);
+        tensor::YieldOp::create(nb, l, castScalar(nb, l, v, f64, elem));
+      });
+  ctx.setOutput(0, out);
+  return success();
+}
+
 } // namespace
 
 void mlir::tessel::onnx_import::registerSignalConverters(ConverterMap &m) {
   m["DFT"] = convertDFT;
   m["STFT"] = convertSTFT;
+  m["MelWeightMatrix"] = convertMelWeightMatrix;
 }
