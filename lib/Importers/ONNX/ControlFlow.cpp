@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GraphImporter.h"
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Runtime/tessel_abi.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -165,22 +167,60 @@ LogicalResult GraphImporter::importIf(const onnx::NodeProto &node,
   return success();
 }
 
+Value GraphImporter::castToCarried(Value v, Type want, Location loc) {
+  if (v.getType() == want)
+    return v;
+  auto got = dyn_cast<RankedTensorType>(v.getType());
+  auto target = dyn_cast<RankedTensorType>(want);
+  if (!got || !target || got.getRank() != target.getRank() ||
+      got.getElementType() != target.getElementType() ||
+      !target.hasStaticShape())
+    return {};
+  Value ok = arith::ConstantIntOp::create(builder, loc, builder.getI1Type(), 1);
+  for (int64_t d = 0; d < got.getRank(); ++d) {
+    if (!got.isDynamicDim(d)) {
+      if (got.getDimSize(d) != target.getDimSize(d))
+        return {};
+      continue;
+    }
+    Value size = tensor::DimOp::create(builder, loc, v, d);
+    ok = arith::AndIOp::create(
+        builder, loc, ok,
+        arith::CmpIOp::create(
+            builder, loc, arith::CmpIPredicate::eq, size,
+            arith::ConstantIndexOp::create(builder, loc, target.getDimSize(d))));
+  }
+  // Zeros of the wanted shape stand in when the sizes differ (the call
+  // fails), so the cast below always holds.
+  Value zeros = arith::ConstantOp::create(
+      builder, loc, DenseElementsAttr::get(target, builder.getZeroAttr(target.getElementType())));
+  Value fallback = tensor::CastOp::create(builder, loc, got, zeros);
+  Value okTensor = tensor::FromElementsOp::create(
+      builder, loc, RankedTensorType::get({}, builder.getI1Type()), ValueRange{ok});
+  Value checked = tessel::RequireOp::create(
+      builder, loc, got, okTensor, v, fallback,
+      builder.getI32IntegerAttr(TESSEL_ENTRY_SHAPE_MISMATCH));
+  return tensor::CastOp::create(builder, loc, target, checked);
+}
+
 FailureOr<SmallVector<Value>> GraphImporter::stackedLoop(
     const onnx::GraphProto &body, ValueRange carried, int64_t length,
     int64_t leading, llvm::function_ref<void(ValueTable &, Value, ValueRange)> bind,
     llvm::function_ref<LogicalResult(ArrayRef<Value>)> checkLeading,
     ArrayRef<int64_t> outAxes, ArrayRef<int64_t> outDirections, Location loc,
-    const ValueTable &table, llvm::function_ref<InFlightDiagnostic()> error) {
+    const ValueTable &table, llvm::function_ref<InFlightDiagnostic()> error,
+    Value runLength) {
   size_t numCarried = carried.size();
   size_t numOuts = body.output_size() - leading - numCarried;
   auto idx = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(builder, loc, v);
   };
+  Value upper = runLength ? runLength : idx(length);
   // The body is imported into a loop that carries the carried values only;
   // the stacked outputs' types are known after it, and the loop that also
   // carries them takes over its block.
   auto draft =
-      scf::ForOp::create(builder, loc, idx(0), idx(length), idx(1), carried);
+      scf::ForOp::create(builder, loc, idx(0), upper, idx(1), carried);
   Block *block = draft.getBody();
   if (!block->empty())
     block->back().erase(); // the implicit yield of a loop carrying nothing
@@ -213,13 +253,20 @@ FailureOr<SmallVector<Value>> GraphImporter::stackedLoop(
       draft->erase();
       return failure();
     }
-    for (size_t i = 0; i < numCarried; ++i)
-      if (outs[leading + i].getType() != carried[i].getType())
+    for (size_t i = 0; i < numCarried; ++i) {
+      Value next = castToCarried(outs[leading + i], carried[i].getType(), loc);
+      if (!next)
         return fail(error() << "loop-carried value " << i
                             << " enters the body as "
                             << typeText(carried[i].getType())
                             << " but leaves it as "
                             << typeText(outs[leading + i].getType()));
+      // A scan output that is the same value gets the checked sizes too.
+      for (size_t k = leading + numCarried; k < outs.size(); ++k)
+        if (outs[k] == outs[leading + i])
+          outs[k] = next;
+      outs[leading + i] = next;
+    }
   }
 
   // One accumulator per stacked output, the sequence inserted at its axis.
@@ -237,11 +284,14 @@ FailureOr<SmallVector<Value>> GraphImporter::stackedLoop(
     SmallVector<int64_t> shape(type.getShape());
     shape.insert(shape.begin() + axis, length);
     axes.push_back(axis);
-    inits.push_back(
-        tensor::EmptyOp::create(builder, loc, shape, type.getElementType()));
+    SmallVector<Value> dynamicLength;
+    if (runLength)
+      dynamicLength.push_back(runLength);
+    inits.push_back(tensor::EmptyOp::create(builder, loc, shape,
+                                            type.getElementType(),
+                                            dynamicLength));
   }
-  auto loop =
-      scf::ForOp::create(builder, loc, idx(0), idx(length), idx(1), inits);
+  auto loop = scf::ForOp::create(builder, loc, idx(0), upper, idx(1), inits);
   for (Value init : ArrayRef<Value>(inits).drop_front(numCarried))
     block->addArgument(init.getType(), loc);
   {
@@ -261,8 +311,10 @@ FailureOr<SmallVector<Value>> GraphImporter::stackedLoop(
             builder.getIndexAttr(d == axes[k] ? 1 : accType.getDimSize(d)));
       offsets[axes[k]] =
           outDirections[k]
-              ? OpFoldResult(arith::SubIOp::create(builder, loc,
-                                                   idx(length - 1), iv)
+              ? OpFoldResult(arith::SubIOp::create(
+                                 builder, loc,
+                                 arith::SubIOp::create(builder, loc, upper, idx(1)),
+                                 iv)
                                  .getResult())
               : OpFoldResult(iv);
       yields.push_back(tensor::InsertSliceOp::create(
@@ -601,13 +653,13 @@ LogicalResult GraphImporter::importLoop(const onnx::NodeProto &node,
             failedBody = failed(c);
             if (!failedBody)
               next.push_back(*c);
-          } else if (v.getType() != types[1 + i]) {
+          } else if (Value carried = castToCarried(v, types[1 + i], l)) {
+            next.push_back(carried);
+          } else {
             error() << "loop-carried value " << i - 1 << " enters the body as "
                     << typeText(types[1 + i]) << " but leaves it as "
                     << typeText(v.getType());
             failedBody = true;
-          } else {
-            next.push_back(v);
           }
         }
         if (failedBody)
@@ -630,8 +682,8 @@ LogicalResult GraphImporter::importCountedLoop(const onnx::NodeProto &node,
                                                const onnx::GraphProto &body,
                                                int64_t n, int64_t k) {
   auto error = [&]() { return nodeError(loc, name, "Loop"); };
-  // Scan outputs have one entry per iteration: the count must be known, so
-  // M is a compile-time constant and nothing can end the loop early.
+  // Scan outputs have one entry per iteration: nothing may end the loop
+  // early, so M (a constant or read at run time) is the count.
   onnx::NodeProto named = node;
   named.set_name(name.str());
   NodeContext context(named, model.opset, builder, loc, table, inferred,
@@ -649,21 +701,63 @@ LogicalResult GraphImporter::importCountedLoop(const onnx::NodeProto &node,
   if (node.input(0).empty())
     return error() << "scan outputs need the trip count 'M' (their length "
                       "is the number of iterations)";
+  // The step count: M (0 when the initial condition is false), a constant
+  // or read at run time; the scan outputs then have that many rows.
   std::optional<int64_t> trips = oneValue(0);
-  if (!trips)
-    return context.notConstant(0, "M, the trip count of a Loop with scan "
-                                  "outputs");
-  if (!node.input(1).empty()) {
-    std::optional<int64_t> cond = oneValue(1);
-    if (!cond)
-      return context.notConstant(1, "cond, the condition of a Loop with scan "
-                                    "outputs");
+  std::optional<int64_t> cond =
+      node.input(1).empty() ? std::optional<int64_t>(1) : oneValue(1);
+  Value runTrips;
+  if (trips && cond) {
     if (*cond == 0)
       trips = 0;
+    if (*trips < 1)
+      return error() << "runs no iteration, which leaves its scan outputs "
+                        "empty (Tessel has no empty tensors)";
+  } else {
+    auto element = [&](unsigned i, Type elem, StringRef what) -> FailureOr<Value> {
+      auto type = dyn_cast<RankedTensorType>(table[node.input(i)].value.getType());
+      if (!type || type.getElementType() != elem || !type.hasStaticShape() ||
+          type.getNumElements() != 1)
+        return FailureOr<Value>(error() << what << " must be a one-element "
+                                        << elem << " tensor");
+      SmallVector<Value> zeros(type.getRank(),
+                               arith::ConstantIndexOp::create(builder, loc, 0));
+      return tensor::ExtractOp::create(builder, loc, table[node.input(i)].value,
+                                       zeros)
+          .getResult();
+    };
+    FailureOr<Value> m = element(0, builder.getI64Type(), "the trip count 'M'");
+    if (failed(m))
+      return failure();
+    Value count = arith::MaxSIOp::create(
+        builder, loc, *m, arith::ConstantIntOp::create(builder, loc, builder.getI64Type(), 0));
+    if (!node.input(1).empty()) {
+      FailureOr<Value> c = element(1, builder.getI1Type(), "the condition 'cond'");
+      if (failed(c))
+        return failure();
+      count = arith::SelectOp::create(
+          builder, loc, *c, count,
+          arith::ConstantIntOp::create(builder, loc, builder.getI64Type(), 0));
+    }
+    // At most 2^31 steps (each stacks a row); more fails the call.
+    Value ok = arith::CmpIOp::create(
+        builder, loc, arith::CmpIPredicate::sle, count,
+        arith::ConstantIntOp::create(builder, loc, builder.getI64Type(), int64_t(1) << 31));
+    Value countIndex = arith::IndexCastOp::create(builder, loc, builder.getIndexType(), count);
+    auto indexTensor = RankedTensorType::get({1}, builder.getIndexType());
+    Value checked = tessel::RequireOp::create(
+        builder, loc, indexTensor,
+        tensor::FromElementsOp::create(builder, loc,
+                                       RankedTensorType::get({}, builder.getI1Type()),
+                                       ValueRange{ok}),
+        tensor::FromElementsOp::create(builder, loc, indexTensor, ValueRange{countIndex}),
+        tensor::FromElementsOp::create(
+            builder, loc, indexTensor,
+            ValueRange{arith::ConstantIndexOp::create(builder, loc, 0)}),
+        builder.getI32IntegerAttr(TESSEL_ENTRY_SHAPE_MISMATCH));
+    runTrips = tensor::ExtractOp::create(
+        builder, loc, checked, ValueRange{arith::ConstantIndexOp::create(builder, loc, 0)});
   }
-  if (*trips < 1)
-    return error() << "runs no iteration, which leaves its scan outputs "
-                      "empty (Tessel has no empty tensors)";
   SmallVector<Value> carried;
   for (int64_t i = 0; i < n; ++i)
     carried.push_back(table[node.input(2 + i)].value);
@@ -698,8 +792,9 @@ LogicalResult GraphImporter::importCountedLoop(const onnx::NodeProto &node,
   };
   SmallVector<int64_t> zeros(k, 0);
   FailureOr<SmallVector<Value>> results =
-      stackedLoop(body, carried, *trips, /*leading=*/1, bind, checkCond,
-                  zeros, zeros, loc, table, error);
+      stackedLoop(body, carried, runTrips ? ShapedType::kDynamic : *trips,
+                  /*leading=*/1, bind, checkCond, zeros, zeros, loc, table,
+                  error, runTrips);
   if (failed(results))
     return failure();
   for (int64_t i = 0; i < node.output_size(); ++i)

@@ -71,8 +71,9 @@ private:
   /// the condition may be run-time values); with them importCountedLoop.
   LogicalResult importLoop(const onnx::NodeProto &node, StringRef name,
                            Location loc, ValueTable &table);
-  /// A Loop with scan outputs: an scf.for of a compile-time trip count
-  /// (their length), when nothing can end it early.
+  /// A Loop with scan outputs: an scf.for of the trip count (their length,
+  /// a compile-time constant or read at run time), when nothing can end it
+  /// early.
   LogicalResult importCountedLoop(const onnx::NodeProto &node, StringRef name,
                                   Location loc, ValueTable &table,
                                   const onnx::GraphProto &body, int64_t n,
@@ -91,7 +92,8 @@ private:
   /// next values, the rest are stacked along `outAxes` in `outDirections`.
   /// `bind` maps the body's inputs from the induction variable and the
   /// carried values. Returns the final carried values, then the stacked
-  /// outputs.
+  /// outputs. A `length` of ShapedType::kDynamic takes the step count from
+  /// `runLength` (an index read at run time).
   FailureOr<SmallVector<Value>> stackedLoop(
       const onnx::GraphProto &body, ValueRange carried, int64_t length,
       int64_t leading,
@@ -99,7 +101,12 @@ private:
       llvm::function_ref<LogicalResult(ArrayRef<Value>)> checkLeading,
       ArrayRef<int64_t> outAxes, ArrayRef<int64_t> outDirections,
       Location loc, const ValueTable &table,
-      llvm::function_ref<InFlightDiagnostic()> error);
+      llvm::function_ref<InFlightDiagnostic()> error, Value runLength = {});
+  /// A body's next value `v` of a loop-carried value of type `want`: `v`
+  /// itself, or, where `v` has sizes known only at run time that `want`
+  /// fixes, `v` cast to `want` after a run-time check (a mismatch fails the
+  /// call). Null when the types cannot agree.
+  Value castToCarried(Value v, Type want, Location loc);
   /// An error prefixed "node 'NAME' (OP, opset N): ".
   InFlightDiagnostic nodeError(Location loc, StringRef name, StringRef opType);
   /// A subgraph's initializers and nodes into `table` (a copy of the outer
