@@ -170,13 +170,20 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
                       << "' is a sequence, which " << node.op_type()
                       << " does not take";
   // A value whose sizes follow from the data (RunTimeShapes.cpp) goes to
-  // the elementwise ops that broadcast it at run time, or is a graph
+  // the ops below, each tested with such operands (elementwise ops that
+  // broadcast at run time, reductions, softmax, transpose, flatten,
+  // concat, matmul; test_onnx_run_time_sized_operands.py), or is a graph
   // output; any other op given one says so.
   static const llvm::StringSet<> takesRunTimeSizes = {
       "Add",   "Sub",  "Mul",   "Equal", "Greater", "GreaterOrEqual",
       "Less",  "LessOrEqual", "Not", "Abs", "Exp",  "Log",  "Tanh",
       "Sigmoid", "Erf", "Reciprocal", "Floor", "Ceil", "Sin", "Cos",
-      "Sqrt",  "Round", "Relu", "Cast", "CastLike", "Identity"};
+      "Sqrt",  "Round", "Relu", "Cast", "CastLike", "Identity",
+      "Div", "Neg", "Max", "Min", "Sum", "Mean", "Where", "Clip", "Atan",
+      "LeakyRelu", "Elu", "Selu", "Softplus", "HardSigmoid", "Softmax",
+      "LogSoftmax", "Transpose", "Flatten", "Concat", "ArgMax", "ArgMin",
+      "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL2",
+      "ReduceMean", "MatMul", "Gemm"};
   for (int i = 0; i < node.input_size(); ++i) {
     if (takesRunTimeSizes.contains(node.op_type()))
       break;

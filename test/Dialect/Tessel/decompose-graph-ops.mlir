@@ -142,6 +142,23 @@ func.func @reduce_mean(%x: tensor<5x3xf32>) -> tensor<1x3xf32> {
 
 // -----
 
+// A reduced dim known only at run time: the scale is 1 / its size, read
+// with tensor.dim.
+// CHECK-LABEL: func @reduce_mean_dynamic
+// CHECK: %[[S:.*]] = tosa.reduce_sum %{{.*}} {axis = 0 : i32} : (tensor<?x3xf32>) -> tensor<1x3xf32>
+// CHECK: %[[D:.*]] = tensor.dim %{{.*}}, %c0
+// CHECK: %[[I:.*]] = arith.index_castui %[[D]] : index to i64
+// CHECK: %[[N:.*]] = arith.uitofp %[[I]] : i64 to f32
+// CHECK: %[[R:.*]] = arith.divf %{{.*}}, %[[N]] : f32
+// CHECK: %[[T:.*]] = tensor.from_elements %[[R]] : tensor<1x1xf32>
+// CHECK: tosa.mul %[[S]], %[[T]]
+func.func @reduce_mean_dynamic(%x: tensor<?x3xf32>) -> tensor<1x3xf32> {
+  %0 = tessel.reduce_mean %x {axis = 0 : i64} : (tensor<?x3xf32>) -> tensor<1x3xf32>
+  return %0 : tensor<1x3xf32>
+}
+
+// -----
+
 // f16/bf16 reductions accumulate in f32 and cast back, as PyTorch and ONNX
 // Runtime do.
 // CHECK-LABEL: func @layer_norm_f16

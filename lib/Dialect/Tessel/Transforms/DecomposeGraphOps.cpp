@@ -9,6 +9,7 @@
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 #include "tessel/Dialect/Tessel/Utils/TosaBuilder.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -298,11 +299,30 @@ struct DecomposeReduceMean : OpRewritePattern<ReduceMeanOp> {
     int64_t rank = rankOf(x);
     int64_t axis = normalizeAxis(op.getAxis(), rank);
     int64_t count = shapeOf(x)[axis];
-    if (ShapedType::isDynamic(count))
-      return rewriter.notifyMatchFailure(op, "needs a static reduced dim");
     TosaBuilder tb(rewriter, op.getLoc());
     Value sum = tb.reduceSum(tb.widen(x), axis); // f16/bf16 sum in f32
-    Value mean = tb.mul(sum, tb.scalar(elemOf(sum), 1.0 / count, rank));
+    Value scale;
+    if (!ShapedType::isDynamic(count)) {
+      scale = tb.scalar(elemOf(sum), 1.0 / count, rank);
+    } else {
+      // 1 / the reduced size, read at run time (all-1s shape: broadcast).
+      Location loc = op.getLoc();
+      Type elem = elemOf(sum);
+      Value n = arith::UIToFPOp::create(
+          rewriter, loc, elem,
+          arith::IndexCastUIOp::create(
+              rewriter, loc, rewriter.getI64Type(),
+              tensor::DimOp::create(rewriter, loc, x, axis)));
+      Value inverse = arith::DivFOp::create(
+          rewriter, loc,
+          arith::ConstantOp::create(rewriter, loc, elem, rewriter.getFloatAttr(elem, 1.0)),
+          n);
+      scale = tensor::FromElementsOp::create(
+          rewriter, loc,
+          RankedTensorType::get(SmallVector<int64_t>(rank, 1), elem),
+          ValueRange{inverse});
+    }
+    Value mean = tb.mul(sum, scale);
     rewriter.replaceOp(op, tb.narrow(mean, elemOf(x)));
     return success();
   }

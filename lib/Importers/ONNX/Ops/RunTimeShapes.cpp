@@ -305,6 +305,22 @@ mlir::tessel::onnx_import::checkedRunTimeSizes(NodeContext &ctx, Value ok,
   return checkedSizes(m, ok, sizes);
 }
 
+LogicalResult mlir::tessel::onnx_import::flattenAtRunTime(NodeContext &ctx,
+                                                          int64_t axis) {
+  IndexMath m(ctx);
+  Value x = ctx.input(0);
+  int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
+  Value outer = m.c(1), inner = m.c(1);
+  for (int64_t d = 0; d < rank; ++d) {
+    Value size = tensor::DimOp::create(m.b, m.loc, x, d);
+    if (d < axis)
+      outer = arith::MulIOp::create(m.b, m.loc, outer, size);
+    else
+      inner = arith::MulIOp::create(m.b, m.loc, inner, size);
+  }
+  return setReshapedAtRunTime(ctx, m, m.yes(), {outer, inner});
+}
+
 LogicalResult mlir::tessel::onnx_import::reshapeAtRunTime(NodeContext &ctx,
                                                           bool allowZero) {
   FailureOr<int64_t> rank = operandLength(ctx, 1, "shape");
@@ -738,6 +754,21 @@ LogicalResult mlir::tessel::onnx_import::sliceAtRunTime(NodeContext &ctx) {
   OpBuilder &b = m.b;
   Location loc = m.loc;
   Value ok = m.yes();
+  // The axes a constant `axes` (or its absence) leaves alone keep their
+  // static sizes; only the sliced ones are sized at run time.
+  SmallVector<bool> mayChange(rank, true);
+  if (!ctx.hasInput(3) || ctx.constantInput(3)) {
+    mayChange.assign(rank, false);
+    SmallVector<int64_t> known;
+    if (ctx.hasInput(3))
+      known = toInts(ctx.constantInput(3));
+    else
+      for (int64_t k = 0; k < std::min<int64_t>(*count, rank); ++k)
+        known.push_back(k);
+    for (int64_t a : known)
+      if (a >= -rank && a < rank)
+        mayChange[a < 0 ? a + rank : a] = true;
+  }
   SmallVector<Value> axes;
   if (ctx.hasInput(3)) {
     std::tie(axes, ok) = readAxes(m, ctx, 3, *count, rank);
@@ -782,11 +813,17 @@ LogicalResult mlir::tessel::onnx_import::sliceAtRunTime(NodeContext &ctx) {
     sizes.push_back(size);
   }
   SmallVector<Value> checked = checkedSizes(m, ok, sizes);
-  auto outType = RankedTensorType::get(
-      SmallVector<int64_t>(rank, ShapedType::kDynamic), type.getElementType());
+  SmallVector<int64_t> outShape;
+  SmallVector<Value> dynamicSizes;
+  for (int64_t d = 0; d < rank; ++d) {
+    outShape.push_back(mayChange[d] ? ShapedType::kDynamic : in[d]);
+    if (mayChange[d])
+      dynamicSizes.push_back(checked[d]);
+  }
+  auto outType = RankedTensorType::get(outShape, type.getElementType());
   Value x = ctx.input(0);
   auto out = tensor::GenerateOp::create(
-      b, loc, outType, checked, [&](OpBuilder &nb, Location l, ValueRange iv) {
+      b, loc, outType, dynamicSizes, [&](OpBuilder &nb, Location l, ValueRange iv) {
         SmallVector<Value> at;
         for (int64_t d = 0; d < rank; ++d)
           at.push_back(arith::AddIOp::create(

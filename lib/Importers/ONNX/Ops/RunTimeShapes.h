@@ -41,6 +41,8 @@ SmallVector<Value> checkedRunTimeSizes(NodeContext &ctx, Value ok,
                                        ArrayRef<Value> sizes);
 
 LogicalResult reshapeAtRunTime(NodeContext &ctx, bool allowZero);
+/// Flatten at `axis` (normalized) of an input with run-time sizes.
+LogicalResult flattenAtRunTime(NodeContext &ctx, int64_t axis);
 LogicalResult unsqueezeAtRunTime(NodeContext &ctx);
 LogicalResult squeezeAtRunTime(NodeContext &ctx);
 LogicalResult expandAtRunTime(NodeContext &ctx);

@@ -289,6 +289,8 @@ LogicalResult convertFlatten(NodeContext &ctx) {
                                      " is out of range for rank " +
                                      std::to_string(rank));
   int64_t a = *axis < 0 ? *axis + rank : *axis;
+  if (!ctx.inputType(0).hasStaticShape())
+    return flattenAtRunTime(ctx, a);
   return setReshaped(ctx, {numElements(in.take_front(a)),
                            numElements(in.drop_front(a))});
 }

@@ -1,0 +1,136 @@
+"""ONNX ops given an operand whose sizes are known only at run time (here
+the rows of a Slice by a graph input): each against numpy at several row
+counts from one artifact, along the run-time axis and the static one; and
+an op that does not take such operands yet, rejected by name."""
+import numpy as np
+import pytest
+from onnx import TensorProto as TP, helper
+
+import tessel
+
+vi = helper.make_tensor_value_info
+COLS = 4
+
+
+def model(nodes, extra_inputs=(), out_rank=2, out_type=TP.FLOAT):
+    """s = x[:k] (x: [6, COLS], k a graph input), then `nodes` -> y."""
+    consts = [helper.make_node("Constant", [], [n], value=helper.make_tensor(n, TP.INT64, [1], [0]))
+              for n in ("zero", "axis0")]
+    slicing = [helper.make_node("Unsqueeze", ["k", "axis0"], ["k1"]),
+               helper.make_node("Slice", ["x", "zero", "k1", "axis0"], ["s"])]
+    g = helper.make_graph(consts + slicing + list(nodes), "m",
+                          [vi("x", TP.FLOAT, [6, COLS]), vi("k", TP.INT64, [])] + list(extra_inputs),
+                          [vi("y", out_type, [None] * out_rank)])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def check(m, ref, feeds=(), rtol=1e-5):
+    f = tessel.compile(m.SerializeToString())
+    x = (np.arange(6 * COLS, dtype=np.float32).reshape(6, COLS) - 9.5) / 3
+    for k in (1, 3, 6):
+        got = f(x, np.array(k, np.int64), *feeds)
+        want = ref(x[:k], *feeds)
+        assert got.shape == np.shape(want), (k, got.shape, np.shape(want))
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=1e-6)
+
+
+def node(op, inputs=("s",), **attrs):
+    return helper.make_node(op, list(inputs), ["y"], **attrs)
+
+
+def softmax(s, axis):
+    e = np.exp(s - s.max(axis, keepdims=True))
+    return e / e.sum(axis, keepdims=True)
+
+
+UNARY = {
+    "Neg": (lambda s: -s, {}),
+    "Atan": (np.arctan, {}),
+    "LeakyRelu": (lambda s: np.where(s > 0, s, 0.1 * s), {"alpha": 0.1}),
+    "Elu": (lambda s: np.where(s > 0, s, 0.5 * (np.exp(s) - 1)), {"alpha": 0.5}),
+    "Selu": (lambda s: 1.0507 * np.where(s > 0, s, 1.6733 * (np.exp(s) - 1)),
+             {"alpha": 1.6733, "gamma": 1.0507}),
+    "Softplus": (lambda s: np.log1p(np.exp(s)), {}),
+    "HardSigmoid": (lambda s: np.clip(0.3 * s + 0.4, 0, 1), {"alpha": 0.3, "beta": 0.4}),
+    "Softmax/0": (lambda s: softmax(s, 0), {"axis": 0}),
+    "Softmax/1": (lambda s: softmax(s, 1), {"axis": 1}),
+    "LogSoftmax/0": (lambda s: np.log(softmax(s, 0)), {"axis": 0}),
+    "LogSoftmax/1": (lambda s: np.log(softmax(s, 1)), {"axis": -1}),
+    "Transpose": (lambda s: s.T, {"perm": [1, 0]}),
+    "Flatten/0": (lambda s: s.reshape(1, -1), {"axis": 0}),
+    "Flatten/1": (lambda s: s.reshape(len(s), -1), {"axis": 1}),
+    "Flatten/2": (lambda s: s.reshape(-1, 1), {"axis": 2}),
+    "ReduceSum/all": (lambda s: s.sum(keepdims=True).reshape(1, 1), {}),
+    "ReduceMax/0": (lambda s: s.max(0, keepdims=True), {"axes": [0]}),
+    "ReduceMax/1": (lambda s: s.max(1, keepdims=True), {"axes": [1]}),
+    "ReduceMin/0": (lambda s: s.min(0, keepdims=True), {"axes": [0]}),
+    "ReduceProd/1": (lambda s: s.prod(1, keepdims=True), {"axes": [1]}),
+    "ReduceL2/0": (lambda s: np.sqrt((s * s).sum(0, keepdims=True)), {"axes": [0]}),
+    "ReduceMean/0": (lambda s: s.mean(0, keepdims=True), {"axes": [0]}),
+    "ReduceMean/1": (lambda s: s.mean(1, keepdims=True), {"axes": [1]}),
+    "Clip": (lambda s: np.clip(s, -1.0, 2.0), None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary(name):
+    ref, attrs = UNARY[name]
+    op = name.split("/")[0]
+    if op == "Clip":
+        lo = helper.make_node("Constant", [], ["lo"], value=helper.make_tensor("lo", TP.FLOAT, [], [-1]))
+        hi = helper.make_node("Constant", [], ["hi"], value=helper.make_tensor("hi", TP.FLOAT, [], [2]))
+        check(model([lo, hi, node("Clip", ("s", "lo", "hi"))]), ref)
+        return
+    if op == "ReduceSum":
+        check(model([node(op, keepdims=1)]), ref)
+        return
+    check(model([node(op, **attrs)]), ref)
+
+
+def test_binary_and_variadic():
+    check(model([node("Div", ("s", "s2")), helper.make_node("Add", ["s", "s"], ["s2"])][::-1]),
+          lambda s: s / (s + s))
+    for op, fn in [("Max", np.maximum), ("Min", np.minimum)]:
+        check(model([helper.make_node("Neg", ["s"], ["n"]), node(op, ("s", "n"))]),
+              lambda s, fn=fn: fn(s, -s))
+    check(model([helper.make_node("Neg", ["s"], ["n"]), node("Sum", ("s", "n", "s"))]), lambda s: s)
+    check(model([helper.make_node("Abs", ["s"], ["a"]), node("Mean", ("s", "a"))]),
+          lambda s: (s + np.abs(s)) / 2)
+    check(model([helper.make_node("Greater", ["s", "zero_f"], ["c"]),
+                 helper.make_node("Constant", [], ["zero_f"], value=helper.make_tensor(
+                     "zero_f", TP.FLOAT, [], [0])),
+                 helper.make_node("Neg", ["s"], ["n"]), node("Where", ("c", "s", "n"))][1:2] +
+                [helper.make_node("Greater", ["s", "zero_f"], ["c"]),
+                 helper.make_node("Neg", ["s"], ["n"]), node("Where", ("c", "s", "n"))]),
+          np.abs)
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_concat_argmax_argmin(axis):
+    check(model([node("Concat", ("s", "s"), axis=axis)]),
+          lambda s: np.concatenate([s, s], axis))
+    for op, fn in [("ArgMax", np.argmax), ("ArgMin", np.argmin)]:
+        m = model([helper.make_node(op, ["s"], ["y"], axis=axis, keepdims=1)],
+                  out_type=TP.INT64)
+        check(m, lambda s, fn=fn: np.expand_dims(fn(s, axis), axis))
+
+
+def test_matmul_and_gemm():
+    w = np.linspace(-1, 1, COLS * 3, dtype=np.float32).reshape(COLS, 3)
+    check(model([node("MatMul", ("s", "w"))], [vi("w", TP.FLOAT, [COLS, 3])]),
+          lambda s, w: s @ w, (w,))
+    c = np.array([0.5, -1.0, 2.0], np.float32)
+    check(model([node("Gemm", ("s", "wt", "c"), transB=1, alpha=0.5, beta=2.0)],
+                [vi("wt", TP.FLOAT, [3, COLS]), vi("c", TP.FLOAT, [3])]),
+          lambda s, wt, c: 0.5 * s @ wt.T + 2.0 * c, (np.ascontiguousarray(w.T), c))
+
+
+def test_op_not_taking_run_time_sizes_is_rejected():
+    m = model([node("CumSum", ("s", "ax")),
+               helper.make_node("Constant", [], ["ax"], value=helper.make_tensor(
+                   "ax", TP.INT64, [], [0]))][::-1])
+    m.graph.node[-1].name = "cumsum0"
+    with pytest.raises(tessel.CompileError) as e:
+        tessel.compile(m.SerializeToString())
+    assert "node 'cumsum0' (CumSum" in str(e.value)
+    assert "known only at run time" in str(e.value)
