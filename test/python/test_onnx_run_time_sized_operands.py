@@ -134,3 +134,49 @@ def test_op_not_taking_run_time_sizes_is_rejected():
         tessel.compile(m.SerializeToString())
     assert "node 'cumsum0' (CumSum" in str(e.value)
     assert "known only at run time" in str(e.value)
+
+
+def test_shape_and_size_read_at_run_time():
+    m = model([helper.make_node("Shape", ["s"], ["y"], start=0, end=1)], out_rank=1,
+              out_type=TP.INT64)
+    check(m, lambda s: np.array(s.shape[:1], np.int64))
+    m = model([helper.make_node("Shape", ["s"], ["y"], start=-1)], out_rank=1,
+              out_type=TP.INT64)
+    check(m, lambda s: np.array([COLS], np.int64))
+    check(model([node("Size")], out_rank=0, out_type=TP.INT64),
+          lambda s: np.array(s.size, np.int64))
+
+
+def test_exported_reshape_pattern():
+    # What exporters write for x.view(x.shape[0] * 2, -1): Shape -> Gather
+    # -> Mul -> Unsqueeze -> Concat -> Reshape, the shape known at run time.
+    c = lambda n, v: helper.make_node("Constant", [], [n], value=helper.make_tensor(
+        n, TP.INT64, [len(v)] if isinstance(v, list) else [], v if isinstance(v, list) else [v]))
+    nodes = [c("i0", 0), c("two", 2), c("minus1", [-1]),
+             helper.make_node("Shape", ["s"], ["sh"]),
+             helper.make_node("Gather", ["sh", "i0"], ["rows"], axis=0),
+             helper.make_node("Mul", ["rows", "two"], ["rows2"]),
+             helper.make_node("Unsqueeze", ["rows2", "axis0"], ["rows2_1"]),
+             helper.make_node("Concat", ["rows2_1", "minus1"], ["target"], axis=0),
+             helper.make_node("Reshape", ["s", "target"], ["y"])]
+    check(model(nodes), lambda s: s.reshape(len(s) * 2, -1))
+
+
+@pytest.mark.parametrize("shape,ref", [
+    ([-1], lambda s: s.reshape(-1)),
+    ([0, 2, 2], lambda s: s.reshape(len(s), 2, 2)),
+    ([5, -1], None),  # 5 rows of 4 elements hold it; 6 or 3 rows do not
+])
+def test_reshape_of_run_time_sized_input(shape, ref):
+    c = helper.make_node("Constant", [], ["target"], value=helper.make_tensor(
+        "target", TP.INT64, [len(shape)], shape))
+    m = model([c, node("Reshape", ("s", "target"))], out_rank=len(shape))
+    if ref is not None:
+        check(m, ref)
+        return
+    f = tessel.compile(m.SerializeToString())
+    x = np.arange(6 * COLS, dtype=np.float32).reshape(6, COLS)
+    np.testing.assert_array_equal(f(x, np.array(5, np.int64)), x[:5].reshape(5, -1))
+    for rows in (6, 3):
+        with pytest.raises(tessel.InvocationError, match="shape"):
+            f(x, np.array(rows, np.int64))

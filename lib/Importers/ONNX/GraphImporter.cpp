@@ -183,7 +183,7 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
       "LeakyRelu", "Elu", "Selu", "Softplus", "HardSigmoid", "Softmax",
       "LogSoftmax", "Transpose", "Flatten", "Concat", "ArgMax", "ArgMin",
       "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL2",
-      "ReduceMean", "MatMul", "Gemm"};
+      "ReduceMean", "MatMul", "Gemm", "Shape", "Size", "Reshape"};
   for (int i = 0; i < node.input_size(); ++i) {
     if (takesRunTimeSizes.contains(node.op_type()))
       break;

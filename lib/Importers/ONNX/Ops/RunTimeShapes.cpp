@@ -75,6 +75,26 @@ public:
       p = min(mul(p, min(d, top)), top);
     return p;
   }
+  /// The same, capped at the run-time `cap` (at most 2^31).
+  Value product(ArrayRef<Value> dims, Value cap) {
+    Value p = c(1), top = add(cap, c(1));
+    for (Value d : dims)
+      p = min(mul(p, min(d, top)), top);
+    return p;
+  }
+  /// Dim `d` of tensor `x`: a constant where static.
+  Value dim(Value x, int64_t d) {
+    int64_t size = cast<RankedTensorType>(x.getType()).getDimSize(d);
+    return ShapedType::isDynamic(size) ? tensor::DimOp::create(b, loc, x, d).getResult()
+                                       : c(size);
+  }
+  /// The element count of tensor `x`.
+  Value numElements(Value x) {
+    Value n = c(1);
+    for (int64_t d = 0; d < cast<RankedTensorType>(x.getType()).getRank(); ++d)
+      n = mul(n, dim(x, d));
+    return n;
+  }
   /// Whether every one of `dims` is >= 0.
   Value allNonNegative(ArrayRef<Value> dims) {
     Value ok = yes();
@@ -122,14 +142,15 @@ SmallVector<Value> checkedSizes(IndexMath &m, Value ok, ArrayRef<Value> dims,
 
 /// `in` reshaped to `dims` where `ok` holds and they hold its elements;
 /// otherwise the call fails and the result is `in` flattened into the
-/// first dimension.
+/// first dimension. `trusted` dims hold the elements by construction (a
+/// reduction's, a flatten's) and are not checked.
 LogicalResult setReshapedAtRunTime(NodeContext &ctx, IndexMath &m, Value ok,
-                                   ArrayRef<Value> dims, Value in = {}) {
+                                   ArrayRef<Value> dims, Value in = {},
+                                   bool trusted = false) {
   if (!in)
     in = ctx.input(0);
   auto inType = cast<RankedTensorType>(in.getType());
-  if (!inType.hasStaticShape()) {
-    // Sizes that hold the elements by construction (a reduction's).
+  if (trusted) {
     Value shape = dimsTensor(m, dims);
     auto outType = RankedTensorType::get(
         SmallVector<int64_t>(dims.size(), ShapedType::kDynamic),
@@ -137,15 +158,18 @@ LogicalResult setReshapedAtRunTime(NodeContext &ctx, IndexMath &m, Value ok,
     ctx.setOutput(0, tensor::ReshapeOp::create(m.b, m.loc, outType, in, shape));
     return success();
   }
-  int64_t numel = numElements(inType.getShape());
-  if (dims.empty() && numel != 1)
+  if (dims.empty() && !inType.hasStaticShape())
+    return ctx.unsupported("a scalar Reshape of an input whose sizes are "
+                           "known only at run time");
+  if (dims.empty() && numElements(inType.getShape()) != 1)
     return ctx.emitError() << "a scalar result cannot hold the input's "
-                           << numel << " elements";
+                           << numElements(inType.getShape()) << " elements";
+  Value numel = m.numElements(in);
   ok = m.both(ok, m.allNonNegative(dims));
-  ok = m.both(ok, m.eq(m.product(dims, numel), m.c(numel)));
+  ok = m.both(ok, m.eq(m.product(dims, numel), numel));
   SmallVector<Value> safe(dims.size(), m.c(1));
   if (!safe.empty())
-    safe.front() = m.c(numel);
+    safe.front() = numel;
   Value shape = required(m, ok, dimsTensor(m, dims), dimsTensor(m, safe));
   auto outType = RankedTensorType::get(
       SmallVector<int64_t>(dims.size(), ShapedType::kDynamic),
@@ -318,7 +342,8 @@ LogicalResult mlir::tessel::onnx_import::flattenAtRunTime(NodeContext &ctx,
     else
       inner = arith::MulIOp::create(m.b, m.loc, inner, size);
   }
-  return setReshapedAtRunTime(ctx, m, m.yes(), {outer, inner});
+  return setReshapedAtRunTime(ctx, m, m.yes(), {outer, inner}, x,
+                              /*trusted=*/true);
 }
 
 LogicalResult mlir::tessel::onnx_import::reshapeAtRunTime(NodeContext &ctx,
@@ -326,9 +351,11 @@ LogicalResult mlir::tessel::onnx_import::reshapeAtRunTime(NodeContext &ctx,
   FailureOr<int64_t> rank = operandLength(ctx, 1, "shape");
   if (failed(rank))
     return failure();
-  ArrayRef<int64_t> in = ctx.inputType(0).getShape();
-  int64_t numel = numElements(in);
+  int64_t inRank = ctx.inputType(0).getRank();
   IndexMath m(ctx);
+  // The input's element count (read at run time where its sizes are).
+  Value numel = m.numElements(ctx.input(0));
+  Value top = m.add(numel, m.c(1));
   SmallVector<Value> dims;
   Value ok = m.yes(), inferred = m.c(0), anyZero = m.no(m.yes());
   Value known = m.c(1);
@@ -338,16 +365,16 @@ LogicalResult mlir::tessel::onnx_import::reshapeAtRunTime(NodeContext &ctx,
     anyZero = m.either(anyZero, zero);
     if (!allowZero) {
       // 0 copies the input's dimension, which must exist.
-      if (j < int64_t(in.size()))
-        d = m.select(zero, m.c(in[j]), d);
+      if (j < inRank)
+        d = m.select(zero, m.dim(ctx.input(0), j), d);
       else
         ok = m.both(ok, m.no(zero));
     }
     Value minusOne = m.eq(d, m.c(-1));
     ok = m.both(ok, m.le(m.c(-1), d));
     inferred = m.add(inferred, m.count(minusOne));
-    known = m.mul(known, m.min(m.select(minusOne, m.c(1), d), m.c(numel + 1)));
-    known = m.min(known, m.c(numel + 1));
+    known = m.mul(known, m.min(m.select(minusOne, m.c(1), d), top));
+    known = m.min(known, top);
     dims.push_back(d);
   }
   // At most one -1, standing for what the others leave of the elements;
@@ -356,10 +383,10 @@ LogicalResult mlir::tessel::onnx_import::reshapeAtRunTime(NodeContext &ctx,
   if (allowZero)
     ok = m.both(ok, m.no(m.both(anyZero, m.eq(inferred, m.c(1)))));
   Value safeKnown = m.max(known, m.c(1));
-  Value rest = m.div(m.c(numel), safeKnown);
+  Value rest = m.div(numel, safeKnown);
   ok = m.both(ok, m.either(m.eq(inferred, m.c(0)),
                            m.both(m.ne(known, m.c(0)),
-                                  m.eq(m.rem(m.c(numel), safeKnown), m.c(0)))));
+                                  m.eq(m.rem(numel, safeKnown), m.c(0)))));
   for (Value &d : dims)
     d = m.select(m.eq(d, m.c(-1)), rest, d);
   return setReshapedAtRunTime(ctx, m, ok, dims);
@@ -911,7 +938,7 @@ LogicalResult mlir::tessel::onnx_import::reduceOverRunTimeAxes(
     }
     dims.push_back(m.select(ok, d, m.c(1)));
   }
-  return setReshapedAtRunTime(ctx, m, m.yes(), dims, kept);
+  return setReshapedAtRunTime(ctx, m, m.yes(), dims, kept, /*trusted=*/true);
 }
 
 LogicalResult mlir::tessel::onnx_import::splitAtRunTime(NodeContext &ctx,

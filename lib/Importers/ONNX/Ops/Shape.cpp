@@ -221,8 +221,14 @@ LogicalResult convertReshape(NodeContext &ctx) {
   FailureOr<int64_t> allowZero = ctx.intAttr("allowzero", 0);
   if (failed(allowZero))
     return failure();
+  bool runTimeInput = !ctx.inputType(0).hasStaticShape();
+  if (runTimeInput && ctx.opset() < 5)
+    return ctx.unsupported("Reshape-1 of an input whose sizes are known only "
+                           "at run time");
   if (ctx.opset() >= 5) {
-    if (isRunTimeOperand(ctx, 1))
+    // An input with run-time sizes makes even a constant shape's -1 and 0
+    // entries run-time values.
+    if (isRunTimeOperand(ctx, 1) || runTimeInput)
       return reshapeAtRunTime(ctx, *allowZero != 0);
     FailureOr<SmallVector<int64_t>> s = ctx.constantInts(1, "shape");
     if (failed(s))
@@ -996,6 +1002,16 @@ LogicalResult convertPad(NodeContext &ctx) {
 // Shape, Size, ConstantOfShape, Range
 //===----------------------------------------------------------------------===//
 
+/// Dim `d` of `x` as an i64: a constant where static, else tensor.dim.
+Value runTimeDim(NodeContext &ctx, Value x, int64_t d) {
+  OpBuilder &b = ctx.builder();
+  int64_t size = cast<RankedTensorType>(x.getType()).getDimSize(d);
+  if (!ShapedType::isDynamic(size))
+    return arith::ConstantIntOp::create(b, ctx.loc(), b.getI64Type(), size);
+  return arith::IndexCastOp::create(b, ctx.loc(), b.getI64Type(),
+                                    tensor::DimOp::create(b, ctx.loc(), x, d));
+}
+
 LogicalResult convertShape(NodeContext &ctx) {
   ArrayRef<int64_t> in = ctx.inputType(0).getShape();
   int64_t rank = in.size();
@@ -1009,13 +1025,33 @@ LogicalResult convertShape(NodeContext &ctx) {
   int64_t s = clampIdx(*start), e = std::max(clampIdx(*end), s);
   SmallVector<int64_t> dims(in.begin() + s, in.begin() + e);
   auto type = RankedTensorType::get({e - s}, ctx.builder().getI64Type());
+  if (llvm::any_of(dims, ShapedType::isDynamic)) {
+    // Sizes known only at run time are read with tensor.dim.
+    SmallVector<Value> values;
+    for (int64_t d = s; d < e; ++d)
+      values.push_back(runTimeDim(ctx, ctx.input(0), d));
+    ctx.setOutput(0, tensor::FromElementsOp::create(ctx.builder(), ctx.loc(),
+                                                    type, values));
+    return success();
+  }
   ctx.setConstantOutput(0, intsAttr(type, dims));
   return success();
 }
 
 LogicalResult convertSize(NodeContext &ctx) {
   auto type = RankedTensorType::get({}, ctx.builder().getI64Type());
-  ctx.setConstantOutput(0, intsAttr(type, {numElements(ctx.inputType(0).getShape())}));
+  RankedTensorType in = ctx.inputType(0);
+  if (!in.hasStaticShape()) {
+    Value n = arith::ConstantIntOp::create(ctx.builder(), ctx.loc(),
+                                           ctx.builder().getI64Type(), 1);
+    for (int64_t d = 0; d < in.getRank(); ++d)
+      n = arith::MulIOp::create(ctx.builder(), ctx.loc(), n,
+                                runTimeDim(ctx, ctx.input(0), d));
+    ctx.setOutput(0, tensor::FromElementsOp::create(ctx.builder(), ctx.loc(),
+                                                    type, ValueRange{n}));
+    return success();
+  }
+  ctx.setConstantOutput(0, intsAttr(type, {numElements(in.getShape())}));
   return success();
 }
 
