@@ -37,7 +37,8 @@ class Module:
     def from_onnx(cls, model, shapes=None, name=None, raise_moe=True):
         """Imports an ONNX model (a path, serialized bytes or an
         ``onnx.ModelProto``) into model-level IR. ``shapes`` maps input
-        names to static shapes (pins symbolic dimensions). ``raise_moe``
+        names to static shapes (pins symbolic dimensions, which otherwise
+        stay dynamic where the model's ops allow). ``raise_moe``
         turns top-k gated mixtures of experts into ``compose.route``
         (``tessel-compile --raise-moe``)."""
         if isinstance(model, (str, os.PathLike)):

@@ -38,7 +38,9 @@ namespace compose = mlir::tessel::compose;
 
 
 FailureOr<RankedTensorType>
-GraphImporter::staticType(const onnx::ValueInfoProto &info, StringRef what) {
+GraphImporter::inputType(const onnx::ValueInfoProto &info,
+                         SmallVector<std::string> &dimNames) {
+  StringRef what = "input";
   if (!info.type().has_tensor_type()) {
     emitError(fileLoc) << what << " '" << info.name()
                        << "' is not a tensor (sequences, maps and optionals "
@@ -62,17 +64,20 @@ GraphImporter::staticType(const onnx::ValueInfoProto &info, StringRef what) {
     return failure();
   }
   SmallVector<int64_t> dims;
-  for (const auto &d : tt.shape().dim()) {
+  dimNames.clear();
+  for (const auto &[i, d] : llvm::enumerate(tt.shape().dim())) {
     if (d.has_dim_value() && d.dim_value() >= 0) {
       dims.push_back(d.dim_value());
+      dimNames.push_back("");
       continue;
     }
-    emitError(fileLoc) << what << " '" << info.name() << "' has symbolic "
-                       << "dimension '"
-                       << (d.has_dim_param() ? d.dim_param() : "?")
-                       << "'; pin it with --shape=" << info.name()
-                       << ":<dims> (e.g. 1x3x224x224)";
-    return failure();
+    // Bound at each call from the data (the ABI's named dimensions); an
+    // unnamed one is named after its input.
+    dims.push_back(ShapedType::kDynamic);
+    dimNames.push_back(d.has_dim_param() && !d.dim_param().empty()
+                           ? d.dim_param()
+                           : info.name() + "_d" + std::to_string(i));
+    symbolicInputs = true;
   }
   return RankedTensorType::get(dims, elem);
 }
@@ -196,7 +201,11 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
       return prefix() << "input " << i << " '" << node.input(i)
                       << "' has sizes known only at run time ("
                       << typeText(type) << "), which " << node.op_type()
-                      << " does not take yet";
+                      << " does not take yet"
+                      << (symbolicInputs
+                              ? " (pin the graph inputs' symbolic dimensions "
+                                "with --shape=INPUT:DIMS, e.g. 1x3x224x224)"
+                              : "");
   }
   if (sequenceOp) {
     onnx::NodeProto named = node;
@@ -396,14 +405,17 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     initializerNames.insert(t.name());
   SmallVector<const onnx::ValueInfoProto *> inputs;
   SmallVector<Type> inputTypes;
+  SmallVector<SmallVector<std::string>> inputDimNames;
   for (const auto &in : graph.input()) {
     if (initializerNames.count(in.name()))
       continue;
-    FailureOr<RankedTensorType> type = staticType(in, "input");
+    SmallVector<std::string> names;
+    FailureOr<RankedTensorType> type = inputType(in, names);
     if (failed(type))
       return {};
     inputs.push_back(&in);
     inputTypes.push_back(*type);
+    inputDimNames.push_back(names);
   }
 
   builder.setInsertionPointToEnd(module->getBody());
@@ -413,6 +425,12 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   builder.setInsertionPointToStart(body);
   for (auto [i, in] : llvm::enumerate(inputs)) {
     fn.setArgAttr(i, "tessel.name", builder.getStringAttr(in->name()));
+    if (!cast<RankedTensorType>(inputTypes[i]).hasStaticShape()) {
+      SmallVector<Attribute> names;
+      for (const std::string &n : inputDimNames[i])
+        names.push_back(builder.getStringAttr(n));
+      fn.setArgAttr(i, "tessel.dim_names", builder.getArrayAttr(names));
+    }
     values[in->name()] = TensorValue{body->getArgument(i), {}};
   }
   if (failed(importInitializers()))
@@ -421,7 +439,8 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   // Mixtures of experts become compose.route: their expert, gate-multiply
   // and sum nodes are held back and replaced at the combine's position.
   std::vector<MoERoute> routes;
-  if (options.raiseMixtureOfExperts)
+  // (The MoE finder evaluates gates on static shapes.)
+  if (options.raiseMixtureOfExperts && !symbolicInputs)
     routes = findMoERoutes(ctx, graph, model.opset,
                            valueShapes(inputs, inputTypes));
   std::map<int, const MoERoute *> routeAt;

@@ -46,9 +46,14 @@ public:
   OwningOpRef<ModuleOp> run();
 
 private:
-  /// The static tensor type of a ValueInfo, or an error naming `what`.
-  FailureOr<RankedTensorType> staticType(const onnx::ValueInfoProto &info,
-                                         StringRef what);
+  /// The tensor type of a graph input, or an error naming it: a symbolic
+  /// dimension (ONNX's dim_param, or none) becomes a dynamic one, its name
+  /// in `dimNames` ("" at static dimensions).
+  FailureOr<RankedTensorType> inputType(const onnx::ValueInfoProto &info,
+                                        SmallVector<std::string> &dimNames);
+  /// Some graph input has a symbolic dimension (an op that does not take
+  /// run-time sizes then suggests pinning it with --shape).
+  bool symbolicInputs = false;
   void collectInferredTypes();
   LogicalResult importInitializers();
   LogicalResult importNode(const onnx::NodeProto &node, unsigned index,

@@ -1,0 +1,64 @@
+"""ONNX graph inputs with symbolic dimensions (dim_param, as exporters
+write a dynamic batch): compiled once, without --shape, and run at several
+sizes against numpy; the names bind at each call (two inputs sharing one
+must agree); an op that does not take run-time sizes yet asks for --shape,
+and pinning then compiles it."""
+import numpy as np
+import pytest
+from onnx import TensorProto as TP, helper, numpy_helper
+
+import tessel
+
+vi = helper.make_tensor_value_info
+rng = np.random.default_rng(0)
+W1 = rng.standard_normal((8, 16)).astype(np.float32)
+W2 = rng.standard_normal((4, 16)).astype(np.float32)
+B2 = rng.standard_normal(4).astype(np.float32)
+
+
+def mlp():
+    nodes = [helper.make_node("MatMul", ["x", "w1"], ["h"]),
+             helper.make_node("Relu", ["h"], ["r"]),
+             helper.make_node("Gemm", ["r", "w2", "b2"], ["z"], transB=1),
+             helper.make_node("Softmax", ["z"], ["p"], axis=-1),
+             helper.make_node("Add", ["p", "bias"], ["y"])]
+    g = helper.make_graph(nodes, "mlp", [vi("x", TP.FLOAT, ["batch", 8]),
+                                         vi("bias", TP.FLOAT, ["batch", 1])],
+                          [vi("y", TP.FLOAT, ["batch", 4])],
+                          initializer=[numpy_helper.from_array(W1, "w1"),
+                                       numpy_helper.from_array(W2, "w2"),
+                                       numpy_helper.from_array(B2, "b2")])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def reference(x, bias):
+    z = np.maximum(x @ W1, 0) @ W2.T + B2
+    e = np.exp(z - z.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True) + bias
+
+
+def test_symbolic_batch_compiles_once_and_runs_at_several_sizes():
+    f = tessel.compile(mlp().SerializeToString())
+    for n in (1, 2, 5, 33):
+        x = rng.standard_normal((n, 8)).astype(np.float32)
+        bias = rng.standard_normal((n, 1)).astype(np.float32)
+        y = f(x, bias)
+        assert y.shape == (n, 4)
+        np.testing.assert_allclose(y, reference(x, bias), rtol=1e-5, atol=1e-6)
+    # 'batch' binds once per call: the inputs must agree on it.
+    with pytest.raises(tessel.InvocationError):
+        f(np.zeros((3, 8), np.float32), np.zeros((2, 1), np.float32))
+
+
+def test_op_without_run_time_sizes_asks_for_a_pin():
+    w = numpy_helper.from_array(np.ones((2, 3, 1, 1), np.float32), "w")
+    g = helper.make_graph([helper.make_node("Conv", ["x", "w"], ["y"], name="conv0")], "c",
+                          [vi("x", TP.FLOAT, ["N", 3, 4, 4])], [vi("y", TP.FLOAT, ["N", 2, 4, 4])],
+                          initializer=[w])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    with pytest.raises(tessel.CompileError) as e:
+        tessel.compile(m.SerializeToString())
+    assert "node 'conv0' (Conv" in str(e.value) and "--shape" in str(e.value)
+    f = tessel.compile(m.SerializeToString(), shapes={"x": [2, 3, 4, 4]})
+    x = rng.standard_normal((2, 3, 4, 4)).astype(np.float32)
+    np.testing.assert_allclose(f(x), np.repeat(x.sum(1, keepdims=True), 2, 1), rtol=1e-5)
