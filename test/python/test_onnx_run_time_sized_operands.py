@@ -180,3 +180,16 @@ def test_reshape_of_run_time_sized_input(shape, ref):
     for rows in (6, 3):
         with pytest.raises(tessel.InvocationError, match="shape"):
             f(x, np.array(rows, np.int64))
+
+
+@pytest.mark.parametrize("axis,idx", [(0, [0, -1, 0]), (1, [[3, 0], [-4, 1]]), (1, 2)])
+def test_gather(axis, idx):
+    idx = np.array(idx, np.int64)
+    m = model([node("Gather", ("s", "i"), axis=axis)], [vi("i", TP.INT64, list(idx.shape))],
+              out_rank=1 + idx.ndim)
+    check(m, lambda s, i: np.take(s, i, axis=axis), (idx,))
+    f = tessel.compile(m.SerializeToString())
+    x = np.zeros((6, COLS), np.float32)
+    bad = np.full_like(idx, 7 if axis == 0 else COLS)
+    with pytest.raises(tessel.InvocationError, match="out of range"):
+        f(x, np.array(6, np.int64), bad)

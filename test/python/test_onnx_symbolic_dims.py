@@ -62,3 +62,21 @@ def test_op_without_run_time_sizes_asks_for_a_pin():
     f = tessel.compile(m.SerializeToString(), shapes={"x": [2, 3, 4, 4]})
     x = rng.standard_normal((2, 3, 4, 4)).astype(np.float32)
     np.testing.assert_allclose(f(x), np.repeat(x.sum(1, keepdims=True), 2, 1), rtol=1e-5)
+
+
+def test_embedding_lookup_with_symbolic_batch_and_length():
+    # Token ids [batch, seq] into a static table: Gather with run-time-sized
+    # indices, then the mean over the sequence.
+    table = rng.standard_normal((10, 6)).astype(np.float32)
+    nodes = [helper.make_node("Gather", ["table", "ids"], ["e"], axis=0),
+             helper.make_node("ReduceMean", ["e"], ["y"], axes=[1], keepdims=0)]
+    g = helper.make_graph(nodes, "emb", [vi("ids", TP.INT64, ["batch", "seq"])],
+                          [vi("y", TP.FLOAT, ["batch", 6])],
+                          initializer=[numpy_helper.from_array(table, "table")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    f = tessel.compile(m.SerializeToString())
+    for b, t in ((1, 1), (2, 5), (3, 7)):
+        ids = rng.integers(-10, 10, size=(b, t)).astype(np.int64)
+        np.testing.assert_allclose(f(ids), table[ids].mean(1), rtol=1e-5, atol=1e-6)
+    with pytest.raises(tessel.InvocationError, match="out of range"):
+        f(np.array([[10]], np.int64))

@@ -188,7 +188,7 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
       "LeakyRelu", "Elu", "Selu", "Softplus", "HardSigmoid", "Softmax",
       "LogSoftmax", "Transpose", "Flatten", "Concat", "ArgMax", "ArgMin",
       "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL2",
-      "ReduceMean", "MatMul", "Gemm", "Shape", "Size", "Reshape"};
+      "ReduceMean", "MatMul", "Gemm", "Shape", "Size", "Reshape", "Gather"};
   for (int i = 0; i < node.input_size(); ++i) {
     if (takesRunTimeSizes.contains(node.op_type()))
       break;

@@ -329,6 +329,86 @@ mlir::tessel::onnx_import::checkedRunTimeSizes(NodeContext &ctx, Value ok,
   return checkedSizes(m, ok, sizes);
 }
 
+LogicalResult mlir::tessel::onnx_import::gatherAtRunTime(NodeContext &ctx,
+                                                         int64_t axis) {
+  IndexMath m(ctx);
+  OpBuilder &b = m.b;
+  Location loc = m.loc;
+  Value x = ctx.input(0), indices = ctx.input(1);
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto iType = cast<RankedTensorType>(indices.getType());
+  int64_t rank = xType.getRank(), iRank = iType.getRank();
+  Value dim = m.dim(x, axis);
+  // Every index in range, checked over the flattened indices.
+  SmallVector<ReassociationIndices> all(iRank > 0 ? 1 : 0);
+  for (int64_t d = 0; d < iRank; ++d)
+    all[0].push_back(d);
+  Value flat = iRank == 1 ? indices
+               : iRank == 0
+                   ? tensor::ReshapeOp::create(
+                         b, loc, RankedTensorType::get({1}, iType.getElementType()),
+                         indices, dimsTensor(m, {m.c(1)}))
+                         .getResult()
+                   : tensor::CollapseShapeOp::create(b, loc, indices, all).getResult();
+  Value count = m.dim(flat, 0);
+  Value negDim = m.sub(m.c(0), dim);
+  auto check = scf::ForOp::create(
+      b, loc, m.c(0), count, m.c(1), ValueRange{m.yes()},
+      [&](OpBuilder &fb, Location l, Value k, ValueRange acc) {
+        Value i = arith::IndexCastOp::create(
+            fb, l, fb.getIndexType(), tensor::ExtractOp::create(fb, l, flat, ValueRange{k}));
+        Value in = arith::AndIOp::create(
+            fb, l, arith::CmpIOp::create(fb, l, arith::CmpIPredicate::sle, negDim, i),
+            arith::CmpIOp::create(fb, l, arith::CmpIPredicate::slt, i, dim));
+        scf::YieldOp::create(fb, l, ValueRange{arith::AndIOp::create(fb, l, acc[0], in)});
+      });
+  SmallVector<int64_t> outShape;
+  SmallVector<Value> sizes;
+  auto addDim = [&](Value t, int64_t d) {
+    int64_t s = cast<RankedTensorType>(t.getType()).getDimSize(d);
+    outShape.push_back(s);
+    if (ShapedType::isDynamic(s))
+      sizes.push_back(tensor::DimOp::create(b, loc, t, d));
+  };
+  for (int64_t d = 0; d < axis; ++d)
+    addDim(x, d);
+  for (int64_t d = 0; d < iRank; ++d)
+    addDim(indices, d);
+  for (int64_t d = axis + 1; d < rank; ++d)
+    addDim(x, d);
+  auto outType = RankedTensorType::get(outShape, xType.getElementType());
+  Value out = tensor::GenerateOp::create(
+      b, loc, outType, sizes, [&](OpBuilder &nb, Location l, ValueRange iv) {
+        Value i = arith::IndexCastOp::create(
+            nb, l, nb.getIndexType(),
+            tensor::ExtractOp::create(nb, l, indices, iv.slice(axis, iRank)));
+        // Negative indices count from the end; out-of-range ones read 0
+        // (the call fails).
+        Value wrapped = arith::SelectOp::create(
+            nb, l,
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, i,
+                                  arith::ConstantIndexOp::create(nb, l, 0)),
+            arith::AddIOp::create(nb, l, i, dim), i);
+        Value inRange = arith::AndIOp::create(
+            nb, l,
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sle,
+                                  arith::ConstantIndexOp::create(nb, l, 0), wrapped),
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, wrapped, dim));
+        wrapped = arith::SelectOp::create(nb, l, inRange, wrapped,
+                                          arith::ConstantIndexOp::create(nb, l, 0));
+        SmallVector<Value> at(iv.take_front(axis));
+        at.push_back(wrapped);
+        llvm::append_range(at, iv.drop_front(axis + iRank));
+        tensor::YieldOp::create(nb, l, tensor::ExtractOp::create(nb, l, x, at).getResult());
+      });
+  Value okTensor = tensor::FromElementsOp::create(
+      b, loc, RankedTensorType::get({}, b.getI1Type()), ValueRange{check.getResult(0)});
+  ctx.setOutput(0, tessel::RequireOp::create(
+                       b, loc, outType, okTensor, out, out,
+                       b.getI32IntegerAttr(TESSEL_ENTRY_INDEX_OUT_OF_RANGE)));
+  return success();
+}
+
 LogicalResult mlir::tessel::onnx_import::flattenAtRunTime(NodeContext &ctx,
                                                           int64_t axis) {
   IndexMath m(ctx);

@@ -41,6 +41,11 @@ SmallVector<Value> checkedRunTimeSizes(NodeContext &ctx, Value ok,
                                        ArrayRef<Value> sizes);
 
 LogicalResult reshapeAtRunTime(NodeContext &ctx, bool allowZero);
+/// Gather along `axis` (normalized) where the data or the indices have
+/// run-time sizes: one tensor.generate reading data at each (wrapped)
+/// index; an index outside [-dim, dim) fails the call (index out of range)
+/// and reads in bounds.
+LogicalResult gatherAtRunTime(NodeContext &ctx, int64_t axis);
 /// Flatten at `axis` (normalized) of an input with run-time sizes.
 LogicalResult flattenAtRunTime(NodeContext &ctx, int64_t axis);
 LogicalResult unsqueezeAtRunTime(NodeContext &ctx);

@@ -637,6 +637,8 @@ LogicalResult convertGather(NodeContext &ctx) {
   FailureOr<int64_t> axis = readAxis(ctx, "axis", 0, in.size());
   if (failed(axis))
     return failure();
+  if (!ctx.inputType(0).hasStaticShape() || !ctx.inputType(1).hasStaticShape())
+    return gatherAtRunTime(ctx, *axis);
   int64_t dim = in[*axis];
   SmallVector<int64_t> outShape(in.take_front(*axis));
   llvm::append_range(outShape, idxShape);
