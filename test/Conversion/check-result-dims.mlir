@@ -73,3 +73,23 @@ module attributes {tessel.functions = [{entry = "tessel_entry_taken", name = "ta
     return %y : tensor<?xf32>
   }
 }
+
+// -----
+
+// An output with a named dimension and a run-time one ("?"): the named one
+// is checked; the zeros returned on a mismatch keep the run-time size.
+// CHECK-LABEL: func.func @mixed(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<?x4xf32>,
+// CHECK: %[[Y:.*]] = tensor.reshape
+// CHECK: %[[T:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x4xf32>
+// CHECK: arith.cmpi eq
+// CHECK: %[[RT:.*]] = tensor.dim %[[Y]], %c1 : tensor<?x?xf32>
+// CHECK: scf.if
+// CHECK: } else {
+// CHECK:   tensor.empty(%[[T]], %[[RT]]) : tensor<?x?xf32>
+module attributes {tessel.functions = [{entry = "tessel_entry_mixed", name = "mixed", symbol = "mixed", inputs = [{dim_names = ["T", ""]}], outputs = [{dim_names = ["T", "?"]}]}]} {
+  func.func @mixed(%x: tensor<?x4xf32>, %shape: tensor<2xindex>) -> tensor<?x?xf32> {
+    %y = tensor.reshape %x(%shape) : (tensor<?x4xf32>, tensor<2xindex>) -> tensor<?x?xf32>
+    return %y : tensor<?x?xf32>
+  }
+}

@@ -80,3 +80,34 @@ def test_embedding_lookup_with_symbolic_batch_and_length():
         np.testing.assert_allclose(f(ids), table[ids].mean(1), rtol=1e-5, atol=1e-6)
     with pytest.raises(tessel.InvocationError, match="out of range"):
         f(np.array([[10]], np.int64))
+
+
+def test_transformer_pieces_with_symbolic_batch_and_sequence():
+    # LayerNormalization over the static feature dim, then the heads split
+    # (Reshape with 0 entries) and moved (Transpose): [batch, seq, 8] ->
+    # [batch, 2, seq, 4]; then a 3-D MatMul, which does not take run-time
+    # sizes yet and asks for a pin.
+    gamma = rng.standard_normal(8).astype(np.float32)
+    beta = rng.standard_normal(8).astype(np.float32)
+    nodes = [helper.make_node("LayerNormalization", ["x", "g", "b"], ["ln"], axis=-1),
+             helper.make_node("Reshape", ["ln", "heads"], ["r"]),
+             helper.make_node("Transpose", ["r"], ["y"], perm=[0, 2, 1, 3])]
+    inits = [numpy_helper.from_array(gamma, "g"), numpy_helper.from_array(beta, "b"),
+             numpy_helper.from_array(np.array([0, 0, 2, 4], np.int64), "heads")]
+    g = helper.make_graph(nodes, "t", [vi("x", TP.FLOAT, ["batch", "seq", 8])],
+                          [vi("y", TP.FLOAT, ["batch", 2, "seq", 4])], initializer=inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    f = tessel.compile(m.SerializeToString())
+    for b, t in ((1, 1), (2, 3), (3, 6)):
+        x = rng.standard_normal((b, t, 8)).astype(np.float32)
+        ln = (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + 1e-5)
+        ref = (ln * gamma + beta).reshape(b, t, 2, 4).transpose(0, 2, 1, 3)
+        np.testing.assert_allclose(f(x), ref, rtol=1e-5, atol=1e-5)
+    g.node.append(helper.make_node("Transpose", ["y"], ["y2"], perm=[0, 1, 3, 2]))
+    g.node.append(helper.make_node("MatMul", ["y", "y2"], ["z"], name="scores"))
+    del g.output[:]
+    g.output.append(vi("z", TP.FLOAT, ["batch", 2, "seq", "seq"]))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    with pytest.raises(tessel.CompileError) as e:
+        tessel.compile(m.SerializeToString())
+    assert "node 'scores' (MatMul" in str(e.value) and "--shape" in str(e.value)

@@ -91,9 +91,14 @@ struct TesselCheckResultDimsPass
         SmallVector<Value> boundSizes;
         Value ok;
         for (auto [d, name] : llvm::enumerate(names)) {
-          // A run-time size is the result's own: nothing to agree with.
-          if (name.empty() || name == tessel::kRunTimeDimName)
+          if (name.empty())
             continue;
+          // A run-time size is the result's own: nothing to agree with (the
+          // fallback keeps it).
+          if (name == tessel::kRunTimeDimName) {
+            boundSizes.push_back(tensor::DimOp::create(b, loc, result, d));
+            continue;
+          }
           auto it = bound.find(name);
           if (it == bound.end() || it->second.first >= fn.getNumArguments())
             return fn.emitError() << "output #" << i << " names '" << name

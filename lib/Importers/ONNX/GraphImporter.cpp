@@ -188,7 +188,8 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
       "LeakyRelu", "Elu", "Selu", "Softplus", "HardSigmoid", "Softmax",
       "LogSoftmax", "Transpose", "Flatten", "Concat", "ArgMax", "ArgMin",
       "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL2",
-      "ReduceMean", "MatMul", "Gemm", "Shape", "Size", "Reshape", "Gather"};
+      "ReduceMean", "MatMul", "Gemm", "Shape", "Size", "Reshape", "Gather",
+      "LayerNormalization"};
   for (int i = 0; i < node.input_size(); ++i) {
     if (takesRunTimeSizes.contains(node.op_type()))
       break;
@@ -510,8 +511,37 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   deferred.finalize();
   fn.setFunctionType(builder.getFunctionType(inputTypes,
                                              ValueRange(results).getTypes()));
-  for (auto [i, out] : llvm::enumerate(graph.output()))
+  // The inputs' dimension names: an output dimension the model declares
+  // with one of them is bound by it; any other dynamic one is a run-time
+  // size, returned with the output (rather than a guess the entry would
+  // then have to check).
+  std::set<std::string> boundNames;
+  for (const auto &names : inputDimNames)
+    for (const std::string &n : names)
+      if (!n.empty())
+        boundNames.insert(n);
+  for (auto [i, out] : llvm::enumerate(graph.output())) {
     fn.setResultAttr(i, "tessel.name", builder.getStringAttr(out.name()));
+    auto type = cast<RankedTensorType>(results[i].getType());
+    if (type.hasStaticShape())
+      continue;
+    const onnx::TypeProto_Tensor *declared =
+        out.type().has_tensor_type() ? &out.type().tensor_type() : nullptr;
+    SmallVector<Attribute> names;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      std::string name;
+      if (type.isDynamicDim(d)) {
+        name = "?";
+        if (declared && declared->has_shape() &&
+            d < declared->shape().dim_size() &&
+            declared->shape().dim(d).has_dim_param() &&
+            boundNames.count(declared->shape().dim(d).dim_param()))
+          name = declared->shape().dim(d).dim_param();
+      }
+      names.push_back(builder.getStringAttr(name));
+    }
+    fn.setResultAttr(i, "tessel.dim_names", builder.getArrayAttr(names));
+  }
   if (failed(verify(*module)))
     return {};
   return module;

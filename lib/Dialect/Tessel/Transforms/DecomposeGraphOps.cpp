@@ -69,10 +69,12 @@ struct DecomposeLayerNorm : OpRewritePattern<LayerNormOp> {
   LogicalResult matchAndRewrite(LayerNormOp op,
                                 PatternRewriter &rewriter) const override {
     Value x = op.getInput();
-    if (!cast<RankedTensorType>(x.getType()).hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "needs a static shape");
-    TosaBuilder tb(rewriter, op.getLoc());
     int64_t axis = op.getNormalizedAxis(), rank = rankOf(x);
+    // The normalized dims give the moments' count; the leading ones (a
+    // batch, a sequence) may be known only at run time.
+    if (llvm::any_of(shapeOf(x).drop_front(axis), ShapedType::isDynamic))
+      return rewriter.notifyMatchFailure(op, "needs static normalized dims");
+    TosaBuilder tb(rewriter, op.getLoc());
     Type elemTy = elemOf(x);
     x = tb.widen(x); // moments of f16/bf16 accumulate in f32
     Value centered = tb.sub(x, meanOverTrailing(tb, x, axis));

@@ -67,6 +67,11 @@ FailureOr<Value> numpyMatMul(NodeContext &ctx, Value a, Value b) {
     ctx.emitError() << "MatMul operands must have rank >= 1";
     return failure();
   }
+  if ((!typeOf(a).hasStaticShape() || !typeOf(b).hasStaticShape()) &&
+      (ra != 2 || rb != 2))
+    return FailureOr<Value>(ctx.unsupported(
+        "MatMul of operands of rank other than 2 with sizes known only at "
+        "run time (--shape pins a graph input's symbolic dimensions)"));
   bool dropM = ra == 1, dropN = rb == 1;
   if (dropM)
     a = tb.reshape(a, {1, typeOf(a).getDimSize(0)});

@@ -245,6 +245,10 @@ LogicalResult convertLayerNormalization(NodeContext &ctx) {
     return failure();
   // Scale and B broadcast to the normalized shape (unidirectionally).
   ArrayRef<int64_t> normShape = xt.getShape().drop_front(*axis);
+  if (llvm::any_of(normShape, ShapedType::isDynamic))
+    return ctx.unsupported("LayerNormalization over dimensions known only at "
+                           "run time (--shape pins a graph input's symbolic "
+                           "dimensions)");
   auto fitNorm = [&](Value p) -> FailureOr<Value> {
     if (!p || typeOf(p).getShape() == normShape)
       return p;
