@@ -445,7 +445,12 @@ LogicalResult convertConcat(NodeContext &ctx) {
                         << first.getShape() << "] along axis " << *axis;
         return failure();
       }
-    outShape[*axis] += t.getDimSize(*axis);
+    // A size known only at run time makes the sum one too.
+    if (ShapedType::isDynamic(t.getDimSize(*axis)) ||
+        ShapedType::isDynamic(outShape[*axis]))
+      outShape[*axis] = ShapedType::kDynamic;
+    else
+      outShape[*axis] += t.getDimSize(*axis);
     allConstant &= static_cast<bool>(ctx.constantInput(i));
     // Empty inputs contribute nothing (and TOSA dislikes zero-size operands).
     if (t.getDimSize(*axis) != 0)
