@@ -551,6 +551,20 @@ int64_t tessel_function_output_vocab(const tessel_function_t *fn,
   return fn && index < fn->info.outputs.size() ? fn->info.outputs[index].vocab
                                                : 0;
 }
+const char *tessel_function_input_part(const tessel_function_t *fn,
+                                       size_t index) {
+  return fn && index < fn->info.inputs.size() &&
+                 !fn->info.inputs[index].part.empty()
+             ? fn->info.inputs[index].part.c_str()
+             : nullptr;
+}
+const char *tessel_function_output_part(const tessel_function_t *fn,
+                                        size_t index) {
+  return fn && index < fn->info.outputs.size() &&
+                 !fn->info.outputs[index].part.empty()
+             ? fn->info.outputs[index].part.c_str()
+             : nullptr;
+}
 const tessel_artifact_t *
 tessel_function_artifact(const tessel_function_t *fn) {
   return fn ? fn->artifact : nullptr;

@@ -245,9 +245,12 @@ void invoke(const tessel_function *fn, tessel_tensor_t *const *inputs,
                     "broadcast, a Range with delta 0)"
               : rc == TESSEL_ENTRY_INDEX_OUT_OF_RANGE
                   ? " (an index input is out of range: a gather or "
-                    "scatter index outside the dimension it indexes)"
+                    "scatter index outside the dimension it indexes, or "
+                    "a position outside a sequence)"
               : rc == TESSEL_ENTRY_DIVISION_BY_ZERO
                   ? " (an integer division or remainder by zero)"
+              : rc == TESSEL_ENTRY_EMPTY_OPTIONAL
+                  ? " (the value of an empty optional was read)"
                   : ""));
   for (size_t i = 0; i < nOut; ++i) {
     if (!allocated[i])

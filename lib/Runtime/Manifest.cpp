@@ -108,8 +108,9 @@ public:
         open = &m_.imports.back();
         openIsImport = true;
       } else if (kw == "input" || kw == "output") {
-        if (tok.size() != 4 && tok.size() != 5)
-          error("expected '" + kw + " NAME DTYPE SHAPE [vocab=V]'");
+        if (tok.size() < 4 || tok.size() > 6)
+          error("expected '" + kw + " NAME DTYPE SHAPE [vocab=V] "
+                "[part=ROLE:OWNER]'");
         if (!open)
           error("'" + kw + "' outside a function");
         ManifestValue v;
@@ -119,8 +120,15 @@ public:
         if (hasRunTimeDim(v) && (kw == "input" || openIsImport))
           error(kw + " '" + v.name + "' has a run-time dimension '?' in " +
                 tok[3] + ": only an entry point's outputs have them");
-        if (tok.size() == 5)
-          v.vocab = parseVocab(tok[4], v);
+        for (size_t t = 4; t < tok.size(); ++t) {
+          if (tok[t].compare(0, 5, "part=") == 0 && v.part.empty())
+            v.part = parsePart(tok[t], v);
+          else if (t == 4)
+            v.vocab = parseVocab(tok[t], v);
+          else
+            error("unexpected '" + tok[t] + "' after the shape of '" +
+                  v.name + "'");
+        }
         (kw == "input" ? open->inputs : open->outputs).push_back(v);
       } else if (kw == "uses") {
         requireVersion2(kw);
@@ -222,6 +230,31 @@ private:
       error("'" + v.name + "' has a vocabulary but dtype " +
             tessel_dtype_name(v.dtype) + "; symbol ids are i32");
     return std::stoll(n);
+  }
+
+  /// "part=ROLE:OWNER" (version 7): ROLE is sizes or data (a sequence
+  /// packed as its elements' sizes [count, rank] and their elements, one
+  /// after another), present (an optional's flag) or value (an optional's
+  /// tensor).
+  std::string parsePart(const std::string &s, const ManifestValue &v) {
+    if (m_.version < 7)
+      error("'part=' needs ABI version 7 (the manifest says " +
+            std::to_string(m_.version) + ")");
+    std::string body = s.substr(5);
+    size_t colon = body.find(':');
+    std::string role = colon == std::string::npos ? "" : body.substr(0, colon);
+    if ((role != "sizes" && role != "data" && role != "present" &&
+         role != "value") ||
+        colon + 1 >= body.size())
+      error("expected 'part=ROLE:OWNER' with ROLE sizes, data, present or "
+            "value, got '" + s + "'");
+    if ((role == "sizes" && (v.dtype != TESSEL_DTYPE_I64 || v.dims.size() != 2)) ||
+        (role == "data" && v.dims.size() != 1) ||
+        (role == "present" && (v.dtype != TESSEL_DTYPE_I1 || !v.dims.empty())))
+      error("'" + v.name + "' cannot be the " + role + " of '" +
+            body.substr(colon + 1) + "' (sizes are i64 [count,rank], data is "
+            "1-D, present is an i1 scalar)");
+    return body;
   }
 
   tessel_dtype_t parseDType(const std::string &s) {

@@ -28,6 +28,11 @@ struct ManifestValue {
   /// The vocabulary of a symbol-typed value (its elements are i32 ids in
   /// [0, vocab)); 0 for a plain tensor. Version 2 manifests only.
   int64_t vocab = 0;
+  /// What the value is a part of (version 7): a graph value that is no
+  /// tensor crosses the ABI as several tensors, each naming its role and
+  /// its owner ("sizes:seq", "data:seq", "present:opt"); "" for a plain
+  /// tensor. Clients (tessel-run, Python) group the parts back.
+  std::string part;
 };
 
 /// Whether `v` (an output) has a run-time dimension ("?", version 6): a

@@ -16,6 +16,7 @@ import argparse
 import errno
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -104,16 +105,38 @@ def _numbered(d, prefix):
     return ["%s_%d.pb" % (prefix, i) for i in sorted(idx)]
 
 
-def convert_pb(pb, npy):
+def convert_pb(pb, npy, vtype=None):
     """pb -> npy, reusing npy when it is newer than pb (the cache survives
-    between runs when the work folder does)."""
+    between runs when the work folder does). Returns tessel-run's spec of
+    the value: "@npy"; for a sequence (vtype, the graph value's TypeProto,
+    says which a .pb holds) "@dir" of 0.npy, 1.npy, ...; for an empty
+    optional "none"."""
+    kind = vtype.WhichOneof("value") if vtype is not None else "tensor_type"
+    if kind == "optional_type":
+        o = onnx.OptionalProto()
+        with open(pb, "rb") as f:
+            o.ParseFromString(f.read())
+        if o.elem_type == onnx.OptionalProto.UNDEFINED:
+            return "none"
+        inner = vtype.optional_type.elem_type
+        if o.elem_type == onnx.OptionalProto.SEQUENCE:
+            return _save_sequence(o.sequence_value, npy)
+        return "@" + _save(numpy_helper.to_array(o.tensor_value), npy, pb)
+    if kind == "sequence_type":
+        q = onnx.SequenceProto()
+        with open(pb, "rb") as f:
+            q.ParseFromString(f.read())
+        return _save_sequence(q, npy)
     try:
         if os.path.getmtime(npy) >= os.path.getmtime(pb):
-            return npy
+            return "@" + npy
     except OSError:
         pass
+    return "@" + _save(load_pb(pb), npy, pb)
+
+
+def _save(a, npy, pb):
     os.makedirs(os.path.dirname(npy), exist_ok=True)
-    a = load_pb(pb)
     if a.dtype == object:
         raise ValueError("%s holds strings, which tessel-run cannot take"
                          % os.path.basename(pb))
@@ -121,6 +144,29 @@ def convert_pb(pb, npy):
     np.save(tmp, a, allow_pickle=False)
     os.replace(tmp, npy)
     return npy
+
+
+def _save_sequence(q, npy):
+    """A SequenceProto of tensors as the directory NPY-without-.npy of
+    0.npy, 1.npy, ..."""
+    if q.elem_type != onnx.SequenceProto.TENSOR:
+        raise ValueError("a sequence of other than tensors")
+    d = npy[:-4] + ".seq"
+    if os.path.isdir(d):
+        shutil.rmtree(d)
+    os.makedirs(d)
+    for i, t in enumerate(q.tensor_values):
+        _save(numpy_helper.to_array(t), os.path.join(d, "%d.npy" % i), d)
+    return "@" + d
+
+
+def value_types(case):
+    """The TypeProtos of the model's graph inputs (not initializers) and
+    outputs, in the order of input_<i>.pb and output_<i>.pb."""
+    m = onnx.load(os.path.join(case, "model.onnx"), load_external_data=False)
+    inits = {t.name for t in m.graph.initializer}
+    return ([i.type for i in m.graph.input if i.name not in inits],
+            [o.type for o in m.graph.output])
 
 
 def signal_name(rc):
@@ -266,9 +312,24 @@ def _run_case(case, bindir, work, rtol=DEFAULT_RTOL, atol=DEFAULT_ATOL,
     npy_dir = npy_dir or os.path.join(work, tag)
     sets = data_sets(case)
 
-    def npy_of(s, f):
+    try:
+        in_types, out_types = value_types(case)
+    except Exception:
+        in_types, out_types = [], []
+
+    def spec_of(s, f):
+        """tessel-run's spec of data set s's file f (input_3.pb...)."""
+        kind, n = f[:-3].split("_")
+        types = in_types if kind == "input" else out_types
+        vtype = types[int(n)] if int(n) < len(types) else None
         return convert_pb(os.path.join(case, s, f),
-                          os.path.join(npy_dir, s, f[:-3] + ".npy"))
+                          os.path.join(npy_dir, s, f[:-3] + ".npy"), vtype)
+
+    def npy_of(s, f):
+        spec = spec_of(s, f)
+        if not spec.startswith("@") or os.path.isdir(spec[1:]):
+            raise ValueError("%s is no tensor, which --bind-input cannot take" % f)
+        return spec[1:]
 
     # Find the inputs that must be bound, using the first data set's values.
     lib = os.path.join(work, tag + ".so")
@@ -317,7 +378,7 @@ def _run_case(case, bindir, work, rtol=DEFAULT_RTOL, atol=DEFAULT_ATOL,
                         if kind == "input" and bound and \
                                 names[int(f[6:-3])] in bound:
                             continue
-                        args.append("%s=@%s" % (flag, npy_of(s, f)))
+                        args.append("%s=%s" % (flag, spec_of(s, f)))
             except Exception as e:  # test data numpy/tessel cannot represent
                 return Result(RUN_FAIL, "test data: %s" % e, "", "run")
             args += ["--rtol=%g" % rtol, "--atol=%g" % atol]

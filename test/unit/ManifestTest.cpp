@@ -83,8 +83,8 @@ TEST(Manifest, RejectsBadHeader) {
               TESSEL_INVALID_ARTIFACT, {"invalid ABI version '0'"});
   expectError([] { parseManifest("tessel-artifact v1\n", "m"); },
               TESSEL_INVALID_ARTIFACT, {"invalid ABI version 'v1'"});
-  expectError([] { parseManifest("tessel-artifact 7\n", "m"); },
-              TESSEL_UNSUPPORTED, {"ABI version 7 is newer"});
+  expectError([] { parseManifest("tessel-artifact 8\n", "m"); },
+              TESSEL_UNSUPPORTED, {"ABI version 8 is newer"});
 }
 
 const std::string kHeader2 =
@@ -147,7 +147,9 @@ TEST(Manifest, RejectsMalformedImports) {
        "expected 'vocab=V'"},
       {"function g s\ninput x i32 [2] sym=3\nend\n", "expected 'vocab=V'"},
       {"function g s\ninput x i32 [2] vocab=3 more\nend\n",
-       "expected 'input NAME DTYPE SHAPE [vocab=V]'"},
+       "unexpected 'more' after the shape of 'x'"},
+      {"function g s\ninput x i32 [2] vocab=3 a b\nend\n",
+       "expected 'input NAME DTYPE SHAPE [vocab=V] [part=ROLE:OWNER]'"},
   };
   for (const BadCase &c : cases) {
     SCOPED_TRACE(c.body);
@@ -233,6 +235,53 @@ TEST(Manifest, ParsesRunTimeDimensions) {
   // "?" is not a name the inputs bind.
   EXPECT_EQ(f.dimOrder, (std::vector<std::string>{"T"}));
   EXPECT_EQ(shapeString(f.outputs[1]), "[T,?]");
+}
+
+TEST(Manifest, ParsesParts) {
+  Manifest m = parseManifest(
+      "tessel-artifact 7\ntarget t\nfunction f s\n"
+      "input s.present i1 [] part=present:s\n"
+      "input s.sizes i64 [s_count,2] part=sizes:s\n"
+      "input s.data f32 [s_total] part=data:s\n"
+      "output y.sizes i64 [?,?] part=sizes:y\noutput y.data f32 [?] "
+      "part=data:y\noutput z i32 [2] vocab=5\nend\n",
+      "m");
+  const ManifestFunction &f = m.functions[0];
+  EXPECT_EQ(f.inputs[0].part, "present:s");
+  EXPECT_EQ(f.inputs[1].part, "sizes:s");
+  EXPECT_EQ(f.inputs[2].part, "data:s");
+  EXPECT_EQ(f.outputs[1].part, "data:y");
+  EXPECT_EQ(f.outputs[2].part, "");
+  EXPECT_EQ(f.outputs[2].vocab, 5);
+}
+
+TEST(Manifest, RejectsBadParts) {
+  struct BadCase {
+    std::string version, body, message;
+  };
+  const std::vector<BadCase> cases = {
+      {"6", "input s i64 [2,2] part=sizes:s",
+       "'part=' needs ABI version 7 (the manifest says 6)"},
+      {"7", "input s i64 [2,2] part=shape:s",
+       "expected 'part=ROLE:OWNER' with ROLE sizes, data, present or value"},
+      {"7", "input s i64 [2,2] part=sizes:", "expected 'part=ROLE:OWNER'"},
+      {"7", "input s f32 [2,2] part=sizes:s",
+       "'s' cannot be the sizes of 's'"},
+      {"7", "input s i1 [1] part=present:s",
+       "'s' cannot be the present of 's'"},
+      {"7", "input s f32 [2] part=data:s part=data:s",
+       "unexpected 'part=data:s' after the shape of 's'"},
+  };
+  for (const BadCase &c : cases) {
+    SCOPED_TRACE(c.body);
+    expectError(
+        [&] {
+          parseManifest("tessel-artifact " + c.version +
+                            "\ntarget t\nfunction f s\n" + c.body + "\nend\n",
+                        "m");
+        },
+        TESSEL_INVALID_ARTIFACT, {"line 4: ", c.message});
+  }
 }
 
 TEST(Manifest, RejectsRunTimeDimensionsOutsideEntryOutputs) {

@@ -311,8 +311,8 @@ TEST(LoadError, BadMagic) {
 
 TEST(LoadError, NewerVersion) {
   expectError([] { Artifact::load(FAKE_NEWER_VERSION); }, TESSEL_UNSUPPORTED,
-              {FAKE_NEWER_VERSION, "ABI version 7 is newer",
-               "supports (version 6)"});
+              {FAKE_NEWER_VERSION, "ABI version 8 is newer",
+               "supports (version 7)"});
 }
 
 TEST(LoadError, DeviceWithoutItsRuntime) {

@@ -134,7 +134,7 @@ const char tessel_artifact_manifest[] =
     "onnx-artifact 1\ntarget x\nfunction f tessel_entry_f\nend\n";
 #elif defined(FAKE_NEWER_VERSION)
 const char tessel_artifact_manifest[] =
-    "tessel-artifact 7\ntarget x\nfunction f tessel_entry_f\nend\n";
+    "tessel-artifact 8\ntarget x\nfunction f tessel_entry_f\nend\n";
 #elif defined(FAKE_DEVICE_WITHOUT_RUNTIME)
 /* A `device cuda` record but no device runtime (__tessel_cuda_check). */
 const char tessel_artifact_manifest[] =

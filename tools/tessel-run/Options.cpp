@@ -175,11 +175,14 @@ Flags:
                          function no artifact imports, else 'main')
   --input=@FILE.npy      an input from a .npy file (repeat, in order)
   --input=SPEC           an inline input, e.g. --input="2x3xf32=1 2 3 4 5 6"
-  --output=@FILE.npy     write the next output to a .npy file (repeat)
+  --input=@DIR           a sequence input: DIR/0.npy, DIR/1.npy, ...
+  --input=none           an empty optional input
+  --output=@FILE.npy     write the next output to a .npy file (repeat;
+                         a sequence to the directory FILE.npy: 0.npy, ...)
   --output=-             print the next output to stdout
                          (no --output: every output is printed; outputs
                          beyond the given --output flags are printed)
-  --expected_output=@FILE.npy | SPEC
+  --expected_output=@FILE.npy | @DIR | none | SPEC
                          compare the next output (repeat); exit 1 on mismatch
   --atol=X               absolute tolerance (default 1e-5)
   --rtol=X               relative tolerance (default 1e-4);

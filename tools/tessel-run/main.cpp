@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Compare.h"
+#include "ModelValues.h"
 #include "Options.h"
 #include "tessel/Runtime/Npy.h"
 #include "tessel/Runtime/Runtime.h"
@@ -24,13 +25,6 @@ using namespace tessel;
 using namespace tessel::run;
 
 namespace {
-
-/// "@file.npy" or an inline tensor.
-rt::Tensor loadTensor(const std::string &spec) {
-  if (!spec.empty() && spec[0] == '@')
-    return rt::readNpy(spec.substr(1));
-  return rt::parseTensorText(spec);
-}
 
 rt::Function selectFunction(const rt::Artifact &artifact,
                             const std::string &name) {
@@ -93,17 +87,16 @@ void runBenchmark(const rt::Function &fn, const std::vector<rt::Tensor> &inputs,
 }
 
 /// Returns false when some output did not match.
-bool checkExpected(const rt::Function &fn,
-                   const std::vector<rt::Tensor> &outputs, const Options &opts) {
-  std::vector<rt::ValueInfo> infos = fn.outputs();
+bool checkExpected(const std::vector<Slot> &slots,
+                   const std::vector<ModelValue> &outputs, const Options &opts) {
   bool all = true;
   for (size_t i = 0; i < opts.expected.size(); ++i) {
-    rt::Tensor exp = loadTensor(opts.expected[i]);
-    Comparison c = compareTensors(
+    ModelValue exp = loadValue(opts.expected[i]);
+    std::string report = compareValues(
         outputs[i], exp, opts.atol, opts.rtol,
-        "output " + std::to_string(i) + " ('" + infos[i].name + "')");
-    if (!c.match) {
-      std::printf("[FAILED] %s\n", c.report.c_str());
+        "output " + std::to_string(i) + " ('" + slots[i].name + "')");
+    if (!report.empty()) {
+      std::printf("[FAILED] %s\n", report.c_str());
       all = false;
     }
   }
@@ -161,7 +154,12 @@ int runTool(const Options &opts) {
     return 0;
   }
   rt::Function fn = model.select(opts.function);
-  size_t numOutputs = fn.outputs().size();
+  // Sequences and optionals cross the ABI as several tensors (ABI v7); the
+  // flags name the model's values.
+  std::vector<rt::ValueInfo> inInfos = fn.inputs();
+  std::vector<Slot> inSlots = groupParts(inInfos),
+                    outSlots = groupParts(fn.outputs());
+  size_t numOutputs = outSlots.size();
   if (opts.outputs.size() > numOutputs || opts.expected.size() > numOutputs)
     throw rt::Error(TESSEL_INVALID_ARGUMENT,
                     "function '" + fn.name() + "' has " +
@@ -170,9 +168,11 @@ int runTool(const Options &opts) {
                                                 opts.expected.size())) +
                         " --output/--expected_output flags were given");
 
-  std::vector<rt::Tensor> inputs;
+  std::vector<ModelValue> values;
   for (const std::string &spec : opts.inputs)
-    inputs.push_back(loadTensor(spec));
+    values.push_back(loadValue(spec));
+  std::vector<rt::Tensor> inputs =
+      packInputs(inSlots, inInfos, std::move(values));
   std::vector<rt::Tensor> outputs;
   fn.invoke(inputs, outputs, rt::InvokeOptions{opts.threads}); // also warm-up
   if (opts.benchmark > 0) {
@@ -185,6 +185,7 @@ int runTool(const Options &opts) {
     }
     runBenchmark(fn, inputs, outputs, opts, device);
   }
+  std::vector<ModelValue> results = unpackOutputs(outSlots, outputs);
 
   // Outputs without an explicit --output are printed, unless the run is a
   // benchmark or a check, whose own summary is the interesting output.
@@ -193,11 +194,11 @@ int runTool(const Options &opts) {
   for (size_t i = 0; i < numOutputs; ++i) {
     const std::string spec = i < opts.outputs.size() ? opts.outputs[i] : "-";
     if (spec[0] == '@')
-      rt::writeNpy(spec.substr(1), outputs[i]);
+      writeValue(spec.substr(1), results[i]);
     else if (i < opts.outputs.size() || printRest)
-      std::printf("%s\n", rt::formatTensorText(outputs[i]).c_str());
+      std::printf("%s\n", formatValue(results[i]).c_str());
   }
-  return checkExpected(fn, outputs, opts) ? 0 : 1;
+  return checkExpected(outSlots, results, opts) ? 0 : 1;
 }
 
 } // namespace

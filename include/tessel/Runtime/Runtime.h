@@ -122,6 +122,9 @@ struct ValueInfo {
   /// The name of each dynamic dimension ("" at a static one; dims holds
   /// -1 there): its size is bound from the inputs at each invocation.
   std::vector<std::string> dimNames;
+  /// "ROLE:OWNER" when the tensor is part of a sequence or optional that
+  /// crosses the ABI as several tensors (tessel_function_input_part); "".
+  std::string part;
   bool isDynamic(size_t d) const {
     return d < dimNames.size() && !dimNames[d].empty();
   }
@@ -149,11 +152,11 @@ public:
   std::string symbol() const { return tessel_function_symbol(fn_); }
   std::vector<ValueInfo> inputs() const {
     return values(tessel_function_num_inputs(fn_), tessel_function_input,
-                  tessel_function_input_vocab);
+                  tessel_function_input_vocab, tessel_function_input_part);
   }
   std::vector<ValueInfo> outputs() const {
     return values(tessel_function_num_outputs(fn_), tessel_function_output,
-                  tessel_function_output_vocab);
+                  tessel_function_output_vocab, tessel_function_output_part);
   }
   /// Path of the artifact that exports the function.
   std::string artifactPath() const {
@@ -201,14 +204,18 @@ private:
   using InfoFn = tessel_status_t *(*)(const tessel_function_t *, size_t,
                                       tessel_value_info_t *);
   using VocabFn = int64_t (*)(const tessel_function_t *, size_t);
-  std::vector<ValueInfo> values(size_t n, InfoFn get, VocabFn vocab) const {
+  using PartFn = const char *(*)(const tessel_function_t *, size_t);
+  std::vector<ValueInfo> values(size_t n, InfoFn get, VocabFn vocab,
+                                PartFn part) const {
     std::vector<ValueInfo> result;
     for (size_t i = 0; i < n; ++i) {
       tessel_value_info_t info;
       check(get(fn_, i, &info));
       ValueInfo v{info.name, info.dtype,
                   std::vector<int64_t>(info.dims, info.dims + info.rank),
-                  vocab(fn_, i), {}};
+                  vocab(fn_, i), {}, {}};
+      if (const char *p = part(fn_, i))
+        v.part = p;
       for (size_t d = 0; d < info.rank; ++d)
         v.dimNames.push_back(info.dim_names && info.dim_names[d]
                                  ? info.dim_names[d]

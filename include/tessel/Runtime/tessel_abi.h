@@ -46,6 +46,11 @@ extern "C" {
  * nothing traps. */
 #define TESSEL_ENTRY_DIVISION_BY_ZERO (-5)
 
+/* What an entry returns when it reads the value of an optional that holds
+ * none (ONNX OptionalGetElement of an empty optional, ABI v7); the read
+ * gives zeros, or an empty sequence, instead. */
+#define TESSEL_ENTRY_EMPTY_OPTIONAL (-6)
+
 /* What an output slot points at when the output has a run-time dimension
  * (ABI v6: `?` in the manifest, a size that follows from the data, such as
  * NonZero's count). The caller sets `sizes` to an array of the output's

@@ -22,7 +22,7 @@ extern "C" {
 
 #define TESSEL_RUNTIME_VERSION "0.1.0"
 /* Newest artifact ABI version this runtime can load. */
-#define TESSEL_ABI_VERSION 6
+#define TESSEL_ABI_VERSION 7
 
 /* Version string of the loaded library (may differ from the header's). */
 const char *tessel_runtime_version(void);
@@ -191,6 +191,17 @@ int64_t tessel_function_input_vocab(const tessel_function_t *function,
                                     size_t index);
 int64_t tessel_function_output_vocab(const tessel_function_t *function,
                                      size_t index);
+/* What a tensor is part of (ABI v7), as "ROLE:OWNER": a graph value that is
+ * no tensor crosses the ABI as several. A sequence OWNER is "sizes:OWNER"
+ * (i64 [count, rank]: each element's shape) and "data:OWNER" (its elements'
+ * contents, one after another, row-major); an optional OWNER adds
+ * "present:OWNER" (an i1 scalar) before its value's parts ("value:OWNER"
+ * for a tensor: zeros when the optional is empty). NULL for a plain
+ * tensor or an index out of range. Owned by the function. */
+const char *tessel_function_input_part(const tessel_function_t *function,
+                                       size_t index);
+const char *tessel_function_output_part(const tessel_function_t *function,
+                                        size_t index);
 /* The artifact the function belongs to. */
 const tessel_artifact_t *
 tessel_function_artifact(const tessel_function_t *function);

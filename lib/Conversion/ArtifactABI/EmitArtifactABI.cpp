@@ -38,6 +38,7 @@ struct TensorSig {
   StringRef name, dtype;
   ArrayRef<int64_t> shape;
   int64_t vocab = 0; // a symbol vocabulary; 0 for plain values
+  StringRef part;    // "ROLE:OWNER" of a sequence/optional part; 
   /// The name of each dimension ("" for a static one); empty when the
   /// shape is static.
   SmallVector<StringRef> dimNames;
@@ -85,6 +86,13 @@ LogicalResult readValues(DictionaryAttr record, FunctionSig &sig,
         if (!vocab || vocab.getInt() < 1)
           return bad(("an entry of '" + key + "' has a bad vocab").str());
         t.vocab = vocab.getInt();
+      }
+      if (Attribute p = d.get("part")) {
+        auto part = dyn_cast<StringAttr>(p);
+        if (!part || part.getValue().count(':') != 1 ||
+            part.getValue().back() == ':')
+          return bad(("an entry of '" + key + "' has a bad part").str());
+        t.part = part.getValue();
       }
       list->push_back(t);
     }
@@ -155,6 +163,8 @@ void printTensorLine(llvm::raw_ostream &os, StringRef kind,
   os << "]";
   if (t.vocab)
     os << " vocab=" << t.vocab;
+  if (!t.part.empty())
+    os << " part=" << t.part;
   os << "\n";
 }
 
@@ -169,10 +179,14 @@ void printValues(llvm::raw_ostream &os, const FunctionSig &sig) {
 /// runtimes still load what they can: version 1 has neither imports nor
 /// vocabularies, version 2 has no named (dynamic) dimensions, version 3 no
 /// `requires` record, version 4 no `device` record, version 5 no run-time
-/// output dimensions.
+/// output dimensions, version 6 no parts (sequences and optionals).
 unsigned abiVersion(ArrayRef<FunctionSig> functions,
                     ArrayRef<FunctionSig> imports, bool requiresFeatures,
                     bool onDevice) {
+  for (const FunctionSig &f : functions)
+    for (const TensorSig &t : llvm::concat<const TensorSig>(f.inputs, f.outputs))
+      if (!t.part.empty())
+        return 7;
   for (const FunctionSig &f : functions)
     for (const TensorSig &t : f.outputs)
       if (tessel::hasRunTimeDim(t.dimNames))

@@ -228,6 +228,12 @@ struct TesselRecordSignaturePass
         }
         fields.push_back(b.getNamedAttr("vocab", vocab));
       }
+      // A part of a sequence or optional that crosses the ABI as several
+      // tensors ("ROLE:OWNER", set by the importer).
+      if (auto part = attrs ? attrs.getAs<StringAttr>("tessel.part")
+                            : StringAttr())
+        fields.push_back(
+            b.getNamedAttr("part", b.getStringAttr(sanitize(part.getValue()))));
       return Attribute(b.getDictionaryAttr(fields));
     };
 

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GraphImporter.h"
+#include "PackedSequence.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Runtime/tessel_abi.h"
 
@@ -93,10 +94,6 @@ LogicalResult GraphImporter::importIf(const onnx::NodeProto &node,
       if (it == local.end())
         return error() << "branch '" << branches[b]->name() << "' output '"
                        << out.name() << "' is not produced by any node";
-      if (it->second.sequence)
-        return error() << "branch '" << branches[b]->name() << "' output '"
-                       << out.name() << "' is a sequence (only tensors can "
-                       << "leave a branch)";
       outs.push_back(it->second);
     }
     return success();
@@ -127,15 +124,28 @@ LogicalResult GraphImporter::importIf(const onnx::NodeProto &node,
   auto draft = scf::IfOp::create(builder, loc, TypeRange{}, predicate,
                                  /*addThenBlock=*/false,
                                  /*addElseBlock=*/false);
+  // Each branch yields its outputs' parts: a sequence packed, an optional
+  // as its flag and its value (PackedSequence.h).
   SmallVector<Value> outs[2];
+  SmallVector<TensorValue> kinds[2];
+  SmallVector<unsigned> partOf; // the output each yielded part belongs to
   for (int b = 0; b < 2; ++b) {
     Region &region = b == 0 ? draft.getThenRegion() : draft.getElseRegion();
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToStart(&region.emplaceBlock());
-    SmallVector<TensorValue> branchOuts;
-    LogicalResult imported = importBranch(b, branchOuts);
-    for (const TensorValue &v : branchOuts)
-      outs[b].push_back(v.value);
+    LogicalResult imported = importBranch(b, kinds[b]);
+    for (auto [i, v] : llvm::enumerate(kinds[b])) {
+      if (failed(imported))
+        break;
+      FailureOr<SmallVector<Value>> parts = valueParts(builder, loc, v);
+      if (failed(parts)) {
+        imported = failure();
+        break;
+      }
+      outs[b].append(*parts);
+      if (b == 0)
+        partOf.append(parts->size(), i);
+    }
     if (succeeded(imported))
       scf::YieldOp::create(builder, loc, outs[b]);
     if (failed(imported)) {
@@ -143,12 +153,27 @@ LogicalResult GraphImporter::importIf(const onnx::NodeProto &node,
       return failure();
     }
   }
+  SmallVector<TensorValue> merged;
+  for (auto [i, pair] : llvm::enumerate(llvm::zip(kinds[0], kinds[1]))) {
+    auto [t, e] = pair;
+    FailureOr<TensorValue> kind = mergeKinds(t, e);
+    if (failed(kind)) {
+      InFlightDiagnostic d = error();
+      d << "output " << i << " is " << kindName(t)
+        << " in 'then_branch' but " << kindName(e)
+        << " in 'else_branch' (or of another element type; the branches "
+           "must agree)";
+      draft->erase();
+      return d;
+    }
+    merged.push_back(*kind);
+  }
   SmallVector<Type> types;
-  for (auto [i, pair] : llvm::enumerate(llvm::zip(outs[0], outs[1]))) {
+  for (auto [j, pair] : llvm::enumerate(llvm::zip(outs[0], outs[1]))) {
     auto [t, e] = pair;
     if (t.getType() != e.getType()) {
       InFlightDiagnostic d = error();
-      d << "output " << i << " is " << typeText(t.getType())
+      d << "output " << partOf[j] << " is " << typeText(t.getType())
         << " in 'then_branch' but " << typeText(e.getType())
         << " in 'else_branch' (the branches must agree)";
       draft->erase();
@@ -161,9 +186,12 @@ LogicalResult GraphImporter::importIf(const onnx::NodeProto &node,
   op.getThenRegion().takeBody(draft.getThenRegion());
   op.getElseRegion().takeBody(draft.getElseRegion());
   draft->erase();
-  for (auto [i, result] : llvm::enumerate(op.getResults()))
+  ValueRange rest = op.getResults();
+  for (auto [i, kind] : llvm::enumerate(merged)) {
+    TensorValue v = valueFromParts(kind, rest);
     if (!node.output(i).empty())
-      table[node.output(i)] = TensorValue{result, {}};
+      table[node.output(i)] = v;
+  }
   return success();
 }
 
@@ -597,12 +625,20 @@ LogicalResult GraphImporter::importLoop(const onnx::NodeProto &node,
   }
   SmallVector<Value> inits = {arith::ConstantIntOp::create(builder, loc, i64, 0),
                               cond};
+  // A carried sequence or optional is carried as its parts
+  // (PackedSequence.h); `kinds` rebuilds it from them.
+  SmallVector<TensorValue> kinds;
   for (int64_t i = 0; i < n; ++i) {
     if (node.input(2 + i).empty())
       return error() << "loop-carried value " << i << " is missing";
-    inits.push_back(table[node.input(2 + i)].value);
+    kinds.push_back(table[node.input(2 + i)]);
+    FailureOr<SmallVector<Value>> parts = valueParts(builder, loc, kinds.back());
+    if (failed(parts))
+      return failure();
+    inits.append(*parts);
   }
   SmallVector<Type> types = llvm::to_vector(ValueRange(inits).getTypes());
+  SmallVector<TensorValue> resultKinds(kinds);
 
   // The body's failure is recorded and the loop erased after it is built:
   // the region builders must finish their blocks.
@@ -631,36 +667,71 @@ LogicalResult GraphImporter::importLoop(const onnx::NodeProto &node,
             tensor::FromElementsOp::create(
                 builder, l, RankedTensorType::get({}, i1), args[1]),
             {}};
+        ValueRange rest = args.drop_front(2);
         for (int64_t i = 0; i < n; ++i)
-          local[body->input(2 + i).name()] = TensorValue{args[2 + i], {}};
+          local[body->input(2 + i).name()] = valueFromParts(kinds[i], rest);
         SmallVector<Value> next = {arith::AddIOp::create(
             builder, l, args[0], arith::ConstantIntOp::create(builder, l, i64, 1))};
         failedBody = failed(importSubgraph(*body, local));
         for (int64_t i = 0; !failedBody && i <= n; ++i) {
           auto it = local.find(body->output(i).name());
-          if (it == local.end() || it->second.sequence) {
+          if (it == local.end() || (i == 0 && !it->second.value)) {
             error() << "body output '" << body->output(i).name()
-                    << (it == local.end()
-                            ? "' is not produced by any node"
-                            : "' is a sequence (only tensors can leave a "
-                              "loop body)");
+                    << (it == local.end() ? "' is not produced by any node"
+                                          : "' (the condition) is not a "
+                                            "tensor");
             failedBody = true;
             break;
           }
-          Value v = it->second.value;
           if (i == 0) {
-            FailureOr<Value> c = scalar(v, i1, "the body's condition output");
+            FailureOr<Value> c =
+                scalar(it->second.value, i1, "the body's condition output");
             failedBody = failed(c);
             if (!failedBody)
               next.push_back(*c);
-          } else if (Value carried = castToCarried(v, types[1 + i], l)) {
-            next.push_back(carried);
-          } else {
+            continue;
+          }
+          TensorValue out = it->second;
+          if (kinds[i - 1].optional && !out.optional) {
+            // An optional carried in and its value out (ONNX allows it):
+            // the value, present.
+            auto opt = std::make_shared<OptionalValue>();
+            opt->present = materializeConstant(
+                builder, l,
+                DenseElementsAttr::get(RankedTensorType::get({}, i1), true));
+            opt->element = out;
+            out = TensorValue{Value(), {}, nullptr, std::move(opt)};
+          }
+          FailureOr<TensorValue> kind = mergeKinds(kinds[i - 1], out);
+          FailureOr<SmallVector<Value>> parts =
+              failed(kind) ? FailureOr<SmallVector<Value>>(failure())
+                           : valueParts(builder, l, out);
+          if (failed(kind)) {
             error() << "loop-carried value " << i - 1 << " enters the body as "
-                    << typeText(types[1 + i]) << " but leaves it as "
+                    << kindName(kinds[i - 1]) << " but leaves it as "
+                    << kindName(it->second);
+            failedBody = true;
+            break;
+          }
+          if (failed(parts)) {
+            failedBody = true;
+            break;
+          }
+          resultKinds[i - 1] = *kind;
+          for (Value v : *parts) {
+            unsigned at = next.size(); // after the count and condition
+            if (Value carried = castToCarried(v, types[at], l)) {
+              next.push_back(carried);
+              continue;
+            }
+            error() << "loop-carried value " << i - 1 << " enters the body as "
+                    << typeText(types[at]) << " but leaves it as "
                     << typeText(v.getType());
             failedBody = true;
+            break;
           }
+          if (failedBody)
+            break;
         }
         if (failedBody)
           next.assign(args.begin(), args.end());
@@ -670,9 +741,12 @@ LogicalResult GraphImporter::importLoop(const onnx::NodeProto &node,
     loop->erase();
     return failure();
   }
-  for (int64_t i = 0; i < node.output_size(); ++i)
-    if (!node.output(i).empty())
-      table[node.output(i)] = TensorValue{loop.getResult(2 + i), {}};
+  ValueRange rest = loop.getResults().drop_front(2);
+  for (int64_t i = 0; i < n; ++i) {
+    TensorValue v = valueFromParts(resultKinds[i], rest);
+    if (i < node.output_size() && !node.output(i).empty())
+      table[node.output(i)] = v;
+  }
   return success();
 }
 
@@ -759,8 +833,13 @@ LogicalResult GraphImporter::importCountedLoop(const onnx::NodeProto &node,
         builder, loc, checked, ValueRange{arith::ConstantIndexOp::create(builder, loc, 0)});
   }
   SmallVector<Value> carried;
-  for (int64_t i = 0; i < n; ++i)
+  for (int64_t i = 0; i < n; ++i) {
+    if (!table[node.input(2 + i)].value)
+      return error() << "loop-carried value " << i << " is "
+                     << kindName(table[node.input(2 + i)])
+                     << ", which a Loop with scan outputs does not carry yet";
     carried.push_back(table[node.input(2 + i)].value);
+  }
   Type i64 = builder.getI64Type(), i1 = builder.getI1Type();
   Value condIn;
   auto bind = [&](ValueTable &local, Value iv, ValueRange iterArgs) {

@@ -8,12 +8,14 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GraphImporter.h"
+#include "PackedSequence.h"
 #include "MoE/RaiseMoE.h"
 #include "NodeContext.h"
 #include "tessel/Dialect/Compose/IR/ComposeDialect.h"
 #include "tessel/Dialect/Compose/Transforms/GeneralizeTokenDim.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Importers/ONNX/ONNXImporter.h"
+#include "tessel/Runtime/tessel_abi.h"
 
 #include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -38,19 +40,20 @@ namespace compose = mlir::tessel::compose;
 
 
 FailureOr<RankedTensorType>
-GraphImporter::inputType(const onnx::ValueInfoProto &info,
+GraphImporter::inputType(const std::string &name, const onnx::TypeProto &type,
                          SmallVector<std::string> &dimNames) {
   StringRef what = "input";
-  if (!info.type().has_tensor_type()) {
-    emitError(fileLoc) << what << " '" << info.name()
-                       << "' is not a tensor (sequences, maps and optionals "
-                          "are not supported)";
+  if (!type.has_tensor_type()) {
+    emitError(fileLoc) << what << " '" << name
+                       << "' is not a tensor (maps, and sequences or "
+                          "optionals of anything but tensors, are not "
+                          "supported)";
     return failure();
   }
-  const auto &tt = info.type().tensor_type();
+  const auto &tt = type.tensor_type();
   Type elem = convertElementType(tt.elem_type(), ctx);
   if (!elem) {
-    emitError(fileLoc) << what << " '" << info.name()
+    emitError(fileLoc) << what << " '" << name
                        << "' has unsupported element type "
                        << onnx::TensorProto_DataType_Name(
                               static_cast<onnx::TensorProto_DataType>(
@@ -58,9 +61,9 @@ GraphImporter::inputType(const onnx::ValueInfoProto &info,
     return failure();
   }
   if (!tt.has_shape()) {
-    emitError(fileLoc) << what << " '" << info.name()
+    emitError(fileLoc) << what << " '" << name
                        << "' has no shape; pin it with --shape="
-                       << info.name() << ":<dims>";
+                       << name << ":<dims>";
     return failure();
   }
   SmallVector<int64_t> dims;
@@ -76,10 +79,92 @@ GraphImporter::inputType(const onnx::ValueInfoProto &info,
     dims.push_back(ShapedType::kDynamic);
     dimNames.push_back(d.has_dim_param() && !d.dim_param().empty()
                            ? d.dim_param()
-                           : info.name() + "_d" + std::to_string(i));
+                           : name + "_d" + std::to_string(i));
     symbolicInputs = true;
   }
   return RankedTensorType::get(dims, elem);
+}
+
+/// `name` as the stem of ABI dimension names ([A-Za-z0-9_], not starting
+/// with a digit).
+static std::string dimStem(StringRef name) {
+  std::string stem;
+  for (char c : name)
+    stem += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (stem.empty() || std::isdigit(static_cast<unsigned char>(stem[0])))
+    stem = "v" + stem;
+  return stem;
+}
+
+LogicalResult
+GraphImporter::partsOfInput(const onnx::ValueInfoProto &info,
+                            SmallVector<GraphArg> &args) {
+  const std::string &n = info.name();
+  const onnx::TypeProto *type = &info.type();
+  auto i64 = builder.getI64Type();
+  if (type->has_optional_type()) {
+    args.push_back({RankedTensorType::get({}, builder.getI1Type()),
+                    n + ".present", "present:" + n, {}});
+    type = &type->optional_type().elem_type();
+    if (type->has_tensor_type()) {
+      GraphArg value{Type(), n + ".value", "value:" + n, {}};
+      FailureOr<RankedTensorType> t = inputType(n, *type, value.dimNames);
+      if (failed(t))
+        return failure();
+      value.type = *t;
+      if (t->hasStaticShape())
+        value.dimNames.clear();
+      args.push_back(value);
+      return success();
+    }
+  }
+  if (!type->has_sequence_type() ||
+      !type->sequence_type().elem_type().has_tensor_type()) {
+    emitError(fileLoc) << "input '" << n
+                       << "' is not a tensor, a sequence of tensors or an "
+                          "optional of either (maps are not supported)";
+    return failure();
+  }
+  const auto &tt = type->sequence_type().elem_type().tensor_type();
+  Type elem = convertElementType(tt.elem_type(), ctx);
+  if (!elem) {
+    emitError(fileLoc) << "input '" << n
+                       << "' is a sequence of an unsupported element type";
+    return failure();
+  }
+  // Sizes [count, rank] (the rank named where the model does not declare
+  // the tensors' shape) and the elements one after another.
+  std::string stem = dimStem(n);
+  GraphArg sizes{Type(), n + ".sizes", "sizes:" + n, {stem + "_count", ""}};
+  int64_t rank = tt.has_shape() ? tt.shape().dim_size() : ShapedType::kDynamic;
+  if (ShapedType::isDynamic(rank))
+    sizes.dimNames.back() = stem + "_rank";
+  sizes.type = RankedTensorType::get({ShapedType::kDynamic, rank}, i64);
+  args.push_back(sizes);
+  args.push_back({RankedTensorType::get({ShapedType::kDynamic}, elem),
+                  n + ".data", "data:" + n, {stem + "_total"}});
+  symbolicInputs = true;
+  return success();
+}
+
+FailureOr<TensorValue>
+GraphImporter::inputFromParts(const onnx::ValueInfoProto &info,
+                              ValueRange args) {
+  Location loc = NameLoc::get(builder.getStringAttr(info.name()), fileLoc);
+  auto sequence = [&](ValueRange parts) {
+    auto sizes = cast<RankedTensorType>(parts[0].getType());
+    Type elem = cast<RankedTensorType>(parts[1].getType()).getElementType();
+    return TensorValue{Value(), {},
+                       checkedPackedInput(builder, loc, elem, sizes.getDimSize(1),
+                                          parts[0], parts[1])};
+  };
+  if (!info.type().has_optional_type())
+    return sequence(args);
+  auto opt = std::make_shared<OptionalValue>();
+  opt->present = args[0];
+  opt->element = args.size() == 2 ? TensorValue{args[1], {}}
+                                   : sequence(args.drop_front());
+  return TensorValue{Value(), {}, nullptr, std::move(opt)};
 }
 
 void GraphImporter::collectInferredTypes() {
@@ -154,11 +239,12 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
   // Control flow imports subgraphs, so the importer handles it itself.
   bool isIf = !training && node.op_type() == "If",
        isScan = !training && node.op_type() == "Scan",
-       isLoop = !training && node.op_type() == "Loop";
+       isLoop = !training && node.op_type() == "Loop",
+       isMap = !training && node.op_type() == "SequenceMap";
   const ConverterMap &converters =
       training ? getTrainingConverters() : getConverters();
   auto it = converters.find(node.op_type());
-  if (!isIf && !isScan && !isLoop && !isSequenceOp(node.op_type()) &&
+  if (!isIf && !isScan && !isLoop && !isMap && !isSequenceOp(node.op_type()) &&
       it == converters.end())
     return prefix() << "unsupported op '" << node.op_type() << "'";
   for (int i = 0; i < node.input_size(); ++i)
@@ -167,12 +253,19 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
                       << "' is not defined before use";
   // Sequences (Sequences.cpp) go to the sequence ops only; a tensor op
   // given one says so.
-  bool sequenceOp = !training && isSequenceOp(node.op_type());
+  auto notTensor = [&](int i) {
+    const TensorValue &v = values.at(node.input(i));
+    return v.sequence ? "a sequence" : v.optional ? "an optional" : nullptr;
+  };
+  bool sequenceOp =
+      !training && (isSequenceOp(node.op_type()) ||
+                    (node.op_type() == "Identity" && node.input_size() == 1 &&
+                     !node.input(0).empty() && notTensor(0)));
   for (int i = 0; i < node.input_size(); ++i)
-    if (!sequenceOp && !node.input(i).empty() &&
-        values.at(node.input(i)).sequence)
-      return prefix() << "input " << i << " '" << node.input(i)
-                      << "' is a sequence, which " << node.op_type()
+    if (!sequenceOp && !isMap && !(isLoop && i >= 2) && !node.input(i).empty() &&
+        notTensor(i))
+      return prefix() << "input " << i << " '" << node.input(i) << "' is "
+                      << notTensor(i) << ", which " << node.op_type()
                       << " does not take";
   // A value whose sizes follow from the data (RunTimeShapes.cpp) goes to
   // the ops below, each tested with such operands (elementwise ops that
@@ -191,9 +284,10 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
       "ReduceMean", "MatMul", "Gemm", "Shape", "Size", "Reshape", "Gather",
       "LayerNormalization"};
   for (int i = 0; i < node.input_size(); ++i) {
-    if (takesRunTimeSizes.contains(node.op_type()))
+    // Sequence ops take tensors of any sizes (PackedSequence.h).
+    if (takesRunTimeSizes.contains(node.op_type()) || sequenceOp || isMap)
       break;
-    if (node.input(i).empty() || values.at(node.input(i)).sequence)
+    if (node.input(i).empty() || notTensor(i))
       continue;
     auto type = dyn_cast_or_null<RankedTensorType>(
         values.at(node.input(i)).value ? values.at(node.input(i)).value.getType()
@@ -222,6 +316,11 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
     return success();
   }
 
+  if (isMap) {
+    if (failed(importSequenceMap(node, name, loc, values)))
+      return failure();
+    return success();
+  }
   if (isIf || isScan || isLoop) {
     if (failed(isIf     ? importIf(node, name, loc, values)
                : isScan ? importScan(node, name, loc, values)
@@ -248,6 +347,8 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
     if (produced == values.end())
       return prefix() << "output " << i << " ('" << node.output(i)
                       << "') is not supported";
+    if (!produced->second.value)
+      continue; // a sequence or an optional (of control flow)
     auto inferredType = inferred.find(node.output(i));
     RankedTensorType expected =
         inferredType == inferred.end() ? RankedTensorType() : inferredType->second;
@@ -406,33 +507,60 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     initializerNames.insert(t.name());
   SmallVector<const onnx::ValueInfoProto *> inputs;
   SmallVector<Type> inputTypes;
-  SmallVector<SmallVector<std::string>> inputDimNames;
+  // Every graph input's arguments: one for a tensor, its parts for a
+  // sequence or an optional (ABI v7).
+  SmallVector<GraphArg> args;
+  struct Parts {
+    const onnx::ValueInfoProto *info;
+    unsigned start, count;
+  };
+  SmallVector<Parts> partsAt;
   for (const auto &in : graph.input()) {
     if (initializerNames.count(in.name()))
       continue;
+    if (!in.type().has_tensor_type()) {
+      unsigned start = args.size();
+      if (failed(partsOfInput(in, args)))
+        return {};
+      partsAt.push_back({&in, start, unsigned(args.size()) - start});
+      continue;
+    }
     SmallVector<std::string> names;
     FailureOr<RankedTensorType> type = inputType(in, names);
     if (failed(type))
       return {};
     inputs.push_back(&in);
     inputTypes.push_back(*type);
-    inputDimNames.push_back(names);
+    args.push_back({*type, in.name(), "", names});
   }
+  SmallVector<Type> argTypes;
+  for (const GraphArg &a : args)
+    argTypes.push_back(a.type);
 
   builder.setInsertionPointToEnd(module->getBody());
   auto fn = func::FuncOp::create(builder, fileLoc, options.entryName,
-                                 builder.getFunctionType(inputTypes, {}));
+                                 builder.getFunctionType(argTypes, {}));
   Block *body = fn.addEntryBlock();
   builder.setInsertionPointToStart(body);
-  for (auto [i, in] : llvm::enumerate(inputs)) {
-    fn.setArgAttr(i, "tessel.name", builder.getStringAttr(in->name()));
-    if (!cast<RankedTensorType>(inputTypes[i]).hasStaticShape()) {
+  for (auto [i, a] : llvm::enumerate(args)) {
+    fn.setArgAttr(i, "tessel.name", builder.getStringAttr(a.name));
+    if (!a.part.empty())
+      fn.setArgAttr(i, "tessel.part", builder.getStringAttr(a.part));
+    if (!cast<RankedTensorType>(a.type).hasStaticShape()) {
       SmallVector<Attribute> names;
-      for (const std::string &n : inputDimNames[i])
+      for (const std::string &n : a.dimNames)
         names.push_back(builder.getStringAttr(n));
       fn.setArgAttr(i, "tessel.dim_names", builder.getArrayAttr(names));
     }
-    values[in->name()] = TensorValue{body->getArgument(i), {}};
+    if (a.part.empty())
+      values[a.name] = TensorValue{body->getArgument(i), {}};
+  }
+  for (const Parts &p : partsAt) {
+    FailureOr<TensorValue> v = inputFromParts(
+        *p.info, body->getArguments().slice(p.start, p.count));
+    if (failed(v))
+      return {};
+    values[p.info->name()] = *v;
   }
   if (failed(importInitializers()))
     return {};
@@ -472,7 +600,14 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
         return {};
   }
 
-  SmallVector<Value> results;
+  // Every graph output's results: one for a tensor, its parts for a
+  // sequence or an optional (ABI v7), each with its name and part.
+  struct Result {
+    Value value;
+    std::string name, part;
+    const onnx::TypeProto_Tensor *declared;
+  };
+  SmallVector<Result> results;
   for (const auto &out : graph.output()) {
     auto it = values.find(out.name());
     if (it == values.end()) {
@@ -480,13 +615,73 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
                          << "' is not produced by any node";
       return {};
     }
-    if (it->second.sequence) {
-      emitError(fileLoc) << "graph output '" << out.name()
-                         << "' is a sequence (sequences, maps and optionals "
-                            "are not supported as graph outputs)";
-      return {};
+    const std::string &n = out.name();
+    Location loc = NameLoc::get(builder.getStringAttr(n), fileLoc);
+    TensorValue tv = it->second;
+    // The kind the model declares: Loop may give an optional where its
+    // body gives the value, and the value where the model declares an
+    // optional.
+    if (tv.optional && (out.type().has_sequence_type() ||
+                        out.type().has_tensor_type())) {
+      TensorValue inner = tv.optional->element;
+      Value ok = tensor::ExtractOp::create(builder, loc, tv.optional->present,
+                                           ValueRange{});
+      Value okTensor = tensor::FromElementsOp::create(
+          builder, loc, RankedTensorType::get({}, builder.getI1Type()),
+          ValueRange{ok});
+      auto failUnless = [&](Value v) -> Value {
+        return tessel::RequireOp::create(
+            builder, loc, v.getType(), okTensor, v, v,
+            builder.getI32IntegerAttr(TESSEL_ENTRY_EMPTY_OPTIONAL));
+      };
+      if (inner.sequence) {
+        FailureOr<std::shared_ptr<const SequenceValue>> packed =
+            packSequence(builder, loc, inner.sequence);
+        if (failed(packed))
+          return {};
+        auto seq = std::make_shared<SequenceValue>(**packed);
+        seq->sizes = failUnless(seq->sizes);
+        inner.sequence = std::move(seq);
+      } else {
+        inner.value = failUnless(inner.value);
+      }
+      tv = inner;
+    } else if (!tv.optional && out.type().has_optional_type()) {
+      auto opt = std::make_shared<OptionalValue>();
+      opt->present = materializeConstant(
+          builder, loc,
+          DenseElementsAttr::get(RankedTensorType::get({}, builder.getI1Type()),
+                                 true));
+      opt->element = tv;
+      tv = TensorValue{Value(), {}, nullptr, std::move(opt)};
     }
-    Value v = it->second.value;
+    auto addSequence = [&](std::shared_ptr<const SequenceValue> seq) {
+      FailureOr<std::shared_ptr<const SequenceValue>> packed =
+          packSequence(builder, loc, seq);
+      if (failed(packed))
+        return failure();
+      results.push_back({(*packed)->sizes, n + ".sizes", "sizes:" + n, nullptr});
+      results.push_back({(*packed)->data, n + ".data", "data:" + n, nullptr});
+      return success();
+    };
+    if (tv.optional) {
+      results.push_back(
+          {tv.optional->present, n + ".present", "present:" + n, nullptr});
+      if (tv.optional->element.sequence) {
+        if (failed(addSequence(tv.optional->element.sequence)))
+          return {};
+      } else {
+        results.push_back(
+            {tv.optional->element.value, n + ".value", "value:" + n, nullptr});
+      }
+      continue;
+    }
+    if (tv.sequence) {
+      if (failed(addSequence(tv.sequence)))
+        return {};
+      continue;
+    }
+    Value v = tv.value;
     auto got = cast<RankedTensorType>(v.getType());
     // The declared output shape, where static, must match.
     if (out.type().has_tensor_type() && out.type().tensor_type().has_shape()) {
@@ -504,29 +699,35 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
         return {};
       }
     }
-    results.push_back(v);
+    results.push_back({v, n, "", out.type().has_tensor_type()
+                                     ? &out.type().tensor_type()
+                                     : nullptr});
   }
-  func::ReturnOp::create(builder, fileLoc, results);
+  SmallVector<Value> resultValues;
+  for (const Result &r : results)
+    resultValues.push_back(r.value);
+  func::ReturnOp::create(builder, fileLoc, resultValues);
   // Every node is imported: the weights' layout chains are known.
   deferred.finalize();
-  fn.setFunctionType(builder.getFunctionType(inputTypes,
-                                             ValueRange(results).getTypes()));
+  fn.setFunctionType(builder.getFunctionType(argTypes,
+                                             ValueRange(resultValues).getTypes()));
   // The inputs' dimension names: an output dimension the model declares
   // with one of them is bound by it; any other dynamic one is a run-time
   // size, returned with the output (rather than a guess the entry would
   // then have to check).
   std::set<std::string> boundNames;
-  for (const auto &names : inputDimNames)
-    for (const std::string &n : names)
+  for (const GraphArg &a : args)
+    for (const std::string &n : a.dimNames)
       if (!n.empty())
         boundNames.insert(n);
-  for (auto [i, out] : llvm::enumerate(graph.output())) {
-    fn.setResultAttr(i, "tessel.name", builder.getStringAttr(out.name()));
-    auto type = cast<RankedTensorType>(results[i].getType());
+  for (auto [i, r] : llvm::enumerate(results)) {
+    fn.setResultAttr(i, "tessel.name", builder.getStringAttr(r.name));
+    if (!r.part.empty())
+      fn.setResultAttr(i, "tessel.part", builder.getStringAttr(r.part));
+    auto type = cast<RankedTensorType>(r.value.getType());
     if (type.hasStaticShape())
       continue;
-    const onnx::TypeProto_Tensor *declared =
-        out.type().has_tensor_type() ? &out.type().tensor_type() : nullptr;
+    const onnx::TypeProto_Tensor *declared = r.declared;
     SmallVector<Attribute> names;
     for (int64_t d = 0; d < type.getRank(); ++d) {
       std::string name;

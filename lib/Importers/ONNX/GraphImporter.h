@@ -50,7 +50,27 @@ private:
   /// dimension (ONNX's dim_param, or none) becomes a dynamic one, its name
   /// in `dimNames` ("" at static dimensions).
   FailureOr<RankedTensorType> inputType(const onnx::ValueInfoProto &info,
+                                        SmallVector<std::string> &dimNames) {
+    return inputType(info.name(), info.type(), dimNames);
+  }
+  /// The same for a value `name` of ONNX type `type` (a graph input, or
+  /// the tensor a sequence or optional input holds).
+  FailureOr<RankedTensorType> inputType(const std::string &name,
+                                        const onnx::TypeProto &type,
                                         SmallVector<std::string> &dimNames);
+  /// One function argument of a graph input (GraphImporter.cpp).
+  struct GraphArg {
+    Type type;
+    std::string name, part;
+    SmallVector<std::string> dimNames;
+  };
+  /// The function arguments of a graph input that is a sequence or an
+  /// optional: its parts (docs/artifact-abi.md).
+  LogicalResult partsOfInput(const onnx::ValueInfoProto &info,
+                             SmallVector<GraphArg> &args);
+  /// The graph input `info` from its arguments `args` (partsOfInput's).
+  FailureOr<TensorValue> inputFromParts(const onnx::ValueInfoProto &info,
+                                        ValueRange args);
   /// Some graph input has a symbolic dimension (an op that does not take
   /// run-time sizes then suggests pinning it with --shape).
   bool symbolicInputs = false;
@@ -76,6 +96,9 @@ private:
   /// the condition may be run-time values); with them importCountedLoop.
   LogicalResult importLoop(const onnx::NodeProto &node, StringRef name,
                            Location loc, ValueTable &table);
+  /// ONNX SequenceMap (SequenceMap.cpp): its body per sequence position.
+  LogicalResult importSequenceMap(const onnx::NodeProto &node, StringRef name,
+                                  Location loc, ValueTable &table);
   /// A Loop with scan outputs: an scf.for of the trip count (their length,
   /// a compile-time constant or read at run time), when nothing can end it
   /// early.

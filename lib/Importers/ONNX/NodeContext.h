@@ -31,23 +31,42 @@ namespace mlir::tessel::onnx_import {
 class DeferredWeights;
 
 struct SequenceValue;
+struct OptionalValue;
 
 /// An imported tensor: its SSA value and, when known at compile time (an
 /// initializer, a Constant, or folded shape arithmetic), its contents. Or
-/// an ONNX sequence (Sequences.cpp): `sequence` set and `value` null.
+/// an ONNX sequence (Sequences.cpp): `sequence` set and `value` null; or
+/// an ONNX optional: `optional` set and `value` null.
 struct TensorValue {
   Value value;
   DenseElementsAttr constant;
   std::shared_ptr<const SequenceValue> sequence = nullptr;
+  std::shared_ptr<const OptionalValue> optional = nullptr;
 };
 
-/// An ONNX sequence, known element by element at compile time: its length
-/// is static (positions may be run-time values where the elements share a
-/// shape). It never becomes an IR value of its own; only the sequence ops
-/// take it, and a tensor op that is given one is an error.
+/// An ONNX sequence, in one of two forms. Known element by element at
+/// compile time (`elements`; its length is static, positions may be
+/// run-time values where the elements share a shape): only the sequence
+/// ops take it, and a tensor op that is given one is an error. Or packed,
+/// where the length is known only at run time (a graph input, a sequence
+/// built in a loop): `sizes` (tensor<?x?xi64>, one row per element, its
+/// shape) and `data` (tensor<?xT>, the elements' contents one after
+/// another, row-major) -- the form in which a sequence crosses the
+/// artifact ABI (docs/artifact-abi.md, parts).
 struct SequenceValue {
   Type elementType;            // the elements' (the ONNX sequence type's)
   SmallVector<Value> elements; // ranked tensors of elementType
+  Value sizes, data;           // the packed form, when set
+  /// The elements' rank where known (a packed sequence's type may not say).
+  int64_t rank = ShapedType::kDynamic;
+  bool packed() const { return bool(sizes); }
+};
+
+/// An ONNX optional: a run-time flag and the value it holds when set
+/// (zeros, or an empty sequence, stand in when it is not).
+struct OptionalValue {
+  Value present; // tensor<i1>
+  TensorValue element;
 };
 
 using ValueTable = std::unordered_map<std::string, TensorValue>;

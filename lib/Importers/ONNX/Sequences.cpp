@@ -13,7 +13,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GraphImporter.h"
+#include "PackedSequence.h"
 #include "Ops/Common.h"
+#include "Ops/IndexMath.h"
 
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 
@@ -57,6 +59,14 @@ public:
       return length();
     if (op == "ConcatFromSequence")
       return concatFromSequence();
+    if (op == "Optional")
+      return optional();
+    if (op == "OptionalHasElement")
+      return optionalHasElement();
+    if (op == "OptionalGetElement")
+      return optionalGetElement();
+    if (op == "Identity")
+      return identity();
     return splitToSequence();
   }
 
@@ -73,6 +83,57 @@ private:
       return nullptr;
     }
     return it->second.sequence.get();
+  }
+
+  std::shared_ptr<const SequenceValue> sequenceAt(unsigned i) {
+    return table.at(ctx.node().input(i)).sequence;
+  }
+
+  void setPacked(std::shared_ptr<const SequenceValue> seq) {
+    table[ctx.node().output(0)] = TensorValue{Value(), {}, std::move(seq)};
+  }
+
+  /// A packed sequence op of another kind than those below: an error.
+  LogicalResult packedUnsupported() {
+    ctx.emitError() << "a sequence whose length is known only at run time "
+                       "(a graph input, or built in a loop) is not supported "
+                       "by "
+                    << ctx.opType() << " yet";
+    return failure();
+  }
+
+  /// The position input `i` into packed `seq` (absent: `dflt` elements
+  /// from the end, 0 or 1), checked at run time; `ok` says whether it was in
+  /// range.
+  FailureOr<Value> packedPositionInput(unsigned i, const SequenceValue &seq,
+                                       bool endOk, bool dfltEnd, Value &ok) {
+    IndexMath m(ctx);
+    Value n = packedLength(ctx.builder(), ctx.loc(), seq);
+    if (!ctx.hasInput(i)) {
+      ok = m.yes();
+      return dfltEnd ? (endOk ? n : m.sub(n, m.c(1))) : m.c(0);
+    }
+    RankedTensorType t = ctx.inputType(i);
+    if (!t || t.getNumElements() != 1 || t.getRank() > 1 ||
+        !t.getElementType().isInteger()) {
+      ctx.emitError() << "position must be an integer scalar";
+      return failure();
+    }
+    Value p = ctx.input(i);
+    if (t.getRank() == 1)
+      p = ctx.tosa().reshape(p, {});
+    return packedPosition(ctx.builder(), ctx.loc(), p, n, endOk, ok);
+  }
+
+  /// `v` where `ok` holds, else the call fails with `status` (v is in
+  /// bounds either way).
+  Value failUnless(Value ok, Value v, int32_t status) {
+    Value okTensor = tensor::FromElementsOp::create(
+        ctx.builder(), ctx.loc(),
+        RankedTensorType::get({}, ctx.builder().getI1Type()), ValueRange{ok});
+    return tessel::RequireOp::create(ctx.builder(), ctx.loc(), v.getType(),
+                                     okTensor, v, v,
+                                     ctx.builder().getI32IntegerAttr(status));
   }
 
   void setSequence(Type elem, SmallVector<Value> elements) {
@@ -193,6 +254,18 @@ private:
       ctx.emitError() << "the tensor's element type is not the sequence's";
       return failure();
     }
+    if (seq->packed()) {
+      Value ok;
+      FailureOr<Value> at = packedPositionInput(2, *seq, /*endOk=*/true,
+                                                /*dfltEnd=*/true, ok);
+      if (failed(at))
+        return failure();
+      auto out = std::make_shared<SequenceValue>(
+          *insertPacked(ctx.builder(), ctx.loc(), *seq, t, *at));
+      out->sizes = failUnless(ok, out->sizes, TESSEL_ENTRY_INDEX_OUT_OF_RANGE);
+      setPacked(std::move(out));
+      return success();
+    }
     int64_t n = seq->elements.size();
     FailureOr<Position> p = position(2, n, /*endOk=*/true, n);
     if (failed(p))
@@ -218,6 +291,8 @@ private:
     const SequenceValue *seq = sequenceInput(0);
     if (!seq)
       return failure();
+    if (seq->packed())
+      return packedUnsupported();
     int64_t n = seq->elements.size();
     if (n == 0) {
       ctx.emitError() << "erases from an empty sequence";
@@ -246,6 +321,21 @@ private:
     const SequenceValue *seq = sequenceInput(0);
     if (!seq)
       return failure();
+    if (seq->packed()) {
+      if (ShapedType::isDynamic(seq->rank)) {
+        ctx.emitError() << "reads from a sequence whose tensors' rank is not "
+                           "known (declare their shape in the model)";
+        return failure();
+      }
+      Value ok;
+      FailureOr<Value> at = packedPositionInput(1, *seq, /*endOk=*/false,
+                                                /*dfltEnd=*/false, ok);
+      if (failed(at))
+        return failure();
+      Value e = unpackElement(ctx.builder(), ctx.loc(), *seq, *at, ok);
+      ctx.setOutput(0, failUnless(ok, e, TESSEL_ENTRY_INDEX_OUT_OF_RANGE));
+      return success();
+    }
     int64_t n = seq->elements.size();
     if (n == 0) {
       ctx.emitError() << "reads from an empty sequence";
@@ -272,6 +362,14 @@ private:
     if (!seq)
       return failure();
     auto t = RankedTensorType::get({}, ctx.builder().getI64Type());
+    if (seq->packed()) {
+      IndexMath m(ctx);
+      ctx.setOutput(0, tensor::FromElementsOp::create(
+                           ctx.builder(), ctx.loc(), t,
+                           ValueRange{m.toI64(packedLength(
+                               ctx.builder(), ctx.loc(), *seq))}));
+      return success();
+    }
     ctx.setConstantOutput(
         0, DenseElementsAttr::get(t, APInt(64, seq->elements.size())));
     return success();
@@ -283,6 +381,8 @@ private:
     FailureOr<int64_t> newAxis = ctx.intAttr("new_axis", 0);
     if (!seq || failed(axisAttr) || failed(newAxis))
       return failure();
+    if (seq->packed())
+      return packedUnsupported();
     if (*newAxis != 0 && *newAxis != 1)
       return ctx.attrError("new_axis", "= " + Twine(*newAxis) + " must be 0 or 1");
     if (seq->elements.empty()) {
@@ -326,6 +426,128 @@ private:
     }
     ctx.setOutput(0, parts.size() == 1 ? parts.front()
                                        : ctx.tosa().concat(parts, *axis));
+    return success();
+  }
+
+  //===--- Optionals (OptionalValue) -------------------------------------===//
+
+  Value flag(bool v) {
+    auto t = RankedTensorType::get({}, ctx.builder().getI1Type());
+    return ctx.materializeConstant(DenseElementsAttr::get(t, v));
+  }
+
+  /// What an empty optional of ONNX type `type` holds: zeros of a tensor
+  /// type with a static shape, or an empty sequence.
+  FailureOr<TensorValue> emptyValue(const onnx::TypeProto &type) {
+    if (type.has_sequence_type() &&
+        type.sequence_type().elem_type().has_tensor_type()) {
+      const auto &tt = type.sequence_type().elem_type().tensor_type();
+      Type elem = convertElementType(tt.elem_type(), ctx.context());
+      if (!elem) {
+        (void)ctx.attrError("type", "names a sequence of a data type Tessel "
+                                    "does not support");
+        return failure();
+      }
+      auto seq = std::make_shared<SequenceValue>();
+      seq->elementType = elem;
+      seq->rank = tt.has_shape() ? tt.shape().dim_size() : 0;
+      FailureOr<std::shared_ptr<const SequenceValue>> packed =
+          packSequence(ctx.builder(), ctx.loc(), seq);
+      if (failed(packed))
+        return failure();
+      return TensorValue{Value(), {}, *packed};
+    }
+    if (type.has_tensor_type()) {
+      const auto &tt = type.tensor_type();
+      Type elem = convertElementType(tt.elem_type(), ctx.context());
+      SmallVector<int64_t> dims;
+      bool known = elem && tt.has_shape();
+      for (const auto &d : tt.shape().dim()) {
+        known = known && d.has_dim_value();
+        dims.push_back(d.dim_value());
+      }
+      if (known) {
+        auto t = RankedTensorType::get(dims, elem);
+        Value zeros = ctx.materializeConstant(
+            DenseElementsAttr::get(t, ctx.builder().getZeroAttr(elem)));
+        return TensorValue{zeros, {}};
+      }
+    }
+    (void)ctx.attrError("type", "must be a tensor type of static shape and "
+                                "known data type, or a sequence of tensors");
+    return failure();
+  }
+
+  LogicalResult optional() {
+    auto opt = std::make_shared<OptionalValue>();
+    if (ctx.hasInput(0)) {
+      ctx.ignoreAttr("type");
+      const TensorValue &in = table.at(ctx.node().input(0));
+      if (in.optional) {
+        ctx.emitError() << "an optional of an optional is not supported";
+        return failure();
+      }
+      opt->present = flag(true);
+      opt->element = in;
+    } else {
+      const onnx::AttributeProto *typeAttr = nullptr;
+      for (const auto &a : ctx.node().attribute())
+        if (a.name() == "type" && a.has_tp())
+          typeAttr = &a;
+      ctx.ignoreAttr("type");
+      if (!typeAttr)
+        return ctx.attrError("type", "is required without an input");
+      FailureOr<TensorValue> v = emptyValue(typeAttr->tp());
+      if (failed(v))
+        return failure();
+      opt->present = flag(false);
+      opt->element = *v;
+    }
+    table[ctx.node().output(0)] = TensorValue{Value(), {}, nullptr, std::move(opt)};
+    return success();
+  }
+
+  LogicalResult optionalHasElement() {
+    if (!ctx.hasInput(0)) {
+      ctx.setOutput(0, flag(false));
+      return success();
+    }
+    const TensorValue &in = table.at(ctx.node().input(0));
+    ctx.setOutput(0, in.optional ? in.optional->present : flag(true));
+    return success();
+  }
+
+  LogicalResult optionalGetElement() {
+    const TensorValue &in = table.at(ctx.node().input(0));
+    if (!in.optional) {
+      // Opset 18 takes a tensor or a sequence too: itself.
+      table[ctx.node().output(0)] = in;
+      return success();
+    }
+    // Reading an empty optional fails the call; the zeros (or empty
+    // sequence) it holds stand in.
+    TensorValue out = in.optional->element;
+    Value ok = tensor::ExtractOp::create(ctx.builder(), ctx.loc(),
+                                         in.optional->present, ValueRange{});
+    if (out.sequence) {
+      FailureOr<std::shared_ptr<const SequenceValue>> packed =
+          packSequence(ctx.builder(), ctx.loc(), out.sequence);
+      if (failed(packed))
+        return failure();
+      auto seq = std::make_shared<SequenceValue>(**packed);
+      seq->sizes = failUnless(ok, seq->sizes, TESSEL_ENTRY_EMPTY_OPTIONAL);
+      out.sequence = std::move(seq);
+    } else {
+      out.value = failUnless(ok, out.value, TESSEL_ENTRY_EMPTY_OPTIONAL);
+      out.constant = {};
+    }
+    table[ctx.node().output(0)] = out;
+    return success();
+  }
+
+  /// Identity of a sequence or an optional: the same value.
+  LogicalResult identity() {
+    table[ctx.node().output(0)] = table.at(ctx.node().input(0));
     return success();
   }
 
@@ -405,6 +627,7 @@ bool mlir::tessel::onnx_import::detail::isSequenceOp(StringRef opType) {
               "SequenceErase", "SequenceAt", "SequenceLength"},
              true)
       .Cases({"ConcatFromSequence", "SplitToSequence"}, true)
+      .Cases({"Optional", "OptionalHasElement", "OptionalGetElement"}, true)
       .Default(false);
 }
 

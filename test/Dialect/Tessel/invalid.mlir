@@ -178,7 +178,7 @@ func.func @check_indices_too_wide(%i: tensor<3xi8>) -> tensor<3xi8> {
 // -----
 
 func.func @require_bad_status(%ok: tensor<i1>, %v: tensor<2xindex>) -> tensor<2xindex> {
-  // expected-error @+1 {{status 1 is not a TESSEL_ENTRY_* failure code (-3, -4, -5)}}
+  // expected-error @+1 {{status 1 is not a TESSEL_ENTRY_* failure code (-3, -4, -5, -6)}}
   %0 = tessel.require %ok, %v else %v {status = 1 : i32} : tensor<i1>, tensor<2xindex>
   return %0 : tensor<2xindex>
 }

@@ -73,10 +73,11 @@ LogicalResult RequireOp::verify() {
   int32_t status = getStatus();
   if (status != TESSEL_ENTRY_SHAPE_MISMATCH &&
       status != TESSEL_ENTRY_INDEX_OUT_OF_RANGE &&
-      status != TESSEL_ENTRY_DIVISION_BY_ZERO)
+      status != TESSEL_ENTRY_DIVISION_BY_ZERO &&
+      status != TESSEL_ENTRY_EMPTY_OPTIONAL)
     return emitOpError() << "status " << status
                          << " is not a TESSEL_ENTRY_* failure code (-3, -4, "
-                            "-5)";
+                            "-5, -6)";
   return success();
 }
 

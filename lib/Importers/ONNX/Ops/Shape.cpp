@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "Common.h"
 #include "RunTimeShapes.h"
+#include "IndexMath.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -1011,12 +1012,8 @@ LogicalResult convertPad(NodeContext &ctx) {
 
 /// Dim `d` of `x` as an i64: a constant where static, else tensor.dim.
 Value runTimeDim(NodeContext &ctx, Value x, int64_t d) {
-  OpBuilder &b = ctx.builder();
-  int64_t size = cast<RankedTensorType>(x.getType()).getDimSize(d);
-  if (!ShapedType::isDynamic(size))
-    return arith::ConstantIntOp::create(b, ctx.loc(), b.getI64Type(), size);
-  return arith::IndexCastOp::create(b, ctx.loc(), b.getI64Type(),
-                                    tensor::DimOp::create(b, ctx.loc(), x, d));
+  IndexMath m(ctx);
+  return m.toI64(m.dim(x, d));
 }
 
 LogicalResult convertShape(NodeContext &ctx) {

@@ -1,0 +1,430 @@
+//===- PackedSequence.cpp - ONNX sequences of run-time length ------------===//
+//
+// See PackedSequence.h. Offsets into `data` are sums of the rows' element
+// counts (scf.for), so reading element i costs O(i * rank); sequences are
+// short (ONNX uses them for lists of tensors, not for bulk data).
+//
+//===----------------------------------------------------------------------===//
+#include "PackedSequence.h"
+#include "Ops/IndexMath.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::tessel::onnx_import;
+
+namespace {
+
+RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+RankedTensorType dataType(Type elem) {
+  return RankedTensorType::get({ShapedType::kDynamic}, elem);
+}
+
+/// The element count of row `j` of `sizes` (an index).
+Value rowCount(IndexMath &m, Value sizes, Value j) {
+  auto loop = scf::ForOp::create(
+      m.b, m.loc, m.c(0), m.dim(sizes, 1), m.c(1), ValueRange{m.c(1)},
+      [&](OpBuilder &nb, Location loc, Value k, ValueRange acc) {
+        IndexMath n(nb, loc);
+        Value d = arith::IndexCastOp::create(
+            nb, loc, nb.getIndexType(),
+            tensor::ExtractOp::create(nb, loc, sizes, ValueRange{j, k}));
+        scf::YieldOp::create(nb, loc, n.mul(acc[0], d));
+      });
+  return loop.getResult(0);
+}
+
+/// Where element `i` starts in `data`: the element counts of rows [0, i).
+Value rowOffset(IndexMath &m, Value sizes, Value i) {
+  auto loop = scf::ForOp::create(
+      m.b, m.loc, m.c(0), i, m.c(1), ValueRange{m.c(0)},
+      [&](OpBuilder &nb, Location loc, Value j, ValueRange acc) {
+        IndexMath n(nb, loc);
+        scf::YieldOp::create(nb, loc, n.add(acc[0], rowCount(n, sizes, j)));
+      });
+  return loop.getResult(0);
+}
+
+/// Zeros of i64 [rows, cols] as tensor<?x?xi64>.
+Value zeroSizes(IndexMath &m, Value rows, Value cols) {
+  RankedTensorType t = packedSizesType(m.b.getContext());
+  Value empty = tensor::EmptyOp::create(m.b, m.loc, t.getShape(),
+                                        m.b.getI64Type(), ValueRange{rows, cols});
+  Value zero = arith::ConstantIntOp::create(m.b, m.loc, m.b.getI64Type(), 0);
+  return linalg::FillOp::create(m.b, m.loc, zero, empty).getResult(0);
+}
+
+/// `t` as a 1-D tensor of its elements, row-major (tensor<?xT>).
+Value flatten(IndexMath &m, Value t) {
+  RankedTensorType type = typeOf(t);
+  Type elem = type.getElementType();
+  Value flat;
+  if (type.getRank() == 0) {
+    flat = tensor::ExpandShapeOp::create(
+        m.b, m.loc, RankedTensorType::get({1}, elem), t,
+        ArrayRef<ReassociationIndices>{});
+  } else {
+    Value shape = tensor::FromElementsOp::create(
+        m.b, m.loc, RankedTensorType::get({1}, m.b.getIndexType()),
+        ValueRange{m.numElements(t)});
+    flat = tensor::ReshapeOp::create(m.b, m.loc, dataType(elem), t, shape);
+  }
+  return typeOf(flat) == dataType(elem)
+             ? flat
+             : tensor::CastOp::create(m.b, m.loc, dataType(elem), flat).getResult();
+}
+
+/// `t`'s shape as one row of sizes, tensor<1xRxi64>.
+Value shapeRow(IndexMath &m, Value t) {
+  int64_t rank = typeOf(t).getRank();
+  if (rank == 0)
+    return tensor::EmptyOp::create(m.b, m.loc, ArrayRef<int64_t>{1, 0},
+                                   m.b.getI64Type());
+  SmallVector<Value> dims;
+  for (int64_t d = 0; d < rank; ++d)
+    dims.push_back(m.toI64(m.dim(t, d)));
+  return tensor::FromElementsOp::create(
+      m.b, m.loc, RankedTensorType::get({1, rank}, m.b.getI64Type()), dims);
+}
+
+/// Dim `d` of `t`: an attribute where static.
+OpFoldResult size(IndexMath &m, Value t, int64_t d) {
+  int64_t s = typeOf(t).getDimSize(d);
+  return ShapedType::isDynamic(s) ? OpFoldResult(m.dim(t, d))
+                                  : OpFoldResult(m.b.getIndexAttr(s));
+}
+
+/// `parts` (tensors of one element type, all 1-D, or all 2-D with `cols`
+/// columns) one after another along dimension 0.
+Value concatRows(IndexMath &m, ArrayRef<Value> parts, Value cols,
+                 RankedTensorType type) {
+  Value total = m.c(0);
+  for (Value p : parts)
+    total = m.add(total, m.dim(p, 0));
+  SmallVector<Value> dynSizes = {total};
+  if (type.getRank() == 2)
+    dynSizes.push_back(cols);
+  Value result = tensor::EmptyOp::create(m.b, m.loc, type.getShape(),
+                                         type.getElementType(), dynSizes);
+  Value at = m.c(0);
+  for (Value p : parts) {
+    // Static sizes as attributes, so the slice's type is p's.
+    SmallVector<OpFoldResult> offsets = {at}, sizes = {size(m, p, 0)},
+                              strides = {m.b.getIndexAttr(1)};
+    if (type.getRank() == 2) {
+      offsets.push_back(m.b.getIndexAttr(0));
+      sizes.push_back(size(m, p, 1));
+      strides.push_back(m.b.getIndexAttr(1));
+    }
+    result = tensor::InsertSliceOp::create(m.b, m.loc, p, result, offsets,
+                                           sizes, strides);
+    at = m.add(at, m.dim(p, 0));
+  }
+  return result;
+}
+
+/// Rows (or elements) [from, to) of `t` along dimension 0.
+Value rows(IndexMath &m, Value t, Value from, Value to) {
+  RankedTensorType type = typeOf(t);
+  SmallVector<OpFoldResult> offsets = {from}, sizes = {m.sub(to, from)},
+                            strides = {m.b.getIndexAttr(1)};
+  if (type.getRank() == 2) {
+    offsets.push_back(m.b.getIndexAttr(0));
+    sizes.push_back(m.dim(t, 1));
+    strides.push_back(m.b.getIndexAttr(1));
+  }
+  SmallVector<int64_t> shape(type.getRank(), ShapedType::kDynamic);
+  return tensor::ExtractSliceOp::create(
+      m.b, m.loc, RankedTensorType::get(shape, type.getElementType()), t,
+      offsets, sizes, strides);
+}
+
+std::shared_ptr<SequenceValue> makePacked(Type elem, int64_t rank, Value sizes,
+                                          Value data) {
+  auto s = std::make_shared<SequenceValue>();
+  s->elementType = elem;
+  s->rank = rank;
+  s->sizes = sizes;
+  s->data = data;
+  return s;
+}
+
+} // namespace
+
+RankedTensorType
+mlir::tessel::onnx_import::packedSizesType(MLIRContext *context) {
+  return RankedTensorType::get({ShapedType::kDynamic, ShapedType::kDynamic},
+                               IntegerType::get(context, 64));
+}
+
+Value mlir::tessel::onnx_import::packedLength(OpBuilder &b, Location loc,
+                                              const SequenceValue &s) {
+  return IndexMath(b, loc).dim(s.sizes, 0);
+}
+
+FailureOr<std::shared_ptr<const SequenceValue>>
+mlir::tessel::onnx_import::packSequence(
+    OpBuilder &b, Location loc, std::shared_ptr<const SequenceValue> s) {
+  if (s->packed())
+    return s;
+  IndexMath m(b, loc);
+  int64_t rank = s->elements.empty() ? (ShapedType::isDynamic(s->rank) ? 0 : s->rank)
+                                     : typeOf(s->elements.front()).getRank();
+  SmallVector<Value> rowsOf, flat;
+  for (Value e : s->elements) {
+    if (typeOf(e).getRank() != rank) {
+      emitError(loc) << "a sequence whose tensors differ in rank ("
+                     << typeOf(s->elements.front()) << " and " << typeOf(e)
+                     << ") cannot leave the graph or a loop";
+      return failure();
+    }
+    rowsOf.push_back(shapeRow(m, e));
+    flat.push_back(flatten(m, e));
+  }
+  Value sizes = concatRows(m, rowsOf, m.c(rank), packedSizesType(b.getContext()));
+  Value data = concatRows(m, flat, Value(), dataType(s->elementType));
+  return std::shared_ptr<const SequenceValue>(
+      makePacked(s->elementType, rank, sizes, data));
+}
+
+std::shared_ptr<const SequenceValue>
+mlir::tessel::onnx_import::checkedPackedInput(OpBuilder &b, Location loc,
+                                              Type elementType, int64_t rank,
+                                              Value sizes, Value data) {
+  IndexMath m(b, loc);
+  if (typeOf(sizes) != packedSizesType(b.getContext()))
+    sizes = tensor::CastOp::create(b, loc, packedSizesType(b.getContext()), sizes);
+  // Sum the rows' counts; a negative size makes the whole input bad.
+  Value count = m.dim(sizes, 0);
+  auto loop = scf::ForOp::create(
+      b, loc, m.c(0), count, m.c(1), ValueRange{m.c(0), m.yes()},
+      [&](OpBuilder &nb, Location l, Value j, ValueRange acc) {
+        IndexMath n(nb, l);
+        auto inner = scf::ForOp::create(
+            nb, l, n.c(0), n.dim(sizes, 1), n.c(1), ValueRange{n.c(1), acc[1]},
+            [&](OpBuilder &ib, Location il, Value k, ValueRange a) {
+              IndexMath q(ib, il);
+              Value d = arith::IndexCastOp::create(
+                  ib, il, ib.getIndexType(),
+                  tensor::ExtractOp::create(ib, il, sizes, ValueRange{j, k}));
+              // Saturated so that a huge size cannot wrap the product.
+              Value capped = q.min(q.max(d, q.c(0)), q.c(int64_t(1) << 40));
+              scf::YieldOp::create(
+                  ib, il, ValueRange{q.min(q.mul(a[0], capped), q.c(int64_t(1) << 40)),
+                                     q.both(a[1], q.le(q.c(0), d))});
+            });
+        scf::YieldOp::create(
+            nb, l, ValueRange{n.min(n.add(acc[0], inner.getResult(0)),
+                                    n.c(int64_t(1) << 40)),
+                              inner.getResult(1)});
+      });
+  Value ok = m.both(loop.getResult(1), m.eq(loop.getResult(0), m.dim(data, 0)));
+  sizes = required(m, ok, sizes, zeroSizes(m, count, m.dim(sizes, 1)));
+  return makePacked(elementType, rank, sizes, data);
+}
+
+Value mlir::tessel::onnx_import::unpackElement(OpBuilder &b, Location loc,
+                                               const SequenceValue &s, Value i,
+                                               Value &ok) {
+  IndexMath m(b, loc);
+  int64_t rank = s.rank;
+  // Rows of another width (a sequence whose rank was not declared, or a
+  // loop that changed it) are not read.
+  ok = m.both(ok, m.eq(m.dim(s.sizes, 1), m.c(rank)));
+  // The shape row, read only where `ok`.
+  SmallVector<Type> indexTypes(rank, b.getIndexType());
+  auto ifOp = scf::IfOp::create(
+      b, loc, ok,
+      [&](OpBuilder &nb, Location l) {
+        IndexMath n(nb, l);
+        SmallVector<Value> dims;
+        for (int64_t k = 0; k < rank; ++k)
+          dims.push_back(arith::IndexCastOp::create(
+              nb, l, nb.getIndexType(),
+              tensor::ExtractOp::create(nb, l, s.sizes, ValueRange{i, n.c(k)})));
+        scf::YieldOp::create(nb, l, dims);
+      },
+      [&](OpBuilder &nb, Location l) {
+        IndexMath n(nb, l);
+        SmallVector<Value> zeros(rank, n.c(0));
+        scf::YieldOp::create(nb, l, zeros);
+      });
+  SmallVector<Value> dims(ifOp.getResults());
+  Value at = m.select(ok, i, m.c(0));
+  Value from = rowOffset(m, s.sizes, at);
+  Value count = m.c(1);
+  for (Value d : dims)
+    count = m.mul(count, d);
+  if (rank == 0) {
+    // One element, read only where `ok` (else a zero stands in; the caller
+    // fails the call).
+    auto read = scf::IfOp::create(
+        b, loc, ok,
+        [&](OpBuilder &nb, Location l) {
+          scf::YieldOp::create(
+              nb, l, tensor::ExtractOp::create(nb, l, s.data, ValueRange{from})
+                         .getResult());
+        },
+        [&](OpBuilder &nb, Location l) {
+          scf::YieldOp::create(
+              nb, l, arith::ConstantOp::create(
+                         nb, l, cast<TypedAttr>(nb.getZeroAttr(s.elementType)))
+                         .getResult());
+        });
+    return tensor::FromElementsOp::create(
+        b, loc, RankedTensorType::get({}, s.elementType), read.getResult(0));
+  }
+  Value flat = rows(m, s.data, from, m.add(from, count));
+  // (tensor.reshape: upstream's expand-strided-metadata crashes on an
+  // expand_shape of one dynamic size into several.)
+  Value shape = tensor::FromElementsOp::create(
+      b, loc, RankedTensorType::get({rank}, b.getIndexType()), dims);
+  SmallVector<int64_t> dyn(rank, ShapedType::kDynamic);
+  return tensor::ReshapeOp::create(
+      b, loc, RankedTensorType::get(dyn, s.elementType), flat, shape);
+}
+
+std::shared_ptr<const SequenceValue>
+mlir::tessel::onnx_import::insertPacked(OpBuilder &b, Location loc,
+                                        const SequenceValue &s, Value t,
+                                        Value i) {
+  IndexMath m(b, loc);
+  int64_t rank = typeOf(t).getRank();
+  Value sizes = s.sizes;
+  Value count = m.dim(sizes, 0);
+  if (s.rank != rank) {
+    // Rows of another rank than t's fail the call (and become empty rows);
+    // a sequence declared with another rank may be empty.
+    // (The zero rows have t's rank, not the sizes' width: a tensor
+    // choice, as tessel.require's fallback must have its value's sizes.)
+    Value ok = m.either(m.eq(count, m.c(0)), m.eq(m.dim(sizes, 1), m.c(rank)));
+    auto pick = scf::IfOp::create(
+        b, loc, ok,
+        [&](OpBuilder &nb, Location l) { scf::YieldOp::create(nb, l, sizes); },
+        [&](OpBuilder &nb, Location l) {
+          IndexMath n(nb, l);
+          scf::YieldOp::create(nb, l, zeroSizes(n, count, n.c(rank)));
+        });
+    sizes = pick.getResult(0);
+    sizes = required(m, ok, sizes, sizes);
+  }
+  Value from = rowOffset(m, sizes, i);
+  Value newSizes = concatRows(
+      m, {rows(m, sizes, m.c(0), i), shapeRow(m, t), rows(m, sizes, i, count)},
+      m.c(rank), packedSizesType(b.getContext()));
+  Value newData = concatRows(m,
+                             {rows(m, s.data, m.c(0), from), flatten(m, t),
+                              rows(m, s.data, from, m.dim(s.data, 0))},
+                             Value(), dataType(s.elementType));
+  return makePacked(s.elementType, rank, newSizes, newData);
+}
+
+Value mlir::tessel::onnx_import::packedPosition(OpBuilder &b, Location loc,
+                                                Value position, Value length,
+                                                bool endOk, Value &ok) {
+  IndexMath m(b, loc);
+  Value p = arith::IndexCastOp::create(
+      b, loc, b.getIndexType(),
+      tensor::ExtractOp::create(b, loc, position, ValueRange{}));
+  Value hi = endOk ? length : m.sub(length, m.c(1));
+  ok = m.both(m.le(m.sub(m.c(0), length), p), m.le(p, hi));
+  Value wrapped = m.select(m.lt(p, m.c(0)), m.add(p, length), p);
+  return m.select(ok, wrapped, endOk ? length : m.c(0));
+}
+
+/// A sequence's element rank, known or not (a list's, where its elements
+/// agree).
+static int64_t sequenceRank(const SequenceValue &s) {
+  if (s.packed() || s.elements.empty())
+    return s.rank;
+  int64_t rank = typeOf(s.elements.front()).getRank();
+  for (Value e : s.elements)
+    if (typeOf(e).getRank() != rank)
+      return ShapedType::kDynamic;
+  return rank;
+}
+
+FailureOr<SmallVector<Value>>
+mlir::tessel::onnx_import::valueParts(OpBuilder &b, Location loc,
+                                      const TensorValue &v) {
+  SmallVector<Value> parts;
+  if (v.optional) {
+    parts.push_back(v.optional->present);
+    FailureOr<SmallVector<Value>> inner = valueParts(b, loc, v.optional->element);
+    if (failed(inner))
+      return failure();
+    parts.append(*inner);
+    return parts;
+  }
+  if (v.sequence) {
+    FailureOr<std::shared_ptr<const SequenceValue>> packed =
+        packSequence(b, loc, v.sequence);
+    if (failed(packed))
+      return failure();
+    parts.push_back((*packed)->sizes);
+    parts.push_back((*packed)->data);
+    return parts;
+  }
+  parts.push_back(v.value);
+  return parts;
+}
+
+TensorValue mlir::tessel::onnx_import::valueFromParts(const TensorValue &like,
+                                                      ValueRange &parts) {
+  if (like.optional) {
+    auto opt = std::make_shared<OptionalValue>();
+    opt->present = parts.front();
+    parts = parts.drop_front();
+    opt->element = valueFromParts(like.optional->element, parts);
+    return TensorValue{Value(), {}, nullptr, std::move(opt)};
+  }
+  if (like.sequence) {
+    auto seq = makePacked(like.sequence->elementType, sequenceRank(*like.sequence),
+                          parts[0], parts[1]);
+    parts = parts.drop_front(2);
+    return TensorValue{Value(), {}, std::move(seq)};
+  }
+  TensorValue t{parts.front(), {}};
+  parts = parts.drop_front();
+  return t;
+}
+
+FailureOr<TensorValue>
+mlir::tessel::onnx_import::mergeKinds(const TensorValue &a,
+                                      const TensorValue &b) {
+  if (bool(a.optional) != bool(b.optional) ||
+      bool(a.sequence) != bool(b.sequence))
+    return failure();
+  if (a.optional) {
+    FailureOr<TensorValue> inner =
+        mergeKinds(a.optional->element, b.optional->element);
+    if (failed(inner))
+      return failure();
+    auto opt = std::make_shared<OptionalValue>(*a.optional);
+    opt->element = *inner;
+    return TensorValue{Value(), {}, nullptr, std::move(opt)};
+  }
+  if (a.sequence) {
+    if (a.sequence->elementType != b.sequence->elementType)
+      return failure();
+    auto seq = std::make_shared<SequenceValue>();
+    seq->elementType = a.sequence->elementType;
+    int64_t ra = sequenceRank(*a.sequence), rb = sequenceRank(*b.sequence);
+    // An empty list says nothing about the rank.
+    if (!a.sequence->packed() && a.sequence->elements.empty())
+      ra = rb;
+    if (!b.sequence->packed() && b.sequence->elements.empty())
+      rb = ra;
+    seq->rank = ra == rb ? ra : ShapedType::kDynamic;
+    seq->sizes = a.sequence->sizes;
+    seq->data = a.sequence->data;
+    return TensorValue{Value(), {}, std::move(seq)};
+  }
+  return a;
+}
+
+const char *mlir::tessel::onnx_import::kindName(const TensorValue &v) {
+  return v.optional ? "an optional" : v.sequence ? "a sequence" : "a tensor";
+}
