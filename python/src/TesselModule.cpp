@@ -219,8 +219,11 @@ public:
                        : py::object(py::int_(info.dims[d]));
       int64_t vocab = inputs ? tessel_function_input_vocab(fn, i)
                              : tessel_function_output_vocab(fn, i);
+      // "ROLE:OWNER" of a sequence's or optional's part (ABI v7), else "".
+      const char *part = inputs ? tessel_function_input_part(fn, i)
+                                : tessel_function_output_part(fn, i);
       result.append(py::make_tuple(info.name, tessel_dtype_name(info.dtype),
-                                   shape, vocab));
+                                   shape, vocab, part ? part : ""));
     }
     return result;
   }

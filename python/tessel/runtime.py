@@ -32,6 +32,9 @@ class TensorSpec(namedtuple("TensorSpec", "name dtype shape")):
     (a ``!sym.symbol<V>`` interface), else None."""
 
     vocab = None
+    #: "ROLE:OWNER" when the tensor is a part of a sequence or optional
+    #: input or output (artifact ABI v7), else None.
+    part = None
 
     def __str__(self):
         dims = "x".join(str(d) for d in self.shape)
@@ -55,12 +58,109 @@ def _short(dtype):
 
 
 def _spec(entry):
-    name, dtype, shape, vocab = entry
+    name, dtype, shape, vocab = entry[:4]
     spec = TensorSpec(name, np.dtype(_DTYPES[dtype]) if dtype in _DTYPES
                       else dtype, tuple(shape))
     if vocab:
         spec.vocab = vocab
+    if len(entry) > 4 and entry[4]:
+        spec.part = entry[4]
     return spec
+
+
+class _Slot:
+    """One value of the model as its user sees it: a tensor, a sequence
+    (its parts ``sizes`` [count, rank] and ``data``) or an optional (its
+    ``present`` flag, then its value's parts): indices into the specs."""
+
+    def __init__(self, name):
+        self.name = name
+        self.tensor = self.sizes = self.data = self.present = None
+
+    @property
+    def sequence(self):
+        return self.sizes is not None
+
+
+def _slots(specs):
+    """The model's values from the parts of the function's specs."""
+    slots = []
+    for i, spec in enumerate(specs):
+        if spec.part is None:
+            slot = _Slot(spec.name)
+            slot.tensor = i
+            slots.append(slot)
+            continue
+        role, owner = spec.part.split(":", 1)
+        if not slots or slots[-1].name != owner or (
+                slots[-1].tensor is None and slots[-1].sizes is None
+                and slots[-1].present is None):
+            slots.append(_Slot(owner))
+        setattr(slots[-1], "tensor" if role == "value" else role, i)
+    return slots
+
+
+def _pack(slots, specs, values):
+    """The function's input arrays for the model's values: a sequence is a
+    list of arrays, an empty optional None."""
+    if len(values) != len(slots):
+        raise InvocationError(f"the function takes {len(slots)} input(s), "
+                              f"{len(values)} given")
+    arrays = [None] * len(specs)
+    for k, (slot, value) in enumerate(zip(slots, values)):
+        what = f"input {k} ('{slot.name}')"
+        if slot.present is not None:
+            arrays[slot.present] = np.array(value is not None)
+        elif value is None:
+            raise InvocationError(f"{what} is not an optional; None cannot "
+                                  "be given")
+        if not slot.sequence:
+            if value is None:
+                spec = specs[slot.tensor]
+                value = np.zeros([0 if isinstance(d, str) else d
+                                  for d in spec.shape], dtype=spec.dtype)
+            arrays[slot.tensor] = _as_array(value, k)
+            continue
+        sizes_spec, data_spec = specs[slot.sizes], specs[slot.data]
+        elements = [] if value is None else value
+        if not isinstance(elements, (list, tuple)):
+            raise InvocationError(f"{what} is a sequence: give a list of "
+                                  "arrays")
+        elements = [_as_array(e, k) for e in elements]
+        rank = sizes_spec.shape[1]
+        if isinstance(rank, str):
+            rank = elements[0].ndim if elements else 0
+        for j, e in enumerate(elements):
+            if e.dtype != data_spec.dtype or e.ndim != rank:
+                raise InvocationError(
+                    f"{what} element {j} is {e.dtype}{list(e.shape)}; the "
+                    f"sequence holds {data_spec.dtype} tensors of rank {rank}")
+        arrays[slot.sizes] = np.array([e.shape for e in elements],
+                                      dtype=np.int64).reshape(len(elements),
+                                                              rank)
+        arrays[slot.data] = (np.concatenate([e.ravel() for e in elements])
+                             if elements else
+                             np.zeros(0, dtype=data_spec.dtype))
+    return arrays
+
+
+def _unpack(slots, outs):
+    """The model's values from the function's output arrays."""
+    values = []
+    for slot in slots:
+        if slot.present is not None and not bool(outs[slot.present]):
+            values.append(None)
+        elif not slot.sequence:
+            values.append(outs[slot.tensor])
+        else:
+            sizes, data = outs[slot.sizes], outs[slot.data]
+            elements, at = [], 0
+            for row in sizes:
+                n = int(np.prod(row))
+                elements.append(data[at:at + n].reshape(tuple(row)))
+                at += n
+            values.append(elements)
+    return values
 
 
 def _as_array(value, index):
@@ -115,6 +215,11 @@ class CompiledModule:
             self._function.name,
             [_spec(e) for e in self._function.inputs],
             [_spec(e) for e in self._function.outputs])
+        # Sequences and optionals cross the ABI as several tensors.
+        self._in_slots = _slots(self._signature.inputs)
+        self._out_slots = _slots(self._signature.outputs)
+        self._parts = any(s.part for s in
+                          self._signature.inputs + self._signature.outputs)
 
     @property
     def signature(self):
@@ -141,9 +246,16 @@ class CompiledModule:
     def __call__(self, *inputs, threads=None):
         """Runs the function. Returns one numpy array, or a tuple when the
         function has several outputs. Wrong input count, dtype or shape
-        raises :class:`tessel.InvocationError` with the runtime's message."""
-        arrays = [_as_array(v, i) for i, v in enumerate(inputs)]
-        outs = self._function.invoke(arrays, self._threads(threads))
+        raises :class:`tessel.InvocationError` with the runtime's message.
+        A sequence input or output (an ONNX sequence) is a list of arrays;
+        an empty optional is None."""
+        if self._parts:
+            arrays = _pack(self._in_slots, self._signature.inputs, inputs)
+            outs = _unpack(self._out_slots,
+                           self._function.invoke(arrays, self._threads(threads)))
+        else:
+            arrays = [_as_array(v, i) for i, v in enumerate(inputs)]
+            outs = self._function.invoke(arrays, self._threads(threads))
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def benchmark(self, n=100, *inputs, warmup=1, threads=None):

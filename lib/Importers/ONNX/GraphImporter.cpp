@@ -618,6 +618,14 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     const std::string &n = out.name();
     Location loc = NameLoc::get(builder.getStringAttr(n), fileLoc);
     TensorValue tv = it->second;
+    if (!tv.optional && bool(tv.sequence) != out.type().has_sequence_type() &&
+        !out.type().has_optional_type()) {
+      emitError(fileLoc) << "graph output '" << n << "' is " << kindName(tv)
+                         << ", but the model declares "
+                         << (out.type().has_sequence_type() ? "a sequence"
+                                                            : "a tensor");
+      return {};
+    }
     // The kind the model declares: Loop may give an optional where its
     // body gives the value, and the value where the model declares an
     // optional.
