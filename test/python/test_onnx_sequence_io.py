@@ -211,3 +211,41 @@ def test_mixed_rank_sequence_fails_the_call():
     assert_list_equal(f([rand(3)], x), [rand(3), x])
     with pytest.raises(tessel.InvocationError, match="returned -3"):
         f([np.float32(1.0) * np.ones((), np.float32)], x)
+
+
+@pytest.mark.parametrize("split", ["lengths", "chunk", "ones", "ones_squeezed"])
+def test_split_of_run_time_sizes(split):
+    # SplitToSequence of an input whose sizes (and split) are data: a packed
+    # sequence, against numpy's split.
+    ins = [("x", F, ["N", 3])]
+    node_ins, attrs = ["x"], {}
+    if split == "lengths":
+        ins.append(("k", I64, [3]))
+        node_ins.append("k")
+    elif split == "chunk":
+        ins.append(("k", I64, []))
+        node_ins.append("k")
+    elif split == "ones_squeezed":
+        attrs["keepdims"] = 0
+    f = model([helper.make_node("SplitToSequence", node_ins, ["s"], axis=0, **attrs)],
+              ins, [("s", seq_type(F))])
+    for n in (0, 1, 5):
+        x = rand(n, 3, seed=n)
+        if split == "lengths":
+            k = np.array([n // 2, 0, n - n // 2], np.int64)
+            want = np.split(x, np.cumsum(k)[:-1])
+            assert_list_equal(f(x, k), want)
+            with pytest.raises(tessel.InvocationError, match="returned -3"):
+                f(x, np.array([n + 1, -1, 0], np.int64))
+            with pytest.raises(tessel.InvocationError, match="returned -3"):
+                f(x, np.array([n, 1, 0], np.int64))
+        elif split == "chunk":
+            want = [x[i:i + 2] for i in range(0, n, 2)]
+            assert_list_equal(f(x, np.int64(2)), want)
+            with pytest.raises(tessel.InvocationError, match="returned -3"):
+                f(x, np.int64(0))
+        else:
+            want = [x[i:i + 1] for i in range(n)]
+            if split == "ones_squeezed":
+                want = [w[0] for w in want]
+            assert_list_equal(f(x), want)

@@ -551,6 +551,118 @@ private:
     return success();
   }
 
+  /// SplitToSequence where the input's sizes or the split are known only
+  /// at run time: a packed sequence. The pieces are contiguous in the
+  /// input where every dimension before the axis is 1, so the data is the
+  /// input itself and only the sizes are computed (one row per piece).
+  LogicalResult splitPacked(RankedTensorType t, int64_t axis,
+                            int64_t keepdims) {
+    for (int64_t d = 0; d < axis; ++d)
+      if (t.getDimSize(d) != 1) {
+        ctx.emitError() << "a split along axis " << axis
+                        << " of an input whose sizes or split are known only "
+                           "at run time ("
+                        << t << ") is not supported yet (only where the "
+                                "dimensions before the axis are 1)";
+        return failure();
+      }
+    IndexMath m(ctx);
+    OpBuilder &b = ctx.builder();
+    Location loc = ctx.loc();
+    Value x = ctx.input(0);
+    Value dim = m.dim(x, axis);
+    enum { Ones, Chunk, Lengths } kind = Ones;
+    Value chunk, lengths, count, ok = m.yes();
+    bool squeeze = false;
+    if (!ctx.hasInput(1)) {
+      // Pieces of one; keepdims = 0 drops the axis.
+      count = dim;
+      squeeze = keepdims == 0;
+    } else {
+      RankedTensorType st = ctx.inputType(1);
+      if (!st || !st.getElementType().isInteger() || st.getRank() > 1 ||
+          !st.hasStaticShape()) {
+        ctx.emitError() << "split must be an integer scalar or a 1-D tensor "
+                           "of static length";
+        return failure();
+      }
+      if (st.getRank() == 0) {
+        kind = Chunk;
+        chunk = m.element(ctx.input(1), 0);
+        // A chunk that is not positive fails the call (pieces of the axis).
+        ok = m.lt(m.c(0), chunk);
+        chunk = m.select(ok, chunk, m.max(dim, m.c(1)));
+        count = m.div(m.add(dim, m.sub(chunk, m.c(1))), chunk);
+      } else {
+        kind = Lengths;
+        lengths = ctx.input(1);
+        Value sum = m.c(0);
+        for (int64_t k = 0; k < st.getDimSize(0); ++k) {
+          Value l = m.element(lengths, k);
+          ok = m.both(ok, m.le(m.c(0), l));
+          sum = m.add(sum, m.max(l, m.c(0)));
+        }
+        // Lengths that do not add up to the axis fail the call.
+        ok = m.both(ok, m.eq(sum, dim));
+        count = m.c(st.getDimSize(0));
+      }
+    }
+    int64_t rank = t.getRank() - (squeeze ? 1 : 0);
+    auto i64 = b.getI64Type();
+    Value sizes = tensor::GenerateOp::create(
+        b, loc, RankedTensorType::get({ShapedType::kDynamic, rank}, i64),
+        ValueRange{count},
+        [&](OpBuilder &nb, Location l, ValueRange at) {
+          IndexMath n(nb, l);
+          Value j = at[0], col = at[1];
+          Value piece = n.c(1);
+          if (kind == Chunk)
+            piece = n.min(chunk, n.sub(dim, n.mul(j, chunk)));
+          else if (kind == Lengths)
+            piece = n.max(arith::IndexCastOp::create(
+                              nb, l, nb.getIndexType(),
+                              tensor::ExtractOp::create(nb, l, lengths,
+                                                        ValueRange{j})),
+                          n.c(0));
+          // Column col is input dimension col (col + 1 past a dropped axis).
+          Value v = n.c(0);
+          for (int64_t d = 0; d < t.getRank(); ++d) {
+            if (squeeze && d == axis)
+              continue;
+            int64_t c = squeeze && d > axis ? d - 1 : d;
+            v = n.select(n.eq(col, n.c(c)), d == axis ? piece : n.dim(x, d), v);
+          }
+          tensor::YieldOp::create(nb, l, n.toI64(v));
+        });
+    sizes = tensor::CastOp::create(b, loc, packedSizesType(b.getContext()), sizes);
+    // Bad lengths: every piece empty (reads stay in bounds).
+    Value okTensor = tensor::FromElementsOp::create(
+        b, loc, RankedTensorType::get({}, b.getI1Type()), ValueRange{ok});
+    Value zeros = tensor::GenerateOp::create(
+        b, loc, packedSizesType(b.getContext()),
+        ValueRange{m.dim(sizes, 0), m.dim(sizes, 1)},
+        [&](OpBuilder &nb, Location l, ValueRange) {
+          tensor::YieldOp::create(nb, l,
+                                  arith::ConstantIntOp::create(nb, l, i64, 0)
+                                      .getResult());
+        });
+    sizes = tessel::RequireOp::create(
+        b, loc, sizes.getType(), okTensor, sizes, zeros,
+        b.getI32IntegerAttr(TESSEL_ENTRY_SHAPE_MISMATCH));
+    auto seq = std::make_shared<SequenceValue>();
+    seq->elementType = t.getElementType();
+    seq->rank = rank;
+    seq->sizes = sizes;
+    Value shape = tensor::FromElementsOp::create(
+        b, loc, RankedTensorType::get({1}, b.getIndexType()),
+        ValueRange{m.numElements(x)});
+    seq->data = tensor::ReshapeOp::create(
+        b, loc, RankedTensorType::get({ShapedType::kDynamic}, t.getElementType()),
+        x, shape);
+    setPacked(std::move(seq));
+    return success();
+  }
+
   LogicalResult splitToSequence() {
     RankedTensorType t = ctx.inputType(0);
     FailureOr<int64_t> axisAttr = ctx.intAttr("axis", 0);
@@ -560,6 +672,8 @@ private:
     FailureOr<int64_t> axis = normalizeAxis(ctx, *axisAttr, t.getRank());
     if (failed(axis))
       return failure();
+    if (!t.hasStaticShape() || (ctx.hasInput(1) && !ctx.constantInput(1)))
+      return splitPacked(t, *axis, *keepdims);
     int64_t dim = t.getDimSize(*axis);
     SmallVector<int64_t> lengths;
     bool squeeze = false;
