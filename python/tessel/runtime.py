@@ -96,7 +96,17 @@ def _slots(specs):
                 slots[-1].tensor is None and slots[-1].sizes is None
                 and slots[-1].present is None):
             slots.append(_Slot(owner))
-        setattr(slots[-1], "tensor" if role == "value" else role, i)
+        field = "tensor" if role == "value" else role
+        if field not in ("tensor", "sizes", "data", "present") or \
+                getattr(slots[-1], field) is not None:
+            raise InvocationError(f"malformed parts of '{owner}' in the "
+                                  "artifact's manifest")
+        setattr(slots[-1], field, i)
+    for slot in slots:
+        if (slot.sizes is None) != (slot.data is None) or \
+                (slot.sizes is None) == (slot.tensor is None):
+            raise InvocationError(f"malformed parts of '{slot.name}' in the "
+                                  "artifact's manifest")
     return slots
 
 
@@ -155,8 +165,14 @@ def _unpack(slots, outs):
         else:
             sizes, data = outs[slot.sizes], outs[slot.data]
             elements, at = [], 0
-            for row in sizes:
-                n = int(np.prod(row))
+            for row in sizes.tolist():
+                n = 1
+                for d in row:  # Python ints: no wrapping
+                    n *= d
+                if min(row, default=0) < 0 or at + n > data.size:
+                    raise InvocationError(
+                        f"output '{slot.name}': its sizes {sizes.tolist()} do "
+                        f"not fit its {data.size} elements")
                 elements.append(data[at:at + n].reshape(tuple(row)))
                 at += n
             values.append(elements)
@@ -267,7 +283,10 @@ class CompiledModule:
         copying inputs and outputs)."""
         if not inputs:
             inputs = self.random_inputs()
-        arrays = [_as_array(v, i) for i, v in enumerate(inputs)]
+        if self._parts:
+            arrays = _pack(self._in_slots, self._signature.inputs, inputs)
+        else:
+            arrays = [_as_array(v, i) for i, v in enumerate(inputs)]
         return self._function.benchmark(arrays, int(n), int(warmup),
                                         self._threads(threads))
 
@@ -278,6 +297,21 @@ class CompiledModule:
         rng = np.random.default_rng(seed)
         dims = dict(dims or {})
         result = []
+        specs = self._signature.inputs
+        if self._parts:
+            # The model's values: a sequence empty, an optional's value
+            # present (its named sizes from dims, else 1).
+            for slot in self._in_slots:
+                if slot.sequence:
+                    result.append([])
+                    continue
+                spec = specs[slot.tensor]
+                shape = [dims.get(d, 1) if isinstance(d, str) else d
+                         for d in spec.shape]
+                result.append(rng.standard_normal(shape).astype(spec.dtype)
+                              if np.issubdtype(spec.dtype, np.floating)
+                              else np.zeros(shape, dtype=spec.dtype))
+            return result
         for spec in self._signature.inputs:
             shape = []
             for d in spec.shape:

@@ -196,7 +196,9 @@ def test_bad_sequence_inputs():
     native = f._function
     for sizes, data in (([[2, 2]], np.zeros(3, np.float32)),
                         ([[-1, 2]], np.zeros(0, np.float32)),
-                        ([[2**40, 2**40]], np.zeros(4, np.float32))):
+                        ([[2**40, 2**40]], np.zeros(4, np.float32)),
+                        # Sizes whose product wraps a 64-bit count to 0.
+                        ([[2**32, 2**32]], np.zeros(0, np.float32))):
         with pytest.raises(tessel.InvocationError, match="returned -3"):
             native.invoke([np.array(sizes, np.int64), data], 1)
 
@@ -249,3 +251,65 @@ def test_split_of_run_time_sizes(split):
             if split == "ones_squeezed":
                 want = [w[0] for w in want]
             assert_list_equal(f(x), want)
+
+
+def test_loop_that_changes_a_carried_sequences_rank():
+    # The body inserts into what was a sequence of vectors, but the second
+    # iteration gets a sequence of rank-8 tensors: the call fails (-3)
+    # instead of writing rank-8 rows into rank-1 ones.
+    seq1 = seq_type(F, [None])
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["c_in"], ["c_out"]),
+         helper.make_node("SequenceInsert", ["s_in", "x1", "zero"], ["a"]),
+         helper.make_node("SequenceConstruct", ["xr"] * 20, ["s_out"])],
+        "body",
+        [helper.make_tensor_value_info("it", I64, []),
+         helper.make_tensor_value_info("c_in", TensorProto.BOOL, []),
+         helper.make_value_info("s_in", seq1), helper.make_value_info("t_in", seq1)],
+        [helper.make_tensor_value_info("c_out", TensorProto.BOOL, []),
+         helper.make_value_info("s_out", seq_type(F)), helper.make_value_info("a", seq1)],
+        initializer=[helper.make_tensor("zero", I64, [], [0])])
+    f = model([helper.make_node("Loop", ["M", "", "s", "s"], ["s_fin", "t_fin"], body=body)],
+              [("M", I64, []), ("s", seq1), ("x1", F, [1]), ("xr", F, [1] * 8)],
+              [("t_fin", seq_type(F))])
+    x1, xr = np.full(1, 7, np.float32), np.full([1] * 8, 5, np.float32)
+    assert_list_equal(f(np.int64(1), [np.ones(1, np.float32)], x1, xr),
+                      [x1, np.ones(1, np.float32)])
+    with pytest.raises(tessel.InvocationError, match="returned -3"):
+        f(np.int64(2), [np.ones(1, np.float32)], x1, xr)
+
+
+def test_optionals_that_cannot_leave_a_loop_body():
+    opt = helper.make_optional_type_proto(helper.make_tensor_type_proto(F, [2]))
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["c_in"], ["c_out"]),
+         helper.make_node("Identity", ["v_in"], ["v_out"]),
+         helper.make_node("Optional", ["v_in"], ["o"])], "body",
+        [helper.make_tensor_value_info("it", I64, []),
+         helper.make_tensor_value_info("c_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("v_in", F, [2])],
+        [helper.make_tensor_value_info("c_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("v_out", F, [2]), helper.make_value_info("o", opt)])
+    with pytest.raises(tessel.CompileError,
+                       match="body output 'o' is an optional"):
+        model([helper.make_node("Loop", ["M", "", "x"], ["v", "ys"], body=body)],
+              [("M", I64, []), ("x", F, [2])], [("v", F, [2])])
+
+
+def test_names_and_shared_dimensions():
+    # A sequence named like a TF tensor ("s:0"), and an empty optional
+    # whose value shares a dimension name with another input.
+    f = model([helper.make_node("SequenceLength", ["s:0"], ["n"])],
+              [("s:0", seq_type(F, [None]))], [("n", I64, [])])
+    assert int(f([rand(2), rand(3)])) == 2
+    opt = helper.make_optional_type_proto(helper.make_tensor_type_proto(F, ["N"]))
+    g = model([helper.make_node("OptionalHasElement", ["o"], ["h"]),
+               helper.make_node("Identity", ["x"], ["y"])],
+              [("o", opt), ("x", F, ["N"])],
+              [("h", TensorProto.BOOL, []), ("y", F, ["N"])], opset=18)
+    x = rand(3)
+    h, y = g(None, x)
+    assert not bool(h)
+    np.testing.assert_array_equal(y, x)
+    h, y = g(x, x)
+    assert bool(h)

@@ -99,7 +99,7 @@ ModelValue tessel::run::loadValue(const std::string &spec) {
       std::string stem = e.path().stem().string();
       if (e.path().extension() != ".npy" || stem.empty() ||
           stem.find_first_not_of("0123456789") != std::string::npos ||
-          stem.size() > 9)
+          stem.size() > 9 || (stem.size() > 1 && stem[0] == '0'))
         fail("sequence directory '" + dir + "' holds '" +
              e.path().filename().string() + "' (expected 0.npy, 1.npy, ...)");
       files[std::stol(stem)] = e.path().string();
@@ -272,6 +272,8 @@ std::string tessel::run::compareValues(const ModelValue &got,
            : v.sequence ? "a sequence of " + std::to_string(v.tensors.size())
                         : std::string("a tensor");
   };
+  if (!got.present && !expected.present)
+    return "";
   if (got.present != expected.present || got.sequence != expected.sequence ||
       got.tensors.size() != expected.tensors.size())
     return label + ": got " + kind(got) + ", expected " + kind(expected);

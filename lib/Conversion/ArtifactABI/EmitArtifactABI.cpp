@@ -89,8 +89,11 @@ LogicalResult readValues(DictionaryAttr record, FunctionSig &sig,
       }
       if (Attribute p = d.get("part")) {
         auto part = dyn_cast<StringAttr>(p);
-        if (!part || part.getValue().count(':') != 1 ||
-            part.getValue().back() == ':')
+        StringRef role =
+            part ? part.getValue().split(':').first : StringRef();
+        if (!part || !llvm::is_contained({"sizes", "data", "present", "value"},
+                                         role) ||
+            part.getValue().size() <= role.size() + 1)
           return bad(("an entry of '" + key + "' has a bad part").str());
         t.part = part.getValue();
       }

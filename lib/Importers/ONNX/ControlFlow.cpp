@@ -271,10 +271,11 @@ FailureOr<SmallVector<Value>> GraphImporter::stackedLoop(
       if (it == local.end())
         return fail(error() << "body output '" << out.name()
                             << "' is not produced by any node");
-      if (it->second.sequence)
-        return fail(error() << "body output '" << out.name()
-                            << "' is a sequence (only tensors can leave a "
-                               "loop body)");
+      if (!it->second.value)
+        return fail(error() << "body output '" << out.name() << "' is "
+                            << kindName(it->second)
+                            << " (only tensors can be scan outputs or leave "
+                               "this loop's body)");
       outs.push_back(it->second.value);
     }
     if (failed(checkLeading(ArrayRef<Value>(outs).take_front(leading)))) {

@@ -112,6 +112,11 @@ GraphImporter::partsOfInput(const onnx::ValueInfoProto &info,
       if (failed(t))
         return failure();
       value.type = *t;
+      // Its own dimension names: an empty optional's zeros have size 0
+      // there, which must not bind another input's dimension.
+      for (auto [d, name] : llvm::enumerate(value.dimNames))
+        if (!name.empty())
+          name = dimStem(n) + "_value_d" + std::to_string(d);
       if (t->hasStaticShape())
         value.dimNames.clear();
       args.push_back(value);

@@ -209,16 +209,21 @@ mlir::tessel::onnx_import::checkedPackedInput(OpBuilder &b, Location loc,
               Value d = arith::IndexCastOp::create(
                   ib, il, ib.getIndexType(),
                   tensor::ExtractOp::create(ib, il, sizes, ValueRange{j, k}));
-              // Saturated so that a huge size cannot wrap the product.
-              Value capped = q.min(q.max(d, q.c(0)), q.c(int64_t(1) << 40));
+              // Saturated at 2^31 + 1 (more elements than a tensor may
+              // have): both factors are at most that, so the product
+              // cannot wrap.
+              Value top = q.c((int64_t(1) << 31) + 1);
+              Value capped = q.min(q.max(d, q.c(0)), top);
               scf::YieldOp::create(
-                  ib, il, ValueRange{q.min(q.mul(a[0], capped), q.c(int64_t(1) << 40)),
+                  ib, il, ValueRange{q.min(q.mul(a[0], capped), top),
                                      q.both(a[1], q.le(q.c(0), d))});
             });
+        // A row of more than 2^31 elements is bad, whatever the data.
+        Value row = inner.getResult(0);
+        Value fits = n.le(row, n.c(int64_t(1) << 31));
         scf::YieldOp::create(
-            nb, l, ValueRange{n.min(n.add(acc[0], inner.getResult(0)),
-                                    n.c(int64_t(1) << 40)),
-                              inner.getResult(1)});
+            nb, l, ValueRange{n.min(n.add(acc[0], row), n.c(int64_t(1) << 40)),
+                              n.both(inner.getResult(1), fits)});
       });
   Value ok = m.both(loop.getResult(1), m.eq(loop.getResult(0), m.dim(data, 0)));
   sizes = required(m, ok, sizes, zeroSizes(m, count, m.dim(sizes, 1)));
@@ -294,9 +299,10 @@ mlir::tessel::onnx_import::insertPacked(OpBuilder &b, Location loc,
   int64_t rank = typeOf(t).getRank();
   Value sizes = s.sizes;
   Value count = m.dim(sizes, 0);
-  if (s.rank != rank) {
+  {
     // Rows of another rank than t's fail the call (and become empty rows);
-    // a sequence declared with another rank may be empty.
+    // a sequence declared with another rank may be empty. Checked even
+    // where s.rank is t's: a sequence carried by a loop may have changed.
     // (The zero rows have t's rank, not the sizes' width: a tensor
     // choice, as tessel.require's fallback must have its value's sizes.)
     Value ok = m.either(m.eq(count, m.c(0)), m.eq(m.dim(sizes, 1), m.c(rank)));

@@ -51,5 +51,8 @@ elif kind == "data":
     np.save(os.path.join(out, "x.npy"), x)
     os.makedirs(os.path.join(out, "gap"), exist_ok=True)
     np.save(os.path.join(out, "gap", "1.npy"), a)
+    os.makedirs(os.path.join(out, "twice"), exist_ok=True)
+    np.save(os.path.join(out, "twice", "0.npy"), a)
+    np.save(os.path.join(out, "twice", "00.npy"), a)
 else:
     sys.exit("unknown kind " + kind)
