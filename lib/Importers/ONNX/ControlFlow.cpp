@@ -564,18 +564,28 @@ LogicalResult GraphImporter::importScan(const onnx::NodeProto &node,
   return success();
 }
 
+const onnx::GraphProto *GraphImporter::bodyAttribute(
+    const onnx::NodeProto &node, function_ref<InFlightDiagnostic()> error) {
+  const onnx::GraphProto *body = nullptr;
+  for (const auto &a : node.attribute()) {
+    if (a.name() != "body" || a.type() != onnx::AttributeProto::GRAPH) {
+      error() << "attribute '" << a.name() << "' is not supported";
+      return nullptr;
+    }
+    body = &a.g();
+  }
+  if (!body)
+    error() << "needs the 'body' graph";
+  return body;
+}
+
 LogicalResult GraphImporter::importLoop(const onnx::NodeProto &node,
                                         StringRef name, Location loc,
                                         ValueTable &table) {
   auto error = [&]() { return nodeError(loc, name, "Loop"); };
-  const onnx::GraphProto *body = nullptr;
-  for (const auto &a : node.attribute()) {
-    if (a.name() != "body" || a.type() != onnx::AttributeProto::GRAPH)
-      return error() << "attribute '" << a.name() << "' is not supported";
-    body = &a.g();
-  }
+  const onnx::GraphProto *body = bodyAttribute(node, error);
   if (!body)
-    return error() << "needs the 'body' graph";
+    return failure();
   if (node.input_size() < 2)
     return error() << "takes the trip count and the condition (either may "
                       "be empty), then the loop-carried values";

@@ -96,6 +96,11 @@ private:
   /// the condition may be run-time values); with them importCountedLoop.
   LogicalResult importLoop(const onnx::NodeProto &node, StringRef name,
                            Location loc, ValueTable &table);
+  /// The node's only attribute, the graph 'body' (Loop, SequenceMap), or
+  /// null after `error` reported what is wrong.
+  static const onnx::GraphProto *
+  bodyAttribute(const onnx::NodeProto &node,
+                function_ref<InFlightDiagnostic()> error);
   /// ONNX SequenceMap (SequenceMap.cpp): its body per sequence position.
   LogicalResult importSequenceMap(const onnx::NodeProto &node, StringRef name,
                                   Location loc, ValueTable &table);

@@ -22,14 +22,9 @@ LogicalResult GraphImporter::importSequenceMap(const onnx::NodeProto &node,
                                                StringRef name, Location loc,
                                                ValueTable &table) {
   auto error = [&]() { return nodeError(loc, name, "SequenceMap"); };
-  const onnx::GraphProto *body = nullptr;
-  for (const auto &a : node.attribute()) {
-    if (a.name() != "body" || a.type() != onnx::AttributeProto::GRAPH)
-      return error() << "attribute '" << a.name() << "' is not supported";
-    body = &a.g();
-  }
+  const onnx::GraphProto *body = bodyAttribute(node, error);
   if (!body)
-    return error() << "needs the 'body' graph";
+    return failure();
   if (node.input_size() < 1 || body->input_size() != node.input_size())
     return error() << "the body takes " << body->input_size()
                    << " inputs for the node's " << node.input_size();
