@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "GraphImporter.h"
 #include "PackedSequence.h"
+#include "Ops/IndexMath.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Runtime/tessel_abi.h"
 
@@ -223,12 +224,9 @@ Value GraphImporter::castToCarried(Value v, Type want, Location loc) {
   Value zeros = arith::ConstantOp::create(
       builder, loc, DenseElementsAttr::get(target, builder.getZeroAttr(target.getElementType())));
   Value fallback = tensor::CastOp::create(builder, loc, got, zeros);
-  Value okTensor = tensor::FromElementsOp::create(
-      builder, loc, RankedTensorType::get({}, builder.getI1Type()), ValueRange{ok});
-  Value checked = tessel::RequireOp::create(
-      builder, loc, got, okTensor, v, fallback,
-      builder.getI32IntegerAttr(TESSEL_ENTRY_SHAPE_MISMATCH));
-  return tensor::CastOp::create(builder, loc, target, checked);
+  IndexMath m(builder, loc);
+  return tensor::CastOp::create(builder, loc, target,
+                                required(m, ok, v, fallback));
 }
 
 FailureOr<SmallVector<Value>> GraphImporter::stackedLoop(
@@ -564,6 +562,22 @@ LogicalResult GraphImporter::importScan(const onnx::NodeProto &node,
   return success();
 }
 
+FailureOr<Value>
+GraphImporter::oneElement(Value v, Type elem, StringRef what, Location loc,
+                          function_ref<InFlightDiagnostic()> error) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || type.getElementType() != elem || !type.hasStaticShape() ||
+      type.getNumElements() != 1) {
+    InFlightDiagnostic d = error();
+    d << what << " must be a one-element " << elem << " tensor, not "
+      << typeText(v.getType());
+    return d;
+  }
+  SmallVector<Value> zeros(type.getRank(),
+                           arith::ConstantIndexOp::create(builder, loc, 0));
+  return tensor::ExtractOp::create(builder, loc, v, zeros).getResult();
+}
+
 const onnx::GraphProto *GraphImporter::bodyAttribute(
     const onnx::NodeProto &node, function_ref<InFlightDiagnostic()> error) {
   const onnx::GraphProto *body = nullptr;
@@ -602,19 +616,8 @@ LogicalResult GraphImporter::importLoop(const onnx::NodeProto &node,
   if (k > 0)
     return importCountedLoop(node, name, loc, table, *body, n, k);
 
-  // A one-element tensor's element, for the trip count and conditions.
-  auto scalar = [&](Value v, Type elem, StringRef what) -> FailureOr<Value> {
-    auto type = dyn_cast<RankedTensorType>(v.getType());
-    if (!type || type.getElementType() != elem || !type.hasStaticShape() ||
-        type.getNumElements() != 1) {
-      InFlightDiagnostic d = error();
-      d << what << " must be a one-element " << elem << " tensor, not "
-        << typeText(v.getType());
-      return d;
-    }
-    SmallVector<Value> zeros(type.getRank(),
-                             arith::ConstantIndexOp::create(builder, loc, 0));
-    return tensor::ExtractOp::create(builder, loc, v, zeros).getResult();
+  auto scalar = [&](Value v, Type elem, StringRef what) {
+    return oneElement(v, elem, what, loc, error);
   };
   Type i64 = builder.getI64Type(), i1 = builder.getI1Type();
   Value tripCount, cond;
@@ -799,17 +802,8 @@ LogicalResult GraphImporter::importCountedLoop(const onnx::NodeProto &node,
       return error() << "runs no iteration, which leaves its scan outputs "
                         "empty (Tessel has no empty tensors)";
   } else {
-    auto element = [&](unsigned i, Type elem, StringRef what) -> FailureOr<Value> {
-      auto type = dyn_cast<RankedTensorType>(table[node.input(i)].value.getType());
-      if (!type || type.getElementType() != elem || !type.hasStaticShape() ||
-          type.getNumElements() != 1)
-        return FailureOr<Value>(error() << what << " must be a one-element "
-                                        << elem << " tensor");
-      SmallVector<Value> zeros(type.getRank(),
-                               arith::ConstantIndexOp::create(builder, loc, 0));
-      return tensor::ExtractOp::create(builder, loc, table[node.input(i)].value,
-                                       zeros)
-          .getResult();
+    auto element = [&](unsigned i, Type elem, StringRef what) {
+      return oneElement(table[node.input(i)].value, elem, what, loc, error);
     };
     FailureOr<Value> m = element(0, builder.getI64Type(), "the trip count 'M'");
     if (failed(m))
@@ -828,20 +822,13 @@ LogicalResult GraphImporter::importCountedLoop(const onnx::NodeProto &node,
     Value ok = arith::CmpIOp::create(
         builder, loc, arith::CmpIPredicate::sle, count,
         arith::ConstantIntOp::create(builder, loc, builder.getI64Type(), int64_t(1) << 31));
+    IndexMath im(builder, loc);
     Value countIndex = arith::IndexCastOp::create(builder, loc, builder.getIndexType(), count);
     auto indexTensor = RankedTensorType::get({1}, builder.getIndexType());
-    Value checked = tessel::RequireOp::create(
-        builder, loc, indexTensor,
-        tensor::FromElementsOp::create(builder, loc,
-                                       RankedTensorType::get({}, builder.getI1Type()),
-                                       ValueRange{ok}),
-        tensor::FromElementsOp::create(builder, loc, indexTensor, ValueRange{countIndex}),
-        tensor::FromElementsOp::create(
-            builder, loc, indexTensor,
-            ValueRange{arith::ConstantIndexOp::create(builder, loc, 0)}),
-        builder.getI32IntegerAttr(TESSEL_ENTRY_SHAPE_MISMATCH));
-    runTrips = tensor::ExtractOp::create(
-        builder, loc, checked, ValueRange{arith::ConstantIndexOp::create(builder, loc, 0)});
+    Value checked = required(
+        im, ok, tensor::FromElementsOp::create(builder, loc, indexTensor, ValueRange{countIndex}),
+        tensor::FromElementsOp::create(builder, loc, indexTensor, ValueRange{im.c(0)}));
+    runTrips = tensor::ExtractOp::create(builder, loc, checked, ValueRange{im.c(0)});
   }
   SmallVector<Value> carried;
   for (int64_t i = 0; i < n; ++i) {

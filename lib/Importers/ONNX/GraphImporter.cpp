@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "GraphImporter.h"
 #include "PackedSequence.h"
+#include "Ops/IndexMath.h"
 #include "MoE/RaiseMoE.h"
 #include "NodeContext.h"
 #include "tessel/Dialect/Compose/IR/ComposeDialect.h"
@@ -639,13 +640,9 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
       TensorValue inner = tv.optional->element;
       Value ok = tensor::ExtractOp::create(builder, loc, tv.optional->present,
                                            ValueRange{});
-      Value okTensor = tensor::FromElementsOp::create(
-          builder, loc, RankedTensorType::get({}, builder.getI1Type()),
-          ValueRange{ok});
-      auto failUnless = [&](Value v) -> Value {
-        return tessel::RequireOp::create(
-            builder, loc, v.getType(), okTensor, v, v,
-            builder.getI32IntegerAttr(TESSEL_ENTRY_EMPTY_OPTIONAL));
+      IndexMath m(builder, loc);
+      auto failUnless = [&](Value v) {
+        return required(m, ok, v, v, TESSEL_ENTRY_EMPTY_OPTIONAL);
       };
       if (inner.sequence) {
         FailureOr<std::shared_ptr<const SequenceValue>> packed =

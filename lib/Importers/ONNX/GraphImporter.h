@@ -96,6 +96,10 @@ private:
   /// the condition may be run-time values); with them importCountedLoop.
   LogicalResult importLoop(const onnx::NodeProto &node, StringRef name,
                            Location loc, ValueTable &table);
+  /// The element of `v`, a one-element tensor of `elem` (a trip count, a
+  /// condition), or the error (naming `what`) that it is not one.
+  FailureOr<Value> oneElement(Value v, Type elem, StringRef what, Location loc,
+                              function_ref<InFlightDiagnostic()> error);
   /// The node's only attribute, the graph 'body' (Loop, SequenceMap), or
   /// null after `error` reported what is wrong.
   static const onnx::GraphProto *

@@ -129,31 +129,22 @@ LogicalResult GraphImporter::importSequenceMap(const onnx::NodeProto &node,
   }
   length = m.select(sameLength, length, m.c(0));
   {
-    Value okTensor = tensor::FromElementsOp::create(
-        builder, loc, RankedTensorType::get({}, builder.getI1Type()),
-        ValueRange{sameLength});
-    auto indexTensor = RankedTensorType::get({1}, builder.getIndexType());
-    Value l = tensor::FromElementsOp::create(builder, loc, indexTensor,
-                                             ValueRange{length});
-    l = tessel::RequireOp::create(builder, loc, indexTensor, okTensor, l, l,
-                                  builder.getI32IntegerAttr(
-                                      TESSEL_ENTRY_SHAPE_MISMATCH));
-    length = tensor::ExtractOp::create(builder, loc, l, ValueRange{m.c(0)});
+    Value l = tensor::FromElementsOp::create(
+        builder, loc, RankedTensorType::get({1}, builder.getIndexType()),
+        ValueRange{length});
+    length = tensor::ExtractOp::create(builder, loc,
+                                       required(m, sameLength, l, l),
+                                       ValueRange{m.c(0)});
   }
 
   // The body, imported at `iv`: its outputs.
   auto importAt = [&](Value iv, SmallVector<Value> &outs) {
     return importBody(
         [&](int i) {
-          Value ok = IndexMath(builder, loc).yes();
+          IndexMath n(builder, loc);
+          Value ok = n.yes();
           Value e = unpackElement(builder, loc, *seqs[i], iv, ok);
-          Value okTensor = tensor::FromElementsOp::create(
-              builder, loc, RankedTensorType::get({}, builder.getI1Type()),
-              ValueRange{ok});
-          return tessel::RequireOp::create(
-                     builder, loc, e.getType(), okTensor, e, e,
-                     builder.getI32IntegerAttr(TESSEL_ENTRY_SHAPE_MISMATCH))
-              .getResult();
+          return required(n, ok, e, e);
         },
         outs);
   };

@@ -128,12 +128,8 @@ private:
   /// `v` where `ok` holds, else the call fails with `status` (v is in
   /// bounds either way).
   Value failUnless(Value ok, Value v, int32_t status) {
-    Value okTensor = tensor::FromElementsOp::create(
-        ctx.builder(), ctx.loc(),
-        RankedTensorType::get({}, ctx.builder().getI1Type()), ValueRange{ok});
-    return tessel::RequireOp::create(ctx.builder(), ctx.loc(), v.getType(),
-                                     okTensor, v, v,
-                                     ctx.builder().getI32IntegerAttr(status));
+    IndexMath m(ctx);
+    return required(m, ok, v, v, status);
   }
 
   void setSequence(Type elem, SmallVector<Value> elements) {
@@ -636,8 +632,6 @@ private:
         });
     sizes = tensor::CastOp::create(b, loc, packedSizesType(b.getContext()), sizes);
     // Bad lengths: every piece empty (reads stay in bounds).
-    Value okTensor = tensor::FromElementsOp::create(
-        b, loc, RankedTensorType::get({}, b.getI1Type()), ValueRange{ok});
     Value zeros = tensor::GenerateOp::create(
         b, loc, packedSizesType(b.getContext()),
         ValueRange{m.dim(sizes, 0), m.dim(sizes, 1)},
@@ -646,9 +640,7 @@ private:
                                   arith::ConstantIntOp::create(nb, l, i64, 0)
                                       .getResult());
         });
-    sizes = tessel::RequireOp::create(
-        b, loc, sizes.getType(), okTensor, sizes, zeros,
-        b.getI32IntegerAttr(TESSEL_ENTRY_SHAPE_MISMATCH));
+    sizes = required(m, ok, sizes, zeros);
     auto seq = std::make_shared<SequenceValue>();
     seq->elementType = t.getElementType();
     seq->rank = rank;

@@ -109,12 +109,16 @@ public:
 
 /// `value` where `ok` holds; else the call fails with a shape mismatch and
 /// the result is `fallback`.
-inline Value required(IndexMath &m, Value ok, Value value, Value fallback) {
+/// (`fallback` must have `value`'s sizes: the check lowers to a select.)
+/// `status` is another TESSEL_ENTRY_* failure where the error is not a
+/// shape mismatch.
+inline Value required(IndexMath &m, Value ok, Value value, Value fallback,
+                      int32_t status = TESSEL_ENTRY_SHAPE_MISMATCH) {
   Value okTensor = tensor::FromElementsOp::create(
       m.b, m.loc, RankedTensorType::get({}, m.b.getI1Type()), ValueRange{ok});
-  return tessel::RequireOp::create(
-      m.b, m.loc, value.getType(), okTensor, value, fallback,
-      m.b.getI32IntegerAttr(TESSEL_ENTRY_SHAPE_MISMATCH));
+  return tessel::RequireOp::create(m.b, m.loc, value.getType(), okTensor,
+                                   value, fallback,
+                                   m.b.getI32IntegerAttr(status));
 }
 
 } // namespace mlir::tessel::onnx_import

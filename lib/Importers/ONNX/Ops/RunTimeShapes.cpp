@@ -309,11 +309,8 @@ LogicalResult mlir::tessel::onnx_import::gatherAtRunTime(NodeContext &ctx,
         llvm::append_range(at, iv.drop_front(axis + iRank));
         tensor::YieldOp::create(nb, l, tensor::ExtractOp::create(nb, l, x, at).getResult());
       });
-  Value okTensor = tensor::FromElementsOp::create(
-      b, loc, RankedTensorType::get({}, b.getI1Type()), ValueRange{check.getResult(0)});
-  ctx.setOutput(0, tessel::RequireOp::create(
-                       b, loc, outType, okTensor, out, out,
-                       b.getI32IntegerAttr(TESSEL_ENTRY_INDEX_OUT_OF_RANGE)));
+  ctx.setOutput(0, required(m, check.getResult(0), out, out,
+                            TESSEL_ENTRY_INDEX_OUT_OF_RANGE));
   return success();
 }
 
@@ -1607,13 +1604,9 @@ LogicalResult mlir::tessel::onnx_import::convertMaxUnpool(NodeContext &ctx) {
             nb, l, ValueRange{put.getResult(0),
                               arith::AndIOp::create(nb, l, acc[1], inRange)});
       });
-  Value okTensor = tensor::FromElementsOp::create(
-      b, loc, RankedTensorType::get({}, b.getI1Type()),
-      ValueRange{scatter.getResult(1)});
-  Value scattered = scatter.getResult(0);
-  scattered = tessel::RequireOp::create(
-      b, loc, scattered.getType(), okTensor, scattered, scattered,
-      b.getI32IntegerAttr(TESSEL_ENTRY_INDEX_OUT_OF_RANGE));
+  Value scattered = required(m, scatter.getResult(1), scatter.getResult(0),
+                             scatter.getResult(0),
+                             TESSEL_ENTRY_INDEX_OUT_OF_RANGE);
   SmallVector<Value> unpooledDims;
   for (int64_t d : unpooled)
     unpooledDims.push_back(m.c(d));
