@@ -11,7 +11,7 @@ import shutil
 import tempfile
 import warnings
 
-from . import ir
+from . import ir, passes
 from .errors import CompileError, TorchImportWarning
 from .runtime import CompiledModule
 
@@ -46,6 +46,14 @@ def _load_onnx(path):
     return onnx.load(path, load_external_data=False)
 
 
+def _raised(module, raise_moe):
+    """MLIR written densely (by hand or with tessel.builder) is raised like
+    an imported graph: tessel-raise-moe (the importers run it themselves)."""
+    if raise_moe:
+        passes.run(module, "tessel-raise-moe")
+    return module
+
+
 def to_module(source, example_inputs=None, *, shapes=None, raise_moe=True,
               torch_exporter="auto"):
     """The model-level :class:`tessel.ir.Module` of ``source`` (what
@@ -78,7 +86,7 @@ def to_module(source, example_inputs=None, *, shapes=None, raise_moe=True,
 
     if isinstance(source, ir.Module):
         _no_shapes(shapes, "an ir.Module")
-        return source.clone()
+        return _raised(source.clone(), raise_moe)
 
     if hasattr(source, "SerializeToString") and hasattr(source, "graph"):
         if shapes is None and example_inputs is not None:
@@ -101,11 +109,11 @@ def to_module(source, example_inputs=None, *, shapes=None, raise_moe=True,
             return ir.Module.from_onnx(path, shapes=shapes,
                                        raise_moe=raise_moe)
         _no_shapes(shapes, "an MLIR model")
-        return ir.Module.load(path)
+        return _raised(ir.Module.load(path), raise_moe)
 
     if isinstance(source, str):
         _no_shapes(shapes, "an MLIR model")
-        return ir.Module.parse(source)
+        return _raised(ir.Module.parse(source), raise_moe)
 
     raise TypeError(
         "tessel.compile takes a torch.nn.Module, an ONNX path/bytes/ModelProto, "
@@ -190,9 +198,9 @@ def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
     "grouped" (each expert on just its tokens) or "dense" (the reference).
     component names one ``compose.component`` to compile on its own (it
     becomes the artifact's entry point; separate compilation).
-    raise_moe (ONNX and torch sources): import top-k gated mixtures of
-    experts as ``compose.route`` so the route lowering runs each expert on
-    just its tokens; False keeps the exported dense graph.
+    raise_moe (any source): raise top-k gated mixtures of experts to
+    ``compose.route`` (the ``tessel-raise-moe`` pass) so the route lowering
+    runs each expert on just its tokens; False keeps the dense graph.
     quantize="int8" (any source) is ``tessel-compile --quantize=int8``:
     static int8, calibrated by running the float model on
     ``calibration_data`` (a list of samples, each an array or a tuple of

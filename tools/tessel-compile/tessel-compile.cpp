@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tessel/Compiler/Compiler.h"
+#include "tessel/Dialect/Compose/Transforms/Passes.h"
 #include "tessel/Importers/ONNX/ONNXImporter.h"
 #include "tessel/InitAll.h"
 #include "tessel/Support/GuardedParse.h"
@@ -180,9 +181,9 @@ static cl::list<std::string> bindInputs(
 
 static cl::opt<bool> raiseMoE(
     "raise-moe",
-    cl::desc("ONNX: import top-k gated mixtures of experts as compose.route "
-             "over one component per expert (default true; false keeps the "
-             "exported dense graph)"),
+    cl::desc("Raise top-k gated mixtures of experts in the model (ONNX or "
+             "MLIR) to compose.route over one component per expert "
+             "(tessel-raise-moe; default true; false keeps the dense graph)"),
     cl::init(true), cl::cat(category));
 
 // For tests: which initializers take DeferredWeights' one-copy path.
@@ -244,8 +245,14 @@ static OwningOpRef<ModuleOp> loadModel(MLIRContext &context,
     errs().flush();
     std::_Exit(1);
   }
-  if (!module)
+  if (!module) {
     errs() << "tessel-compile: error: cannot parse '" << inputPath << "'\n";
+    return module;
+  }
+  // MLIR written densely (by hand, a builder or another front end) is
+  // raised like an imported graph.
+  if (raiseMoE && failed(tessel::compose::raiseMixturesOfExperts(*module)))
+    return {};
   return module;
 }
 

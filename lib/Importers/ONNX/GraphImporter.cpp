@@ -10,10 +10,9 @@
 #include "GraphImporter.h"
 #include "PackedSequence.h"
 #include "Ops/IndexMath.h"
-#include "MoE/RaiseMoE.h"
 #include "NodeContext.h"
 #include "tessel/Dialect/Compose/IR/ComposeDialect.h"
-#include "tessel/Dialect/Compose/Transforms/GeneralizeTokenDim.h"
+#include "tessel/Dialect/Compose/Transforms/Passes.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Importers/ONNX/ONNXImporter.h"
 #include "tessel/Runtime/tessel_abi.h"
@@ -382,120 +381,6 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
   return success();
 }
 
-ShapeMap
-GraphImporter::valueShapes(ArrayRef<const onnx::ValueInfoProto *> inputs,
-                           ArrayRef<Type> inputTypes) const {
-  ShapeMap shapes;
-  for (const auto &[name, type] : inferred)
-    shapes[name] = SmallVector<int64_t>(type.getShape());
-  for (auto [in, type] : llvm::zip(inputs, inputTypes))
-    shapes[in->name()] =
-        SmallVector<int64_t>(cast<RankedTensorType>(type).getShape());
-  for (const auto &t : model.model.graph().initializer())
-    shapes[t.name()] = SmallVector<int64_t>(t.dims().begin(), t.dims().end());
-  return shapes;
-}
-
-GraphImporter::Raised GraphImporter::raiseRoute(const MoERoute &route,
-                                                unsigned index,
-                                                func::FuncOp entry,
-                                                std::string &why) {
-  const onnx::GraphProto &graph = model.model.graph();
-  const onnx::NodeProto &root = graph.node(index);
-  Location loc = NameLoc::get(
-      builder.getStringAttr(root.name().empty() ? "moe" : root.name()),
-      fileLoc);
-  auto tokens = values.find(route.tokens);
-  auto scores = values.find(route.scores);
-  if (tokens == values.end() || scores == values.end()) {
-    why = "its tokens or scores are not defined before the combine";
-    return Raised::No;
-  }
-  auto tokenType = cast<RankedTensorType>(tokens->second.value.getType());
-  if (!isa<FloatType>(tokenType.getElementType())) {
-    why = "its tokens are not floating point";
-    return Raised::No;
-  }
-
-  // One component per expert, imported from its nodes, then made to accept
-  // any token count.
-  SmallVector<compose::ComponentOp> experts;
-  auto discard = [&] {
-    for (compose::ComponentOp c : experts)
-      c->erase();
-  };
-  OpBuilder::InsertionGuard guard(builder);
-  std::string prefix = "moe" + std::to_string(routesRaised);
-  for (auto [e, nodes] : llvm::enumerate(route.expertNodes)) {
-    builder.setInsertionPoint(entry);
-    auto component = compose::ComponentOp::create(
-        builder, loc, prefix + "_expert" + std::to_string(e),
-        builder.getFunctionType({tokenType}, {}), StringAttr(), ArrayAttr(),
-        ArrayAttr(), compose::ComponentStateAttr(), TypeAttr(), StringAttr());
-    experts.push_back(component);
-    Block *body = component.addEntryBlock();
-    builder.setInsertionPointToStart(body);
-    ValueTable local;
-    local[route.tokens] = TensorValue{body->getArgument(0), {}};
-    for (int n : nodes) {
-      for (const auto &in : graph.node(n).input()) {
-        if (in.empty() || local.count(in))
-          continue;
-        auto outer = values.find(in);
-        if (outer != values.end() && !outer->second.constant)
-          outer->second.constant = deferred.materialize(outer->second.value);
-        if (outer == values.end() || !outer->second.constant) {
-          why = "expert " + std::to_string(e) + " reads '" + in +
-                "', which is not a constant";
-          discard();
-          return Raised::No;
-        }
-        local[in] = TensorValue{
-            materializeConstant(builder, loc, outer->second.constant),
-            outer->second.constant};
-      }
-      if (failed(importNode(graph.node(n), n, local))) {
-        discard();
-        return Raised::Error;
-      }
-    }
-    Value y = local[route.expertOutputs[e]].value;
-    compose::ReturnOp::create(builder, loc, y);
-    component.setFunctionType(builder.getFunctionType({tokenType}, {y.getType()}));
-    if (failed(compose::generalizeTokenDim(component, why))) {
-      why = "expert " + std::to_string(e) + ": " + why;
-      discard();
-      return Raised::No;
-    }
-  }
-
-  // The route replaces the combine; unrouted addends are added back.
-  builder.setInsertionPointToEnd(&entry.getBody().front());
-  Value gate = scores->second.value;
-  if (route.softmaxOfScores)
-    gate = tessel::SoftmaxOp::create(builder, loc, gate.getType(), gate,
-                                     builder.getI64IntegerAttr(-1));
-  SmallVector<Attribute> names;
-  for (compose::ComponentOp c : experts)
-    names.push_back(FlatSymbolRefAttr::get(c.getSymNameAttr()));
-  auto outType = RankedTensorType::get(
-      {tokenType.getDimSize(0),
-       cast<RankedTensorType>(experts.front().getResultTypes()[0])
-           .getDimSize(1)},
-      tokenType.getElementType());
-  Value out = compose::RouteOp::create(
-      builder, loc, outType, tokens->second.value, gate,
-      builder.getArrayAttr(names), builder.getI64IntegerAttr(route.k),
-      route.renormalize ? builder.getUnitAttr() : UnitAttr(),
-      IntegerAttr());
-  for (const std::string &extra : route.extraAddends)
-    out = tosa::AddOp::create(builder, loc, outType, out,
-                              values[extra].value);
-  values[route.output] = TensorValue{out, {}};
-  ++routesRaised;
-  return Raised::Yes;
-}
-
 OwningOpRef<ModuleOp> GraphImporter::run() {
   ctx->loadDialect<arith::ArithDialect, func::FuncDialect,
                    math::MathDialect, scf::SCFDialect, tensor::TensorDialect,
@@ -571,40 +456,9 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   if (failed(importInitializers()))
     return {};
 
-  // Mixtures of experts become compose.route: their expert, gate-multiply
-  // and sum nodes are held back and replaced at the combine's position.
-  std::vector<MoERoute> routes;
-  // (The MoE finder evaluates gates on static shapes.)
-  if (options.raiseMixtureOfExperts && !symbolicInputs)
-    routes = findMoERoutes(ctx, graph, model.opset,
-                           valueShapes(inputs, inputTypes));
-  std::map<int, const MoERoute *> routeAt;
-  std::set<int> heldBack;
-  for (const MoERoute &r : routes) {
-    routeAt[r.rootNode] = &r;
-    heldBack.insert(r.replacedNodes.begin(), r.replacedNodes.end());
-  }
-  for (auto [i, node] : llvm::enumerate(graph.node())) {
-    auto route = routeAt.find(i);
-    if (route == routeAt.end()) {
-      if (heldBack.count(i))
-        continue;
-      if (failed(importNode(node, i)))
-        return {};
-      continue;
-    }
-    std::string why;
-    Raised raised = raiseRoute(*route->second, i, fn, why);
-    if (raised == Raised::Error)
+  for (auto [i, node] : llvm::enumerate(graph.node()))
+    if (failed(importNode(node, i)))
       return {};
-    if (raised == Raised::Yes)
-      continue;
-    emitRemark(fileLoc) << "mixture of experts at node '" << node.name()
-                        << "' imported densely: " << why;
-    for (int held : route->second->replacedNodes)
-      if (failed(importNode(graph.node(held), held)))
-        return {};
-  }
 
   // Every graph output's results: one for a tensor, its parts for a
   // sequence or an optional (ABI v7), each with its name and part.
@@ -754,6 +608,11 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     fn.setResultAttr(i, "tessel.dim_names", builder.getArrayAttr(names));
   }
   if (failed(verify(*module)))
+    return {};
+  // Mixtures of experts, imported densely, become compose.route: the
+  // raising is a pass on the IR (tessel-raise-moe), as for every front end.
+  if (options.raiseMixtureOfExperts &&
+      failed(compose::raiseMixturesOfExperts(*module)))
     return {};
   return module;
 }

@@ -10,7 +10,6 @@
 
 #include "DeferredWeights.h"
 #include "ModelLoader.h"
-#include "MoE/RaiseMoE.h"
 #include "NodeContext.h"
 #include "tessel/Importers/ONNX/ONNXImporter.h"
 
@@ -151,18 +150,6 @@ private:
   LogicalResult importSubgraph(const onnx::GraphProto &graph,
                                ValueTable &table);
 
-  /// What became of a mixture of experts found in the graph.
-  enum class Raised { Yes, No, Error };
-  /// Emits `route`'s experts as components and the compose.route replacing
-  /// its combine, at the builder's insertion point in `entry`. Raised::No
-  /// (with `why`) leaves the module unchanged: the nodes are then imported
-  /// as they are.
-  Raised raiseRoute(const MoERoute &route, unsigned index, func::FuncOp entry,
-                    std::string &why);
-  /// The static shapes the MoE finder reads.
-  ShapeMap valueShapes(ArrayRef<const onnx::ValueInfoProto *> inputs,
-                       ArrayRef<Type> inputTypes) const;
-
   MLIRContext *ctx;
   LoadedModel &model;
   std::string path;
@@ -173,7 +160,6 @@ private:
   /// Large initializers, copied out of the model once (DeferredWeights.h).
   DeferredWeights deferred;
   std::unordered_map<std::string, RankedTensorType> inferred;
-  unsigned routesRaised = 0;
 };
 
 } // namespace mlir::tessel::onnx_import::detail

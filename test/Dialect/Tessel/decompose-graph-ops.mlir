@@ -201,3 +201,44 @@ func.func @conv_padding_only(%x: tensor<1x1x1x1xf32>, %w: tensor<1x1x1x1xf32>, %
   %0 = tessel.conv2d %x, %w, %b {groups = 1 : i64, pad = array<i64: 5, 0, 0, 0>, stride = array<i64: 4, 1>, dilation = array<i64: 1, 1>} : (tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1xf32>) -> tensor<1x2x1x1xf32>
   return %0 : tensor<1x2x1x1xf32>
 }
+
+// -----
+
+// top_k: k rounds of (reduce_max, argmax), each choice masked with the
+// lowest value before the next; indices widened to i64.
+// CHECK-LABEL: func @top_k
+// CHECK-SAME: %[[X:.*]]: tensor<6x4xf32>
+// CHECK: %[[IOTA:.*]] = "tosa.const"() <{values = dense<{{\[\[}}0, 1, 2, 3]]> : tensor<1x4xi32>}>
+// CHECK: %[[FLOOR:.*]] = "tosa.const"() <{values = dense<0xFF800000> : tensor<1x1xf32>}>
+// CHECK: %[[V0:.*]] = tosa.reduce_max %[[X]] {axis = 1 : i32}
+// CHECK: %[[A0:.*]] = tosa.argmax %[[X]] {axis = 1 : i32}
+// CHECK: %[[I0:.*]] = tosa.reshape %[[A0]]
+// CHECK: %[[HIT:.*]] = tosa.equal %[[I0]], %[[IOTA]]
+// CHECK: %[[Y:.*]] = tosa.select %[[HIT]], %[[FLOOR]], %[[X]]
+// CHECK: %[[V1:.*]] = tosa.reduce_max %[[Y]] {axis = 1 : i32}
+// CHECK: %[[A1:.*]] = tosa.argmax %[[Y]] {axis = 1 : i32}
+// CHECK: %[[V:.*]] = tosa.concat %[[V0]], %[[V1]] {axis = 1 : i32}
+// CHECK: %[[I:.*]] = tosa.concat
+// CHECK: %[[I64:.*]] = arith.extsi %[[I]] : tensor<6x2xi32> to tensor<6x2xi64>
+// CHECK: return %[[V]], %[[I64]]
+func.func @top_k(%x: tensor<6x4xf32>) -> (tensor<6x2xf32>, tensor<6x2xi64>) {
+  %v, %i = tessel.top_k %x {axis = 1 : i64, k = 2 : i64} : tensor<6x4xf32> -> tensor<6x2xf32>, tensor<6x2xi64>
+  return %v, %i : tensor<6x2xf32>, tensor<6x2xi64>
+}
+
+// -----
+
+// The smallest k of integers: the largest of -1 - x (exact at the minimum),
+// mapped back; the mask value is the type's minimum.
+// CHECK-LABEL: func @top_k_smallest_int
+// CHECK-SAME: %[[X:.*]]: tensor<3x5xi32>
+// CHECK-DAG: %[[M1:.*]] = "tosa.const"() <{values = dense<-1> : tensor<1x1xi32>}>
+// CHECK-DAG: %[[R:.*]] = tosa.sub %[[M1]], %[[X]]
+// CHECK-DAG: "tosa.const"() <{values = dense<-2147483648> : tensor<1x1xi32>}>
+// CHECK: tosa.argmax %[[R]] {axis = 1 : i32}
+// CHECK: %[[V:.*]] = tosa.concat
+// CHECK: tosa.sub %{{.*}}, %[[V]]
+func.func @top_k_smallest_int(%x: tensor<3x5xi32>) -> (tensor<3x2xi32>, tensor<3x2xi64>) {
+  %v, %i = tessel.top_k %x {axis = -1 : i64, k = 2 : i64, largest = false} : tensor<3x5xi32> -> tensor<3x2xi32>, tensor<3x2xi64>
+  return %v, %i : tensor<3x2xi32>, tensor<3x2xi64>
+}

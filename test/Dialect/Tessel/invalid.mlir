@@ -182,3 +182,35 @@ func.func @require_bad_status(%ok: tensor<i1>, %v: tensor<2xindex>) -> tensor<2x
   %0 = tessel.require %ok, %v else %v {status = 1 : i32} : tensor<i1>, tensor<2xindex>
   return %0 : tensor<2xindex>
 }
+
+// -----
+
+func.func @top_k_too_many(%x: tensor<2x3xf32>) -> (tensor<2x4xf32>, tensor<2x4xi64>) {
+  // expected-error @+1 {{k = 4 is outside [1, 3]}}
+  %v, %i = tessel.top_k %x {axis = 1 : i64, k = 4 : i64} : tensor<2x3xf32> -> tensor<2x4xf32>, tensor<2x4xi64>
+  return %v, %i : tensor<2x4xf32>, tensor<2x4xi64>
+}
+
+// -----
+
+func.func @top_k_shape(%x: tensor<2x3xf32>) -> (tensor<2x2xf32>, tensor<3x2xi64>) {
+  // expected-error @+1 {{result dim 0 is 3, expected 2}}
+  %v, %i = tessel.top_k %x {axis = 1 : i64, k = 2 : i64} : tensor<2x3xf32> -> tensor<2x2xf32>, tensor<3x2xi64>
+  return %v, %i : tensor<2x2xf32>, tensor<3x2xi64>
+}
+
+// -----
+
+func.func @top_k_values_type(%x: tensor<2x3xf32>) -> (tensor<2x2xf16>, tensor<2x2xi64>) {
+  // expected-error @+1 {{values must have the input's element type}}
+  %v, %i = tessel.top_k %x {axis = 1 : i64, k = 2 : i64} : tensor<2x3xf32> -> tensor<2x2xf16>, tensor<2x2xi64>
+  return %v, %i : tensor<2x2xf16>, tensor<2x2xi64>
+}
+
+// -----
+
+func.func @top_k_axis(%x: tensor<2x3xf32>) -> (tensor<2x2xf32>, tensor<2x2xi64>) {
+  // expected-error @+1 {{attribute 'axis' = 2 is out of range for an input of rank 2}}
+  %v, %i = tessel.top_k %x {axis = 2 : i64, k = 2 : i64} : tensor<2x3xf32> -> tensor<2x2xf32>, tensor<2x2xi64>
+  return %v, %i : tensor<2x2xf32>, tensor<2x2xi64>
+}

@@ -54,6 +54,15 @@ func.func @conv2d(%x: tensor<1x8x8x4xf32>, %w: tensor<6x3x3x2xf32>, %b: tensor<6
 
 // -----
 
+// CHECK-LABEL: func @top_k
+// CHECK: tessel.top_k %{{.*}} {axis = 1 : i64, k = 2 : i64} : tensor<2x8xf32> -> tensor<2x2xf32>, tensor<2x2xi64>
+// CHECK: tessel.top_k %{{.*}} {axis = 0 : i64, k = 1 : i64, largest = false} : tensor<?x8xi8> -> tensor<1x8xi8>, tensor<1x8xi64>
+func.func @top_k(%x: tensor<2x8xf32>, %y: tensor<?x8xi8>) -> (tensor<2x2xf32>, tensor<1x8xi64>) {
+  %v, %i = tessel.top_k %x {axis = 1 : i64, k = 2 : i64} : tensor<2x8xf32> -> tensor<2x2xf32>, tensor<2x2xi64>
+  %w, %j = tessel.top_k %y {axis = 0 : i64, k = 1 : i64, largest = false} : tensor<?x8xi8> -> tensor<1x8xi8>, tensor<1x8xi64>
+  return %v, %j : tensor<2x2xf32>, tensor<1x8xi64>
+}
+
 // CHECK-LABEL: func @reduce_mean
 // CHECK: tessel.reduce_mean %{{.*}} {axis = 1 : i64} : (tensor<2x8xf32>) -> tensor<2x1xf32>
 func.func @reduce_mean(%x: tensor<2x8xf32>) -> tensor<2x1xf32> {

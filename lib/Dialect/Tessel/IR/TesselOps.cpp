@@ -208,6 +208,34 @@ LogicalResult Conv2DOp::verify() {
   return success();
 }
 
+LogicalResult TopKOp::verify() {
+  auto inTy = getInput().getType();
+  if (failed(verifyNonEmpty(*this)) ||
+      failed(verifyAxis(*this, getAxis(), inTy.getRank())))
+    return failure();
+  int64_t axis = getNormalizedAxis(), n = inTy.getDimSize(axis);
+  if (getK() < 1 || (!ShapedType::isDynamic(n) && getK() > n))
+    return emitOpError() << "k = " << getK() << " is outside [1, "
+                         << (ShapedType::isDynamic(n) ? std::string("?")
+                                                      : std::to_string(n))
+                         << "]";
+  auto valTy = cast<RankedTensorType>(getValues().getType());
+  auto idxTy = getIndices().getType();
+  if (valTy.getElementType() != inTy.getElementType())
+    return emitOpError() << "values must have the input's element type";
+  for (RankedTensorType t : {valTy, idxTy}) {
+    if (t.getRank() != inTy.getRank())
+      return emitOpError() << "results must have the input's rank";
+    for (int64_t d = 0; d < inTy.getRank(); ++d) {
+      int64_t want = d == axis ? getK() : inTy.getDimSize(d);
+      if (!compatibleDim(want, t.getDimSize(d)))
+        return emitOpError() << "result dim " << d << " is " << t.getDimSize(d)
+                             << ", expected " << want;
+    }
+  }
+  return success();
+}
+
 LogicalResult ReduceMeanOp::verify() {
   if (failed(verifyNonEmpty(*this)))
     return failure();

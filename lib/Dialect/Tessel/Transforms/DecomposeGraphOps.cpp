@@ -14,6 +14,9 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <cmath>
+#include <limits>
+
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELDECOMPOSEGRAPHOPS
 #include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
@@ -330,6 +333,86 @@ struct DecomposeReduceMean : OpRewritePattern<ReduceMeanOp> {
   }
 };
 
+/// TOSA has no sort or top-k. k rounds of (reduce_max, argmax) each take the
+/// current first maximum and then mask its position with the lowest value;
+/// argmax returns the first maximum, which gives the tie order (lower index
+/// first). The smallest k are the largest of an exact order-reversing map:
+/// -x for floats, -1 - x (= ~x) for integers (no overflow at the minimum).
+struct DecomposeTopK : OpRewritePattern<TopKOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TopKOp op,
+                                PatternRewriter &rewriter) const override {
+    Value x = op.getInput();
+    auto type = cast<RankedTensorType>(x.getType());
+    int64_t rank = type.getRank(), axis = op.getNormalizedAxis();
+    int64_t n = type.getDimSize(axis), k = op.getK();
+    if (ShapedType::isDynamic(n))
+      return rewriter.notifyMatchFailure(op, "run-time size along the axis");
+    Location loc = op.getLoc();
+    TosaBuilder tb(rewriter, loc);
+    Type et = type.getElementType();
+    bool isFloat = isa<FloatType>(et);
+    // A rank-`rank` all-1s constant of `et` (TosaBuilder's is float only).
+    auto splat = [&](double v) -> Value {
+      if (isFloat)
+        return tb.scalar(et, v, rank);
+      auto t = RankedTensorType::get(SmallVector<int64_t>(rank, 1), et);
+      APInt bits(et.getIntOrFloatBitWidth(), static_cast<int64_t>(v),
+                 /*isSigned=*/true);
+      return tosa::ConstOp::create(rewriter, loc, t,
+                                   DenseElementsAttr::get(t, bits));
+    };
+    auto reverseOrder = [&](Value v) {
+      return tb.sub(splat(isFloat ? 0.0 : -1.0), v);
+    };
+    double lowest;
+    if (isFloat) {
+      lowest = -std::numeric_limits<double>::infinity();
+    } else {
+      auto it = cast<IntegerType>(et);
+      lowest = it.isUnsigned() ? 0.0 : -std::ldexp(1.0, it.getWidth() - 1);
+    }
+    Value y = op.getLargest() ? x : reverseOrder(x);
+    SmallVector<int64_t> iotaShape(rank, 1);
+    iotaShape[axis] = n;
+    SmallVector<int32_t> iota(n);
+    for (int64_t i = 0; i < n; ++i)
+      iota[i] = i;
+    auto iotaTy = RankedTensorType::get(iotaShape, rewriter.getI32Type());
+    Value positions = tosa::ConstOp::create(
+        rewriter, loc, iotaTy, DenseElementsAttr::get(iotaTy, ArrayRef(iota)));
+    Value floor = splat(lowest);
+    auto boolTy = RankedTensorType::get(type.getShape(), rewriter.getI1Type());
+    SmallVector<int64_t> removed(type.getShape()), kept(type.getShape());
+    removed.erase(removed.begin() + axis);
+    kept[axis] = 1;
+    SmallVector<Value> values, indices;
+    for (int64_t i = 0; i < k; ++i) {
+      values.push_back(tb.reduceMax(y, axis));
+      Value arg = tosa::ArgMaxOp::create(
+          rewriter, loc, RankedTensorType::get(removed, rewriter.getI32Type()),
+          y, static_cast<uint32_t>(axis));
+      indices.push_back(tb.reshape(arg, kept));
+      if (i + 1 == k)
+        break;
+      Value hit =
+          tosa::EqualOp::create(rewriter, loc, boolTy, indices.back(), positions);
+      y = tosa::SelectOp::create(rewriter, loc, y.getType(), hit, floor, y);
+    }
+    Value vals = k == 1 ? values.front() : tb.concat(values, axis);
+    Value idxs = k == 1 ? indices.front() : tb.concat(indices, axis);
+    if (!op.getLargest())
+      vals = reverseOrder(vals);
+    idxs = arith::ExtSIOp::create(
+        rewriter, loc,
+        RankedTensorType::get(cast<RankedTensorType>(idxs.getType()).getShape(),
+                              rewriter.getI64Type()),
+        idxs);
+    rewriter.replaceOp(op, {vals, idxs});
+    return success();
+  }
+};
+
 struct TesselDecomposeGraphOpsPass
     : tessel::impl::TesselDecomposeGraphOpsBase<TesselDecomposeGraphOpsPass> {
   using Base::Base;
@@ -363,6 +446,6 @@ void mlir::tessel::populateDecomposeGraphOpsPatterns(
   patterns.add<DecomposeSoftmax<SoftmaxOp, false>,
                DecomposeSoftmax<LogSoftmaxOp, true>, DecomposeLayerNorm,
                DecomposeBatchNorm, DecomposeGelu,
-               DecomposeReduceMean>(patterns.getContext());
+               DecomposeReduceMean, DecomposeTopK>(patterns.getContext());
   patterns.add<DecomposeConv2D>(patterns.getContext(), keepGrouped);
 }

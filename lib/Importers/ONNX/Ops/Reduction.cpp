@@ -343,10 +343,8 @@ template <SoftmaxKind kind> LogicalResult convertSoftmax(NodeContext &ctx) {
 // TopK
 //===----------------------------------------------------------------------===//
 
-/// TOSA has no sort or top-k. k rounds of (reduce_max, argmax) each take
-/// the current first maximum and then mask its position with the lowest
-/// value; argmax returns the first maximum, which gives ONNX's tie order
-/// (lower index first). Cost is k passes over the axis, so k is capped.
+/// tessel.top_k, kept whole for tessel-raise-moe; its decomposition costs
+/// k passes over the axis, so k is capped.
 constexpr int64_t kMaxTopK = 256;
 
 LogicalResult convertTopK(NodeContext &ctx) {
@@ -395,36 +393,14 @@ LogicalResult convertTopK(NodeContext &ctx) {
   if (k > kMaxTopK)
     return ctx.unsupported("TopK with k = " + std::to_string(k) + " (above " +
                            std::to_string(kMaxTopK) + ")");
-  Type et = type.getElementType();
-  double lowest;
-  if (isa<FloatType>(et)) {
-    lowest = -std::numeric_limits<double>::infinity();
-  } else {
-    auto it = cast<IntegerType>(et);
-    lowest = it.isUnsigned() ? 0.0 : -std::ldexp(1.0, it.getWidth() - 1);
-  }
-  Value y = *largest ? x : reverseOrder(ctx, x);
-  Value positions = iotaAlong(ctx, n, *axis, rank);
-  Value floor = scalarLike(ctx, y, lowest);
-  auto boolTy = withElementType(type, ctx.builder().getI1Type());
-  SmallVector<Value> values, indices;
-  for (int64_t i = 0; i < k; ++i) {
-    Value v = ctx.tosa().reduceMax(y, *axis);
-    Value idx = argmaxKeep(ctx, y, *axis);
-    values.push_back(v);
-    indices.push_back(idx);
-    if (i + 1 == k)
-      break;
-    Value hit = tosa::EqualOp::create(ctx.builder(), ctx.loc(), boolTy, idx,
-                                      positions);
-    y = tosa::SelectOp::create(ctx.builder(), ctx.loc(), y.getType(), hit,
-                               floor, y);
-  }
-  Value vals = k == 1 ? values.front() : ctx.tosa().concat(values, *axis);
-  Value idxs = k == 1 ? indices.front() : ctx.tosa().concat(indices, *axis);
-  if (!*largest)
-    vals = reverseOrder(ctx, vals);
-  idxs = toI64(ctx, idxs);
+  SmallVector<int64_t> outShape(type.getShape());
+  outShape[*axis] = k;
+  auto top = tessel::TopKOp::create(
+      ctx.builder(), ctx.loc(), withShape(type, outShape),
+      RankedTensorType::get(outShape, ctx.builder().getI64Type()), x,
+      ctx.builder().getI64IntegerAttr(k), ctx.builder().getI64IntegerAttr(*axis),
+      ctx.builder().getBoolAttr(*largest != 0));
+  Value vals = top.getValues(), idxs = top.getIndices();
   if (runTimeK) {
     auto firstK = [&](Value v) -> Value {
       OpBuilder &b = ctx.builder();

@@ -21,6 +21,10 @@ namespace mlir::tessel::compose {
 #define GEN_PASS_REGISTRATION
 #include "tessel/Dialect/Compose/Transforms/Passes.h.inc"
 
+/// Runs tessel-raise-moe on `module`: the front ends (ONNX and torch import,
+/// tessel-compile's MLIR input) call it on what they load.
+LogicalResult raiseMixturesOfExperts(ModuleOp module);
+
 } // namespace mlir::tessel::compose
 
 #endif // TESSEL_DIALECT_COMPOSE_TRANSFORMS_PASSES_H

@@ -129,4 +129,37 @@ def ComposeGeneralizeTokenDim : Pass<"compose-generalize-token-dim",
                            "::mlir::linalg::LinalgDialect"];
 }
 
+def TesselRaiseMoE : Pass<"tessel-raise-moe", "ModuleOp"> {
+  let summary = "Raise dense top-k gated mixtures of experts to compose.route";
+  let description = [{
+    Front ends export a mixture-of-experts layer densely: every expert runs
+    on every token and its output is multiplied by a gate factor that is
+    zero for the tokens not routed to it. This pass finds, in each function,
+
+    ```
+    %v, %i = tessel.top_k %s {k = K, axis = 1}   // s: T x E scores
+    %y = sum over e of  g_e * expert_e(%x)  [+ unrouted addends]
+    ```
+
+    (a tree of single-use `tosa.add`, each routed leaf a `tosa.mul` of a
+    gate-side `T x 1` factor and an expert output, optionally masked by
+    `tosa.select(cond, ., 0)` with a gate-side condition), where
+
+    - each factor `g_e`, a function of `%s`, `%v`, `%i` and constants, is
+      proven by folding its slice of the IR on synthetic scores to equal the
+      top-k weight of expert e: plain, renormalized over the k, or a softmax
+      over the k top logits (Mixtral); masks must keep every routed token;
+    - each `expert_e` is a private slice computing from one `T x D` value `%x`
+      and constants, and treats tokens independently.
+
+    It emits one `compose.component` per expert (token dim generalized to
+    `?`) and a `compose.route` in place of the sum. A candidate whose experts
+    cannot be outlined is left dense with a remark saying why; look-alikes
+    (wrong masks, scaled gates, a missing expert) are left as they are.
+  }];
+  let dependentDialects = ["::mlir::tessel::compose::ComposeDialect",
+                           "::mlir::tosa::TosaDialect",
+                           "::mlir::tessel::TesselDialect"];
+}
+
 #endif // TESSEL_DIALECT_COMPOSE_TRANSFORMS_PASSES

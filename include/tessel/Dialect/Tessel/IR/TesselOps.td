@@ -260,6 +260,42 @@ def Tessel_ReduceMeanOp : Tessel_Op<"reduce_mean", [Pure]> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Selection
+//===----------------------------------------------------------------------===//
+
+def Tessel_TopKOp : Tessel_Op<"top_k", [Pure]> {
+  let summary = "The k largest (or smallest) elements along one axis, sorted";
+  let description = [{
+    `values` holds the `k` largest elements of `input` along `axis` (the
+    smallest with `largest = false`), in that order; `indices` their
+    positions along the axis. Ties go to the lower index, as in ONNX TopK and
+    `torch.topk`. The op stays whole through the graph passes so that
+    routing (`tessel-raise-moe`) can see it; `tessel-decompose-graph-ops`
+    expands it into k rounds of argmax.
+
+    ```mlir
+    %v, %i = tessel.top_k %s {axis = 1 : i64, k = 2 : i64}
+        : tensor<6x4xf32> -> tensor<6x2xf32>, tensor<6x2xi64>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[AnyFloat, AnySignlessInteger,
+                                       AnyUnsignedInteger]>:$input,
+                       I64Attr:$k, I64Attr:$axis,
+                       DefaultValuedAttr<BoolAttr, "true">:$largest);
+  let results = (outs AnyRankedTensor:$values,
+                      RankedTensorOf<[I64]>:$indices);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `->` type($values) `,` type($indices)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    int64_t getNormalizedAxis() {
+      return normalizeAxis(getAxis(), getInput().getType().getRank());
+    }
+  }];
+}
+
 include "tessel/Dialect/Tessel/IR/TesselKernelOps.td"
 include "tessel/Dialect/Tessel/IR/TesselImportOps.td"
 
