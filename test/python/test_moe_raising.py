@@ -139,6 +139,21 @@ def _softmax(a):
     return a / a.sum(1, keepdims=True)
 
 
+_CONTRACTED = [np.array([1.0, 0.5]), np.array([2.0, 0.0])]
+
+
+def _top1_matrix(s):
+    """The T x E matrix holding each row's top-1 value at its expert."""
+    g = np.zeros_like(s)
+    top = s.argmax(1)
+    g[np.arange(len(s)), top] = s[np.arange(len(s)), top]
+    return g
+
+
+def _contract(g, ys):
+    return sum(g[:, e:e + 1] * y for e, y in enumerate(ys))
+
+
 _MLIR_REFERENCES = {
     # name: (raised, experts E, reference(x, s))
     "top1_plain": (True, 2, lambda x, s: _route(x, s, 1)),
@@ -150,6 +165,13 @@ _MLIR_REFERENCES = {
     "scaled_gate": (False, 2, lambda x, s: _route(x, s, 1, scale0=2.0)),
     "missing_expert": (False, 3, lambda x, s: _route(x, s, 1, experts=[0, 1])),
     "token_mixing": (False, 2, lambda x, s: _route(x, s, 1, mixing=1)),
+    # The contraction forms: experts y_e = [clamp](x * w_e).
+    "einsum_combine": (True, 2, lambda x, s: _contract(
+        _top1_matrix(s), [np.maximum(x * w, 0) for w in _CONTRACTED])),
+    "weighted_sum_combine": (True, 2, lambda x, s: _contract(
+        _top1_matrix(s), [x * w for w in _CONTRACTED])),
+    "contraction_without_top_k": (False, 2, lambda x, g: _contract(
+        g, [x * w for w in _CONTRACTED])),
 }
 
 
@@ -167,3 +189,54 @@ def test_mlir_forms_against_numpy(name):
         got = tessel.compile(text, route_lowering=mode)(x, s)
         assert_close(got, reference(x.astype(np.float64), s.astype(np.float64)),
                      1e-5)
+
+
+# --------------------------------------------------------------------------
+# Combines written as one contraction over the experts (einsum, bmm, a
+# weighted sum over a stacked axis) are raised too, from torch through both
+# exporters.
+
+class _ContractedMoE(torch.nn.Module):
+    """Softmax gate, top-2, renormalized, a dense T x E gate matrix by
+    scatter, every expert's output stacked and contracted with it."""
+
+    def __init__(self, combine, d=8, hidden=16, experts=4):
+        super().__init__()
+        self.combine = combine
+        self.gate = torch.nn.Linear(d, experts)
+        self.experts = torch.nn.ModuleList(
+            torch.nn.Sequential(torch.nn.Linear(d, hidden), torch.nn.ReLU(),
+                                torch.nn.Linear(hidden, d))
+            for _ in range(experts))
+
+    def forward(self, x):
+        p = torch.softmax(self.gate(x), -1)
+        w, i = torch.topk(p, 2, -1)
+        g = torch.zeros_like(p).scatter(1, i, w / w.sum(-1, keepdim=True))
+        if self.combine == "einsum te,etd":
+            y = torch.stack([e(x) for e in self.experts], 0)
+            return torch.einsum("te,etd->td", g, y)
+        if self.combine == "einsum etd,te":
+            y = torch.stack([e(x) for e in self.experts], 0)
+            return torch.einsum("etd,te->td", y, g)
+        y = torch.stack([e(x) for e in self.experts], 1)
+        if self.combine == "einsum te,ted":
+            return torch.einsum("te,ted->td", g, y)
+        if self.combine == "bmm":
+            return torch.bmm(g.unsqueeze(1), y).squeeze(1)
+        return (g.unsqueeze(-1) * y).sum(1)
+
+
+@pytest.mark.parametrize("exporter", ["fx", "torch.onnx"])
+@pytest.mark.parametrize("combine", ["einsum te,etd", "einsum etd,te",
+                                     "einsum te,ted", "bmm", "weighted sum"])
+def test_contracted_combines_are_routed_and_match_pytorch(combine, exporter):
+    torch.manual_seed(4)
+    model = _ContractedMoE(combine).eval()
+    x = torch.randn(16, 8)
+    module = tessel.compiler.to_module(model, (x,), torch_exporter=exporter)
+    assert "compose.route" in str(module)
+    with torch.no_grad():
+        ref = model(x).numpy()
+    got = tessel.compile(model, (x,), torch_exporter=exporter)(x.numpy())
+    assert_close(got, ref, 1e-5)

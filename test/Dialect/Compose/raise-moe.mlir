@@ -379,3 +379,103 @@ func.func @token_mixing(%x: tensor<4x2xf32>, %s: tensor<4x2xf32>) -> tensor<4x2x
   return %v27 : tensor<4x2xf32>
 }
 
+
+// -----
+
+// einsum("te,etd->td", G, stack(y_e)): a batched matmul of the gate matrix
+// (here a scatter of the top-1 values) with the stacked expert outputs is
+// expanded into the sum of G[:, e] * y_e terms, then raised.
+// CHECK-LABEL: func.func @einsum_combine
+// CHECK-NEXT: %[[Y:.*]] = compose.route %arg0, %arg1 {experts = [@moe0_expert0, @moe0_expert1], k = 1 : i64}
+// CHECK-NEXT: return %[[Y]]
+func.func @einsum_combine(%x: tensor<4x2xf32>, %s: tensor<4x2xf32>) -> tensor<4x2xf32> {
+  %v, %i = tessel.top_k %s {axis = 1 : i64, k = 1 : i64} : tensor<4x2xf32> -> tensor<4x1xf32>, tensor<4x1xi64>
+  %i32 = tosa.cast %i : (tensor<4x1xi64>) -> tensor<4x1xi32>
+  %sh14 = tosa.const_shape {values = dense<[1, 4]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %irow = tosa.reshape %i32, %sh14 : (tensor<4x1xi32>, !tosa.shape<2>) -> tensor<1x4xi32>
+  %base = "tosa.const"() <{values = dense<[[0, 2, 4, 6]]> : tensor<1x4xi32>}> : () -> tensor<1x4xi32>
+  %at = tosa.add %irow, %base : (tensor<1x4xi32>, tensor<1x4xi32>) -> tensor<1x4xi32>
+  %zeros = "tosa.const"() <{values = dense<0.0> : tensor<1x8x1xf32>}> : () -> tensor<1x8x1xf32>
+  %sh141 = tosa.const_shape {values = dense<[1, 4, 1]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %vcol = tosa.reshape %v, %sh141 : (tensor<4x1xf32>, !tosa.shape<3>) -> tensor<1x4x1xf32>
+  %gflat = tosa.scatter %zeros, %at, %vcol : (tensor<1x8x1xf32>, tensor<1x4xi32>, tensor<1x4x1xf32>) -> tensor<1x8x1xf32>
+  %sh42 = tosa.const_shape {values = dense<[4, 2]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %g = tosa.reshape %gflat, %sh42 : (tensor<1x8x1xf32>, !tosa.shape<2>) -> tensor<4x2xf32>
+  %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %w0 = "tosa.const"() <{values = dense<[[1.0, 0.5]]> : tensor<1x2xf32>}> : () -> tensor<1x2xf32>
+  %m0 = tosa.mul %x, %w0, %shift : (tensor<4x2xf32>, tensor<1x2xf32>, tensor<1xi8>) -> tensor<4x2xf32>
+  %y0 = tosa.clamp %m0 {max_val = 3.40282347E+38 : f32, min_val = 0.000000e+00 : f32} : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  %w1 = "tosa.const"() <{values = dense<[[2.0, 0.0]]> : tensor<1x2xf32>}> : () -> tensor<1x2xf32>
+  %m1 = tosa.mul %x, %w1, %shift : (tensor<4x2xf32>, tensor<1x2xf32>, tensor<1xi8>) -> tensor<4x2xf32>
+  %y1 = tosa.clamp %m1 {max_val = 3.40282347E+38 : f32, min_val = 0.000000e+00 : f32} : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  %sh142 = tosa.const_shape {values = dense<[1, 4, 2]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %y0s = tosa.reshape %y0, %sh142 : (tensor<4x2xf32>, !tosa.shape<3>) -> tensor<1x4x2xf32>
+  %y1s = tosa.reshape %y1, %sh142 : (tensor<4x2xf32>, !tosa.shape<3>) -> tensor<1x4x2xf32>
+  %stack = tosa.concat %y0s, %y1s {axis = 0 : i32} : (tensor<1x4x2xf32>, tensor<1x4x2xf32>) -> tensor<2x4x2xf32>
+  %tokens_first = tosa.transpose %stack {perms = array<i32: 1, 0, 2>} : (tensor<2x4x2xf32>) -> tensor<4x2x2xf32>
+  %sh412 = tosa.const_shape {values = dense<[4, 1, 2]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %g3 = tosa.reshape %g, %sh412 : (tensor<4x2xf32>, !tosa.shape<3>) -> tensor<4x1x2xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %mm = tosa.matmul %g3, %tokens_first, %zp, %zp : (tensor<4x1x2xf32>, tensor<4x2x2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<4x1x2xf32>
+  %out = tosa.reshape %mm, %sh42 : (tensor<4x1x2xf32>, !tosa.shape<2>) -> tensor<4x2xf32>
+  return %out : tensor<4x2xf32>
+}
+
+// -----
+
+// (G.unsqueeze(-1) * stack(y_e, 1)).sum(1): the same contraction as an
+// elementwise product and a sum over the experts.
+// CHECK-LABEL: func.func @weighted_sum_combine
+// CHECK-NEXT: %[[Y:.*]] = compose.route %arg0, %arg1 {experts = [@moe0_expert0, @moe0_expert1], k = 1 : i64}
+// CHECK-NEXT: return %[[Y]]
+func.func @weighted_sum_combine(%x: tensor<4x2xf32>, %s: tensor<4x2xf32>) -> tensor<4x2xf32> {
+  %v, %i = tessel.top_k %s {axis = 1 : i64, k = 1 : i64} : tensor<4x2xf32> -> tensor<4x1xf32>, tensor<4x1xi64>
+  %i32 = tosa.cast %i : (tensor<4x1xi64>) -> tensor<4x1xi32>
+  %iota = "tosa.const"() <{values = dense<[[0, 1]]> : tensor<1x2xi32>}> : () -> tensor<1x2xi32>
+  %hit = tosa.equal %i32, %iota : (tensor<4x1xi32>, tensor<1x2xi32>) -> tensor<4x2xi1>
+  %zero = "tosa.const"() <{values = dense<0.0> : tensor<1x1xf32>}> : () -> tensor<1x1xf32>
+  %g = tosa.select %hit, %v, %zero : (tensor<4x2xi1>, tensor<4x1xf32>, tensor<1x1xf32>) -> tensor<4x2xf32>
+  %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %w0 = "tosa.const"() <{values = dense<[[1.0, 0.5]]> : tensor<1x2xf32>}> : () -> tensor<1x2xf32>
+  %y0 = tosa.mul %x, %w0, %shift : (tensor<4x2xf32>, tensor<1x2xf32>, tensor<1xi8>) -> tensor<4x2xf32>
+  %w1 = "tosa.const"() <{values = dense<[[2.0, 0.0]]> : tensor<1x2xf32>}> : () -> tensor<1x2xf32>
+  %y1 = tosa.mul %x, %w1, %shift : (tensor<4x2xf32>, tensor<1x2xf32>, tensor<1xi8>) -> tensor<4x2xf32>
+  %sh412 = tosa.const_shape {values = dense<[4, 1, 2]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %y0s = tosa.reshape %y0, %sh412 : (tensor<4x2xf32>, !tosa.shape<3>) -> tensor<4x1x2xf32>
+  %y1s = tosa.reshape %y1, %sh412 : (tensor<4x2xf32>, !tosa.shape<3>) -> tensor<4x1x2xf32>
+  %stack = tosa.concat %y0s, %y1s {axis = 1 : i32} : (tensor<4x1x2xf32>, tensor<4x1x2xf32>) -> tensor<4x2x2xf32>
+  %sh421 = tosa.const_shape {values = dense<[4, 2, 1]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %g3 = tosa.reshape %g, %sh421 : (tensor<4x2xf32>, !tosa.shape<3>) -> tensor<4x2x1xf32>
+  %weighted = tosa.mul %g3, %stack, %shift : (tensor<4x2x1xf32>, tensor<4x2x2xf32>, tensor<1xi8>) -> tensor<4x2x2xf32>
+  %summed = tosa.reduce_sum %weighted {axis = 1 : i32} : (tensor<4x2x2xf32>) -> tensor<4x1x2xf32>
+  %sh42 = tosa.const_shape {values = dense<[4, 2]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %out = tosa.reshape %summed, %sh42 : (tensor<4x1x2xf32>, !tosa.shape<2>) -> tensor<4x2xf32>
+  return %out : tensor<4x2xf32>
+}
+
+// -----
+
+// A contraction whose matrix is not computed from a top-k (an input here)
+// is no gate: left as it is.
+// CHECK-LABEL: func.func @contraction_without_top_k
+// CHECK: tosa.matmul
+// CHECK-NOT: compose.route
+func.func @contraction_without_top_k(%x: tensor<4x2xf32>, %g: tensor<4x2xf32>) -> tensor<4x2xf32> {
+  %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %w0 = "tosa.const"() <{values = dense<[[1.0, 0.5]]> : tensor<1x2xf32>}> : () -> tensor<1x2xf32>
+  %y0 = tosa.mul %x, %w0, %shift : (tensor<4x2xf32>, tensor<1x2xf32>, tensor<1xi8>) -> tensor<4x2xf32>
+  %w1 = "tosa.const"() <{values = dense<[[2.0, 0.0]]> : tensor<1x2xf32>}> : () -> tensor<1x2xf32>
+  %y1 = tosa.mul %x, %w1, %shift : (tensor<4x2xf32>, tensor<1x2xf32>, tensor<1xi8>) -> tensor<4x2xf32>
+  %sh142 = tosa.const_shape {values = dense<[1, 4, 2]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %y0s = tosa.reshape %y0, %sh142 : (tensor<4x2xf32>, !tosa.shape<3>) -> tensor<1x4x2xf32>
+  %y1s = tosa.reshape %y1, %sh142 : (tensor<4x2xf32>, !tosa.shape<3>) -> tensor<1x4x2xf32>
+  %stack = tosa.concat %y0s, %y1s {axis = 0 : i32} : (tensor<1x4x2xf32>, tensor<1x4x2xf32>) -> tensor<2x4x2xf32>
+  %tokens_first = tosa.transpose %stack {perms = array<i32: 1, 0, 2>} : (tensor<2x4x2xf32>) -> tensor<4x2x2xf32>
+  %sh412 = tosa.const_shape {values = dense<[4, 1, 2]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %g3 = tosa.reshape %g, %sh412 : (tensor<4x2xf32>, !tosa.shape<3>) -> tensor<4x1x2xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %mm = tosa.matmul %g3, %tokens_first, %zp, %zp : (tensor<4x1x2xf32>, tensor<4x2x2xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<4x1x2xf32>
+  %sh42 = tosa.const_shape {values = dense<[4, 2]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %out = tosa.reshape %mm, %sh42 : (tensor<4x1x2xf32>, !tosa.shape<2>) -> tensor<4x2xf32>
+  return %out : tensor<4x2xf32>
+}

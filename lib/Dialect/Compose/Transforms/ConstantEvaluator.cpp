@@ -465,7 +465,9 @@ std::optional<Folded> ConstantEvaluator::evalOp(Operation *op,
         std::optional<SmallVector<int64_t>> size =
             shapeOperand(*this, s.getSize());
         if (!operands(1) || !start || !size ||
-            start->size() != in[0].shape.size() || size->size() != start->size())
+            start->size() != in[0].shape.size() ||
+            size->size() != start->size() ||
+            llvm::any_of(*size, [](int64_t d) { return d < 0; }))
           return std::nullopt;
         Folded o;
         o.shape = *size;
@@ -487,7 +489,8 @@ std::optional<Folded> ConstantEvaluator::evalOp(Operation *op,
       .Case<tosa::TileOp>([&](tosa::TileOp t) -> std::optional<Folded> {
         std::optional<SmallVector<int64_t>> mult =
             shapeOperand(*this, t.getMultiples());
-        if (!operands(1) || !mult || mult->size() != in[0].shape.size())
+        if (!operands(1) || !mult || mult->size() != in[0].shape.size() ||
+            llvm::any_of(*mult, [](int64_t m) { return m < 1; }))
           return std::nullopt;
         Folded o;
         for (auto [s, m] : llvm::zip(in[0].shape, *mult))

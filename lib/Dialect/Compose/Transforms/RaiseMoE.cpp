@@ -12,6 +12,7 @@
 
 #include "tessel/Dialect/Compose/Transforms/GeneralizeTokenDim.h"
 #include "tessel/Dialect/Compose/Transforms/Passes.h"
+#include "tessel/Dialect/Tessel/Utils/TosaBuilder.h"
 
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
@@ -81,6 +82,10 @@ public:
   Raiser(ModuleOp module, func::FuncOp fn)
       : module(module), fn(fn), block(fn.getBody().front()) {}
 
+  /// Rewrites each batched contraction of a gate matrix with stacked expert
+  /// outputs (einsum "te,etd->td") into the sum of gate-column x expert
+  /// terms the matcher reads.
+  void expandContractions();
   /// Raises one route; false when no candidate is left.
   bool raiseOne();
   bool raisedAny() const { return raised; }
@@ -97,6 +102,9 @@ private:
   }
   /// The values computed from the scores, the top-k results and constants.
   void collectGateSide(TopKOp topk);
+  /// Expands `matmul` (see expandContractions) if it contracts a gate-side
+  /// matrix with stacked values; true if it did.
+  bool expandContraction(Operation *op);
   bool parseTerm(Value leaf, Term &term);
   /// Leaves of the single-use tosa.add tree rooted at `root`, its adds.
   void flattenSum(Operation *root, SmallVector<OpOperand *> &leaves,
@@ -131,6 +139,153 @@ void Raiser::collectGateSide(TopKOp topk) {
     if (llvm::all_of(op.getOperands(),
                      [&](Value v) { return onGateSide(v); }))
       gateSide.insert(op.result_begin(), op.result_end());
+  }
+}
+
+/// `v` through reshapes that keep its type (importers emit such no-ops).
+Value skipNoOpReshapes(Value v) {
+  while (auto r = v.getDefiningOp<tosa::ReshapeOp>()) {
+    if (r.getInput1().getType() != r.getType())
+      break;
+    v = r.getInput1();
+  }
+  return v;
+}
+
+/// The E values y_e ([T, D] each) that `b` (rank 3, with T, E and D at
+/// dims tPos, ePos, dPos) stacks, each used only there: a concat along E of
+/// reshapes of the y_e (T before D), possibly transposed.
+std::optional<SmallVector<Value>> unstack(Value b, int64_t tPos, int64_t ePos,
+                                          int64_t dPos) {
+  auto bType = dyn_cast<RankedTensorType>(b.getType());
+  if (!bType || bType.getRank() != 3 || !bType.hasStaticShape())
+    return std::nullopt;
+  int64_t T = bType.getDimSize(tPos), E = bType.getDimSize(ePos),
+          D = bType.getDimSize(dPos);
+  b = skipNoOpReshapes(b);
+  SmallVector<int32_t> perms = {0, 1, 2};
+  if (auto tr = b.getDefiningOp<tosa::TransposeOp>()) {
+    if (!b.hasOneUse())
+      return std::nullopt;
+    perms.assign(tr.getPerms().begin(), tr.getPerms().end());
+    b = skipNoOpReshapes(tr.getInput1());
+  }
+  int64_t inT = perms[tPos], inE = perms[ePos], inD = perms[dPos];
+  auto concat = b.getDefiningOp<tosa::ConcatOp>();
+  if (inT > inD || !concat || concat.getAxis() != inE ||
+      int64_t(concat->getNumOperands()) != E || !b.hasOneUse())
+    return std::nullopt;
+  auto yType = RankedTensorType::get({T, D}, bType.getElementType());
+  SmallVector<Value> ys;
+  for (Value part : concat->getOperands()) {
+    auto r = part.getDefiningOp<tosa::ReshapeOp>();
+    ArrayRef<int64_t> shape = r ? r.getType().getShape() : ArrayRef<int64_t>();
+    if (!r || !part.hasOneUse() || r.getInput1().getType() != yType ||
+        shape[inT] != T || shape[inE] != 1 || shape[inD] != D)
+      return std::nullopt;
+    ys.push_back(r.getInput1());
+  }
+  return ys;
+}
+
+/// The gate matrix [T, E] that `v` (of type [T, 1, E] or [T, E, 1]) reshapes.
+Value gatesBehind(Value v) {
+  while (auto r = v.getDefiningOp<tosa::ReshapeOp>()) {
+    v = r.getInput1();
+    if (staticType(v, 2))
+      return v;
+  }
+  return Value();
+}
+
+bool Raiser::expandContraction(Operation *op) {
+  // Σ_e G[t, e] y_e[t, :] written as one batched contraction over e:
+  //   matmul(G: [T, 1, E], Y: [T, E, D])   (einsum "te,etd->td")
+  //   matmul(Y: [T, D, E], G: [T, E, 1])   (einsum "etd,te->td")
+  //   reduce_sum(mul(G: [T, E, 1], Y: [T, E, D]), axis 1)
+  // each read back as [T, D] through reshapes.
+  Value g, y;
+  int64_t tPos = 0, ePos = 1, dPos = 2;
+  if (auto mm = dyn_cast<tosa::MatMulOp>(op)) {
+    auto aType = cast<RankedTensorType>(mm.getA().getType());
+    if (aType.getDimSize(1) == 1) {
+      g = mm.getA();
+      y = mm.getB();
+    } else {
+      g = mm.getB();
+      y = mm.getA();
+      std::swap(ePos, dPos);
+    }
+  } else if (auto sum = dyn_cast<tosa::ReduceSumOp>(op)) {
+    auto mul = sum.getInput().getDefiningOp<tosa::MulOp>();
+    if (sum.getAxis() != 1 || !mul || !sum.getInput().hasOneUse())
+      return false;
+    bool firstIsGate =
+        cast<RankedTensorType>(mul.getInput1().getType()).getDimSize(2) == 1;
+    g = firstIsGate ? mul.getInput1() : mul.getInput2();
+    y = firstIsGate ? mul.getInput2() : mul.getInput1();
+  } else {
+    return false;
+  }
+  Value gates = gatesBehind(g);
+  RankedTensorType gType = gates ? staticType(gates, 2) : RankedTensorType();
+  std::optional<SmallVector<Value>> ys = unstack(y, tPos, ePos, dPos);
+  if (!gType || !gateSide.contains(gates) || !ys)
+    return false;
+  auto yType = cast<RankedTensorType>(ys->front().getType());
+  int64_t T = yType.getDimSize(0), E = ys->size();
+  if (gType.getShape() != ArrayRef<int64_t>({T, E}))
+    return false;
+  // The result, read back as [T, D] through single-use reshapes.
+  Value out = op->getResult(0);
+  while (out.getType() != yType) {
+    auto r = out.hasOneUse()
+                 ? dyn_cast<tosa::ReshapeOp>(*out.getUsers().begin())
+                 : tosa::ReshapeOp();
+    if (!r)
+      return false;
+    out = r.getResult();
+  }
+  // Σ_e G[:, e] * y_e, in expert order, at the contraction.
+  OpBuilder b(op);
+  TosaBuilder tb(b, op->getLoc());
+  Value sum;
+  for (auto [e, ye] : llvm::enumerate(*ys)) {
+    Value term = tb.mul(tb.slice(gates, {0, int64_t(e)}, {T, 1}), ye);
+    sum = sum ? tb.add(sum, term) : term;
+  }
+  Operation *readBack = out.getDefiningOp();
+  out.replaceAllUsesWith(sum);
+  // The stack, the contraction and the read-back are dead now. (A set: an
+  // op shared by two of them must be queued, and erased, once.)
+  SetVector<Operation *> worklist;
+  worklist.insert(readBack);
+  while (!worklist.empty()) {
+    Operation *dead = worklist.pop_back_val();
+    if (!isOpTriviallyDead(dead))
+      continue;
+    for (Value in : dead->getOperands())
+      if (Operation *def = in.getDefiningOp())
+        worklist.insert(def);
+    dead->erase();
+  }
+  return true;
+}
+
+void Raiser::expandContractions() {
+  for (TopKOp topk : llvm::to_vector(block.getOps<TopKOp>())) {
+    // An expansion erases ops: look again from the start after each.
+    bool expanded = true;
+    while (expanded) {
+      collectGateSide(topk);
+      expanded = false;
+      for (Operation &op : block)
+        if (isa<tosa::MatMulOp, tosa::ReduceSumOp>(op) &&
+            topk->isBeforeInBlock(&op) && expandContraction(&op)) {
+          expanded = true;
+          break;
+        }
+    }
   }
 }
 
@@ -529,6 +684,7 @@ struct TesselRaiseMoEPass
       if (fn.isDeclaration() || !fn.getBody().hasOneBlock())
         continue;
       Raiser raiser(module, fn);
+      raiser.expandContractions();
       while (raiser.raiseOne()) {
       }
       if (!raiser.raisedAny())
