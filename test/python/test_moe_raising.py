@@ -240,3 +240,47 @@ def test_contracted_combines_are_routed_and_match_pytorch(combine, exporter):
         ref = model(x).numpy()
     got = tessel.compile(model, (x,), torch_exporter=exporter)(x.numpy())
     assert_close(got, ref, 1e-5)
+
+
+class _IndexedMoE(torch.nn.Module):
+    """Each expert on just its tokens, found with torch.where and gathered
+    with index_select, the results summed back with index_add: sizes that
+    follow from the data (NonZero), carried through the experts at run
+    time. (Not raised to compose.route yet: it already runs each expert on
+    its own tokens.)"""
+
+    def __init__(self, d=8, hidden=16, experts=4, k=2):
+        super().__init__()
+        self.k = k
+        self.gate = torch.nn.Linear(d, experts)
+        self.experts = torch.nn.ModuleList(
+            torch.nn.Sequential(torch.nn.Linear(d, hidden), torch.nn.ReLU(),
+                                torch.nn.Linear(hidden, d))
+            for _ in range(experts))
+
+    def forward(self, x):
+        p = torch.softmax(self.gate(x), -1)
+        w, i = torch.topk(p, self.k, -1)
+        w = w / w.sum(-1, keepdim=True)
+        out = torch.zeros_like(x)
+        for e, expert in enumerate(self.experts):
+            tok, slot = torch.where(i == e)
+            y = expert(x.index_select(0, tok)) * w[tok, slot].unsqueeze(-1)
+            out = out.index_add(0, tok, y)
+        return out
+
+
+@pytest.mark.parametrize("tokens", [1, 16, 40])
+def test_index_select_index_add_moe_matches_pytorch(tokens):
+    torch.manual_seed(6)
+    model = _IndexedMoE().eval()
+    x = torch.randn(tokens, 8)
+    # The FX importer cannot trace torch.where(cond); the ONNX export can.
+    with pytest.warns(tessel.TorchImportWarning, match="torch.onnx.export"):
+        compiled = tessel.compile(model, (x,))
+    with torch.no_grad():
+        assert_close(compiled(x.numpy()), model(x).numpy(), 1e-5)
+    # Other inputs route other tokens (an expert may get none): one artifact.
+    x2 = torch.randn(tokens, 8) * 3
+    with torch.no_grad():
+        assert_close(compiled(x2.numpy()), model(x2).numpy(), 1e-5)

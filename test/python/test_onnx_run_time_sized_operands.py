@@ -193,3 +193,96 @@ def test_gather(axis, idx):
     bad = np.full_like(idx, 7 if axis == 0 else COLS)
     with pytest.raises(tessel.InvocationError, match="out of range"):
         f(x, np.array(6, np.int64), bad)
+
+
+def const_ints(name, values):
+    return helper.make_node("Constant", [], [name], value=helper.make_tensor(
+        name, TP.INT64, [len(values)], values))
+
+
+@pytest.mark.parametrize("axes,ref", [([0], lambda s: s[None]),
+                                      ([1], lambda s: s[:, None]),
+                                      ([2, -4], lambda s: s[None, :, None])])
+def test_unsqueeze_then_squeeze(axes, ref):
+    """Constant axes around the run-time rows: the static dims stay static
+    (the squeeze back and a Gemm after it need them)."""
+    m = model([const_ints("ax", axes), node("Unsqueeze", ("s", "ax"))],
+              out_rank=2 + len(axes))
+    check(m, ref)
+    w = np.arange(COLS * 3, dtype=np.float32).reshape(COLS, 3) / 7
+    nodes = [const_ints("ax", axes),
+             helper.make_node("Unsqueeze", ["s", "ax"], ["u"]),
+             helper.make_node("Squeeze", ["u", "ax"], ["q"]),
+             helper.make_node("Constant", [], ["w"], value=helper.make_tensor(
+                 "w", TP.FLOAT, [COLS, 3], w.ravel())),
+             helper.make_node("Gemm", ["q", "w"], ["y"])]
+    check(model(nodes), lambda s: s @ w)
+
+
+def test_squeeze_of_a_run_time_dim_is_rejected():
+    m = model([const_ints("ax", [0]), node("Squeeze", ("s", "ax"))], out_rank=1)
+    with pytest.raises(tessel.CompileError, match="squeezing a dim whose size is "
+                                                  "known only at run time"):
+        tessel.compile(m.SerializeToString())
+
+
+def test_split_along_the_static_axis():
+    nodes = [const_ints("sizes", [1, 3]),
+             helper.make_node("Split", ["s", "sizes"], ["a", "b"], axis=1),
+             helper.make_node("Concat", ["b", "a"], ["y"], axis=1)]
+    check(model(nodes), lambda s: np.concatenate([s[:, 1:], s[:, :1]], 1))
+    nodes = [helper.make_node("Split", ["s"], ["a", "b"], axis=-1),
+             helper.make_node("Sub", ["a", "b"], ["y"])]
+    check(model(nodes), lambda s: s[:, :2] - s[:, 2:])
+    m = model([const_ints("sizes", [1, 5]),
+               helper.make_node("Split", ["s", "sizes"], ["y", "b"], axis=0)])
+    with pytest.raises(tessel.CompileError, match="Split along a dim whose size "
+                                                  "is known only at run time"):
+        tessel.compile(m.SerializeToString())
+
+
+def test_expand_of_run_time_rows():
+    # A constant shape: a broadcast 1 stays static; the run-time rows stay.
+    nodes = [const_ints("ax", [1]), const_ints("shape", [1, 3, 1]),
+             helper.make_node("Unsqueeze", ["s", "ax"], ["u"]),
+             helper.make_node("Expand", ["u", "shape"], ["y"])]
+    check(model(nodes, out_rank=3),
+          lambda s: np.broadcast_to(s[:, None], (len(s), 3, COLS)))
+    # The shape read at run time (the exporters' Shape -> Expand).
+    nodes = [const_ints("ax", [1]), const_ints("sl0", [0]), const_ints("sl1", [1]),
+             helper.make_node("ReduceMax", ["s"], ["m"], axes=[1], keepdims=1),
+             helper.make_node("Shape", ["s"], ["target"]),
+             helper.make_node("Expand", ["m", "target"], ["y"])]
+    check(model(nodes), lambda s: np.broadcast_to(s.max(1, keepdims=True), s.shape))
+
+
+@pytest.mark.parametrize("reduction", ["none", "add", "max"])
+def test_scatter_elements_of_run_time_rows(reduction):
+    """index_add_/scatter_ as exporters write them: the updates and indices
+    have the run-time rows, the data does not."""
+    idx = np.array([[5, 0, -1, 2], [1, 1, 0, 3], [5, 4, 3, 2],
+                    [0, 0, 0, 0], [2, -6, 4, 1], [3, 3, 3, 3]], np.int64)
+    nodes = [helper.make_node("Slice", ["i", "zero", "k1", "axis0"], ["si"]),
+             helper.make_node("Constant", [], ["data"], value=helper.make_tensor(
+                 "data", TP.FLOAT, [6, COLS], np.linspace(-1, 1, 6 * COLS))),
+             helper.make_node("ScatterElements", ["data", "si", "s"], ["y"], axis=0,
+                              **({} if reduction == "none" else {"reduction": reduction}))]
+    m = model(nodes, [vi("i", TP.INT64, [6, COLS])])
+    m.opset_import[0].version = 18
+
+    def ref(s, i):
+        out = np.linspace(-1, 1, 6 * COLS).astype(np.float32).reshape(6, COLS)
+        for r in range(len(s)):
+            for c in range(COLS):
+                k = i[r, c] % 6
+                out[k, c] = {"none": s[r, c], "add": out[k, c] + s[r, c],
+                             "max": max(out[k, c], s[r, c])}[reduction]
+        return out
+    check(m, lambda s, i: ref(s, i), (idx,))
+    f = tessel.compile(m.SerializeToString())
+    bad = idx.copy()
+    bad[1, 2] = 6
+    x = np.zeros((6, COLS), np.float32)
+    f(x, np.array(1, np.int64), bad)  # the bad row is not read
+    with pytest.raises(tessel.InvocationError, match="out of range"):
+        f(x, np.array(2, np.int64), bad)

@@ -287,7 +287,8 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
       "LogSoftmax", "Transpose", "Flatten", "Concat", "ArgMax", "ArgMin",
       "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL2",
       "ReduceMean", "MatMul", "Gemm", "Shape", "Size", "Reshape", "Gather",
-      "LayerNormalization"};
+      "LayerNormalization", "Squeeze", "Unsqueeze", "Split", "Expand",
+      "ScatterElements"};
   for (int i = 0; i < node.input_size(); ++i) {
     // Sequence ops take tensors of any sizes (PackedSequence.h).
     if (takesRunTimeSizes.contains(node.op_type()) || sequenceOp || isMap)

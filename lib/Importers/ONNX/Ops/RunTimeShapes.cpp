@@ -398,6 +398,114 @@ LogicalResult mlir::tessel::onnx_import::unsqueezeAtRunTime(NodeContext &ctx) {
   return setReshapedAtRunTime(ctx, m, ok, dims);
 }
 
+LogicalResult mlir::tessel::onnx_import::reshapeKeepingRunTimeDims(
+    NodeContext &ctx, ArrayRef<int64_t> shape, ArrayRef<int64_t> source) {
+  IndexMath m(ctx);
+  Value x = ctx.input(0);
+  SmallVector<Value> dims;
+  for (auto [j, d] : llvm::enumerate(shape))
+    dims.push_back(ShapedType::isDynamic(d) ? m.dim(x, source[j]) : m.c(d));
+  auto outType =
+      RankedTensorType::get(shape, ctx.inputType(0).getElementType());
+  ctx.setOutput(0, tensor::ReshapeOp::create(m.b, m.loc, outType, x,
+                                             dimsTensor(m, dims)));
+  return success();
+}
+
+LogicalResult mlir::tessel::onnx_import::splitRunTimeSized(
+    NodeContext &ctx, int64_t axis, ArrayRef<int64_t> sizes) {
+  IndexMath m(ctx);
+  Value x = ctx.input(0);
+  RankedTensorType type = ctx.inputType(0);
+  int64_t offset = 0;
+  for (auto [i, size] : llvm::enumerate(sizes)) {
+    SmallVector<OpFoldResult> offsets(type.getRank(), m.b.getIndexAttr(0)),
+        lengths, strides(type.getRank(), m.b.getIndexAttr(1));
+    SmallVector<int64_t> shape(type.getShape());
+    shape[axis] = size;
+    offsets[axis] = m.b.getIndexAttr(offset);
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      lengths.push_back(ShapedType::isDynamic(shape[d])
+                            ? OpFoldResult(m.dim(x, d))
+                            : OpFoldResult(m.b.getIndexAttr(shape[d])));
+    offset += size;
+    if (!ctx.hasOutput(i))
+      continue;
+    ctx.setOutput(i, tensor::ExtractSliceOp::create(
+                         m.b, m.loc,
+                         RankedTensorType::get(shape, type.getElementType()),
+                         x, offsets, lengths, strides));
+  }
+  return success();
+}
+
+LogicalResult mlir::tessel::onnx_import::scatterElementsAtRunTime(
+    NodeContext &ctx, int64_t axis, StringRef reduction) {
+  IndexMath m(ctx);
+  OpBuilder &b = m.b;
+  Location loc = m.loc;
+  Value data = ctx.input(0), indices = ctx.input(1), updates = ctx.input(2);
+  int64_t rank = ctx.inputType(0).getRank();
+  if (ctx.inputType(1).getRank() != rank || ctx.inputType(2).getRank() != rank)
+    return ctx.emitError() << "indices and updates must have the rank of data";
+  // Indices and updates have one shape (checked); each index element is
+  // visited in row-major order.
+  Value ok = m.yes();
+  SmallVector<Value> extents;
+  for (int64_t d = 0; d < rank; ++d) {
+    Value n = m.dim(indices, d);
+    ok = m.both(ok, m.eq(n, m.dim(updates, d)));
+    extents.push_back(n);
+  }
+  Value count = m.product(extents, m.numElements(updates));
+  Value dimSize = m.dim(data, axis);
+  Type elem = ctx.inputType(0).getElementType();
+  auto loop = scf::ForOp::create(
+      b, loc, m.c(0), m.select(ok, count, m.c(0)), m.c(1),
+      ValueRange{data, ok},
+      [&](OpBuilder &nb, Location l, Value i, ValueRange acc) {
+        IndexMath n(nb, l);
+        SmallVector<Value> at(rank);
+        Value rest = i;
+        for (int64_t d = rank - 1; d >= 0; --d) {
+          at[d] = n.rem(rest, extents[d]);
+          rest = n.div(rest, extents[d]);
+        }
+        Value k = arith::IndexCastOp::create(
+            nb, l, nb.getIndexType(),
+            tensor::ExtractOp::create(nb, l, indices, at));
+        k = n.select(n.lt(k, n.c(0)), n.add(k, dimSize), k);
+        Value inRange = n.both(n.le(n.c(0), k), n.lt(k, dimSize));
+        SmallVector<Value> target(at);
+        target[axis] = n.select(inRange, k, n.c(0));
+        Value upd = tensor::ExtractOp::create(nb, l, updates, at);
+        Value cur = tensor::ExtractOp::create(nb, l, acc[0], target);
+        Value next = upd;
+        bool isFloat = isa<FloatType>(elem);
+        if (reduction == "add")
+          next = isFloat ? Value(arith::AddFOp::create(nb, l, cur, upd))
+                         : Value(arith::AddIOp::create(nb, l, cur, upd));
+        else if (reduction == "mul")
+          next = isFloat ? Value(arith::MulFOp::create(nb, l, cur, upd))
+                         : Value(arith::MulIOp::create(nb, l, cur, upd));
+        else if (reduction == "max")
+          next = isFloat ? Value(arith::MaximumFOp::create(nb, l, cur, upd))
+                         : Value(arith::MaxSIOp::create(nb, l, cur, upd));
+        else if (reduction == "min")
+          next = isFloat ? Value(arith::MinimumFOp::create(nb, l, cur, upd))
+                         : Value(arith::MinSIOp::create(nb, l, cur, upd));
+        // Out of range: the element is left as it is, and the call fails.
+        next = n.select(inRange, next, cur);
+        Value written = tensor::InsertOp::create(nb, l, next, acc[0], target);
+        scf::YieldOp::create(nb, l,
+                             ValueRange{written, n.both(acc[1], inRange)});
+      });
+  ctx.setOutput(0, required(m, loop.getResult(1), loop.getResult(0),
+                            loop.getResult(0),
+                            TESSEL_ENTRY_INDEX_OUT_OF_RANGE));
+  return success();
+}
+
 LogicalResult mlir::tessel::onnx_import::squeezeAtRunTime(NodeContext &ctx) {
   FailureOr<int64_t> count = operandLength(ctx, 1, "axes");
   if (failed(count))
@@ -444,13 +552,27 @@ LogicalResult mlir::tessel::onnx_import::expandAtRunTime(NodeContext &ctx) {
   SmallVector<int64_t> outShape;
   SmallVector<Value> dynamic;
   SmallVector<AffineExpr> inExprs;
+  // A constant shape (with an input of run-time sizes) keeps the sizes it
+  // gives a broadcast 1 static.
+  std::optional<SmallVector<int64_t>> known;
+  if (DenseElementsAttr c = ctx.constantInput(1))
+    known = toInts(c);
   for (int64_t j = 0; j < rank; ++j) {
     int64_t k = j - (rank - inRank), s = j - (rank - *length);
     int64_t a = k >= 0 ? in[k] : 1;
     Value b = s >= 0 ? m.element(ctx.input(1), s) : m.c(1);
-    if (a == 1) {
+    if (a == 1 && known && (s < 0 || (*known)[s] >= 0)) {
+      outShape.push_back(s >= 0 ? (*known)[s] : 1);
+    } else if (a == 1) {
       outShape.push_back(ShapedType::kDynamic);
       dynamic.push_back(b);
+    } else if (ShapedType::isDynamic(a)) {
+      // A run-time size is taken as it is: the shape's entry must be 1 or
+      // equal to it (a run-time 1 broadcast by the shape fails the call).
+      Value have = m.dim(ctx.input(0), k);
+      ok = m.both(ok, m.either(m.eq(b, m.c(1)), m.eq(b, have)));
+      outShape.push_back(ShapedType::kDynamic);
+      dynamic.push_back(have);
     } else {
       ok = m.both(ok, m.either(m.eq(b, m.c(1)), m.eq(b, m.c(a))));
       outShape.push_back(a);

@@ -49,6 +49,22 @@ LogicalResult gatherAtRunTime(NodeContext &ctx, int64_t axis);
 /// Flatten at `axis` (normalized) of an input with run-time sizes.
 LogicalResult flattenAtRunTime(NodeContext &ctx, int64_t axis);
 LogicalResult unsqueezeAtRunTime(NodeContext &ctx);
+/// Input 0 reshaped to `shape` (static where known) whose run-time sizes
+/// are input dims, `source[j]` for each dynamic `shape[j]`: a Squeeze or
+/// Unsqueeze of static 1s, which keeps the elements by construction.
+LogicalResult reshapeKeepingRunTimeDims(NodeContext &ctx,
+                                        ArrayRef<int64_t> shape,
+                                        ArrayRef<int64_t> source);
+/// Split along `axis` (of static size) into `sizes` where other dims have
+/// run-time sizes: one tensor.extract_slice per output.
+LogicalResult splitRunTimeSized(NodeContext &ctx, int64_t axis,
+                                ArrayRef<int64_t> sizes);
+/// ScatterElements along `axis` (normalized) where the indices and updates
+/// have run-time sizes: a loop over them in order (the last of repeated
+/// indices wins, or each is combined by `reduction`); an index outside
+/// [-dim, dim) fails the call (index out of range).
+LogicalResult scatterElementsAtRunTime(NodeContext &ctx, int64_t axis,
+                                       StringRef reduction);
 LogicalResult squeezeAtRunTime(NodeContext &ctx);
 LogicalResult expandAtRunTime(NodeContext &ctx);
 LogicalResult tileAtRunTime(NodeContext &ctx);

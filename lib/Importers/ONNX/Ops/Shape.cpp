@@ -311,7 +311,12 @@ LogicalResult convertSqueeze(NodeContext &ctx) {
   if (failed(axes))
     return failure();
   SmallVector<bool> drop(rank, false);
+  bool runTimeSized = !ctx.inputType(0).hasStaticShape();
   if (!*axes) {
+    // Which dims are 1 would be known only at run time.
+    if (runTimeSized)
+      return ctx.unsupported("Squeeze without axes of an input whose sizes "
+                             "are known only at run time");
     for (int64_t d = 0; d < rank; ++d)
       drop[d] = in[d] == 1;
   } else {
@@ -319,6 +324,9 @@ LogicalResult convertSqueeze(NodeContext &ctx) {
       FailureOr<int64_t> n = normalizeAxis(ctx, a, rank, "axes");
       if (failed(n))
         return failure();
+      if (ShapedType::isDynamic(in[*n]))
+        return ctx.unsupported("squeezing a dim whose size is known only at "
+                               "run time");
       if (in[*n] != 1)
         return ctx.attrError("axes", "names dim " + std::to_string(*n) +
                                          " of size " + std::to_string(in[*n]) +
@@ -326,10 +334,14 @@ LogicalResult convertSqueeze(NodeContext &ctx) {
       drop[*n] = true;
     }
   }
-  SmallVector<int64_t> out;
+  SmallVector<int64_t> out, source;
   for (int64_t d = 0; d < rank; ++d)
-    if (!drop[d])
+    if (!drop[d]) {
       out.push_back(in[d]);
+      source.push_back(d);
+    }
+  if (runTimeSized)
+    return reshapeKeepingRunTimeDims(ctx, out, source);
   return setReshaped(ctx, out);
 }
 
@@ -352,10 +364,14 @@ LogicalResult convertUnsqueeze(NodeContext &ctx) {
       return ctx.attrError("axes", "repeats axis " + std::to_string(*n));
     inserted[*n] = true;
   }
-  SmallVector<int64_t> out;
-  size_t next = 0;
-  for (int64_t d = 0; d < outRank; ++d)
+  SmallVector<int64_t> out, source;
+  int64_t next = 0;
+  for (int64_t d = 0; d < outRank; ++d) {
+    source.push_back(inserted[d] ? -1 : next);
     out.push_back(inserted[d] ? 1 : in[next++]);
+  }
+  if (!ctx.inputType(0).hasStaticShape())
+    return reshapeKeepingRunTimeDims(ctx, out, source);
   return setReshaped(ctx, out);
 }
 
@@ -501,6 +517,9 @@ LogicalResult convertSplit(NodeContext &ctx) {
   if (failed(split))
     return failure();
   unsigned n = ctx.numOutputs();
+  if (ShapedType::isDynamic(in[*axis]))
+    return ctx.unsupported("Split along a dim whose size is known only at "
+                           "run time");
   SmallVector<int64_t> sizes;
   if (*split) {
     sizes = **split;
@@ -523,6 +542,8 @@ LogicalResult convertSplit(NodeContext &ctx) {
     }
     sizes.assign(n, in[*axis] / n);
   }
+  if (!ctx.inputType(0).hasStaticShape())
+    return splitRunTimeSized(ctx, *axis, sizes);
   DenseElementsAttr c = ctx.constantInput(0);
   SmallVector<SmallVector<int64_t>> lists;
   for (int64_t d : in)
@@ -822,6 +843,14 @@ LogicalResult convertScatterElements(NodeContext &ctx) {
   FailureOr<int64_t> axis = normalizeAxis(ctx, *axisAttr, dataTy.getRank());
   if (failed(axis))
     return failure();
+  if (!ctx.inputType(1).hasStaticShape() || !ctx.inputType(2).hasStaticShape() ||
+      !dataTy.hasStaticShape()) {
+    auto it = dyn_cast<IntegerType>(dataTy.getElementType());
+    if (it && !it.isSignless() && *reduction != "none")
+      return ctx.unsupported("ScatterElements reduction '" + *reduction +
+                             "' on unsigned integers with run-time sizes");
+    return scatterElementsAtRunTime(ctx, *axis, *reduction);
+  }
   FailureOr<Value> idx = flatElementIndices(ctx, *axis);
   if (failed(idx))
     return failure();
@@ -839,7 +868,7 @@ LogicalResult convertScatterElements(NodeContext &ctx) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult convertExpand(NodeContext &ctx) {
-  if (isRunTimeOperand(ctx, 1))
+  if (isRunTimeOperand(ctx, 1) || !ctx.inputType(0).hasStaticShape())
     return expandAtRunTime(ctx);
   ArrayRef<int64_t> in = ctx.inputType(0).getShape();
   FailureOr<SmallVector<int64_t>> shape = ctx.constantInts(1, "shape");
