@@ -16,17 +16,17 @@ compose.component @e2(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
   compose.return %y : tensor<?x4xf32>
 }
 
-// Top-2 of 3 experts: two argmax rounds, the first choice masked with -inf.
+// Top-2 of 3 experts by tessel.top_k; each column's expert as i32, its
+// weight, and its one-hot mask.
 // GROUPED-LABEL: func.func @top2
 // GROUPED-SAME: (%[[X:.*]]: tensor<8x4xf32>, %[[P:.*]]: tensor<8x3xf32>)
 // GROUPED-DAG: %[[IOTA:.*]] = "tosa.const"() <{values = dense<{{\[\[}}0, 1, 2]]> : tensor<1x3xi32>}>
-// GROUPED-DAG: %[[NEGINF:.*]] = "tosa.const"() <{values = dense<0xFF800000> : tensor<1x1xf32>}>
-// GROUPED: %[[A0:.*]] = tosa.argmax %[[P]] {axis = 1 : i32}
-// GROUPED: %[[W0:.*]] = tosa.reduce_max %[[P]] {axis = 1 : i32}
-// GROUPED: %[[M0:.*]] = tosa.equal %[[IOTA]], %{{.*}} : (tensor<1x3xi32>, tensor<8x1xi32>) -> tensor<8x3xi1>
-// GROUPED: %[[P1:.*]] = tosa.select %[[M0]], %[[NEGINF]], %[[P]]
-// GROUPED: tosa.argmax %[[P1]] {axis = 1 : i32}
-// GROUPED: %[[W1:.*]] = tosa.reduce_max %[[P1]]
+// GROUPED: %[[V:.*]], %[[I:.*]] = tessel.top_k %[[P]] {axis = 1 : i64, k = 2 : i64} : tensor<8x3xf32> -> tensor<8x2xf32>, tensor<8x2xi64>
+// GROUPED: %[[I0:.*]] = tosa.slice %[[I]]
+// GROUPED: %[[C0:.*]] = tosa.cast %[[I0]] : (tensor<8x1xi64>) -> tensor<8x1xi32>
+// GROUPED: %[[W0:.*]] = tosa.slice %[[V]]
+// GROUPED: tosa.equal %[[IOTA]], %[[C0]] : (tensor<1x3xi32>, tensor<8x1xi32>) -> tensor<8x3xi1>
+// GROUPED: %[[W1:.*]] = tosa.slice %[[V]]
 // Renormalized weights.
 // GROUPED: %[[SUM:.*]] = tosa.add %[[W0]], %[[W1]]
 // GROUPED: tosa.reciprocal %[[SUM]]

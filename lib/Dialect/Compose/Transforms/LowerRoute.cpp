@@ -73,8 +73,8 @@ struct RouteLowering {
         b, loc, ty, DenseElementsAttr::get(ty, b.getI32IntegerAttr(0)));
   }
 
-  /// Top-k by rounds of argmax (lowest index on ties), masking each choice
-  /// with -inf for the next round.
+  /// Each token's top k by tessel.top_k (lowest index on ties; expanded by
+  /// tessel-decompose-graph-ops), as k columns.
   TopK selectTopK() {
     TopK top;
     SmallVector<int32_t> iota(E);
@@ -83,21 +83,18 @@ struct RouteLowering {
     auto iotaTy = tensor({1, E}, i32);
     Value iotaV = tosa::ConstOp::create(
         b, loc, iotaTy, DenseElementsAttr::get(iotaTy, ArrayRef(iota)));
-    Value negInf =
-        tb.scalar(elem, -std::numeric_limits<double>::infinity(), 2);
-    Value cur = op.getScores();
+    auto topk = TopKOp::create(b, loc, tensor({T, k}, elem),
+                               tensor({T, k}, b.getI64Type()), op.getScores(),
+                               b.getI64IntegerAttr(k), b.getI64IntegerAttr(1),
+                               b.getBoolAttr(true));
     for (int64_t j = 0; j < k; ++j) {
-      Value arg = tosa::ArgMaxOp::create(b, loc, tensor({T}, i32), cur,
-                                         b.getI32IntegerAttr(1));
-      Value col = tb.reshape(arg, {T, 1});
-      Value w = tb.reduceMax(cur, 1);
-      Value mask = tosa::EqualOp::create(b, loc, tensor({T, E}, b.getI1Type()),
-                                         iotaV, col);
+      Value col = tosa::CastOp::create(
+          b, loc, tensor({T, 1}, i32),
+          tb.slice(topk.getIndices(), {0, j}, {T, 1}));
       top.experts.push_back(col);
-      top.weights.push_back(w);
-      top.masks.push_back(mask);
-      if (j + 1 < k)
-        cur = tosa::SelectOp::create(b, loc, cur.getType(), mask, negInf, cur);
+      top.weights.push_back(tb.slice(topk.getValues(), {0, j}, {T, 1}));
+      top.masks.push_back(tosa::EqualOp::create(
+          b, loc, tensor({T, E}, b.getI1Type()), iotaV, col));
     }
     if (op.getRenormalize()) {
       Value sum = top.weights[0];

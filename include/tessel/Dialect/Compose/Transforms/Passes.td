@@ -8,8 +8,9 @@ def ComposeLowerRoute : Pass<"compose-lower-route", "ModuleOp"> {
   let summary = "Lower compose.route to top-k selection, expert calls and a "
                 "gate-weighted combine";
   let description = [{
-    Both forms first select each token's top-k experts with `tosa.argmax`
-    rounds (lowest index on ties) and optionally renormalize the weights.
+    Both forms first select each token's top-k experts with `tessel.top_k`
+    (lowest index on ties; `tessel-decompose-graph-ops` expands it) and
+    optionally renormalize the weights.
 
     - `mode=grouped` (default; MegaBlocks style): a counting sort groups the
       token/expert assignments by expert (`scf.for` over the assignments:
@@ -30,7 +31,8 @@ def ComposeLowerRoute : Pass<"compose-lower-route", "ModuleOp"> {
            "grouped (run each expert on its own tokens) or dense (every "
            "expert on every token)">
   ];
-  let dependentDialects = ["::mlir::tosa::TosaDialect",
+  let dependentDialects = ["::mlir::tessel::TesselDialect",
+                           "::mlir::tosa::TosaDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect"];
