@@ -289,6 +289,21 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
       "ReduceMean", "MatMul", "Gemm", "Shape", "Size", "Reshape", "Gather",
       "LayerNormalization", "Squeeze", "Unsqueeze", "Split", "Expand",
       "ScatterElements"};
+  // These take a batch (dim 0 of every input) of run-time size, the other
+  // dims static: the convolutions and pooling of CNNs with a symbolic batch.
+  static const llvm::StringSet<> takesRunTimeBatch = {
+      "Conv", "MaxPool", "AveragePool", "GlobalAveragePool",
+      "GlobalMaxPool", "BatchNormalization", "Pad"};
+  // 2-D images (N, C, H, W) only; MaxPool without its Indices output,
+  // which are offsets over the whole batch.
+  auto onlyBatch = [&](RankedTensorType t) {
+    bool imageOp = node.op_type() != "BatchNormalization";
+    bool indices = node.op_type() == "MaxPool" && node.output_size() > 1 &&
+                   !node.output(1).empty();
+    return !indices && (!imageOp || t.getRank() == 4) &&
+           llvm::all_of(t.getShape().drop_front(),
+                        [](int64_t d) { return !ShapedType::isDynamic(d); });
+  };
   for (int i = 0; i < node.input_size(); ++i) {
     // Sequence ops take tensors of any sizes (PackedSequence.h).
     if (takesRunTimeSizes.contains(node.op_type()) || sequenceOp || isMap)
@@ -298,7 +313,8 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
     auto type = dyn_cast_or_null<RankedTensorType>(
         values.at(node.input(i)).value ? values.at(node.input(i)).value.getType()
                                        : Type());
-    if (type && !type.hasStaticShape())
+    if (type && !type.hasStaticShape() &&
+        !(takesRunTimeBatch.contains(node.op_type()) && onlyBatch(type)))
       return prefix() << "input " << i << " '" << node.input(i)
                       << "' has sizes known only at run time ("
                       << typeText(type) << "), which " << node.op_type()

@@ -154,7 +154,11 @@ struct DecomposeConv2D : OpRewritePattern<Conv2DOp> {
                                 PatternRewriter &rewriter) const override {
     auto inTy = cast<RankedTensorType>(op.getInput().getType());
     auto wTy = cast<RankedTensorType>(op.getWeight().getType());
-    if (!inTy.hasStaticShape() || !wTy.hasStaticShape())
+    // A batch of run-time size is fine for TOSA's convolutions; the window
+    // arithmetic below needs the rest static.
+    bool runTimeBatch = inTy.isDynamicDim(0);
+    if (llvm::any_of(inTy.getShape().drop_front(), ShapedType::isDynamic) ||
+        !wTy.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "needs static shapes");
     TosaBuilder tb(rewriter, op.getLoc());
     Location loc = op.getLoc();
@@ -186,10 +190,27 @@ struct DecomposeConv2D : OpRewritePattern<Conv2DOp> {
         return rewriter.notifyMatchFailure(op, "windows see only padding");
     }
     Value input = op.getInput();
+    int64_t groups0 = static_cast<int64_t>(op.getGroups());
+    if (runTimeBatch && groups0 != 1 && groups0 != c)
+      return rewriter.notifyMatchFailure(
+          op, "a run-time batch with general groups");
     if (spatial[0] != h || spatial[1] != w) {
       h = spatial[0];
       w = spatial[1];
-      input = tb.slice(input, {0, 0, 0, 0}, {n, h, w, c});
+      if (runTimeBatch) {
+        // The rows and columns no window reads, cropped at any batch.
+        SmallVector<OpFoldResult> zeros(4, rewriter.getIndexAttr(0)),
+            ones(4, rewriter.getIndexAttr(1)),
+            sizes = {tensor::DimOp::create(rewriter, loc, input, 0).getResult(),
+                     rewriter.getIndexAttr(h), rewriter.getIndexAttr(w),
+                     rewriter.getIndexAttr(c)};
+        input = tensor::ExtractSliceOp::create(
+            rewriter, loc,
+            RankedTensorType::get({ShapedType::kDynamic, h, w, c}, et), input,
+            zeros, sizes, ones);
+      } else {
+        input = tb.slice(input, {0, 0, 0, 0}, {n, h, w, c});
+      }
     }
     DenseI64ArrayAttr padAttr = rewriter.getDenseI64ArrayAttr(pad);
     auto conv = [&](Value in, Value wt, Value bias, RankedTensorType ty) {

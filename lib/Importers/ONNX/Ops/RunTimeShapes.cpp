@@ -54,14 +54,17 @@ SmallVector<Value> checkedSizes(IndexMath &m, Value ok, ArrayRef<Value> dims,
 /// reduction's, a flatten's) and are not checked.
 LogicalResult setReshapedAtRunTime(NodeContext &ctx, IndexMath &m, Value ok,
                                    ArrayRef<Value> dims, Value in = {},
-                                   bool trusted = false) {
+                                   bool trusted = false,
+                                   ArrayRef<int64_t> known = {}) {
   if (!in)
     in = ctx.input(0);
   auto inType = cast<RankedTensorType>(in.getType());
   if (trusted) {
+    // Trusted dims may be typed with the sizes `known` statically.
     Value shape = dimsTensor(m, dims);
     auto outType = RankedTensorType::get(
-        SmallVector<int64_t>(dims.size(), ShapedType::kDynamic),
+        known.empty() ? SmallVector<int64_t>(dims.size(), ShapedType::kDynamic)
+                      : SmallVector<int64_t>(known),
         inType.getElementType());
     ctx.setOutput(0, tensor::ReshapeOp::create(m.b, m.loc, outType, in, shape));
     return success();
@@ -320,6 +323,16 @@ LogicalResult mlir::tessel::onnx_import::flattenAtRunTime(NodeContext &ctx,
   Value x = ctx.input(0);
   int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
   Value outer = m.c(1), inner = m.c(1);
+  // A factor of static dims keeps its static size (a Gemm after a CNN's
+  // Flatten needs its inner one).
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(x.getType()).getShape();
+  auto staticProduct = [](ArrayRef<int64_t> dims) {
+    if (llvm::any_of(dims, ShapedType::isDynamic))
+      return ShapedType::kDynamic;
+    return numElements(dims);
+  };
+  SmallVector<int64_t> known = {staticProduct(shape.take_front(axis)),
+                                staticProduct(shape.drop_front(axis))};
   for (int64_t d = 0; d < rank; ++d) {
     Value size = tensor::DimOp::create(m.b, m.loc, x, d);
     if (d < axis)
@@ -328,7 +341,7 @@ LogicalResult mlir::tessel::onnx_import::flattenAtRunTime(NodeContext &ctx,
       inner = arith::MulIOp::create(m.b, m.loc, inner, size);
   }
   return setReshapedAtRunTime(ctx, m, m.yes(), {outer, inner}, x,
-                              /*trusted=*/true);
+                              /*trusted=*/true, known);
 }
 
 LogicalResult mlir::tessel::onnx_import::reshapeAtRunTime(NodeContext &ctx,
@@ -1105,6 +1118,9 @@ LogicalResult mlir::tessel::onnx_import::padAtRunTime(NodeContext &ctx,
                            << rank;
   if (mode != "constant" && llvm::is_contained(in, 0))
     return ctx.attrError("mode", "'" + mode.str() + "' cannot pad an empty dim");
+  if (!type.hasStaticShape())
+    return ctx.unsupported("Pad with pads read at run time of an input whose "
+                           "sizes are known only at run time");
   IndexMath m(ctx);
   OpBuilder &b = m.b;
   Location loc = m.loc;

@@ -996,6 +996,16 @@ LogicalResult convertPad(NodeContext &ctx) {
   bool constantMode = *mode == "constant";
   for (int64_t d = 0; d < rank; ++d) {
     int64_t lo = pads[d], hi = pads[d + rank], n = in[d];
+    // A dim of run-time size (a batch) passes through unpadded.
+    if (ShapedType::isDynamic(n)) {
+      if (lo != 0 || hi != 0)
+        return ctx.unsupported("padding a dim whose size is known only at "
+                               "run time");
+      lists.push_back({});
+      padding.append({0, 0});
+      outShape.push_back(n);
+      continue;
+    }
     int64_t from = constantMode ? std::max<int64_t>(-lo, 0) : -lo;
     int64_t to = constantMode ? n - std::max<int64_t>(-hi, 0) : n + hi;
     if (to <= from)
@@ -1022,7 +1032,10 @@ LogicalResult convertPad(NodeContext &ctx) {
   Value x = ctx.input(0);
   bool identity = true;
   for (auto [d, l] : llvm::enumerate(lists))
-    identity &= l == iota(in[d]);
+    identity &= ShapedType::isDynamic(in[d]) || l == iota(in[d]);
+  if (!identity && !inTy.hasStaticShape())
+    return ctx.unsupported("cropping or reflecting an input whose sizes are "
+                           "known only at run time");
   if (!identity)
     x = selectIndices(ctx, x, lists);
   if (llvm::any_of(padding, [](int64_t p) { return p != 0; })) {

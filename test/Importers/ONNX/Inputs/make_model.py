@@ -52,10 +52,12 @@ def build(kind):
         return model([helper.make_node("Relu", ["x"], ["y"], name="relu0")],
                      [vi("x", ["N", 4])], [vi("y", ["N", 4])])
     if kind == "symbolic-conv":
-        # Conv does not take run-time sizes yet: the error suggests --shape.
+        # Conv takes a run-time batch, not run-time image sizes yet: the
+        # error suggests --shape.
         w = helper.make_tensor("w", TensorProto.FLOAT, [2, 3, 1, 1], [0.5] * 6)
         return model([helper.make_node("Conv", ["x", "w"], ["y"], name="conv0")],
-                     [vi("x", ["N", 3, 4, 4])], [vi("y", ["N", 2, 4, 4])], inits=[w])
+                     [vi("x", ["N", 3, "H", 4])], [vi("y", ["N", 2, "H", 4])],
+                     inits=[w])
     if kind == "unsupported-op":
         # Bernoulli draws random numbers: nothing a compiled artifact does.
         return model([helper.make_node("Bernoulli", ["x"], ["y"], name="bern0")],
