@@ -286,3 +286,45 @@ def test_scatter_elements_of_run_time_rows(reduction):
     f(x, np.array(1, np.int64), bad)  # the bad row is not read
     with pytest.raises(tessel.InvocationError, match="out of range"):
         f(x, np.array(2, np.int64), bad)
+
+
+W34 = (np.arange(COLS * 3, dtype=np.float32).reshape(COLS, 3) - 5) / 4
+
+
+@pytest.mark.parametrize("case", ["shared B", "equal batch", "run-time inner dim"])
+def test_batched_matmul_of_run_time_rows(case):
+    """Rank-3 MatMuls with the run-time rows in the batch, the rows or the
+    inner dimension: a linear layer, per-row products, a Gram matrix."""
+    w = helper.make_node("Constant", [], ["w"], value=helper.make_tensor(
+        "w", TP.FLOAT, [COLS, 3], W34.ravel()))
+    if case == "shared B":
+        nodes = [const_ints("ax", [0]), w,
+                 helper.make_node("Unsqueeze", ["s", "ax"], ["a"]),
+                 helper.make_node("MatMul", ["a", "w"], ["y"])]
+        check(model(nodes, out_rank=3), lambda s: s[None] @ W34)
+    elif case == "equal batch":
+        nodes = [const_ints("ax", [1]),
+                 helper.make_node("Unsqueeze", ["s", "ax"], ["a"]),
+                 helper.make_node("Transpose", ["a"], ["b"], perm=[0, 2, 1]),
+                 helper.make_node("MatMul", ["a", "b"], ["y"])]
+        check(model(nodes, out_rank=3), lambda s: (s * s).sum(1)[:, None, None])
+    else:
+        nodes = [const_ints("ax", [0]),
+                 helper.make_node("Unsqueeze", ["s", "ax"], ["b"]),
+                 helper.make_node("Transpose", ["b"], ["a"], perm=[0, 2, 1]),
+                 helper.make_node("MatMul", ["a", "b"], ["y"])]
+        check(model(nodes, out_rank=3), lambda s: (s.T @ s)[None], rtol=1e-4)
+
+
+@pytest.mark.parametrize("starts,ends,axes,steps,ref", [
+    ([1], [3], [1], [1], lambda s: s[:, 1:3]),
+    ([0], [4], [1], [2], lambda s: s[:, 0:4:2]),
+    ([1, -3], [100, 4], [0, 1], [1, 1], lambda s: s[1:, 1:4]),
+])
+def test_slice_of_run_time_rows(starts, ends, axes, steps, ref):
+    """Constant slices of the static axis keep its static size (one
+    extract_slice); a slice of the run-time axis is sized at run time."""
+    nodes = [const_ints("st", starts), const_ints("en", ends),
+             const_ints("ax", axes), const_ints("sp", steps),
+             node("Slice", ("s", "st", "en", "ax", "sp"))]
+    check(model(nodes), ref)

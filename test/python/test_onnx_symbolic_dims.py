@@ -108,9 +108,15 @@ def test_transformer_pieces_with_symbolic_batch_and_sequence():
     del g.output[:]
     g.output.append(vi("z", TP.FLOAT, ["batch", 2, "seq", "seq"]))
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
-    with pytest.raises(tessel.CompileError) as e:
-        tessel.compile(m.SerializeToString())
-    assert "node 'scores' (MatMul" in str(e.value) and "--shape" in str(e.value)
+    # The attention scores: a batched MatMul over the run-time batch and
+    # sequence (both operands [batch, 2, seq, *]).
+    f = tessel.compile(m.SerializeToString())
+    for b, t in ((1, 1), (2, 3), (3, 6)):
+        x = rng.standard_normal((b, t, 8)).astype(np.float32)
+        ln = (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + 1e-5)
+        y = (ln * gamma + beta).reshape(b, t, 2, 4).transpose(0, 2, 1, 3)
+        np.testing.assert_allclose(f(x), y @ y.transpose(0, 1, 3, 2), rtol=1e-4,
+                                   atol=1e-4)
 
 
 def _torch_cnn_with_symbolic_batch(module, image):
@@ -169,3 +175,19 @@ def test_grouped_conv_with_symbolic_batch_is_reported():
     model = torch.nn.Conv2d(4, 6, 1, groups=2).eval()
     with pytest.raises(tessel.CompileError, match="cannot decompose 'tessel.conv2d'"):
         tessel.compile(_torch_cnn_with_symbolic_batch(model, (4, 5, 5)))
+
+
+def test_batched_matmul_checks_run_time_sizes_that_must_agree():
+    """[p, 2, k] x [q, k, 3] with p, q and k symbolic: equal at run time it
+    matches numpy; a mismatch fails the call instead of reading past."""
+    g = helper.make_graph([helper.make_node("MatMul", ["a", "b"], ["y"])], "mm",
+                          [vi("a", TP.FLOAT, ["p", 2, "k"]), vi("b", TP.FLOAT, ["q", "k2", 3])],
+                          [vi("y", TP.FLOAT, ["p", 2, 3])])
+    f = tessel.compile(helper.make_model(
+        g, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString())
+    a = rng.standard_normal((4, 2, 5)).astype(np.float32)
+    b = rng.standard_normal((4, 5, 3)).astype(np.float32)
+    np.testing.assert_allclose(f(a, b), a @ b, rtol=1e-5, atol=1e-5)
+    for bad in (b[:3], b[:, :4]):
+        with pytest.raises(tessel.InvocationError):
+            f(a, np.ascontiguousarray(bad))

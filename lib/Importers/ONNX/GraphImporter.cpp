@@ -181,12 +181,13 @@ void GraphImporter::collectInferredTypes() {
     Type elem = convertElementType(tt.elem_type(), ctx);
     if (!elem)
       return;
+    // A symbolic or unknown size is dynamic: the static ones still type
+    // what a run-time computation gives (a Reshape's shape from a Concat).
     SmallVector<int64_t> dims;
-    for (const auto &d : tt.shape().dim()) {
-      if (!d.has_dim_value())
-        return;
-      dims.push_back(d.dim_value());
-    }
+    for (const auto &d : tt.shape().dim())
+      dims.push_back(d.has_dim_value() && d.dim_value() >= 0
+                         ? d.dim_value()
+                         : ShapedType::kDynamic);
     inferred[info.name()] = RankedTensorType::get(dims, elem);
   };
   for (const auto &vi : model.model.graph().value_info())
@@ -288,7 +289,7 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
       "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL2",
       "ReduceMean", "MatMul", "Gemm", "Shape", "Size", "Reshape", "Gather",
       "LayerNormalization", "Squeeze", "Unsqueeze", "Split", "Expand",
-      "ScatterElements"};
+      "ScatterElements", "Slice"};
   // These take a batch (dim 0 of every input) of run-time size, the other
   // dims static: the convolutions and pooling of CNNs with a symbolic batch.
   static const llvm::StringSet<> takesRunTimeBatch = {
@@ -386,7 +387,7 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
       if (expected.getRank() != got.getRank())
         return false;
       for (auto [e, g] : llvm::zip(expected.getShape(), got.getShape()))
-        if (!ShapedType::isDynamic(g) && e != g)
+        if (!ShapedType::isDynamic(g) && !ShapedType::isDynamic(e) && e != g)
           return false;
       return true;
     };

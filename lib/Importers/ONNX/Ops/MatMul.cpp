@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Common.h"
+#include "RunTimeShapes.h"
 
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 
@@ -56,6 +57,100 @@ Value matmul3D(NodeContext &ctx, Value a, Value b) {
   return tb.narrow(y, et);
 }
 
+/// Batched MatMul where sizes are known only at run time (a symbolic batch
+/// or sequence): A's batch dims fold into its rows when B has none (a
+/// linear layer), else A and B must have equal batch dims (attention's
+/// [B, h, S, D] x [B, h, D, S]). Sizes that must agree (batch dims, the
+/// inner dim) are checked at run time: a mismatch fails the call, the
+/// operands then viewed as empty so that nothing reads past them.
+/// Reshapes are tensor.reshape of run-time sizes.
+FailureOr<Value> batchedMatMulAtRunTime(NodeContext &ctx, Value a, Value b) {
+  RankedTensorType at = typeOf(a), bt = typeOf(b);
+  int64_t ra = at.getRank(), rb = bt.getRank();
+  int64_t ka = at.getDimSize(ra - 1), kb = bt.getDimSize(rb - 2);
+  if (!ShapedType::isDynamic(ka) && !ShapedType::isDynamic(kb) && ka != kb) {
+    ctx.emitError() << "inner dimensions differ: " << ka << " and " << kb;
+    return failure();
+  }
+  IndexMath m(ctx);
+  auto product = [&](Value x, int64_t from, int64_t to) {
+    Value p = m.c(1);
+    for (int64_t d = from; d < to; ++d)
+      p = m.mul(p, m.dim(x, d));
+    return p;
+  };
+  auto staticProduct = [](ArrayRef<int64_t> dims) {
+    return llvm::any_of(dims, ShapedType::isDynamic) ? ShapedType::kDynamic
+                                                     : numElements(dims);
+  };
+  int64_t k = ShapedType::isDynamic(ka) ? kb : ka;
+  int64_t n = bt.getDimSize(rb - 1), rowsA = at.getDimSize(ra - 2);
+  Value kV = m.dim(a, ra - 1), nV = m.dim(b, rb - 1);
+  Value ok = m.eq(kV, m.dim(b, rb - 2));
+  bool checked = ShapedType::isDynamic(ka) || ShapedType::isDynamic(kb);
+  bool sharedB = llvm::all_of(bt.getShape().drop_back(2),
+                              [](int64_t d) { return d == 1; });
+  if (!sharedB) {
+    if (ra != rb)
+      return FailureOr<Value>(ctx.unsupported(
+          "a MatMul broadcasting batch dims of different ranks with sizes "
+          "known only at run time"));
+    for (int64_t d = 0; d < ra - 2; ++d) {
+      int64_t sa = at.getDimSize(d), sb = bt.getDimSize(d);
+      if (!ShapedType::isDynamic(sa) && !ShapedType::isDynamic(sb) && sa != sb)
+        return FailureOr<Value>(ctx.unsupported(
+            "a MatMul broadcasting batch dims with sizes known only at run "
+            "time"));
+      checked |= ShapedType::isDynamic(sa) || ShapedType::isDynamic(sb);
+      ok = m.both(ok, m.eq(m.dim(a, d), m.dim(b, d)));
+    }
+  }
+  // The leading size of every view is 0 where a check fails; it is typed
+  // dynamic wherever a check is made.
+  auto lead = [&](Value size, int64_t known) {
+    return std::make_pair(m.select(ok, size, m.c(0)),
+                          checked ? ShapedType::kDynamic : known);
+  };
+  SmallVector<Value> outDims;
+  SmallVector<int64_t> outShape;
+  Value y;
+  if (sharedB) {
+    // One big matmul: [1, batch * M, K] x [1, K, N].
+    auto [rows, rowsKnown] =
+        lead(product(a, 0, ra - 1), staticProduct(at.getShape().drop_back()));
+    Value a3 = reshapeTo(m, a, {m.c(1), rows, kV}, {1, rowsKnown, k});
+    Value b3 = reshapeTo(m, b, {m.c(1), m.dim(b, rb - 2), nV}, {1, k, n});
+    y = matmul3D(ctx, a3, b3);
+    for (int64_t d = 0; d < ra - 1; ++d) {
+      outDims.push_back(m.dim(a, d));
+      outShape.push_back(at.getDimSize(d));
+    }
+  } else {
+    auto [batch, batchKnown] = lead(product(a, 0, ra - 2),
+                                    staticProduct(at.getShape().drop_back(2)));
+    Value a3 = reshapeTo(m, a, {batch, m.dim(a, ra - 2), kV},
+                         {batchKnown, rowsA, k});
+    Value b3 = reshapeTo(m, b, {batch, m.dim(b, rb - 2), nV},
+                         {batchKnown, k, n});
+    y = matmul3D(ctx, a3, b3);
+    for (int64_t d = 0; d < ra - 2; ++d) {
+      int64_t sa = at.getDimSize(d);
+      outDims.push_back(m.dim(a, d));
+      outShape.push_back(ShapedType::isDynamic(sa) ? bt.getDimSize(d) : sa);
+    }
+    outDims.push_back(m.dim(a, ra - 2));
+    outShape.push_back(rowsA);
+  }
+  if (!outDims.empty()) {
+    std::tie(outDims.front(), outShape.front()) =
+        lead(outDims.front(), outShape.front());
+  }
+  outDims.push_back(nV);
+  outShape.push_back(n);
+  Value out = reshapeTo(m, y, outDims, outShape);
+  return required(m, ok, out, out, TESSEL_ENTRY_SHAPE_MISMATCH);
+}
+
 /// numpy matmul: 1-D operands get a unit M / N that is dropped afterwards;
 /// batch dims broadcast.
 FailureOr<Value> numpyMatMul(NodeContext &ctx, Value a, Value b) {
@@ -68,10 +163,13 @@ FailureOr<Value> numpyMatMul(NodeContext &ctx, Value a, Value b) {
     return failure();
   }
   if ((!typeOf(a).hasStaticShape() || !typeOf(b).hasStaticShape()) &&
-      (ra != 2 || rb != 2))
-    return FailureOr<Value>(ctx.unsupported(
-        "MatMul of operands of rank other than 2 with sizes known only at "
-        "run time (--shape pins a graph input's symbolic dimensions)"));
+      (ra != 2 || rb != 2)) {
+    if (ra < 2 || rb < 2)
+      return FailureOr<Value>(ctx.unsupported(
+          "MatMul of a 1-D operand with sizes known only at run time "
+          "(--shape pins a graph input's symbolic dimensions)"));
+    return batchedMatMulAtRunTime(ctx, a, b);
+  }
   bool dropM = ra == 1, dropN = rb == 1;
   if (dropM)
     a = tb.reshape(a, {1, typeOf(a).getDimSize(0)});

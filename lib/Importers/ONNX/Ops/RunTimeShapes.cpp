@@ -81,10 +81,23 @@ LogicalResult setReshapedAtRunTime(NodeContext &ctx, IndexMath &m, Value ok,
   SmallVector<Value> safe(dims.size(), m.c(1));
   if (!safe.empty())
     safe.front() = numel;
+  // Sizes the model's shape inference knows are typed static, and checked;
+  // a failed check views the input as empty (a dim left dynamic is 0).
+  SmallVector<int64_t> outShape(dims.size(), ShapedType::kDynamic);
+  if (known.size() == dims.size() &&
+      llvm::any_of(known, ShapedType::isDynamic)) {
+    for (auto [j, d] : llvm::enumerate(known)) {
+      if (ShapedType::isDynamic(d)) {
+        safe[j] = m.c(0);
+        continue;
+      }
+      ok = m.both(ok, m.eq(dims[j], m.c(d)));
+      safe[j] = m.c(d);
+      outShape[j] = d;
+    }
+  }
   Value shape = required(m, ok, dimsTensor(m, dims), dimsTensor(m, safe));
-  auto outType = RankedTensorType::get(
-      SmallVector<int64_t>(dims.size(), ShapedType::kDynamic),
-      inType.getElementType());
+  auto outType = RankedTensorType::get(outShape, inType.getElementType());
   ctx.setOutput(0, tensor::ReshapeOp::create(m.b, m.loc, outType, in, shape));
   return success();
 }
@@ -387,7 +400,11 @@ LogicalResult mlir::tessel::onnx_import::reshapeAtRunTime(NodeContext &ctx,
                                   m.eq(m.rem(numel, safeKnown), m.c(0)))));
   for (Value &d : dims)
     d = m.select(m.eq(d, m.c(-1)), rest, d);
-  return setReshapedAtRunTime(ctx, m, ok, dims);
+  SmallVector<int64_t> inferredShape;
+  if (RankedTensorType inferred = ctx.inferredOutputType(0))
+    inferredShape.assign(inferred.getShape().begin(), inferred.getShape().end());
+  return setReshapedAtRunTime(ctx, m, ok, dims, {}, /*trusted=*/false,
+                              inferredShape);
 }
 
 LogicalResult mlir::tessel::onnx_import::unsqueezeAtRunTime(NodeContext &ctx) {
@@ -409,6 +426,14 @@ LogicalResult mlir::tessel::onnx_import::unsqueezeAtRunTime(NodeContext &ctx) {
     dims.push_back(m.select(isOneOf(m, axes, j), m.c(1), source));
   }
   return setReshapedAtRunTime(ctx, m, ok, dims);
+}
+
+Value mlir::tessel::onnx_import::reshapeTo(IndexMath &m, Value x,
+                                           ArrayRef<Value> dims,
+                                           ArrayRef<int64_t> known) {
+  auto type = RankedTensorType::get(
+      known, cast<RankedTensorType>(x.getType()).getElementType());
+  return tensor::ReshapeOp::create(m.b, m.loc, type, x, dimsTensor(m, dims));
 }
 
 LogicalResult mlir::tessel::onnx_import::reshapeKeepingRunTimeDims(
@@ -928,7 +953,7 @@ LogicalResult mlir::tessel::onnx_import::sliceAtRunTime(NodeContext &ctx) {
   }
   SmallVector<Value> starts, steps, sizes;
   for (int64_t d = 0; d < rank; ++d) {
-    Value dim = m.c(in[d]);
+    Value dim = m.dim(ctx.input(0), d);
     Value start = m.c(0), end = dim, step = m.c(1);
     for (int64_t k = 0; k < *count; ++k) {
       Value here = m.eq(axes[k], m.c(d));
@@ -964,7 +989,7 @@ LogicalResult mlir::tessel::onnx_import::sliceAtRunTime(NodeContext &ctx) {
   SmallVector<Value> dynamicSizes;
   for (int64_t d = 0; d < rank; ++d) {
     outShape.push_back(mayChange[d] ? ShapedType::kDynamic : in[d]);
-    if (mayChange[d])
+    if (ShapedType::isDynamic(outShape.back()))
       dynamicSizes.push_back(checked[d]);
   }
   auto outType = RankedTensorType::get(outShape, type.getElementType());

@@ -16,6 +16,7 @@
 #define TESSEL_LIB_IMPORTERS_ONNX_OPS_RUNTIMESHAPES_H
 
 #include "Common.h"
+#include "IndexMath.h"
 
 namespace mlir::tessel::onnx_import {
 
@@ -55,6 +56,10 @@ LogicalResult unsqueezeAtRunTime(NodeContext &ctx);
 LogicalResult reshapeKeepingRunTimeDims(NodeContext &ctx,
                                         ArrayRef<int64_t> shape,
                                         ArrayRef<int64_t> source);
+/// `x` reshaped (tensor.reshape) to the sizes `dims`, typed `known` (static
+/// where known): the caller guarantees the element count.
+Value reshapeTo(IndexMath &m, Value x, ArrayRef<Value> dims,
+                ArrayRef<int64_t> known);
 /// Split along `axis` (of static size) into `sizes` where other dims have
 /// run-time sizes: one tensor.extract_slice per output.
 LogicalResult splitRunTimeSized(NodeContext &ctx, int64_t axis,

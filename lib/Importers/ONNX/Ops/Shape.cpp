@@ -615,14 +615,24 @@ LogicalResult convertSlice(NodeContext &ctx) {
     ctx.emitError() << "starts, ends, axes and steps differ in length";
     return failure();
   }
+  // Constant slices of static axes, other axes of run-time size: one
+  // tensor.extract_slice (static sizes stay static); a sliced axis of
+  // run-time size is sized at run time.
+  bool runTimeSized = !ctx.inputType(0).hasStaticShape();
+  SmallVector<int64_t> offsets(rank, 0), strides(rank, 1);
   SmallVector<SmallVector<int64_t>> lists;
   for (int64_t d : in)
-    lists.push_back(iota(d));
+    lists.push_back(ShapedType::isDynamic(d) ? SmallVector<int64_t>() : iota(d));
   SmallVector<int64_t> outShape(in);
   for (size_t i = 0; i < starts.size(); ++i) {
     FailureOr<int64_t> axis = normalizeAxis(ctx, axes[i], rank, "axes");
     if (failed(axis))
       return failure();
+    if (ShapedType::isDynamic(in[*axis]))
+      return ctx.opset() >= 10
+                 ? sliceAtRunTime(ctx)
+                 : ctx.unsupported("Slice of an axis whose size is known "
+                                   "only at run time before opset 10");
     int64_t dim = in[*axis], step = steps[i];
     if (step == 0) {
       ctx.emitError() << "step for axis " << *axis << " is 0";
@@ -646,6 +656,27 @@ LogicalResult convertSlice(NodeContext &ctx) {
       l.push_back(k);
     outShape[*axis] = l.size();
     lists[*axis] = l;
+    offsets[*axis] = start;
+    strides[*axis] = step;
+  }
+  if (runTimeSized) {
+    if (llvm::any_of(strides, [](int64_t s) { return s < 0; }) ||
+        llvm::is_contained(outShape, 0))
+      return ctx.unsupported("a backward or empty Slice of an input whose "
+                             "sizes are known only at run time");
+    IndexMath m(ctx);
+    SmallVector<OpFoldResult> o, z, st;
+    for (int64_t d = 0; d < rank; ++d) {
+      o.push_back(m.b.getIndexAttr(offsets[d]));
+      st.push_back(m.b.getIndexAttr(strides[d]));
+      z.push_back(ShapedType::isDynamic(outShape[d])
+                      ? OpFoldResult(m.dim(ctx.input(0), d))
+                      : OpFoldResult(m.b.getIndexAttr(outShape[d])));
+    }
+    ctx.setOutput(0, tensor::ExtractSliceOp::create(
+                         m.b, m.loc, withShape(ctx.inputType(0), outShape),
+                         ctx.input(0), o, z, st));
+    return success();
   }
   DenseElementsAttr c = ctx.constantInput(0);
   if (numElements(outShape) == 0 && !c)
