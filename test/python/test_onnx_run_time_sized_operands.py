@@ -328,3 +328,18 @@ def test_slice_of_run_time_rows(starts, ends, axes, steps, ref):
              const_ints("ax", axes), const_ints("sp", steps),
              node("Slice", ("s", "st", "en", "ax", "sp"))]
     check(model(nodes), ref)
+
+
+@pytest.mark.parametrize("divisor,ref", [
+    ([], lambda s: s / np.float32(2.5)),                # a scalar
+    ([1, COLS], lambda s: s / (np.arange(COLS, dtype=np.float32) + 1.5)),
+])
+def test_div_broadcasting_into_run_time_rows(divisor, ref):
+    """Exact division (arith.divf), the constant broadcast over the run-time
+    rows (attention's scaling by sqrt(d))."""
+    values = [2.5] if not divisor else list(np.arange(COLS, dtype=np.float32) + 1.5)
+    c = helper.make_node("Constant", [], ["d"], value=helper.make_tensor(
+        "d", TP.FLOAT, divisor, values))
+    check(model([c, node("Div", ("s", "d"))]), ref)
+    # The other way round: the run-time rows divide a constant.
+    check(model([c, node("Div", ("d", "s"))]), lambda s: 1 / ref(s), rtol=1e-5)

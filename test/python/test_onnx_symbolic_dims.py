@@ -191,3 +191,26 @@ def test_batched_matmul_checks_run_time_sizes_that_must_agree():
     for bad in (b[:3], b[:, :4]):
         with pytest.raises(tessel.InvocationError):
             f(a, np.ascontiguousarray(bad))
+
+
+def test_transformer_encoder_with_symbolic_batch_and_sequence():
+    """torch.nn.TransformerEncoder (2 layers, 4 heads) exported with a
+    symbolic batch and sequence: one artifact at several (batch, seq)
+    against PyTorch (attention's batched MatMuls, Slice of the packed
+    projections, the scaling Div, reshapes ONNX shape inference half knows)."""
+    import io
+    import torch
+    torch.manual_seed(0)
+    layer = torch.nn.TransformerEncoderLayer(32, 4, 64, batch_first=True, dropout=0.0)
+    model = torch.nn.TransformerEncoder(layer, 2, enable_nested_tensor=False).eval()
+    f = io.BytesIO()
+    torch.onnx.export(model, (torch.randn(2, 5, 32),), f, opset_version=17,
+                      input_names=["x"], output_names=["y"],
+                      dynamic_axes={"x": {0: "batch", 1: "seq"}, "y": {0: "batch", 1: "seq"}})
+    compiled = tessel.compile(f.getvalue())
+    assert str(compiled.signature) == "main(x: batchxseqx32xf32) -> (y: batchxseqx32xf32)"
+    for b, t in ((1, 1), (1, 3), (3, 7)):
+        x = torch.randn(b, t, 32)
+        with torch.no_grad():
+            ref = model(x).numpy()
+        np.testing.assert_allclose(compiled(x.numpy()), ref, rtol=1e-4, atol=1e-4)

@@ -6,8 +6,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Common.h"
+#include "IndexMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 
@@ -200,6 +203,55 @@ Value unsignedBinary(NodeContext &ctx, Value x, Value y) {
   return castValue(ctx, r, elem);
 }
 
+/// a / b (floats), exactly, where the result has sizes known only at run
+/// time: one linalg.generic that broadcasts each operand's static 1s. Two
+/// run-time sizes facing each other must be equal (checked: a mismatch
+/// fails the call and gives an empty result).
+Value divideAtRunTime(NodeContext &ctx, Value a, Value b,
+                      RankedTensorType type) {
+  IndexMath m(ctx);
+  int64_t rank = type.getRank();
+  a = expandRank(ctx, a, rank);
+  b = expandRank(ctx, b, rank);
+  ArrayRef<int64_t> sa = typeOf(a).getShape(), sb = typeOf(b).getShape();
+  Value ok = m.yes();
+  SmallVector<Value> sizes;
+  SmallVector<AffineExpr> ea, eb;
+  for (int64_t d = 0; d < rank; ++d) {
+    AffineExpr id = m.b.getAffineDimExpr(d), zero = m.b.getAffineConstantExpr(0);
+    bool aOne = sa[d] == 1 && type.getDimSize(d) != 1;
+    bool bOne = sb[d] == 1 && type.getDimSize(d) != 1;
+    ea.push_back(aOne ? zero : id);
+    eb.push_back(bOne ? zero : id);
+    if (!aOne && !bOne)
+      ok = m.both(ok, m.eq(m.dim(a, d), m.dim(b, d)));
+    if (type.isDynamicDim(d))
+      sizes.push_back(m.dim(aOne ? b : a, d));
+  }
+  // A mismatch: an empty result (its first run-time size 0).
+  if (!sizes.empty())
+    sizes.front() = m.select(ok, sizes.front(), m.c(0));
+  Value init = tensor::EmptyOp::create(m.b, m.loc, type.getShape(),
+                                       type.getElementType(), sizes);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(rank, 0, ea, m.b.getContext()),
+      AffineMap::get(rank, 0, eb, m.b.getContext()),
+      m.b.getMultiDimIdentityMap(rank)};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  Value q = linalg::GenericOp::create(
+                m.b, m.loc, TypeRange{init.getType()}, ValueRange{a, b},
+                ValueRange{init}, maps, iterators,
+                [](OpBuilder &nb, Location l, ValueRange args) {
+                  linalg::YieldOp::create(
+                      nb, l,
+                      arith::DivFOp::create(nb, l, args[0], args[1])
+                          .getResult());
+                })
+                .getResult(0);
+  return required(m, ok, q, q, TESSEL_ENTRY_SHAPE_MISMATCH);
+}
+
 LogicalResult convertDiv(NodeContext &ctx) {
   if (ctx.opset() >= 7)
     if (std::optional<LogicalResult> folded = foldIntDivision(
@@ -215,6 +267,10 @@ LogicalResult convertDiv(NodeContext &ctx) {
   if (failed(type))
     return failure();
   if (isFloat(a)) {
+    if (!type->hasStaticShape() && (typeOf(a) != *type || typeOf(b) != *type)) {
+      ctx.setOutput(0, divideAtRunTime(ctx, a, b, *type));
+      return success();
+    }
     // Broadcast both to the result shape, then divide exactly (arith.divf
     // on tensors), rather than multiplying by a rounded reciprocal.
     Value x = broadcastTo(ctx, a, type->getShape());
