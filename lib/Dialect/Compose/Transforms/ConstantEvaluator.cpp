@@ -166,10 +166,11 @@ bool forEachIndexedRow(const Folded &values, const Folded &indices,
   int64_t n = values.shape[0], k = values.shape[1], w = indices.shape[1];
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = 0; j < w; ++j) {
-      int64_t at = int64_t(indices.data[i * w + j]);
-      if (at < 0 || at >= k)
+      // (Compared as a double first: a NaN or huge index is no index.)
+      double at = indices.data[i * w + j];
+      if (!(at >= 0 && at < double(k)))
         return false;
-      fn(i * w + j, i * k + at);
+      fn(i * w + j, i * k + int64_t(at));
     }
   return true;
 }
@@ -180,8 +181,11 @@ std::optional<SmallVector<int64_t>> shapeOperand(ConstantEvaluator &ev,
   if (!f)
     return std::nullopt;
   SmallVector<int64_t> s;
-  for (double d : f->data)
+  for (double d : f->data) {
+    if (!(std::fabs(d) < 0x1p62))
+      return std::nullopt;
     s.push_back(int64_t(d));
+  }
   return s;
 }
 
