@@ -196,18 +196,26 @@ def test_mlir_forms_against_numpy(name):
 # weighted sum over a stacked axis) are raised too, from torch through both
 # exporters.
 
-class _ContractedMoE(torch.nn.Module):
-    """Softmax gate, top-2, renormalized, a dense T x E gate matrix by
-    scatter, every expert's output stacked and contracted with it."""
+class _SmallMoE(torch.nn.Module):
+    """A linear gate over `experts` two-layer ReLU experts; subclasses
+    combine them."""
 
-    def __init__(self, combine, d=8, hidden=16, experts=4):
+    def __init__(self, d=8, hidden=16, experts=4):
         super().__init__()
-        self.combine = combine
         self.gate = torch.nn.Linear(d, experts)
         self.experts = torch.nn.ModuleList(
             torch.nn.Sequential(torch.nn.Linear(d, hidden), torch.nn.ReLU(),
                                 torch.nn.Linear(hidden, d))
             for _ in range(experts))
+
+
+class _ContractedMoE(_SmallMoE):
+    """Softmax gate, top-2, renormalized, a dense T x E gate matrix by
+    scatter, every expert's output stacked and contracted with it."""
+
+    def __init__(self, combine):
+        super().__init__()
+        self.combine = combine
 
     def forward(self, x):
         p = torch.softmax(self.gate(x), -1)
@@ -242,21 +250,16 @@ def test_contracted_combines_are_routed_and_match_pytorch(combine, exporter):
     assert_close(got, ref, 1e-5)
 
 
-class _IndexedMoE(torch.nn.Module):
+class _IndexedMoE(_SmallMoE):
     """Each expert on just its tokens, found with torch.where and gathered
     with index_select, the results summed back with index_add: sizes that
     follow from the data (NonZero), carried through the experts at run
     time. (Not raised to compose.route yet: it already runs each expert on
     its own tokens.)"""
 
-    def __init__(self, d=8, hidden=16, experts=4, k=2):
+    def __init__(self, k=2):
         super().__init__()
         self.k = k
-        self.gate = torch.nn.Linear(d, experts)
-        self.experts = torch.nn.ModuleList(
-            torch.nn.Sequential(torch.nn.Linear(d, hidden), torch.nn.ReLU(),
-                                torch.nn.Linear(hidden, d))
-            for _ in range(experts))
 
     def forward(self, x):
         p = torch.softmax(self.gate(x), -1)

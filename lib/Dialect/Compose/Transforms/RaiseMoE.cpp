@@ -389,13 +389,7 @@ bool Raiser::checkGates(Route &route, ArrayRef<Term> terms,
   int64_t k = topk.getK();
   // Probabilities (a softmax along the experts, through no-op reshapes)
   // make masks such as `gate > 0` hold; logits would not.
-  Value probs = scores;
-  while (auto r = probs.getDefiningOp<tosa::ReshapeOp>()) {
-    if (r.getInput1().getType() != r.getType())
-      break;
-    probs = r.getInput1();
-  }
-  auto softmax = probs.getDefiningOp<SoftmaxOp>();
+  auto softmax = skipNoOpReshapes(scores).getDefiningOp<SoftmaxOp>();
   bool scoresAreProbs = softmax && softmax.getNormalizedAxis() == 1;
   size_t nt = terms.size();
   constexpr int kForms = int(GateForm::Count);

@@ -62,6 +62,11 @@ int64_t mlir::tessel::onnx_import::numElements(ArrayRef<int64_t> shape) {
   return n;
 }
 
+int64_t mlir::tessel::onnx_import::staticNumElements(ArrayRef<int64_t> shape) {
+  return llvm::any_of(shape, ShapedType::isDynamic) ? ShapedType::kDynamic
+                                                    : numElements(shape);
+}
+
 Value mlir::tessel::onnx_import::expandRank(NodeContext &ctx, Value v,
                                             int64_t rank) {
   auto t = cast<RankedTensorType>(v.getType());

@@ -41,6 +41,8 @@ LogicalResult checkShape(NodeContext &ctx, ArrayRef<int64_t> shape,
                          StringRef what);
 RankedTensorType withElementType(RankedTensorType t, Type elem);
 int64_t numElements(ArrayRef<int64_t> shape);
+/// The element count of `shape`, or ShapedType::kDynamic if a dim is.
+int64_t staticNumElements(ArrayRef<int64_t> shape);
 
 //===--- Broadcasting (numpy rules, as every ONNX broadcasting op) ---------===//
 /// Reshapes `v` to `rank` by prepending size-1 dims.

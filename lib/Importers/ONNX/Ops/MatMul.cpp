@@ -79,10 +79,6 @@ FailureOr<Value> batchedMatMulAtRunTime(NodeContext &ctx, Value a, Value b) {
       p = m.mul(p, m.dim(x, d));
     return p;
   };
-  auto staticProduct = [](ArrayRef<int64_t> dims) {
-    return llvm::any_of(dims, ShapedType::isDynamic) ? ShapedType::kDynamic
-                                                     : numElements(dims);
-  };
   int64_t k = ShapedType::isDynamic(ka) ? kb : ka;
   int64_t n = bt.getDimSize(rb - 1), rowsA = at.getDimSize(ra - 2);
   Value kV = m.dim(a, ra - 1), nV = m.dim(b, rb - 1);
@@ -117,7 +113,7 @@ FailureOr<Value> batchedMatMulAtRunTime(NodeContext &ctx, Value a, Value b) {
   if (sharedB) {
     // One big matmul: [1, batch * M, K] x [1, K, N].
     auto [rows, rowsKnown] =
-        lead(product(a, 0, ra - 1), staticProduct(at.getShape().drop_back()));
+        lead(product(a, 0, ra - 1), staticNumElements(at.getShape().drop_back()));
     Value a3 = reshapeTo(m, a, {m.c(1), rows, kV}, {1, rowsKnown, k});
     Value b3 = reshapeTo(m, b, {m.c(1), m.dim(b, rb - 2), nV}, {1, k, n});
     y = matmul3D(ctx, a3, b3);
@@ -127,7 +123,7 @@ FailureOr<Value> batchedMatMulAtRunTime(NodeContext &ctx, Value a, Value b) {
     }
   } else {
     auto [batch, batchKnown] = lead(product(a, 0, ra - 2),
-                                    staticProduct(at.getShape().drop_back(2)));
+                                    staticNumElements(at.getShape().drop_back(2)));
     Value a3 = reshapeTo(m, a, {batch, m.dim(a, ra - 2), kV},
                          {batchKnown, rowsA, k});
     Value b3 = reshapeTo(m, b, {batch, m.dim(b, rb - 2), nV},

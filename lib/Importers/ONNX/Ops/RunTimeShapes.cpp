@@ -339,13 +339,8 @@ LogicalResult mlir::tessel::onnx_import::flattenAtRunTime(NodeContext &ctx,
   // A factor of static dims keeps its static size (a Gemm after a CNN's
   // Flatten needs its inner one).
   ArrayRef<int64_t> shape = cast<RankedTensorType>(x.getType()).getShape();
-  auto staticProduct = [](ArrayRef<int64_t> dims) {
-    if (llvm::any_of(dims, ShapedType::isDynamic))
-      return ShapedType::kDynamic;
-    return numElements(dims);
-  };
-  SmallVector<int64_t> known = {staticProduct(shape.take_front(axis)),
-                                staticProduct(shape.drop_front(axis))};
+  SmallVector<int64_t> known = {staticNumElements(shape.take_front(axis)),
+                                staticNumElements(shape.drop_front(axis))};
   for (int64_t d = 0; d < rank; ++d) {
     Value size = tensor::DimOp::create(m.b, m.loc, x, d);
     if (d < axis)
