@@ -343,3 +343,24 @@ def test_div_broadcasting_into_run_time_rows(divisor, ref):
     check(model([c, node("Div", ("s", "d"))]), ref)
     # The other way round: the run-time rows divide a constant.
     check(model([c, node("Div", ("d", "s"))]), lambda s: 1 / ref(s), rtol=1e-5)
+
+
+@pytest.mark.parametrize("nodes,message", [
+    ([node("Squeeze")], "Squeeze without axes of an input whose sizes are known only at run time"),
+    ([const_ints("st", [3]), const_ints("en", [0]), const_ints("ax", [1]),
+      const_ints("sp", [-1]), node("Slice", ("s", "st", "en", "ax", "sp"))],
+     "a backward or empty Slice of an input whose sizes are known only at run time"),
+    ([const_ints("ax", [0]),
+      helper.make_node("Constant", [], ["b"], value=helper.make_tensor(
+          "b", TP.FLOAT, [2, COLS, 3], [0.5] * (2 * COLS * 3))),
+      helper.make_node("Unsqueeze", ["s", "ax"], ["a"]),
+      node("MatMul", ("a", "b"))],
+     "a MatMul broadcasting batch dims with sizes known only at run time"),
+    ([helper.make_node("Constant", [], ["v"], value=helper.make_tensor(
+        "v", TP.FLOAT, [COLS], [1.0] * COLS)), node("MatMul", ("s", "v"))],
+     "MatMul of a 1-D operand with sizes known only at run time"),
+])
+def test_run_time_sized_forms_not_taken_yet_are_rejected(nodes, message):
+    m = model(nodes, out_rank=3)
+    with pytest.raises(tessel.CompileError, match=message):
+        tessel.compile(m.SerializeToString())
