@@ -182,6 +182,8 @@ void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
   pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // A run-time batch: the broadcast guards of operands that share it go.
+  pm.addPass(createTesselDropUnitBroadcasts());
   // Named output dimensions (ABI v3) must equal their inputs', proven
   // while shapes are still in tensor form.
   pm.addPass(createTesselCheckResultDims());

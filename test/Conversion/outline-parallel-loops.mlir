@@ -104,8 +104,9 @@ func.func @small(%x: memref<64xf32>) {
 
 // -----
 
-// Calls, allocations, reductions and dynamic bounds keep a nest serial; a
-// nested scf.parallel is never outlined on its own.
+// Calls, allocations, reductions and a nest whose only dimension has a
+// run-time bound keep a nest serial; a nested scf.parallel is never
+// outlined on its own.
 // CHECK-LABEL: func.func @unsafe(
 // CHECK-NOT: tessel_kernel_parallel_for
 // CHECK: scf.parallel
@@ -147,4 +148,30 @@ func.func @unsafe(%x: memref<65536xf32>, %n: index) -> f32 {
     scf.reduce
   }
   return %sum : f32
+}
+
+// -----
+
+// A run-time batch outside a static dimension: the static one is split into
+// tasks, and the batch bound travels in the context (each task runs every
+// image of its rows).
+// CHECK-LABEL: func.func @run_time_batch(
+// CHECK: call @tessel_kernel_parallel_for
+// CHECK-LABEL: func.func private @run_time_batch__parallel0(
+// CHECK: %[[P:.*]] = llvm.getelementptr %arg0[0, 8]
+// CHECK: %[[N:.*]] = llvm.load %[[P]] : !llvm.ptr -> i64
+// CHECK: %[[NI:.*]] = arith.index_cast %[[N]] : i64 to index
+// CHECK: scf.parallel (%{{.*}}, %{{.*}}) = (%{{.*}}, %{{.*}}) to (%[[NI]], %{{.*}})
+func.func @run_time_batch(%x: memref<?x256x256xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%b, %i) = (%c0, %c0) to (%n, %c256) step (%c1, %c1) {
+    scf.for %k = %c0 to %c256 step %c1 {
+      memref.store %zero, %x[%b, %i, %k] : memref<?x256x256xf32>
+    }
+    scf.reduce
+  }
+  return
 }

@@ -306,10 +306,12 @@ def TesselOutlineParallelLoops
   let summary = "Run outermost scf.parallel loops on the kernel library's "
                 "thread pool";
   let description = [{
-    Each outermost `scf.parallel` without reductions, with static bounds and
-    enough work (the estimated element operations of its whole nest, at
-    least `min-work`) is split along its first parallel dimension of two or
-    more iterations into up to `max-tasks` contiguous chunks. The nest is
+    Each outermost `scf.parallel` without reductions, with enough work (the
+    estimated element operations of its whole nest, at least `min-work`;
+    a dimension of run-time size counts once) is split along its first
+    parallel dimension of two or more iterations known at compile time
+    into up to `max-tasks` contiguous chunks (dimensions of run-time size,
+    such as a batch, run whole in each task). The nest is
     outlined into a private task function `(!llvm.ptr context, i64 task)`
     that runs one chunk, and replaced by a call of
     `tessel_kernel_parallel_for(ntasks, task function, context)` (see

@@ -231,17 +231,18 @@ func::FuncOp Outliner::declareParallelFor(Location loc) {
 
 bool Outliner::run(scf::ParallelOp loop, int64_t work, unsigned index) {
   Location loc = loop.getLoc();
-  // The dimension to split: the first one with two or more iterations.
+  // The dimension to split: the first static one with two or more
+  // iterations. Others may run to sizes known only at run time (a batch):
+  // each task runs all of them, and the work estimate counts them once.
   unsigned numLoops = loop.getNumLoops();
   int64_t dim = -1, trips = 0;
   for (unsigned d = 0; d < numLoops; ++d) {
     int64_t n = tripCount(loop.getLowerBound()[d], loop.getUpperBound()[d],
                           loop.getStep()[d]);
-    if (n < 0)
-      return false; // dynamic bounds: the work estimate means nothing
-    if (n >= 2 && dim < 0) {
+    if (n >= 2) {
       dim = d;
       trips = n;
+      break;
     }
   }
   if (dim < 0)
@@ -256,6 +257,9 @@ bool Outliner::run(scf::ParallelOp loop, int64_t work, unsigned index) {
   // What the nest uses from outside: re-created or passed.
   SetVector<Value> used;
   getUsedValuesDefinedAbove(loop.getRegion(), used);
+  // Bounds of the other dimensions that are not constants travel too.
+  for (Value v : loop.getOperands())
+    used.insert(v);
   SmallVector<Value> remat, passed;
   for (Value v : used) {
     if (isRematerializable(v.getDefiningOp()))
@@ -300,19 +304,15 @@ bool Outliner::run(scf::ParallelOp loop, int64_t work, unsigned index) {
   // This task's chunk of dimension `dim`: [lb + t*chunk*step, min(.., ub)).
   Value t = arith::IndexCastOp::create(b, loc, b.getIndexType(),
                                        entry->getArgument(1));
-  Value lb = b.clone(*loop.getLowerBound()[dim].getDefiningOp())->getResult(0);
-  Value ub = b.clone(*loop.getUpperBound()[dim].getDefiningOp())->getResult(0);
-  Value step = b.clone(*loop.getStep()[dim].getDefiningOp())->getResult(0);
+  Value lb = map.lookup(loop.getLowerBound()[dim]);
+  Value ub = map.lookup(loop.getUpperBound()[dim]);
+  Value step = map.lookup(loop.getStep()[dim]);
   Value span = arith::MulIOp::create(
       b, loc, step, arith::ConstantIndexOp::create(b, loc, chunk));
   Value lo = arith::AddIOp::create(b, loc, lb,
                                    arith::MulIOp::create(b, loc, t, span));
   Value hi = arith::MinSIOp::create(b, loc,
                                     arith::AddIOp::create(b, loc, lo, span), ub);
-  // Bounds are constants (trip counts are static): clone them too.
-  for (Value v : loop.getOperands())
-    if (!map.contains(v))
-      map.map(v, b.clone(*v.getDefiningOp())->getResult(0));
   auto body = cast<scf::ParallelOp>(b.clone(*loop, map));
   body->setOperand(dim, lo);
   body->setOperand(numLoops + dim, hi);

@@ -297,3 +297,47 @@ func.func @shared_constant_slice(%x0: tensor<1x2x2x1xf32>) -> (tensor<1x2x2x1xf3
   %y0 = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x0, %w0 : tensor<1x2x2x1xf32>, tensor<1x1x1x1xf32>) outs(%init : tensor<1x2x2x1xf32>) -> tensor<1x2x2x1xf32>
   return %y0, %w : tensor<1x2x2x1xf32>, tensor<2x1x1x1xf32>
 }
+
+// -----
+
+// A constant filter cut into taps (what tessel-trim-padded-taps leaves): each
+// slice becomes a constant of its own and its packing folds at compile time;
+// no pack, transpose or slice of weights is left to run at every call.
+// CHECK-LABEL: func @sliced_constant_filter
+// CHECK-NOT: tensor.extract_slice
+// CHECK-NOT: linalg.transpose
+// CHECK-NOT: linalg.pack
+// CHECK-DAG: %[[W0:.*]] = arith.constant dense<{{.*}}> : tensor<1x2x4xf32>
+// CHECK-DAG: %[[W1:.*]] = arith.constant dense<{{.*}}> : tensor<1x4x4xf32>
+// CHECK-DAG: tessel.packed_conv2d ins(%{{.*}}, %[[W0]] : tensor<1x1x1x2xf32>, tensor<1x2x4xf32>)
+// CHECK-DAG: tessel.packed_conv2d ins(%{{.*}}, %[[W1]] : tensor<1x1x2x2xf32>, tensor<1x4x4xf32>)
+func.func @sliced_constant_filter(%x: tensor<1x1x2x2xf32>) -> (tensor<1x1x1x3xf32>, tensor<1x1x1x3xf32>) {
+  %w = arith.constant dense<[[[[1.0, 2.0], [3.0, 4.0]]], [[[5.0, 6.0], [7.0, 8.0]]], [[[9.0, 10.0], [11.0, 12.0]]]]> : tensor<3x1x2x2xf32>
+  %w0 = tensor.extract_slice %w[0, 0, 1, 0] [3, 1, 1, 2] [1, 1, 1, 1] : tensor<3x1x2x2xf32> to tensor<3x1x1x2xf32>
+  %x0 = tensor.extract_slice %x[0, 0, 1, 0] [1, 1, 1, 2] [1, 1, 1, 1] : tensor<1x1x2x2xf32> to tensor<1x1x1x2xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x1x1x3xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x1x1x3xf32>) -> tensor<1x1x1x3xf32>
+  %c0 = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x0, %w0 : tensor<1x1x1x2xf32>, tensor<3x1x1x2xf32>) outs(%init : tensor<1x1x1x3xf32>) -> tensor<1x1x1x3xf32>
+  %w1 = tensor.extract_slice %w[0, 0, 0, 0] [3, 1, 2, 2] [1, 1, 1, 1] : tensor<3x1x2x2xf32> to tensor<3x1x2x2xf32>
+  %c1 = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w1 : tensor<1x1x2x2xf32>, tensor<3x1x2x2xf32>) outs(%init : tensor<1x1x1x3xf32>) -> tensor<1x1x1x3xf32>
+  return %c0, %c1 : tensor<1x1x1x3xf32>, tensor<1x1x1x3xf32>
+}
+
+// -----
+
+// A batch known only at run time (a model exported with a symbolic batch)
+// still takes the kernel: the image count is read at run time.
+// CHECK-LABEL: func @conv_dynamic_batch
+// CHECK: tessel.packed_conv2d ins(%{{.*}}, %{{.*}} : tensor<?x6x6x2xf32>, tensor<1x18x4xf32>) {{.*}} -> tensor<?x4x4x3xf32>
+// CHECK-NOT: linalg.conv_2d_nhwc_fhwc
+func.func @conv_dynamic_batch(%x: tensor<?x6x6x2xf32>) -> tensor<?x4x4x3xf32> {
+  %w = arith.constant dense<0.5> : tensor<3x3x3x2xf32>
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x6x6x2xf32>
+  %e = tensor.empty(%n) : tensor<?x4x4x3xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x4x4x3xf32>) -> tensor<?x4x4x3xf32>
+  %c = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<?x6x6x2xf32>, tensor<3x3x3x2xf32>) outs(%init : tensor<?x4x4x3xf32>) -> tensor<?x4x4x3xf32>
+  return %c : tensor<?x4x4x3xf32>
+}

@@ -169,12 +169,13 @@ func.func @long_row(%x: memref<4x2048xf32>, %y: memref<4xf32>) {
 
 // Left to the scalar loops: a reduction along the innermost dimension
 // whose order must be kept (no reassoc), a
-// transposed (non-contiguous) read, a dynamic shape, a gather in the body,
+// transposed (non-contiguous) read, a dynamic innermost size, a gather in
+// the body,
 // i1 buffers (a byte per element in memory, a bit per lane in a vector).
 // CHECK-LABEL: func.func @left_alone(
 // CHECK-COUNT-5: linalg.generic
 // CHECK-NOT: vector.
-func.func @left_alone(%x: memref<16x64xf32>, %t: memref<64x16xf32>, %y: memref<16xf32>, %z: memref<16x64xf32>, %d: memref<?x64xf32>, %m: memref<16x64xi1>) {
+func.func @left_alone(%x: memref<16x64xf32>, %t: memref<64x16xf32>, %y: memref<16xf32>, %z: memref<16x64xf32>, %d: memref<16x?xf32>, %m: memref<16x64xi1>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<16x64xf32>) outs(%m : memref<16x64xi1>) {
   ^bb0(%in: f32, %out: i1):
     %zero = arith.constant 0.0 : f32
@@ -190,7 +191,7 @@ func.func @left_alone(%x: memref<16x64xf32>, %t: memref<64x16xf32>, %y: memref<1
   ^bb0(%in: f32, %out: f32):
     linalg.yield %in : f32
   }
-  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%d : memref<?x64xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%d : memref<16x?xf32>) {
   ^bb0(%out: f32):
     %n = arith.negf %out : f32
     linalg.yield %n : f32
@@ -200,6 +201,26 @@ func.func @left_alone(%x: memref<16x64xf32>, %t: memref<64x16xf32>, %y: memref<1
     %c0 = arith.constant 0 : index
     %v = memref.load %y[%c0] : memref<16xf32>
     linalg.yield %v : f32
+  }
+  return
+}
+
+// -----
+
+// An outer size known only at run time (a batch): the tiles are static
+// and the parallel loop runs to the size read from the buffer.
+// CHECK-LABEL: func.func @run_time_batch(
+// CHECK-SAME: %[[X:.*]]: memref<?x64xf32>, %[[Y:.*]]: memref<?x64xf32>)
+// CHECK: %[[N:.*]] = memref.dim %[[X]], %c0
+// CHECK: scf.parallel (%[[I:.*]], %[[J:.*]]) = (%{{.*}}, %{{.*}}) to (%[[N]], %{{.*}})
+// CHECK: vector.load {{.*}} vector<32xf32>
+// CHECK: math.exp {{.*}} : vector<32xf32>
+// CHECK-NOT: linalg.generic
+func.func @run_time_batch(%x: memref<?x64xf32>, %y: memref<?x64xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<?x64xf32>) outs(%y : memref<?x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %e = math.exp %in : f32
+    linalg.yield %e : f32
   }
   return
 }

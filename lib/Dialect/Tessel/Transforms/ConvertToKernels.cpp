@@ -197,10 +197,13 @@ struct ConvToKernel : OpRewritePattern<linalg::Conv2DNhwcFhwcOp> {
                                 PatternRewriter &rewriter) const override {
     Value input = op.getInputs()[0], filter = op.getInputs()[1];
     Value init = op.getOutputs()[0];
-    std::optional<bool> bf16 = contractionIsBF16(input, filter, init, -1);
+    // The batch may be dynamic (a model exported with a symbolic batch):
+    // the kernel takes the image count at run time.
+    std::optional<bool> bf16 = contractionIsBF16(input, filter, init, 0);
     if (!bf16)
       return rewriter.notifyMatchFailure(
-          op, "needs static shapes, f32 or bf16 inputs and an f32 init");
+          op, "needs static shapes but the batch, f32 or bf16 inputs and an "
+              "f32 init");
     ArrayRef<int64_t> fShape =
         cast<RankedTensorType>(filter.getType()).getShape();
     SmallVector<int64_t> strides(op.getStrides().getValues<int64_t>());
@@ -611,8 +614,11 @@ struct DepthwiseToKernel : OpRewritePattern<OpT> {
         std::is_same_v<OpT, linalg::DepthwiseConv2DNhwcHwcmOp>;
     Value input = op.getInputs()[0], filter = op.getInputs()[1];
     Value init = op.getOutputs()[0];
-    if (!isStaticF32(input) || !isStaticF32(filter) || !isStaticF32(init))
-      return rewriter.notifyMatchFailure(op, "needs static f32 shapes");
+    // The batch may be dynamic, as for ConvToKernel.
+    if (!isStaticExcept(input, 0) || !isStaticF32(filter) ||
+        !isStaticExcept(init, 0))
+      return rewriter.notifyMatchFailure(
+          op, "needs static f32 shapes but the batch");
     auto fTy = cast<RankedTensorType>(filter.getType());
     if (hwcm && fTy.getDimSize(3) != 1)
       return rewriter.notifyMatchFailure(op, "channel multiplier is not 1");
@@ -805,6 +811,17 @@ struct ConvertToKernelsPass
                  FuseClamp<GroupedConv2DOp>,
                  FuseSiLU,
                  FoldPackOfConstant>(ctx);
+    // A constant filter that tessel-trim-padded-taps cut into per-region
+    // taps becomes one constant per region, so that the packing of each
+    // folds too instead of running at every call. Only where the filter
+    // has no other use: then the slices replace it.
+    tensor::populateFoldConstantExtractSlicePatterns(
+        patterns, [](tensor::ExtractSliceOp slice) {
+          Operation *src = slice.getSource().getDefiningOp();
+          return src && llvm::all_of(src->getUsers(), [](Operation *u) {
+                   return isa<tensor::ExtractSliceOp>(u);
+                 });
+        });
     // A transpose feeding a pack (attention's K^T) folds into the pack, so
     // the run-time operand is moved once, not twice.
     linalg::populateFoldIntoPackAndUnpackPatterns(patterns);

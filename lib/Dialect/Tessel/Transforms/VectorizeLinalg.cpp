@@ -81,9 +81,11 @@ std::optional<StringRef> rejectReason(linalg::LinalgOp op, int64_t maxRow) {
   unsigned n = op.getNumLoops();
   if (n == 0)
     return "no loops";
+  // Outer dimensions may be dynamic (a run-time batch): the tiles are
+  // static all the same, and only their loops take run-time bounds.
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (llvm::any_of(ranges, ShapedType::isDynamic))
-    return "dynamic shape";
+  if (ShapedType::isDynamic(ranges.back()))
+    return "dynamic innermost dimension";
   if (ranges.back() < 4)
     return "innermost dimension too short";
   // A reduction along the innermost dimension (layer norm's statistics,
@@ -212,11 +214,12 @@ VectorizeLinalg::tile(RewriterBase &rewriter, linalg::LinalgOp op) {
   }
   mainTiles = inner / tileSize;
 
-  // Parallel loops: outer parallel dims of extent > 1, plus the innermost
-  // tiles when they need a loop and no remainder follows it.
+  // Parallel loops: outer parallel dims of extent > 1 (or known only at
+  // run time), plus the innermost tiles when they need a loop and no
+  // remainder follows it.
   SmallVector<unsigned> parDims, redDims;
   for (unsigned d = 0; d + 1 < n; ++d) {
-    if (ranges[d] <= 1)
+    if (!ShapedType::isDynamic(ranges[d]) && ranges[d] <= 1)
       continue;
     (iters[d] == utils::IteratorType::parallel ? parDims : redDims)
         .push_back(d);
@@ -229,6 +232,21 @@ VectorizeLinalg::tile(RewriterBase &rewriter, linalg::LinalgOp op) {
   auto idx = [&](OpBuilder &b, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
+  // The extent of loop `d`: a constant, or read from the operands before
+  // the op (where the loops that use it are built).
+  SmallVector<Value> dynamicExtents(n);
+  if (llvm::any_of(ranges, ShapedType::isDynamic)) {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(op);
+    SmallVector<Range> loopRanges = op.createLoopRanges(rewriter, loc);
+    for (unsigned d = 0; d < n; ++d)
+      if (ShapedType::isDynamic(ranges[d]))
+        dynamicExtents[d] = getValueOrCreateConstantIndexOp(
+            rewriter, loc, loopRanges[d].size);
+  }
+  auto extent = [&](OpBuilder &b, unsigned d) -> Value {
+    return dynamicExtents[d] ? dynamicExtents[d] : idx(b, ranges[d]);
+  };
   // Emits the tile at `offsets` (innermost offset and size given) inside
   // loops over the reduction dimensions.
   auto emitTile = [&](OpBuilder &b, SmallVector<OpFoldResult> offsets,
@@ -236,7 +254,7 @@ VectorizeLinalg::tile(RewriterBase &rewriter, linalg::LinalgOp op) {
     std::function<void(OpBuilder &, unsigned)> nest = [&](OpBuilder &b,
                                                           unsigned r) {
       if (r < redDims.size()) {
-        scf::ForOp::create(b, loc, idx(b, 0), idx(b, ranges[redDims[r]]),
+        scf::ForOp::create(b, loc, idx(b, 0), extent(b, redDims[r]),
                            idx(b, 1), ValueRange{},
                            [&](OpBuilder &b, Location, Value iv, ValueRange) {
                              offsets[redDims[r]] = iv;
@@ -288,7 +306,8 @@ VectorizeLinalg::tile(RewriterBase &rewriter, linalg::LinalgOp op) {
     for (unsigned d : loopDims) {
       bool isInner = d == n - 1;
       lbs.push_back(idx(rewriter, 0));
-      ubs.push_back(idx(rewriter, isInner ? mainTiles * tileSize : ranges[d]));
+      ubs.push_back(isInner ? idx(rewriter, mainTiles * tileSize)
+                            : extent(rewriter, d));
       steps.push_back(idx(rewriter, isInner ? tileSize : 1));
     }
     scf::ParallelOp::create(

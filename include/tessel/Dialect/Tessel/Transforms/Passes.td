@@ -48,6 +48,25 @@ def TesselShareConcatPrefixes
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
 }
 
+def TesselDropUnitBroadcasts : Pass<"tessel-drop-unit-broadcasts"> {
+  let summary = "Drop the run-time broadcasts of operands whose sizes "
+                "equal the result's";
+  let description = [{
+    On linalg on tensors, after `tosa-to-linalg`: an elementwise TOSA op
+    whose operand has a dynamic size (a run-time batch) is lowered with a
+    guard per operand, `scf.if (%n == 1) { copy broadcasting index 0 }
+    else { the operand }`, since a size of 1 would broadcast. The copy runs
+    at every call where the size is 1 (batch 1: every elementwise op reads
+    and writes its operands once more) and keeps elementwise fusion from
+    merging the ops around it. Where the operand's broadcast dimensions are
+    provably `%n` (ValueBoundsOpInterface: they come from the same
+    run-time size, e.g. the graph input's batch) and the copy keeps the
+    operand's sizes, the copy is the operand itself: the result is
+    replaced by it. Guards it cannot prove stay.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
 def TesselSplatsToFills : Pass<"tessel-splats-to-fills"> {
   let summary = "Large splat constants become fills, not data";
   let description = [{
@@ -497,7 +516,8 @@ def TesselVectorizeLinalg : Pass<"tessel-vectorize-linalg", "::mlir::func::FuncO
     For each linalg op on buffers that the kernel library does not run
     (elementwise ops, their fused chains, reductions over outer dimensions
     such as pooling, copies): when its innermost loop is parallel and
-    contiguous in every buffer that walks it, its shapes are static and its
+    contiguous in every buffer that walks it, its innermost size is static
+    (outer ones may be known only at run time, e.g. a batch) and its
     body is `arith`/`math`, the op is tiled with every outer dimension 1 and
     the innermost a multiple of the vector width (up to `max-unroll`
     registers), whole when short, or one register plus a remainder tile;

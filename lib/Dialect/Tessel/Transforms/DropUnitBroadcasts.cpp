@@ -1,0 +1,211 @@
+//===- DropUnitBroadcasts.cpp - drop provably no-op run-time broadcasts ---===//
+//
+// tosa-to-linalg cannot tell that two operands of size `?` have the same
+// size, so it guards each with a run-time broadcast of index 0 taken when
+// the size is 1. Inside that guard, a dimension that is provably the
+// guarded size is 1, and broadcasting a size-1 dimension to size 1 copies
+// the operand unchanged: the guard's result is the operand.
+//
+// First, each run-time size read twice (`tensor.dim` of two values that
+// provably have the same size, e.g. two activations of one batch) is read
+// once: the checks that the sizes agree then fold away.
+//
+//===----------------------------------------------------------------------===//
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELDROPUNITBROADCASTS
+#include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+
+namespace {
+
+/// The index values that `cond` (`%n == 1`, or a conjunction of such) says
+/// are 1.
+void sizesThatAreOne(Value cond, SmallVectorImpl<Value> &ones) {
+  if (auto a = cond.getDefiningOp<arith::AndIOp>()) {
+    sizesThatAreOne(a.getLhs(), ones);
+    sizesThatAreOne(a.getRhs(), ones);
+    return;
+  }
+  auto cmp = cond.getDefiningOp<arith::CmpIOp>();
+  if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::eq)
+    return;
+  if (matchPattern(cmp.getRhs(), m_One()))
+    ones.push_back(cmp.getLhs());
+  else if (matchPattern(cmp.getLhs(), m_One()))
+    ones.push_back(cmp.getRhs());
+}
+
+/// Whether dimension `d` of `a` and of `b` provably have the same size.
+bool sameSize(Value a, Value b, int64_t d) {
+  int64_t sa = cast<ShapedType>(a.getType()).getDimSize(d);
+  int64_t sb = cast<ShapedType>(b.getType()).getDimSize(d);
+  if (!ShapedType::isDynamic(sa) || !ShapedType::isDynamic(sb))
+    return sa == sb;
+  FailureOr<bool> eq = ValueBoundsConstraintSet::areEqual({a, d}, {b, d});
+  return succeeded(eq) && *eq;
+}
+
+/// Whether dimension `d` of `x` is 1 wherever all of `ones` are.
+bool isOneThere(Value x, int64_t d, ArrayRef<Value> ones) {
+  if (cast<ShapedType>(x.getType()).getDimSize(d) == 1)
+    return true;
+  return llvm::any_of(ones, [&](Value one) {
+    FailureOr<bool> eq = ValueBoundsConstraintSet::areEqual({x, d}, {one});
+    return succeeded(eq) && *eq;
+  });
+}
+
+/// `copy` is `x` read with index 0 along some dimensions and written to an
+/// init of x's sizes; each such dimension is 1 where `ones` are.
+bool isUnitBroadcastOf(linalg::GenericOp copy, Value x,
+                       ArrayRef<Value> ones) {
+  if (copy.getNumDpsInputs() != 1 || copy.getNumDpsInits() != 1 ||
+      copy.getDpsInputs()[0] != x ||
+      copy.getNumParallelLoops() != copy.getNumLoops())
+    return false;
+  Block &body = copy.getRegion().front();
+  if (body.getOperations().size() != 1 ||
+      body.getTerminator()->getOperand(0) != body.getArgument(0))
+    return false;
+  SmallVector<AffineMap> maps = copy.getIndexingMapsArray();
+  auto xType = dyn_cast<RankedTensorType>(x.getType());
+  int64_t rank = copy.getNumLoops();
+  if (!xType || xType.getRank() != rank || !maps[1].isIdentity() ||
+      maps[0].getNumResults() != rank)
+    return false;
+  Value init = copy.getDpsInits()[0];
+  for (int64_t d = 0; d < rank; ++d) {
+    AffineExpr e = maps[0].getResult(d);
+    if (auto dim = dyn_cast<AffineDimExpr>(e)) {
+      if (dim.getPosition() != d || !sameSize(x, init, d))
+        return false;
+      continue;
+    }
+    auto c = dyn_cast<AffineConstantExpr>(e);
+    if (!c || c.getValue() != 0 || !isOneThere(x, d, ones) ||
+        !sameSize(x, init, d))
+      return false;
+  }
+  return true;
+}
+
+struct DropUnitBroadcast : OpRewritePattern<scf::IfOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(scf::IfOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getNumResults() == 0 || op.getElseRegion().empty())
+      return failure();
+    SmallVector<Value> ones;
+    sizesThatAreOne(op.getCondition(), ones);
+    if (ones.empty())
+      return failure();
+    bool changed = false;
+    for (auto [r, t, x] :
+         llvm::zip(op.getResults(), op.thenYield().getOperands(),
+                   op.elseYield().getOperands())) {
+      auto copy = t.getDefiningOp<linalg::GenericOp>();
+      if (r.use_empty() || r.getType() != x.getType() || !copy ||
+          copy->getBlock() != op.thenBlock() ||
+          !isUnitBroadcastOf(copy, x, ones))
+        continue;
+      rewriter.replaceAllUsesWith(r, x);
+      changed = true;
+    }
+    return success(changed);
+  }
+};
+
+/// Replaces each `tensor.dim` by an earlier one of provably the same size
+/// that dominates it, and each quotient `size / c` of a size provably
+/// `s * c` by `s` (what a reshape through a flat tensor computes: it is
+/// read back as the size it was).
+/// Returns whether it replaced any.
+bool unifySizes(Operation *root) {
+  DominanceInfo dom(root);
+  SmallVector<Value> seen;
+  SmallVector<Operation *> ops;
+  root->walk([&](Operation *op) {
+    if (isa<tensor::DimOp, arith::DivSIOp, arith::DivUIOp>(op))
+      ops.push_back(op);
+  });
+  MLIRContext *ctx = root->getContext();
+  bool changed = false;
+  for (Operation *op : ops) {
+    Value size = op->getResult(0);
+    if (!size.getType().isIndex())
+      continue;
+    // The size it must equal: itself, or for a quotient, its dividend.
+    Value target = size;
+    int64_t factor = 1;
+    if (!isa<tensor::DimOp>(op)) {
+      APInt c;
+      if (!matchPattern(op->getOperand(1), m_ConstantInt(&c)) ||
+          !c.isStrictlyPositive() || c.getActiveBits() > 62)
+        continue;
+      target = op->getOperand(0);
+      factor = c.getSExtValue();
+    }
+    Value same;
+    for (Value s : seen) {
+      if (!dom.properlyDominates(s, op))
+        continue;
+      AffineMap times = AffineMap::get(
+          0, 1, getAffineSymbolExpr(0, ctx) * factor);
+      FailureOr<bool> eq = ValueBoundsConstraintSet::areEqual(
+          {times, ValueRange{s}}, {target});
+      if (succeeded(eq) && *eq) {
+        same = s;
+        break;
+      }
+    }
+    if (same && !size.use_empty()) {
+      size.replaceAllUsesWith(same);
+      changed = true;
+    } else if (!same && isa<tensor::DimOp>(op)) {
+      seen.push_back(size);
+    }
+  }
+  return changed;
+}
+
+struct TesselDropUnitBroadcastsPass
+    : tessel::impl::TesselDropUnitBroadcastsBase<
+          TesselDropUnitBroadcastsPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<DropUnitBroadcast>(&getContext());
+    // The size checks that now compare a size with itself fold to true,
+    // and their guards with them.
+    for (Dialect *d : getContext().getLoadedDialects())
+      d->getCanonicalizationPatterns(patterns);
+    for (RegisteredOperationName op : getContext().getRegisteredOperations())
+      if (isa<arith::ArithDialect, scf::SCFDialect, tensor::TensorDialect>(
+              op.getDialect()))
+        op.getCanonicalizationPatterns(patterns, &getContext());
+    FrozenRewritePatternSet frozen(std::move(patterns));
+    // Folding a guard away makes the sizes behind it provably equal too
+    // (the next block's): unify again until nothing changes.
+    for (int round = 0; round < 16; ++round) {
+      bool unified = unifySizes(getOperation());
+      if (failed(applyPatternsGreedily(getOperation(), frozen)))
+        return signalPassFailure();
+      if (!unified)
+        break;
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,101 @@
+// RUN: tessel-opt %s -split-input-file -tessel-drop-unit-broadcasts | FileCheck %s
+
+// tosa-to-linalg's guard for an operand of run-time size: the operand's
+// size is the guarded one, and the copy keeps it, so the guard goes.
+// CHECK-LABEL: func @same_batch
+// CHECK-NOT: scf.if
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<?x4xf32>)
+// CHECK-NOT: scf.if
+// CHECK: linalg.generic {{.*}} ins(%arg0, %[[Y]] : tensor<?x4xf32>, tensor<?x4xf32>)
+#bcast = affine_map<(d0, d1) -> (0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @same_batch(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %x, %c0 : tensor<?x4xf32>
+  %e = tensor.empty(%n) : tensor<?x4xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<?x4xf32>) outs(%e : tensor<?x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.negf %a : f32
+    linalg.yield %s : f32
+  } -> tensor<?x4xf32>
+  // A size read again from the result: provably %n.
+  %m = tensor.dim %y, %c0 : tensor<?x4xf32>
+  %one = arith.cmpi eq, %m, %c1 : index
+  %b = scf.if %one -> (tensor<?x4xf32>) {
+    %e2 = tensor.empty(%m) : tensor<?x4xf32>
+    %c = linalg.generic {indexing_maps = [#bcast, #id], iterator_types = ["parallel", "parallel"]} ins(%y : tensor<?x4xf32>) outs(%e2 : tensor<?x4xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      linalg.yield %a : f32
+    } -> tensor<?x4xf32>
+    scf.yield %c : tensor<?x4xf32>
+  } else {
+    scf.yield %y : tensor<?x4xf32>
+  }
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %b : tensor<?x4xf32>, tensor<?x4xf32>) outs(%e : tensor<?x4xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<?x4xf32>
+  return %r : tensor<?x4xf32>
+}
+
+// -----
+
+// Two inputs whose batches may differ: a size of 1 really broadcasts, and
+// the guard stays.
+// CHECK-LABEL: func @two_batches
+// CHECK: scf.if
+#bcast = affine_map<(d0, d1) -> (0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @two_batches(%x: tensor<?x4xf32>, %y: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %x, %c0 : tensor<?x4xf32>
+  %m = tensor.dim %y, %c0 : tensor<?x4xf32>
+  %t = arith.maxui %n, %m : index
+  %one = arith.cmpi eq, %m, %c1 : index
+  %b = scf.if %one -> (tensor<?x4xf32>) {
+    %e2 = tensor.empty(%t) : tensor<?x4xf32>
+    %c = linalg.generic {indexing_maps = [#bcast, #id], iterator_types = ["parallel", "parallel"]} ins(%y : tensor<?x4xf32>) outs(%e2 : tensor<?x4xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      linalg.yield %a : f32
+    } -> tensor<?x4xf32>
+    scf.yield %c : tensor<?x4xf32>
+  } else {
+    scf.yield %y : tensor<?x4xf32>
+  }
+  return %b : tensor<?x4xf32>
+}
+
+// -----
+
+// The size check before an elementwise op (tessel-check-broadcasts)
+// compares two reads of one size: it folds to true and its guard goes.
+// A reshape through a flat tensor reads the size back as a quotient.
+// CHECK-LABEL: func @checked_sizes_agree
+// CHECK-NOT: scf.if
+// CHECK-NOT: __tessel_set_status
+// CHECK-NOT: arith.divsi
+// CHECK: %[[N:.*]] = tensor.dim %arg0, %c0
+// CHECK: tensor.expand_shape {{.*}} output_shape [%[[N]], 1, 8]
+func.func private @__tessel_set_status(i32)
+func.func @checked_sizes_agree(%x: tensor<?x8xf32>) -> tensor<?x1x8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %n = tensor.dim %x, %c0 : tensor<?x8xf32>
+  %flat = tensor.collapse_shape %x [[0, 1]] : tensor<?x8xf32> into tensor<?xf32>
+  %f = tensor.dim %flat, %c0 : tensor<?xf32>
+  %q = arith.divsi %f, %c8 : index
+  %ok = arith.cmpi eq, %q, %n : index
+  %g = scf.if %ok -> (tensor<?xf32>) {
+    scf.yield %flat : tensor<?xf32>
+  } else {
+    %bad = arith.constant -3 : i32
+    func.call @__tessel_set_status(%bad) : (i32) -> ()
+    scf.yield %flat : tensor<?xf32>
+  }
+  %r = tensor.expand_shape %g [[0, 1, 2]] output_shape [%q, 1, 8] : tensor<?xf32> into tensor<?x1x8xf32>
+  return %r : tensor<?x1x8xf32>
+}
