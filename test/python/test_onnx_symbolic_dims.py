@@ -168,13 +168,23 @@ def test_depthwise_and_pooling_with_symbolic_batch():
         np.testing.assert_allclose(f(x.numpy()), ref, rtol=1e-5, atol=1e-5)
 
 
-def test_grouped_conv_with_symbolic_batch_is_reported():
-    """General groups (neither 1 nor depthwise) take no run-time batch yet:
-    a compile error naming the convolution, not a wrong answer."""
+@pytest.mark.parametrize("opt_level", [0, 3])
+def test_grouped_conv_with_symbolic_batch(opt_level):
+    """General groups (neither 1 nor depthwise) over a run-time batch: the
+    kernel library's grouped convolution at -O3, a convolution per group at
+    -O0; strided, padded and cropped (7 rows, stride 2, kernel 2)."""
     import torch
-    model = torch.nn.Conv2d(4, 6, 1, groups=2).eval()
-    with pytest.raises(tessel.CompileError, match="cannot decompose 'tessel.conv2d'"):
-        tessel.compile(_torch_cnn_with_symbolic_batch(model, (4, 5, 5)))
+    torch.manual_seed(2)
+    model = torch.nn.Sequential(
+        torch.nn.Conv2d(4, 6, 1, groups=2), torch.nn.ReLU(),
+        torch.nn.Conv2d(6, 12, 2, stride=2, padding=1, groups=3)).eval()
+    f = tessel.compile(_torch_cnn_with_symbolic_batch(model, (4, 7, 7)),
+                       opt_level=opt_level)
+    for n in (1, 3):
+        x = torch.randn(n, 4, 7, 7)
+        with torch.no_grad():
+            ref = model(x).numpy()
+        np.testing.assert_allclose(f(x.numpy()), ref, rtol=1e-5, atol=1e-5)
 
 
 def test_batched_matmul_checks_run_time_sizes_that_must_agree():
@@ -214,3 +224,46 @@ def test_transformer_encoder_with_symbolic_batch_and_sequence():
         with torch.no_grad():
             ref = model(x).numpy()
         np.testing.assert_allclose(compiled(x.numpy()), ref, rtol=1e-4, atol=1e-4)
+
+
+def _attention_module():
+    import torch
+
+    class Attention(torch.nn.Module):
+        def __init__(self, c=32, heads=4):
+            super().__init__()
+            self.qkv = torch.nn.Linear(c, 3 * c)
+            self.heads = heads
+
+        def forward(self, x):
+            b, t, c = x.size()
+            q, k, v = self.qkv(x).split(c, dim=2)
+            q, k, v = (z.view(b, t, self.heads, c // self.heads).transpose(1, 2)
+                       for z in (q, k, v))
+            a = torch.softmax(q @ k.transpose(-2, -1), -1)
+            return (a @ v).transpose(1, 2).contiguous().view(b, t, c)
+
+    return Attention().eval()
+
+
+def test_sizes_computed_from_a_shape_stay_static():
+    """The head size, computed from the static entry of a Shape whose other
+    entries are run-time sizes, types the reshape statically (tensor<?x?x4x8>),
+    so the batched matmuls keep static inner sizes; outputs match PyTorch at
+    three (batch, length) pairs."""
+    import io
+    import torch
+    torch.manual_seed(3)
+    model = _attention_module()
+    f = io.BytesIO()
+    torch.onnx.export(model, (torch.randn(2, 5, 32),), f, opset_version=17,
+                      input_names=["x"], output_names=["y"],
+                      dynamic_axes={"x": {0: "b", 1: "t"}, "y": {0: "b", 1: "t"}})
+    module = tessel.compiler.to_module(f.getvalue())
+    assert "tensor<?x?x4x8xf32>" in str(module)
+    compiled = tessel.compile(f.getvalue())
+    for b, t in ((1, 1), (2, 5), (3, 17)):
+        x = torch.randn(b, t, 32)
+        with torch.no_grad():
+            ref = model(x).numpy()
+        np.testing.assert_allclose(compiled(x.numpy()), ref, rtol=1e-5, atol=1e-5)

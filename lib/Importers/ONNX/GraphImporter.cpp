@@ -190,10 +190,25 @@ void GraphImporter::collectInferredTypes() {
                          : ShapedType::kDynamic);
     inferred[info.name()] = RankedTensorType::get(dims, elem);
   };
-  for (const auto &vi : model.model.graph().value_info())
+  auto addNames = [&](const onnx::ValueInfoProto &info) {
+    if (!info.type().has_tensor_type() ||
+        !info.type().tensor_type().has_shape())
+      return;
+    SmallVector<std::string> names;
+    for (const auto &d : info.type().tensor_type().shape().dim())
+      names.push_back(d.has_dim_param() ? d.dim_param() : std::string());
+    dimNames[info.name()] = std::move(names);
+  };
+  for (const auto &vi : model.model.graph().value_info()) {
     add(vi);
-  for (const auto &vi : model.model.graph().output())
+    addNames(vi);
+  }
+  for (const auto &vi : model.model.graph().output()) {
     add(vi);
+    addNames(vi);
+  }
+  for (const auto &vi : model.model.graph().input())
+    addNames(vi);
 }
 
 LogicalResult GraphImporter::importInitializers() {
@@ -330,6 +345,7 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
     named.set_name(name);
     NodeContext context(named, model.opset, builder, loc, values, inferred,
                         &deferred);
+    context.setDimNames(&dimNames);
     if (failed(importSequenceOp(context, values)))
       return failure();
     SmallVector<std::string> unhandled = context.unhandledAttributes();
@@ -354,6 +370,7 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
     named.set_name(name);
     NodeContext context(named, opset, builder, loc, values, inferred,
                         &deferred);
+    context.setDimNames(&dimNames);
     if (failed(!training && widensUnsignedInputs(node.op_type())
                    ? convertViaSignless(context, it->second)
                    : it->second(context)))

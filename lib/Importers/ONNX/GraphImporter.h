@@ -160,6 +160,8 @@ private:
   /// Large initializers, copied out of the model once (DeferredWeights.h).
   DeferredWeights deferred;
   std::unordered_map<std::string, RankedTensorType> inferred;
+  /// The symbolic dimension names of graph inputs and inferred values.
+  DimNameTable dimNames;
 };
 
 } // namespace mlir::tessel::onnx_import::detail

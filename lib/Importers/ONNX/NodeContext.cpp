@@ -256,6 +256,24 @@ RankedTensorType NodeContext::inferredOutputType(unsigned i) const {
   return it == inferredTypes_.end() ? RankedTensorType() : it->second;
 }
 
+static ArrayRef<std::string> namesOf(const DimNameTable *table,
+                                     const std::string &value) {
+  if (!table)
+    return {};
+  auto it = table->find(value);
+  return it == table->end() ? ArrayRef<std::string>() : it->second;
+}
+
+ArrayRef<std::string> NodeContext::inputDimNames(unsigned i) const {
+  return hasInput(i) ? namesOf(dimNames_, node_.input(i))
+                     : ArrayRef<std::string>();
+}
+
+ArrayRef<std::string> NodeContext::outputDimNames(unsigned i) const {
+  return hasOutput(i) ? namesOf(dimNames_, node_.output(i))
+                      : ArrayRef<std::string>();
+}
+
 void NodeContext::setOutput(unsigned i, Value v) {
   if (!hasOutput(i))
     return;

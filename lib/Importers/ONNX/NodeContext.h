@@ -70,6 +70,9 @@ struct OptionalValue {
 };
 
 using ValueTable = std::unordered_map<std::string, TensorValue>;
+/// Per ONNX value name, its dimensions' symbolic names (see inputDimNames).
+using DimNameTable =
+    std::unordered_map<std::string, SmallVector<std::string>>;
 
 class NodeContext {
 public:
@@ -142,6 +145,13 @@ public:
   bool hasOutput(unsigned i) const;
   /// Type from ONNX shape inference, or null when it is not fully static.
   RankedTensorType inferredOutputType(unsigned i) const;
+  /// The symbolic names ONNX shape inference gives the dimensions of input
+  /// or output `i` (`dim_param`, one per dimension, empty where a size is
+  /// static or unnamed); empty when unknown. Equal names are equal sizes.
+  ArrayRef<std::string> inputDimNames(unsigned i) const;
+  ArrayRef<std::string> outputDimNames(unsigned i) const;
+  /// Where the names come from (set by the graph importer).
+  void setDimNames(const DimNameTable *names) { dimNames_ = names; }
   void setOutput(unsigned i, Value v);
   /// The value already set for output `i`, or null.
   Value output(unsigned i) const;
@@ -173,6 +183,7 @@ private:
   llvm::StringSet<> handled_;
   llvm::DenseMap<unsigned, Value> overrides_;
   DeferredWeights *deferred_;
+  const DimNameTable *dimNames_ = nullptr;
 };
 
 /// Converts one ONNX node; on failure it has emitted a diagnostic.

@@ -190,27 +190,27 @@ struct DecomposeConv2D : OpRewritePattern<Conv2DOp> {
         return rewriter.notifyMatchFailure(op, "windows see only padding");
     }
     Value input = op.getInput();
-    int64_t groups0 = static_cast<int64_t>(op.getGroups());
-    if (runTimeBatch && groups0 != 1 && groups0 != c)
-      return rewriter.notifyMatchFailure(
-          op, "a run-time batch with general groups");
+    // Channels [c0, c0 + count) of x (N x H x W x C), at any batch.
+    auto channels = [&](Value x, int64_t c0, int64_t count) -> Value {
+      if (!runTimeBatch)
+        return tb.slice(x, {0, 0, 0, c0}, {n, h, w, count});
+      SmallVector<OpFoldResult> offsets = {
+          rewriter.getIndexAttr(0), rewriter.getIndexAttr(0),
+          rewriter.getIndexAttr(0), rewriter.getIndexAttr(c0)};
+      SmallVector<OpFoldResult> sizes = {
+          tensor::DimOp::create(rewriter, loc, x, 0).getResult(),
+          rewriter.getIndexAttr(h), rewriter.getIndexAttr(w),
+          rewriter.getIndexAttr(count)};
+      return tensor::ExtractSliceOp::create(
+          rewriter, loc,
+          RankedTensorType::get({ShapedType::kDynamic, h, w, count}, et), x,
+          offsets, sizes, SmallVector<OpFoldResult>(4, rewriter.getIndexAttr(1)));
+    };
     if (spatial[0] != h || spatial[1] != w) {
+      // The rows and columns no window reads are cropped.
       h = spatial[0];
       w = spatial[1];
-      if (runTimeBatch) {
-        // The rows and columns no window reads, cropped at any batch.
-        SmallVector<OpFoldResult> zeros(4, rewriter.getIndexAttr(0)),
-            ones(4, rewriter.getIndexAttr(1)),
-            sizes = {tensor::DimOp::create(rewriter, loc, input, 0).getResult(),
-                     rewriter.getIndexAttr(h), rewriter.getIndexAttr(w),
-                     rewriter.getIndexAttr(c)};
-        input = tensor::ExtractSliceOp::create(
-            rewriter, loc,
-            RankedTensorType::get({ShapedType::kDynamic, h, w, c}, et), input,
-            zeros, sizes, ones);
-      } else {
-        input = tb.slice(input, {0, 0, 0, 0}, {n, h, w, c});
-      }
+      input = channels(input, 0, c);
     }
     DenseI64ArrayAttr padAttr = rewriter.getDenseI64ArrayAttr(pad);
     auto conv = [&](Value in, Value wt, Value bias, RankedTensorType ty) {
@@ -250,7 +250,7 @@ struct DecomposeConv2D : OpRewritePattern<Conv2DOp> {
         et);
     SmallVector<Value> parts;
     for (int64_t g = 0; g < groups; ++g) {
-      Value in = tb.slice(input, {0, 0, 0, g * cg}, {n, h, w, cg});
+      Value in = channels(input, g * cg, cg);
       Value wt = tb.slice(op.getWeight(), {g * fg, 0, 0, 0}, {fg, kh, kw, cg});
       Value bias = tb.slice(op.getBias(), {g * fg}, {fg});
       parts.push_back(conv(in, wt, bias, groupTy));
@@ -295,7 +295,11 @@ struct DecomposeConv2D : OpRewritePattern<Conv2DOp> {
     auto out5 = RankedTensorType::get({n, outTy.getDimSize(1),
                                        outTy.getDimSize(2), groups, fg},
                                       et);
-    Value empty = tensor::EmptyOp::create(rewriter, loc, out5.getShape(), et);
+    SmallVector<Value> batch;
+    if (ShapedType::isDynamic(n))
+      batch.push_back(tensor::DimOp::create(rewriter, loc, input, 0));
+    Value empty = tensor::EmptyOp::create(rewriter, loc, out5.getShape(), et,
+                                          batch);
     Value zero = arith::ConstantOp::create(rewriter, loc,
                                            rewriter.getFloatAttr(et, 0.0));
     Value init =

@@ -1,7 +1,9 @@
 //===- Common.cpp - Helpers shared by the ONNX op converters ---------------===//
 #include "Common.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 
@@ -148,6 +150,63 @@ Value mlir::tessel::onnx_import::toNHWC(NodeContext &ctx, Value nchw) {
 
 Value mlir::tessel::onnx_import::toNCHW(NodeContext &ctx, Value nhwc) {
   return ctx.tosa().transpose(nhwc, {0, 3, 1, 2});
+}
+
+std::optional<SmallVector<std::optional<int64_t>>>
+mlir::tessel::onnx_import::knownInts(Value v) {
+  using Known = SmallVector<std::optional<int64_t>>;
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || !type.hasStaticShape() || type.getNumElements() > 64 ||
+      !isa<IntegerType>(type.getElementType()))
+    return std::nullopt;
+  DenseElementsAttr c;
+  if (matchPattern(v, m_Constant(&c))) {
+    Known out;
+    for (int64_t x : toInts(c))
+      out.push_back(x);
+    return out;
+  }
+  Operation *op = v.getDefiningOp();
+  if (!op)
+    return std::nullopt;
+  if (auto fe = dyn_cast<tensor::FromElementsOp>(op)) {
+    Known out;
+    for (Value e : fe.getElements()) {
+      while (auto cast = e.getDefiningOp<arith::IndexCastOp>())
+        e = cast.getIn();
+      APInt x;
+      if (matchPattern(e, m_ConstantInt(&x)))
+        out.push_back(x.getSExtValue());
+      else
+        out.push_back(std::nullopt);
+    }
+    return out;
+  }
+  if (isa<tosa::ReshapeOp, tensor::ReshapeOp, tensor::ExpandShapeOp,
+          tensor::CollapseShapeOp>(op))
+    return knownInts(op->getOperand(0));
+  if (auto cast = dyn_cast<tosa::CastOp>(op)) {
+    // Sizes and shape entries fit any integer type they are cast to.
+    auto from = dyn_cast<RankedTensorType>(cast.getInput().getType());
+    if (!from || !isa<IntegerType>(from.getElementType()) ||
+        from.getElementType().getIntOrFloatBitWidth() < 32 ||
+        type.getElementType().getIntOrFloatBitWidth() < 32)
+      return std::nullopt;
+    return knownInts(cast.getInput());
+  }
+  if (auto concat = dyn_cast<tosa::ConcatOp>(op)) {
+    if (type.getRank() != 1 || concat.getAxis() != 0)
+      return std::nullopt;
+    Known out;
+    for (Value part : concat.getInput1()) {
+      std::optional<Known> k = knownInts(part);
+      if (!k)
+        return std::nullopt;
+      out.append(k->begin(), k->end());
+    }
+    return out;
+  }
+  return std::nullopt;
 }
 
 SmallVector<int64_t> mlir::tessel::onnx_import::toInts(DenseElementsAttr a) {

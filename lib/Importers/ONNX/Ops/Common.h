@@ -68,6 +68,13 @@ Value toNCHW(NodeContext &ctx, Value nhwc);
 Value splatConstant(NodeContext &ctx, RankedTensorType type, double value);
 /// Values of a constant attribute as int64 / double.
 SmallVector<int64_t> toInts(DenseElementsAttr attr);
+
+/// The elements of the small integer tensor `v` known at compile time, in
+/// row-major order (nullopt where known only at run time), through what the
+/// converters build for shape arithmetic on run-time sizes: constants,
+/// `tensor.from_elements` of sizes (Shape of a partly static tensor),
+/// reshapes, casts and axis-0 concatenations. nullopt for anything else.
+std::optional<SmallVector<std::optional<int64_t>>> knownInts(Value v);
 SmallVector<double> toDoubles(DenseElementsAttr attr);
 /// An attribute of `type` holding `values` (converted to its element type).
 DenseElementsAttr intsAttr(RankedTensorType type, ArrayRef<int64_t> values);

@@ -18,6 +18,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <set>
+
 using namespace mlir;
 using namespace mlir::tessel::onnx_import;
 
@@ -84,8 +86,7 @@ LogicalResult setReshapedAtRunTime(NodeContext &ctx, IndexMath &m, Value ok,
   // Sizes the model's shape inference knows are typed static, and checked;
   // a failed check views the input as empty (a dim left dynamic is 0).
   SmallVector<int64_t> outShape(dims.size(), ShapedType::kDynamic);
-  if (known.size() == dims.size() &&
-      llvm::any_of(known, ShapedType::isDynamic)) {
+  if (known.size() == dims.size()) {
     for (auto [j, d] : llvm::enumerate(known)) {
       if (ShapedType::isDynamic(d)) {
         safe[j] = m.c(0);
@@ -100,6 +101,71 @@ LogicalResult setReshapedAtRunTime(NodeContext &ctx, IndexMath &m, Value ok,
   auto outType = RankedTensorType::get(outShape, inType.getElementType());
   ctx.setOutput(0, tensor::ReshapeOp::create(m.b, m.loc, outType, in, shape));
   return success();
+}
+
+/// The sizes of a Reshape's result known at compile time (dynamic where
+/// not): from ONNX shape inference, and from the entries of the shape
+/// operand that are constants (a Shape of a partly static tensor, then
+/// arithmetic on its static entries: channels / 2). A -1 is what the
+/// static sizes leave when the run-time sizes on both sides are the same
+/// symbols (ONNX's names: `batch` in and out), as in a channel shuffle's
+/// `view(b, -1, h, w)`. Each is still checked at run time.
+SmallVector<int64_t> staticReshapeSizes(NodeContext &ctx, int64_t rank,
+                                        bool allowZero) {
+  SmallVector<int64_t> known(rank, ShapedType::kDynamic);
+  if (RankedTensorType inferred = ctx.inferredOutputType(0);
+      inferred && inferred.getRank() == rank)
+    known.assign(inferred.getShape().begin(), inferred.getShape().end());
+  std::optional<SmallVector<std::optional<int64_t>>> entries =
+      knownInts(ctx.input(1));
+  if (!entries || int64_t(entries->size()) != rank)
+    return known;
+  ArrayRef<int64_t> in = ctx.inputType(0).getShape();
+  int64_t inRank = in.size(), minusOne = -1;
+  for (auto [j, e] : llvm::enumerate(*entries)) {
+    if (!e)
+      continue;
+    if (*e > 0)
+      known[j] = *e;
+    else if (*e == 0 && !allowZero && int64_t(j) < inRank &&
+             !ShapedType::isDynamic(in[j]))
+      known[j] = in[j];
+    else if (*e == -1)
+      minusOne = j;
+  }
+  if (minusOne < 0 || !ShapedType::isDynamic(known[minusOne]))
+    return known;
+  ArrayRef<std::string> inNames = ctx.inputDimNames(0),
+                        outNames = ctx.outputDimNames(0);
+  if (int64_t(inNames.size()) != inRank || int64_t(outNames.size()) != rank)
+    return known;
+  // Every run-time size of the input matched by one of the result's.
+  std::multiset<std::string> unmatched;
+  int64_t staticIn = 1, staticOut = 1;
+  for (int64_t d = 0; d < inRank; ++d) {
+    if (!ShapedType::isDynamic(in[d]))
+      staticIn *= in[d];
+    else if (inNames[d].empty())
+      return known;
+    else
+      unmatched.insert(inNames[d]);
+  }
+  for (int64_t j = 0; j < rank; ++j) {
+    if (j == minusOne)
+      continue;
+    if (!ShapedType::isDynamic(known[j])) {
+      staticOut *= known[j];
+      continue;
+    }
+    auto it = outNames[j].empty() ? unmatched.end()
+                                  : unmatched.find(outNames[j]);
+    if (it == unmatched.end())
+      return known;
+    unmatched.erase(it);
+  }
+  if (unmatched.empty() && staticOut > 0 && staticIn % staticOut == 0)
+    known[minusOne] = staticIn / staticOut;
+  return known;
 }
 
 /// The length of the 1-D operand `i` (`what`), which must be static.
@@ -395,11 +461,8 @@ LogicalResult mlir::tessel::onnx_import::reshapeAtRunTime(NodeContext &ctx,
                                   m.eq(m.rem(numel, safeKnown), m.c(0)))));
   for (Value &d : dims)
     d = m.select(m.eq(d, m.c(-1)), rest, d);
-  SmallVector<int64_t> inferredShape;
-  if (RankedTensorType inferred = ctx.inferredOutputType(0))
-    inferredShape.assign(inferred.getShape().begin(), inferred.getShape().end());
   return setReshapedAtRunTime(ctx, m, ok, dims, {}, /*trusted=*/false,
-                              inferredShape);
+                              staticReshapeSizes(ctx, *rank, allowZero));
 }
 
 LogicalResult mlir::tessel::onnx_import::unsqueezeAtRunTime(NodeContext &ctx) {

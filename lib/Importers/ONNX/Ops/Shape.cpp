@@ -712,6 +712,29 @@ LogicalResult convertGather(NodeContext &ctx) {
     }
     if (l.empty())
       return ctx.unsupported("Gather with an empty result");
+    // Entries of a shape read at run time (Shape of a partly static
+    // tensor): picked here, so that the static ones stay constants for the
+    // arithmetic after them (channels / 2 in a channel shuffle).
+    auto sizes = ctx.input(0).getDefiningOp<tensor::FromElementsOp>();
+    std::optional<SmallVector<std::optional<int64_t>>> known =
+        sizes && in.size() == 1 ? knownInts(ctx.input(0)) : std::nullopt;
+    if (known) {
+      auto type =
+          RankedTensorType::get(outShape, ctx.inputType(0).getElementType());
+      SmallVector<Value> picked;
+      SmallVector<int64_t> values;
+      for (int64_t k : l) {
+        picked.push_back(sizes.getElements()[k]);
+        if ((*known)[k])
+          values.push_back(*(*known)[k]);
+      }
+      if (values.size() == l.size())
+        ctx.setConstantOutput(0, intsAttr(type, values));
+      else
+        ctx.setOutput(0, tensor::FromElementsOp::create(
+                             ctx.builder(), ctx.loc(), type, picked));
+      return success();
+    }
     SmallVector<SmallVector<int64_t>> lists;
     for (int64_t d : in)
       lists.push_back(iota(d));
