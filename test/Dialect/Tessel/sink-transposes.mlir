@@ -74,3 +74,23 @@ func.func @qdq_chain(%x: tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32> {
   %b = tosa.transpose %f {perms = array<i32: 0, 2, 3, 1>} : (tensor<1x8x4x4xf32>) -> tensor<1x4x4x8xf32>
   return %b : tensor<1x4x4x8xf32>
 }
+
+// -----
+
+// The same block over a batch known only at run time: the transposes move
+// the batch like any size and still cancel.
+// CHECK-LABEL: func @se_block_run_time_batch
+// CHECK: %[[SIG:.*]] = tosa.sigmoid %arg0 : (tensor<?x4x4x8xf32>) -> tensor<?x4x4x8xf32>
+// CHECK: %[[GT:.*]] = tosa.reshape %arg1
+// CHECK-SAME: -> tensor<?x1x1x8xf32>
+// CHECK: %[[M:.*]] = tosa.mul %[[SIG]], %[[GT]], %{{.*}} : (tensor<?x4x4x8xf32>, tensor<?x1x1x8xf32>, tensor<1xi8>) -> tensor<?x4x4x8xf32>
+// CHECK-NOT: tosa.transpose
+// CHECK: return %[[M]]
+func.func @se_block_run_time_batch(%x: tensor<?x4x4x8xf32>, %g: tensor<?x8x1x1xf32>) -> tensor<?x4x4x8xf32> {
+  %shift = "tosa.const"() {values = dense<0> : tensor<1xi8>} : () -> tensor<1xi8>
+  %t = tosa.transpose %x {perms = array<i32: 0, 3, 1, 2>} : (tensor<?x4x4x8xf32>) -> tensor<?x8x4x4xf32>
+  %s = tosa.sigmoid %t : (tensor<?x8x4x4xf32>) -> tensor<?x8x4x4xf32>
+  %m = tosa.mul %s, %g, %shift : (tensor<?x8x4x4xf32>, tensor<?x8x1x1xf32>, tensor<1xi8>) -> tensor<?x8x4x4xf32>
+  %back = tosa.transpose %m {perms = array<i32: 0, 2, 3, 1>} : (tensor<?x8x4x4xf32>) -> tensor<?x4x4x8xf32>
+  return %back : tensor<?x4x4x8xf32>
+}

@@ -48,16 +48,26 @@ Value transpose(PatternRewriter &rewriter, Location loc, Value v,
                                    rewriter.getDenseI32ArrayAttr(perm));
 }
 
-bool isStaticRanked(Value v) {
+/// A ranked tensor whose sizes are static but perhaps the first (a batch
+/// known only at run time: a transpose moves it like any other size).
+bool isStaticButBatch(Value v) {
   auto t = dyn_cast<RankedTensorType>(v.getType());
-  return t && t.hasStaticShape();
+  return t && (t.getRank() == 0 ||
+               llvm::none_of(t.getShape().drop_front(), ShapedType::isDynamic));
 }
 
-/// Whether `v` is a transpose of a static tensor by the same permutation as
+/// Whether `v` has the sizes of `result` (a run-time size where it has
+/// one), i.e. is not broadcast by an elementwise op.
+bool isFullSize(Value v, RankedTensorType result) {
+  auto t = cast<RankedTensorType>(v.getType());
+  return t.getShape() == result.getShape();
+}
+
+/// Whether `v` is a transpose of a tensor by the same permutation as
 /// the others seen so far (`perm`, set by the first one).
 bool joinTranspose(Value v, std::optional<SmallVector<int32_t>> &perm) {
   auto tr = v.getDefiningOp<tosa::TransposeOp>();
-  if (!tr || !isStaticRanked(tr.getInput1()))
+  if (!tr || !isStaticButBatch(tr.getInput1()))
     return false;
   SmallVector<int32_t> p(tr.getPerms());
   if (perm && *perm != p)
@@ -89,18 +99,17 @@ struct SinkThroughElementwise : RewritePattern {
         !(op->hasTrait<OpTrait::Elementwise>() &&
           isa<arith::ArithDialect, math::MathDialect>(op->getDialect())))
       return failure();
-    if (op->getNumResults() != 1 || !isStaticRanked(op->getResult(0)))
+    if (op->getNumResults() != 1 || !isStaticButBatch(op->getResult(0)))
       return failure();
     auto resTy = cast<RankedTensorType>(op->getResult(0).getType());
     unsigned n = numDataOperands(op);
     std::optional<SmallVector<int32_t>> perm;
     for (unsigned i = 0; i < n; ++i) {
       Value v = op->getOperand(i);
-      if (!isStaticRanked(v))
+      if (!isStaticButBatch(v) ||
+          cast<RankedTensorType>(v.getType()).getRank() != resTy.getRank())
         return failure();
-      auto t = cast<RankedTensorType>(v.getType());
-      if (t.getNumElements() != resTy.getNumElements() ||
-          matchPattern(v, m_Constant()))
+      if (!isFullSize(v, resTy) || matchPattern(v, m_Constant()))
         continue; // broadcast operand or constant
       if (!joinTranspose(v, perm))
         return failure();
@@ -115,9 +124,7 @@ struct SinkThroughElementwise : RewritePattern {
         operands.push_back(v);
         continue;
       }
-      auto t = cast<RankedTensorType>(v.getType());
-      if (t.getNumElements() == resTy.getNumElements() &&
-          !matchPattern(v, m_Constant()))
+      if (isFullSize(v, resTy) && !matchPattern(v, m_Constant()))
         operands.push_back(v.getDefiningOp<tosa::TransposeOp>().getInput1());
       else
         operands.push_back(transpose(rewriter, op->getLoc(), v, inv));
@@ -141,8 +148,8 @@ struct SinkThroughReduce : OpRewritePattern<ReduceOp> {
   LogicalResult matchAndRewrite(ReduceOp op,
                                 PatternRewriter &rewriter) const override {
     auto tr = op.getInput().template getDefiningOp<tosa::TransposeOp>();
-    if (!tr || !isStaticRanked(tr.getInput1()) ||
-        !isStaticRanked(op.getResult()))
+    if (!tr || !isStaticButBatch(tr.getInput1()) ||
+        !isStaticButBatch(op.getResult()))
       return failure();
     SmallVector<int32_t> perm(tr.getPerms());
     int32_t axis = op.getAxis();
@@ -168,7 +175,7 @@ struct SinkThroughConcat : OpRewritePattern<tosa::ConcatOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(tosa::ConcatOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!isStaticRanked(op.getResult()))
+    if (!isStaticButBatch(op.getResult()))
       return failure();
     std::optional<SmallVector<int32_t>> perm;
     SmallVector<Value> sources;
@@ -196,7 +203,8 @@ struct UnitTransposeToReshape : OpRewritePattern<tosa::TransposeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(tosa::TransposeOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!isStaticRanked(op.getInput1()) || !isStaticRanked(op.getResult()))
+    // A run-time batch is one -1 in the reshape's shape.
+    if (!isStaticButBatch(op.getInput1()) || !isStaticButBatch(op.getResult()))
       return failure();
     ArrayRef<int64_t> shape =
         cast<RankedTensorType>(op.getInput1().getType()).getShape();
@@ -209,8 +217,11 @@ struct UnitTransposeToReshape : OpRewritePattern<tosa::TransposeOp> {
       last = p;
     }
     auto resTy = cast<RankedTensorType>(op.getResult().getType());
-    Value shapeVal =
-        tosa::getTosaConstShape(rewriter, op.getLoc(), resTy.getShape());
+    SmallVector<int64_t> target(resTy.getShape());
+    for (int64_t &d : target)
+      if (ShapedType::isDynamic(d))
+        d = -1;
+    Value shapeVal = tosa::getTosaConstShape(rewriter, op.getLoc(), target);
     rewriter.replaceOpWithNewOp<tosa::ReshapeOp>(op, resTy, op.getInput1(),
                                                  shapeVal);
     return success();
