@@ -99,3 +99,40 @@ func.func @checked_sizes_agree(%x: tensor<?x8xf32>) -> tensor<?x1x8xf32> {
   %r = tensor.expand_shape %g [[0, 1, 2]] output_shape [%q, 1, 8] : tensor<?xf32> into tensor<?x1x8xf32>
   return %r : tensor<?x1x8xf32>
 }
+
+// -----
+
+// Guards in a chain (one per block of a network): each size read after a
+// guard is unified once the guard before it is gone, in one walk. The size
+// of an expand_shape is its output shape; max(n, n) is n.
+// CHECK-LABEL: func @chained_guards
+// CHECK-NOT: scf.if
+// CHECK-NOT: __tessel_set_status
+// CHECK-NOT: arith.maxui
+// CHECK: return
+func.func private @__tessel_set_status(i32)
+func.func @chained_guards(%x: tensor<?x8xf32>) -> tensor<?x1x8xf32> {
+  %c0 = arith.constant 0 : index
+  %bad = arith.constant -3 : i32
+  %n = tensor.dim %x, %c0 : tensor<?x8xf32>
+  %r = tensor.expand_shape %x [[0], [1, 2]] output_shape [%n, 1, 8] : tensor<?x8xf32> into tensor<?x1x8xf32>
+  %m = tensor.dim %r, %c0 : tensor<?x1x8xf32>
+  %t = arith.maxui %n, %m : index
+  %ok = arith.cmpi eq, %m, %t : index
+  %g = scf.if %ok -> (tensor<?x1x8xf32>) {
+    scf.yield %r : tensor<?x1x8xf32>
+  } else {
+    func.call @__tessel_set_status(%bad) : (i32) -> ()
+    scf.yield %r : tensor<?x1x8xf32>
+  }
+  %k = tensor.dim %g, %c0 : tensor<?x1x8xf32>
+  %t2 = arith.maxui %n, %k : index
+  %ok2 = arith.cmpi eq, %k, %t2 : index
+  %g2 = scf.if %ok2 -> (tensor<?x1x8xf32>) {
+    scf.yield %g : tensor<?x1x8xf32>
+  } else {
+    func.call @__tessel_set_status(%bad) : (i32) -> ()
+    scf.yield %g : tensor<?x1x8xf32>
+  }
+  return %g2 : tensor<?x1x8xf32>
+}

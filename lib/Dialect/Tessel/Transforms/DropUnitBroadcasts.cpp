@@ -31,6 +31,52 @@ using namespace mlir;
 
 namespace {
 
+/// Dimension `d` of `x` for ValueBoundsOpInterface, which does not see
+/// through tensor.reshape and tensor.expand_shape here: the size a reshape
+/// was given (by tensor.from_elements, or the expansion's output shape).
+ValueBoundsConstraintSet::Variable sizeOf(Value x, int64_t d) {
+  if (auto r = x.getDefiningOp<tensor::ReshapeOp>())
+    if (auto shape = r.getShape().getDefiningOp<tensor::FromElementsOp>())
+      if (shape.getElements()[d].getType().isIndex())
+        return {shape.getElements()[d]};
+  if (auto e = x.getDefiningOp<tensor::ExpandShapeOp>())
+    return {e.getMixedOutputShape()[d]};
+  return {x, d};
+}
+
+/// `v` through max/min of a value with itself (what a broadcast's largest
+/// size is once the sizes are unified).
+Value throughSelfMinMax(Value v) {
+  while (Operation *op = v.getDefiningOp()) {
+    if (!isa<arith::MaxUIOp, arith::MinUIOp, arith::MaxSIOp, arith::MinSIOp>(
+            op) ||
+        op->getOperand(0) != op->getOperand(1))
+      break;
+    v = op->getOperand(0);
+  }
+  return v;
+}
+
+/// Whether the i1 `cond` holds: a constant true, a comparison of a size
+/// with itself that holds on equality, or a conjunction / disjunction of
+/// such.
+bool provablyTrue(Value cond) {
+  if (matchPattern(cond, m_One()))
+    return true;
+  if (auto a = cond.getDefiningOp<arith::AndIOp>())
+    return provablyTrue(a.getLhs()) && provablyTrue(a.getRhs());
+  if (auto o = cond.getDefiningOp<arith::OrIOp>())
+    return provablyTrue(o.getLhs()) || provablyTrue(o.getRhs());
+  auto cmp = cond.getDefiningOp<arith::CmpIOp>();
+  if (!cmp)
+    return false;
+  using P = arith::CmpIPredicate;
+  P p = cmp.getPredicate();
+  if (p != P::eq && p != P::sle && p != P::sge && p != P::ule && p != P::uge)
+    return false;
+  return throughSelfMinMax(cmp.getLhs()) == throughSelfMinMax(cmp.getRhs());
+}
+
 /// The index values that `cond` (`%n == 1`, or a conjunction of such) says
 /// are 1.
 void sizesThatAreOne(Value cond, SmallVectorImpl<Value> &ones) {
@@ -54,7 +100,8 @@ bool sameSize(Value a, Value b, int64_t d) {
   int64_t sb = cast<ShapedType>(b.getType()).getDimSize(d);
   if (!ShapedType::isDynamic(sa) || !ShapedType::isDynamic(sb))
     return sa == sb;
-  FailureOr<bool> eq = ValueBoundsConstraintSet::areEqual({a, d}, {b, d});
+  FailureOr<bool> eq =
+      ValueBoundsConstraintSet::areEqual(sizeOf(a, d), sizeOf(b, d));
   return succeeded(eq) && *eq;
 }
 
@@ -63,7 +110,8 @@ bool isOneThere(Value x, int64_t d, ArrayRef<Value> ones) {
   if (cast<ShapedType>(x.getType()).getDimSize(d) == 1)
     return true;
   return llvm::any_of(ones, [&](Value one) {
-    FailureOr<bool> eq = ValueBoundsConstraintSet::areEqual({x, d}, {one});
+    FailureOr<bool> eq =
+        ValueBoundsConstraintSet::areEqual(sizeOf(x, d), {one});
     return succeeded(eq) && *eq;
   });
 }
@@ -132,30 +180,62 @@ struct DropUnitBroadcast : OpRewritePattern<scf::IfOp> {
 /// that dominates it, and each quotient `size / c` of a size provably
 /// `s * c` by `s` (what a reshape through a flat tensor computes: it is
 /// read back as the size it was).
+/// A guard (`scf.if`) whose condition has become provably true on the way
+/// is replaced by its then-branch at once, so that the sizes after it are
+/// unified in the same walk (a network's blocks chain them).
 /// Returns whether it replaced any.
 bool unifySizes(Operation *root) {
   DominanceInfo dom(root);
   SmallVector<Value> seen;
   SmallVector<Operation *> ops;
-  root->walk([&](Operation *op) {
-    if (isa<tensor::DimOp, arith::DivSIOp, arith::DivUIOp>(op))
+  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isa<tensor::DimOp, arith::DivSIOp, arith::DivUIOp, scf::IfOp,
+            arith::MaxUIOp, arith::MinUIOp, arith::MaxSIOp, arith::MinSIOp>(
+            op))
       ops.push_back(op);
   });
   MLIRContext *ctx = root->getContext();
+  IRRewriter rewriter(ctx);
   bool changed = false;
   for (Operation *op : ops) {
+    if (auto guard = dyn_cast<scf::IfOp>(op)) {
+      if (guard.getNumResults() == 0 || !provablyTrue(guard.getCondition()))
+        continue;
+      Block *then = guard.thenBlock();
+      SmallVector<Value> results(then->getTerminator()->getOperands());
+      rewriter.eraseOp(then->getTerminator());
+      rewriter.inlineBlockBefore(then, guard);
+      rewriter.replaceOp(guard, results);
+      changed = true;
+      continue;
+    }
+    // The largest of a size and itself (a broadcast's target size).
+    if (isa<arith::MaxUIOp, arith::MinUIOp, arith::MaxSIOp, arith::MinSIOp>(
+            op)) {
+      if (op->getOperand(0) == op->getOperand(1) &&
+          !op->getResult(0).use_empty()) {
+        op->getResult(0).replaceAllUsesWith(op->getOperand(0));
+        changed = true;
+      }
+      continue;
+    }
     Value size = op->getResult(0);
     if (!size.getType().isIndex())
       continue;
-    // The size it must equal: itself, or for a quotient, its dividend.
-    Value target = size;
+    // The size it must equal: the dimension it reads, or for a quotient,
+    // its dividend.
+    ValueBoundsConstraintSet::Variable target(size);
     int64_t factor = 1;
-    if (!isa<tensor::DimOp>(op)) {
+    if (auto dim = dyn_cast<tensor::DimOp>(op)) {
+      if (std::optional<int64_t> d = dim.getConstantIndex();
+          d && isa<RankedTensorType>(dim.getSource().getType()))
+        target = sizeOf(dim.getSource(), *d);
+    } else {
       APInt c;
       if (!matchPattern(op->getOperand(1), m_ConstantInt(&c)) ||
           !c.isStrictlyPositive() || c.getActiveBits() > 62)
         continue;
-      target = op->getOperand(0);
+      target = ValueBoundsConstraintSet::Variable(op->getOperand(0));
       factor = c.getSExtValue();
     }
     Value same;
@@ -165,7 +245,7 @@ bool unifySizes(Operation *root) {
       AffineMap times = AffineMap::get(
           0, 1, getAffineSymbolExpr(0, ctx) * factor);
       FailureOr<bool> eq = ValueBoundsConstraintSet::areEqual(
-          {times, ValueRange{s}}, {target});
+          {times, ValueRange{s}}, target);
       if (succeeded(eq) && *eq) {
         same = s;
         break;
@@ -200,9 +280,11 @@ struct TesselDropUnitBroadcastsPass
     // (the next block's): unify again until nothing changes.
     for (int round = 0; round < 16; ++round) {
       bool unified = unifySizes(getOperation());
-      if (failed(applyPatternsGreedily(getOperation(), frozen)))
+      bool folded = false;
+      if (failed(applyPatternsGreedily(getOperation(), frozen,
+                                       GreedyRewriteConfig(), &folded)))
         return signalPassFailure();
-      if (!unified)
+      if (!unified && !folded)
         break;
     }
   }

@@ -489,8 +489,12 @@ LogicalResult mlir::tessel::onnx_import::unsqueezeAtRunTime(NodeContext &ctx) {
 Value mlir::tessel::onnx_import::reshapeTo(IndexMath &m, Value x,
                                            ArrayRef<Value> dims,
                                            ArrayRef<int64_t> known) {
-  auto type = RankedTensorType::get(
-      known, cast<RankedTensorType>(x.getType()).getElementType());
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto type = RankedTensorType::get(known, xType.getElementType());
+  // Static to static (a constant weight): a TOSA reshape, which folds into
+  // the constant, so the kernels' packing of it folds too.
+  if (xType.hasStaticShape() && type.hasStaticShape())
+    return TosaBuilder(m.b, m.loc).reshape(x, known);
   return tensor::ReshapeOp::create(m.b, m.loc, type, x, dimsTensor(m, dims));
 }
 
