@@ -267,3 +267,34 @@ def test_sizes_computed_from_a_shape_stay_static():
         with torch.no_grad():
             ref = model(x).numpy()
         np.testing.assert_allclose(compiled(x.numpy()), ref, rtol=1e-5, atol=1e-5)
+
+
+def test_channel_shuffle_blocks_with_symbolic_batch():
+    """ShuffleNet's block twice: chunk, a convolution, concat, and the
+    channel shuffle `view(b, 2, c // 2, h, w) ... view(b, -1, h, w)`. The
+    -1 comes after a Div on a Shape, where ONNX's shape inference names
+    nothing: the importer follows the batch to the graph input's name, so
+    the channels stay static and the convolutions compile; PyTorch at
+    batches 1 and 3."""
+    import torch
+
+    class Block(torch.nn.Module):
+        def __init__(self, c):
+            super().__init__()
+            self.conv = torch.nn.Conv2d(c // 2, c // 2, 3, padding=1)
+
+        def forward(self, x):
+            a, y = x.chunk(2, dim=1)
+            x = torch.cat([a, torch.relu(self.conv(y))], 1)
+            b, c, h, w = x.size()
+            x = x.view(b, 2, c // 2, h, w).transpose(1, 2).contiguous()
+            return x.view(b, -1, h, w)
+
+    torch.manual_seed(5)
+    model = torch.nn.Sequential(Block(8), Block(8)).eval()
+    f = tessel.compile(_torch_cnn_with_symbolic_batch(model, (8, 6, 6)))
+    for n in (1, 3):
+        x = torch.randn(n, 8, 6, 6)
+        with torch.no_grad():
+            ref = model(x).numpy()
+        np.testing.assert_allclose(f(x.numpy()), ref, rtol=1e-5, atol=1e-5)

@@ -274,6 +274,16 @@ ArrayRef<std::string> NodeContext::outputDimNames(unsigned i) const {
                       : ArrayRef<std::string>();
 }
 
+void NodeContext::setOutputDimNamesIfUnknown(unsigned i,
+                                             ArrayRef<std::string> names) {
+  if (!dimNames_ || !hasOutput(i) || names.empty() ||
+      llvm::all_of(names, [](const std::string &n) { return n.empty(); }))
+    return;
+  SmallVector<std::string> &known = (*dimNames_)[node_.output(i)];
+  if (known.empty())
+    known.assign(names.begin(), names.end());
+}
+
 void NodeContext::setOutput(unsigned i, Value v) {
   if (!hasOutput(i))
     return;

@@ -150,8 +150,12 @@ public:
   /// static or unnamed); empty when unknown. Equal names are equal sizes.
   ArrayRef<std::string> inputDimNames(unsigned i) const;
   ArrayRef<std::string> outputDimNames(unsigned i) const;
+  /// Names output `i`'s dimensions where ONNX shape inference did not (a
+  /// converter that knows them: a Reshape to sizes read from a graph
+  /// input, a Transpose of named dimensions).
+  void setOutputDimNamesIfUnknown(unsigned i, ArrayRef<std::string> names);
   /// Where the names come from (set by the graph importer).
-  void setDimNames(const DimNameTable *names) { dimNames_ = names; }
+  void setDimNames(DimNameTable *names) { dimNames_ = names; }
   void setOutput(unsigned i, Value v);
   /// The value already set for output `i`, or null.
   Value output(unsigned i) const;
@@ -183,7 +187,7 @@ private:
   llvm::StringSet<> handled_;
   llvm::DenseMap<unsigned, Value> overrides_;
   DeferredWeights *deferred_;
-  const DimNameTable *dimNames_ = nullptr;
+  DimNameTable *dimNames_ = nullptr;
 };
 
 /// Converts one ONNX node; on failure it has emitted a diagnostic.

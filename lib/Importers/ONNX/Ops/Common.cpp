@@ -4,6 +4,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 
@@ -152,8 +153,108 @@ Value mlir::tessel::onnx_import::toNCHW(NodeContext &ctx, Value nhwc) {
   return ctx.tosa().transpose(nhwc, {0, 3, 1, 2});
 }
 
+static std::string sizeNameAt(Value v, int64_t d, int depth);
+
+static std::string scalarNameAt(Value size, int depth) {
+  while (auto cast = size.getDefiningOp<arith::IndexCastOp>())
+    size = cast.getIn();
+  auto dim = size.getDefiningOp<tensor::DimOp>();
+  std::optional<int64_t> d = dim ? dim.getConstantIndex() : std::nullopt;
+  if (!d)
+    return {};
+  return sizeNameAt(dim.getSource(), *d, depth + 1);
+}
+
+static std::string sizeNameAt(Value v, int64_t d, int depth) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || d < 0 || d >= type.getRank() || !type.isDynamicDim(d) ||
+      depth > 64)
+    return {};
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    auto fn = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
+    auto names = fn ? fn.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(),
+                                                     "tessel.dim_names")
+                    : ArrayAttr();
+    auto name = names && d < int64_t(names.size())
+                    ? dyn_cast<StringAttr>(names[d])
+                    : StringAttr();
+    return name ? name.str() : std::string();
+  }
+  Operation *op = v.getDefiningOp();
+  auto same = [&](Value in, int64_t k) { return sizeNameAt(in, k, depth + 1); };
+  auto size = [&](OpFoldResult s) {
+    auto value = dyn_cast<Value>(s);
+    return value ? scalarNameAt(value, depth) : std::string();
+  };
+  if (auto r = dyn_cast<tensor::ReshapeOp>(op)) {
+    auto names = r->getAttrOfType<ArrayAttr>(kSizeNamesAttr);
+    auto name = names && d < int64_t(names.size())
+                    ? dyn_cast<StringAttr>(names[d])
+                    : StringAttr();
+    return name ? name.str() : std::string();
+  }
+  if (auto e = dyn_cast<tensor::ExpandShapeOp>(op))
+    return size(e.getMixedOutputShape()[d]);
+  if (auto s = dyn_cast<tensor::ExtractSliceOp>(op)) {
+    if (s.getSourceType().getRank() != type.getRank())
+      return {};
+    return size(s.getMixedSizes()[d]);
+  }
+  if (auto e = dyn_cast<tensor::EmptyOp>(op))
+    return size(e.getMixedSizes()[d]);
+  if (isa<tensor::CastOp>(op))
+    return same(op->getOperand(0), d);
+  if (auto r = dyn_cast<tessel::RequireOp>(op))
+    return same(r.getValue(), d);
+  if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))
+    return same(dps.getDpsInits()[cast<OpResult>(v).getResultNumber()], d);
+  if (auto t = dyn_cast<tosa::TransposeOp>(op))
+    return same(t.getInput1(), t.getPerms()[d]);
+  if (auto c = dyn_cast<tosa::ConcatOp>(op))
+    return d == c.getAxis() ? std::string() : same(op->getOperand(0), d);
+  if (isa<tosa::ReduceSumOp, tosa::ReduceMaxOp, tosa::ReduceMinOp,
+          tosa::ReduceProductOp, tosa::ArgMaxOp>(op)) {
+    auto axis = op->getAttrOfType<IntegerAttr>("axis");
+    if (!axis || axis.getInt() == d || isa<tosa::ArgMaxOp>(op))
+      return {};
+    return same(op->getOperand(0), d);
+  }
+  // The batch of convolutions and pooling (NHWC) is their input's.
+  if (isa<tosa::Conv2DOp, tosa::DepthwiseConv2DOp, tosa::AvgPool2dOp,
+          tosa::MaxPool2dOp, tosa::TransposeConv2DOp, tessel::Conv2DOp>(op))
+    return d == 0 ? same(op->getOperand(0), 0) : std::string();
+  if (auto mm = dyn_cast<tosa::MatMulOp>(op))
+    return d == 2 ? same(mm.getB(), 2) : same(mm.getA(), d);
+  // Elementwise: the operands that are dynamic there must all have one
+  // name (one of size 1 would broadcast to the other's).
+  if (op->hasTrait<OpTrait::tosa::TosaElementwiseOperator>() ||
+      isa<tosa::MulOp>(op) ||
+      (op->hasTrait<OpTrait::Elementwise>() && op->getNumResults() == 1)) {
+    std::string name;
+    for (Value in : op->getOperands()) {
+      auto t = dyn_cast<RankedTensorType>(in.getType());
+      if (!t || t.getRank() != type.getRank() || !t.isDynamicDim(d))
+        continue;
+      std::string n = same(in, d);
+      if (n.empty() || (!name.empty() && n != name))
+        return {};
+      name = n;
+    }
+    return name;
+  }
+  return {};
+}
+
+std::string mlir::tessel::onnx_import::sizeNameOf(Value v, int64_t d) {
+  return sizeNameAt(v, d, 0);
+}
+
+std::string mlir::tessel::onnx_import::sizeNameOf(Value size) {
+  return scalarNameAt(size, 0);
+}
+
 std::optional<SmallVector<std::optional<int64_t>>>
-mlir::tessel::onnx_import::knownInts(Value v) {
+mlir::tessel::onnx_import::knownInts(Value v, SmallVectorImpl<std::string> *names) {
   using Known = SmallVector<std::optional<int64_t>>;
   auto type = dyn_cast<RankedTensorType>(v.getType());
   if (!type || !type.hasStaticShape() || type.getNumElements() > 64 ||
@@ -162,8 +263,11 @@ mlir::tessel::onnx_import::knownInts(Value v) {
   DenseElementsAttr c;
   if (matchPattern(v, m_Constant(&c))) {
     Known out;
-    for (int64_t x : toInts(c))
+    for (int64_t x : toInts(c)) {
       out.push_back(x);
+      if (names)
+        names->push_back({});
+    }
     return out;
   }
   Operation *op = v.getDefiningOp();
@@ -171,20 +275,29 @@ mlir::tessel::onnx_import::knownInts(Value v) {
     return std::nullopt;
   if (auto fe = dyn_cast<tensor::FromElementsOp>(op)) {
     Known out;
-    for (Value e : fe.getElements()) {
+    auto given = fe->getAttrOfType<ArrayAttr>(kSizeNamesAttr);
+    for (auto [i, e] : llvm::enumerate(fe.getElements())) {
       while (auto cast = e.getDefiningOp<arith::IndexCastOp>())
         e = cast.getIn();
       APInt x;
-      if (matchPattern(e, m_ConstantInt(&x)))
-        out.push_back(x.getSExtValue());
-      else
-        out.push_back(std::nullopt);
+      bool known = matchPattern(e, m_ConstantInt(&x));
+      out.push_back(known ? std::optional<int64_t>(x.getSExtValue())
+                          : std::nullopt);
+      if (!names)
+        continue;
+      std::string name;
+      if (!known && given && i < given.size())
+        if (auto s = dyn_cast<StringAttr>(given[i]))
+          name = s.str();
+      if (!known && name.empty())
+        name = sizeNameOf(e);
+      names->push_back(name);
     }
     return out;
   }
   if (isa<tosa::ReshapeOp, tensor::ReshapeOp, tensor::ExpandShapeOp,
           tensor::CollapseShapeOp>(op))
-    return knownInts(op->getOperand(0));
+    return knownInts(op->getOperand(0), names);
   if (auto cast = dyn_cast<tosa::CastOp>(op)) {
     // Sizes and shape entries fit any integer type they are cast to.
     auto from = dyn_cast<RankedTensorType>(cast.getInput().getType());
@@ -192,16 +305,20 @@ mlir::tessel::onnx_import::knownInts(Value v) {
         from.getElementType().getIntOrFloatBitWidth() < 32 ||
         type.getElementType().getIntOrFloatBitWidth() < 32)
       return std::nullopt;
-    return knownInts(cast.getInput());
+    return knownInts(cast.getInput(), names);
   }
   if (auto concat = dyn_cast<tosa::ConcatOp>(op)) {
     if (type.getRank() != 1 || concat.getAxis() != 0)
       return std::nullopt;
     Known out;
+    size_t mark = names ? names->size() : 0;
     for (Value part : concat.getInput1()) {
-      std::optional<Known> k = knownInts(part);
-      if (!k)
+      std::optional<Known> k = knownInts(part, names);
+      if (!k) {
+        if (names)
+          names->resize(mark);
         return std::nullopt;
+      }
       out.append(k->begin(), k->end());
     }
     return out;

@@ -74,7 +74,25 @@ SmallVector<int64_t> toInts(DenseElementsAttr attr);
 /// converters build for shape arithmetic on run-time sizes: constants,
 /// `tensor.from_elements` of sizes (Shape of a partly static tensor),
 /// reshapes, casts and axis-0 concatenations. nullopt for anything else.
-std::optional<SmallVector<std::optional<int64_t>>> knownInts(Value v);
+/// With `names`, also each run-time entry's symbolic name where known (empty
+/// otherwise): the `tessel.size_names` a Shape converter puts on its
+/// tensor.from_elements (the input's ONNX dim names), or a graph input's
+/// named dimension read with tensor.dim.
+std::optional<SmallVector<std::optional<int64_t>>>
+knownInts(Value v, SmallVectorImpl<std::string> *names = nullptr);
+
+/// The attribute naming the entries of a Shape's tensor.from_elements, and
+/// the dimensions of a run-time Reshape's result.
+inline constexpr llvm::StringLiteral kSizeNamesAttr = "tessel.size_names";
+
+/// The symbolic name of dimension `d` of `v` where it is provably a graph
+/// input's named dimension (followed through what the converters emit:
+/// elementwise ops, convolutions and pooling, transposes, concatenations,
+/// reductions, slices, run-time reshapes that recorded their names), else
+/// empty. Equal names are equal sizes.
+std::string sizeNameOf(Value v, int64_t d);
+/// The same for the index (or integer) scalar `size`: a `tensor.dim`.
+std::string sizeNameOf(Value size);
 SmallVector<double> toDoubles(DenseElementsAttr attr);
 /// An attribute of `type` holding `values` (converted to its element type).
 DenseElementsAttr intsAttr(RankedTensorType type, ArrayRef<int64_t> values);

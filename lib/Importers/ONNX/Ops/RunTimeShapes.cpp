@@ -111,61 +111,103 @@ LogicalResult setReshapedAtRunTime(NodeContext &ctx, IndexMath &m, Value ok,
 /// symbols (ONNX's names: `batch` in and out), as in a channel shuffle's
 /// `view(b, -1, h, w)`. Each is still checked at run time.
 SmallVector<int64_t> staticReshapeSizes(NodeContext &ctx, int64_t rank,
-                                        bool allowZero) {
+                                        bool allowZero,
+                                        SmallVector<std::string> &names) {
   SmallVector<int64_t> known(rank, ShapedType::kDynamic);
   if (RankedTensorType inferred = ctx.inferredOutputType(0);
       inferred && inferred.getRank() == rank)
     known.assign(inferred.getShape().begin(), inferred.getShape().end());
+  SmallVector<std::string> entryNames;
   std::optional<SmallVector<std::optional<int64_t>>> entries =
-      knownInts(ctx.input(1));
+      knownInts(ctx.input(1), &entryNames);
   if (!entries || int64_t(entries->size()) != rank)
     return known;
   ArrayRef<int64_t> in = ctx.inputType(0).getShape();
   int64_t inRank = in.size(), minusOne = -1;
-  for (auto [j, e] : llvm::enumerate(*entries)) {
-    if (!e)
-      continue;
-    if (*e > 0)
-      known[j] = *e;
-    else if (*e == 0 && !allowZero && int64_t(j) < inRank &&
-             !ShapedType::isDynamic(in[j]))
-      known[j] = in[j];
-    else if (*e == -1)
-      minusOne = j;
-  }
-  if (minusOne < 0 || !ShapedType::isDynamic(known[minusOne]))
-    return known;
-  ArrayRef<std::string> inNames = ctx.inputDimNames(0),
-                        outNames = ctx.outputDimNames(0);
-  if (int64_t(inNames.size()) != inRank || int64_t(outNames.size()) != rank)
-    return known;
-  // Every run-time size of the input matched by one of the result's.
-  std::multiset<std::string> unmatched;
-  int64_t staticIn = 1, staticOut = 1;
+  // The input's run-time sizes by name: ONNX's, else followed in the IR.
+  SmallVector<std::string> inNames(ctx.inputDimNames(0));
+  inNames.resize(inRank);
+  bool inNamed = true;
   for (int64_t d = 0; d < inRank; ++d) {
     if (!ShapedType::isDynamic(in[d]))
-      staticIn *= in[d];
-    else if (inNames[d].empty())
-      return known;
-    else
-      unmatched.insert(inNames[d]);
-  }
-  for (int64_t j = 0; j < rank; ++j) {
-    if (j == minusOne)
       continue;
-    if (!ShapedType::isDynamic(known[j])) {
-      staticOut *= known[j];
+    if (inNames[d].empty())
+      inNames[d] = sizeNameOf(ctx.input(0), d);
+    inNamed &= !inNames[d].empty();
+  }
+  // The result's dimension names where known (a size read from a named
+  // dimension, or a 0 copying one).
+  names.assign(rank, std::string());
+  for (auto [j, e] : llvm::enumerate(*entries)) {
+    if (!e) {
+      names[j] = entryNames[j];
       continue;
     }
-    auto it = outNames[j].empty() ? unmatched.end()
-                                  : unmatched.find(outNames[j]);
-    if (it == unmatched.end())
-      return known;
-    unmatched.erase(it);
+    if (*e > 0) {
+      known[j] = *e;
+    } else if (*e == 0 && !allowZero && int64_t(j) < inRank) {
+      if (!ShapedType::isDynamic(in[j]))
+        known[j] = in[j];
+      else if (inNamed)
+        names[j] = inNames[j];
+    } else if (*e == -1) {
+      minusOne = j;
+    }
   }
-  if (unmatched.empty() && staticOut > 0 && staticIn % staticOut == 0)
-    known[minusOne] = staticIn / staticOut;
+  SmallVector<std::string> outNames(ctx.outputDimNames(0));
+  outNames.resize(rank);
+  for (int64_t j = 0; j < rank; ++j)
+    if (outNames[j].empty())
+      outNames[j] = names[j];
+  // A -1 is what the static sizes leave when every run-time size of the
+  // input is matched by one of the result's of the same name.
+  if (minusOne >= 0 && ShapedType::isDynamic(known[minusOne]) && inNamed) {
+    std::multiset<std::string> unmatched;
+    int64_t staticIn = 1, staticOut = 1;
+    bool ok = true;
+    for (int64_t d = 0; d < inRank && ok; ++d) {
+      if (!ShapedType::isDynamic(in[d]))
+        staticIn *= in[d];
+      else if (inNames[d].empty())
+        ok = false;
+      else
+        unmatched.insert(inNames[d]);
+    }
+    for (int64_t j = 0; j < rank && ok; ++j) {
+      if (j == minusOne)
+        continue;
+      if (!ShapedType::isDynamic(known[j])) {
+        staticOut *= known[j];
+        continue;
+      }
+      auto it = outNames[j].empty() ? unmatched.end()
+                                    : unmatched.find(outNames[j]);
+      if (it == unmatched.end())
+        ok = false;
+      else
+        unmatched.erase(it);
+    }
+    if (ok && unmatched.empty() && staticOut > 0 && staticIn % staticOut == 0)
+      known[minusOne] = staticIn / staticOut;
+  }
+  for (int64_t j = 0; j < rank; ++j)
+    if (!ShapedType::isDynamic(known[j]))
+      names[j].clear();
+  ctx.setOutputDimNamesIfUnknown(0, names);
   return known;
+}
+
+/// Records the names of a run-time Reshape's result dimensions on it, for
+/// sizeNameOf.
+void nameReshapeResult(NodeContext &ctx, ArrayRef<std::string> names) {
+  Value out = ctx.output(0);
+  auto r = out ? out.getDefiningOp<tensor::ReshapeOp>() : tensor::ReshapeOp();
+  if (!r || llvm::all_of(names, [](const std::string &n) { return n.empty(); }))
+    return;
+  SmallVector<Attribute> attrs;
+  for (const std::string &n : names)
+    attrs.push_back(StringAttr::get(r.getContext(), n));
+  r->setAttr(kSizeNamesAttr, ArrayAttr::get(r.getContext(), attrs));
 }
 
 /// The length of the 1-D operand `i` (`what`), which must be static.
@@ -461,8 +503,14 @@ LogicalResult mlir::tessel::onnx_import::reshapeAtRunTime(NodeContext &ctx,
                                   m.eq(m.rem(numel, safeKnown), m.c(0)))));
   for (Value &d : dims)
     d = m.select(m.eq(d, m.c(-1)), rest, d);
-  return setReshapedAtRunTime(ctx, m, ok, dims, {}, /*trusted=*/false,
-                              staticReshapeSizes(ctx, *rank, allowZero));
+  SmallVector<std::string> names;
+  SmallVector<int64_t> sizes =
+      staticReshapeSizes(ctx, *rank, allowZero, names);
+  if (failed(setReshapedAtRunTime(ctx, m, ok, dims, {}, /*trusted=*/false,
+                                  sizes)))
+    return failure();
+  nameReshapeResult(ctx, names);
+  return success();
 }
 
 LogicalResult mlir::tessel::onnx_import::unsqueezeAtRunTime(NodeContext &ctx) {

@@ -401,6 +401,13 @@ LogicalResult convertTranspose(NodeContext &ctx) {
     perm32.push_back(static_cast<int32_t>(*n));
     outShape.push_back(in[*n]);
   }
+  if (ArrayRef<std::string> names = ctx.inputDimNames(0);
+      int64_t(names.size()) == rank) {
+    SmallVector<std::string> permuted;
+    for (int32_t p : perm32)
+      permuted.push_back(names[p]);
+    ctx.setOutputDimNamesIfUnknown(0, permuted);
+  }
   // As in setReshaped: a large weight keeps its tosa.transpose.
   DenseElementsAttr c =
       ctx.isDeferredInput(0) ? DenseElementsAttr() : ctx.constantInput(0);
@@ -723,16 +730,24 @@ LogicalResult convertGather(NodeContext &ctx) {
           RankedTensorType::get(outShape, ctx.inputType(0).getElementType());
       SmallVector<Value> picked;
       SmallVector<int64_t> values;
+      SmallVector<Attribute> names;
+      auto given = sizes->getAttrOfType<ArrayAttr>(kSizeNamesAttr);
       for (int64_t k : l) {
         picked.push_back(sizes.getElements()[k]);
         if ((*known)[k])
           values.push_back(*(*known)[k]);
+        if (given && k < int64_t(given.size()))
+          names.push_back(given[k]);
       }
-      if (values.size() == l.size())
+      if (values.size() == l.size()) {
         ctx.setConstantOutput(0, intsAttr(type, values));
-      else
-        ctx.setOutput(0, tensor::FromElementsOp::create(
-                             ctx.builder(), ctx.loc(), type, picked));
+        return success();
+      }
+      auto out = tensor::FromElementsOp::create(ctx.builder(), ctx.loc(),
+                                                type, picked);
+      if (given)
+        out->setAttr(kSizeNamesAttr, ctx.builder().getArrayAttr(names));
+      ctx.setOutput(0, out);
       return success();
     }
     SmallVector<SmallVector<int64_t>> lists;
@@ -1130,8 +1145,18 @@ LogicalResult convertShape(NodeContext &ctx) {
     SmallVector<Value> values;
     for (int64_t d = s; d < e; ++d)
       values.push_back(runTimeDim(ctx, ctx.input(0), d));
-    ctx.setOutput(0, tensor::FromElementsOp::create(ctx.builder(), ctx.loc(),
-                                                    type, values));
+    auto shape =
+        tensor::FromElementsOp::create(ctx.builder(), ctx.loc(), type, values);
+    // The entries' symbolic names (ONNX's dim names of the input), for the
+    // Reshapes that read them (RunTimeShapes.cpp, staticReshapeSizes).
+    if (ArrayRef<std::string> names = ctx.inputDimNames(0);
+        int64_t(names.size()) == int64_t(dims.size()) + s + (int64_t(in.size()) - e)) {
+      SmallVector<Attribute> picked;
+      for (int64_t d = s; d < e; ++d)
+        picked.push_back(ctx.builder().getStringAttr(names[d]));
+      shape->setAttr(kSizeNamesAttr, ctx.builder().getArrayAttr(picked));
+    }
+    ctx.setOutput(0, shape);
     return success();
   }
   ctx.setConstantOutput(0, intsAttr(type, dims));
