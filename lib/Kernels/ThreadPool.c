@@ -1,4 +1,7 @@
 /* ThreadPool.c - see ThreadPool.h. */
+/* clock_gettime under -std=c11. */
+#define _POSIX_C_SOURCE 199309L
+
 #include "ThreadPool.h"
 
 #include "tessel/Kernels/tessel_kernels.h"
@@ -7,6 +10,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <time.h>
 
 #define TK_MAX_THREADS 64
 /* Between kernel calls of one inference, workers (and the caller waiting
@@ -22,6 +26,11 @@ static inline void tk_pause(void) {
 }
 
 static _Thread_local int tk_threads = 1;
+/* Set while this thread runs a job's tasks (a kernel called from a task
+ * must not start the calibration, which dispatches a job itself). */
+static _Thread_local int tk_in_job;
+
+static void maybe_calibrate(void);
 
 void tessel_kernel_set_context(const void *invoke_context) {
   const tessel_invoke_context_t *ctx =
@@ -34,6 +43,8 @@ void tessel_kernel_set_context(const void *invoke_context) {
     n = ctx->num_threads > TK_MAX_THREADS ? TK_MAX_THREADS
                                           : (int)ctx->num_threads;
   tk_threads = n;
+  if (n > 1 && !tk_in_job)
+    maybe_calibrate();
 }
 
 int tk_num_threads(void) { return tk_threads; }
@@ -149,7 +160,9 @@ static void *worker(void *p) {
     const int seat = claim_seat(gen);
     if (!seat)
       continue; /* not needed, or too late: the caller did the work */
+    tk_in_job = 1;
     run_tasks(job.fn, job.arg, job.ntasks, job.nbands, seat);
+    tk_in_job = 0;
     __atomic_add_fetch(&finished, 1, __ATOMIC_SEQ_CST);
     if (__atomic_load_n(&caller_sleeping, __ATOMIC_SEQ_CST)) {
       pthread_mutex_lock(&lock);
@@ -172,21 +185,32 @@ __attribute__((destructor)) static void tk_shutdown(void) {
     pthread_join(workers[i], NULL);
 }
 
-/* TESSEL_KERNELS_MIN_THREAD_WORK=N replaces TK_MIN_THREAD_WORK (the
- * kernel tests set 1, so that their small shapes run on every thread). */
-static int64_t min_thread_work(void) {
+/* The work per thread measured by calibrate_min_thread_work (0: not yet,
+ * TK_MIN_THREAD_WORK meanwhile). */
+static int64_t measured_work;
+
+/* TESSEL_KERNELS_MIN_THREAD_WORK=N, or 0 where it is not set. */
+static int64_t min_thread_work_override(void) {
   static int64_t v = -1;
   int64_t w = __atomic_load_n(&v, __ATOMIC_RELAXED);
   if (w < 0) {
     const char *e = getenv("TESSEL_KERNELS_MIN_THREAD_WORK");
-    w = e && atoll(e) > 0 ? atoll(e) : TK_MIN_THREAD_WORK;
+    w = e && atoll(e) > 0 ? atoll(e) : 0;
     __atomic_store_n(&v, w, __ATOMIC_RELAXED);
   }
   return w;
 }
 
+int64_t tk_min_thread_work(void) {
+  int64_t w = min_thread_work_override();
+  if (w > 0)
+    return w;
+  w = __atomic_load_n(&measured_work, __ATOMIC_RELAXED);
+  return w > 0 ? w : TK_MIN_THREAD_WORK;
+}
+
 int tk_threads_for(int64_t work) {
-  const int64_t fit = work / min_thread_work();
+  const int64_t fit = work / tk_min_thread_work();
   return fit < 1 ? 1 : fit < tk_threads ? (int)fit : tk_threads;
 }
 
@@ -229,7 +253,9 @@ static void dispatch(int threads, int64_t ntasks, tk_task_fn fn, void *arg,
     pthread_mutex_unlock(&lock);
   }
 
+  tk_in_job = 1;
   run_tasks(fn, arg, ntasks, job.nbands, 0);
+  tk_in_job = 0;
 
   /* Take back the seats nobody claimed; wait for those who did. */
   uint64_t s = __atomic_load_n(&seats, __ATOMIC_ACQUIRE);
@@ -279,6 +305,93 @@ void tk_parallel_for_bands(int threads, int64_t units, int64_t tasks_per_unit,
     return;
   }
   dispatch(threads, ntasks, fn, arg, units, tasks_per_unit);
+}
+
+static int64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+#define TK_CALIBRATION_TASK_NS 2000
+#define TK_CALIBRATION_JOBS 32
+#define TK_CALIBRATION_BUDGET_NS 10000000
+#define TK_CALIBRATION_TRIES 3
+#define TK_CALIBRATION_CALL 3
+
+/* A calibration task: busy for TK_CALIBRATION_TASK_NS. */
+static void busy_task(void *arg, int64_t t) {
+  (void)arg;
+  (void)t;
+  const int64_t end = now_ns() + TK_CALIBRATION_TASK_NS;
+  while (now_ns() < end)
+    tk_pause();
+}
+
+static int compare_i64(const void *a, const void *b) {
+  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The time a job of one busy task per thread takes beyond one task's:
+ * handing out the tasks and waiting for them (a whole task's time, or
+ * more, when the workers come too late and the caller runs them all). */
+static int64_t job_overhead(int threads) {
+  const int64_t t0 = now_ns();
+  dispatch(threads, threads, busy_task, NULL, 0, 0);
+  const int64_t spent = now_ns() - t0 - TK_CALIBRATION_TASK_NS;
+  return spent > 0 ? spent : 0;
+}
+
+/* Measures the handoff: the median overhead of TK_CALIBRATION_JOBS jobs
+ * in a row in which the workers joined every job. A new worker may first
+ * share the caller's core until the scheduler moves it (milliseconds in a
+ * VM): the pool tries for up to TK_CALIBRATION_BUDGET_NS, and where the
+ * workers never settle keeps TK_MIN_THREAD_WORK and tries again on a later
+ * call, TK_CALIBRATION_TRIES times at most. About 0.1 ms once the workers
+ * run. */
+static void calibrate_min_thread_work(void) {
+  const int threads = tk_threads;
+  const int64_t give_up = now_ns() + TK_CALIBRATION_BUDGET_NS;
+  int64_t overhead[TK_CALIBRATION_JOBS];
+  int n = 0;
+  while (n < TK_CALIBRATION_JOBS) {
+    if (now_ns() > give_up)
+      return;
+    const int64_t o = job_overhead(threads);
+    /* A job the caller ran alone starts the row again. */
+    n = o > TK_CALIBRATION_TASK_NS / 2 ? 0 : n;
+    if (o <= TK_CALIBRATION_TASK_NS / 2)
+      overhead[n++] = o;
+  }
+  qsort(overhead, TK_CALIBRATION_JOBS, sizeof overhead[0], compare_i64);
+  int64_t w = overhead[TK_CALIBRATION_JOBS / 2] * TK_MACS_PER_HANDOFF_NS;
+  w = w < TK_MIN_THREAD_WORK_LOW ? TK_MIN_THREAD_WORK_LOW
+      : w > TK_MIN_THREAD_WORK_HIGH ? TK_MIN_THREAD_WORK_HIGH
+                                    : w;
+  __atomic_store_n(&measured_work, w, __ATOMIC_RELAXED);
+}
+
+/* On the TK_CALIBRATION_CALL-th call with more than one thread and after,
+ * until it has measured: by then the workers have run the earlier calls'
+ * jobs and settled on their cores, and a process that runs a model once
+ * pays nothing. Calls of several threads at once take turns (the first
+ * one measures). */
+static void maybe_calibrate(void) {
+  static pthread_mutex_t calibration_lock = PTHREAD_MUTEX_INITIALIZER;
+  static int tries, calls;
+  if (__atomic_load_n(&measured_work, __ATOMIC_RELAXED) > 0 ||
+      __atomic_load_n(&tries, __ATOMIC_RELAXED) >= TK_CALIBRATION_TRIES ||
+      min_thread_work_override() > 0 ||
+      __atomic_add_fetch(&calls, 1, __ATOMIC_RELAXED) < TK_CALIBRATION_CALL)
+    return;
+  pthread_mutex_lock(&calibration_lock);
+  if (__atomic_load_n(&measured_work, __ATOMIC_RELAXED) == 0 &&
+      tries < TK_CALIBRATION_TRIES) {
+    __atomic_store_n(&tries, tries + 1, __ATOMIC_RELAXED);
+    calibrate_min_thread_work();
+  }
+  pthread_mutex_unlock(&calibration_lock);
 }
 
 /* Outlined loop nests: chunks of their first parallel dimension, which

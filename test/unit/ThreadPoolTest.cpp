@@ -1,0 +1,74 @@
+//===- ThreadPoolTest.cpp - the kernel pool's measured work per thread ----===//
+//
+// The pool measures once per process what handing a job to another thread
+// costs, and sizes the smallest job worth a second thread from it
+// (ThreadPool.h). Each case is its own process (ctest runs the filters
+// separately), since the value is per process.
+//
+//===----------------------------------------------------------------------===//
+#include "tessel/Runtime/tessel_abi.h"
+
+extern "C" {
+#include "ThreadPool.h"
+void tessel_kernel_set_context(const void *invoke_context);
+}
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+namespace {
+
+void call(uint32_t threads) {
+  tessel_invoke_context_t ctx{sizeof(tessel_invoke_context_t), threads};
+  tessel_kernel_set_context(&ctx);
+}
+
+void noop(void *, int64_t) {}
+
+// What a model's calls do between two entries: jobs on every thread.
+void runJobs() {
+  for (int i = 0; i < 200; ++i)
+    tk_parallel_for(64, noop, nullptr);
+}
+
+TEST(ThreadPool, OneThreadCallsKeepTheDefault) {
+  for (int i = 0; i < 10; ++i)
+    call(1);
+  EXPECT_EQ(tk_min_thread_work(), TK_MIN_THREAD_WORK);
+  EXPECT_EQ(tk_threads_for(int64_t(1) << 40), 1);
+}
+
+TEST(ThreadPool, MeasuredOnTheThirdMultiThreadCall) {
+  call(2);
+  runJobs();
+  call(2);
+  runJobs();
+  // Not yet: a process that runs a model once or twice pays nothing.
+  EXPECT_EQ(tk_min_thread_work(), TK_MIN_THREAD_WORK);
+  for (int i = 0; i < 8; ++i) {
+    call(2);
+    runJobs();
+  }
+  int64_t w = tk_min_thread_work();
+  std::printf("measured work per thread: %lld multiply-adds\n", (long long)w);
+  EXPECT_GE(w, TK_MIN_THREAD_WORK_LOW);
+  EXPECT_LE(w, TK_MIN_THREAD_WORK_HIGH);
+  call(2);
+  EXPECT_EQ(tk_threads_for(w - 1), 1);
+  EXPECT_EQ(tk_threads_for(2 * w), 2);
+  EXPECT_EQ(tk_threads_for(int64_t(1) << 40), 2);
+}
+
+TEST(ThreadPool, EnvironmentOverridesTheMeasurement) {
+  ASSERT_EQ(setenv("TESSEL_KERNELS_MIN_THREAD_WORK", "5000", 1), 0);
+  for (int i = 0; i < 6; ++i) {
+    call(2);
+    runJobs();
+  }
+  EXPECT_EQ(tk_min_thread_work(), 5000);
+  EXPECT_EQ(tk_threads_for(9999), 1);
+  EXPECT_EQ(tk_threads_for(10000), 2);
+}
+
+} // namespace
