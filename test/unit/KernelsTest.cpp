@@ -477,6 +477,21 @@ TEST(DepthwiseKernel, ChannelTailsStridesDilations) {
   checkDepthwise(16, 9, 96, 5, 3, 2, 1, 0, 0, 0, 0, false, true, 2);
 }
 
+TEST(DepthwiseKernel, WindowTiles) {
+  // The interior path that loads each input pixel once per filter row
+  // (filters 3, 5, 7 wide at column stride 1, 3 and 5 at stride 2): rows
+  // of several full tiles and a half tile, channel pairs, single vectors
+  // and a tail vector, and interiors shorter than a tile (7-pixel maps).
+  checkDepthwise(9, 37, 48, 7, 7, 1, 1, 3, 3, 3, 3, true, false, 1);
+  checkDepthwise(8, 30, 16, 5, 5, 1, 1, 2, 2, 2, 2, false, true, 2);
+  checkDepthwise(6, 40, 40, 3, 3, 1, 1, 1, 1, 1, 1, true, true, 1, true);
+  checkDepthwise(7, 41, 96, 3, 3, 2, 1, 1, 1, 1, 1, true, false, 2);
+  checkDepthwise(9, 29, 24, 5, 5, 2, 1, 2, 2, 2, 2, false, false, 1);
+  checkDepthwise(7, 7, 80, 5, 5, 1, 1, 2, 2, 2, 2, true, false, 1);
+  checkDepthwise(7, 7, 72, 3, 3, 1, 1, 1, 1, 1, 1, true, true, 1);
+  checkDepthwise(5, 26, 32, 3, 5, 1, 1, 1, 1, 2, 2, true, false, 1);
+}
+
 TEST(DepthwiseKernel, SiLUEpilogue) {
   // Vector channels (C = 96), a tail vector overlapping the last whole one
   // (C = 45: 13 channels past 32) and border pixels.
