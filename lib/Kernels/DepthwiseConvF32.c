@@ -136,13 +136,16 @@ TK_INLINE void vector_tile(const dw_job_t *j, const int owt, const int cv,
   store_tile(j, owt, cv, n, oh, ow0, c0, skip, acc);
 }
 
-/* An interior tile of owt pixels from ow0 for a filter of KW taps at
+/* A tile of owt pixels from ow0 for a filter of KW taps at
  * column stride S and dilation 1 (compile-time constants at each call):
  * the input pixels of the tile's window are loaded once per filter row,
  * and input pixel p feeds output t = (p - kw) / S for each tap kw that
  * divides evenly. vector_tile loads an input vector per (pixel, tap): 10
  * loads per 8 multiply-adds, which bound it at a third of the FMA peak;
- * here 3x3 tiles of 8 pixels load 26 per 48. */
+ * here 3x3 tiles of 8 pixels load 26 per 48. Pixels of the window
+ * outside the image (the padding) are skipped, so tiles may cross the
+ * borders: a 7x7 map's row is one tile of 6 or 8 pixels, not 4 pixels
+ * one at a time (two accumulator chains each) around a short interior. */
 TK_INLINE void window_tile(const dw_job_t *j, const int owt, const int cv,
                            const int KW, const int S, int64_t n, int64_t oh,
                            int64_t ow0, int64_t c0, int64_t kh0, int64_t kh1,
@@ -152,8 +155,11 @@ TK_INLINE void window_tile(const dw_job_t *j, const int owt, const int cv,
     for (int v = 0; v < cv; ++v)
       acc[t][v] = tk_splat(0.0f);
   const int span = (owt - 1) * S + KW;
-  const float *in_img = j->in + n * j->in_sn + c0 +
-                        (ow0 * S - j->pad_left) * j->in_sw;
+  /* The window's pixels inside the image; the others are padding. */
+  const int64_t iw0 = ow0 * S - j->pad_left;
+  const int64_t plo = iw0 < 0 ? -iw0 : 0;
+  const int64_t phi = j->W - iw0 < span ? j->W - iw0 : span;
+  const float *in_img = j->in + n * j->in_sn + c0 + iw0 * j->in_sw;
   const int64_t ih0 = oh * j->sh - j->pad_top;
   for (int64_t kh = kh0; kh < kh1; ++kh) {
     const float *ir = in_img + (ih0 + kh * j->dh) * j->in_sh;
@@ -166,6 +172,8 @@ TK_INLINE void window_tile(const dw_job_t *j, const int owt, const int cv,
      * tile stays in registers. */
 #pragma clang loop unroll(full)
     for (int p = 0; p < span; ++p) {
+      if (p < plo || p >= phi)
+        continue;
       tk_vec x[CV];
       for (int v = 0; v < cv; ++v)
         x[v] = tk_load(ir + p * j->in_sw + v * TK_VW);
@@ -182,7 +190,7 @@ TK_INLINE void window_tile(const dw_job_t *j, const int owt, const int cv,
   store_tile(j, owt, cv, n, oh, ow0, c0, skip, acc);
 }
 
-/* owt interior pixels from ow, every channel. */
+/* owt pixels from ow, every channel. */
 TK_INLINE void window_pixels(const dw_job_t *j, const int owt, const int KW,
                              const int S, int64_t n, int64_t oh, int64_t ow,
                              int64_t cvec2, int64_t cvec, int tail,
@@ -197,7 +205,7 @@ TK_INLINE void window_pixels(const dw_job_t *j, const int owt, const int KW,
     window_tile(j, owt, 1, KW, S, n, oh, ow, ctail, kh0, kh1, skip);
 }
 
-/* The interior tiles of output row (n, oh), pixels [first, last), with
+/* Tiles of output row (n, oh) from pixel `first` up to `last`, with
  * window_tile where the filter is one it is instantiated for; returns the
  * first pixel it did not compute. */
 TK_INLINE int64_t window_row(const dw_job_t *j, const int KW, const int S,
@@ -207,7 +215,7 @@ TK_INLINE int64_t window_row(const dw_job_t *j, const int KW, const int S,
                              int64_t kh1) {
   /* Accumulators + one filter row + the input vectors within 32 zmm (16
    * ymm with AVX2, one vector of channels), then half as many pixels for
-   * the rest (7x7 and 14x14 maps have 3 to 5 interior pixels). */
+   * the rest. */
   const int owt = KW <= 3 ? 8 : KW <= 5 ? 6 : 4;
   int64_t ow = first;
   for (; ow + owt <= last; ow += owt)
@@ -260,19 +268,19 @@ static void run_row(void *arg, int64_t task) {
     ++first;
   while (last > first && (last - 1) * j->sw - j->pad_left + span >= j->W)
     --last;
-  for (int64_t ow = 0; ow < j->OW; ++ow) {
-    if (ow == first) {
-      /* Whole channel vectors only: the window path reads no scalars. */
-      const int window = unit && cvec > 0 && j->dw == 1 &&
-                         (tail || cvec == j->C) &&
-                         (j->sw == 1 || j->sw == 2);
+  /* Whole channel vectors only: the window path reads no scalars. */
+  const int window = unit && cvec > 0 && j->dw == 1 &&
+                     (tail || cvec == j->C) && (j->sw == 1 || j->sw == 2);
+  int64_t start = 0;
 #define TK_WINDOW(K, S)                                                       \
   if (window && j->KW == K && j->sw == S)                                    \
-    ow = window_row_##K##_##S(j, n, oh, ow, last, cvec2, cvec, tail, ctail,  \
-                              skip, kh0, kh1);
-      TK_WINDOW(3, 1) else TK_WINDOW(3, 2) else TK_WINDOW(5, 1)
-      else TK_WINDOW(5, 2) else TK_WINDOW(7, 1)
+    start = window_row_##K##_##S(j, n, oh, 0, j->OW, cvec2, cvec, tail,      \
+                                 ctail, skip, kh0, kh1);
+  TK_WINDOW(3, 1) else TK_WINDOW(3, 2) else TK_WINDOW(5, 1)
+  else TK_WINDOW(5, 2) else TK_WINDOW(7, 1)
 #undef TK_WINDOW
+  for (int64_t ow = start; ow < j->OW; ++ow) {
+    if (ow == first && start == 0) {
       for (; ow + OW_TILE <= last; ow += OW_TILE) {
         for (int64_t c = 0; c < cvec2; c += CV * TK_VW)
           vector_tile(j, OW_TILE, CV, n, oh, ow, c, kh0, kh1, 0, j->KW, 0);
