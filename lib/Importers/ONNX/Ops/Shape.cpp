@@ -1150,7 +1150,7 @@ LogicalResult convertShape(NodeContext &ctx) {
     // The entries' symbolic names (ONNX's dim names of the input), for the
     // Reshapes that read them (RunTimeShapes.cpp, staticReshapeSizes).
     if (ArrayRef<std::string> names = ctx.inputDimNames(0);
-        int64_t(names.size()) == int64_t(dims.size()) + s + (int64_t(in.size()) - e)) {
+        int64_t(names.size()) == rank) {
       SmallVector<Attribute> picked;
       for (int64_t d = s; d < e; ++d)
         picked.push_back(ctx.builder().getStringAttr(names[d]));

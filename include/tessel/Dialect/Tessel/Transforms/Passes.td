@@ -59,10 +59,22 @@ def TesselDropUnitBroadcasts : Pass<"tessel-drop-unit-broadcasts"> {
     at every call where the size is 1 (batch 1: every elementwise op reads
     and writes its operands once more) and keeps elementwise fusion from
     merging the ops around it. Where the operand's broadcast dimensions are
-    provably `%n` (ValueBoundsOpInterface: they come from the same
-    run-time size, e.g. the graph input's batch) and the copy keeps the
-    operand's sizes, the copy is the operand itself: the result is
-    replaced by it. Guards it cannot prove stay.
+    provably `%n` and the copy keeps the operand's sizes, the copy is the
+    operand itself: the result is replaced by it. Guards it cannot prove
+    stay.
+
+    One walk in program order, so that a model's hundreds of guards cost
+    one pass (ConvNeXt's 120: ~1 s, against 24 s for 16 greedy rounds):
+    - each run-time size is read once and mapped to a representative:
+      `tensor.dim`s that ValueBoundsOpInterface proves equal (the same
+      graph input's batch through any chain of ops), `size / c` where the
+      size is provably `s * c`, the size a reshape or `expand_shape` was
+      given, and `max(n, n)` (tosa-to-linalg's broadcast result size);
+    - an `scf.if` with results whose condition becomes a comparison of a
+      size with itself that holds (the size checks `tessel-check-broadcasts`
+      adds, conjunctions of them) is replaced by its `then` branch;
+    - the guarded copy is dropped as above.
+    Guards between two different batch names stay (lit `@two_batches`).
   }];
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
