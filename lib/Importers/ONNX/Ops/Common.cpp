@@ -186,8 +186,8 @@ static std::string sizeNameAt(Value v, int64_t d, int depth) {
     auto value = dyn_cast<Value>(s);
     return value ? scalarNameAt(value, depth) : std::string();
   };
-  if (auto r = dyn_cast<tensor::ReshapeOp>(op)) {
-    auto names = r->getAttrOfType<ArrayAttr>(kSizeNamesAttr);
+  if (isa<tensor::ReshapeOp, tosa::ReshapeOp>(op)) {
+    auto names = op->getAttrOfType<ArrayAttr>(kSizeNamesAttr);
     auto name = names && d < int64_t(names.size())
                     ? dyn_cast<StringAttr>(names[d])
                     : StringAttr();

@@ -10,6 +10,7 @@
 #include "RunTimeShapes.h"
 #include "IndexMath.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Dialect/Tessel/Utils/TosaBuilder.h"
 #include "tessel/Runtime/tessel_abi.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -99,6 +100,25 @@ LogicalResult setReshapedAtRunTime(NodeContext &ctx, IndexMath &m, Value ok,
   }
   Value shape = required(m, ok, dimsTensor(m, dims), dimsTensor(m, safe));
   auto outType = RankedTensorType::get(outShape, inType.getElementType());
+  // At most one size left to the run (a batch): a TOSA reshape, the one
+  // size its -1, which `ok` has proven equal to dims' (the require stays
+  // for its check). It lowers to collapse/expand_shape with sizes that
+  // later passes unify with the input's, folds and lets transposes sink
+  // through it as the static model's does: ShuffleNet's channel shuffle
+  // with a symbolic batch no longer copies at each reshape.
+  int64_t dynamicOut = llvm::count_if(outShape, ShapedType::isDynamic);
+  // (TOSA has no empty tensors.)
+  auto empty = [](ArrayRef<int64_t> shape) { return llvm::is_contained(shape, 0); };
+  if ((dynamicOut == 1 || (dynamicOut == 0 && inType.hasStaticShape())) &&
+      !empty(outShape) && !empty(inType.getShape())) {
+    SmallVector<int64_t> tosaShape(outShape);
+    for (int64_t &d : tosaShape)
+      d = ShapedType::isDynamic(d) ? -1 : d;
+    ctx.setOutput(0, tosa::ReshapeOp::create(
+                         m.b, m.loc, outType, in,
+                         tessel::TosaBuilder(m.b, m.loc).shape(tosaShape)));
+    return success();
+  }
   ctx.setOutput(0, tensor::ReshapeOp::create(m.b, m.loc, outType, in, shape));
   return success();
 }
@@ -201,13 +221,14 @@ SmallVector<int64_t> staticReshapeSizes(NodeContext &ctx, int64_t rank,
 /// sizeNameOf.
 void nameReshapeResult(NodeContext &ctx, ArrayRef<std::string> names) {
   Value out = ctx.output(0);
-  auto r = out ? out.getDefiningOp<tensor::ReshapeOp>() : tensor::ReshapeOp();
-  if (!r || llvm::all_of(names, [](const std::string &n) { return n.empty(); }))
+  Operation *r = out ? out.getDefiningOp() : nullptr;
+  if (!isa_and_nonnull<tensor::ReshapeOp, tosa::ReshapeOp>(r) ||
+      llvm::all_of(names, [](const std::string &n) { return n.empty(); }))
     return;
   SmallVector<Attribute> attrs;
   for (const std::string &n : names)
-    attrs.push_back(StringAttr::get(r.getContext(), n));
-  r->setAttr(kSizeNamesAttr, ArrayAttr::get(r.getContext(), attrs));
+    attrs.push_back(StringAttr::get(r->getContext(), n));
+  r->setAttr(kSizeNamesAttr, ArrayAttr::get(r->getContext(), attrs));
 }
 
 /// The length of the 1-D operand `i` (`what`), which must be static.

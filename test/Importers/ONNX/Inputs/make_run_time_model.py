@@ -6,6 +6,8 @@ keep static (generated at test time so no binary is committed).
   matmul   x[batch, t, 16] . w[16, 8] (a constant weight)
   shuffle  x[batch, 8, 3]: view(b, 2, c // 2, 3) with c // 2 computed from
            Shape(x), then view(b, -1, 3) (a channel shuffle's two reshapes)
+  other    x[b, 8, 3] reshaped to (Shape(y)[0], 2, 4, 3), y[c, 2]: the size
+           comes from another input, so only the run can check it
 """
 import sys
 
@@ -46,6 +48,17 @@ def build(kind):
         ]
         return (nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 8, 3])],
                 helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 8, 3]), [])
+    if kind == "other":
+        nodes = [
+            helper.make_node("Shape", ["y"], ["s"]),
+            const("i0", [0]), const("rest", [2, 4, 3]),
+            helper.make_node("Gather", ["s", "i0"], ["c"], axis=0),
+            helper.make_node("Concat", ["c", "rest"], ["shape"], axis=0),
+            helper.make_node("Reshape", ["x", "shape"], ["z"]),
+        ]
+        return (nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["b", 8, 3]),
+                        helper.make_tensor_value_info("y", TensorProto.FLOAT, ["c", 2])],
+                helper.make_tensor_value_info("z", TensorProto.FLOAT, ["c", 2, 4, 3]), [])
     raise SystemExit(f"unknown kind {kind}")
 
 
