@@ -88,3 +88,84 @@ func.func @first_use(%x: memref<1024xf32>, %y: memref<1024xf32>) {
   memref.dealloc %b : memref<1024xf32>
   return
 }
+
+// -----
+
+// Buffers of a run-time batch %n: each is %n times a fixed size, so they
+// are planned in those units (the @chain plan: 8 KiB per image instead of
+// 12) in one arena of %n x 8 KiB, at offsets %n x 0 and %n x 4096.
+// CHECK-LABEL: func @run_time_batch
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: memref<?x1024xf32>
+// CHECK: %[[N:.*]] = memref.dim %[[X]]
+// CHECK: %[[PER:.*]] = arith.constant 8192 : index
+// CHECK: %[[BYTES:.*]] = arith.muli %[[N]], %[[PER]] : index
+// CHECK: %[[ARENA:.*]] = memref.alloc(%[[BYTES]]) {alignment = 64 : i64} : memref<?xi8>
+// CHECK: %[[O1:.*]] = arith.constant 0 : index
+// CHECK: %[[S1:.*]] = arith.muli %[[N]], %[[O1]] : index
+// CHECK: memref.view %[[ARENA]][%[[S1]]][%[[N]]] : memref<?xi8> to memref<?x1024xf32>
+// CHECK: %[[O2:.*]] = arith.constant 4096 : index
+// CHECK: %[[S2:.*]] = arith.muli %[[N]], %[[O2]] : index
+// CHECK: memref.view %[[ARENA]][%[[S2]]][%[[N]]] : memref<?xi8> to memref<?x1024xf32>
+// CHECK: memref.view %[[ARENA]]
+// CHECK-NOT: memref.alloc
+// CHECK: memref.dealloc %[[ARENA]]
+// CHECK-NEXT: return
+func.func @run_time_batch(%x: memref<?x1024xf32>, %y: memref<?x1024xf32>) {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?x1024xf32>
+  %a = memref.alloc(%n) : memref<?x1024xf32>
+  memref.copy %x, %a : memref<?x1024xf32> to memref<?x1024xf32>
+  %b = memref.alloc(%n) : memref<?x1024xf32>
+  memref.copy %a, %b : memref<?x1024xf32> to memref<?x1024xf32>
+  %c = memref.alloc(%n) : memref<?x1024xf32>
+  memref.copy %b, %c : memref<?x1024xf32> to memref<?x1024xf32>
+  memref.copy %c, %y : memref<?x1024xf32> to memref<?x1024xf32>
+  memref.dealloc %a : memref<?x1024xf32>
+  memref.dealloc %b : memref<?x1024xf32>
+  memref.dealloc %c : memref<?x1024xf32>
+  return
+}
+
+// -----
+
+// Two run-time sizes: each size's buffers get their own arena (the product
+// of a buffer's sizes is what scales it); a buffer alone in its set, and a
+// size used twice (%n x %n), are left to the allocator unless another
+// buffer shares the set.
+// CHECK-LABEL: func @two_sizes
+// CHECK-DAG: %[[N:.*]] = memref.dim %{{.*}}, %c0
+// CHECK-DAG: %[[M:.*]] = memref.dim %{{.*}}, %c1
+// CHECK: %[[AN:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?xi8>
+// CHECK: memref.view %[[AN]]{{.*}}[%[[N]]] : memref<?xi8> to memref<?x16xf32>
+// CHECK: %[[AM:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?xi8>
+// CHECK: memref.view %[[AM]]{{.*}}[%[[M]]] : memref<?xi8> to memref<16x?xf32>
+// CHECK: memref.view %[[AN]]{{.*}}[%[[N]]] : memref<?xi8> to memref<?x16xf32>
+// CHECK: memref.view %[[AM]]{{.*}}[%[[M]]] : memref<?xi8> to memref<16x?xf32>
+// CHECK: memref.alloc(%[[N]], %[[N]]) : memref<?x?xf32>
+// CHECK: memref.dealloc %{{.*}} : memref<?x?xf32>
+// CHECK-DAG: memref.dealloc %[[AN]]
+// CHECK-DAG: memref.dealloc %[[AM]]
+func.func @two_sizes(%x: memref<?x?xf32>, %y: memref<?x16xf32>, %z: memref<16x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %x, %c0 : memref<?x?xf32>
+  %m = memref.dim %x, %c1 : memref<?x?xf32>
+  %a = memref.alloc(%n) : memref<?x16xf32>
+  memref.copy %y, %a : memref<?x16xf32> to memref<?x16xf32>
+  %b = memref.alloc(%m) : memref<16x?xf32>
+  memref.copy %z, %b : memref<16x?xf32> to memref<16x?xf32>
+  %c = memref.alloc(%n) : memref<?x16xf32>
+  memref.copy %a, %c : memref<?x16xf32> to memref<?x16xf32>
+  %d = memref.alloc(%m) : memref<16x?xf32>
+  memref.copy %b, %d : memref<16x?xf32> to memref<16x?xf32>
+  %e = memref.alloc(%n, %n) : memref<?x?xf32>
+  memref.copy %x, %e : memref<?x?xf32> to memref<?x?xf32>
+  memref.copy %c, %y : memref<?x16xf32> to memref<?x16xf32>
+  memref.copy %d, %z : memref<16x?xf32> to memref<16x?xf32>
+  memref.dealloc %a : memref<?x16xf32>
+  memref.dealloc %b : memref<16x?xf32>
+  memref.dealloc %c : memref<?x16xf32>
+  memref.dealloc %d : memref<16x?xf32>
+  memref.dealloc %e : memref<?x?xf32>
+  return
+}

@@ -265,8 +265,17 @@ def TesselPlanBuffers
     memory. The planned deallocs are removed; the arena is allocated at
     entry and freed before the return. The function gets
     `tessel.arena_bytes` (arena size) and `tessel.planned_bytes` (sum of
-    the planned buffers) attributes. Buffers in loops, with dynamic shapes
-    or with deallocs elsewhere are left alone.
+    the planned buffers) attributes. Buffers in loops or with deallocs
+    elsewhere are left alone.
+
+    Buffers whose shapes hold run-time sizes (a symbolic batch) are planned
+    the same way, one arena per multiset of `memref.alloc` size operands:
+    each such buffer is the product of its sizes times a fixed number of
+    bytes, so offsets planned in those units hold for every size. The
+    arena (`memref<?xi8>`, the product times the plan's bytes) is
+    allocated at the group's first buffer; the views' offsets are the
+    product times the planned ones. A set with a single buffer is left to
+    the allocator.
   }];
   let dependentDialects = ["::mlir::memref::MemRefDialect",
                            "::mlir::arith::ArithDialect"];
