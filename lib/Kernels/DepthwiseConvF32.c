@@ -103,6 +103,12 @@ TK_INLINE void store_tile(const dw_job_t *j, const int owt, const int cv,
   }
 }
 
+TK_INLINE void zero_tile(const int owt, const int cv, tk_vec acc[][CV]) {
+  for (int t = 0; t < owt; ++t)
+    for (int v = 0; v < cv; ++v)
+      acc[t][v] = tk_splat(0.0f);
+}
+
 /* owt pixels from ow0, channels [c0, c0 + CV*VW), taps kh in [kh0, kh1) and
  * kw in [kw0, kw1) (valid for every pixel of the tile). With skip > 0 (one
  * vector), its first skip lanes are computed but not stored: the last
@@ -113,9 +119,7 @@ TK_INLINE void vector_tile(const dw_job_t *j, const int owt, const int cv,
                            int64_t kh0, int64_t kh1, int64_t kw0, int64_t kw1,
                            int skip) {
   tk_vec acc[OW_TILE][CV];
-  for (int t = 0; t < owt; ++t)
-    for (int v = 0; v < cv; ++v)
-      acc[t][v] = tk_splat(0.0f);
+  zero_tile(owt, cv, acc);
   const int64_t ih0 = oh * j->sh - j->pad_top;
   const int64_t iw0 = ow0 * j->sw - j->pad_left;
   const float *in_img = j->in + n * j->in_sn + c0;
@@ -151,9 +155,7 @@ TK_INLINE void window_tile(const dw_job_t *j, const int owt, const int cv,
                            int64_t ow0, int64_t c0, int64_t kh0, int64_t kh1,
                            int skip) {
   tk_vec acc[WINDOW_TILE][CV];
-  for (int t = 0; t < owt; ++t)
-    for (int v = 0; v < cv; ++v)
-      acc[t][v] = tk_splat(0.0f);
+  zero_tile(owt, cv, acc);
   const int span = (owt - 1) * S + KW;
   /* The window's pixels inside the image; the others are padding. */
   const int64_t iw0 = ow0 * S - j->pad_left;
@@ -261,13 +263,6 @@ static void run_row(void *arg, int64_t task) {
   const int64_t ctail = j->C - TK_VW;
   int64_t kh0, kh1;
   tap_range(oh * j->sh - j->pad_top, j->dh, j->KH, j->H, &kh0, &kh1);
-  /* Interior pixels: every kw tap is in range. */
-  const int64_t span = (j->KW - 1) * j->dw;
-  int64_t first = 0, last = j->OW; /* interior is [first, last) */
-  while (first < j->OW && first * j->sw - j->pad_left < 0)
-    ++first;
-  while (last > first && (last - 1) * j->sw - j->pad_left + span >= j->W)
-    --last;
   /* Whole channel vectors only: the window path reads no scalars. */
   const int window = unit && cvec > 0 && j->dw == 1 &&
                      (tail || cvec == j->C) && (j->sw == 1 || j->sw == 2);
@@ -279,8 +274,20 @@ static void run_row(void *arg, int64_t task) {
   TK_WINDOW(3, 1) else TK_WINDOW(3, 2) else TK_WINDOW(5, 1)
   else TK_WINDOW(5, 2) else TK_WINDOW(7, 1)
 #undef TK_WINDOW
+  /* Without the window path, the interior pixels [first, last), where
+   * every kw tap is in range, go in tiles. */
+  int64_t first = -1, last = -1;
+  if (start == 0) {
+    const int64_t span = (j->KW - 1) * j->dw;
+    first = 0;
+    last = j->OW;
+    while (first < j->OW && first * j->sw - j->pad_left < 0)
+      ++first;
+    while (last > first && (last - 1) * j->sw - j->pad_left + span >= j->W)
+      --last;
+  }
   for (int64_t ow = start; ow < j->OW; ++ow) {
-    if (ow == first && start == 0) {
+    if (ow == first) {
       for (; ow + OW_TILE <= last; ow += OW_TILE) {
         for (int64_t c = 0; c < cvec2; c += CV * TK_VW)
           vector_tile(j, OW_TILE, CV, n, oh, ow, c, kh0, kh1, 0, j->KW, 0);

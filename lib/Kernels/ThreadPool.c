@@ -360,9 +360,11 @@ static void calibrate_min_thread_work(void) {
       return;
     const int64_t o = job_overhead(threads);
     /* A job the caller ran alone starts the row again. */
-    n = o > TK_CALIBRATION_TASK_NS / 2 ? 0 : n;
-    if (o <= TK_CALIBRATION_TASK_NS / 2)
-      overhead[n++] = o;
+    if (o > TK_CALIBRATION_TASK_NS / 2) {
+      n = 0;
+      continue;
+    }
+    overhead[n++] = o;
   }
   qsort(overhead, TK_CALIBRATION_JOBS, sizeof overhead[0], compare_i64);
   int64_t w = overhead[TK_CALIBRATION_JOBS / 2] * TK_MACS_PER_HANDOFF_NS;
