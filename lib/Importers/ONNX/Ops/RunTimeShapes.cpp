@@ -51,6 +51,32 @@ SmallVector<Value> checkedSizes(IndexMath &m, Value ok, ArrayRef<Value> dims,
   return out;
 }
 
+/// `x` reshaped to the sizes in `shape` (a 1-D index tensor), typed `known`
+/// (static where known); the caller has checked or guarantees the element
+/// count. Where at most one size is left to the run (a batch), and the
+/// input's static sizes or that size determine it, a TOSA reshape with the
+/// size as -1: it lowers to collapse/expand_shape with sizes later passes
+/// unify with the input's, folds into constants, and lets transposes sink
+/// through it as the static model's does (ShuffleNet's channel shuffle with
+/// a symbolic batch no longer copies at each reshape). Otherwise a
+/// tensor.reshape of `shape`. (TOSA has no empty tensors.)
+Value reshapeToShape(IndexMath &m, Value x, Value shape,
+                     ArrayRef<int64_t> known) {
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto type = RankedTensorType::get(known, xType.getElementType());
+  int64_t dynamicOut = llvm::count_if(known, ShapedType::isDynamic);
+  auto empty = [](ArrayRef<int64_t> s) { return llvm::is_contained(s, 0); };
+  if ((dynamicOut == 1 || (dynamicOut == 0 && xType.hasStaticShape())) &&
+      !empty(known) && !empty(xType.getShape())) {
+    SmallVector<int64_t> tosaShape(known);
+    for (int64_t &d : tosaShape)
+      d = ShapedType::isDynamic(d) ? -1 : d;
+    return tosa::ReshapeOp::create(
+        m.b, m.loc, type, x, tessel::TosaBuilder(m.b, m.loc).shape(tosaShape));
+  }
+  return tensor::ReshapeOp::create(m.b, m.loc, type, x, shape);
+}
+
 /// `in` reshaped to `dims` where `ok` holds and they hold its elements;
 /// otherwise the call fails and the result is `in` flattened into the
 /// first dimension. `trusted` dims hold the elements by construction (a
@@ -64,12 +90,11 @@ LogicalResult setReshapedAtRunTime(NodeContext &ctx, IndexMath &m, Value ok,
   auto inType = cast<RankedTensorType>(in.getType());
   if (trusted) {
     // Trusted dims may be typed with the sizes `known` statically.
-    Value shape = dimsTensor(m, dims);
-    auto outType = RankedTensorType::get(
-        known.empty() ? SmallVector<int64_t>(dims.size(), ShapedType::kDynamic)
-                      : SmallVector<int64_t>(known),
-        inType.getElementType());
-    ctx.setOutput(0, tensor::ReshapeOp::create(m.b, m.loc, outType, in, shape));
+    ctx.setOutput(0, reshapeToShape(
+                         m, in, dimsTensor(m, dims),
+                         known.empty() ? SmallVector<int64_t>(
+                                             dims.size(), ShapedType::kDynamic)
+                                       : SmallVector<int64_t>(known)));
     return success();
   }
   if (dims.empty() && !inType.hasStaticShape())
@@ -98,28 +123,9 @@ LogicalResult setReshapedAtRunTime(NodeContext &ctx, IndexMath &m, Value ok,
       outShape[j] = d;
     }
   }
+  // The require stays on the shape for its check, whichever form is built.
   Value shape = required(m, ok, dimsTensor(m, dims), dimsTensor(m, safe));
-  auto outType = RankedTensorType::get(outShape, inType.getElementType());
-  // At most one size left to the run (a batch): a TOSA reshape, the one
-  // size its -1, which `ok` has proven equal to dims' (the require stays
-  // for its check). It lowers to collapse/expand_shape with sizes that
-  // later passes unify with the input's, folds and lets transposes sink
-  // through it as the static model's does: ShuffleNet's channel shuffle
-  // with a symbolic batch no longer copies at each reshape.
-  int64_t dynamicOut = llvm::count_if(outShape, ShapedType::isDynamic);
-  // (TOSA has no empty tensors.)
-  auto empty = [](ArrayRef<int64_t> shape) { return llvm::is_contained(shape, 0); };
-  if ((dynamicOut == 1 || (dynamicOut == 0 && inType.hasStaticShape())) &&
-      !empty(outShape) && !empty(inType.getShape())) {
-    SmallVector<int64_t> tosaShape(outShape);
-    for (int64_t &d : tosaShape)
-      d = ShapedType::isDynamic(d) ? -1 : d;
-    ctx.setOutput(0, tosa::ReshapeOp::create(
-                         m.b, m.loc, outType, in,
-                         tessel::TosaBuilder(m.b, m.loc).shape(tosaShape)));
-    return success();
-  }
-  ctx.setOutput(0, tensor::ReshapeOp::create(m.b, m.loc, outType, in, shape));
+  ctx.setOutput(0, reshapeToShape(m, in, shape, outShape));
   return success();
 }
 
@@ -558,12 +564,15 @@ LogicalResult mlir::tessel::onnx_import::unsqueezeAtRunTime(NodeContext &ctx) {
 Value mlir::tessel::onnx_import::reshapeTo(IndexMath &m, Value x,
                                            ArrayRef<Value> dims,
                                            ArrayRef<int64_t> known) {
-  auto xType = cast<RankedTensorType>(x.getType());
-  auto type = RankedTensorType::get(known, xType.getElementType());
   // Static to static (a constant weight): a TOSA reshape, which folds into
-  // the constant, so the kernels' packing of it folds too.
-  if (xType.hasStaticShape() && type.hasStaticShape())
-    return TosaBuilder(m.b, m.loc).reshape(x, known);
+  // the constant, so the kernels' packing of it folds too. Run-time sizes
+  // stay a tensor.reshape even where one is left to the run: the callers'
+  // sizes are checked views, empty where a check failed (a MatMul's
+  // operands of different batches), which a TOSA reshape's -1 would not be.
+  auto xType = cast<RankedTensorType>(x.getType());
+  if (xType.hasStaticShape() && !ShapedType::isDynamicShape(known))
+    return reshapeToShape(m, x, dimsTensor(m, dims), known);
+  auto type = RankedTensorType::get(known, xType.getElementType());
   return tensor::ReshapeOp::create(m.b, m.loc, type, x, dimsTensor(m, dims));
 }
 
