@@ -8,7 +8,9 @@ batch 1, and against ONNX Runtime on the dynamic file, in the same run.
       [--runs 10] [--json bench/results/dynamic-batch.json]
       [--doc docs/performance-dynamic-batch.md]
 
-For each torchvision model (seeded random weights, opset 17): Tessel on the
+For each model (torchvision's, seeded random weights, opset 17; and
+`transformer_encoder`, torch.nn.TransformerEncoder of 4 layers, d 256, 4
+heads, 128 tokens, exported with a symbolic batch *and* sequence): Tessel on the
 static file at batch 1, Tessel on the dynamic file at batch 1 and 4, ORT
 (bench/ort_bench.js, onnxruntime-node from bench/run.sh) on the dynamic file
 at batch 1 and 4; one thread, median of --runs after a warm-up. The dynamic
@@ -30,7 +32,7 @@ import int8_bench as ib  # noqa: E402  (fma_peak)
 
 MODELS = ["resnet18", "resnet50", "mobilenet_v2", "efficientnet_b0",
           "squeezenet1_0", "densenet121", "regnet_y_400mf", "convnext_tiny",
-          "shufflenet_v2_x1_0"]
+          "shufflenet_v2_x1_0", "transformer_encoder"]
 
 
 def run(cmd, timeout=1800):
@@ -57,14 +59,22 @@ def measure(name, res, runs, work):
     import torch
     import torchvision
     torch.manual_seed(0)
-    model = getattr(torchvision.models, name)(weights=None).eval()
-    x4 = torch.randn(4, 3, res, res)
+    axes = {0: "batch"}
+    if name == "transformer_encoder":
+        layer = torch.nn.TransformerEncoderLayer(256, 4, 1024, batch_first=True,
+                                                 dropout=0.0)
+        model = torch.nn.TransformerEncoder(layer, 4, enable_nested_tensor=False).eval()
+        x4 = torch.randn(4, 128, 256)
+        axes = {0: "batch", 1: "seq"}
+    else:
+        model = getattr(torchvision.models, name)(weights=None).eval()
+        x4 = torch.randn(4, 3, res, res)
     files = {k: os.path.join(work, f"{name}_{k}.onnx") for k in ("static", "dynamic")}
     torch.onnx.export(model, (x4[:1],), files["static"], opset_version=17,
                       input_names=["x"], output_names=["y"])
     torch.onnx.export(model, (x4,), files["dynamic"], opset_version=17,
                       input_names=["x"], output_names=["y"],
-                      dynamic_axes={"x": {0: "batch"}, "y": {0: "batch"}})
+                      dynamic_axes={"x": axes, "y": axes})
     xs = {n: os.path.join(work, f"{name}_x{n}.npy") for n in (1, 4)}
     np.save(xs[1], x4[:1].numpy())
     np.save(xs[4], x4.numpy())

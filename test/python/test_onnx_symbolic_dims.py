@@ -217,6 +217,11 @@ def test_transformer_encoder_with_symbolic_batch_and_sequence():
     torch.onnx.export(model, (torch.randn(2, 5, 32),), f, opset_version=17,
                       input_names=["x"], output_names=["y"],
                       dynamic_axes={"x": {0: "batch", 1: "seq"}, "y": {0: "batch", 1: "seq"}})
+    # Each layer's attention becomes one fused kernel through the importer's
+    # run-time size checks.
+    module = tessel.compiler.to_module(f.getvalue())
+    tessel.passes.run(module, "func.func(tessel-fuse-attention)")
+    assert str(module).count("tessel.attention ins") == 2
     compiled = tessel.compile(f.getvalue())
     assert str(compiled.signature) == "main(x: batchxseqx32xf32) -> (y: batchxseqx32xf32)"
     for b, t in ((1, 1), (1, 3), (3, 7)):
@@ -224,6 +229,45 @@ def test_transformer_encoder_with_symbolic_batch_and_sequence():
         with torch.no_grad():
             ref = model(x).numpy()
         np.testing.assert_allclose(compiled(x.numpy()), ref, rtol=1e-4, atol=1e-4)
+
+
+def test_fused_attention_checks_run_time_sizes_that_must_agree():
+    """softmax(q @ kt * c) @ v with every batch and length its own symbol:
+    fused into one kernel, it matches numpy; a batch or key length that
+    differs between q, kt and v fails the call instead of reading past."""
+    nodes = [helper.make_node("MatMul", ["q", "kt"], ["s"]),
+             helper.make_node("Mul", ["s", "c"], ["ss"]),
+             helper.make_node("Softmax", ["ss"], ["p"], axis=-1),
+             helper.make_node("MatMul", ["p", "v"], ["y"])]
+    g = helper.make_graph(
+        nodes, "attention",
+        [vi("q", TP.FLOAT, ["b", "m", 8]), vi("kt", TP.FLOAT, ["b2", 8, "n"]),
+         vi("v", TP.FLOAT, ["b3", "n2", 4])],
+        [vi("y", TP.FLOAT, ["b", "m", 4])],
+        initializer=[numpy_helper.from_array(np.array(0.25, np.float32), "c")])
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    module = tessel.compiler.to_module(model.SerializeToString())
+    tessel.passes.run(module, "func.func(tessel-fuse-attention)")
+    assert "tessel.attention ins" in str(module) and "tessel.softmax" not in str(module)
+    f = tessel.compile(model.SerializeToString())
+
+    def reference(q, kt, v):
+        s = q @ kt * 0.25
+        e = np.exp(s - s.max(-1, keepdims=True))
+        return e / e.sum(-1, keepdims=True) @ v
+
+    for b, m, n in ((1, 1, 1), (2, 5, 7), (3, 17, 40)):
+        q = rng.standard_normal((b, m, 8)).astype(np.float32)
+        kt = rng.standard_normal((b, 8, n)).astype(np.float32)
+        v = rng.standard_normal((b, n, 4)).astype(np.float32)
+        np.testing.assert_allclose(f(q, kt, v), reference(q, kt, v), rtol=1e-5, atol=1e-5)
+    q = rng.standard_normal((2, 5, 8)).astype(np.float32)
+    kt = rng.standard_normal((2, 8, 7)).astype(np.float32)
+    v = rng.standard_normal((2, 7, 4)).astype(np.float32)
+    for args in ((q, kt[:1], v), (q, kt, v[:1]), (q, kt, v[:, :6]),
+                 (q, kt[:, :, :6], v), (q[:1], kt, v)):
+        with pytest.raises(tessel.InvocationError):
+            f(*(np.ascontiguousarray(a) for a in args))
 
 
 def _attention_module():

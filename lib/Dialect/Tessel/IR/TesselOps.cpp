@@ -81,6 +81,13 @@ LogicalResult RequireOp::verify() {
   return success();
 }
 
+OpFoldResult RequireOp::fold(FoldAdaptor adaptor) {
+  auto holds = dyn_cast_if_present<DenseElementsAttr>(adaptor.getCondition());
+  if (holds && holds.getSplatValue<bool>())
+    return getValue();
+  return {};
+}
+
 LogicalResult LayerNormOp::verify() {
   if (failed(verifyNonEmpty(*this)))
     return failure();

@@ -310,16 +310,23 @@ mlir::tessel::onnx_import::knownInts(Value v, SmallVectorImpl<std::string> *name
   if (auto concat = dyn_cast<tosa::ConcatOp>(op)) {
     if (type.getRank() != 1 || concat.getAxis() != 0)
       return std::nullopt;
+    // A part not followed (a product of run-time sizes: batch * heads)
+    // leaves its entries unknown, not the others: the head size beside it
+    // stays static.
     Known out;
-    size_t mark = names ? names->size() : 0;
     for (Value part : concat.getInput1()) {
-      std::optional<Known> k = knownInts(part, names);
-      if (!k) {
-        if (names)
-          names->resize(mark);
-        return std::nullopt;
+      size_t mark = names ? names->size() : 0;
+      if (std::optional<Known> k = knownInts(part, names)) {
+        out.append(k->begin(), k->end());
+        continue;
       }
-      out.append(k->begin(), k->end());
+      auto partType = dyn_cast<RankedTensorType>(part.getType());
+      if (!partType || partType.getRank() != 1 ||
+          partType.isDynamicDim(0))
+        return std::nullopt;
+      out.append(partType.getDimSize(0), std::nullopt);
+      if (names)
+        names->resize(mark + partType.getDimSize(0));
     }
     return out;
   }

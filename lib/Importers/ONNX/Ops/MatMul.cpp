@@ -74,8 +74,8 @@ FailureOr<Value> batchedMatMulAtRunTime(NodeContext &ctx, Value a, Value b) {
   }
   IndexMath m(ctx);
   auto product = [&](Value x, int64_t from, int64_t to) {
-    Value p = m.c(1);
-    for (int64_t d = from; d < to; ++d)
+    Value p = from < to ? m.dim(x, from) : m.c(1);
+    for (int64_t d = from + 1; d < to; ++d)
       p = m.mul(p, m.dim(x, d));
     return p;
   };
@@ -122,13 +122,24 @@ FailureOr<Value> batchedMatMulAtRunTime(NodeContext &ctx, Value a, Value b) {
       outShape.push_back(at.getDimSize(d));
     }
   } else {
-    auto [batch, batchKnown] = lead(product(a, 0, ra - 2),
-                                    staticNumElements(at.getShape().drop_back(2)));
-    Value a3 = reshapeTo(m, a, {batch, m.dim(a, ra - 2), kV},
-                         {batchKnown, rowsA, k});
-    Value b3 = reshapeTo(m, b, {batch, m.dim(b, rb - 2), nV},
-                         {batchKnown, k, n});
+    // Each operand's view is sized by its own dims (equal where `ok`
+    // holds): a rank-3 operand's is then its sizes or empty, which
+    // tessel-fuse-attention recognizes as a checked identity.
+    int64_t batch = checked ? ShapedType::kDynamic
+                            : staticNumElements(at.getShape().drop_back(2));
+    Value a3 = reshapeTo(m, a,
+                         {lead(product(a, 0, ra - 2), batch).first,
+                          m.dim(a, ra - 2), kV},
+                         {batch, rowsA, k});
+    Value b3 = reshapeTo(m, b,
+                         {lead(product(b, 0, rb - 2), batch).first,
+                          m.dim(b, rb - 2), nV},
+                         {batch, k, n});
     y = matmul3D(ctx, a3, b3);
+    // Rank 3: the product has the result's sizes, and is empty where a
+    // check failed; only the check is left to make.
+    if (ra == 3)
+      return required(m, ok, y, y, TESSEL_ENTRY_SHAPE_MISMATCH);
     for (int64_t d = 0; d < ra - 2; ++d) {
       int64_t sa = at.getDimSize(d);
       outDims.push_back(m.dim(a, d));

@@ -191,7 +191,8 @@ def Tessel_RequireOp : Tessel_Op<"require",
     another element count than its data, Expand's shape that does not
     broadcast. `tessel-lower-index-checks` expands it before the TOSA
     lowering (on a target whose host cannot read device values, to a plain
-    select). It has an effect (failing the call), so it is not folded away.
+    select). It has an effect (failing the call), so it is not folded
+    away, except where `condition` is a constant true: then it is `value`.
 
     ```mlir
     %d = tessel.require %ok, %dims else %safe {status = -3 : i32}
@@ -205,6 +206,7 @@ def Tessel_RequireOp : Tessel_Op<"require",
       "$condition `,` $value `else` $fallback attr-dict `:` type($condition) "
       "`,` type($result)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 //===----------------------------------------------------------------------===//

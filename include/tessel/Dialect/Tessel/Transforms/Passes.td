@@ -348,10 +348,25 @@ def TesselFuseAttention : Pass<"tessel-fuse-attention"> {
     ```
 
     (looking through reshapes that keep the type) where every
-    intermediate has this chain as its only user, and replaces it by one
-    `tessel.attention` whose key operand is `kT` transposed back (the
-    transposes then fold with the head-split transpose that produced
-    `kT`). f32 only; the scores are then never materialized.
+    intermediate has this chain as its only user (but `tensor.dim`s), and
+    replaces it by one `tessel.attention` whose key operand is `kT`
+    transposed back (the transposes then fold with the head-split
+    transpose that produced `kT`). f32 only; the scores are then never
+    materialized. The scale may also be an elementwise `linalg.generic`
+    multiplying or dividing by a splat of shape 1x1x1 (the ONNX importer's
+    division with run-time sizes).
+
+    With run-time sizes, the ONNX importer wraps each matmul in checks: its
+    operands are `tensor.reshape`s to their own sizes, emptied (a size
+    `select(ok, dim, 0)`) where the sizes the matmul needs equal differ,
+    and its result goes through `tessel.require %ok, %r else %r`. The
+    chain is matched through both. The fused op then makes the checks
+    itself, where a size is dynamic: the batch of q, k and v, the head
+    dim of q and k, the key length of k and v, and each mask dim 1 or the
+    scores'. Where one fails the call fails (`tessel.require`, status -3)
+    and the queries (their batch or length, else the keys' length) are
+    emptied, so that the kernel reads nothing out of bounds. A
+    `tessel.require` with another fallback is not looked through.
   }];
   let dependentDialects = ["::mlir::tessel::TesselDialect",
                            "::mlir::tosa::TosaDialect",
