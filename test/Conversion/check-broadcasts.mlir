@@ -80,3 +80,42 @@ func.func @matmul(%a: tensor<?x1x8xf32>, %b: tensor<1x8x4xf32>) -> tensor<?x1x4x
   %m = tosa.matmul %a, %b, %zp, %zp : (tensor<?x1x8xf32>, tensor<1x8x4xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<?x1x4xf32>
   return %m : tensor<?x1x4xf32>
 }
+
+// -----
+
+// Sizes of one name (a graph input's `seq`, from tessel.dim_names) are
+// equal on every call that has not failed: checked for equality, not for
+// broadcasting a 1, so that tessel-drop-unit-broadcasts can drop
+// tosa-to-linalg's broadcast guards after the check.
+// CHECK-LABEL: func.func @named_sizes(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<?x4xf32> {{.*}}, %[[Y:[^:]*]]: tensor<?x4xf32>
+// CHECK: %[[T:.*]] = tosa.tanh %[[Y]]
+// CHECK-DAG: %[[DX:.*]] = tensor.dim %[[X]], %c0
+// CHECK-DAG: %[[DY:.*]] = tensor.dim %[[T]], %c0
+// CHECK-NOT: arith.maxui
+// CHECK: %[[OK:.*]] = arith.cmpi eq, %[[DY]], %[[DX]]
+// CHECK-NOT: arith.ori
+// CHECK: scf.if %[[OK]] -> (tensor<?x4xf32>, tensor<?x4xf32>)
+func.func @named_sizes(%x: tensor<?x4xf32> {tessel.dim_names = ["seq", ""]}, %y: tensor<?x4xf32> {tessel.dim_names = ["seq", ""]}) -> tensor<?x4xf32> {
+  %t = tosa.tanh %y : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  %s = tosa.add %x, %t : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %s : tensor<?x4xf32>
+}
+
+// -----
+
+// Two names (or one unnamed size): either may be 1 and broadcast.
+// CHECK-LABEL: func.func @different_names(
+// CHECK: arith.maxui
+// CHECK: arith.ori
+// CHECK-LABEL: func.func @unnamed(
+// CHECK: arith.maxui
+// CHECK: arith.ori
+func.func @different_names(%x: tensor<?x4xf32> {tessel.dim_names = ["seq", ""]}, %y: tensor<?x4xf32> {tessel.dim_names = ["len", ""]}) -> tensor<?x4xf32> {
+  %s = tosa.add %x, %y : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %s : tensor<?x4xf32>
+}
+func.func @unnamed(%x: tensor<?x4xf32> {tessel.dim_names = ["seq", ""]}, %y: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %s = tosa.add %x, %y : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %s : tensor<?x4xf32>
+}

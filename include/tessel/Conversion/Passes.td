@@ -107,6 +107,14 @@ def TesselCheckBroadcasts
     static, or whose only dynamic operand meets operands of size 1, are
     untouched. `tosa.matmul`, which does not broadcast, gets the same guard
     on its batch and reduction sizes (A's must equal B's).
+
+    A dimension whose sizes all share a symbolic name (a graph input's
+    `seq` through the ops in between: tessel/Dialect/Tessel/Utils/
+    SizeNames.h) is checked for equality instead: equal names are equal
+    sizes on every call that has not failed, so no valid input is refused,
+    and past the guard the sizes provably agree, which lets
+    `tessel-drop-unit-broadcasts` drop `tosa-to-linalg`'s broadcast guards
+    (a run-time batch of 1 otherwise copied both operands of every add).
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",

@@ -6,10 +6,12 @@
 // dynamic sizes could disagree is guarded: checked at run time, and on a
 // mismatch the call fails (__tessel_set_status) while the op runs on zero
 // operands of size 1 in the dynamic dimensions, which broadcast safely.
+// Dimensions whose sizes share a name are checked for equality instead.
 //
 //===----------------------------------------------------------------------===//
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Conversion/StatusHelper.h"
+#include "tessel/Dialect/Tessel/Utils/SizeNames.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -54,6 +56,23 @@ Value safeZeros(OpBuilder &b, Location loc, RankedTensorType t,
     if (t.isDynamicDim(d))
       sizes.push_back(arith::ConstantIndexOp::create(b, loc, safe[d]));
   return tessel::zeroTensor(b, loc, t, sizes);
+}
+
+/// The name every operand `parts` of `op` gives its dynamic dimension `d`
+/// (tessel/Dialect/Tessel/Utils/SizeNames.h), or empty where one is static
+/// or unnamed or the names differ.
+std::string commonName(Operation *op, ArrayRef<unsigned> parts, int64_t d) {
+  std::string name;
+  for (unsigned p : parts) {
+    Value v = op->getOperand(p);
+    if (!cast<RankedTensorType>(v.getType()).isDynamicDim(d))
+      return {};
+    std::string n = tessel::sizeNameOf(v, d);
+    if (n.empty() || (!name.empty() && n != name))
+      return {};
+    name = n;
+  }
+  return name;
 }
 
 struct TesselCheckBroadcastsPass
@@ -171,6 +190,18 @@ struct TesselCheckBroadcastsPass
       SmallVector<Value> sizes;
       for (unsigned p = 0; p < parts.size(); ++p)
         sizes.push_back(sizeOf(b, loc, op->getOperand(parts[p]), types[p], d));
+      // Sizes of one name (a graph input's `seq`) are equal on every call
+      // that has not failed: checked for equality, not for broadcasting,
+      // so that past the guard they provably are (tessel-drop-unit-
+      // broadcasts then drops tosa-to-linalg's broadcast of a size 1).
+      if (std::string name = commonName(op, parts, d); !name.empty()) {
+        for (Value s : ArrayRef(sizes).drop_front()) {
+          Value same = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                             s, sizes.front());
+          ok = ok ? arith::AndIOp::create(b, loc, ok, same) : same;
+        }
+        continue;
+      }
       Value target = sizes.front();
       for (Value s : ArrayRef(sizes).drop_front())
         target = arith::MaxUIOp::create(b, loc, target, s);

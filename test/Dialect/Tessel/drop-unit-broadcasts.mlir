@@ -136,3 +136,112 @@ func.func @chained_guards(%x: tensor<?x8xf32>) -> tensor<?x1x8xf32> {
   }
   return %g2 : tensor<?x1x8xf32>
 }
+
+// -----
+
+// tessel-check-broadcasts' guard on two sizes of one name (`%dy == %dx`,
+// else both operands become the same zeros of one row) makes its results'
+// sizes equal in both branches: the sizes read after it are one size, and
+// tosa-to-linalg's broadcast of either operand when its size is 1 is the
+// operand itself.
+// CHECK-LABEL: func @equal_after_check
+// CHECK: %[[G:.*]]:2 = scf.if
+// CHECK-NOT: scf.if
+// CHECK: linalg.generic {{.*}} ins(%[[G]]#0, %[[G]]#1 : tensor<?x4xf32>, tensor<?x4xf32>)
+func.func private @__tessel_set_status(i32)
+func.func @equal_after_check(%arg0: tensor<?x4xf32>, %arg1: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %c-3_i32 = arith.constant -3 : i32
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  %dim = tensor.dim %arg0, %c0 : tensor<?x4xf32>
+  %dim_0 = tensor.dim %arg1, %c0 : tensor<?x4xf32>
+  %0 = arith.cmpi eq, %dim_0, %dim : index
+  %1:2 = scf.if %0 -> (tensor<?x4xf32>, tensor<?x4xf32>) {
+    scf.yield %arg0, %arg1 : tensor<?x4xf32>, tensor<?x4xf32>
+  } else {
+    func.call @__tessel_set_status(%c-3_i32) : (i32) -> ()
+    %9 = tensor.empty() : tensor<1x4xf32>
+    %10 = linalg.fill ins(%cst : f32) outs(%9 : tensor<1x4xf32>) -> tensor<1x4xf32>
+    %cast = tensor.cast %10 : tensor<1x4xf32> to tensor<?x4xf32>
+    scf.yield %cast, %cast : tensor<?x4xf32>, tensor<?x4xf32>
+  }
+  %dim_1 = tensor.dim %1#0, %c0 : tensor<?x4xf32>
+  %dim_2 = tensor.dim %1#1, %c0 : tensor<?x4xf32>
+  %2 = arith.maxui %dim_1, %dim_2 : index
+  %3 = arith.cmpi eq, %dim_1, %c1 : index
+  %4 = scf.if %3 -> (tensor<?x4xf32>) {
+    %9 = tensor.empty(%2) : tensor<?x4xf32>
+    %10 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%1#0 : tensor<?x4xf32>) outs(%9 : tensor<?x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    } -> tensor<?x4xf32>
+    scf.yield %10 : tensor<?x4xf32>
+  } else {
+    scf.yield %1#0 : tensor<?x4xf32>
+  }
+  %5 = arith.cmpi eq, %dim_2, %c1 : index
+  %6 = scf.if %5 -> (tensor<?x4xf32>) {
+    %9 = tensor.empty(%2) : tensor<?x4xf32>
+    %10 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%1#1 : tensor<?x4xf32>) outs(%9 : tensor<?x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    } -> tensor<?x4xf32>
+    scf.yield %10 : tensor<?x4xf32>
+  } else {
+    scf.yield %1#1 : tensor<?x4xf32>
+  }
+  %7 = tensor.empty(%2) : tensor<?x4xf32>
+  %8 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%4, %6 : tensor<?x4xf32>, tensor<?x4xf32>) outs(%7 : tensor<?x4xf32>) {
+  ^bb0(%in: f32, %in_3: f32, %out: f32):
+    %9 = arith.addf %in, %in_3 : f32
+    linalg.yield %9 : f32
+  } -> tensor<?x4xf32>
+  return %8 : tensor<?x4xf32>
+}
+
+// -----
+
+// The same guard checking for broadcasting (`%dy == max || %dy == 1`): a
+// size may be 1 past it, and the broadcast guards stay.
+// CHECK-LABEL: func @broadcast_after_check
+// CHECK: scf.if
+// CHECK: scf.if
+// CHECK: linalg.generic
+func.func private @__tessel_set_status(i32)
+func.func @broadcast_after_check(%arg0: tensor<?x4xf32>, %arg1: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %c-3_i32 = arith.constant -3 : i32
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  %dim = tensor.dim %arg0, %c0 : tensor<?x4xf32>
+  %dim_0 = tensor.dim %arg1, %c0 : tensor<?x4xf32>
+  %m = arith.maxui %dim, %dim_0 : index
+  %a = arith.cmpi eq, %dim_0, %m : index
+  %b = arith.cmpi eq, %dim_0, %c1 : index
+  %0 = arith.ori %a, %b : i1
+  %1:2 = scf.if %0 -> (tensor<?x4xf32>, tensor<?x4xf32>) {
+    scf.yield %arg0, %arg1 : tensor<?x4xf32>, tensor<?x4xf32>
+  } else {
+    func.call @__tessel_set_status(%c-3_i32) : (i32) -> ()
+    %9 = tensor.empty() : tensor<1x4xf32>
+    %10 = linalg.fill ins(%cst : f32) outs(%9 : tensor<1x4xf32>) -> tensor<1x4xf32>
+    %cast = tensor.cast %10 : tensor<1x4xf32> to tensor<?x4xf32>
+    scf.yield %cast, %cast : tensor<?x4xf32>, tensor<?x4xf32>
+  }
+  %dim_1 = tensor.dim %1#0, %c0 : tensor<?x4xf32>
+  %dim_2 = tensor.dim %1#1, %c0 : tensor<?x4xf32>
+  %2 = arith.maxui %dim_1, %dim_2 : index
+  %5 = arith.cmpi eq, %dim_2, %c1 : index
+  %6 = scf.if %5 -> (tensor<?x4xf32>) {
+    %9 = tensor.empty(%2) : tensor<?x4xf32>
+    %10 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%1#1 : tensor<?x4xf32>) outs(%9 : tensor<?x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    } -> tensor<?x4xf32>
+    scf.yield %10 : tensor<?x4xf32>
+  } else {
+    scf.yield %1#1 : tensor<?x4xf32>
+  }
+  return %6 : tensor<?x4xf32>
+}

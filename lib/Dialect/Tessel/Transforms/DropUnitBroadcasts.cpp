@@ -31,10 +31,78 @@ using namespace mlir;
 
 namespace {
 
+ValueBoundsConstraintSet::Variable sizeOf(Value x, int64_t d);
+
+/// The static size of dimension `d` of `v`, looking through tensor.cast
+/// (a guard's zeros, cast to the operand's dynamic type).
+std::optional<int64_t> staticSize(Value v, int64_t d) {
+  while (true) {
+    auto t = cast<RankedTensorType>(v.getType());
+    if (!t.isDynamicDim(d))
+      return t.getDimSize(d);
+    auto c = v.getDefiningOp<tensor::CastOp>();
+    if (!c || !isa<RankedTensorType>(c.getSource().getType()))
+      return std::nullopt;
+    v = c.getSource();
+  }
+}
+
+/// Whether the index `a` is dimension `d` of `t`.
+bool isDimOf(Value a, Value t, int64_t d) {
+  if (auto dim = a.getDefiningOp<tensor::DimOp>())
+    if (dim.getSource() == t && dim.getConstantIndex() == d)
+      return true;
+  FailureOr<bool> eq = ValueBoundsConstraintSet::areEqual({a}, sizeOf(t, d));
+  return succeeded(eq) && *eq;
+}
+
+/// Whether `cond` (a conjunction) has a conjunct `dim(a, d) == dim(b, d)`.
+bool saysEqual(Value cond, Value a, Value b, int64_t d) {
+  if (auto both = cond.getDefiningOp<arith::AndIOp>())
+    return saysEqual(both.getLhs(), a, b, d) ||
+           saysEqual(both.getRhs(), a, b, d);
+  auto cmp = cond.getDefiningOp<arith::CmpIOp>();
+  if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::eq)
+    return false;
+  Value l = cmp.getLhs(), r = cmp.getRhs();
+  return (isDimOf(l, a, d) && isDimOf(r, b, d)) ||
+         (isDimOf(l, b, d) && isDimOf(r, a, d));
+}
+
+/// For result `x` of a size guard (tessel-check-broadcasts: `scf.if %ok {
+/// yield the operands } else { fail; yield zeros }`): an earlier result
+/// whose dimension `d` provably equals x's in both branches, where the
+/// condition checks the two operands' sizes equal and the zeros have one
+/// static size there. Else null.
+Value equalGuardResult(Value x, int64_t d) {
+  auto guard = x.getDefiningOp<scf::IfOp>();
+  if (!guard || guard.getElseRegion().empty())
+    return {};
+  unsigned i = cast<OpResult>(x).getResultNumber();
+  Value ti = guard.thenYield().getOperand(i);
+  std::optional<int64_t> ei = staticSize(guard.elseYield().getOperand(i), d);
+  if (!ei || !isa<RankedTensorType>(ti.getType()))
+    return {};
+  for (unsigned j = 0; j < i; ++j) {
+    Value tj = guard.thenYield().getOperand(j);
+    auto tjType = dyn_cast<RankedTensorType>(tj.getType());
+    if (!tjType || tjType.getRank() != cast<RankedTensorType>(ti.getType()).getRank() ||
+        staticSize(guard.elseYield().getOperand(j), d) != ei ||
+        !saysEqual(guard.getCondition(), ti, tj, d))
+      continue;
+    return guard.getResult(j);
+  }
+  return {};
+}
+
 /// Dimension `d` of `x` for ValueBoundsOpInterface, which does not see
 /// through tensor.reshape and tensor.expand_shape here: the size a reshape
-/// was given (by tensor.from_elements, or the expansion's output shape).
+/// was given (by tensor.from_elements, or the expansion's output shape);
+/// and of a size guard's result, an earlier result's it equals
+/// (equalGuardResult).
 ValueBoundsConstraintSet::Variable sizeOf(Value x, int64_t d) {
+  if (Value same = equalGuardResult(x, d))
+    return sizeOf(same, d);
   if (auto r = x.getDefiningOp<tensor::ReshapeOp>())
     if (auto shape = r.getShape().getDefiningOp<tensor::FromElementsOp>())
       if (shape.getElements()[d].getType().isIndex())
@@ -227,8 +295,18 @@ bool unifySizes(Operation *root) {
     ValueBoundsConstraintSet::Variable target(size);
     int64_t factor = 1;
     if (auto dim = dyn_cast<tensor::DimOp>(op)) {
-      if (std::optional<int64_t> d = dim.getConstantIndex();
-          d && isa<RankedTensorType>(dim.getSource().getType()))
+      std::optional<int64_t> d = dim.getConstantIndex();
+      // A size of a guard's result is read from the first result it
+      // provably equals, which value bounds then see as one size.
+      while (d && isa<RankedTensorType>(dim.getSource().getType()))
+        if (Value same = equalGuardResult(dim.getSource(), *d)) {
+          rewriter.modifyOpInPlace(
+              dim, [&] { dim.getSourceMutable().assign(same); });
+          changed = true;
+        } else {
+          break;
+        }
+      if (d && isa<RankedTensorType>(dim.getSource().getType()))
         target = sizeOf(dim.getSource(), *d);
     } else {
       APInt c;

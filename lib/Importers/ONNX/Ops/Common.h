@@ -3,8 +3,13 @@
 #define TESSEL_LIB_IMPORTERS_ONNX_OPS_COMMON_H
 
 #include "../NodeContext.h"
+#include "tessel/Dialect/Tessel/Utils/SizeNames.h"
 
 namespace mlir::tessel::onnx_import {
+
+// Run-time sizes by name (tessel/Dialect/Tessel/Utils/SizeNames.h).
+using mlir::tessel::kSizeNamesAttr;
+using mlir::tessel::sizeNameOf;
 
 //===--- Registration (one function per Ops/*.cpp file) -------------------===//
 void registerElementwiseConverters(ConverterMap &map);
@@ -81,18 +86,6 @@ SmallVector<int64_t> toInts(DenseElementsAttr attr);
 std::optional<SmallVector<std::optional<int64_t>>>
 knownInts(Value v, SmallVectorImpl<std::string> *names = nullptr);
 
-/// The attribute naming the entries of a Shape's tensor.from_elements, and
-/// the dimensions of a run-time Reshape's result.
-inline constexpr llvm::StringLiteral kSizeNamesAttr = "tessel.size_names";
-
-/// The symbolic name of dimension `d` of `v` where it is provably a graph
-/// input's named dimension (followed through what the converters emit:
-/// elementwise ops, convolutions and pooling, transposes, concatenations,
-/// reductions, slices, run-time reshapes that recorded their names), else
-/// empty. Equal names are equal sizes.
-std::string sizeNameOf(Value v, int64_t d);
-/// The same for the index (or integer) scalar `size`: a `tensor.dim`.
-std::string sizeNameOf(Value size);
 SmallVector<double> toDoubles(DenseElementsAttr attr);
 /// An attribute of `type` holding `values` (converted to its element type).
 DenseElementsAttr intsAttr(RankedTensorType type, ArrayRef<int64_t> values);

@@ -67,7 +67,10 @@ def TesselDropUnitBroadcasts : Pass<"tessel-drop-unit-broadcasts"> {
     one pass (ConvNeXt's 120: ~1 s, against 24 s for 16 greedy rounds):
     - each run-time size is read once and mapped to a representative:
       `tensor.dim`s that ValueBoundsOpInterface proves equal (the same
-      graph input's batch through any chain of ops), `size / c` where the
+      graph input's batch through any chain of ops), the results of a
+      `tessel-check-broadcasts` guard whose condition checks their sizes
+      equal and whose failure branch yields zeros of one size (equal in
+      both branches), `size / c` where the
       size is provably `s * c`, the size a reshape or `expand_shape` was
       given, and `max(n, n)` (tosa-to-linalg's broadcast result size);
     - an `scf.if` with results whose condition becomes a comparison of a
