@@ -242,3 +242,38 @@ func.func @top_k_smallest_int(%x: tensor<3x5xi32>) -> (tensor<3x2xi32>, tensor<3
   %v, %i = tessel.top_k %x {axis = -1 : i64, k = 2 : i64, largest = false} : tensor<3x5xi32> -> tensor<3x2xi32>, tensor<3x2xi64>
   return %v, %i : tensor<3x2xi32>, tensor<3x2xi64>
 }
+
+// -----
+
+// nonzero: one loop counts the nonzero elements, one writes their
+// row-major positions into a tensor of that count, and a tensor.generate
+// unravels each position into one coordinate per dimension.
+// CHECK-LABEL: func @nonzero
+// CHECK-SAME: %[[X:.*]]: tensor<3x4xf32>
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1]] : tensor<3x4xf32> into tensor<12xf32>
+// CHECK: %[[N:.*]] = scf.for {{.*}} iter_args({{.*}}) -> (index)
+// CHECK:   arith.cmpf une
+// CHECK: %[[INIT:.*]] = tensor.empty(%[[N]]) : tensor<?xindex>
+// CHECK: %[[POS:.*]]:2 = scf.for {{.*}} iter_args(%{{.*}} = %[[INIT]], {{.*}}) -> (tensor<?xindex>, index)
+// CHECK:   scf.if
+// CHECK:     tensor.insert
+// CHECK: %[[C:.*]] = tensor.generate %[[N]]
+// CHECK:   tensor.extract %[[POS]]#0
+// CHECK:   arith.divui
+// CHECK:   arith.remui
+// CHECK: } : tensor<2x?xi64>
+// CHECK-NOT: tessel.nonzero
+// CHECK: return %[[C]]
+func.func @nonzero(%x: tensor<3x4xf32>) -> tensor<2x?xi64> {
+  %c = tessel.nonzero %x : tensor<3x4xf32> -> tensor<2x?xi64>
+  return %c : tensor<2x?xi64>
+}
+
+// -----
+
+// A run-time input size is not expanded (the pass then reports the op).
+func.func @nonzero_run_time_size(%x: tensor<?xf32>) -> tensor<1x?xi64> {
+  // expected-error @+1 {{cannot decompose 'tessel.nonzero'}}
+  %c = tessel.nonzero %x : tensor<?xf32> -> tensor<1x?xi64>
+  return %c : tensor<1x?xi64>
+}

@@ -214,3 +214,19 @@ func.func @top_k_axis(%x: tensor<2x3xf32>) -> (tensor<2x2xf32>, tensor<2x2xi64>)
   %v, %i = tessel.top_k %x {axis = 2 : i64, k = 2 : i64} : tensor<2x3xf32> -> tensor<2x2xf32>, tensor<2x2xi64>
   return %v, %i : tensor<2x2xf32>, tensor<2x2xi64>
 }
+
+// -----
+
+func.func @nonzero_of_a_scalar(%x: tensor<f32>) -> tensor<0x?xi64> {
+  // expected-error @+1 {{input must have rank 1 or more}}
+  %c = tessel.nonzero %x : tensor<f32> -> tensor<0x?xi64>
+  return %c : tensor<0x?xi64>
+}
+
+// -----
+
+func.func @nonzero_rows(%x: tensor<3x4xf32>) -> tensor<3x?xi64> {
+  // expected-error @+1 {{result must be 2 x ? (one row per input dimension), got 'tensor<3x?xi64>'}}
+  %c = tessel.nonzero %x : tensor<3x4xf32> -> tensor<3x?xi64>
+  return %c : tensor<3x?xi64>
+}

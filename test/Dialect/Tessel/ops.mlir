@@ -63,6 +63,15 @@ func.func @top_k(%x: tensor<2x8xf32>, %y: tensor<?x8xi8>) -> (tensor<2x2xf32>, t
   return %v, %j : tensor<2x2xf32>, tensor<1x8xi64>
 }
 
+// CHECK-LABEL: func @nonzero
+// CHECK: tessel.nonzero %{{.*}} : tensor<6x2xi1> -> tensor<2x?xi64>
+// CHECK: tessel.nonzero %{{.*}} : tensor<?xf32> -> tensor<1x?xi64>
+func.func @nonzero(%m: tensor<6x2xi1>, %x: tensor<?xf32>) -> (tensor<2x?xi64>, tensor<1x?xi64>) {
+  %c = tessel.nonzero %m : tensor<6x2xi1> -> tensor<2x?xi64>
+  %d = tessel.nonzero %x : tensor<?xf32> -> tensor<1x?xi64>
+  return %c, %d : tensor<2x?xi64>, tensor<1x?xi64>
+}
+
 // CHECK-LABEL: func @reduce_mean
 // CHECK: tessel.reduce_mean %{{.*}} {axis = 1 : i64} : (tensor<2x8xf32>) -> tensor<2x1xf32>
 func.func @reduce_mean(%x: tensor<2x8xf32>) -> tensor<2x1xf32> {

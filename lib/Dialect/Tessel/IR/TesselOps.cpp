@@ -81,6 +81,17 @@ LogicalResult RequireOp::verify() {
   return success();
 }
 
+LogicalResult NonZeroOp::verify() {
+  auto in = cast<RankedTensorType>(getInput().getType());
+  auto out = cast<RankedTensorType>(getCoordinates().getType());
+  if (in.getRank() == 0)
+    return emitOpError() << "input must have rank 1 or more";
+  if (out.getRank() != 2 || !compatibleDim(out.getDimSize(0), in.getRank()))
+    return emitOpError() << "result must be " << in.getRank()
+                         << " x ? (one row per input dimension), got " << out;
+  return success();
+}
+
 OpFoldResult RequireOp::fold(FoldAdaptor adaptor) {
   auto holds = dyn_cast_if_present<DenseElementsAttr>(adaptor.getCondition());
   if (holds && holds.getSplatValue<bool>())

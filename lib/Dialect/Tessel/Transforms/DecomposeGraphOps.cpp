@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -438,6 +439,110 @@ struct DecomposeTopK : OpRewritePattern<TopKOp> {
   }
 };
 
+/// The coordinates of the nonzero elements: one loop counts them, a second
+/// writes each one's row-major position, and the result unravels those
+/// positions into one row per dimension. A NaN counts as nonzero, as in
+/// numpy.
+struct DecomposeNonZero : OpRewritePattern<NonZeroOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(NonZeroOp op,
+                                PatternRewriter &rewriter) const override {
+    Value x = op.getInput();
+    auto type = cast<RankedTensorType>(x.getType());
+    if (!type.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "run-time input sizes");
+    Location loc = op.getLoc();
+    ArrayRef<int64_t> shape = type.getShape();
+    int64_t rank = type.getRank(), n = type.getNumElements();
+    if (rank != 1)
+      x = tensor::CollapseShapeOp::create(
+          rewriter, loc, x,
+          SmallVector<ReassociationIndices>{
+              llvm::to_vector(llvm::seq<int64_t>(0, rank))});
+    Type elem = type.getElementType();
+    auto isNonzero = [&](OpBuilder &b, Location l, Value i) -> Value {
+      Value e = tensor::ExtractOp::create(b, l, x, ValueRange{i});
+      if (isa<FloatType>(elem))
+        return arith::CmpFOp::create(
+            b, l, arith::CmpFPredicate::UNE, e,
+            arith::ConstantOp::create(b, l, elem, b.getFloatAttr(elem, 0)));
+      if (!elem.isSignlessInteger())
+        e = UnrealizedConversionCastOp::create(
+                b, l, b.getIntegerType(elem.getIntOrFloatBitWidth()), e)
+                .getResult(0);
+      return arith::CmpIOp::create(
+          b, l, arith::CmpIPredicate::ne, e,
+          arith::ConstantIntOp::create(b, l, e.getType(), 0));
+    };
+    auto idx = [&](OpBuilder &b, Location l, int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, l, v);
+    };
+    Value zero = idx(rewriter, loc, 0), one = idx(rewriter, loc, 1),
+          end = idx(rewriter, loc, n);
+    auto count = scf::ForOp::create(
+        rewriter, loc, zero, end, one, ValueRange{zero},
+        [&](OpBuilder &b, Location l, Value i, ValueRange acc) {
+          Value add = arith::SelectOp::create(b, l, isNonzero(b, l, i),
+                                              idx(b, l, 1), idx(b, l, 0));
+          scf::YieldOp::create(
+              b, l, ValueRange{arith::AddIOp::create(b, l, acc[0], add)});
+        });
+    Value init = tensor::EmptyOp::create(
+        rewriter, loc, ArrayRef<int64_t>{ShapedType::kDynamic},
+        rewriter.getIndexType(), ValueRange{count.getResult(0)});
+    auto fill = scf::ForOp::create(
+        rewriter, loc, zero, end, one, ValueRange{init, zero},
+        [&](OpBuilder &b, Location l, Value i, ValueRange acc) {
+          auto branch = scf::IfOp::create(
+              b, l, isNonzero(b, l, i),
+              [&](OpBuilder &tb, Location tl) {
+                Value t = tensor::InsertOp::create(tb, tl, i, acc[0],
+                                                   ValueRange{acc[1]});
+                Value next =
+                    arith::AddIOp::create(tb, tl, acc[1], idx(tb, tl, 1));
+                scf::YieldOp::create(tb, tl, ValueRange{t, next});
+              },
+              [&](OpBuilder &eb, Location el) {
+                scf::YieldOp::create(eb, el, ValueRange{acc[0], acc[1]});
+              });
+          scf::YieldOp::create(b, l, branch.getResults());
+        });
+    Value positions = fill.getResult(0);
+    // Row r of the result: each position's coordinate along dimension r.
+    SmallVector<int64_t> strides(rank, 1);
+    for (int64_t d = rank - 2; d >= 0; --d)
+      strides[d] = strides[d + 1] * shape[d + 1];
+    auto outType = RankedTensorType::get({rank, ShapedType::kDynamic},
+                                         rewriter.getI64Type());
+    auto out = tensor::GenerateOp::create(
+        rewriter, loc, outType, ValueRange{count.getResult(0)},
+        [&](OpBuilder &b, Location l, ValueRange iv) {
+          Value p = tensor::ExtractOp::create(b, l, positions,
+                                              ValueRange{iv[1]});
+          Value coord = idx(b, l, 0);
+          for (int64_t d = 0; d < rank; ++d) {
+            Value c = arith::RemUIOp::create(
+                b, l, arith::DivUIOp::create(b, l, p, idx(b, l, strides[d])),
+                idx(b, l, std::max<int64_t>(shape[d], 1)));
+            Value isRow = arith::CmpIOp::create(
+                b, l, arith::CmpIPredicate::eq, iv[0], idx(b, l, d));
+            coord = arith::SelectOp::create(b, l, isRow, c, coord);
+          }
+          tensor::YieldOp::create(
+              b, l,
+              arith::IndexCastOp::create(b, l, b.getI64Type(), coord)
+                  .getResult());
+        });
+    // The declared type may be more static (tensor<2x?xi64> is the only
+    // form the verifier allows; a cast covers a ?x? one).
+    Value result = out.getResult();
+    if (result.getType() != op.getType())
+      result = tensor::CastOp::create(rewriter, loc, op.getType(), result);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 struct TesselDecomposeGraphOpsPass
     : tessel::impl::TesselDecomposeGraphOpsBase<TesselDecomposeGraphOpsPass> {
   using Base::Base;
@@ -471,6 +576,7 @@ void mlir::tessel::populateDecomposeGraphOpsPatterns(
   patterns.add<DecomposeSoftmax<SoftmaxOp, false>,
                DecomposeSoftmax<LogSoftmaxOp, true>, DecomposeLayerNorm,
                DecomposeBatchNorm, DecomposeGelu,
-               DecomposeReduceMean, DecomposeTopK>(patterns.getContext());
+               DecomposeReduceMean, DecomposeTopK, DecomposeNonZero>(
+      patterns.getContext());
   patterns.add<DecomposeConv2D>(patterns.getContext(), keepGrouped);
 }

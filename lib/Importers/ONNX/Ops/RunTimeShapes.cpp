@@ -280,66 +280,6 @@ Value isOneOf(IndexMath &m, ArrayRef<Value> axes, int64_t i) {
   return found;
 }
 
-/// The flat (row-major) positions of the nonzero elements of `x` (a NaN
-/// counts as nonzero, as in numpy), as a tensor<?xindex>: one loop counts
-/// them, a second writes them.
-Value nonzeroPositions(IndexMath &m, Value x) {
-  OpBuilder &b = m.b;
-  Location loc = m.loc;
-  auto type = cast<RankedTensorType>(x.getType());
-  int64_t n = numElements(type.getShape());
-  if (type.getRank() != 1)
-    x = tensor::CollapseShapeOp::create(
-        b, loc, x,
-        SmallVector<ReassociationIndices>{
-            llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()))});
-  Type elem = type.getElementType();
-  auto isNonzero = [&](OpBuilder &nb, Location l, Value i) -> Value {
-    Value e = tensor::ExtractOp::create(nb, l, x, ValueRange{i});
-    if (isa<FloatType>(elem))
-      return arith::CmpFOp::create(
-          nb, l, arith::CmpFPredicate::UNE, e,
-          arith::ConstantOp::create(nb, l, elem, nb.getFloatAttr(elem, 0)));
-    if (!elem.isSignlessInteger())
-      e = UnrealizedConversionCastOp::create(
-              nb, l, nb.getIntegerType(elem.getIntOrFloatBitWidth()), e)
-              .getResult(0);
-    return arith::CmpIOp::create(
-        nb, l, arith::CmpIPredicate::ne, e,
-        arith::ConstantIntOp::create(nb, l, e.getType(), 0));
-  };
-  Value zero = m.c(0), one = m.c(1), end = m.c(n);
-  auto count = scf::ForOp::create(
-      b, loc, zero, end, one, ValueRange{zero},
-      [&](OpBuilder &nb, Location l, Value i, ValueRange acc) {
-        Value add = arith::SelectOp::create(
-            nb, l, isNonzero(nb, l, i), arith::ConstantIndexOp::create(nb, l, 1),
-            arith::ConstantIndexOp::create(nb, l, 0));
-        scf::YieldOp::create(nb, l,
-                             ValueRange{arith::AddIOp::create(nb, l, acc[0], add)});
-      });
-  Value init = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{ShapedType::kDynamic},
-                                       b.getIndexType(),
-                                       ValueRange{count.getResult(0)});
-  auto fill = scf::ForOp::create(
-      b, loc, zero, end, one, ValueRange{init, zero},
-      [&](OpBuilder &nb, Location l, Value i, ValueRange acc) {
-        auto branch = scf::IfOp::create(
-            nb, l, isNonzero(nb, l, i),
-            [&](OpBuilder &tb, Location tl) {
-              Value t = tensor::InsertOp::create(tb, tl, i, acc[0],
-                                                 ValueRange{acc[1]});
-              Value next = arith::AddIOp::create(
-                  tb, tl, acc[1], arith::ConstantIndexOp::create(tb, tl, 1));
-              scf::YieldOp::create(tb, tl, ValueRange{t, next});
-            },
-            [&](OpBuilder &eb, Location el) {
-              scf::YieldOp::create(eb, el, ValueRange{acc[0], acc[1]});
-            });
-        scf::YieldOp::create(nb, l, branch.getResults());
-      });
-  return fill.getResult(0);
-}
 
 } // namespace
 
@@ -895,41 +835,37 @@ LogicalResult mlir::tessel::onnx_import::rangeAtRunTime(NodeContext &ctx) {
 
 LogicalResult mlir::tessel::onnx_import::convertNonZero(NodeContext &ctx) {
   RankedTensorType type = ctx.inputType(0);
-  IndexMath m(ctx);
-  OpBuilder &b = m.b;
-  Location loc = m.loc;
-  Value positions = nonzeroPositions(m, ctx.input(0));
-  // Row r of the result: each position's coordinate along dimension r.
-  ArrayRef<int64_t> shape = type.getShape();
-  int64_t rank = shape.size();
-  SmallVector<int64_t> strides(rank, 1);
-  for (int64_t d = rank - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape[d + 1];
-  Value count = tensor::DimOp::create(b, loc, positions, 0);
-  auto outType = RankedTensorType::get({rank, ShapedType::kDynamic},
-                                       b.getI64Type());
-  auto out = tensor::GenerateOp::create(
-      b, loc, outType, ValueRange{count},
-      [&](OpBuilder &nb, Location l, ValueRange iv) {
-        Value p = tensor::ExtractOp::create(nb, l, positions, ValueRange{iv[1]});
-        Value coord = arith::ConstantIndexOp::create(nb, l, 0);
-        for (int64_t d = 0; d < rank; ++d) {
-          Value c = arith::RemUIOp::create(
-              nb, l,
-              arith::DivUIOp::create(nb, l, p,
-                                     arith::ConstantIndexOp::create(nb, l, strides[d])),
-              arith::ConstantIndexOp::create(nb, l, std::max<int64_t>(shape[d], 1)));
-          Value isRow = arith::CmpIOp::create(
-              nb, l, arith::CmpIPredicate::eq, iv[0],
-              arith::ConstantIndexOp::create(nb, l, d));
-          coord = arith::SelectOp::create(nb, l, isRow, c, coord);
-        }
+  // ONNX's shape inference types a scalar's result 0 x n, its reference
+  // (numpy) 1 x n.
+  if (type.getRank() == 0)
+    return ctx.unsupported("NonZero of a scalar (rank 0: ONNX's shape "
+                           "inference and its reference disagree on the "
+                           "result's shape)");
+  auto outType = RankedTensorType::get({type.getRank(), ShapedType::kDynamic},
+                                       ctx.builder().getI64Type());
+  ctx.setOutput(0, tessel::NonZeroOp::create(ctx.builder(), ctx.loc(), outType,
+                                     ctx.input(0)));
+  return success();
+}
+
+/// The positions of the nonzero elements of the 1-D `x`, as indices.
+static Value nonzeroPositions(IndexMath &m, Value x) {
+  auto coords = tessel::NonZeroOp::create(
+      m.b, m.loc,
+      RankedTensorType::get({1, ShapedType::kDynamic}, m.b.getI64Type()), x);
+  Value count = tensor::DimOp::create(m.b, m.loc, coords, 1);
+  return tensor::GenerateOp::create(
+      m.b, m.loc,
+      RankedTensorType::get({ShapedType::kDynamic}, m.b.getIndexType()),
+      ValueRange{count}, [&](OpBuilder &nb, Location l, ValueRange iv) {
+        Value c = tensor::ExtractOp::create(
+            nb, l, coords,
+            ValueRange{arith::ConstantIndexOp::create(nb, l, 0), iv[0]});
         tensor::YieldOp::create(
             nb, l,
-            arith::IndexCastOp::create(nb, l, nb.getI64Type(), coord).getResult());
+            arith::IndexCastOp::create(nb, l, nb.getIndexType(), c)
+                .getResult());
       });
-  ctx.setOutput(0, out);
-  return success();
 }
 
 LogicalResult

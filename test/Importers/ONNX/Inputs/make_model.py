@@ -67,6 +67,10 @@ def build(kind):
         return model([helper.make_node("Cast", ["x"], ["y"], name="cast0",
                                        to=TensorProto.STRING)],
                      [vi("x", [2])], [vi("y", [2], TensorProto.STRING)])
+    if kind == "nonzero-scalar":
+        # ONNX's shape inference types the result 0 x n, its reference 1 x n.
+        return model([helper.make_node("NonZero", ["x"], ["y"], name="nz0")],
+                     [vi("x", [])], [vi("y", [0, "n"], TensorProto.INT64)])
     if kind == "custom-domain":
         m = model([helper.make_node("Foo", ["x"], ["y"], name="foo0",
                                     domain="com.example")],

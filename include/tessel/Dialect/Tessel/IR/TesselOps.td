@@ -298,6 +298,33 @@ def Tessel_TopKOp : Tessel_Op<"top_k", [Pure]> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// NonZero
+//===----------------------------------------------------------------------===//
+
+def Tessel_NonZeroOp : Tessel_Op<"nonzero", [Pure]> {
+  let summary = "The coordinates of the nonzero elements, in row-major order";
+  let description = [{
+    Column `j` of the result holds the coordinates (one per dimension of
+    `input`) of its `j`-th nonzero element in row-major order: ONNX
+    NonZero, numpy's `nonzero` stacked. Their count is known only at run
+    time. The op stays whole through the graph passes so that they can see
+    which elements a data-dependent gather or scatter selects (a mixture of
+    experts routed with `torch.where`); `tessel-decompose-graph-ops`
+    expands it into a counting loop and a filling loop.
+
+    ```mlir
+    %c = tessel.nonzero %mask : tensor<6x2xi1> -> tensor<2x?xi64>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[AnyFloat, AnyInteger]>:$input);
+  let results = (outs RankedTensorOf<[I64]>:$coordinates);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `->` type($coordinates)
+  }];
+  let hasVerifier = 1;
+}
+
 include "tessel/Dialect/Tessel/IR/TesselKernelOps.td"
 include "tessel/Dialect/Tessel/IR/TesselImportOps.td"
 

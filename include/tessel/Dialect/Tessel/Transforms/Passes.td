@@ -119,6 +119,11 @@ def TesselDecomposeGraphOps : Pass<"tessel-decompose-graph-ops"> {
     concat copies, and narrow groups on a kernel of their own rather than
     a mostly empty GEMM panel (ResNeXt-50's 4-channel groups: 4 of 64
     columns).
+
+    `tessel.top_k` becomes k rounds of argmax; `tessel.nonzero` a loop
+    that counts the nonzero elements, one that writes their row-major
+    positions (`scf.for`), and a `tensor.generate` unravelling them into
+    coordinates.
   }];
   let options = [
     Option<"keepGrouped", "keep-grouped", "bool", /*default=*/"false",
@@ -129,6 +134,7 @@ def TesselDecomposeGraphOps : Pass<"tessel-decompose-graph-ops"> {
                            "::mlir::math::MathDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect"];
 }
 
