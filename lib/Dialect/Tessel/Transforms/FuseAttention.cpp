@@ -161,17 +161,26 @@ bool broadcastsTo(Value mask, RankedTensorType full) {
   return true;
 }
 
+/// A constant scaling `x * c` or `x / c`.
+struct Scaling {
+  Value x;
+  float c;
+  bool divide;
+  /// `scale` scaled the same way: a division stays a division, as the
+  /// model computes it (1/c rounded first would differ in the last bit).
+  float apply(float scale) const { return divide ? scale / c : scale * c; }
+};
+
 /// If `v` is `x * c` or `x / c` with `c` a splat constant (tosa.mul,
 /// arith.divf on tensors, or an elementwise linalg.generic: the importers'
-/// division with run-time sizes), and `v` has no other user: `x` and the
-/// factor (c or 1/c).
-std::optional<std::pair<Value, float>> scaling(Value v) {
+/// division with run-time sizes), and `x` has no other user than `v`'s op.
+std::optional<Scaling> scaling(Value v) {
   auto ty = v.getType();
   auto of = [&](Value x, std::optional<float> c,
-                bool divide) -> std::optional<std::pair<Value, float>> {
+                bool divide) -> std::optional<Scaling> {
     if (!c || x.getType() != ty || !usedOnlyBy(x, v.getDefiningOp()))
       return std::nullopt;
-    return std::make_pair(x, divide ? 1.0f / *c : *c);
+    return Scaling{x, *c, divide};
   };
   if (auto mul = v.getDefiningOp<tosa::MulOp>()) {
     for (int side = 0; side < 2; ++side)
@@ -220,11 +229,11 @@ std::optional<std::pair<Value, float>> scaling(Value v) {
 /// If `v` is a constant scaling of x (scaling()), multiplies `scale` by
 /// its factor and returns `x` (behind reshapes and checks); else `v`.
 Value peelScale(Value v, float &scale, SmallVectorImpl<RequireOp> &requires) {
-  std::optional<std::pair<Value, float>> s = scaling(v);
+  std::optional<Scaling> s = scaling(v);
   if (!s)
     return v;
-  scale *= s->second;
-  return producer(s->first, requires);
+  scale = s->apply(scale);
+  return producer(s->x, requires);
 }
 
 /// Scalar index arithmetic for the fused op's checks.
