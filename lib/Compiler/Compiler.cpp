@@ -92,6 +92,13 @@ LogicalResult mlir::tessel::compileModule(ModuleOp module,
   pipelineOptions.kernels = serialize.kernelLibrary;
   pipelineOptions.target = options.target;
   pipelineOptions.cudaArch = options.cudaArch;
+  pipelineOptions.cudaBinary = options.cudaBinary;
+  // --emit=ptx writes the kernels' PTX: keep it in the binaries.
+  if (options.emit == EmitKind::PTX)
+    pipelineOptions.cudaBinary = CudaBinary::PTX;
+  if (std::optional<std::string> why =
+          getTargetBackend(options.target).unsupported(pipelineOptions))
+    return emitError(module.getLoc()) << *why;
   pipelineOptions.targetTriple = (*tm)->getTargetTriple().str();
   pipelineOptions.vectorBits = vectorRegisterBits(**tm);
   pipelineOptions.fmaBits = fmaDatapathBits(**tm);

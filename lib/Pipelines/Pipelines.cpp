@@ -271,6 +271,7 @@ void mlir::tessel::buildLinalgToBuffersPipeline(
   pm.addPass(createCanonicalizerPass());
   bufferization::BufferDeallocationPipelineOptions dealloc;
   bufferization::buildBufferDeallocationPipeline(pm, dealloc);
+  getTargetBackend(options.target).buildBufferPipeline(pm, options);
   // Intermediates share one arena (one allocation per call).
   if (options.optLevel >= 1)
     pm.addNestedPass<func::FuncOp>(createTesselPlanBuffers());

@@ -2,7 +2,13 @@
 // --target=cuda runs): the same model phases, then device buffers, one
 // kernel per loop nest, PTX in gpu.binary ops, the host code in the LLVM
 // dialect, and a manifest that names the device.
-// RUN: tessel-opt %s --pass-pipeline="builtin.module(tessel-model-to-llvm{target=cuda cuda-arch=sm_90 target-triple=x86_64-unknown-linux-gnu})" | FileCheck %s
+// RUN: tessel-opt %s --pass-pipeline="builtin.module(tessel-model-to-llvm{target=cuda cuda-arch=sm_90 cuda-binary=ptx target-triple=x86_64-unknown-linux-gnu})" | FileCheck %s
+// Where the CUDA toolkit is installed, the default (cuda-binary=auto)
+// embeds fatbins: a cubin for sm_90 (ptxas) with the PTX (fatbinary),
+// which the driver loads without compiling.
+// RUN: %if ptxas %{ tessel-opt %s --pass-pipeline="builtin.module(tessel-model-to-llvm{target=cuda cuda-arch=sm_90 target-triple=x86_64-unknown-linux-gnu})" | FileCheck %s --check-prefix=FATBIN %}
+// FATBIN: gpu.binary @__tessel_fn_main_kernel [#gpu.object<#nvvm.target<chip = "sm_90", features = "+ptx80">, properties = {{.*}}, "P\EDU\BA
+// FATBIN-NOT: assembly =
 
 // No kernel library on the GPU: the matmul is a loop nest like the rest.
 // CHECK-NOT: tessel_kernel

@@ -123,6 +123,29 @@ def main():
                 " ".join(os.path.basename(q) for q in refs))
         os.remove(cpu)
 
+    # The kernels' binaries: where this machine has the CUDA toolkit the
+    # artifacts above carry a cubin for --cuda-arch next to the PTX (a
+    # fatbin). One built for sm_80 runs on a newer GPU from that PTX (the
+    # driver compiles it); one with the PTX alone is the load-time baseline.
+    loads = []
+    mlp_case = next((c for c in cases if c.startswith("mlp.main ")), None)
+    if mlp_case:
+        run([compile_, os.path.join(REPO, "examples/mlp.mlir"), "--target=cuda",
+             "--cuda-arch=sm_80", "-o", os.path.join(out, "mlp_sm80.so")])
+        f = mlp_case.split()
+        cases.append(" ".join(["mlp_sm80.main", "mlp_sm80.so"] + f[2:]))
+    for name in [m for m in args.models.split(",") if m in ("bert", "gpt")]:
+        work = os.path.join(out, "work_" + name)
+        run([sys.executable, os.path.join(REPO, "test/models/export_models.py"),
+             name, work])
+        cuda(os.path.join(work, name + ".onnx"), name + "_ptx.so",
+             "--cuda-binary=ptx")
+        shutil.rmtree(work)
+        cases.append(f"{name}_ptx {name}_ptx.so main {tol} {name}.input.npy -- "
+                     f"{name}.output.npy")
+        loads.append(f"{name} {name}.so {name}.input.npy")
+        loads.append(f"{name}_ptx {name}_ptx.so {name}.input.npy")
+
     # An architecture newer than any lent device: the load must say so.
     expect_fail = []
     if os.path.exists(os.path.join(REPO, "examples/mlp.mlir")):
@@ -148,7 +171,8 @@ def main():
     bench.append("gemm4096 gemm4096.so GEN:1x4096x4096 GEN:1x4096x4096")
 
     for fname, lines in (("cases.txt", cases), ("bench.txt", bench),
-                         ("expect_fail.txt", expect_fail)):
+                         ("expect_fail.txt", expect_fail),
+                         ("loads.txt", loads)):
         with open(os.path.join(out, fname), "w") as f:
             f.write("\n".join(lines) + "\n")
     print(f"prepared {len(cases)} cases, {len(bench)} benchmarks in {out}")

@@ -46,6 +46,23 @@ if [ -f mlp.so ]; then
   fi
 fi
 echo "device check: $pass passed, $fail failed" | tee -a "$results"
+# Load time: one tessel-run call (load, the kernels' modules, one call),
+# best of 3 wall-clock times; a fatbin's cubin against the PTX alone.
+[ -f loads.txt ] && python3 - "$run" <<'PY' | tee -a "$results"
+import subprocess, sys, time
+for line in open("loads.txt"):
+    f = line.split()
+    if len(f) != 3:
+        continue
+    best = None
+    for _ in range(3):
+        t0 = time.perf_counter()
+        subprocess.run([sys.argv[1], f[1], "--input=@" + f[2]],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        t = time.perf_counter() - t0
+        best = t if best is None else min(best, t)
+    print(f"load+first call {f[0]}: {best:.3f} s")
+PY
 # Benchmarks: median of N runs after a warm-up; times include the copies.
 python3 - "$dir" <<'PY' | tee -a "$results"
 import numpy as np, sys, os

@@ -83,6 +83,18 @@ static cl::opt<std::string> cudaArch(
     cl::desc("--target=cuda: the least GPU architecture the artifact runs on "
              "(default sm_80; sm_90 for H100/H200)"),
     cl::value_desc("sm_NN"), cl::init("sm_80"), cl::cat(category));
+static cl::opt<tessel::CudaBinary> cudaBinary(
+    "cuda-binary",
+    cl::desc("--target=cuda: how the kernels are embedded in the artifact"),
+    cl::values(clEnumValN(tessel::CudaBinary::Auto, "auto",
+                          "a cubin for --cuda-arch plus the PTX where the "
+                          "CUDA toolkit (ptxas, fatbinary) is installed, "
+                          "else the PTX alone (default)"),
+               clEnumValN(tessel::CudaBinary::PTX, "ptx",
+                          "the PTX alone: the driver compiles it at load"),
+               clEnumValN(tessel::CudaBinary::Fatbin, "fatbin",
+                          "a cubin and the PTX (needs the toolkit)")),
+    cl::init(tessel::CudaBinary::Auto), cl::cat(category));
 static cl::opt<bool> kernels(
     "kernels",
     cl::desc("At -O2/-O3, compile convolutions and matmuls to calls into "
@@ -371,6 +383,12 @@ int main(int argc, char **argv) {
     return 1;
   }
   options.cudaArch = cudaArch;
+  if (cudaBinary.getNumOccurrences() &&
+      options.target != tessel::Target::CUDA) {
+    errs() << "tessel-compile: error: --cuda-binary needs --target=cuda\n";
+    return 1;
+  }
+  options.cudaBinary = cudaBinary;
   if (emit == tessel::EmitKind::PTX && options.target != tessel::Target::CUDA) {
     errs() << "tessel-compile: error: --emit=ptx needs --target=cuda\n";
     return 1;

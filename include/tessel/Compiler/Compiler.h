@@ -54,6 +54,9 @@ struct CompileOptions {
   Target target = Target::CPU;
   /// Target::CUDA: the least GPU architecture (sm_NN).
   std::string cudaArch = "sm_80";
+  /// Target::CUDA: how the kernels are embedded (PipelineOptions'
+  /// cuda-binary; --emit=ptx keeps PTX).
+  CudaBinary cudaBinary = CudaBinary::Auto;
   /// Use the kernel library at -O2/-O3 (x86-64 targets only).
   bool kernels = true;
   /// compose.route lowering: "grouped" or "dense" (the reference).

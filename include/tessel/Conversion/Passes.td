@@ -486,6 +486,45 @@ def TesselGpuTileMatmul
                            "::mlir::vector::VectorDialect"];
 }
 
+def TesselGpuFuseRows
+    : Pass<"tessel-gpu-fuse-rows", "::mlir::func::FuncOp"> {
+  let summary = "Row reductions and the ops around them over the same rows "
+                "as one kernel of one block per row";
+  let description = [{
+    Softmax and the normalizations are runs of linalg ops over the same
+    rows: reductions over each row's trailing loops (max, sum, sum of
+    squares) and elementwise ops that use a row's results. Each such run
+    becomes one `gpu.launch` of one block per row: the ops in program
+    order, each over the row's elements with the threads striding, a
+    `gpu.barrier` between them; a reduction is each thread's partial, a
+    tree of `gpu.shuffle xor` per warp and one step through workgroup
+    memory, and thread 0 combines the row's value with the output's, as
+    the linalg op accumulates.
+
+    A run starts at a reduction (static shapes, the combine an associative,
+    commutative arith op with a neutral element, on f32 or i32) over at
+    least `min-cols` elements a row, and takes in the adjacent
+    `linalg.generic` and `linalg.fill` ops (only ops that touch no memory
+    between them) whose leading loops span the same rows: reductions
+    always, elementwise ops where there are at least `min-rows` rows. Every
+    access to a buffer the run writes must stay in its row (the operand's
+    leading indices are the row loops in order over the buffer's leading
+    dims, identity layout), so no block sees another's data; otherwise the
+    run shrinks to the reduction alone.
+  }];
+  let options = [
+    Option<"minCols", "min-cols", "int64_t", /*default=*/"32",
+           "Fewest elements a row for a reduction to take a block per row">,
+    Option<"minRows", "min-rows", "int64_t", /*default=*/"64",
+           "Fewest rows for elementwise ops to join a run">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TesselGpuExternDynamicShared
     : Pass<"tessel-gpu-extern-dynamic-shared", "::mlir::gpu::GPUModuleOp"> {
   let summary = "Dynamic shared memory as the extern array PTX expects";

@@ -40,6 +40,9 @@ enum class Target {
   CUDA, // NVIDIA GPUs: kernels as PTX in the artifact, host code on the CPU
 };
 
+/// How a CUDA artifact embeds its kernels.
+enum class CudaBinary { Auto, PTX, Fatbin };
+
 struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   Option<Target> target{
       *this, "target",
@@ -58,6 +61,18 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("--target=cuda: the CUDA toolkit (libdevice for math "
                      "functions); empty: $CUDA_HOME, else /usr/local/cuda"),
       llvm::cl::init("")};
+  Option<CudaBinary> cudaBinary{
+      *this, "cuda-binary",
+      llvm::cl::desc("--target=cuda: how the kernels are embedded: ptx "
+                     "(compiled by the driver at load), fatbin (a cubin for "
+                     "--cuda-arch, from the toolkit's ptxas, with the PTX "
+                     "for newer GPUs), auto (fatbin where the toolkit has "
+                     "ptxas and fatbinary, else ptx)"),
+      llvm::cl::init(CudaBinary::Auto),
+      llvm::cl::values(
+          clEnumValN(CudaBinary::Auto, "auto", "fatbin where possible"),
+          clEnumValN(CudaBinary::PTX, "ptx", "PTX only"),
+          clEnumValN(CudaBinary::Fatbin, "fatbin", "cubin and PTX"))};
   Option<unsigned> optLevel{*this, "opt-level",
                             llvm::cl::desc("Optimization level 0..3"),
                             llvm::cl::init(2)};

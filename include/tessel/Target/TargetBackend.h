@@ -21,6 +21,7 @@
 #include "mlir/Support/Timing.h"
 #include "llvm/Support/Error.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,20 @@ public:
   /// x86-64 hosts only); null: what the target has on some host.
   virtual TargetCapabilities
   capabilities(const llvm::TargetMachine *host) const = 0;
+
+  /// Why `options` cannot be compiled for this target on this machine (a
+  /// tool it needs is missing), or nothing.
+  virtual std::optional<std::string>
+  unsupported(const PipelineOptions &options) const {
+    return std::nullopt;
+  }
+
+  /// The target's passes on buffers before they are planned into one arena
+  /// (tessel-plan-buffers): a kernel formed here of several ops keeps every
+  /// buffer it touches live across it, where the planner would otherwise
+  /// let buffers whose ops run one after the other share bytes.
+  virtual void buildBufferPipeline(OpPassManager &pm,
+                                   const PipelineOptions &options) const {}
 
   /// Bufferized IR (tessel-linalg-to-buffers' output) to the LLVM dialect
   /// with the artifact ABI (entries and manifest).

@@ -24,6 +24,8 @@
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Transforms/Passes.h"
 
+#include "llvm/Support/FileSystem.h"
+
 #include <cstdlib>
 
 using namespace mlir;
@@ -57,6 +59,38 @@ static std::string cudaToolkitPath(const PipelineOptions &options) {
   if (const char *home = std::getenv("CUDA_HOME"))
     return home;
   return "/usr/local/cuda";
+}
+
+/// Whether the toolkit has what a fatbin takes: ptxas and fatbinary.
+static bool hasFatbinTools(const PipelineOptions &options) {
+  std::string bin = cudaToolkitPath(options) + "/bin/";
+  return llvm::sys::fs::can_execute(bin + "ptxas") &&
+         llvm::sys::fs::can_execute(bin + "fatbinary");
+}
+
+/// Whether the kernels are embedded as a fatbin with a cubin (the
+/// cuda-binary option; auto: where the toolkit has the tools).
+static bool embedsCubin(const PipelineOptions &options) {
+  if (options.cudaBinary != CudaBinary::Auto)
+    return options.cudaBinary == CudaBinary::Fatbin;
+  return hasFatbinTools(options);
+}
+
+std::optional<std::string>
+CUDATargetBackend::unsupported(const PipelineOptions &options) const {
+  if (options.cudaBinary == CudaBinary::Fatbin && !hasFatbinTools(options))
+    return "--cuda-binary=fatbin needs the CUDA toolkit's ptxas and "
+           "fatbinary, not found in '" +
+           cudaToolkitPath(options) +
+           "/bin' (set CUDA_HOME, or use --cuda-binary=ptx)";
+  return std::nullopt;
+}
+
+void CUDATargetBackend::buildBufferPipeline(
+    OpPassManager &pm, const PipelineOptions &) const {
+  // Softmax's and the norms' runs of row reductions: one kernel of a block
+  // per row. Before the arena is planned: the run's buffers stay apart.
+  pm.addNestedPass<func::FuncOp>(createTesselGpuFuseRows());
 }
 
 void CUDATargetBackend::buildCodegenPipeline(
@@ -116,9 +150,11 @@ void CUDATargetBackend::buildCodegenPipeline(
   // Weights cross the bus once: device copies cached by the runtime.
   pm.addPass(createTesselGpuResidentConstants());
   GpuModuleToBinaryPassOptions binary;
-  // PTX: the driver compiles it for the device at load (any sm_NN at or
-  // above the one it was written for).
-  binary.compilationTarget = "isa";
+  // A fatbin: the cubin ptxas made for --cuda-arch (loads without the
+  // driver's compiler, which on ResNet-50's 248 kernel modules is seconds at
+  // each load) and the PTX, which the driver compiles on a newer GPU. PTX
+  // alone where the toolkit is absent.
+  binary.compilationTarget = embedsCubin(options) ? "fatbin" : "isa";
   binary.toolkitPath = cudaToolkitPath(options);
   pm.addPass(createGpuModuleToBinaryPass(binary));
   pm.addPass(createConvertMathToLLVMPass());

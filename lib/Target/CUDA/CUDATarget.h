@@ -11,6 +11,10 @@ public:
   llvm::StringRef name() const override;
   TargetCapabilities
   capabilities(const llvm::TargetMachine *host) const override;
+  std::optional<std::string>
+  unsupported(const PipelineOptions &options) const override;
+  void buildBufferPipeline(OpPassManager &pm,
+                           const PipelineOptions &options) const override;
   void buildCodegenPipeline(OpPassManager &pm,
                             const PipelineOptions &options) const override;
   llvm::Expected<std::vector<std::string>>
