@@ -486,6 +486,25 @@ def TesselGpuTileMatmul
                            "::mlir::vector::VectorDialect"];
 }
 
+def TesselGpuParallelLoopsFirst
+    : Pass<"tessel-gpu-parallel-loops-first", "::mlir::func::FuncOp"> {
+  let summary = "Interchange a linalg.generic's loops so that every "
+                "parallel loop is outside every reduction loop";
+  let description = [{
+    On a GPU the outermost parallel loops of an op become its threads
+    (one per iteration); parallel loops nested inside a reduction loop run
+    inside each thread. A reduction over a middle dimension (a global
+    average pool over NHWC: parallel n, reduction h and w, parallel c)
+    would run in as many threads as its leading parallel loops have
+    iterations: one. This pass permutes the loops of each such
+    `linalg.generic` (buffers or tensors; not contractions or
+    convolutions, which are tiled kernels) to all parallel loops, in
+    order, then all reduction loops, in order. The results are the same:
+    each output element's reduction visits its elements in the same order.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def TesselGpuFuseRows
     : Pass<"tessel-gpu-fuse-rows", "::mlir::func::FuncOp"> {
   let summary = "Row reductions and the ops around them over the same rows "

@@ -88,6 +88,9 @@ CUDATargetBackend::unsupported(const PipelineOptions &options) const {
 
 void CUDATargetBackend::buildBufferPipeline(
     OpPassManager &pm, const PipelineOptions &) const {
+  // Reductions over middle dims (a global average pool): every parallel
+  // loop outside, so each output element gets a thread (or a block).
+  pm.addNestedPass<func::FuncOp>(createTesselGpuParallelLoopsFirst());
   // Softmax's and the norms' runs of row reductions: one kernel of a block
   // per row. Before the arena is planned: the run's buffers stay apart.
   pm.addNestedPass<func::FuncOp>(createTesselGpuFuseRows());
