@@ -1,8 +1,9 @@
 // RUN: tessel-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(tessel-gpu-tile-matmul))" | FileCheck %s
 
-// A static batch matmul: one launch, grid (N/128, M/128, batch), 256
-// threads, two workgroup buffers (A's slice transposed and padded), the
-// k loop carrying 64 sums per thread, and no host-level emptiness check.
+// A static batch matmul of enough 128x128 tiles to fill a large GPU (8 x 7
+// x 3 = 168): one launch, grid (N/128, M/128, batch), 256 threads, two
+// workgroup buffers (A's slice transposed and padded), the k loop carrying
+// 64 sums per thread, and no host-level emptiness check.
 // CHECK-LABEL: func @batched
 // CHECK-NOT: scf.if
 // CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %[[BZ:.*]]) in (%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %[[B:.*]]) threads(%[[TID:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256,
@@ -27,7 +28,25 @@
 // CHECK-COUNT-64: memref.store %{{.*}}, %arg2[%[[BZ]],
 // CHECK: gpu.terminator
 // CHECK-NOT: linalg.batch_matmul
-func.func @batched(%a: memref<3x100x70xf32>, %b: memref<3x70x300xf32>, %c: memref<3x100x300xf32>) {
+func.func @batched(%a: memref<3x1000x70xf32>, %b: memref<3x70x800xf32>, %c: memref<3x1000x800xf32>) {
+  linalg.batch_matmul ins(%a, %b : memref<3x1000x70xf32>, memref<3x70x800xf32>) outs(%c : memref<3x1000x800xf32>)
+  return
+}
+
+// -----
+
+// Fewer 128x128 tiles than a large GPU has SMs (1 x 3 x 3 = 9): 64x64
+// tiles (2 x 5 x 3 = 30 blocks), 4x4 sums per thread, slices of 64 rows
+// and columns.
+// CHECK-LABEL: func @small
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %[[GX:.*]], %{{.*}} = %[[GY:.*]], %{{.*}} = %{{.*}}) threads(%{{.*}}) in (%{{.*}} = %c256,
+// CHECK-SAME: workgroup(%[[SA:.*]] : memref<8x68xf32, #gpu.address_space<workgroup>>, %[[SB:.*]] : memref<8x64xf32, #gpu.address_space<workgroup>>)
+// CHECK: scf.for {{.*}} -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
+// CHECK-COUNT-16: math.fma
+// CHECK: scf.yield
+// CHECK-COUNT-16: memref.store %{{.*}}, %arg2[
+// CHECK: gpu.terminator
+func.func @small(%a: memref<3x100x70xf32>, %b: memref<3x70x300xf32>, %c: memref<3x100x300xf32>) {
   linalg.batch_matmul ins(%a, %b : memref<3x100x70xf32>, memref<3x70x300xf32>) outs(%c : memref<3x100x300xf32>)
   return
 }
@@ -61,16 +80,17 @@ func.func @left_alone(%a: memref<4x8xi32>, %b: memref<8x4xi32>, %c: memref<4x4xi
 
 // Any other contraction: a transposed matmul, and attention's Q·Kᵀ as the
 // importer leaves it (a generic with batch dims 0 and 2, M 1, N 3 and 4,
-// K 5). The operands are indexed through their maps.
+// K 5). The operands are indexed through their maps. Both small (64x64
+// tiles).
 // CHECK-LABEL: func @contractions
 // CHECK: gpu.launch
-// CHECK-SAME: workgroup(%{{.*}} : memref<8x132xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<8x128xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%{{.*}} : memref<8x68xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<8x64xf32, #gpu.address_space<workgroup>>)
 // CHECK: memref.load %arg0[%{{.*}}, %{{.*}}]
-// CHECK-COUNT-64: math.fma
+// CHECK-COUNT-16: math.fma
 // CHECK: gpu.launch
 // CHECK: memref.load %arg3[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<4x128x1x64xf32>
 // CHECK: memref.load %arg4[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<4x64x128x1xf32>
-// CHECK-COUNT-64: math.fma
+// CHECK-COUNT-16: math.fma
 // CHECK: memref.store %{{.*}}, %arg5[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<4x128x1x128x1xf32>
 // CHECK-NOT: linalg.
 #ma = affine_map<(m, n, k) -> (k, m)>
@@ -97,8 +117,9 @@ func.func @contractions(%x: memref<8x4xf32>, %y: memref<8x4xf32>, %z: memref<4x4
 // A convolution is an implicit GEMM: rows (n, oh, ow), columns f, depth
 // (kh, kw, c). The input rows are gathered with the strides and dilations;
 // the filter is read along k (its slice is padded like A's).
-// One output tile (98 x 24) and K = 144: two slices of K (split-K) with a
-// workspace of partial sums, added up by a loop nest after the launch.
+// One output tile (98 x 24; convolutions keep 128x128 tiles) and K = 144:
+// two slices of K (split-K) with a workspace of partial sums, added up by
+// a loop nest after the launch.
 // CHECK-LABEL: func @conv
 // CHECK: %[[WS:.*]] = memref.alloc() : memref<2x98x24xf32>
 // CHECK: gpu.launch

@@ -34,10 +34,11 @@ using namespace mlir;
 
 namespace {
 
-// The tile: a 16x16 grid of threads, each an 8x8 block of the result.
+// The tile: a 16x16 grid of threads, each an 8x8 block of the result
+// (128x128), or 4x4 (64x64: products with few 128x128 tiles).
 constexpr int64_t kThreads = 256;
 constexpr int64_t kTileM = 128, kTileN = 128, kTileK = 8;
-constexpr int64_t kPerThread = 8; // rows (and columns) per thread
+constexpr int64_t kSmallTile = 64;
 constexpr int64_t kThreadsPerRow = 16;
 // Slices loaded along k are stored transposed ([k][row]); 4 words of
 // padding per row put the 8 k rows a warp stores at once in 8 banks.
@@ -62,6 +63,8 @@ struct Gemm {
   Value rows, cols, depth, batches; // M, N, K and the batch count
   /// B(k, n) is contiguous along k (a convolution's filter) rather than n.
   bool bAlongK = false;
+  /// An implicit GEMM of a convolution (its rows gathered).
+  bool convolution = false;
   /// The launch asks for its constants back before outlining
   /// (kSinkConstantsAttr): measured faster for contractions on an H200,
   /// slower for the convolutions' gathers (ResNet-18: 3.5 -> 4.1 ms).
@@ -82,6 +85,9 @@ struct Gemm {
   /// a second kernel adds up: for products with few output tiles and a
   /// long K (a ResNet's last convolutions: 49 x 512 outputs, K = 4608).
   int64_t splitK = 1;
+  /// The block's output tile (square): 128, or 64 for the f32 kernel on
+  /// products with few 128x128 tiles (chooseTile).
+  int64_t tile = kTileM;
 };
 
 /// The operand element (i, j), or 0 outside [0, rows) x [0, cols): the
@@ -138,7 +144,7 @@ Launch beginLaunch(OpBuilder &b, Location loc, const Gemm &g, int64_t stepK,
   }
   l.perSlice = e.mul(ceil(ceil(g.depth, g.splitK), stepK), e.idx(stepK));
   l.op = gpu::LaunchOp::create(
-      b, loc, ceil(g.cols, kTileN), ceil(g.rows, kTileM),
+      b, loc, ceil(g.cols, g.tile), ceil(g.rows, g.tile),
       e.mul(g.batches, l.slices), e.idx(kThreads), one, one,
       /*dynamicSharedMemorySize=*/nullptr,
       /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{}, shared);
@@ -151,8 +157,8 @@ Launch beginLaunch(OpBuilder &b, Location loc, const Gemm &g, int64_t stepK,
   l.kBegin = g.splitK > 1 ? e.mul(e.rem(l.bz, l.slices), l.perSlice) : zero;
   l.kEnd = g.splitK > 1 ? e.min(g.depth, e.add(l.kBegin, l.perSlice))
                         : g.depth;
-  l.row0 = e.mul(l.op.getBlockIds().y, e.idx(kTileM));
-  l.col0 = e.mul(l.op.getBlockIds().x, e.idx(kTileN));
+  l.row0 = e.mul(l.op.getBlockIds().y, e.idx(g.tile));
+  l.col0 = e.mul(l.op.getBlockIds().x, e.idx(g.tile));
   l.rowsM1 = arith::SubIOp::create(b, loc, g.rows, one);
   l.colsM1 = arith::SubIOp::create(b, loc, g.cols, one);
   l.depthM1 = arith::SubIOp::create(b, loc, g.depth, one);
@@ -259,11 +265,12 @@ scf::ForOp pipelinedLoop(
 }
 
 /// The operand elements one thread stages for a slice `stepK` deep of a
-/// block's 128-row (A) and 128-column (B) tiles: `perOperand` items of A,
-/// then as many of B. A k-contiguous slice (A's, and B's when bAlongK):
-/// thread t loads (t / stepK + (256 / stepK) r, t % stepK), neighbours one
-/// contiguous run along k. An n-contiguous one (B otherwise): thread t
-/// loads (k, n) = (t / 128 + 2 r, t % 128), a warp one 128-byte row.
+/// block's T-row (A) and T-column (B) tiles (T = g.tile): `perOperand`
+/// items of A, then as many of B. A k-contiguous slice (A's, and B's when
+/// bAlongK): thread t loads (t / stepK + (256 / stepK) r, t % stepK),
+/// neighbours one contiguous run along k. An n-contiguous one (B
+/// otherwise): thread t loads (k, n) = (t / T + (256 / T) r, t % T), a warp
+/// one contiguous row.
 struct SliceItems {
   Emitter &e;
   const Gemm &g;
@@ -274,11 +281,11 @@ struct SliceItems {
 
   SliceItems(Emitter &e, const Gemm &g, const Launch &l, int64_t stepK)
       : e(e), g(g), l(l), stepK(stepK),
-        perOperand(kTileM * stepK / kThreads) {
+        perOperand(g.tile * stepK / kThreads) {
     runRow = e.div(l.tid, e.idx(stepK));
     runK = e.rem(l.tid, e.idx(stepK));
-    bK = e.div(l.tid, e.idx(kTileN));
-    bCol = e.rem(l.tid, e.idx(kTileN));
+    bK = e.div(l.tid, e.idx(g.tile));
+    bCol = e.rem(l.tid, e.idx(g.tile));
   }
 
   int64_t size() const { return 2 * perOperand; }
@@ -289,7 +296,7 @@ struct SliceItems {
     int64_t r = i % perOperand;
     if (isA(i) || g.bAlongK)
       return {e.add(runRow, e.idx(r * kThreads / stepK)), runK};
-    return {bCol, e.add(bK, e.idx(r * kThreads / kTileN))};
+    return {bCol, e.add(bK, e.idx(r * kThreads / g.tile))};
   }
 
   /// Item i of the slice starting at k0 (0 past the edges).
@@ -334,14 +341,16 @@ Staging makeStaging(SliceItems &items,
   return staging;
 }
 
-/// f32 on the CUDA cores: 8-deep slices, an 8x8 block of sums per thread.
+/// f32 on the CUDA cores: 8-deep slices, an 8x8 (4x4 in 64x64 tiles)
+/// block of sums per thread.
 void emitTiledGemm(OpBuilder &b, Location loc, const Gemm &g) {
   Emitter e{b, loc};
+  const int64_t kPerThread = g.tile / kThreadsPerRow;
   auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
                                               gpu::AddressSpace::Workgroup);
-  auto sliceA = MemRefType::get({kTileK, kTileM + kPad}, b.getF32Type(),
+  auto sliceA = MemRefType::get({kTileK, g.tile + kPad}, b.getF32Type(),
                                 MemRefLayoutAttrInterface(), workgroup);
-  auto sliceB = MemRefType::get({kTileK, kTileN + (g.bAlongK ? kPad : 0)},
+  auto sliceB = MemRefType::get({kTileK, g.tile + (g.bAlongK ? kPad : 0)},
                                 b.getF32Type(), MemRefLayoutAttrInterface(),
                                 workgroup);
   Launch l = beginLaunch(b, loc, g, kTileK, TypeRange{sliceA, sliceB});
@@ -529,6 +538,7 @@ std::optional<Gemm> convGemm(Emitter &e, Operation *op) {
   g.depth = e.mul(e.dim(w, 1), kwc);
   g.batches = e.idx(1);
   g.bAlongK = true;
+  g.convolution = true;
   auto ot = cast<MemRefType>(out.getType());
   auto wt = cast<MemRefType>(w.getType());
   if (ot.hasStaticShape() && wt.hasStaticShape()) {
@@ -679,14 +689,32 @@ int64_t chooseSplitK(const Gemm &g) {
       ShapedType::isDynamic(g.staticBatches))
     return 1;
   constexpr int64_t kTargetBlocks = 264, kMinSliceDepth = 64;
-  int64_t blocks = llvm::divideCeil(g.staticRows, kTileM) *
-                   llvm::divideCeil(g.staticCols, kTileN) * g.staticBatches;
+  int64_t blocks = llvm::divideCeil(g.staticRows, g.tile) *
+                   llvm::divideCeil(g.staticCols, g.tile) * g.staticBatches;
   if (blocks == 0 || blocks >= kTargetBlocks / 2)
     return 1;
   int64_t byDepth = g.staticDepth / kMinSliceDepth;
   int64_t split =
       std::min<int64_t>(llvm::divideCeil(kTargetBlocks, blocks), byDepth);
   return std::max<int64_t>(split, 1);
+}
+
+/// The f32 kernel's tile: 64x64 where 128x128 tiles would leave most of a
+/// large GPU idle (fewer blocks than an H100/H200's 132 SMs), as BERT's
+/// 128-token products (one 128-row tile); split-K then fills the rest.
+/// Contractions only: a convolution's gathered rows in 64x64 tiles spilled
+/// registers in one of ResNet-18's kernels (sm_90), and the convolutions'
+/// kernels are tuned as they are (see Gemm::sinkConstants).
+int64_t chooseTile(const Gemm &g) {
+  if (g.convolution)
+    return kTileM;
+  if (ShapedType::isDynamic(g.staticRows) ||
+      ShapedType::isDynamic(g.staticCols) ||
+      ShapedType::isDynamic(g.staticBatches))
+    return kTileM;
+  int64_t blocks = llvm::divideCeil(g.staticRows, kTileM) *
+                   llvm::divideCeil(g.staticCols, kTileN) * g.staticBatches;
+  return blocks < 132 ? kSmallTile : kTileM;
 }
 
 struct TesselGpuTileMatmulPass
@@ -715,6 +743,8 @@ struct TesselGpuTileMatmulPass
       std::optional<Gemm> g = asGemm(e, op);
       if (!g)
         continue; // its size queries are dead code, folded later
+      if (precision == "f32")
+        g->tile = chooseTile(*g);
       g->splitK = chooseSplitK(*g);
       if (precision == "f32")
         emitTiledGemm(b, op->getLoc(), *g);
