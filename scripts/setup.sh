@@ -10,7 +10,8 @@ PACKAGES=(
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libgtest-dev
   libonnx-dev libprotobuf-dev libonnx-testdata python3-onnx
-  python3-numpy python3-pytest python3-torch python3-torchvision pybind11-dev
+  python3-numpy python3-pytest python3-pytest-xdist python3-torch
+  python3-torchvision pybind11-dev
   python3-sklearn
 )
 

@@ -72,13 +72,16 @@ if [ "$compiler" = ON ]; then
               --ignore="$root/test/python/test_models.py"
               -k "not test_torchvision_cnn and not 1024")
     fi
+    # One worker per core where pytest-xdist is installed (setup.sh).
+    xdist=()
+    /usr/bin/python3 -c "import xdist" 2>/dev/null && xdist=(-n "$(nproc)")
     runtime="$(clang-22 -print-file-name=libclang_rt.asan-x86_64.so)"
     # test/python/conftest.py hands the tools the tests run the suite's
     # options and no preload.
     LD_PRELOAD="$runtime" TESSEL_OUTER_ASAN_OPTIONS="$ASAN_OPTIONS" \
       ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:allocator_may_return_null=1" \
       PYTHONPATH="$build/python" TESSEL_BUILD_DIR="$build" /usr/bin/python3 -m pytest \
-      -q -p no:cacheprovider "${ignore[@]}" "$root/test/python" 2>&1 | tee "$log/pytest.txt"
+      -q -p no:cacheprovider "${xdist[@]}" --durations=10 "${ignore[@]}" "$root/test/python" 2>&1 | tee "$log/pytest.txt"
     py_rc=${PIPESTATUS[0]}
     py_summary=$(tail -1 "$log/pytest.txt")
     py_count() { echo "$py_summary" | grep -o "[0-9]* $1" | head -1 | grep -o "^[0-9]*" || true; }
