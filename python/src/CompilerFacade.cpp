@@ -302,6 +302,18 @@ Status IRModule::compile(const CompileOptions &options,
                            "' (expected sm_75, sm_80, sm_86, sm_89, sm_90, "
                            "sm_90a, sm_100 or sm_120)");
   opts.cudaArch = options.cudaArch;
+  if (options.cudaBinary == "auto")
+    opts.cudaBinary = ::mlir::tessel::CudaBinary::Auto;
+  else if (options.cudaBinary == "ptx")
+    opts.cudaBinary = ::mlir::tessel::CudaBinary::PTX;
+  else if (options.cudaBinary == "fatbin")
+    opts.cudaBinary = ::mlir::tessel::CudaBinary::Fatbin;
+  else
+    return Status::failure("cuda_binary must be 'auto', 'ptx' or 'fatbin', "
+                           "got '" + options.cudaBinary + "'");
+  if (options.cudaBinary != "auto" &&
+      opts.target != ::mlir::tessel::Target::CUDA)
+    return Status::failure("cuda_binary needs target='cuda'");
   if (opts.emit == ::mlir::tessel::EmitKind::PTX &&
       opts.target != ::mlir::tessel::Target::CUDA)
     return Status::failure("emit='ptx' needs target='cuda'");

@@ -41,6 +41,8 @@ struct CompileOptions {
   /// "cpu" or "cuda" (tessel-compile --target), and the GPU architecture.
   std::string target = "cpu";
   std::string cudaArch = "sm_80";
+  /// target="cuda": "auto", "ptx" or "fatbin" (--cuda-binary).
+  std::string cudaBinary = "auto";
   /// "lib" (the artifact), "obj", "llvm", "mlir" or "ptx".
   std::string emit = "lib";
   /// Empty, or a phase name: stop there and write its MLIR.

@@ -431,10 +431,11 @@ PYBIND11_MODULE(_tessel, m) {
              const std::string &quantizeReport,
              const std::string &precision, const std::string &sparsity,
              const std::string &sparsityReport, const std::string &target,
-             const std::string &cudaArch) {
+             const std::string &cudaArch, const std::string &cudaBinary) {
             CompileOptions options;
             options.target = target;
             options.cudaArch = cudaArch;
+            options.cudaBinary = cudaBinary;
             options.optLevel = optLevel;
             options.mcpu = mcpu;
             options.targetTriple = triple;
@@ -485,7 +486,8 @@ PYBIND11_MODULE(_tessel, m) {
           py::arg("quantize_exclude") = std::vector<std::string>{},
           py::arg("quantize_report") = "", py::arg("precision") = "f32",
           py::arg("sparsity") = "auto", py::arg("sparsity_report") = "",
-          py::arg("target") = "cpu", py::arg("cuda_arch") = "sm_80")
+          py::arg("target") = "cpu", py::arg("cuda_arch") = "sm_80",
+          py::arg("cuda_binary") = "auto")
       .def("function_names",
            [](PyIRModule &self) { return self.get().functionNames(); });
 

@@ -179,6 +179,7 @@ def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
             calibration_percentile=99.99, quantize_exclude=(),
             quantize_report=None, precision="f32", sparsity="auto",
             sparsity_report=None, target="cpu", cuda_arch="sm_80",
+            cuda_binary="auto",
             torch_exporter="auto"):
     """Compiles ``source`` and returns a callable :class:`CompiledModule`.
 
@@ -231,6 +232,9 @@ def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
     an NVIDIA GPU (PTX for ``cuda_arch`` and newer, in the same artifact);
     calls copy inputs to the device and outputs back. Loading it where
     there is no CUDA driver or device raises :class:`tessel.Error`.
+    cuda_binary ("auto", "ptx", "fatbin") is ``--cuda-binary``: "auto"
+    embeds a cubin for ``cuda_arch`` next to the PTX where the CUDA
+    toolkit (ptxas, fatbinary) is installed, "ptx" the PTX alone.
     Errors raise :class:`tessel.CompileError` carrying the MLIR diagnostics
     (or :class:`tessel.TorchImportError` for an untranslatable torch node).
     """
@@ -282,7 +286,8 @@ def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
                                precision=precision, sparsity=sparsity,
                                sparsity_report=os.fspath(sparsity_report)
                                if sparsity_report is not None else "",
-                               target=target, cuda_arch=cuda_arch)
+                               target=target, cuda_arch=cuda_arch,
+                               cuda_binary=cuda_binary)
         # The module owns the folder from here on (removed with it).
         return CompiledModule(path, function=function, threads=threads,
                               _keep=workdir)

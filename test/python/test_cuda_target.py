@@ -63,6 +63,30 @@ def test_bad_options():
     module = to_module(net, x)
     with pytest.raises(tessel.CompileError, match="emit='ptx' needs target='cuda'"):
         module._native.compile(os.devnull, emit="ptx")
+    with pytest.raises(tessel.CompileError,
+                       match="cuda_binary must be 'auto', 'ptx' or 'fatbin', got 'cubin'"):
+        module._native.compile(os.devnull, target="cuda", cuda_binary="cubin")
+    with pytest.raises(tessel.CompileError, match="cuda_binary needs target='cuda'"):
+        module._native.compile(os.devnull, cuda_binary="ptx")
+
+
+# The fatbin's magic number (little-endian 0xBA55ED50) and PTX's text.
+FATBIN_MAGIC = bytes.fromhex("50ed55ba")
+
+
+@pytest.mark.skipif(not os.path.exists(
+    os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "ptxas")),
+    reason="no CUDA toolkit (ptxas): artifacts hold PTX alone")
+def test_cuda_binary_kinds(tmp_path):
+    torch.manual_seed(0)
+    net, x = MLP().eval(), (torch.randn(4, 32),)
+    fat, ptx = tmp_path / "fat.so", tmp_path / "ptx.so"
+    # (A compile lowers the module in place: one module per artifact.)
+    to_module(net, x)._native.compile(str(fat), target="cuda")  # auto: toolkit here
+    to_module(net, x)._native.compile(str(ptx), target="cuda", cuda_binary="ptx")
+    fat_bytes, ptx_bytes = fat.read_bytes(), ptx.read_bytes()
+    assert FATBIN_MAGIC in fat_bytes and b".target sm_80" not in fat_bytes
+    assert FATBIN_MAGIC not in ptx_bytes and b".target sm_80" in ptx_bytes
 
 
 def test_cpu_target_unchanged():
