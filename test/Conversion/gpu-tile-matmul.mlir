@@ -159,3 +159,39 @@ func.func @conv(%in: memref<2x20x20x16xf32>, %w: memref<24x3x3x16xf32>, %out: me
     ins(%in, %w : memref<2x20x20x16xf32>, memref<24x3x3x16xf32>) outs(%out : memref<2x7x7x24xf32>)
   return
 }
+
+// -----
+
+// A zero fill right before (only ops that touch no memory between): the
+// kernel stores its sums (no load of the output) and the fill goes. Not
+// a fill of another value, nor one with a store between.
+// CHECK-LABEL: func @zero_filled
+// CHECK-NOT: linalg.fill
+// CHECK: gpu.launch
+// CHECK-NOT: memref.load %arg2
+// CHECK: memref.store %{{.*}}, %arg2[
+// CHECK: gpu.terminator
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%arg3
+// CHECK: gpu.launch
+// CHECK: memref.load %arg3
+// CHECK: gpu.terminator
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%arg4
+// CHECK: memref.store
+// CHECK: gpu.launch
+// CHECK: memref.load %arg4
+// CHECK: gpu.terminator
+func.func @zero_filled(%a: memref<64x32xf32>, %b: memref<32x48xf32>, %c: memref<64x48xf32>,
+                       %d: memref<64x48xf32>, %e: memref<64x48xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %i = arith.constant 0 : index
+  linalg.fill ins(%zero : f32) outs(%c : memref<64x48xf32>)
+  %v = memref.collapse_shape %c [[0, 1]] : memref<64x48xf32> into memref<3072xf32>
+  linalg.matmul ins(%a, %b : memref<64x32xf32>, memref<32x48xf32>) outs(%c : memref<64x48xf32>)
+  linalg.fill ins(%one : f32) outs(%d : memref<64x48xf32>)
+  linalg.matmul ins(%a, %b : memref<64x32xf32>, memref<32x48xf32>) outs(%d : memref<64x48xf32>)
+  linalg.fill ins(%zero : f32) outs(%e : memref<64x48xf32>)
+  memref.store %one, %e[%i, %i] : memref<64x48xf32>
+  linalg.matmul ins(%a, %b : memref<64x32xf32>, memref<32x48xf32>) outs(%e : memref<64x48xf32>)
+  return
+}

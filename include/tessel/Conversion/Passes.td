@@ -486,6 +486,24 @@ def TesselGpuTileMatmul
                            "::mlir::vector::VectorDialect"];
 }
 
+def TesselGpuFoldFillCopies
+    : Pass<"tessel-gpu-fold-fill-copies", "::mlir::func::FuncOp"> {
+  let summary = "Copies out of a buffer that only a fill writes become "
+                "fills of their targets";
+  let description = [{
+    Bufferization fills a buffer with a constant (a matmul's zero init) and
+    copies it wherever the tensor was used: on a GPU a fill kernel and a
+    device copy per use. For a `memref.alloc` whose uses are one
+    `linalg.fill` (first), `memref.copy` ops out of it and its deallocs,
+    each copy becomes a `linalg.fill` of the same value into the copy's
+    target, and the buffer goes. A zero fill right before a contraction
+    then folds into its kernel (`tessel-gpu-tile-matmul`). For buffers not
+    yet planned into an arena (a view of the buffer is another use, and
+    stops the rewrite).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def TesselGpuParallelLoopsFirst
     : Pass<"tessel-gpu-parallel-loops-first", "::mlir::func::FuncOp"> {
   let summary = "Interchange a linalg.generic's loops so that every "

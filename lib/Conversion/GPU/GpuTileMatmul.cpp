@@ -10,6 +10,7 @@
 #include "tessel/Conversion/Passes.h"
 
 #include "GpuEmitter.h"
+#include "GpuZeroFill.h"
 #include "GpuWgmmaMatmul.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -72,9 +73,14 @@ struct Gemm {
   /// The element at in-bounds indices.
   std::function<Value(Emitter &, Value batch, Value m, Value k)> loadA;
   std::function<Value(Emitter &, Value batch, Value k, Value n)> loadB;
-  /// Adds `sum` to the result element (m, n).
-  std::function<void(Emitter &, Value batch, Value m, Value n, Value sum)>
+  /// Adds `sum` to the result element (m, n), or stores it there
+  /// (`overwrite`).
+  std::function<void(Emitter &, Value batch, Value m, Value n, Value sum,
+                     bool overwrite)>
       accumulate;
+  /// The output was zero-filled just before (zeroFillBefore): the sums are
+  /// stored, not added, and the fill goes.
+  linalg::FillOp zeroFill;
   /// Whether the sizes may be zero (then the launch is skipped).
   bool mayBeEmpty = true;
   /// The sizes where static (M, N, K, batches), else ShapedType::kDynamic.
@@ -178,7 +184,7 @@ void storeSum(Emitter &e, const Gemm &g, const Launch &l, Value r, Value c,
     memref::StoreOp::create(e.b, e.loc, sum, l.workspace,
                             ValueRange{l.bz, r, c});
   else
-    g.accumulate(e, l.batch, r, c, sum);
+    g.accumulate(e, l.batch, r, c, sum, static_cast<bool>(g.zeroFill));
 }
 
 /// Ends the kernel; with split-K, the slices' partial sums are added up in
@@ -206,7 +212,7 @@ void endLaunch(OpBuilder &b, Location loc, const Gemm &g, const Launch &l) {
           b, loc, sum,
           memref::LoadOp::create(b, loc, l.workspace,
                                  ValueRange{e.add(base, e.idx(sl)), r, c}));
-    g.accumulate(e, bi, r, c, sum);
+    g.accumulate(e, bi, r, c, sum, static_cast<bool>(g.zeroFill));
   }
   memref::DeallocOp::create(b, loc, l.workspace);
 }
@@ -565,12 +571,15 @@ std::optional<Gemm> convGemm(Emitter &e, Operation *op) {
     return memref::LoadOp::create(e.b, e.loc, w, ValueRange{f, ky, kx, c})
         .getResult();
   };
-  g.accumulate = [=](Emitter &e, Value, Value m, Value f, Value sum) {
+  g.accumulate = [=](Emitter &e, Value, Value m, Value f, Value sum,
+                     bool overwrite) {
     Value n = e.div(m, ohow), p = e.rem(m, ohow);
     Value y = e.div(p, ow), x = e.rem(p, ow);
     SmallVector<Value> at = {n, y, x, f};
-    Value old = memref::LoadOp::create(e.b, e.loc, out, at);
-    Value v = arith::AddFOp::create(e.b, e.loc, old, sum);
+    Value v = sum;
+    if (!overwrite)
+      v = arith::AddFOp::create(
+          e.b, e.loc, memref::LoadOp::create(e.b, e.loc, out, at), sum);
     memref::StoreOp::create(e.b, e.loc, v, out, at);
   };
   return g;
@@ -664,10 +673,13 @@ std::optional<Gemm> contractionGemm(Emitter &e, Operation *op) {
                                   at(e, maps[1], batch, d.k, k, d.n, n))
         .getResult();
   };
-  g.accumulate = [=](Emitter &e, Value batch, Value m, Value n, Value sum) {
+  g.accumulate = [=](Emitter &e, Value batch, Value m, Value n, Value sum,
+                     bool overwrite) {
     SmallVector<Value> idx = at(e, maps[2], batch, d.m, m, d.n, n);
-    Value old = memref::LoadOp::create(e.b, e.loc, c, idx);
-    Value v = arith::AddFOp::create(e.b, e.loc, old, sum);
+    Value v = sum;
+    if (!overwrite)
+      v = arith::AddFOp::create(
+          e.b, e.loc, memref::LoadOp::create(e.b, e.loc, c, idx), sum);
     memref::StoreOp::create(e.b, e.loc, v, c, idx);
   };
   return g;
@@ -743,6 +755,11 @@ struct TesselGpuTileMatmulPass
       std::optional<Gemm> g = asGemm(e, op);
       if (!g)
         continue; // its size queries are dead code, folded later
+      // A zero fill just before: stored sums instead (not where the product
+      // may be empty: the skipped launch would leave the output unfilled).
+      if (!g->mayBeEmpty)
+        g->zeroFill = tessel::zeroFillBefore(
+            op, cast<linalg::LinalgOp>(op).getDpsInits()[0]);
       if (precision == "f32")
         g->tile = chooseTile(*g);
       g->splitK = chooseSplitK(*g);
@@ -752,6 +769,8 @@ struct TesselGpuTileMatmulPass
         emitTensorCoreGemm(b, op->getLoc(), *g,
                            precision == "f16" ? Type(b.getF16Type())
                                               : Type(b.getBF16Type()));
+      if (g->zeroFill)
+        g->zeroFill->erase();
       op->erase();
     }
   }

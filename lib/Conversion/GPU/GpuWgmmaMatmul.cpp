@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 #include "GpuWgmmaMatmul.h"
 #include "GpuEmitter.h"
+#include "GpuZeroFill.h"
 
 #include "tessel/Conversion/Passes.h"
 
@@ -65,10 +66,6 @@ struct Plan {
   bool overwrite; // the output was zero-filled just before: store, no add
   linalg::FillOp fill;
 };
-
-bool isZero(Value v) {
-  return matchPattern(v, m_AnyZeroFloat()) || matchPattern(v, m_Zero());
-}
 
 MemRefType staticIdentity(Value v) {
   auto t = dyn_cast<MemRefType>(v.getType());
@@ -137,12 +134,8 @@ std::optional<Plan> plan(linalg::LinalgOp op) {
          "the epilogue reuses the stages' memory");
   // `linalg.fill 0` right before into the same buffer: the kernel stores
   // its sums instead of adding them to the output.
-  p.overwrite = false;
-  if (auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode()))
-    if (fill.getOutputs()[0] == p.c && isZero(fill.getInputs()[0])) {
-      p.overwrite = true;
-      p.fill = fill;
-    }
+  p.fill = tessel::zeroFillBefore(op, p.c);
+  p.overwrite = static_cast<bool>(p.fill);
   return p;
 }
 

@@ -88,6 +88,9 @@ CUDATargetBackend::unsupported(const PipelineOptions &options) const {
 
 void CUDATargetBackend::buildBufferPipeline(
     OpPassManager &pm, const PipelineOptions &) const {
+  // A matmul's zero init: a fill of its output (folded into its kernel by
+  // tessel-gpu-tile-matmul), not a fill kernel and a device copy.
+  pm.addNestedPass<func::FuncOp>(createTesselGpuFoldFillCopies());
   // Reductions over middle dims (a global average pool): every parallel
   // loop outside, so each output element gets a thread (or a block).
   pm.addNestedPass<func::FuncOp>(createTesselGpuParallelLoopsFirst());
