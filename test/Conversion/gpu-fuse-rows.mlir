@@ -199,10 +199,11 @@ func.func @overlapping_views(%y: memref<64x64xf32>, %z: memref<64x64xf32>) {
 
 // Left alone: a matmul (tessel-gpu-tile-matmul's), a reduction over fewer
 // than 32 elements a row, a dynamic shape, an f64 sum (no shuffles of 64
-// bits), and a reduction whose body reads the output elsewhere.
+// bits), a reduction whose body reads the output elsewhere, and one of no
+// rows (a launch of no blocks is an error).
 // CHECK-LABEL: func @left_alone
 // CHECK-NOT: gpu.launch
-// CHECK-COUNT-5: linalg.generic
+// CHECK-COUNT-6: linalg.generic
 // CHECK-NOT: gpu.launch
 #mk = affine_map<(d0, d1, d2) -> (d0, d2)>
 #kn = affine_map<(d0, d1, d2) -> (d2, d1)>
@@ -213,7 +214,8 @@ func.func @left_alone(%a: memref<64x64xf32>, %b: memref<64x64xf32>,
                       %c: memref<64x64xf32>, %narrow: memref<64x16xf32>,
                       %s: memref<64xf32>, %dyn: memref<?x64xf32>,
                       %sd: memref<?xf32>, %f64: memref<64x64xf64>,
-                      %s64: memref<64xf64>) {
+                      %s64: memref<64xf64>, %none: memref<0x64xf32>,
+                      %snone: memref<0xf32>) {
   linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
       ins(%a, %b : memref<64x64xf32>, memref<64x64xf32>) outs(%c : memref<64x64xf32>) {
   ^bb0(%x: f32, %y: f32, %out: f32):
@@ -245,6 +247,34 @@ func.func @left_alone(%a: memref<64x64xf32>, %b: memref<64x64xf32>,
     %m = arith.mulf %out, %in : f32
     %q = arith.addf %out, %m : f32
     linalg.yield %q : f32
+  }
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%none : memref<0x64xf32>) outs(%snone : memref<0xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %q = arith.addf %out, %in : f32
+    linalg.yield %q : f32
+  }
+  return
+}
+
+// -----
+
+// The element's value is defined outside the body (a count): each thread
+// adds the constant per element.
+// CHECK-LABEL: func @count
+// CHECK: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK: gpu.launch
+// CHECK: scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32)
+// CHECK: arith.addf %[[ACC]], %[[ONE]] : f32
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @count(%x: memref<64x40xf32>, %n: memref<64xf32>) {
+  %one = arith.constant 1.0 : f32
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<64x40xf32>) outs(%n : memref<64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %c = arith.addf %one, %out : f32
+    linalg.yield %c : f32
   }
   return
 }

@@ -346,7 +346,7 @@ SmallVector<Value> emitBody(Emitter &e, const RowOp &r, ArrayRef<Value> ivs) {
     if (auto yield = dyn_cast<linalg::YieldOp>(op)) {
       if (r.reduction)
         results.push_back(
-            map.lookup(r.combine->getOperand(r.outIsLhs ? 1 : 0)));
+            map.lookupOrDefault(r.combine->getOperand(r.outIsLhs ? 1 : 0)));
       else
         for (Value v : yield.getValues())
           results.push_back(map.lookupOrDefault(v));
@@ -558,6 +558,8 @@ struct TesselGpuFuseRowsPass
       if (taken.contains(seed))
         continue;
       int64_t rows = *reductionRows(seed);
+      if (rows <= 0)
+        continue; // no blocks to launch (an empty grid is a launch error)
       std::optional<RowOp> self = asRowOp(seed, rows);
       if (!self || self->cols < minCols)
         continue;
