@@ -72,7 +72,8 @@ if [ "$compiler" = ON ]; then
               --ignore="$root/test/python/test_models.py"
               -k "not test_torchvision_cnn and not 1024")
     fi
-    # One worker per core where pytest-xdist is installed (setup.sh).
+    # One worker per core where pytest-xdist is installed (setup.sh); the
+    # controller keeps the preload for its workers (test/python/conftest.py).
     xdist=()
     /usr/bin/python3 -c "import xdist" 2>/dev/null && xdist=(-n "$(nproc)")
     runtime="$(clang-22 -print-file-name=libclang_rt.asan-x86_64.so)"
