@@ -75,6 +75,17 @@ std::optional<Target> mlir::tessel::parseTarget(llvm::StringRef name) {
   return std::nullopt;
 }
 
+std::optional<CudaBinary>
+mlir::tessel::parseCudaBinary(llvm::StringRef name) {
+  if (name == "auto")
+    return CudaBinary::Auto;
+  if (name == "ptx")
+    return CudaBinary::PTX;
+  if (name == "fatbin")
+    return CudaBinary::Fatbin;
+  return std::nullopt;
+}
+
 bool mlir::tessel::isKnownCudaArch(llvm::StringRef arch) {
   return llvm::is_contained({"sm_75", "sm_80", "sm_86", "sm_89", "sm_90",
                              "sm_90a", "sm_100", "sm_120"},

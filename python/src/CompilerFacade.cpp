@@ -302,12 +302,9 @@ Status IRModule::compile(const CompileOptions &options,
                            "' (expected sm_75, sm_80, sm_86, sm_89, sm_90, "
                            "sm_90a, sm_100 or sm_120)");
   opts.cudaArch = options.cudaArch;
-  if (options.cudaBinary == "auto")
-    opts.cudaBinary = ::mlir::tessel::CudaBinary::Auto;
-  else if (options.cudaBinary == "ptx")
-    opts.cudaBinary = ::mlir::tessel::CudaBinary::PTX;
-  else if (options.cudaBinary == "fatbin")
-    opts.cudaBinary = ::mlir::tessel::CudaBinary::Fatbin;
+  if (std::optional<::mlir::tessel::CudaBinary> b =
+          ::mlir::tessel::parseCudaBinary(options.cudaBinary))
+    opts.cudaBinary = *b;
   else
     return Status::failure("cuda_binary must be 'auto', 'ptx' or 'fatbin', "
                            "got '" + options.cudaBinary + "'");

@@ -83,18 +83,14 @@ static cl::opt<std::string> cudaArch(
     cl::desc("--target=cuda: the least GPU architecture the artifact runs on "
              "(default sm_80; sm_90 for H100/H200)"),
     cl::value_desc("sm_NN"), cl::init("sm_80"), cl::cat(category));
-static cl::opt<tessel::CudaBinary> cudaBinary(
+static cl::opt<std::string> cudaBinary(
     "cuda-binary",
-    cl::desc("--target=cuda: how the kernels are embedded in the artifact"),
-    cl::values(clEnumValN(tessel::CudaBinary::Auto, "auto",
-                          "a cubin for --cuda-arch plus the PTX where the "
-                          "CUDA toolkit (ptxas, fatbinary) is installed, "
-                          "else the PTX alone (default)"),
-               clEnumValN(tessel::CudaBinary::PTX, "ptx",
-                          "the PTX alone: the driver compiles it at load"),
-               clEnumValN(tessel::CudaBinary::Fatbin, "fatbin",
-                          "a cubin and the PTX (needs the toolkit)")),
-    cl::init(tessel::CudaBinary::Auto), cl::cat(category));
+    cl::desc("--target=cuda: how the kernels are embedded in the artifact: "
+             "auto (default: a cubin for --cuda-arch plus the PTX where the "
+             "CUDA toolkit's ptxas and fatbinary are installed, else the PTX "
+             "alone), ptx (the driver compiles it at load), fatbin (a cubin "
+             "and the PTX; needs the toolkit)"),
+    cl::value_desc("auto|ptx|fatbin"), cl::init("auto"), cl::cat(category));
 static cl::opt<bool> kernels(
     "kernels",
     cl::desc("At -O2/-O3, compile convolutions and matmuls to calls into "
@@ -388,7 +384,14 @@ int main(int argc, char **argv) {
     errs() << "tessel-compile: error: --cuda-binary needs --target=cuda\n";
     return 1;
   }
-  options.cudaBinary = cudaBinary;
+  if (std::optional<tessel::CudaBinary> b =
+          tessel::parseCudaBinary(cudaBinary)) {
+    options.cudaBinary = *b;
+  } else {
+    errs() << "tessel-compile: error: unknown --cuda-binary value '"
+           << cudaBinary << "' (expected auto, ptx or fatbin)\n";
+    return 1;
+  }
   if (emit == tessel::EmitKind::PTX && options.target != tessel::Target::CUDA) {
     errs() << "tessel-compile: error: --emit=ptx needs --target=cuda\n";
     return 1;

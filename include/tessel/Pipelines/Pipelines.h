@@ -173,6 +173,8 @@ void buildLinalgToBuffersPipeline(OpPassManager &pm,
                                   const PipelineOptions &options);
 /// Parses a --target value (cpu|cuda).
 std::optional<Target> parseTarget(llvm::StringRef name);
+/// Parses a --cuda-binary value (auto|ptx|fatbin).
+std::optional<CudaBinary> parseCudaBinary(llvm::StringRef name);
 /// Whether `arch` names a CUDA architecture the backend knows (sm_NN).
 bool isKnownCudaArch(llvm::StringRef arch);
 

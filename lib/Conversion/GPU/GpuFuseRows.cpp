@@ -553,7 +553,15 @@ struct TesselGpuFuseRowsPass
       if (!op->getParentOfType<gpu::LaunchOp>() && reductionRows(op))
         seeds.push_back(op);
     });
+    // Runs are collected first and rewritten after, so `taken` only ever
+    // holds live ops.
     llvm::DenseSet<Operation *> taken;
+    struct Run {
+      Operation *seed;
+      int64_t rows;
+      SmallVector<RowOp> ops;
+    };
+    SmallVector<Run> runs;
     for (Operation *seed : seeds) {
       if (taken.contains(seed))
         continue;
@@ -572,19 +580,9 @@ struct TesselGpuFuseRowsPass
         if (!soundAsRows(run))
           continue;
       }
-      int64_t widest = 1;
       for (const RowOp &r : run)
-        widest = std::max(widest, r.cols);
-      int64_t threads = std::clamp<int64_t>(
-          llvm::PowerOf2Ceil(widest), kWarp, kMaxThreads);
-      // The kernel goes where the last op was: every operand is defined
-      // before it, and no op between the members touches memory.
-      OpBuilder b(run.back().op);
-      emitKernel(b, seed->getLoc(), run, rows, threads);
-      for (RowOp &r : run) {
         taken.insert(r.op);
-        r.op->erase();
-      }
+      runs.push_back({seed, rows, std::move(run)});
     }
     for (Operation *copy : copies) {
       if (taken.contains(copy))
@@ -593,6 +591,19 @@ struct TesselGpuFuseRowsPass
       memref::CopyOp::create(b, copy->getLoc(), copy->getOperand(0),
                              copy->getOperand(1));
       copy->erase();
+    }
+    for (Run &run : runs) {
+      int64_t widest = 1;
+      for (const RowOp &r : run.ops)
+        widest = std::max(widest, r.cols);
+      int64_t threads = std::clamp<int64_t>(
+          llvm::PowerOf2Ceil(widest), kWarp, kMaxThreads);
+      // The kernel goes where the last op was: every operand is defined
+      // before it, and no op between the members touches memory.
+      OpBuilder b(run.ops.back().op);
+      emitKernel(b, run.seed->getLoc(), run.ops, run.rows, threads);
+      for (RowOp &r : run.ops)
+        r.op->erase();
     }
   }
 };

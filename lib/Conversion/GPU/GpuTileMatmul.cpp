@@ -691,23 +691,30 @@ std::optional<Gemm> asGemm(Emitter &e, Operation *op) {
   return contractionGemm(e, op);
 }
 
+/// The output's `tile`x`tile` tiles times its batches: the blocks of a
+/// kernel without split-K. None where a size is dynamic.
+std::optional<int64_t> staticBlocks(const Gemm &g, int64_t tile) {
+  if (ShapedType::isDynamic(g.staticRows) ||
+      ShapedType::isDynamic(g.staticCols) ||
+      ShapedType::isDynamic(g.staticBatches))
+    return std::nullopt;
+  return llvm::divideCeil(g.staticRows, tile) *
+         llvm::divideCeil(g.staticCols, tile) * g.staticBatches;
+}
+
 /// Enough blocks to fill a large GPU (132 SMs on an H100/H200, two blocks
 /// each) when the output has few tiles, with every slice at least 64 deep.
 /// Static sizes only (the workspace is statically shaped).
 int64_t chooseSplitK(const Gemm &g) {
-  if (ShapedType::isDynamic(g.staticRows) ||
-      ShapedType::isDynamic(g.staticCols) ||
-      ShapedType::isDynamic(g.staticDepth) ||
-      ShapedType::isDynamic(g.staticBatches))
+  std::optional<int64_t> blocks = staticBlocks(g, g.tile);
+  if (!blocks || ShapedType::isDynamic(g.staticDepth))
     return 1;
   constexpr int64_t kTargetBlocks = 264, kMinSliceDepth = 64;
-  int64_t blocks = llvm::divideCeil(g.staticRows, g.tile) *
-                   llvm::divideCeil(g.staticCols, g.tile) * g.staticBatches;
-  if (blocks == 0 || blocks >= kTargetBlocks / 2)
+  if (*blocks == 0 || *blocks >= kTargetBlocks / 2)
     return 1;
   int64_t byDepth = g.staticDepth / kMinSliceDepth;
   int64_t split =
-      std::min<int64_t>(llvm::divideCeil(kTargetBlocks, blocks), byDepth);
+      std::min<int64_t>(llvm::divideCeil(kTargetBlocks, *blocks), byDepth);
   return std::max<int64_t>(split, 1);
 }
 
@@ -718,15 +725,11 @@ int64_t chooseSplitK(const Gemm &g) {
 /// registers in one of ResNet-18's kernels (sm_90), and the convolutions'
 /// kernels are tuned as they are (see Gemm::sinkConstants).
 int64_t chooseTile(const Gemm &g) {
+  static_assert(kTileM == kTileN, "square tiles");
   if (g.convolution)
     return kTileM;
-  if (ShapedType::isDynamic(g.staticRows) ||
-      ShapedType::isDynamic(g.staticCols) ||
-      ShapedType::isDynamic(g.staticBatches))
-    return kTileM;
-  int64_t blocks = llvm::divideCeil(g.staticRows, kTileM) *
-                   llvm::divideCeil(g.staticCols, kTileN) * g.staticBatches;
-  return blocks < 132 ? kSmallTile : kTileM;
+  std::optional<int64_t> blocks = staticBlocks(g, kTileM);
+  return blocks && *blocks < 132 ? kSmallTile : kTileM;
 }
 
 struct TesselGpuTileMatmulPass
