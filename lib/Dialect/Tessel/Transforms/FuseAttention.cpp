@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
+#include "tessel/Dialect/Tessel/Utils/IndexMath.h"
 #include "tessel/Runtime/tessel_abi.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -236,39 +237,22 @@ Value peelScale(Value v, float &scale, SmallVectorImpl<RequireOp> &requires) {
   return producer(s->x, requires);
 }
 
-/// Scalar index arithmetic for the fused op's checks.
-struct Sizes {
-  PatternRewriter &b;
-  Location loc;
-  Value dim(Value x, int64_t d) {
-    int64_t size = cast<RankedTensorType>(x.getType()).getDimSize(d);
-    if (!ShapedType::isDynamic(size))
-      return arith::ConstantIndexOp::create(b, loc, size);
-    return tensor::DimOp::create(b, loc, x, d);
-  }
-  bool isStatic(Value x, int64_t d) {
-    return !cast<RankedTensorType>(x.getType()).isDynamicDim(d);
-  }
-  Value eq(Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y);
-  }
-  Value both(Value x, Value y) {
-    return x ? arith::AndIOp::create(b, loc, x, y).getResult() : y;
-  }
-  /// `x` with its dim `d` 0 where `ok` does not hold.
-  Value emptiedUnless(Value ok, Value x, int64_t d) {
-    auto type = cast<RankedTensorType>(x.getType());
-    SmallVector<Value> sizes;
-    for (int64_t j = 0; j < type.getRank(); ++j)
-      sizes.push_back(dim(x, j));
-    sizes[d] = arith::SelectOp::create(
-        b, loc, ok, sizes[d], arith::ConstantIndexOp::create(b, loc, 0));
-    Value shape = tensor::FromElementsOp::create(
-        b, loc,
-        RankedTensorType::get({type.getRank()}, b.getIndexType()), sizes);
-    return tensor::ReshapeOp::create(b, loc, type, x, shape);
-  }
-};
+bool isStaticDim(Value x, int64_t d) {
+  return !cast<RankedTensorType>(x.getType()).isDynamicDim(d);
+}
+
+/// `x` with its dim `d` 0 where `ok` does not hold.
+Value emptiedUnless(IndexMath &z, Value ok, Value x, int64_t d) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<Value> sizes;
+  for (int64_t j = 0; j < type.getRank(); ++j)
+    sizes.push_back(z.dim(x, j));
+  sizes[d] = z.select(ok, sizes[d], z.c(0));
+  Value shape = tensor::FromElementsOp::create(
+      z.b, z.loc, RankedTensorType::get({type.getRank()}, z.b.getIndexType()),
+      sizes);
+  return tensor::ReshapeOp::create(z.b, z.loc, type, x, shape);
+}
 
 struct FuseAttentionPattern : OpRewritePattern<tosa::MatMulOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -335,7 +319,7 @@ struct FuseAttentionPattern : OpRewritePattern<tosa::MatMulOp> {
     auto kTy = RankedTensorType::get(
         {kTTy.getDimSize(0), kTTy.getDimSize(2), kTTy.getDimSize(1)},
         kTTy.getElementType());
-    Sizes z{rewriter, loc};
+    IndexMath z(rewriter, loc);
     // The sizes the chain's matmuls and mask add need equal, checked at
     // run time where one is dynamic (the kernel trusts them): batch, head
     // dim, key length, and the mask's broadcast. Where they differ the
@@ -348,29 +332,29 @@ struct FuseAttentionPattern : OpRewritePattern<tosa::MatMulOp> {
       int64_t db;
     };
     Pair pairs[] = {{q, 0, kT, 0}, {q, 0, v, 0}, {q, 2, kT, 1}, {kT, 2, v, 1}};
-    Value ok;
+    Value ok; // null while nothing needs checking
+    auto also = [&](Value holds) { ok = ok ? z.both(ok, holds) : holds; };
     for (const Pair &p : pairs)
-      if (!z.isStatic(p.a, p.da) || !z.isStatic(p.b, p.db))
-        ok = z.both(ok, z.eq(z.dim(p.a, p.da), z.dim(p.b, p.db)));
+      if (!isStaticDim(p.a, p.da) || !isStaticDim(p.b, p.db))
+        also(z.eq(z.dim(p.a, p.da), z.dim(p.b, p.db)));
     if (mask) {
       std::pair<Value, int64_t> full[3] = {{q, 0}, {q, 1}, {kT, 2}};
       for (int64_t d = 0; d < 3; ++d) {
-        if (z.isStatic(mask, d) && z.isStatic(full[d].first, full[d].second))
+        if (isStaticDim(mask, d) &&
+            isStaticDim(full[d].first, full[d].second))
           continue;
         Value m = z.dim(mask, d);
-        Value one = z.eq(m, arith::ConstantIndexOp::create(rewriter, loc, 1));
-        ok = z.both(ok, arith::OrIOp::create(
-                            rewriter, loc, one,
-                            z.eq(m, z.dim(full[d].first, full[d].second))));
+        also(z.either(z.eq(m, z.c(1)),
+                      z.eq(m, z.dim(full[d].first, full[d].second))));
       }
     }
     Value k = tosa::TransposeOp::create(rewriter, loc, kTy, kT,
                                         ArrayRef<int32_t>{0, 2, 1});
     if (ok) {
-      if (!z.isStatic(q, 0) || !z.isStatic(q, 1))
-        q = z.emptiedUnless(ok, q, z.isStatic(q, 0) ? 1 : 0);
-      else if (!z.isStatic(k, 1))
-        k = z.emptiedUnless(ok, k, 1);
+      if (!isStaticDim(q, 0) || !isStaticDim(q, 1))
+        q = emptiedUnless(z, ok, q, isStaticDim(q, 0) ? 1 : 0);
+      else if (!isStaticDim(k, 1))
+        k = emptiedUnless(z, ok, k, 1);
       else
         return rewriter.notifyMatchFailure(
             pv, "run-time sizes the kernel's loops cannot be emptied on");
