@@ -105,6 +105,7 @@ def ort(onnx_path, x_path, out_path, runs, stat="median_ms", budget=20):
 
 def fma_peak():
     exe = os.path.join(BENCH, "work", "fma_peak")
+    os.makedirs(os.path.dirname(exe), exist_ok=True)  # a fresh clone has none
     sh(["cc", "-O3", "-march=native", "-pthread", os.path.join(BENCH, "fma_peak.c"), "-o", exe])
     for line in sh([exe, "1", "1"]).splitlines():
         if line.startswith("fma_peak: threads=1"):
