@@ -287,3 +287,19 @@ def test_index_select_index_add_moe_matches_pytorch(tokens):
     x2 = torch.randn(tokens, 8) * 3
     with torch.no_grad():
         assert_close(compiled(x2.numpy()), model(x2).numpy(), 1e-5)
+
+
+def test_index_select_index_add_moe_keeps_its_structure(tmp_path):
+    """The imported IR keeps each expert's routing as ops a pass can read:
+    the positions (tessel.nonzero), the rows they select (tessel.gather)
+    and the sum back (tessel.scatter_elements), one of each per expert."""
+    torch.manual_seed(6)
+    model = _IndexedMoE().eval()
+    path = str(tmp_path / "moe.onnx")
+    torch.onnx.export(model, (torch.randn(16, 8),), path)
+    text = str(tessel.compiler.to_module(path))
+    experts = len(model.experts)
+    assert text.count("tessel.nonzero") == experts
+    # The tokens' rows and their gate weights, for each expert.
+    assert text.count("tessel.gather") == 2 * experts
+    assert text.count("tessel.scatter_elements") == experts

@@ -277,3 +277,88 @@ func.func @nonzero_run_time_size(%x: tensor<?xf32>) -> tensor<1x?xi64> {
   %c = tessel.nonzero %x : tensor<?xf32> -> tensor<1x?xi64>
   return %c : tensor<1x?xi64>
 }
+
+// -----
+
+// gather: a loop checks every index (negative ones wrapped) and the call
+// fails where one is out of range; the rows themselves are a
+// tensor.generate of extracts at the wrapped index (element 0 of the axis
+// where it is out of range). Run-time sizes are fine.
+// CHECK-LABEL: func @gather
+// CHECK-SAME: %[[X:.*]]: tensor<6x8xf32>, %[[I:.*]]: tensor<?xi64>
+// CHECK-DAG: %[[C6:.*]] = arith.constant 6 : index
+// CHECK: %[[OK:.*]] = scf.for {{.*}} iter_args({{.*}}) -> (i1)
+// CHECK:   arith.addi %{{.*}}, %[[C6]] : index
+// CHECK:   arith.cmpi slt, %{{.*}}, %[[C6]] : index
+// CHECK: %[[N:.*]] = tensor.dim %[[I]]
+// CHECK: %[[ROWS:.*]] = tensor.generate %[[N]]
+// CHECK: ^bb0(%[[R:.*]]: index, %[[COL:.*]]: index):
+// CHECK:   tensor.extract %[[I]][%[[R]]] : tensor<?xi64>
+// CHECK:   arith.select
+// CHECK:   %[[AT:.*]] = arith.select
+// CHECK:   tensor.extract %[[X]][%[[AT]], %[[COL]]] : tensor<6x8xf32>
+// CHECK: } : tensor<?x8xf32>
+// CHECK: %[[HOLDS:.*]] = tensor.from_elements %[[OK]] : tensor<i1>
+// CHECK: %[[Y:.*]] = tessel.require %[[HOLDS]], %[[ROWS]] else %[[ROWS]] {status = -4 : i32}
+// CHECK-NOT: tessel.gather
+// CHECK: return %[[Y]]
+func.func @gather(%x: tensor<6x8xf32>, %i: tensor<?xi64>) -> tensor<?x8xf32> {
+  %0 = tessel.gather %x, %i {axis = 0 : i64} : tensor<6x8xf32>, tensor<?xi64> -> tensor<?x8xf32>
+  return %0 : tensor<?x8xf32>
+}
+
+// -----
+
+// A scalar index along the last axis: the check reads it through a
+// one-element tensor.
+// CHECK-LABEL: func @gather_scalar_index
+// CHECK: tensor.from_elements %{{.*}} : tensor<1xi32>
+// CHECK: tensor.generate
+// CHECK: } : tensor<6xf32>
+// CHECK-NOT: tessel.gather
+func.func @gather_scalar_index(%x: tensor<6x8xf32>, %j: tensor<i32>) -> tensor<6xf32> {
+  %0 = tessel.gather %x, %j {axis = 1 : i64} : tensor<6x8xf32>, tensor<i32> -> tensor<6xf32>
+  return %0 : tensor<6xf32>
+}
+
+// -----
+
+// scatter_elements: one loop over the updates in row-major order, carrying
+// the result and whether every index was in range (and the sizes equal);
+// each step combines the update with the element it lands on (here: add).
+// CHECK-LABEL: func @scatter_elements
+// CHECK-SAME: %[[D:.*]]: tensor<6x8xf32>, %[[I:.*]]: tensor<?x8xi64>, %[[U:.*]]: tensor<?x8xf32>
+// CHECK: %[[SAME:.*]] = arith.cmpi eq
+// CHECK: %[[LOOP:.*]]:2 = scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[D]], %{{.*}} = %[[SAME]]) -> (tensor<6x8xf32>, i1)
+// CHECK:   tensor.extract %[[I]]
+// CHECK:   %[[UPD:.*]] = tensor.extract %[[U]]
+// CHECK:   %[[CUR:.*]] = tensor.extract %[[ACC]]
+// CHECK:   %[[SUM:.*]] = arith.addf %[[CUR]], %[[UPD]] : f32
+// CHECK:   %[[NEXT:.*]] = arith.select %{{.*}}, %[[SUM]], %[[CUR]] : f32
+// CHECK:   tensor.insert %[[NEXT]] into %[[ACC]]
+// CHECK: %[[HOLDS:.*]] = tensor.from_elements %[[LOOP]]#1 : tensor<i1>
+// CHECK: %[[Y:.*]] = tessel.require %[[HOLDS]], %[[LOOP]]#0 else %[[LOOP]]#0 {status = -4 : i32}
+// CHECK-NOT: tessel.scatter_elements
+// CHECK: return %[[Y]]
+func.func @scatter_elements(%d: tensor<6x8xf32>, %i: tensor<?x8xi64>, %u: tensor<?x8xf32>) -> tensor<6x8xf32> {
+  %0 = tessel.scatter_elements %d, %i, %u {axis = 0 : i64, reduction = #tessel.scatter_reduction<add>} : tensor<6x8xf32>, tensor<?x8xi64>, tensor<?x8xf32> -> tensor<6x8xf32>
+  return %0 : tensor<6x8xf32>
+}
+
+// -----
+
+// Without a reduction the update replaces the element; max and min of
+// integers compare signed.
+// CHECK-LABEL: func @scatter_replace_and_max
+// CHECK: scf.for
+// CHECK-NOT: arith.addf
+// CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK: scf.for
+// CHECK: arith.maxsi %{{.*}}, %{{.*}} : i32
+// CHECK-NOT: tessel.scatter_elements
+func.func @scatter_replace_and_max(%d: tensor<6x8xf32>, %i: tensor<2x8xi64>, %u: tensor<2x8xf32>,
+                                   %e: tensor<6x8xi32>, %v: tensor<2x8xi32>) -> (tensor<6x8xf32>, tensor<6x8xi32>) {
+  %0 = tessel.scatter_elements %d, %i, %u {axis = 0 : i64} : tensor<6x8xf32>, tensor<2x8xi64>, tensor<2x8xf32> -> tensor<6x8xf32>
+  %1 = tessel.scatter_elements %e, %i, %v {axis = 0 : i64, reduction = #tessel.scatter_reduction<max>} : tensor<6x8xi32>, tensor<2x8xi64>, tensor<2x8xi32> -> tensor<6x8xi32>
+  return %0, %1 : tensor<6x8xf32>, tensor<6x8xi32>
+}

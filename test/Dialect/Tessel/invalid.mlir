@@ -230,3 +230,67 @@ func.func @nonzero_rows(%x: tensor<3x4xf32>) -> tensor<3x?xi64> {
   %c = tessel.nonzero %x : tensor<3x4xf32> -> tensor<3x?xi64>
   return %c : tensor<3x?xi64>
 }
+
+// -----
+
+func.func @gather_axis(%x: tensor<6x8xf32>, %i: tensor<?xi64>) -> tensor<6x?xf32> {
+  // expected-error @+1 {{attribute 'axis' = -1 must be in [0, 2)}}
+  %0 = tessel.gather %x, %i {axis = -1 : i64} : tensor<6x8xf32>, tensor<?xi64> -> tensor<6x?xf32>
+  return %0 : tensor<6x?xf32>
+}
+
+// -----
+
+func.func @gather_result(%x: tensor<6x8xf32>, %i: tensor<3xi64>) -> tensor<3x6xf32> {
+  // expected-error @+1 {{result type 'tensor<3x6xf32>' must have the input's sizes with dimension 0 replaced by the indices' sizes}}
+  %0 = tessel.gather %x, %i {axis = 0 : i64} : tensor<6x8xf32>, tensor<3xi64> -> tensor<3x6xf32>
+  return %0 : tensor<3x6xf32>
+}
+
+// -----
+
+func.func @gather_element_type(%x: tensor<6x8xf32>, %i: tensor<3xi64>) -> tensor<3x8xf16> {
+  // expected-error @+1 {{result element type 'f16' differs from the input's 'f32'}}
+  %0 = tessel.gather %x, %i {axis = 0 : i64} : tensor<6x8xf32>, tensor<3xi64> -> tensor<3x8xf16>
+  return %0 : tensor<3x8xf16>
+}
+
+// -----
+
+func.func @scatter_rank(%x: tensor<6x8xf32>, %i: tensor<?xi64>, %u: tensor<?xf32>) -> tensor<6x8xf32> {
+  // expected-error @+1 {{indices and updates must have the input's rank 2}}
+  %0 = tessel.scatter_elements %x, %i, %u {axis = 0 : i64} : tensor<6x8xf32>, tensor<?xi64>, tensor<?xf32> -> tensor<6x8xf32>
+  return %0 : tensor<6x8xf32>
+}
+
+// -----
+
+func.func @scatter_sizes(%x: tensor<6x8xf32>, %i: tensor<2x8xi64>, %u: tensor<3x8xf32>) -> tensor<6x8xf32> {
+  // expected-error @+1 {{indices 'tensor<2x8xi64>' and updates 'tensor<3x8xf32>' must have the same sizes}}
+  %0 = tessel.scatter_elements %x, %i, %u {axis = 0 : i64} : tensor<6x8xf32>, tensor<2x8xi64>, tensor<3x8xf32> -> tensor<6x8xf32>
+  return %0 : tensor<6x8xf32>
+}
+
+// -----
+
+func.func @scatter_result(%x: tensor<6x8xf32>, %i: tensor<?x8xi64>, %u: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{result type 'tensor<?x8xf32>' must be the input's, 'tensor<6x8xf32>'}}
+  %0 = tessel.scatter_elements %x, %i, %u {axis = 0 : i64} : tensor<6x8xf32>, tensor<?x8xi64>, tensor<?x8xf32> -> tensor<?x8xf32>
+  return %0 : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @scatter_updates_type(%x: tensor<6x8xf32>, %i: tensor<?x8xi64>, %u: tensor<?x8xf16>) -> tensor<6x8xf32> {
+  // expected-error @+1 {{updates' element type 'f16' differs from the input's 'f32'}}
+  %0 = tessel.scatter_elements %x, %i, %u {axis = 0 : i64} : tensor<6x8xf32>, tensor<?x8xi64>, tensor<?x8xf16> -> tensor<6x8xf32>
+  return %0 : tensor<6x8xf32>
+}
+
+// -----
+
+func.func @scatter_bool_reduction(%x: tensor<6x8xi1>, %i: tensor<?x8xi64>, %u: tensor<?x8xi1>) -> tensor<6x8xi1> {
+  // expected-error @+1 {{reduction 'add' needs float or signless integer (not i1) elements, got 'i1'}}
+  %0 = tessel.scatter_elements %x, %i, %u {axis = 0 : i64, reduction = #tessel.scatter_reduction<add>} : tensor<6x8xi1>, tensor<?x8xi64>, tensor<?x8xi1> -> tensor<6x8xi1>
+  return %0 : tensor<6x8xi1>
+}

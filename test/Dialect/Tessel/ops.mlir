@@ -72,6 +72,22 @@ func.func @nonzero(%m: tensor<6x2xi1>, %x: tensor<?xf32>) -> (tensor<2x?xi64>, t
   return %c, %d : tensor<2x?xi64>, tensor<1x?xi64>
 }
 
+// CHECK-LABEL: func @gather_scatter
+// CHECK: tessel.gather %{{.*}}, %{{.*}} {axis = 0 : i64} : tensor<6x8xf32>, tensor<?xi64> -> tensor<?x8xf32>
+// CHECK: tessel.gather %{{.*}}, %{{.*}} {axis = 1 : i64} : tensor<6x8xf32>, tensor<i32> -> tensor<6xf32>
+// CHECK: tessel.scatter_elements %{{.*}}, %{{.*}}, %{{.*}} {axis = 0 : i64} : tensor<6x8xf32>, tensor<?x8xi64>, tensor<?x8xf32> -> tensor<6x8xf32>
+// CHECK: tessel.scatter_elements %{{.*}}, %{{.*}}, %{{.*}} {axis = 1 : i64, reduction = #tessel.scatter_reduction<max>} : tensor<6x8xi32>, tensor<6x?xi64>, tensor<6x?xi32> -> tensor<6x8xi32>
+func.func @gather_scatter(%x: tensor<6x8xf32>, %i: tensor<?xi64>, %j: tensor<i32>,
+                          %k: tensor<?x8xi64>, %u: tensor<?x8xf32>, %y: tensor<6x8xi32>,
+                          %l: tensor<6x?xi64>, %v: tensor<6x?xi32>)
+    -> (tensor<?x8xf32>, tensor<6xf32>, tensor<6x8xf32>, tensor<6x8xi32>) {
+  %0 = tessel.gather %x, %i {axis = 0 : i64} : tensor<6x8xf32>, tensor<?xi64> -> tensor<?x8xf32>
+  %1 = tessel.gather %x, %j {axis = 1 : i64} : tensor<6x8xf32>, tensor<i32> -> tensor<6xf32>
+  %2 = tessel.scatter_elements %x, %k, %u {axis = 0 : i64} : tensor<6x8xf32>, tensor<?x8xi64>, tensor<?x8xf32> -> tensor<6x8xf32>
+  %3 = tessel.scatter_elements %y, %l, %v {axis = 1 : i64, reduction = #tessel.scatter_reduction<max>} : tensor<6x8xi32>, tensor<6x?xi64>, tensor<6x?xi32> -> tensor<6x8xi32>
+  return %0, %1, %2, %3 : tensor<?x8xf32>, tensor<6xf32>, tensor<6x8xf32>, tensor<6x8xi32>
+}
+
 // CHECK-LABEL: func @reduce_mean
 // CHECK: tessel.reduce_mean %{{.*}} {axis = 1 : i64} : (tensor<2x8xf32>) -> tensor<2x1xf32>
 func.func @reduce_mean(%x: tensor<2x8xf32>) -> tensor<2x1xf32> {

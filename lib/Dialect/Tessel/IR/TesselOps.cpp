@@ -92,6 +92,75 @@ LogicalResult NonZeroOp::verify() {
   return success();
 }
 
+/// An axis the op takes as it is: in [0, rank).
+static LogicalResult verifyNormalizedAxis(Operation *op, int64_t axis,
+                                          int64_t rank) {
+  if (axis < 0 || axis >= rank)
+    return op->emitOpError() << "attribute 'axis' = " << axis
+                             << " must be in [0, " << rank << ")";
+  return success();
+}
+
+LogicalResult GatherOp::verify() {
+  auto in = cast<RankedTensorType>(getInput().getType());
+  auto idx = cast<RankedTensorType>(getIndices().getType());
+  auto out = cast<RankedTensorType>(getResult().getType());
+  int64_t axis = getAxis();
+  if (failed(verifyNormalizedAxis(*this, axis, in.getRank())))
+    return failure();
+  if (out.getElementType() != in.getElementType())
+    return emitOpError() << "result element type " << out.getElementType()
+                         << " differs from the input's "
+                         << in.getElementType();
+  // input[:axis] ++ indices ++ input[axis + 1:]
+  SmallVector<int64_t> expected(in.getShape().take_front(axis));
+  llvm::append_range(expected, idx.getShape());
+  llvm::append_range(expected, in.getShape().drop_front(axis + 1));
+  if (out.getRank() != static_cast<int64_t>(expected.size()) ||
+      !llvm::all_of(llvm::zip(out.getShape(), expected), [](auto p) {
+        return compatibleDim(std::get<0>(p), std::get<1>(p));
+      }))
+    return emitOpError() << "result type " << out
+                         << " must have the input's sizes with dimension "
+                         << axis << " replaced by the indices' sizes";
+  return success();
+}
+
+LogicalResult ScatterElementsOp::verify() {
+  auto in = cast<RankedTensorType>(getInput().getType());
+  auto idx = cast<RankedTensorType>(getIndices().getType());
+  auto upd = cast<RankedTensorType>(getUpdates().getType());
+  if (failed(verifyNormalizedAxis(*this, getAxis(), in.getRank())))
+    return failure();
+  if (getResult().getType() != in)
+    return emitOpError() << "result type " << getResult().getType()
+                         << " must be the input's, " << in;
+  if (idx.getRank() != in.getRank() || upd.getRank() != in.getRank())
+    return emitOpError() << "indices and updates must have the input's rank "
+                         << in.getRank();
+  if (upd.getElementType() != in.getElementType())
+    return emitOpError() << "updates' element type " << upd.getElementType()
+                         << " differs from the input's "
+                         << in.getElementType();
+  if (!llvm::all_of(llvm::zip(idx.getShape(), upd.getShape()), [](auto p) {
+        return compatibleDim(std::get<0>(p), std::get<1>(p));
+      }))
+    return emitOpError() << "indices " << idx << " and updates " << upd
+                         << " must have the same sizes";
+  // The reductions combine with arith ops: floats and signless integers
+  // (max and min compare signed), not i1.
+  Type elem = in.getElementType();
+  if (getReduction() != ScatterReduction::None &&
+      !isa<FloatType>(elem) &&
+      !(elem.isSignlessInteger() && !elem.isInteger(1)))
+    return emitOpError() << "reduction '"
+                         << stringifyScatterReduction(getReduction())
+                         << "' needs float or signless integer (not i1) "
+                            "elements, got "
+                         << elem;
+  return success();
+}
+
 OpFoldResult RequireOp::fold(FoldAdaptor adaptor) {
   auto holds = dyn_cast_if_present<DenseElementsAttr>(adaptor.getCondition());
   if (holds && holds.getSplatValue<bool>())

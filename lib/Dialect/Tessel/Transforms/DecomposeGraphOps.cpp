@@ -579,4 +579,5 @@ void mlir::tessel::populateDecomposeGraphOpsPatterns(
                DecomposeReduceMean, DecomposeTopK, DecomposeNonZero>(
       patterns.getContext());
   patterns.add<DecomposeConv2D>(patterns.getContext(), keepGrouped);
+  populateDecomposeGatherScatterPatterns(patterns);
 }

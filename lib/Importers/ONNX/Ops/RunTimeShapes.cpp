@@ -330,78 +330,19 @@ mlir::tessel::onnx_import::checkedRunTimeSizes(NodeContext &ctx, Value ok,
 
 LogicalResult mlir::tessel::onnx_import::gatherAtRunTime(NodeContext &ctx,
                                                          int64_t axis) {
+  // tessel.gather keeps the op whole for the graph passes (an MoE's
+  // index_select of its routed tokens); tessel-decompose-graph-ops expands it.
   IndexMath m(ctx);
-  OpBuilder &b = m.b;
-  Location loc = m.loc;
   Value x = ctx.input(0), indices = ctx.input(1);
   auto xType = cast<RankedTensorType>(x.getType());
   auto iType = cast<RankedTensorType>(indices.getType());
-  int64_t rank = xType.getRank(), iRank = iType.getRank();
-  Value dim = m.dim(x, axis);
-  // Every index in range, checked over the flattened indices.
-  SmallVector<ReassociationIndices> all(iRank > 0 ? 1 : 0);
-  for (int64_t d = 0; d < iRank; ++d)
-    all[0].push_back(d);
-  Value flat = iRank == 1 ? indices
-               : iRank == 0
-                   ? tensor::ReshapeOp::create(
-                         b, loc, RankedTensorType::get({1}, iType.getElementType()),
-                         indices, dimsTensor(m, {m.c(1)}))
-                         .getResult()
-                   : tensor::CollapseShapeOp::create(b, loc, indices, all).getResult();
-  Value count = m.dim(flat, 0);
-  Value negDim = m.sub(m.c(0), dim);
-  auto check = scf::ForOp::create(
-      b, loc, m.c(0), count, m.c(1), ValueRange{m.yes()},
-      [&](OpBuilder &fb, Location l, Value k, ValueRange acc) {
-        Value i = arith::IndexCastOp::create(
-            fb, l, fb.getIndexType(), tensor::ExtractOp::create(fb, l, flat, ValueRange{k}));
-        Value in = arith::AndIOp::create(
-            fb, l, arith::CmpIOp::create(fb, l, arith::CmpIPredicate::sle, negDim, i),
-            arith::CmpIOp::create(fb, l, arith::CmpIPredicate::slt, i, dim));
-        scf::YieldOp::create(fb, l, ValueRange{arith::AndIOp::create(fb, l, acc[0], in)});
-      });
-  SmallVector<int64_t> outShape;
-  SmallVector<Value> sizes;
-  auto addDim = [&](Value t, int64_t d) {
-    int64_t s = cast<RankedTensorType>(t.getType()).getDimSize(d);
-    outShape.push_back(s);
-    if (ShapedType::isDynamic(s))
-      sizes.push_back(tensor::DimOp::create(b, loc, t, d));
-  };
-  for (int64_t d = 0; d < axis; ++d)
-    addDim(x, d);
-  for (int64_t d = 0; d < iRank; ++d)
-    addDim(indices, d);
-  for (int64_t d = axis + 1; d < rank; ++d)
-    addDim(x, d);
-  auto outType = RankedTensorType::get(outShape, xType.getElementType());
-  Value out = tensor::GenerateOp::create(
-      b, loc, outType, sizes, [&](OpBuilder &nb, Location l, ValueRange iv) {
-        Value i = arith::IndexCastOp::create(
-            nb, l, nb.getIndexType(),
-            tensor::ExtractOp::create(nb, l, indices, iv.slice(axis, iRank)));
-        // Negative indices count from the end; out-of-range ones read 0
-        // (the call fails).
-        Value wrapped = arith::SelectOp::create(
-            nb, l,
-            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, i,
-                                  arith::ConstantIndexOp::create(nb, l, 0)),
-            arith::AddIOp::create(nb, l, i, dim), i);
-        Value inRange = arith::AndIOp::create(
-            nb, l,
-            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sle,
-                                  arith::ConstantIndexOp::create(nb, l, 0), wrapped),
-            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, wrapped, dim));
-        wrapped = arith::SelectOp::create(nb, l, inRange, wrapped,
-                                          arith::ConstantIndexOp::create(nb, l, 0));
-        SmallVector<Value> at(iv.take_front(axis));
-        at.push_back(wrapped);
-        llvm::append_range(at, iv.drop_front(axis + iRank));
-        tensor::YieldOp::create(nb, l, tensor::ExtractOp::create(nb, l, x, at).getResult());
-      });
-  ctx.setOutput(0, required(m, check.getResult(0), out, out,
-                            TESSEL_ENTRY_INDEX_OUT_OF_RANGE));
+  SmallVector<int64_t> outShape(xType.getShape().take_front(axis));
+  llvm::append_range(outShape, iType.getShape());
+  llvm::append_range(outShape, xType.getShape().drop_front(axis + 1));
+  ctx.setOutput(0, tessel::GatherOp::create(
+                       m.b, m.loc,
+                       RankedTensorType::get(outShape, xType.getElementType()),
+                       x, indices, m.b.getI64IntegerAttr(axis)));
   return success();
 }
 
@@ -559,68 +500,21 @@ LogicalResult mlir::tessel::onnx_import::splitRunTimeSized(
 
 LogicalResult mlir::tessel::onnx_import::scatterElementsAtRunTime(
     NodeContext &ctx, int64_t axis, StringRef reduction) {
-  IndexMath m(ctx);
-  OpBuilder &b = m.b;
-  Location loc = m.loc;
-  Value data = ctx.input(0), indices = ctx.input(1), updates = ctx.input(2);
   int64_t rank = ctx.inputType(0).getRank();
   if (ctx.inputType(1).getRank() != rank || ctx.inputType(2).getRank() != rank)
     return ctx.emitError() << "indices and updates must have the rank of data";
-  // Indices and updates have one shape (checked); each index element is
-  // visited in row-major order.
-  Value ok = m.yes();
-  SmallVector<Value> extents;
-  for (int64_t d = 0; d < rank; ++d) {
-    Value n = m.dim(indices, d);
-    ok = m.both(ok, m.eq(n, m.dim(updates, d)));
-    extents.push_back(n);
-  }
-  Value count = m.product(extents, m.numElements(updates));
-  Value dimSize = m.dim(data, axis);
-  Type elem = ctx.inputType(0).getElementType();
-  auto loop = scf::ForOp::create(
-      b, loc, m.c(0), m.select(ok, count, m.c(0)), m.c(1),
-      ValueRange{data, ok},
-      [&](OpBuilder &nb, Location l, Value i, ValueRange acc) {
-        IndexMath n(nb, l);
-        SmallVector<Value> at(rank);
-        Value rest = i;
-        for (int64_t d = rank - 1; d >= 0; --d) {
-          at[d] = n.rem(rest, extents[d]);
-          rest = n.div(rest, extents[d]);
-        }
-        Value k = arith::IndexCastOp::create(
-            nb, l, nb.getIndexType(),
-            tensor::ExtractOp::create(nb, l, indices, at));
-        k = n.select(n.lt(k, n.c(0)), n.add(k, dimSize), k);
-        Value inRange = n.both(n.le(n.c(0), k), n.lt(k, dimSize));
-        SmallVector<Value> target(at);
-        target[axis] = n.select(inRange, k, n.c(0));
-        Value upd = tensor::ExtractOp::create(nb, l, updates, at);
-        Value cur = tensor::ExtractOp::create(nb, l, acc[0], target);
-        Value next = upd;
-        bool isFloat = isa<FloatType>(elem);
-        if (reduction == "add")
-          next = isFloat ? Value(arith::AddFOp::create(nb, l, cur, upd))
-                         : Value(arith::AddIOp::create(nb, l, cur, upd));
-        else if (reduction == "mul")
-          next = isFloat ? Value(arith::MulFOp::create(nb, l, cur, upd))
-                         : Value(arith::MulIOp::create(nb, l, cur, upd));
-        else if (reduction == "max")
-          next = isFloat ? Value(arith::MaximumFOp::create(nb, l, cur, upd))
-                         : Value(arith::MaxSIOp::create(nb, l, cur, upd));
-        else if (reduction == "min")
-          next = isFloat ? Value(arith::MinimumFOp::create(nb, l, cur, upd))
-                         : Value(arith::MinSIOp::create(nb, l, cur, upd));
-        // Out of range: the element is left as it is, and the call fails.
-        next = n.select(inRange, next, cur);
-        Value written = tensor::InsertOp::create(nb, l, next, acc[0], target);
-        scf::YieldOp::create(nb, l,
-                             ValueRange{written, n.both(acc[1], inRange)});
-      });
-  ctx.setOutput(0, required(m, loop.getResult(1), loop.getResult(0),
-                            loop.getResult(0),
-                            TESSEL_ENTRY_INDEX_OUT_OF_RANGE));
+  std::optional<tessel::ScatterReduction> r =
+      tessel::symbolizeScatterReduction(reduction);
+  if (!r)
+    return ctx.emitError() << "unknown reduction '" << reduction << "'";
+  // tessel.scatter_elements keeps the op whole for the graph passes (an
+  // MoE's index_add of its experts' results); tessel-decompose-graph-ops
+  // expands it.
+  IndexMath m(ctx);
+  ctx.setOutput(0, tessel::ScatterElementsOp::create(
+                       m.b, m.loc, ctx.inputType(0), ctx.input(0),
+                       ctx.input(1), ctx.input(2), m.b.getI64IntegerAttr(axis),
+                       tessel::ScatterReductionAttr::get(m.b.getContext(), *r)));
   return success();
 }
 

@@ -24,6 +24,21 @@ def Tessel_GeluApproximationAttr
   let assemblyFormat = "`<` $value `>`";
 }
 
+def Tessel_ScatterReduction : I32EnumAttr<"ScatterReduction",
+    "how a scatter combines an update with the element it lands on", [
+      I32EnumAttrCase<"None", 0, "none">,
+      I32EnumAttrCase<"Add", 1, "add">,
+      I32EnumAttrCase<"Mul", 2, "mul">,
+      I32EnumAttrCase<"Max", 3, "max">,
+      I32EnumAttrCase<"Min", 4, "min">]> {
+  let cppNamespace = "::mlir::tessel";
+  let genSpecializedAttr = 0;
+}
+def Tessel_ScatterReductionAttr
+    : EnumAttr<Tessel_Dialect, Tessel_ScatterReduction, "scatter_reduction"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
 //===----------------------------------------------------------------------===//
 // Softmax / LogSoftmax
 //===----------------------------------------------------------------------===//
@@ -321,6 +336,79 @@ def Tessel_NonZeroOp : Tessel_Op<"nonzero", [Pure]> {
   let results = (outs RankedTensorOf<[I64]>:$coordinates);
   let assemblyFormat = [{
     $input attr-dict `:` type($input) `->` type($coordinates)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Gather, ScatterElements (positions known at run time)
+//===----------------------------------------------------------------------===//
+
+def Tessel_GatherOp : Tessel_Op<"gather", [Pure]> {
+  let summary = "Slices of a tensor along one axis at positions read at run "
+                "time";
+  let description = [{
+    ONNX Gather: `result[i..., j..., l...] = input[i..., indices[j...],
+    l...]`, the `j...` indexing `indices` in place of `input`'s dimension
+    `axis`. A negative index counts from the end. An index outside
+    `[-dim, dim)` fails the call (`TESSEL_ENTRY_INDEX_OUT_OF_RANGE`; the
+    result then holds element 0 of the axis there).
+
+    The importers use it where the indices' count is known only at run time
+    (positions from `tessel.nonzero`: `torch.index_select` of the tokens
+    routed to an expert). It stays whole through the graph passes so that
+    they can see which rows a data-dependent path reads;
+    `tessel-decompose-graph-ops` expands it into the range check and a
+    `tensor.generate`.
+
+    ```mlir
+    %rows = tessel.gather %x, %tok {axis = 0 : i64}
+        : tensor<6x8xf32>, tensor<?xi64> -> tensor<?x8xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input,
+                       RankedTensorOf<[AnySignlessInteger]>:$indices,
+                       I64Attr:$axis);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $indices attr-dict `:` type($input) `,` type($indices) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tessel_ScatterElementsOp : Tessel_Op<"scatter_elements", [Pure]> {
+  let summary = "A tensor with updates written at positions read at run time";
+  let description = [{
+    ONNX ScatterElements: the result is `input` with, for every position
+    `p` of `indices` (and of `updates`, which has its sizes) in row-major
+    order, `result[p with p[axis] = indices[p]] = updates[p]`, or combined
+    with the element there by `reduction` (add, mul, max, min; repeated
+    positions combine in that order). A negative index counts from the end.
+    An index outside `[-dim, dim)` leaves the element as it is and fails
+    the call (`TESSEL_ENTRY_INDEX_OUT_OF_RANGE`), as do `indices` and
+    `updates` of different sizes (no element is written then).
+
+    The importers use it where the sizes are known only at run time (the
+    `index_add` of an expert's results back to its tokens). It stays whole
+    through the graph passes; `tessel-decompose-graph-ops` expands it into
+    one loop over the updates.
+
+    ```mlir
+    %y = tessel.scatter_elements %zeros, %idx, %upd
+        {axis = 0 : i64, reduction = #tessel.scatter_reduction<add>}
+        : tensor<6x8xf32>, tensor<?x8xi64>, tensor<?x8xf32> -> tensor<6x8xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input,
+                       RankedTensorOf<[AnySignlessInteger]>:$indices,
+                       AnyRankedTensor:$updates, I64Attr:$axis,
+                       DefaultValuedAttr<Tessel_ScatterReductionAttr,
+                                         "ScatterReduction::None">:$reduction);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $indices `,` $updates attr-dict `:` type($input) `,`
+    type($indices) `,` type($updates) `->` type($result)
   }];
   let hasVerifier = 1;
 }

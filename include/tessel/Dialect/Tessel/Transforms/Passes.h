@@ -26,6 +26,9 @@ constexpr int64_t kWinogradMinChannels = 32;
 
 /// Adds the rewrite patterns of tessel-decompose-graph-ops to `patterns`.
 /// `keepGrouped`: the pass's keep-grouped option.
+/// tessel.gather and tessel.scatter_elements expanded (run-time sizes
+/// allowed); part of populateDecomposeGraphOpsPatterns.
+void populateDecomposeGatherScatterPatterns(RewritePatternSet &patterns);
 void populateDecomposeGraphOpsPatterns(RewritePatternSet &patterns,
                                        bool keepGrouped = false);
 
