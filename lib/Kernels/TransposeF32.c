@@ -1,6 +1,7 @@
-/* TransposeF32.c - batched 2-D transpose of dense f32 arrays.
+/* TransposeF32.c - batched 2-D transposes of dense f32 arrays.
  *
- * out[b][c][r] = in[b][r][c]. Run-time data movement the compiler emits as
+ * out[b][c][r] = in[b][r][c] (tessel_kernel_transpose_f32), and the same
+ * of whole rows of `inner` elements (tessel_kernel_transpose_blocks_f32). Run-time data movement the compiler emits as
  * linalg.transpose (packing a weight operand that is a graph input, NCHW
  * inputs to NHWC, K^T in attention) becomes this after grouping the
  * permutation's adjacent dims. Naive loops read or write with a large
@@ -9,6 +10,8 @@
 #include "ThreadPool.h"
 #include "TransposeBlock.h"
 #include "tessel/Kernels/tessel_kernels.h"
+
+#include <string.h>
 
 #define BLOCK 32
 
@@ -92,4 +95,37 @@ void tessel_kernel_transpose_f32(int64_t batch, int64_t rows, int64_t cols,
     return;
   }
   tk_parallel_for_on(threads, batch * job.row_blocks, run_block_row, &job);
+}
+
+/* Blocks of `inner` contiguous floats: out[b][c][r][:] = in[b][r][c][:]
+ * (a sequence-first layout to batch-first, heads split from the model
+ * dim: each move a memcpy of a whole row of the inner dim). Parallel over
+ * (batch, c): each task writes one contiguous run of rows x inner. */
+typedef struct {
+  int64_t rows, cols, inner;
+  const float *in;
+  float *out;
+} trb_job_t;
+
+static void run_blocks(void *arg, int64_t task) {
+  const trb_job_t *j = (const trb_job_t *)arg;
+  const int64_t b = task / j->cols, c = task % j->cols;
+  const int64_t plane = j->rows * j->cols * j->inner;
+  const float *in = j->in + b * plane + c * j->inner;
+  float *out = j->out + b * plane + c * j->rows * j->inner;
+  const size_t bytes = (size_t)j->inner * sizeof(float);
+  for (int64_t r = 0; r < j->rows; ++r)
+    memcpy(out + r * j->inner, in + r * j->cols * j->inner, bytes);
+}
+
+void tessel_kernel_transpose_blocks_f32(int64_t batch, int64_t rows,
+                                        int64_t cols, int64_t inner,
+                                        const float *in, float *out) {
+  if (batch <= 0 || rows <= 0 || cols <= 0 || inner <= 0)
+    return;
+  trb_job_t job = {rows, cols, inner, in, out};
+  /* A contiguous float copied costs about a multiply-add of a GEMM's time
+   * (both sides stream). */
+  const int threads = tk_threads_for(batch * rows * cols * inner);
+  tk_parallel_for_on(threads, batch * cols, run_blocks, &job);
 }

@@ -141,6 +141,44 @@ func.func @transposes(%w: memref<4x64x3x3x256xf32>, %wp: memref<4x3x3x256x64xf32
 
 // -----
 
+// Sizes known at run time; and rows of the last dims moved whole: a
+// sequence-first activation made batch-first ([S][B][D] -> [B][S][D]) and
+// heads split from the model dim ([B][S][H][Dh] -> [B][H][S][Dh]).
+// CHECK-LABEL: func @transposes_run_time_and_blocks
+// CHECK-SAME: %[[X:[^:]*]]: memref<?x?xf32>
+// CHECK: %[[R:.*]] = memref.dim %[[X]], %c0
+// CHECK: %[[C:.*]] = memref.dim %[[X]], %c1
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1 : i64
+// CHECK-DAG: %[[R64:.*]] = arith.index_cast %[[R]] : index to i64
+// CHECK-DAG: %[[C64:.*]] = arith.index_cast %[[C]] : index to i64
+// CHECK: call @tessel_kernel_transpose_f32(%[[ONE]], %[[R64]], %[[C64]],
+// CHECK: %[[S:.*]] = memref.dim %{{.*}}, %c0
+// CHECK: %[[B:.*]] = memref.dim %{{.*}}, %c1
+// CHECK-DAG: %[[D:.*]] = arith.constant 256 : i64
+// CHECK-DAG: %[[S64:.*]] = arith.index_cast %[[S]] : index to i64
+// CHECK-DAG: %[[B64:.*]] = arith.index_cast %[[B]] : index to i64
+// CHECK: call @tessel_kernel_transpose_blocks_f32(%{{.*}}, %[[S64]], %[[B64]], %[[D]],
+// CHECK-DAG: %[[NB:.*]] = arith.constant 2 : i64
+// CHECK-DAG: %[[NS:.*]] = arith.constant 128 : i64
+// CHECK-DAG: %[[NH:.*]] = arith.constant 4 : i64
+// CHECK-DAG: %[[DH:.*]] = arith.constant 64 : i64
+// CHECK: call @tessel_kernel_transpose_blocks_f32(%[[NB]], %[[NS]], %[[NH]], %[[DH]],
+// Rows of fewer than 8 elements stay loops.
+// CHECK: linalg.transpose {{.*}} permutation = [1, 0, 2]
+// CHECK-NOT: call
+func.func @transposes_run_time_and_blocks(%x: memref<?x?xf32>, %xt: memref<?x?xf32>,
+                                          %s: memref<?x?x256xf32>, %st: memref<?x?x256xf32>,
+                                          %h: memref<2x128x4x64xf32>, %ht: memref<2x4x128x64xf32>,
+                                          %p: memref<6x5x3xf32>, %pt: memref<5x6x3xf32>) {
+  linalg.transpose ins(%x : memref<?x?xf32>) outs(%xt : memref<?x?xf32>) permutation = [1, 0]
+  linalg.transpose ins(%s : memref<?x?x256xf32>) outs(%st : memref<?x?x256xf32>) permutation = [1, 0, 2]
+  linalg.transpose ins(%h : memref<2x128x4x64xf32>) outs(%ht : memref<2x4x128x64xf32>) permutation = [0, 2, 1, 3]
+  linalg.transpose ins(%p : memref<6x5x3xf32>) outs(%pt : memref<5x6x3xf32>) permutation = [1, 0, 2]
+  return
+}
+
+// -----
+
 // tessel.attention: B, M, N, D, Dv, then q, k, v with their strides (a
 // head-interleaved view of q needs no copy), no mask (null, six zeros),
 // the scale, and the output.

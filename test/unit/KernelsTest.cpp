@@ -686,6 +686,33 @@ TEST(TransposeKernel, BatchedBlocks) {
   }
 }
 
+TEST(TransposeKernel, BlocksOfRows) {
+  // out[b][c][r][:] = in[b][r][c][:]: the batch-first and head-split
+  // forms, a side of 1, odd sizes; one and two threads.
+  for (auto [b, r, c, e] :
+       {std::tuple<int64_t, int64_t, int64_t, int64_t>{1, 128, 1, 256},
+        {1, 1, 128, 256}, {2, 128, 4, 64}, {3, 7, 5, 9}, {1, 33, 17, 8}}) {
+    for (uint32_t threads : {1u, 2u}) {
+      auto in = randomVec(b * r * c * e, 17);
+      std::vector<float> out(b * r * c * e, -1.0f);
+      setThreads(threads);
+      tessel_kernel_transpose_blocks_f32(b, r, c, e, in.data(), out.data());
+      setThreads(1);
+      for (int64_t i = 0; i < b; ++i)
+        for (int64_t y = 0; y < r; ++y)
+          for (int64_t x = 0; x < c; ++x)
+            for (int64_t k = 0; k < e; ++k)
+              ASSERT_EQ(out[((i * c + x) * r + y) * e + k],
+                        in[((i * r + y) * c + x) * e + k])
+                  << "b=" << b << " r=" << r << " c=" << c << " e=" << e;
+    }
+  }
+  // Empty sizes write nothing.
+  std::vector<float> out(4, -1.0f);
+  tessel_kernel_transpose_blocks_f32(1, 0, 2, 2, nullptr, out.data());
+  EXPECT_EQ(out[0], -1.0f);
+}
+
 struct AttentionCase {
   int64_t B, M, N, D, Dv;
   float scale;

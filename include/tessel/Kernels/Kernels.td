@@ -421,17 +421,43 @@ def TransposeF32 : Kernel<"transpose_f32"> {
       out[b][c][r] = in[b][r][c], in is batch x rows x cols.
     For dense f32 linalg.transposes whose permutation, once adjacent dims
     that stay together are merged, is a batched 2-D transpose (run-time
-    weight packing, NCHW->NHWC inputs, channel shuffles).
+    weight packing, NCHW->NHWC inputs, channel shuffles); sizes may be
+    known only at run time.
   }];
   let op = "linalg::TransposeOp";
   let prologue = [{
-    std::optional<BatchedTranspose> t = asBatchedTranspose($_op);
-    if (!t)
+    std::optional<TransposeGroups> g = transposeGroups($_op);
+    if (!g || !g->inner.empty())
       return false;
+    BatchedTranspose t = transposeSizes(cb, $_op, *g);
   }];
   let arguments = (ins
-    I64Arg<"t->batch">:$batch, I64Arg<"t->rows">:$rows,
-    I64Arg<"t->cols">:$cols,
+    I64Arg<"t.batch">:$batch, I64Arg<"t.rows">:$rows,
+    I64Arg<"t.cols">:$cols,
+    PtrArg<"const float", "$_op.getInput()">:$in,
+    PtrArg<"float", "$_op.getInit()">:$out);
+}
+
+def TransposeBlocksF32 : Kernel<"transpose_blocks_f32"> {
+  let summary = "Batched transpose of rows of contiguous elements";
+  let description = [{
+      out[b][c][r][e] = in[b][r][c][e], in is batch x rows x cols x inner.
+    For dense f32 linalg.transposes whose permutation, once adjacent dims
+    that stay together are merged, swaps two groups of dims before a last
+    group that stays last: a sequence-first activation made batch-first
+    ([S][B][D] -> [B][S][D]), heads split from the model dim ([B][S][H][Dh]
+    -> [B][H][S][Dh]). Each row of `inner` elements moves whole.
+  }];
+  let op = "linalg::TransposeOp";
+  let prologue = [{
+    std::optional<TransposeGroups> g = transposeGroups($_op);
+    if (!g || g->inner.empty())
+      return false;
+    BatchedTranspose t = transposeSizes(cb, $_op, *g);
+  }];
+  let arguments = (ins
+    I64Arg<"t.batch">:$batch, I64Arg<"t.rows">:$rows,
+    I64Arg<"t.cols">:$cols, I64Arg<"t.inner">:$inner,
     PtrArg<"const float", "$_op.getInput()">:$in,
     PtrArg<"float", "$_op.getInit()">:$out);
 }

@@ -47,6 +47,13 @@ struct KernelCallBuilder {
     args.push_back(arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v)));
     types.push_back(b.getI64Type());
   }
+  /// A constant where `v` is one, else the index value.
+  void i64(OpFoldResult v) {
+    if (std::optional<int64_t> c = getConstantIntValue(v))
+      i64(*c);
+    else
+      i64(cast<Value>(v));
+  }
   void i32(int32_t v) {
     args.push_back(arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v)));
     types.push_back(b.getI32Type());
@@ -323,48 +330,96 @@ Value pixelRows(OpBuilder &b, Operation *op, Value memref, bool reads,
   return memref::CollapseShapeOp::create(b, op->getLoc(), memref, rows);
 }
 
-struct BatchedTranspose {
-  int64_t batch, rows, cols;
+/// A dense f32 linalg.transpose whose permutation, once adjacent dims that
+/// stay together are merged, swaps two groups of input dims, `rows` and
+/// `cols` (rows first in the input), between a leading `batch` group that
+/// stays first and a trailing `inner` group that stays last (either may be
+/// empty): [B][R][C][E] -> [B][C][R][E]. Other transposes stay loops.
+struct TransposeGroups {
+  SmallVector<int64_t> batch, rows, cols, inner; // input dims
 };
 
-/// A dense f32 linalg.transpose whose permutation, once adjacent dims that
-/// stay together are merged, is a batched 2-D transpose ([B][R][C] ->
-/// [B][C][R], or [R][C] -> [C][R]). Other transposes stay loops.
-std::optional<BatchedTranspose> asBatchedTranspose(linalg::TransposeOp op) {
+std::optional<TransposeGroups> transposeGroups(linalg::TransposeOp op) {
   auto inTy = dyn_cast<MemRefType>(op.getInput().getType());
   auto outTy = dyn_cast<MemRefType>(op.getInit().getType());
   if (!inTy || !outTy || !inTy.getElementType().isF32() ||
-      !inTy.hasStaticShape() || !inTy.getLayout().isIdentity() ||
-      !outTy.getLayout().isIdentity())
+      !inTy.getLayout().isIdentity() || !outTy.getLayout().isIdentity())
     return std::nullopt;
   ArrayRef<int64_t> perm = op.getPermutation();
-  ArrayRef<int64_t> shape = inTy.getShape();
-  // Groups of input dims that stay adjacent and in order, in output order.
-  SmallVector<std::pair<int64_t, int64_t>> groups; // [first, last] input dim
+  int64_t rank = perm.size();
+  // Runs of input dims that stay adjacent and in order, in output order.
+  SmallVector<SmallVector<int64_t>> runs;
   for (int64_t p : perm) {
-    if (!groups.empty() && groups.back().second + 1 == p)
-      groups.back().second = p;
+    if (!runs.empty() && runs.back().back() + 1 == p)
+      runs.back().push_back(p);
     else
-      groups.push_back({p, p});
+      runs.push_back({p});
   }
-  auto size = [&](std::pair<int64_t, int64_t> g) {
+  TransposeGroups g;
+  size_t i = 0;
+  if (runs.size() >= 3 && runs.front().front() == 0)
+    g.batch = runs[i++];
+  if (runs.size() - i == 3 && runs.back().back() == rank - 1) {
+    g.inner = runs.back();
+    runs.pop_back();
+  }
+  if (runs.size() - i != 2 || runs[i].front() < runs[i + 1].front())
+    return std::nullopt;
+  g.cols = runs[i];
+  g.rows = runs[i + 1];
+  ArrayRef<int64_t> shape = inTy.getShape();
+  auto staticSize = [&](ArrayRef<int64_t> dims) -> std::optional<int64_t> {
     int64_t n = 1;
-    for (int64_t d = g.first; d <= g.second; ++d)
+    for (int64_t d : dims) {
+      if (ShapedType::isDynamic(shape[d]))
+        return std::nullopt;
       n *= shape[d];
+    }
     return n;
   };
-  BatchedTranspose t;
-  if (groups.size() == 2 && groups[0].first > groups[1].first) {
-    t = {1, size(groups[1]), size(groups[0])}; // [R][C] -> [C][R]
-  } else if (groups.size() == 3 && groups[0].first == 0 &&
-             groups[1].first > groups[2].first) {
-    t = {size(groups[0]), size(groups[2]), size(groups[1])};
-  } else {
+  // A side of 1 is a reshape, copied fast enough by the loops; so are rows
+  // of a few elements moved whole.
+  std::optional<int64_t> rows = staticSize(g.rows), cols = staticSize(g.cols);
+  if ((rows && *rows == 1) || (cols && *cols == 1))
     return std::nullopt;
-  }
-  if (t.rows == 1 || t.cols == 1)
-    return std::nullopt; // a reshape, copied fast enough by the loops
-  return t;
+  if (std::optional<int64_t> inner = staticSize(g.inner);
+      !g.inner.empty() && inner && *inner < 8)
+    return std::nullopt;
+  return g;
+}
+
+/// The groups' sizes, products of the input's dims (constants where
+/// static).
+struct BatchedTranspose {
+  OpFoldResult batch, rows, cols, inner;
+};
+
+BatchedTranspose transposeSizes(KernelCallBuilder &cb, linalg::TransposeOp op,
+                                const TransposeGroups &g) {
+  ArrayRef<int64_t> shape =
+      cast<MemRefType>(op.getInput().getType()).getShape();
+  auto product = [&](ArrayRef<int64_t> dims) -> OpFoldResult {
+    int64_t known = 1;
+    Value n; // the run-time factors
+    for (int64_t d : dims) {
+      if (!ShapedType::isDynamic(shape[d])) {
+        known *= shape[d];
+        continue;
+      }
+      Value size = cb.dim(op.getInput(), d);
+      n = n ? arith::MulIOp::create(cb.b, cb.loc, n, size).getResult() : size;
+    }
+    if (!n)
+      return cb.b.getIndexAttr(known);
+    if (known == 1)
+      return n;
+    return arith::MulIOp::create(
+               cb.b, cb.loc, n,
+               arith::ConstantIndexOp::create(cb.b, cb.loc, known))
+        .getResult();
+  };
+  return {product(g.batch), product(g.rows), product(g.cols),
+          product(g.inner)};
 }
 
 /// A remaining f32 linalg depthwise convolution (multiplier 1) as the
