@@ -82,3 +82,50 @@ def test_scatter_reduction_errors():
     with pytest.raises(tessel.CompileError, match="on a bool tensor is not supported"):
         tessel.compile(scatter_model("ScatterElements", b, idx, b[:2], 16,
                                      reduction="add").SerializeToString())
+
+
+def run_time_sized(op, t, data_shape, index_shape, with_updates, **attrs):
+    """`op` on inputs whose sizes are names (known at run time)."""
+    names = ["d", "i", "u"] if with_updates else ["d", "i"]
+    node = helper.make_node(op, names, ["y"], name="op0", **attrs)
+    inputs = [helper.make_tensor_value_info("d", t, data_shape),
+              helper.make_tensor_value_info("i", TensorProto.INT64, index_shape)]
+    if with_updates:
+        inputs.append(helper.make_tensor_value_info("u", t, index_shape))
+    out_shape = (data_shape if op == "ScatterElements"
+                  else index_shape + data_shape[1:])
+    g = helper.make_graph([node], "rt", inputs,
+                          [helper.make_tensor_value_info("y", t, out_shape)])
+    return tessel.compile(helper.make_model(
+        g, opset_imports=[helper.make_opsetid("", 18)]).SerializeToString())
+
+
+def test_run_time_sizes_stay_in_bounds():
+    """With sizes known only at run time, positions the input does not
+    have fail the call and touch nothing: indices wider than the data
+    along another dim, an empty axis (the sanitizer build would see an
+    access out of bounds)."""
+    f = run_time_sized("ScatterElements", TensorProto.FLOAT, ["a", "b"],
+                       ["c", "e"], True, axis=0, reduction="add")
+    rng = np.random.default_rng(3)
+    data = rng.standard_normal((4, 6)).astype(np.float32)
+    indices = rng.integers(-4, 4, (3, 6)).astype(np.int64)
+    updates = rng.standard_normal((3, 6)).astype(np.float32)
+    ref = data.copy()
+    for pos in np.ndindex(*indices.shape):
+        np.add.at(ref, (indices[pos] % 4, pos[1]), updates[pos])
+    np.testing.assert_allclose(f(data, indices, updates), ref, rtol=1e-6)
+    wide = np.zeros((2, 8), np.int64)
+    with pytest.raises(tessel.InvocationError, match="out of range"):
+        f(data, wide, np.ones((2, 8), np.float32))
+    with pytest.raises(tessel.InvocationError, match="out of range"):
+        f(np.zeros((0, 6), np.float32), np.zeros((1, 6), np.int64),
+          np.ones((1, 6), np.float32))
+    # The artifact stays usable.
+    np.testing.assert_allclose(f(data, indices, updates), ref, rtol=1e-6)
+
+    g = run_time_sized("Gather", TensorProto.FLOAT, ["a", 8], ["n"], False, axis=0)
+    x = rng.standard_normal((5, 8)).astype(np.float32)
+    np.testing.assert_array_equal(g(x, np.array([4, -5, 2], np.int64)), x[[4, 0, 2]])
+    with pytest.raises(tessel.InvocationError, match="out of range"):
+        g(np.zeros((0, 8), np.float32), np.array([0], np.int64))

@@ -325,17 +325,21 @@ func.func @gather_scalar_index(%x: tensor<6x8xf32>, %j: tensor<i32>) -> tensor<6
 
 // scatter_elements: one loop over the updates in row-major order, carrying
 // the result and whether every index was in range (and the sizes equal);
-// each step combines the update with the element it lands on (here: add).
+// each step in range combines the update with the element it lands on
+// (here: add); out of range it reads and writes nothing.
 // CHECK-LABEL: func @scatter_elements
 // CHECK-SAME: %[[D:.*]]: tensor<6x8xf32>, %[[I:.*]]: tensor<?x8xi64>, %[[U:.*]]: tensor<?x8xf32>
 // CHECK: %[[SAME:.*]] = arith.cmpi eq
 // CHECK: %[[LOOP:.*]]:2 = scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[D]], %{{.*}} = %[[SAME]]) -> (tensor<6x8xf32>, i1)
 // CHECK:   tensor.extract %[[I]]
-// CHECK:   %[[UPD:.*]] = tensor.extract %[[U]]
-// CHECK:   %[[CUR:.*]] = tensor.extract %[[ACC]]
-// CHECK:   %[[SUM:.*]] = arith.addf %[[CUR]], %[[UPD]] : f32
-// CHECK:   %[[NEXT:.*]] = arith.select %{{.*}}, %[[SUM]], %[[CUR]] : f32
-// CHECK:   tensor.insert %[[NEXT]] into %[[ACC]]
+// CHECK:   %[[IN:.*]] = arith.andi
+// CHECK:   scf.if %[[IN]] -> (tensor<6x8xf32>)
+// CHECK:     %[[UPD:.*]] = tensor.extract %[[U]]
+// CHECK:     %[[CUR:.*]] = tensor.extract %[[ACC]]
+// CHECK:     %[[SUM:.*]] = arith.addf %[[CUR]], %[[UPD]] : f32
+// CHECK:     tensor.insert %[[SUM]] into %[[ACC]]
+// CHECK:   } else {
+// CHECK:     scf.yield %[[ACC]]
 // CHECK: %[[HOLDS:.*]] = tensor.from_elements %[[LOOP]]#1 : tensor<i1>
 // CHECK: %[[Y:.*]] = tessel.require %[[HOLDS]], %[[LOOP]]#0 else %[[LOOP]]#0 {status = -4 : i32}
 // CHECK-NOT: tessel.scatter_elements
@@ -348,17 +352,40 @@ func.func @scatter_elements(%d: tensor<6x8xf32>, %i: tensor<?x8xi64>, %u: tensor
 // -----
 
 // Without a reduction the update replaces the element; max and min of
-// integers compare signed.
+// integers compare signed. Indices with a dim (other than the axis) that
+// may exceed the input's are checked first: such a call runs no step.
 // CHECK-LABEL: func @scatter_replace_and_max
+// CHECK-SAME: %[[D:[^:]*]]: tensor<6x8xf32>, %[[I:[^:]*]]: tensor<2x?xi64>
+// CHECK: %[[W:.*]] = tensor.dim %[[I]], %c1
+// CHECK: arith.cmpi sle, %[[W]], %c8
 // CHECK: scf.for
+// CHECK:   scf.if
 // CHECK-NOT: arith.addf
-// CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK:     %[[UPD:.*]] = tensor.extract %arg2
+// CHECK:     tensor.insert %[[UPD]] into
 // CHECK: scf.for
 // CHECK: arith.maxsi %{{.*}}, %{{.*}} : i32
 // CHECK-NOT: tessel.scatter_elements
-func.func @scatter_replace_and_max(%d: tensor<6x8xf32>, %i: tensor<2x8xi64>, %u: tensor<2x8xf32>,
-                                   %e: tensor<6x8xi32>, %v: tensor<2x8xi32>) -> (tensor<6x8xf32>, tensor<6x8xi32>) {
-  %0 = tessel.scatter_elements %d, %i, %u {axis = 0 : i64} : tensor<6x8xf32>, tensor<2x8xi64>, tensor<2x8xf32> -> tensor<6x8xf32>
-  %1 = tessel.scatter_elements %e, %i, %v {axis = 0 : i64, reduction = #tessel.scatter_reduction<max>} : tensor<6x8xi32>, tensor<2x8xi64>, tensor<2x8xi32> -> tensor<6x8xi32>
+func.func @scatter_replace_and_max(%d: tensor<6x8xf32>, %i: tensor<2x?xi64>, %u: tensor<2x?xf32>,
+                                   %e: tensor<6x8xi32>, %j: tensor<2x8xi64>, %v: tensor<2x8xi32>) -> (tensor<6x8xf32>, tensor<6x8xi32>) {
+  %0 = tessel.scatter_elements %d, %i, %u {axis = 0 : i64} : tensor<6x8xf32>, tensor<2x?xi64>, tensor<2x?xf32> -> tensor<6x8xf32>
+  %1 = tessel.scatter_elements %e, %j, %v {axis = 0 : i64, reduction = #tessel.scatter_reduction<max>} : tensor<6x8xi32>, tensor<2x8xi64>, tensor<2x8xi32> -> tensor<6x8xi32>
   return %0, %1 : tensor<6x8xf32>, tensor<6x8xi32>
+}
+
+// -----
+
+// An axis that may be empty has no element 0 to read for an index out of
+// range: the gather yields zero there instead (the call fails).
+// CHECK-LABEL: func @gather_maybe_empty_axis
+// CHECK: tensor.generate
+// CHECK:   %[[IN:.*]] = arith.andi
+// CHECK:   %[[V:.*]] = scf.if %[[IN]] -> (f32) {
+// CHECK:     tensor.extract
+// CHECK:   } else {
+// CHECK:     scf.yield %cst
+// CHECK:   tensor.yield %[[V]]
+func.func @gather_maybe_empty_axis(%x: tensor<?x8xf32>, %i: tensor<?xi64>) -> tensor<?x8xf32> {
+  %0 = tessel.gather %x, %i {axis = 0 : i64} : tensor<?x8xf32>, tensor<?xi64> -> tensor<?x8xf32>
+  return %0 : tensor<?x8xf32>
 }

@@ -52,6 +52,9 @@ struct DecomposeGather : OpRewritePattern<GatherOp> {
     int64_t axis = op.getAxis();
     int64_t iRank = cast<RankedTensorType>(indices.getType()).getRank();
     Value dim = m.dim(x, axis);
+    auto xType = cast<RankedTensorType>(x.getType());
+    bool mayBeEmpty = xType.getDimSize(axis) == 0 || xType.isDynamicDim(axis);
+    Type elem = xType.getElementType();
     // Every index in range, over the flattened indices.
     Value flat = flattened(m, indices);
     auto check = scf::ForOp::create(
@@ -84,13 +87,31 @@ struct DecomposeGather : OpRewritePattern<GatherOp> {
           Value k = wrapIndex(
               n, tensor::ExtractOp::create(nb, l, indices, iv.slice(axis, iRank)),
               dim, &inRange);
-          // Out of range: element 0 of the axis (the call fails).
+          // Out of range: element 0 of the axis (the call fails), or zero
+          // where the axis may be empty and has no element to read.
           SmallVector<Value> at(iv.take_front(axis));
           at.push_back(n.select(inRange, k, n.c(0)));
           llvm::append_range(at, iv.drop_front(axis + iRank));
-          tensor::YieldOp::create(nb, l,
-                                  tensor::ExtractOp::create(nb, l, x, at)
-                                      .getResult());
+          if (!mayBeEmpty) {
+            tensor::YieldOp::create(nb, l,
+                                    tensor::ExtractOp::create(nb, l, x, at)
+                                        .getResult());
+            return;
+          }
+          auto read = scf::IfOp::create(
+              nb, l, inRange,
+              [&](OpBuilder &tb, Location tl) {
+                scf::YieldOp::create(
+                    tb, tl,
+                    ValueRange{tensor::ExtractOp::create(tb, tl, x, at)});
+              },
+              [&](OpBuilder &eb, Location el) {
+                scf::YieldOp::create(
+                    eb, el,
+                    ValueRange{arith::ConstantOp::create(
+                        eb, el, cast<TypedAttr>(eb.getZeroAttr(elem)))});
+              });
+          tensor::YieldOp::create(nb, l, read.getResult(0));
         });
     rewriter.replaceOp(op, required(m, check.getResult(0), out, out,
                                     TESSEL_ENTRY_INDEX_OUT_OF_RANGE));
@@ -123,7 +144,8 @@ Value combine(OpBuilder &b, Location l, ScatterReduction reduction, Value cur,
 
 /// One loop over the updates in row-major order, each read, combined with
 /// the element it lands on and written back (repeated positions combine in
-/// that order).
+/// that order). Nothing is read or written out of the input's bounds:
+/// indices or updates larger than it along another dim run no step.
 struct DecomposeScatterElements : OpRewritePattern<ScatterElementsOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ScatterElementsOp op,
@@ -136,11 +158,14 @@ struct DecomposeScatterElements : OpRewritePattern<ScatterElementsOp> {
     ScatterReduction reduction = op.getReduction();
     // Indices and updates must have one shape; otherwise nothing is
     // written and the call fails.
+    // Along the other dims the positions must lie within the input too.
     Value ok = m.yes();
     SmallVector<Value> extents;
     for (int64_t d = 0; d < rank; ++d) {
       Value n = m.dim(indices, d);
       ok = m.both(ok, m.eq(n, m.dim(updates, d)));
+      if (d != axis)
+        ok = m.both(ok, m.le(n, m.dim(data, d)));
       extents.push_back(n);
     }
     Value count = m.product(extents, m.numElements(updates));
@@ -159,16 +184,26 @@ struct DecomposeScatterElements : OpRewritePattern<ScatterElementsOp> {
           Value inRange;
           Value k = wrapIndex(n, tensor::ExtractOp::create(nb, l, indices, at),
                               dimSize, &inRange);
-          SmallVector<Value> target(at);
-          target[axis] = n.select(inRange, k, n.c(0));
-          Value upd = tensor::ExtractOp::create(nb, l, updates, at);
-          Value cur = tensor::ExtractOp::create(nb, l, acc[0], target);
-          // Out of range: the element is left as it is (the call fails).
-          Value next =
-              n.select(inRange, combine(nb, l, reduction, cur, upd), cur);
-          Value written = tensor::InsertOp::create(nb, l, next, acc[0], target);
-          scf::YieldOp::create(nb, l,
-                               ValueRange{written, n.both(acc[1], inRange)});
+          // Out of range: nothing is read or written (the axis may be
+          // empty), the element is left as it is and the call fails.
+          auto write = scf::IfOp::create(
+              nb, l, inRange,
+              [&](OpBuilder &tb, Location tl) {
+                SmallVector<Value> target(at);
+                target[axis] = k;
+                Value upd = tensor::ExtractOp::create(tb, tl, updates, at);
+                Value cur = tensor::ExtractOp::create(tb, tl, acc[0], target);
+                scf::YieldOp::create(
+                    tb, tl,
+                    ValueRange{tensor::InsertOp::create(
+                        tb, tl, combine(tb, tl, reduction, cur, upd), acc[0],
+                        target)});
+              },
+              [&](OpBuilder &eb, Location el) {
+                scf::YieldOp::create(eb, el, ValueRange{acc[0]});
+              });
+          scf::YieldOp::create(
+              nb, l, ValueRange{write.getResult(0), n.both(acc[1], inRange)});
         });
     rewriter.replaceOp(op, required(m, loop.getResult(1), loop.getResult(0),
                                     loop.getResult(0),
