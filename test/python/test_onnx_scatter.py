@@ -129,3 +129,24 @@ def test_run_time_sizes_stay_in_bounds():
     np.testing.assert_array_equal(g(x, np.array([4, -5, 2], np.int64)), x[[4, 0, 2]])
     with pytest.raises(tessel.InvocationError, match="out of range"):
         g(np.zeros((0, 8), np.float32), np.array([0], np.int64))
+
+
+def test_indices_wider_than_data_are_compile_errors():
+    """Static sizes: indices larger than the data along a dim other than
+    the axis would address other rows' elements; the node is rejected."""
+    data = np.zeros((4, 6), np.float32)
+    wide = np.zeros((2, 8), np.int64)
+    model = scatter_model("ScatterElements", data, wide, np.ones((2, 8), np.float32),
+                          18, axis=0)
+    with pytest.raises(tessel.CompileError,
+                       match="sc0.*indices have 8 along dim 1, more than the data's 6"):
+        tessel.compile(model.SerializeToString())
+    node = helper.make_node("GatherElements", ["d", "i"], ["y"], name="ge0", axis=0)
+    g = helper.make_graph([node], "ge",
+                          [helper.make_tensor_value_info("d", TensorProto.FLOAT, [4, 6]),
+                           helper.make_tensor_value_info("i", TensorProto.INT64, [3, 8])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 8])])
+    with pytest.raises(tessel.CompileError,
+                       match="ge0.*indices have 8 along dim 1, more than the data's 6"):
+        tessel.compile(helper.make_model(
+            g, opset_imports=[helper.make_opsetid("", 18)]).SerializeToString())

@@ -785,6 +785,15 @@ FailureOr<Value> flatElementIndices(NodeContext &ctx, int64_t axis) {
     ctx.emitError() << "indices must have the rank of data";
     return failure();
   }
+  // Along the other dims an index's position is its own: past the data's
+  // size it would address another row's element (or none).
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis && !ShapedType::isDynamic(in[d]) &&
+        !ShapedType::isDynamic(idxShape[d]) && idxShape[d] > in[d]) {
+      ctx.emitError() << "indices have " << idxShape[d] << " along dim " << d
+                      << ", more than the data's " << in[d];
+      return failure();
+    }
   SmallVector<int64_t> strides = stridesOf(in);
   int64_t w = numElements(idxShape);
   SmallVector<int64_t> base(w);
