@@ -249,6 +249,14 @@ func.func @gather_result(%x: tensor<6x8xf32>, %i: tensor<3xi64>) -> tensor<3x6xf
 
 // -----
 
+func.func @gather_more_static_than_its_indices(%x: tensor<6x8xf32>, %i: tensor<?xi64>) -> tensor<3x8xf32> {
+  // expected-error @+1 {{result type 'tensor<3x8xf32>' must have the input's sizes with dimension 0 replaced by the indices' sizes}}
+  %0 = tessel.gather %x, %i {axis = 0 : i64} : tensor<6x8xf32>, tensor<?xi64> -> tensor<3x8xf32>
+  return %0 : tensor<3x8xf32>
+}
+
+// -----
+
 func.func @gather_element_type(%x: tensor<6x8xf32>, %i: tensor<3xi64>) -> tensor<3x8xf16> {
   // expected-error @+1 {{result element type 'f16' differs from the input's 'f32'}}
   %0 = tessel.gather %x, %i {axis = 0 : i64} : tensor<6x8xf32>, tensor<3xi64> -> tensor<3x8xf16>

@@ -112,14 +112,13 @@ LogicalResult GatherOp::verify() {
     return emitOpError() << "result element type " << out.getElementType()
                          << " differs from the input's "
                          << in.getElementType();
-  // input[:axis] ++ indices ++ input[axis + 1:]
+  // input[:axis] ++ indices ++ input[axis + 1:], exactly: a static size
+  // where the operand's is dynamic would be trusted by the expansion,
+  // which reads the operands over the result's extent.
   SmallVector<int64_t> expected(in.getShape().take_front(axis));
   llvm::append_range(expected, idx.getShape());
   llvm::append_range(expected, in.getShape().drop_front(axis + 1));
-  if (out.getRank() != static_cast<int64_t>(expected.size()) ||
-      !llvm::all_of(llvm::zip(out.getShape(), expected), [](auto p) {
-        return compatibleDim(std::get<0>(p), std::get<1>(p));
-      }))
+  if (out.getShape() != ArrayRef<int64_t>(expected))
     return emitOpError() << "result type " << out
                          << " must have the input's sizes with dimension "
                          << axis << " replaced by the indices' sizes";
