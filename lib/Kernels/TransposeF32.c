@@ -1,12 +1,13 @@
 /* TransposeF32.c - batched 2-D transposes of dense f32 arrays.
  *
  * out[b][c][r] = in[b][r][c] (tessel_kernel_transpose_f32), and the same
- * of whole rows of `inner` elements (tessel_kernel_transpose_blocks_f32). Run-time data movement the compiler emits as
- * linalg.transpose (packing a weight operand that is a graph input, NCHW
- * inputs to NHWC, K^T in attention) becomes this after grouping the
- * permutation's adjacent dims. Naive loops read or write with a large
- * stride on every element; 32 x 32 blocks keep both sides within a few
- * cache lines. Parallel over (batch, row block). */
+ * of whole rows of `inner` elements (tessel_kernel_transpose_blocks_f32).
+ * Run-time data movement the compiler emits as linalg.transpose (packing a
+ * weight operand that is a graph input, NCHW inputs to NHWC, K^T in
+ * attention) becomes this after grouping the permutation's adjacent dims.
+ * Naive loops read or write with a large stride on every element; 32 x 32
+ * blocks keep both sides within a few cache lines. Parallel over (batch,
+ * row block). */
 #include "ThreadPool.h"
 #include "TransposeBlock.h"
 #include "tessel/Kernels/tessel_kernels.h"

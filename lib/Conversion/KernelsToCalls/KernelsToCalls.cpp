@@ -13,6 +13,7 @@
 #include "tessel/Kernels/tessel_kernels.h"
 #include "tessel/Support/QuantizeDivision.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/SymbolTable.h"
 
 #include <limits>
@@ -369,13 +370,12 @@ std::optional<TransposeGroups> transposeGroups(linalg::TransposeOp op) {
   g.rows = runs[i + 1];
   ArrayRef<int64_t> shape = inTy.getShape();
   auto staticSize = [&](ArrayRef<int64_t> dims) -> std::optional<int64_t> {
-    int64_t n = 1;
-    for (int64_t d : dims) {
-      if (ShapedType::isDynamic(shape[d]))
-        return std::nullopt;
-      n *= shape[d];
-    }
-    return n;
+    SmallVector<int64_t> sizes(llvm::map_range(dims, [&](int64_t d) {
+      return shape[d];
+    }));
+    if (ShapedType::isDynamicShape(sizes))
+      return std::nullopt;
+    return ShapedType::getNumElements(sizes);
   };
   // A side of 1 is a reshape, copied fast enough by the loops; so are rows
   // of a few elements moved whole.
@@ -396,27 +396,25 @@ struct BatchedTranspose {
 
 BatchedTranspose transposeSizes(KernelCallBuilder &cb, linalg::TransposeOp op,
                                 const TransposeGroups &g) {
-  ArrayRef<int64_t> shape =
-      cast<MemRefType>(op.getInput().getType()).getShape();
   auto product = [&](ArrayRef<int64_t> dims) -> OpFoldResult {
     int64_t known = 1;
-    Value n; // the run-time factors
+    SmallVector<Value> factors; // the run-time sizes
     for (int64_t d : dims) {
-      if (!ShapedType::isDynamic(shape[d])) {
-        known *= shape[d];
-        continue;
-      }
-      Value size = cb.dim(op.getInput(), d);
-      n = n ? arith::MulIOp::create(cb.b, cb.loc, n, size).getResult() : size;
+      OpFoldResult size =
+          memref::getMixedSize(cb.b, cb.loc, op.getInput(), d);
+      if (std::optional<int64_t> c = getConstantIntValue(size))
+        known *= *c;
+      else
+        factors.push_back(cast<Value>(size));
     }
-    if (!n)
+    if (factors.empty())
       return cb.b.getIndexAttr(known);
-    if (known == 1)
-      return n;
-    return arith::MulIOp::create(
-               cb.b, cb.loc, n,
-               arith::ConstantIndexOp::create(cb.b, cb.loc, known))
-        .getResult();
+    if (known != 1)
+      factors.push_back(arith::ConstantIndexOp::create(cb.b, cb.loc, known));
+    Value n = factors.front();
+    for (Value f : ArrayRef<Value>(factors).drop_front())
+      n = arith::MulIOp::create(cb.b, cb.loc, n, f);
+    return n;
   };
   return {product(g.batch), product(g.rows), product(g.cols),
           product(g.inner)};

@@ -14,10 +14,22 @@
 using namespace mlir;
 using namespace mlir::tessel;
 
-/// Checks that `axis` indexes a tensor of rank `rank` (negative counts from
-/// the back).
+/// How an op's axis attribute may count.
+enum class AxisForm {
+  FromEitherEnd, // negative counts from the back, as in ONNX
+  Normalized,    // in [0, rank): the op takes it as it is
+};
+
+/// Checks that `axis` indexes a tensor of rank `rank` in the given form.
 static LogicalResult verifyAxis(Operation *op, int64_t axis, int64_t rank,
-                                StringRef attrName = "axis") {
+                                StringRef attrName = "axis",
+                                AxisForm form = AxisForm::FromEitherEnd) {
+  if (form == AxisForm::Normalized) {
+    if (axis < 0 || axis >= rank)
+      return op->emitOpError() << "attribute '" << attrName << "' = " << axis
+                               << " must be in [0, " << rank << ")";
+    return success();
+  }
   if (axis < -rank || axis >= rank || rank == 0)
     return op->emitOpError() << "attribute '" << attrName << "' = " << axis
                              << " is out of range for an input of rank "
@@ -92,21 +104,12 @@ LogicalResult NonZeroOp::verify() {
   return success();
 }
 
-/// An axis the op takes as it is: in [0, rank).
-static LogicalResult verifyNormalizedAxis(Operation *op, int64_t axis,
-                                          int64_t rank) {
-  if (axis < 0 || axis >= rank)
-    return op->emitOpError() << "attribute 'axis' = " << axis
-                             << " must be in [0, " << rank << ")";
-  return success();
-}
-
 LogicalResult GatherOp::verify() {
   auto in = cast<RankedTensorType>(getInput().getType());
   auto idx = cast<RankedTensorType>(getIndices().getType());
   auto out = cast<RankedTensorType>(getResult().getType());
   int64_t axis = getAxis();
-  if (failed(verifyNormalizedAxis(*this, axis, in.getRank())))
+  if (failed(verifyAxis(*this, axis, in.getRank(), "axis", AxisForm::Normalized)))
     return failure();
   if (out.getElementType() != in.getElementType())
     return emitOpError() << "result element type " << out.getElementType()
@@ -129,7 +132,8 @@ LogicalResult ScatterElementsOp::verify() {
   auto in = cast<RankedTensorType>(getInput().getType());
   auto idx = cast<RankedTensorType>(getIndices().getType());
   auto upd = cast<RankedTensorType>(getUpdates().getType());
-  if (failed(verifyNormalizedAxis(*this, getAxis(), in.getRank())))
+  if (failed(verifyAxis(*this, getAxis(), in.getRank(), "axis",
+                        AxisForm::Normalized)))
     return failure();
   if (getResult().getType() != in)
     return emitOpError() << "result type " << getResult().getType()

@@ -87,15 +87,23 @@ struct DecomposeGather : OpRewritePattern<GatherOp> {
           Value k = wrapIndex(
               n, tensor::ExtractOp::create(nb, l, indices, iv.slice(axis, iRank)),
               dim, &inRange);
-          // Out of range: element 0 of the axis (the call fails), or zero
-          // where the axis may be empty and has no element to read.
-          SmallVector<Value> at(iv.take_front(axis));
-          at.push_back(n.select(inRange, k, n.c(0)));
-          llvm::append_range(at, iv.drop_front(axis + iRank));
+          // The index is wrapped and checked again here, not only in the
+          // check loop: the read must stay in bounds even when the call
+          // fails. Out of range: element 0 of the axis (the call fails), or,
+          // where the axis may be empty and has no element to read, a
+          // branch around the read that yields zero.
+          auto position = [&](Value k) {
+            SmallVector<Value> at(iv.take_front(axis));
+            at.push_back(k);
+            llvm::append_range(at, iv.drop_front(axis + iRank));
+            return at;
+          };
           if (!mayBeEmpty) {
-            tensor::YieldOp::create(nb, l,
-                                    tensor::ExtractOp::create(nb, l, x, at)
-                                        .getResult());
+            tensor::YieldOp::create(
+                nb, l,
+                tensor::ExtractOp::create(
+                    nb, l, x, position(n.select(inRange, k, n.c(0))))
+                    .getResult());
             return;
           }
           auto read = scf::IfOp::create(
@@ -103,7 +111,8 @@ struct DecomposeGather : OpRewritePattern<GatherOp> {
               [&](OpBuilder &tb, Location tl) {
                 scf::YieldOp::create(
                     tb, tl,
-                    ValueRange{tensor::ExtractOp::create(tb, tl, x, at)});
+                    ValueRange{tensor::ExtractOp::create(tb, tl, x,
+                                                         position(k))});
               },
               [&](OpBuilder &eb, Location el) {
                 scf::YieldOp::create(
