@@ -151,9 +151,9 @@ TK_INLINE void vector_tile(const dw_job_t *j, const int owt, const int cv,
  * borders: a 7x7 map's row is one tile of 6 or 8 pixels, not 4 pixels
  * one at a time (two accumulator chains each) around a short interior. */
 TK_INLINE void window_tile(const dw_job_t *j, const int owt, const int cv,
-                           const int KW, const int S, int64_t n, int64_t oh,
-                           int64_t ow0, int64_t c0, int64_t kh0, int64_t kh1,
-                           int skip) {
+                           const int KW, const int S, const int EDGE,
+                           int64_t n, int64_t oh, int64_t ow0, int64_t c0,
+                           int64_t kh0, int64_t kh1, int skip) {
   tk_vec acc[WINDOW_TILE][CV];
   zero_tile(owt, cv, acc);
   const int span = (owt - 1) * S + KW;
@@ -163,6 +163,7 @@ TK_INLINE void window_tile(const dw_job_t *j, const int owt, const int cv,
   const int64_t phi = j->W - iw0 < span ? j->W - iw0 : span;
   const float *in_img = j->in + n * j->in_sn + c0 + iw0 * j->in_sw;
   const int64_t ih0 = oh * j->sh - j->pad_top;
+  const int64_t in_sw = j->in_sw;
   for (int64_t kh = kh0; kh < kh1; ++kh) {
     const float *ir = in_img + (ih0 + kh * j->dh) * j->in_sh;
     const float *wr = j->w + kh * j->w_sh + c0;
@@ -171,14 +172,20 @@ TK_INLINE void window_tile(const dw_job_t *j, const int owt, const int cv,
       for (int v = 0; v < cv; ++v)
         wv[kw][v] = tk_load(wr + kw * j->w_sw + v * TK_VW);
     /* Fully unrolled: every accumulator index is a constant, so the
-     * tile stays in registers. */
+     * tile stays in registers. One pointer walks the window's pixels:
+     * left to itself the compiler kept a pointer per pixel, more than
+     * the registers, and shuffled them between rows (with the range
+     * checks below on every tile: 3x3 at 112 x 112 x 32 ran at a quarter
+     * of the FMA peak). Tiles inside the image skip the checks. */
+    const float *ip = ir;
 #pragma clang loop unroll(full)
-    for (int p = 0; p < span; ++p) {
-      if (p < plo || p >= phi)
+    for (int p = 0; p < span; ++p, ip += in_sw) {
+      __asm__("" : "+r"(ip));
+      if (EDGE && (p < plo || p >= phi))
         continue;
       tk_vec x[CV];
       for (int v = 0; v < cv; ++v)
-        x[v] = tk_load(ir + p * j->in_sw + v * TK_VW);
+        x[v] = tk_load(ip + v * TK_VW);
 #pragma clang loop unroll(full)
       for (int kw = 0; kw < KW; ++kw) {
         const int q = p - kw;
@@ -194,17 +201,33 @@ TK_INLINE void window_tile(const dw_job_t *j, const int owt, const int cv,
 
 /* owt pixels from ow, every channel. */
 TK_INLINE void window_pixels(const dw_job_t *j, const int owt, const int KW,
-                             const int S, int64_t n, int64_t oh, int64_t ow,
-                             int64_t cvec2, int64_t cvec, int tail,
-                             int64_t ctail, int skip, int64_t kh0,
-                             int64_t kh1) {
+                             const int S, const int EDGE, int64_t n,
+                             int64_t oh, int64_t ow, int64_t cvec2,
+                             int64_t cvec, int tail, int64_t ctail, int skip,
+                             int64_t kh0, int64_t kh1) {
   if (TK_VW == 16)
     for (int64_t c = 0; c < cvec2; c += CV * TK_VW)
-      window_tile(j, owt, CV, KW, S, n, oh, ow, c, kh0, kh1, 0);
+      window_tile(j, owt, CV, KW, S, EDGE, n, oh, ow, c, kh0, kh1, 0);
   for (int64_t c = TK_VW == 16 ? cvec2 : 0; c < cvec; c += TK_VW)
-    window_tile(j, owt, 1, KW, S, n, oh, ow, c, kh0, kh1, 0);
+    window_tile(j, owt, 1, KW, S, EDGE, n, oh, ow, c, kh0, kh1, 0);
   if (tail)
-    window_tile(j, owt, 1, KW, S, n, oh, ow, ctail, kh0, kh1, skip);
+    window_tile(j, owt, 1, KW, S, EDGE, n, oh, ow, ctail, kh0, kh1, skip);
+}
+
+/* owt pixels from ow: without the padding checks where the tile's window
+ * lies inside the image. */
+TK_INLINE void window_tile_any(const dw_job_t *j, const int owt,
+                               const int KW, const int S, int64_t n,
+                               int64_t oh, int64_t ow, int64_t cvec2,
+                               int64_t cvec, int tail, int64_t ctail,
+                               int skip, int64_t kh0, int64_t kh1) {
+  const int64_t iw0 = ow * S - j->pad_left;
+  if (iw0 >= 0 && iw0 + (owt - 1) * S + KW <= j->W)
+    window_pixels(j, owt, KW, S, 0, n, oh, ow, cvec2, cvec, tail, ctail, skip,
+                  kh0, kh1);
+  else
+    window_pixels(j, owt, KW, S, 1, n, oh, ow, cvec2, cvec, tail, ctail, skip,
+                  kh0, kh1);
 }
 
 /* Tiles of output row (n, oh) from pixel `first` up to `last`, with
@@ -221,11 +244,11 @@ TK_INLINE int64_t window_row(const dw_job_t *j, const int KW, const int S,
   const int owt = KW <= 3 ? 8 : KW <= 5 ? 6 : 4;
   int64_t ow = first;
   for (; ow + owt <= last; ow += owt)
-    window_pixels(j, owt, KW, S, n, oh, ow, cvec2, cvec, tail, ctail, skip,
-                  kh0, kh1);
+    window_tile_any(j, owt, KW, S, n, oh, ow, cvec2, cvec, tail, ctail, skip,
+                    kh0, kh1);
   if (ow + owt / 2 <= last) {
-    window_pixels(j, owt / 2, KW, S, n, oh, ow, cvec2, cvec, tail, ctail,
-                  skip, kh0, kh1);
+    window_tile_any(j, owt / 2, KW, S, n, oh, ow, cvec2, cvec, tail, ctail,
+                    skip, kh0, kh1);
     ow += owt / 2;
   }
   return ow;
