@@ -238,18 +238,31 @@ TK_INLINE int64_t window_row(const dw_job_t *j, const int KW, const int S,
                              int64_t last, int64_t cvec2, int64_t cvec,
                              int tail, int64_t ctail, int skip, int64_t kh0,
                              int64_t kh1) {
-  /* Accumulators + one filter row + the input vectors within 32 zmm (16
-   * ymm with AVX2, one vector of channels), then half as many pixels for
-   * the rest. */
-  const int owt = KW <= 3 ? 8 : KW <= 5 ? 6 : 4;
+  /* Accumulators + one filter row + the input vectors within the
+   * registers, then one tile of the pixels left (they went one pixel at a
+   * time, two accumulator chains each: a 14-pixel row's last 2 of 3x3 took
+   * a fifth of the layer's time). AVX-512's 32 zmm hold 8 pixels x 2
+   * vectors up to 5x5 and 6 at 7x7 (4 and 6 before: 7x7x1152 5x5 1.6x,
+   * 14x14x96 7x7 2x faster, Zen 5; 10 or 12 at 3x3 ran 1.1-1.2x slower);
+   * AVX2's 16 ymm, one vector of channels, 8, 6 and 4. */
+  const int owt = TK_VW == 16 ? (KW <= 5 ? 8 : 6)
+                              : KW <= 3 ? 8 : KW <= 5 ? 6 : 4;
   int64_t ow = first;
   for (; ow + owt <= last; ow += owt)
     window_tile_any(j, owt, KW, S, n, oh, ow, cvec2, cvec, tail, ctail, skip,
                     kh0, kh1);
-  if (ow + owt / 2 <= last) {
-    window_tile_any(j, owt / 2, KW, S, n, oh, ow, cvec2, cvec, tail, ctail,
-                    skip, kh0, kh1);
-    ow += owt / 2;
+  switch (last - ow) {
+#define TK_REST(R)                                                             \
+  case R:                                                                      \
+    if (R < owt) {                                                             \
+      window_tile_any(j, R < owt ? R : 1, KW, S, n, oh, ow, cvec2, cvec, tail, \
+                      ctail, skip, kh0, kh1);                                  \
+      return last;                                                             \
+    }                                                                          \
+    break;
+    TK_REST(1) TK_REST(2) TK_REST(3) TK_REST(4) TK_REST(5) TK_REST(6)
+    TK_REST(7)
+#undef TK_REST
   }
   return ow;
 }

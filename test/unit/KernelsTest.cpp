@@ -492,6 +492,22 @@ TEST(DepthwiseKernel, WindowTiles) {
   checkDepthwise(5, 26, 32, 3, 5, 1, 1, 1, 1, 2, 2, true, false, 1);
 }
 
+TEST(DepthwiseKernel, RowRemainders) {
+  // After the full tiles, the pixels left in a row go as one tile of
+  // their count: every count from 1 to 7 (3x3 at widths 9-15, 5x5 and
+  // 7x7 around their tiles of 8 and 6), at both strides, with and
+  // without padding, and a tile that is all padding on one side.
+  for (int64_t w = 9; w <= 15; ++w)
+    checkDepthwise(4, w, 48, 3, 3, 1, 1, 1, 1, 1, 1, true, false, 1);
+  for (int64_t w = 9; w <= 15; ++w)
+    checkDepthwise(5, w, 32, 5, 5, 1, 1, 2, 2, 2, 2, false, true, 1);
+  for (int64_t w = 7; w <= 13; ++w)
+    checkDepthwise(8, w, 24, 7, 7, 1, 1, 3, 3, 3, 3, true, true, 1);
+  checkDepthwise(6, 29, 40, 3, 3, 2, 1, 1, 1, 1, 1, true, false, 2);
+  checkDepthwise(6, 31, 17, 5, 5, 2, 1, 2, 2, 2, 2, false, false, 1);
+  checkDepthwise(4, 13, 64, 3, 3, 1, 1, 0, 0, 0, 0, true, true, 1);
+}
+
 TEST(DepthwiseKernel, SiLUEpilogue) {
   // Vector channels (C = 96), a tail vector overlapping the last whole one
   // (C = 45: 13 channels past 32) and border pixels.
