@@ -253,13 +253,16 @@ def test_contracted_combines_are_routed_and_match_pytorch(combine, exporter):
 class _IndexedMoE(_SmallMoE):
     """Each expert on just its tokens, found with torch.where and gathered
     with index_select, the results summed back with index_add: sizes that
-    follow from the data (NonZero), carried through the experts at run
-    time. (Not raised to compose.route yet: it already runs each expert on
-    its own tokens.)"""
+    follow from the data (NonZero). tessel-raise-moe densifies each expert
+    term and raises the mixture to compose.route. With `mixing`, each
+    expert's rows are centred over its own tokens, which is not token-wise:
+    that look-alike must keep its sparse form (densified, the mean would
+    run over every token)."""
 
-    def __init__(self, k=2):
+    def __init__(self, k=2, mixing=False):
         super().__init__()
         self.k = k
+        self.mixing = mixing
 
     def forward(self, x):
         p = torch.softmax(self.gate(x), -1)
@@ -268,15 +271,20 @@ class _IndexedMoE(_SmallMoE):
         out = torch.zeros_like(x)
         for e, expert in enumerate(self.experts):
             tok, slot = torch.where(i == e)
-            y = expert(x.index_select(0, tok)) * w[tok, slot].unsqueeze(-1)
+            y = expert(x.index_select(0, tok))
+            if self.mixing:
+                y = y - y.mean(0, keepdim=True)
+            y = y * w[tok, slot].unsqueeze(-1)
             out = out.index_add(0, tok, y)
         return out
 
 
-@pytest.mark.parametrize("tokens", [1, 16, 40])
-def test_index_select_index_add_moe_matches_pytorch(tokens):
+@pytest.mark.parametrize("tokens,k,mixing", [(1, 2, False), (16, 2, False),
+                                             (40, 2, False), (16, 1, False),
+                                             (16, 2, True)])
+def test_index_select_index_add_moe_matches_pytorch(tokens, k, mixing):
     torch.manual_seed(6)
-    model = _IndexedMoE().eval()
+    model = _IndexedMoE(k, mixing).eval()
     x = torch.randn(tokens, 8)
     # The FX importer cannot trace torch.where(cond); the ONNX export can.
     with pytest.warns(tessel.TorchImportWarning, match="torch.onnx.export"):
@@ -289,17 +297,25 @@ def test_index_select_index_add_moe_matches_pytorch(tokens):
         assert_close(compiled(x2.numpy()), model(x2).numpy(), 1e-5)
 
 
-def test_index_select_index_add_moe_keeps_its_structure(tmp_path):
-    """The imported IR keeps each expert's routing as ops a pass can read:
-    the positions (tessel.nonzero), the rows they select (tessel.gather)
-    and the sum back (tessel.scatter_elements), one of each per expert."""
+@pytest.mark.parametrize("k,mixing", [(2, False), (1, False), (2, True)])
+def test_index_select_index_add_moe_is_raised(tmp_path, k, mixing):
+    """Token-wise experts: each term densified (the gather, expert and
+    scatter of its tokens become gate x expert(x)), then raised to one
+    compose.route with no positions left to compute. The mixing look-alike
+    keeps its positions (tessel.nonzero), gathers and scatters."""
     torch.manual_seed(6)
-    model = _IndexedMoE().eval()
+    model = _IndexedMoE(k, mixing).eval()
     path = str(tmp_path / "moe.onnx")
     torch.onnx.export(model, (torch.randn(16, 8),), path)
     text = str(tessel.compiler.to_module(path))
     experts = len(model.experts)
-    assert text.count("tessel.nonzero") == experts
-    # The tokens' rows and their gate weights, for each expert.
-    assert text.count("tessel.gather") == 2 * experts
-    assert text.count("tessel.scatter_elements") == experts
+    if mixing:
+        assert "compose.route" not in text
+        assert text.count("tessel.nonzero") == experts
+        assert text.count("tessel.scatter_elements") == experts
+        return
+    names = ", ".join(f"@moe0_expert{e}" for e in range(experts))
+    assert f"experts = [{names}], k = {k} : i64" in text
+    for op in ("tessel.nonzero", "tessel.gather", "tessel.scatter_elements",
+               "tessel.require"):
+        assert op not in text

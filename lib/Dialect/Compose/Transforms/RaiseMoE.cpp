@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ConstantEvaluator.h"
+#include "DensifyIndexedExperts.h"
 
 #include "tessel/Dialect/Compose/Transforms/GeneralizeTokenDim.h"
 #include "tessel/Dialect/Compose/Transforms/Passes.h"
@@ -677,6 +678,7 @@ struct TesselRaiseMoEPass
     for (func::FuncOp fn : fns) {
       if (fn.isDeclaration() || !fn.getBody().hasOneBlock())
         continue;
+      densifyIndexedExperts(fn);
       Raiser raiser(module, fn);
       raiser.expandContractions();
       while (raiser.raiseOne()) {

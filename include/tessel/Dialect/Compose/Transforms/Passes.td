@@ -154,6 +154,12 @@ def TesselRaiseMoE : Pass<"tessel-raise-moe", "ModuleOp"> {
     - each `expert_e` is a private slice computing from one `T x D` value `%x`
       and constants, and treats tokens independently.
 
+    Experts run on just their tokens (`nonzero(i == e)` positions,
+    `tessel.gather` of their rows, `tessel.scatter_elements` of the weighted
+    results into zeros, as ONNX exports `index_select` / `index_add`) are
+    first rewritten into such dense terms, when every expert of the top-k
+    is one and treats tokens independently.
+
     It emits one `compose.component` per expert (token dim generalized to
     `?`) and a `compose.route` in place of the sum. A candidate whose experts
     cannot be outlined is left dense with a remark saying why; look-alikes
