@@ -316,6 +316,9 @@ def test_index_select_index_add_moe_is_raised(tmp_path, k, mixing):
         return
     names = ", ".join(f"@moe0_expert{e}" for e in range(experts))
     assert f"experts = [{names}], k = {k} : i64" in text
+    # From the module too (the torch door hands torch.where to the export).
+    with pytest.warns(tessel.TorchImportWarning, match="torch.onnx.export"):
+        assert is_raised(model, torch.randn(16, 8))
     for op in ("tessel.nonzero", "tessel.gather", "tessel.scatter_elements",
                "tessel.require"):
         assert op not in text
