@@ -94,3 +94,52 @@ func.func @se_block_run_time_batch(%x: tensor<?x4x4x8xf32>, %g: tensor<?x8x1x1xf
   %back = tosa.transpose %m {perms = array<i32: 0, 2, 3, 1>} : (tensor<?x8x4x4xf32>) -> tensor<?x4x4x8xf32>
   return %back : tensor<?x4x4x8xf32>
 }
+
+// -----
+
+// ShuffleNet's unit between NHWC convolutions: concat of the two branches
+// along NCHW's channels, the channel shuffle (reshape to 2 x C/2, swap,
+// reshape back) and the split into halves. Everything moves to NHWC: the
+// shuffle becomes a transpose of the last two dims of [1, H, W, 2, C/2],
+// the split slices the last dim, and no NCHW transpose is left.
+// CHECK-LABEL: func @channel_shuffle
+// CHECK: %[[CAT:.*]] = tosa.concat %arg0, %arg1 {axis = 3 : i32} : (tensor<1x4x4x8xf32>, tensor<1x4x4x8xf32>) -> tensor<1x4x4x16xf32>
+// CHECK: %[[E:.*]] = tosa.reshape %[[CAT]], %{{.*}} : (tensor<1x4x4x16xf32>, !tosa.shape<5>) -> tensor<1x4x4x2x8xf32>
+// CHECK: %[[SH:.*]] = tosa.transpose %[[E]] {perms = array<i32: 0, 1, 2, 4, 3>} : (tensor<1x4x4x2x8xf32>) -> tensor<1x4x4x8x2xf32>
+// CHECK: %[[C:.*]] = tosa.reshape %[[SH]], %{{.*}} : (tensor<1x4x4x8x2xf32>, !tosa.shape<4>) -> tensor<1x4x4x16xf32>
+// CHECK-DAG: tosa.slice %[[C]], %{{.*}}, %{{.*}} : (tensor<1x4x4x16xf32>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x4x4x8xf32>
+// CHECK-DAG: tosa.slice %[[C]], %{{.*}}, %{{.*}} : (tensor<1x4x4x16xf32>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x4x4x8xf32>
+// CHECK-NOT: tosa.transpose
+// CHECK: return
+func.func @channel_shuffle(%a: tensor<1x4x4x8xf32>, %b: tensor<1x4x4x8xf32>) -> (tensor<1x4x4x8xf32>, tensor<1x4x4x8xf32>) {
+  %ta = tosa.transpose %a {perms = array<i32: 0, 3, 1, 2>} : (tensor<1x4x4x8xf32>) -> tensor<1x8x4x4xf32>
+  %tb = tosa.transpose %b {perms = array<i32: 0, 3, 1, 2>} : (tensor<1x4x4x8xf32>) -> tensor<1x8x4x4xf32>
+  %cat = tosa.concat %ta, %tb {axis = 1 : i32} : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x16x4x4xf32>
+  %s5 = tosa.const_shape {values = dense<[1, 2, 8, 4, 4]> : tensor<5xindex>} : () -> !tosa.shape<5>
+  %e = tosa.reshape %cat, %s5 : (tensor<1x16x4x4xf32>, !tosa.shape<5>) -> tensor<1x2x8x4x4xf32>
+  %sh = tosa.transpose %e {perms = array<i32: 0, 2, 1, 3, 4>} : (tensor<1x2x8x4x4xf32>) -> tensor<1x8x2x4x4xf32>
+  %s4 = tosa.const_shape {values = dense<[1, 16, 4, 4]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %c = tosa.reshape %sh, %s4 : (tensor<1x8x2x4x4xf32>, !tosa.shape<4>) -> tensor<1x16x4x4xf32>
+  %z = tosa.const_shape {values = dense<0> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %h = tosa.const_shape {values = dense<[0, 8, 0, 0]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %n = tosa.const_shape {values = dense<[1, 8, 4, 4]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %lo = tosa.slice %c, %z, %n : (tensor<1x16x4x4xf32>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x8x4x4xf32>
+  %hi = tosa.slice %c, %h, %n : (tensor<1x16x4x4xf32>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x8x4x4xf32>
+  %blo = tosa.transpose %lo {perms = array<i32: 0, 2, 3, 1>} : (tensor<1x8x4x4xf32>) -> tensor<1x4x4x8xf32>
+  %bhi = tosa.transpose %hi {perms = array<i32: 0, 2, 3, 1>} : (tensor<1x8x4x4xf32>) -> tensor<1x4x4x8xf32>
+  return %blo, %bhi : tensor<1x4x4x8xf32>, tensor<1x4x4x8xf32>
+}
+
+// -----
+
+// A merge of dims that are not adjacent in the transpose's input cannot
+// move: the transpose stays where it is.
+// CHECK-LABEL: func @merge_not_adjacent
+// CHECK: %[[T:.*]] = tosa.transpose %arg0 {perms = array<i32: 1, 0, 2>}
+// CHECK: tosa.reshape %[[T]]
+func.func @merge_not_adjacent(%x: tensor<2x3x4xf32>) -> tensor<3x8xf32> {
+  %t = tosa.transpose %x {perms = array<i32: 1, 0, 2>} : (tensor<2x3x4xf32>) -> tensor<3x2x4xf32>
+  %s = tosa.const_shape {values = dense<[3, 8]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %r = tosa.reshape %t, %s : (tensor<3x2x4xf32>, !tosa.shape<2>) -> tensor<3x8xf32>
+  return %r : tensor<3x8xf32>
+}

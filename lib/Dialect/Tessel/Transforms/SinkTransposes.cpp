@@ -13,8 +13,11 @@
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Tosa/Utils/ConversionUtils.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <numeric>
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELSINKTRANSPOSES
@@ -197,6 +200,128 @@ struct SinkThroughConcat : OpRewritePattern<tosa::ConcatOp> {
   }
 };
 
+/// reshape(transpose(x, P)) -> transpose(reshape(x'), P') where the reshape
+/// only splits dims or only merges them: ShuffleNet's channel shuffle (NCHW
+/// [1, 48, H, W] -> [1, 2, 24, H, W], a transpose of the two, -> [1, 48, H,
+/// W]) between NHWC convolutions, whose layout transposes then meet. A
+/// merge of dims the transpose has put out of their order in x first
+/// reorders them in x (the shuffle itself, now on the channels of NHWC).
+struct SinkThroughReshape : OpRewritePattern<tosa::ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tosa::ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto tr = op.getInput1().getDefiningOp<tosa::TransposeOp>();
+    if (!tr || !tr->hasOneUse())
+      return failure();
+    auto xTy = cast<RankedTensorType>(tr.getInput1().getType());
+    auto tTy = cast<RankedTensorType>(tr.getType());
+    auto outTy = cast<RankedTensorType>(op.getType());
+    if (!xTy.hasStaticShape() || !outTy.hasStaticShape() ||
+        xTy.getRank() == outTy.getRank())
+      return failure();
+    std::optional<SmallVector<ReassociationIndices>> groups =
+        getReassociationIndicesForReshape(tTy, outTy);
+    if (!groups)
+      return failure();
+    ArrayRef<int32_t> perm = tr.getPerms();
+    ArrayRef<int64_t> xShape = xTy.getShape(), tShape = tTy.getShape(),
+                      outShape = outTy.getShape();
+    Location loc = op.getLoc();
+    Value x = tr.getInput1();
+    SmallVector<int64_t> newShape;
+    SmallVector<int32_t> outer;
+    if (outTy.getRank() < tTy.getRank()) {
+      // Merges: each group of t's dims from dims of x that are adjacent
+      // there. Groups in the order of x; within a group, t's order.
+      SmallVector<int64_t> order(groups->size());
+      std::iota(order.begin(), order.end(), 0);
+      auto minSrc = [&](int64_t g) {
+        int32_t m = perm[(*groups)[g].front()];
+        for (int64_t d : (*groups)[g])
+          m = std::min(m, perm[d]);
+        return m;
+      };
+      llvm::sort(order, [&](int64_t a, int64_t b) {
+        return minSrc(a) < minSrc(b);
+      });
+      SmallVector<int32_t> inner;
+      for (int64_t g : order) {
+        for (int64_t d : (*groups)[g])
+          inner.push_back(perm[d]);
+        // Adjacent in x: the group's dims of x are a run.
+        SmallVector<int32_t> run(inner.end() - (*groups)[g].size(),
+                                 inner.end());
+        llvm::sort(run);
+        for (size_t i = 1; i < run.size(); ++i)
+          if (run[i] != run[i - 1] + 1)
+            return failure();
+        newShape.push_back(outShape[g]);
+      }
+      outer.assign(groups->size(), 0);
+      for (auto [pos, g] : llvm::enumerate(order))
+        outer[g] = pos;
+      // A transpose within the groups only: nothing to move past.
+      if (llvm::equal(outer, llvm::seq<int32_t>(0, outer.size())))
+        return failure();
+      if (!llvm::equal(inner, llvm::seq<int32_t>(0, inner.size())))
+        x = transpose(rewriter, loc, x, inner);
+    } else {
+      // Splits: dim j of t into the sizes of its group; x's dim perm[j]
+      // likewise, then the pieces moved as the dims were.
+      SmallVector<int32_t> inv = inverse(perm);
+      SmallVector<int64_t> start(tShape.size());
+      int64_t at = 0;
+      for (int64_t i = 0; i < int64_t(xShape.size()); ++i) {
+        start[inv[i]] = at;
+        for (int64_t d : (*groups)[inv[i]])
+          newShape.push_back(outShape[d]);
+        at += (*groups)[inv[i]].size();
+      }
+      for (int64_t j = 0; j < int64_t(tShape.size()); ++j)
+        for (int64_t k = 0; k < int64_t((*groups)[j].size()); ++k)
+          outer.push_back(start[j] + k);
+    }
+    auto newTy = RankedTensorType::get(newShape, outTy.getElementType());
+    Value reshaped = tosa::ReshapeOp::create(
+        rewriter, loc, newTy, x, tosa::getTosaConstShape(rewriter, loc, newShape));
+    rewriter.replaceOp(op, transpose(rewriter, loc, reshaped, outer));
+    return success();
+  }
+};
+
+/// slice(transpose(x, P)) -> transpose(slice(x), P), where every user of
+/// the transpose is a slice (ShuffleNet's channel split after the shuffle):
+/// the start and size permuted back.
+struct SinkThroughSlice : OpRewritePattern<tosa::SliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tosa::SliceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto tr = op.getInput1().getDefiningOp<tosa::TransposeOp>();
+    SmallVector<int64_t> start, size;
+    if (!tr || !isStaticButBatch(tr.getInput1()) ||
+        !cast<RankedTensorType>(tr.getType()).hasStaticShape() ||
+        !llvm::all_of(tr->getUsers(),
+                      [](Operation *u) { return isa<tosa::SliceOp>(u); }) ||
+        !tosa::getConstShapeValues(op.getStart().getDefiningOp(), start) ||
+        !tosa::getConstShapeValues(op.getSize().getDefiningOp(), size))
+      return failure();
+    ArrayRef<int32_t> perm = tr.getPerms();
+    SmallVector<int32_t> inv = inverse(perm);
+    SmallVector<int64_t> xStart = permuted(start, inv),
+                         xSize = permuted(size, inv);
+    auto resTy = cast<RankedTensorType>(op.getType());
+    auto newTy = RankedTensorType::get(permuted(resTy.getShape(), inv),
+                                       resTy.getElementType());
+    Location loc = op.getLoc();
+    Value sliced = tosa::SliceOp::create(
+        rewriter, loc, newTy, tr.getInput1(),
+        tosa::getTosaConstShape(rewriter, loc, xStart),
+        tosa::getTosaConstShape(rewriter, loc, xSize));
+    rewriter.replaceOp(op, transpose(rewriter, loc, sliced, perm));
+    return success();
+  }
+};
+
 /// A transpose that only moves size-1 dims keeps the element order: it is a
 /// reshape (free after bufferization).
 struct UnitTransposeToReshape : OpRewritePattern<tosa::TransposeOp> {
@@ -234,7 +359,7 @@ struct SinkTransposesPass
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
     patterns.add<SinkThroughElementwise, UnitTransposeToReshape,
-                 SinkThroughConcat,
+                 SinkThroughConcat, SinkThroughReshape, SinkThroughSlice,
                  SinkThroughReduce<tosa::ReduceSumOp>,
                  SinkThroughReduce<tosa::ReduceMaxOp>,
                  SinkThroughReduce<tosa::ReduceMinOp>,
