@@ -77,7 +77,8 @@ TK_INLINE void store_tile(const int mr, const int nv,
   if (csf == 1) {
     /* Whole vectors, then the panel's partial last one (F % 16 columns:
      * ShuffleNet's 24 and 48 channels) with masked moves. The loops run to
-     * nv, a constant at every call, so every acc index is one and the sums
+     * nv, a constant at the f32 micro-kernels' calls, so every acc index is
+     * one there and the sums
      * stay in registers: indexed by the run-time nr / TK_VW they all went
      * through the stack (8 x 48 tiles at K = 16: a third of their time). */
     const int whole = nr / TK_VW, tail = nr % TK_VW;

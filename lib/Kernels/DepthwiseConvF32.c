@@ -1,9 +1,12 @@
 /* DepthwiseConvF32.c - NHWC depthwise convolution (channel multiplier 1).
  *
  * Zero padding is implicit: out-of-range taps are skipped, so no padded
- * copy of the input is ever made. Interior pixel tiles take the fast path
- * with every kw tap; pixels near the left/right border take a one-pixel path
- * with the valid tap range.
+ * copy of the input is ever made. Filters the window path is instantiated
+ * for (3x3, 5x5, 7x7 at column stride 1 or 2) go in tiles of pixels whose
+ * window is loaded once per filter row, tiles that cross the border
+ * skipping the padding; other filters take tiles of interior pixels with
+ * every kw tap and a one-pixel path with the valid tap range near the
+ * borders.
  *
  * Vectorized over channels (contiguous in NHWC); each step accumulates a
  * tile of OW_TILE output pixels x CV channel vectors so that enough
@@ -254,14 +257,15 @@ TK_INLINE int64_t window_row(const dw_job_t *j, const int KW, const int S,
   switch (last - ow) {
 #define TK_REST(R)                                                             \
   case R:                                                                      \
+    /* (R < owt ? R : 1: where the case is dead for the filter's owt, no       \
+     * tile of R pixels is instantiated for it.) */                            \
     if (R < owt) {                                                             \
       window_tile_any(j, R < owt ? R : 1, KW, S, n, oh, ow, cvec2, cvec, tail, \
                       ctail, skip, kh0, kh1);                                  \
       return last;                                                             \
     }                                                                          \
     break;
-    TK_REST(1) TK_REST(2) TK_REST(3) TK_REST(4) TK_REST(5) TK_REST(6)
-    TK_REST(7)
+    TK_REST(1) TK_REST(2) TK_REST(3) TK_REST(4) TK_REST(5) TK_REST(6) TK_REST(7)
 #undef TK_REST
   }
   return ow;

@@ -505,6 +505,11 @@ TEST(DepthwiseKernel, RowRemainders) {
     checkDepthwise(8, w, 24, 7, 7, 1, 1, 3, 3, 3, 3, true, true, 1);
   checkDepthwise(6, 29, 40, 3, 3, 2, 1, 1, 1, 1, 1, true, false, 2);
   checkDepthwise(6, 31, 17, 5, 5, 2, 1, 2, 2, 2, 2, false, false, 1);
+  // Stride 2: 9, 10 and 14 pixels a row (remainders 1, 2 and 6).
+  for (int64_t w : {17, 19, 27}) {
+    checkDepthwise(5, w, 32, 3, 3, 2, 1, 1, 1, 1, 1, true, false, 1);
+    checkDepthwise(5, w, 48, 5, 5, 2, 1, 2, 2, 2, 2, false, true, 1);
+  }
   checkDepthwise(4, 13, 64, 3, 3, 1, 1, 0, 0, 0, 0, true, true, 1);
 }
 

@@ -18,18 +18,17 @@
 // proves and raises like any dense mixture. Each rewrite is exact on its
 // own (for finite expert outputs): the gate factors are not interpreted
 // here, the raiser checks them, and a mixture it then cannot raise runs
-// densely. All experts of a top-k are rewritten, or none.
-// The expert is re-typed for all T rows by each op's shape inference, and
-// taken only where generalizeTokenDim accepts it (the test the raiser's
-// outlining applies), so a term is never densified that the raiser could
-// not then outline for a reason of token mixing.
+// densely. All experts of a top-k are rewritten, or none. The expert is
+// re-typed for all T rows by each op's shape inference (every size it had
+// kept), and taken only where generalizeTokenDim accepts it: the test the
+// raiser's outlining applies, so no expert that mixes tokens is densified.
 //
 //===----------------------------------------------------------------------===//
 
 #include "DensifyIndexedExperts.h"
 #include "ConstantEvaluator.h"
+#include "OutlineSlice.h"
 
-#include "tessel/Dialect/Compose/IR/ComposeDialect.h"
 #include "tessel/Dialect/Compose/Transforms/GeneralizeTokenDim.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Dialect/Tessel/Utils/TosaBuilder.h"
@@ -42,11 +41,20 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include <array>
+#include <cmath>
+#include <set>
+
 using namespace mlir;
 using namespace mlir::tessel;
 using namespace mlir::tessel::compose;
 
 namespace {
+
+/// Both orders of a commutative op's two operands.
+std::array<std::pair<Value, Value>, 2> eitherOrder(Value a, Value b) {
+  return {std::pair(a, b), std::pair(b, a)};
+}
 
 /// A ranked tensor with at most one dim other than 1: a vector, whatever
 /// reshapes say about its rank.
@@ -79,22 +87,27 @@ Value vectorSource(Value v) {
   return v;
 }
 
+/// The input of a linalg.generic with one input and one init whose body
+/// only yields the input element, if `v` is its result, and its maps.
+std::optional<std::pair<Value, SmallVector<AffineMap>>> copiedFrom(Value v) {
+  auto g = v.getDefiningOp<linalg::GenericOp>();
+  if (!g || g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 ||
+      g->getNumResults() != 1 || g.getNumLoops() != g.getNumParallelLoops())
+    return std::nullopt;
+  Block &body = g.getRegion().front();
+  auto yield = dyn_cast<linalg::YieldOp>(body.getTerminator());
+  if (!yield || body.getOperations().size() != 1 ||
+      yield.getValues().front() != body.getArgument(0))
+    return std::nullopt;
+  return std::make_pair(g.getDpsInputs()[0], g.getIndexingMapsArray());
+}
+
 /// `v` through identity copies (an ONNX Expand to the shape a value
-/// already has: a linalg.generic that yields its input where it reads it,
-/// its size guarded by a tessel.require that the run checks).
+/// already has, its size guarded by a tessel.require the run checks).
 Value skipCopies(Value v) {
-  while (auto g = v.getDefiningOp<linalg::GenericOp>()) {
-    if (g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 ||
-        g->getNumResults() != 1)
-      break;
-    SmallVector<AffineMap> maps = g.getIndexingMapsArray();
-    Block &body = g.getRegion().front();
-    auto yield = dyn_cast<linalg::YieldOp>(body.getTerminator());
-    Value in = g.getDpsInputs()[0];
-    if (!maps[0].isIdentity() || !maps[1].isIdentity() || !yield ||
-        body.getOperations().size() != 1 ||
-        yield.getValues().front() != body.getArgument(0) ||
-        getElementTypeOrSelf(in.getType()) != getElementTypeOrSelf(v.getType()))
+  while (auto copy = copiedFrom(v)) {
+    auto [in, maps] = *copy;
+    if (!maps[0].isIdentity() || !maps[1].isIdentity())
       break;
     v = in;
   }
@@ -110,17 +123,31 @@ std::optional<double> scalarConstant(Value v) {
   return f->data.front();
 }
 
-/// Where `v` is column `c` of transpose(nonzero(mask)) (the coordinates
-/// along dim c of the true elements of a rank-2 mask), the mask and c.
-std::optional<std::pair<Value, int64_t>> nonzeroColumn(Value v) {
+/// Whether `v` is a constant splat of floating-point zero.
+bool isZeroSplat(Value v) {
+  DenseElementsAttr z;
+  return matchPattern(v, m_Constant(&z)) && z.isSplat() &&
+         isa<FloatType>(z.getElementType()) &&
+         z.getSplatValue<APFloat>().isZero();
+}
+
+/// Column `column` of transpose(nonzero(mask)): the coordinates along
+/// that dim of the true elements of a rank-2 mask.
+struct NonzeroColumn {
+  NonZeroOp nonzero;
+  int64_t column;
+};
+
+/// The nonzero column `v` is, if it is one.
+std::optional<NonzeroColumn> nonzeroColumn(Value v) {
   auto slice = v.getDefiningOp<tensor::ExtractSliceOp>();
   if (!slice || slice.getSourceType().getRank() != 2)
     return std::nullopt;
   ArrayRef<int64_t> off = slice.getStaticOffsets(),
                     size = slice.getStaticSizes(),
                     stride = slice.getStaticStrides();
-  if (off[0] != 0 || ShapedType::isDynamic(off[1]) || size[1] != 1 ||
-      stride[0] != 1 || stride[1] != 1)
+  if (off[0] != 0 || ShapedType::isDynamic(off[1]) || off[1] >= 2 ||
+      size[1] != 1 || stride[0] != 1 || stride[1] != 1)
     return std::nullopt;
   // Every row: the source's static size, or its tensor.dim 0.
   Value src = slice.getSource();
@@ -136,33 +163,37 @@ std::optional<std::pair<Value, int64_t>> nonzeroColumn(Value v) {
   if (!tr || tr.getPerms() != ArrayRef<int32_t>({1, 0}))
     return std::nullopt;
   auto nz = tr.getInput1().getDefiningOp<NonZeroOp>();
-  if (!nz || nz.getInput().getType().getRank() != 2 || off[1] >= 2)
+  if (!nz || nz.getInput().getType().getRank() != 2)
     return std::nullopt;
-  return std::make_pair(nz.getInput(), off[1]);
+  return NonzeroColumn{nz, off[1]};
 }
 
-/// Whether `mask` is (i == constant) for top-k indices i (through integer
-/// casts, which keep the small expert numbers): at most one true per row.
-bool isExpertMask(Value mask, Value &indices) {
+/// The expert `mask` selects where it is (i == e) for top-k indices i
+/// (through casts that keep every index: to integers at least as wide):
+/// then a row has at most one true. Sets `indices` to i.
+std::optional<int64_t> expertOfMask(Value mask, Value &indices) {
   auto eq = mask.getDefiningOp<tosa::EqualOp>();
   if (!eq)
-    return false;
-  for (auto [a, b] : {std::pair(eq.getInput1(), eq.getInput2()),
-                      std::pair(eq.getInput2(), eq.getInput1())}) {
+    return std::nullopt;
+  for (auto [a, b] : eitherOrder(eq.getInput1(), eq.getInput2())) {
     Value i = a;
     while (auto c = i.getDefiningOp<tosa::CastOp>()) {
-      if (!isa<IntegerType>(getElementTypeOrSelf(c.getInput().getType())))
+      auto from = dyn_cast<IntegerType>(getElementTypeOrSelf(c.getInput()));
+      auto to = dyn_cast<IntegerType>(getElementTypeOrSelf(c.getType()));
+      if (!from || !to || from.getWidth() <= 1 ||
+          to.getWidth() < from.getWidth())
         break;
       i = c.getInput();
     }
     auto topk = i.getDefiningOp<TopKOp>();
-    if (topk && i == topk.getIndices() && topk.getAxis() == 1 &&
-        scalarConstant(b)) {
+    std::optional<double> e = scalarConstant(b);
+    if (topk && i == topk.getIndices() && topk.getAxis() == 1 && e && *e >= 0 &&
+        *e == std::floor(*e)) {
       indices = i;
-      return true;
+      return int64_t(*e);
     }
   }
-  return false;
+  return std::nullopt;
 }
 
 /// Whether `idx` holds tok * k + slot (the flat positions of w[tok, slot] in
@@ -171,41 +202,56 @@ bool isFlatPosition(Value idx, Value tok, Value slot, int64_t k) {
   auto add = vectorSource(idx).getDefiningOp<tosa::AddOp>();
   if (!add)
     return false;
-  for (auto [a, b] : {std::pair(add.getInput1(), add.getInput2()),
-                      std::pair(add.getInput2(), add.getInput1())}) {
-    if (vectorSource(a) != slot)
-      continue;
+  for (auto [a, b] : eitherOrder(add.getInput1(), add.getInput2())) {
     auto mul = vectorSource(b).getDefiningOp<tosa::MulOp>();
-    if (!mul)
+    if (vectorSource(a) != slot || !mul ||
+        scalarConstant(mul.getShift()) != 0.0)
       continue;
-    for (auto [p, q] : {std::pair(mul.getInput1(), mul.getInput2()),
-                        std::pair(mul.getInput2(), mul.getInput1())}) {
-      std::optional<double> s = scalarConstant(mul.getShift());
-      std::optional<double> c = scalarConstant(q);
-      if (vectorSource(p) == tok && c && *c == double(k) && s && *s == 0)
+    for (auto [p, q] : eitherOrder(mul.getInput1(), mul.getInput2()))
+      if (vectorSource(p) == tok && scalarConstant(q) == double(k))
         return true;
-    }
   }
   return false;
 }
 
-/// Whether `idx` (rows x cols) repeats a column [rows, 1] of `tok` along
-/// its columns (linalg's broadcast as a generic: out[r][c] = in[r][0]).
-bool isRowBroadcastOf(Value idx, Value tok) {
-  auto g = idx.getDefiningOp<linalg::GenericOp>();
-  if (!g || g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 ||
-      g.getNumLoops() != 2 || g.getNumParallelLoops() != 2)
+/// Whether `idx` (rows x cols) repeats the column [rows, 1] of `tok` along
+/// cols columns (linalg's broadcast as a generic: out[r][c] = in[r][0]).
+/// A count of columns known only at run time the scatter checks against
+/// its updates' (the call fails where they differ).
+bool isRowBroadcastOf(Value idx, Value tok, int64_t cols) {
+  std::optional<std::pair<Value, SmallVector<AffineMap>>> copy =
+      copiedFrom(idx);
+  auto type = cast<RankedTensorType>(idx.getType());
+  if (!copy || type.getRank() != 2 ||
+      (!type.isDynamicDim(1) && type.getDimSize(1) != cols))
     return false;
-  MLIRContext *ctx = g.getContext();
-  AffineExpr d0 = getAffineDimExpr(0, ctx);
-  auto in = AffineMap::get(2, 0, {d0, getAffineConstantExpr(0, ctx)}, ctx);
-  SmallVector<AffineMap> maps = g.getIndexingMapsArray();
-  Block &body = g.getRegion().front();
-  auto yield = dyn_cast<linalg::YieldOp>(body.getTerminator());
-  return maps[0] == in && maps[1].isIdentity() && yield &&
-         body.getOperations().size() == 1 &&
-         yield.getValues().front() == body.getArgument(0) &&
-         vectorSource(g.getDpsInputs()[0]) == tok;
+  MLIRContext *ctx = idx.getContext();
+  auto column = AffineMap::get(
+      2, 0, {getAffineDimExpr(0, ctx), getAffineConstantExpr(0, ctx)}, ctx);
+  return copy->second[0] == column && copy->second[1].isIdentity() &&
+         vectorSource(copy->first) == tok;
+}
+
+/// The one tessel.gather in `y`'s backward slice (through any op but
+/// constants and gathers), if there is exactly one.
+GatherOp onlyGatherBehind(Value y) {
+  GatherOp found;
+  SetVector<Operation *> seen;
+  SmallVector<Value> work = {y};
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    Operation *def = v.getDefiningOp();
+    if (!def || isConstantValue(v) || !seen.insert(def))
+      continue;
+    if (auto g = dyn_cast<GatherOp>(def)) {
+      if (found && found != g)
+        return GatherOp();
+      found = g;
+      continue;
+    }
+    llvm::append_range(work, def->getOperands());
+  }
+  return found;
 }
 
 /// The ops computing `y` from `from` and constants, in block order; empty
@@ -230,9 +276,30 @@ SmallVector<Operation *> chainFrom(Value y, Value from) {
   return sorted;
 }
 
+/// Erases `ops`, users after producers.
+void eraseAll(ArrayRef<Operation *> ops) {
+  for (Operation *op : llvm::reverse(ops))
+    op->erase();
+}
+
+/// Whether `now` may stand for `before`: the same rank and element type,
+/// and every static size kept (a run-time one may have become known).
+bool refines(Type now, Type before) {
+  auto n = dyn_cast<RankedTensorType>(now);
+  auto b = dyn_cast<RankedTensorType>(before);
+  if (!n || !b || n.getRank() != b.getRank() ||
+      n.getElementType() != b.getElementType())
+    return false;
+  for (auto [dn, db] : llvm::zip(n.getShape(), b.getShape()))
+    if (!ShapedType::isDynamic(db) && dn != db)
+      return false;
+  return true;
+}
+
 /// Clones `chain` with `from` replaced by `to`, each result re-typed by its
 /// op's shape inference; the new `y`, or null (nothing left behind) where
-/// an op cannot say its shape.
+/// an op cannot say its shape or would change more than its run-time
+/// sizes (an axis would then mean another dim).
 Value cloneRetyped(OpBuilder &b, ArrayRef<Operation *> chain, Value from,
                    Value to, Value y, SmallVector<Operation *> &cloned) {
   IRMapping map;
@@ -242,22 +309,25 @@ Value cloneRetyped(OpBuilder &b, ArrayRef<Operation *> chain, Value from,
     cloned.push_back(c);
     auto infer = dyn_cast<InferShapedTypeOpInterface>(c);
     SmallVector<ShapedTypeComponents> shapes;
-    if (!infer ||
-        failed(infer.inferReturnTypeComponents(
-            c->getContext(), c->getLoc(), c->getOperands(),
-            c->getAttrDictionary(), c->getPropertiesStorage(), c->getRegions(),
-            shapes)) ||
-        shapes.size() != c->getNumResults()) {
-      for (Operation *dead : llvm::reverse(cloned))
-        dead->erase();
-      cloned.clear();
-      return Value();
-    }
+    bool ok = infer &&
+              succeeded(infer.inferReturnTypeComponents(
+                  c->getContext(), c->getLoc(), c->getOperands(),
+                  c->getAttrDictionary(), c->getPropertiesStorage(),
+                  c->getRegions(), shapes)) &&
+              shapes.size() == c->getNumResults();
     for (auto [r, s] : llvm::zip(c->getResults(), shapes)) {
       Type elem = s.getElementType() ? s.getElementType()
                                      : getElementTypeOrSelf(r.getType());
-      r.setType(s.hasRank() ? Type(RankedTensorType::get(s.getDims(), elem))
-                            : Type(UnrankedTensorType::get(elem)));
+      Type now =
+          s.hasRank() ? RankedTensorType::get(s.getDims(), elem) : Type();
+      ok = ok && now && refines(now, r.getType());
+      if (ok)
+        r.setType(now);
+    }
+    if (!ok) {
+      eraseAll(cloned);
+      cloned.clear();
+      return Value();
     }
   }
   return map.lookup(y);
@@ -268,24 +338,8 @@ Value cloneRetyped(OpBuilder &b, ArrayRef<Operation *> chain, Value from,
 /// throw-away component of them.
 bool isTokenWise(func::FuncOp fn, ArrayRef<Operation *> ops, Value x, Value y) {
   OpBuilder b(fn);
-  Location loc = fn.getLoc();
-  auto component = ComponentOp::create(
-      b, loc, "__tessel_densify_check", b.getFunctionType({x.getType()}, {}),
-      StringAttr(), ArrayAttr(), ArrayAttr(), ComponentStateAttr(), TypeAttr(),
-      StringAttr());
-  Block *body = component.addEntryBlock();
-  b.setInsertionPointToStart(body);
-  IRMapping map;
-  map.map(x, body->getArgument(0));
-  for (Operation *op : ops) {
-    for (Value in : op->getOperands())
-      if (!map.contains(in) && isConstantValue(in))
-        b.clone(*in.getDefiningOp(), map);
-    b.clone(*op, map);
-  }
-  Value out = map.lookup(y);
-  ReturnOp::create(b, loc, out);
-  component.setFunctionType(b.getFunctionType({x.getType()}, {out.getType()}));
+  ComponentOp component =
+      outlineSlice(b, fn.getLoc(), "__tessel_densify_check", ops, x, y);
   std::string why;
   bool ok = succeeded(generalizeTokenDim(component, why));
   component->erase();
@@ -295,7 +349,8 @@ bool isTokenWise(func::FuncOp fn, ArrayRef<Operation *> ops, Value x, Value y) {
 /// Erases the sparse expert a densified term replaced: everything computed
 /// from the positions `nz` (the gathers, the expert on the gathered rows,
 /// the scatter, and the tessel.require checks of their run-time sizes,
-/// which guard values that are gone), where nothing else uses it.
+/// which guard values that are gone), where nothing else uses it and
+/// nothing in it has another effect.
 void eraseSparseExpert(Operation *nz) {
   Block *block = nz->getBlock();
   SetVector<Operation *> derived;
@@ -304,120 +359,95 @@ void eraseSparseExpert(Operation *nz) {
     Operation *op = work.pop_back_val();
     if (!derived.insert(op))
       continue;
-    for (Operation *user : op->getUsers())
-      work.push_back(block->findAncestorOpInBlock(*user));
+    for (Operation *user : op->getUsers()) {
+      Operation *at = block->findAncestorOpInBlock(*user);
+      if (!at)
+        return; // used in another block
+      work.push_back(at);
+    }
   }
   for (Operation *op : derived)
-    if (!op || op->hasTrait<OpTrait::IsTerminator>() ||
-        (!isa<RequireOp>(op) && !isMemoryEffectFree(op) &&
-         !op->hasTrait<OpTrait::HasRecursiveMemoryEffects>()))
+    if (op->hasTrait<OpTrait::IsTerminator>() ||
+        (!isa<RequireOp>(op) && !isMemoryEffectFree(op)))
       return; // it reaches the results, or something with an effect
   SmallVector<Operation *> sorted(derived.begin(), derived.end());
   llvm::sort(sorted,
-             [](Operation *a, Operation *b) { return b->isBeforeInBlock(a); });
-  for (Operation *op : sorted) {
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  for (Operation *op : sorted)
     op->dropAllUses();
-    op->erase();
-  }
+  eraseAll(sorted);
 }
 
-/// Erases the ops of `block` left unused and free of effects.
-void eraseDeadOps(Block &block) {
-  for (Operation *op = block.getTerminator(); op;) {
-    Operation *prev = op->getPrevNode();
-    if (isOpTriviallyDead(op))
-      op->erase();
-    op = prev;
-  }
-}
-
-/// One expert term to densify: its dense rows (cloned before the scatter,
-/// not used yet) and what its gate factor is made of.
-struct Plan {
+/// One expert term to densify: its rows for every token (cloned before the
+/// scatter, not used yet) and what its gate factor is made of.
+struct DenseTerm {
   ScatterElementsOp scatter;
   Value mask, table, dense, topkIndices;
-  Operation *nonzero = nullptr;
+  int64_t expert;
+  NonZeroOp nonzero;
   SmallVector<Operation *> cloned;
 };
 
-/// The plan for the expert summed back by `scatter`, if it is one.
-std::optional<Plan> prepare(func::FuncOp fn, ScatterElementsOp scatter) {
+/// The dense term for the expert summed back by `scatter`, if it is one.
+std::optional<DenseTerm> planDenseTerm(func::FuncOp fn,
+                                       ScatterElementsOp scatter) {
   // Into zeros along the token dim, each token's row once (see above).
   auto outType = dyn_cast<RankedTensorType>(scatter.getType());
-  if (scatter.getAxis() != 0 || !outType || outType.getRank() != 2 ||
-      !outType.hasStaticShape() ||
+  if (scatter->use_empty() || scatter.getAxis() != 0 || !outType ||
+      outType.getRank() != 2 || !outType.hasStaticShape() ||
+      !isZeroSplat(scatter.getInput()) ||
       (scatter.getReduction() != ScatterReduction::None &&
        scatter.getReduction() != ScatterReduction::Add))
     return std::nullopt;
-  DenseElementsAttr base;
-  if (!matchPattern(scatter.getInput(), m_Constant(&base)) || !base.isSplat() ||
-      !isa<FloatType>(base.getElementType()) ||
-      !base.getSplatValue<APFloat>().isZero())
-    return std::nullopt;
-  // The updates: expert rows times their tokens' weights.
+  int64_t tokens = outType.getDimSize(0), width = outType.getDimSize(1);
+  // The updates: expert rows times their tokens' weights, one per row.
   auto mul = skipCopies(scatter.getUpdates()).getDefiningOp<tosa::MulOp>();
   if (!mul || scalarConstant(mul.getShift()) != 0.0)
     return std::nullopt;
-  for (auto [y, wcol] : {std::pair(mul.getInput1(), mul.getInput2()),
-                         std::pair(mul.getInput2(), mul.getInput1())}) {
-    // w[tok, slot]: a gather of the flattened T x k table.
+  for (auto [y, wcol] : eitherOrder(mul.getInput1(), mul.getInput2())) {
+    // w[tok, slot]: a column ([rows, 1]) gathered from the flattened T x k
+    // table (row-major: element (t, s) at t * k + s).
+    auto wType = cast<RankedTensorType>(wcol.getType());
     auto wGather = vectorSource(wcol).getDefiningOp<GatherOp>();
-    if (!isVectorLike(wcol.getType()) || !wGather || wGather.getAxis() != 0)
+    if (wType.getRank() != 2 || wType.getDimSize(1) != 1 || !wGather ||
+        wGather.getAxis() != 0 || !isVectorLike(wGather.getInput().getType()))
       continue;
-    // The table a reshape flattened (row-major: element (t, s) at t*k+s).
     Value table = vectorSource(wGather.getInput());
     if (auto r = table.getDefiningOp<tosa::ReshapeOp>())
       table = r.getInput1();
     else if (auto r = table.getDefiningOp<tensor::CollapseShapeOp>())
       table = r.getSrc();
     auto tableType = dyn_cast<RankedTensorType>(table.getType());
-    if (!isVectorLike(wGather.getInput().getType()) || !tableType ||
-        tableType.getRank() != 2 || !tableType.hasStaticShape() ||
-        tableType.getDimSize(0) != outType.getDimSize(0))
+    if (!tableType || tableType.getRank() != 2 || !tableType.hasStaticShape() ||
+        tableType.getDimSize(0) != tokens)
       continue;
-    // The rows: the one gather in y's slice, of x at tok.
-    GatherOp xGather;
-    {
-      SetVector<Operation *> seen;
-      SmallVector<Value> work = {y};
-      while (!work.empty()) {
-        Value v = work.pop_back_val();
-        Operation *def = v.getDefiningOp();
-        if (!def || isConstantValue(v) || !seen.insert(def))
-          continue;
-        if (auto g = dyn_cast<GatherOp>(def)) {
-          if (xGather && xGather != g)
-            return std::nullopt;
-          xGather = g;
-          continue;
-        }
-        llvm::append_range(work, def->getOperands());
-      }
-    }
+    // The rows: the one gather behind y, of x's rows (rank-1 indices) at
+    // tok, which the scatter's positions repeat along the width.
+    GatherOp xGather = onlyGatherBehind(y);
     if (!xGather || xGather.getAxis() != 0)
       return std::nullopt;
     Value x = xGather.getInput();
     auto xType = dyn_cast<RankedTensorType>(x.getType());
     if (!xType || xType.getRank() != 2 || !xType.hasStaticShape() ||
-        xType.getDimSize(0) != outType.getDimSize(0))
+        xType.getDimSize(0) != tokens ||
+        xGather.getType().getRank() != xType.getRank())
       return std::nullopt;
-    // tok and slot: columns 0 and 1 of the nonzero of one expert mask.
     Value tok = vectorSource(xGather.getIndices());
-    std::optional<std::pair<Value, int64_t>> tokCol = nonzeroColumn(tok);
-    if (!tokCol || tokCol->second != 0 ||
-        !isRowBroadcastOf(scatter.getIndices(), tok))
+    std::optional<NonzeroColumn> tokCol = nonzeroColumn(tok);
+    if (!tokCol || tokCol->column != 0 ||
+        !isRowBroadcastOf(scatter.getIndices(), tok, width))
       return std::nullopt;
-    Value mask = tokCol->first, topkIndices;
-    if (!isExpertMask(mask, topkIndices) ||
-        cast<RankedTensorType>(mask.getType()).getShape() !=
-            tableType.getShape())
+    // tok and slot: columns 0 and 1 of the nonzero of one expert's mask.
+    Value mask = tokCol->nonzero.getInput(), topkIndices;
+    std::optional<int64_t> expert = expertOfMask(mask, topkIndices);
+    if (!expert || cast<RankedTensorType>(mask.getType()).getShape() !=
+                       tableType.getShape())
       return std::nullopt;
     Value slot;
     auto add = vectorSource(wGather.getIndices()).getDefiningOp<tosa::AddOp>();
     for (Value in : add ? add->getOperands() : ValueRange()) {
-      std::optional<std::pair<Value, int64_t>> col =
-          nonzeroColumn(vectorSource(in));
-      if (col && col->first == mask && col->second == 1)
+      std::optional<NonzeroColumn> col = nonzeroColumn(vectorSource(in));
+      if (col && col->nonzero == tokCol->nonzero && col->column == 1)
         slot = vectorSource(in);
     }
     if (!slot || !isFlatPosition(wGather.getIndices(), tok, slot,
@@ -430,37 +460,22 @@ std::optional<Plan> prepare(func::FuncOp fn, ScatterElementsOp scatter) {
     OpBuilder b(scatter);
     SmallVector<Operation *> cloned;
     Value dense = cloneRetyped(b, chain, xGather.getResult(), x, y, cloned);
-    auto denseType =
-        dense ? dyn_cast<RankedTensorType>(dense.getType()) : nullptr;
-    if (!denseType || denseType.getRank() != 2 ||
-        denseType.getDimSize(0) != outType.getDimSize(0) ||
-        denseType.getDimSize(1) != outType.getDimSize(1) ||
-        denseType.getElementType() != outType.getElementType() ||
+    if (!dense || dense.getType() != outType ||
         !isTokenWise(fn, cloned, x, dense)) {
-      for (Operation *dead : llvm::reverse(cloned))
-        dead->erase();
+      eraseAll(cloned);
       return std::nullopt;
     }
-    if (denseType != outType) { // a static size inference left dynamic
-      dense = tensor::CastOp::create(b, scatter.getLoc(), outType, dense);
-      cloned.push_back(dense.getDefiningOp());
-    }
-    Operation *nz = tok.getDefiningOp<tensor::ExtractSliceOp>()
-                        .getSource()
-                        .getDefiningOp<tosa::TransposeOp>()
-                        .getInput1()
-                        .getDefiningOp();
-    return Plan{scatter, mask, table, dense, topkIndices, nz, cloned};
+    return DenseTerm{scatter,     mask,    table,           dense,
+                     topkIndices, *expert, tokCol->nonzero, cloned};
   }
   return std::nullopt;
 }
 
-/// Replaces the plan's scatter with gate * dense rows, the gate
-/// sum_s select(mask, table, 0) (T x 1), and erases the sparse expert.
-void apply(Plan &plan) {
-  ScatterElementsOp scatter = plan.scatter;
-  auto outType = cast<RankedTensorType>(scatter.getType());
-  auto tableType = cast<RankedTensorType>(plan.table.getType());
+/// Replaces the term's scatter with gate * dense rows, the gate
+/// sum_s select(mask, table, 0) (T x 1).
+void applyDenseTerm(DenseTerm &term) {
+  ScatterElementsOp scatter = term.scatter;
+  auto tableType = cast<RankedTensorType>(term.table.getType());
   OpBuilder b(scatter);
   Location loc = scatter.getLoc();
   TosaBuilder tb(b, loc);
@@ -469,28 +484,20 @@ void apply(Plan &plan) {
       DenseElementsAttr::get(tableType,
                              b.getZeroAttr(tableType.getElementType())));
   Value picked =
-      tosa::SelectOp::create(b, loc, tableType, plan.mask, plan.table, zeros);
-  Value gate = tb.reduceSum(picked, 1);
-  if (getElementTypeOrSelf(gate.getType()) != outType.getElementType())
-    gate = tb.cast(gate, outType.getElementType());
-  Value term = tb.mul(gate, plan.dense);
-  scatter.getResult().replaceAllUsesWith(term);
+      tosa::SelectOp::create(b, loc, tableType, term.mask, term.table, zeros);
+  Value sum = tb.mul(tb.reduceSum(picked, 1), term.dense);
+  scatter.getResult().replaceAllUsesWith(sum);
   // x + 0 where the scatter's sum began with zeros.
-  for (Operation *user : llvm::to_vector(term.getUsers())) {
-    auto sum = dyn_cast<tosa::AddOp>(user);
-    DenseElementsAttr z;
-    Value other = sum && sum.getInput1() == term ? sum.getInput2()
-                  : sum                          ? sum.getInput1()
-                                                 : Value();
-    if (other && sum.getType() == term.getType() &&
-        matchPattern(other, m_Constant(&z)) && z.isSplat() &&
-        isa<FloatType>(z.getElementType()) &&
-        z.getSplatValue<APFloat>().isZero()) {
-      sum.getResult().replaceAllUsesWith(term);
-      sum->erase();
+  for (Operation *user : llvm::to_vector(sum.getUsers())) {
+    auto add = dyn_cast<tosa::AddOp>(user);
+    if (!add || add.getType() != sum.getType())
+      continue;
+    Value other = add.getInput1() == sum ? add.getInput2() : add.getInput1();
+    if (isZeroSplat(other)) {
+      add.getResult().replaceAllUsesWith(sum);
+      add->erase();
     }
   }
-  eraseSparseExpert(plan.nonzero);
 }
 
 } // namespace
@@ -498,27 +505,44 @@ void apply(Plan &plan) {
 int mlir::tessel::compose::densifyIndexedExperts(func::FuncOp fn) {
   // All of a top-k's experts or none: a mixture densified in part would
   // run those experts on every token and still not be raised.
-  llvm::MapVector<Value, SmallVector<Plan>> byTopK;
-  for (auto scatter :
-       llvm::to_vector(fn.getBody().front().getOps<ScatterElementsOp>()))
-    if (std::optional<Plan> plan = prepare(fn, scatter))
-      byTopK[plan->topkIndices].push_back(std::move(*plan));
+  Block &block = fn.getBody().front();
+  llvm::MapVector<Value, SmallVector<DenseTerm>> byTopK;
+  for (auto scatter : llvm::to_vector(block.getOps<ScatterElementsOp>()))
+    if (std::optional<DenseTerm> term = planDenseTerm(fn, scatter))
+      byTopK[term->topkIndices].push_back(std::move(*term));
   int n = 0;
-  for (auto &[indices, plans] : byTopK) {
+  for (auto &[indices, terms] : byTopK) {
+    // One term per expert 0 .. E-1, each with its own positions.
     auto topk = indices.getDefiningOp<TopKOp>();
     int64_t experts =
         cast<RankedTensorType>(topk.getInput().getType()).getDimSize(1);
-    if (int64_t(plans.size()) == experts) {
-      for (Plan &plan : plans)
-        apply(plan);
-      n += plans.size();
+    std::set<int64_t> seen;
+    DenseSet<Operation *> nonzeros;
+    for (DenseTerm &term : terms) {
+      if (term.expert < experts)
+        seen.insert(term.expert);
+      nonzeros.insert(term.nonzero);
+    }
+    if (int64_t(terms.size()) != experts || int64_t(seen.size()) != experts ||
+        int64_t(nonzeros.size()) != experts) {
+      for (DenseTerm &term : terms)
+        eraseAll(term.cloned);
       continue;
     }
-    for (Plan &plan : plans)
-      for (Operation *dead : llvm::reverse(plan.cloned))
-        dead->erase();
+    for (DenseTerm &term : terms)
+      applyDenseTerm(term);
+    for (DenseTerm &term : terms)
+      eraseSparseExpert(term.nonzero);
+    n += terms.size();
   }
+  // What the sparse forms alone used (the flattened weights, the masks'
+  // constants): every op of the function left unused and free of effects.
   if (n)
-    eraseDeadOps(fn.getBody().front());
+    for (Operation *op = block.getTerminator(); op;) {
+      Operation *prev = op->getPrevNode();
+      if (isOpTriviallyDead(op))
+        op->erase();
+      op = prev;
+    }
   return n;
 }

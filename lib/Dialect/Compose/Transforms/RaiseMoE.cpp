@@ -10,6 +10,7 @@
 
 #include "ConstantEvaluator.h"
 #include "DensifyIndexedExperts.h"
+#include "OutlineSlice.h"
 
 #include "tessel/Dialect/Compose/Transforms/GeneralizeTokenDim.h"
 #include "tessel/Dialect/Compose/Transforms/Passes.h"
@@ -573,7 +574,6 @@ LogicalResult Raiser::emit(Route &route, std::string &why) {
   while (symbols.lookup("moe" + std::to_string(n) + "_expert0"))
     ++n;
   std::string prefix = "moe" + std::to_string(n);
-  auto tokenType = cast<RankedTensorType>(route.tokens.getType());
 
   // One component per expert, cloned from its slice (constants copied), then
   // made to accept any token count.
@@ -584,24 +584,10 @@ LogicalResult Raiser::emit(Route &route, std::string &why) {
   };
   for (auto [e, ops] : llvm::enumerate(route.expertOps)) {
     b.setInsertionPoint(fn);
-    auto component = ComponentOp::create(
-        b, loc, prefix + "_expert" + std::to_string(e),
-        b.getFunctionType({tokenType}, {}), StringAttr(), ArrayAttr(),
-        ArrayAttr(), ComponentStateAttr(), TypeAttr(), StringAttr());
+    ComponentOp component =
+        outlineSlice(b, loc, prefix + "_expert" + std::to_string(e), ops,
+                     route.tokens, route.expertOutputs[e]);
     experts.push_back(component);
-    Block *body = component.addEntryBlock();
-    b.setInsertionPointToStart(body);
-    IRMapping map;
-    map.map(route.tokens, body->getArgument(0));
-    for (Operation *op : ops) {
-      for (Value in : op->getOperands())
-        if (!map.contains(in) && isConstantValue(in))
-          b.clone(*in.getDefiningOp(), map);
-      b.clone(*op, map);
-    }
-    Value y = map.lookup(route.expertOutputs[e]);
-    ReturnOp::create(b, loc, y);
-    component.setFunctionType(b.getFunctionType({tokenType}, {y.getType()}));
     if (failed(generalizeTokenDim(component, why))) {
       why = "expert " + std::to_string(e) + ": " + why;
       discard();

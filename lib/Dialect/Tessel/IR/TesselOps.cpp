@@ -109,12 +109,12 @@ LogicalResult GatherOp::verify() {
   auto idx = cast<RankedTensorType>(getIndices().getType());
   auto out = cast<RankedTensorType>(getResult().getType());
   int64_t axis = getAxis();
-  if (failed(verifyAxis(*this, axis, in.getRank(), "axis", AxisForm::Normalized)))
+  if (failed(
+          verifyAxis(*this, axis, in.getRank(), "axis", AxisForm::Normalized)))
     return failure();
   if (out.getElementType() != in.getElementType())
     return emitOpError() << "result element type " << out.getElementType()
-                         << " differs from the input's "
-                         << in.getElementType();
+                         << " differs from the input's " << in.getElementType();
   // input[:axis] ++ indices ++ input[axis + 1:], exactly: a static size
   // where the operand's is dynamic would be trusted by the expansion,
   // which reads the operands over the result's extent.

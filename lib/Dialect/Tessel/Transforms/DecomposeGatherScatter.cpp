@@ -85,7 +85,8 @@ struct DecomposeGather : OpRewritePattern<GatherOp> {
           IndexMath n(nb, l);
           Value inRange;
           Value k = wrapIndex(
-              n, tensor::ExtractOp::create(nb, l, indices, iv.slice(axis, iRank)),
+              n,
+              tensor::ExtractOp::create(nb, l, indices, iv.slice(axis, iRank)),
               dim, &inRange);
           // The index is wrapped and checked again here, not only in the
           // check loop: the read must stay in bounds even when the call

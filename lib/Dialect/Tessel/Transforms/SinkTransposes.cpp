@@ -283,7 +283,8 @@ struct SinkThroughReshape : OpRewritePattern<tosa::ReshapeOp> {
     }
     auto newTy = RankedTensorType::get(newShape, outTy.getElementType());
     Value reshaped = tosa::ReshapeOp::create(
-        rewriter, loc, newTy, x, tosa::getTosaConstShape(rewriter, loc, newShape));
+        rewriter, loc, newTy, x,
+        tosa::getTosaConstShape(rewriter, loc, newShape));
     rewriter.replaceOp(op, transpose(rewriter, loc, reshaped, outer));
     return success();
   }
@@ -298,8 +299,7 @@ struct SinkThroughSlice : OpRewritePattern<tosa::SliceOp> {
                                 PatternRewriter &rewriter) const override {
     auto tr = op.getInput1().getDefiningOp<tosa::TransposeOp>();
     SmallVector<int64_t> start, size;
-    if (!tr || !isStaticButBatch(tr.getInput1()) ||
-        !cast<RankedTensorType>(tr.getType()).hasStaticShape() ||
+    if (!tr || !cast<RankedTensorType>(tr.getType()).hasStaticShape() ||
         !llvm::all_of(tr->getUsers(),
                       [](Operation *u) { return isa<tosa::SliceOp>(u); }) ||
         !tosa::getConstShapeValues(op.getStart().getDefiningOp(), start) ||
