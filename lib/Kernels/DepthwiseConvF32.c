@@ -144,22 +144,22 @@ TK_INLINE void vector_tile(const dw_job_t *j, const int owt, const int cv,
 }
 
 /* A tile of owt pixels from ow0 for a filter of KW taps at
- * column stride S and dilation 1 (compile-time constants at each call):
+ * column stride S and dilation D (compile-time constants at each call):
  * the input pixels of the tile's window are loaded once per filter row,
- * and input pixel p feeds output t = (p - kw) / S for each tap kw that
- * divides evenly. vector_tile loads an input vector per (pixel, tap): 10
+ * and input pixel p feeds output t = (p - kw * D) / S for each tap kw
+ * that divides evenly. vector_tile loads an input vector per (pixel, tap): 10
  * loads per 8 multiply-adds, which bound it at a third of the FMA peak;
  * here 3x3 tiles of 8 pixels load 26 per 48. Pixels of the window
  * outside the image (the padding) are skipped, so tiles may cross the
  * borders: a 7x7 map's row is one tile of 6 or 8 pixels, not 4 pixels
  * one at a time (two accumulator chains each) around a short interior. */
 TK_INLINE void window_tile(const dw_job_t *j, const int owt, const int cv,
-                           const int KW, const int S, const int EDGE,
-                           int64_t n, int64_t oh, int64_t ow0, int64_t c0,
-                           int64_t kh0, int64_t kh1, int skip) {
+                           const int KW, const int S, const int D,
+                           const int EDGE, int64_t n, int64_t oh, int64_t ow0,
+                           int64_t c0, int64_t kh0, int64_t kh1, int skip) {
   tk_vec acc[WINDOW_TILE][CV];
   zero_tile(owt, cv, acc);
-  const int span = (owt - 1) * S + KW;
+  const int span = (owt - 1) * S + (KW - 1) * D + 1;
   /* The window's pixels inside the image; the others are padding. */
   const int64_t iw0 = ow0 * S - j->pad_left;
   const int64_t plo = iw0 < 0 ? -iw0 : 0;
@@ -191,7 +191,7 @@ TK_INLINE void window_tile(const dw_job_t *j, const int owt, const int cv,
         x[v] = tk_load(ip + v * TK_VW);
 #pragma clang loop unroll(full)
       for (int kw = 0; kw < KW; ++kw) {
-        const int q = p - kw;
+        const int q = p - kw * D;
         if (q < 0 || q % S != 0 || q / S >= owt)
           continue;
         for (int v = 0; v < cv; ++v)
@@ -204,40 +204,43 @@ TK_INLINE void window_tile(const dw_job_t *j, const int owt, const int cv,
 
 /* owt pixels from ow, every channel. */
 TK_INLINE void window_pixels(const dw_job_t *j, const int owt, const int KW,
-                             const int S, const int EDGE, int64_t n,
+                             const int S, const int D, const int EDGE,
+                             int64_t n,
                              int64_t oh, int64_t ow, int64_t cvec2,
                              int64_t cvec, int tail, int64_t ctail, int skip,
                              int64_t kh0, int64_t kh1) {
   if (TK_VW == 16)
     for (int64_t c = 0; c < cvec2; c += CV * TK_VW)
-      window_tile(j, owt, CV, KW, S, EDGE, n, oh, ow, c, kh0, kh1, 0);
+      window_tile(j, owt, CV, KW, S, D, EDGE, n, oh, ow, c, kh0, kh1, 0);
   for (int64_t c = TK_VW == 16 ? cvec2 : 0; c < cvec; c += TK_VW)
-    window_tile(j, owt, 1, KW, S, EDGE, n, oh, ow, c, kh0, kh1, 0);
+    window_tile(j, owt, 1, KW, S, D, EDGE, n, oh, ow, c, kh0, kh1, 0);
   if (tail)
-    window_tile(j, owt, 1, KW, S, EDGE, n, oh, ow, ctail, kh0, kh1, skip);
+    window_tile(j, owt, 1, KW, S, D, EDGE, n, oh, ow, ctail, kh0, kh1,
+                skip);
 }
 
 /* owt pixels from ow: without the padding checks where the tile's window
  * lies inside the image. */
 TK_INLINE void window_tile_any(const dw_job_t *j, const int owt,
-                               const int KW, const int S, int64_t n,
-                               int64_t oh, int64_t ow, int64_t cvec2,
-                               int64_t cvec, int tail, int64_t ctail,
-                               int skip, int64_t kh0, int64_t kh1) {
+                               const int KW, const int S, const int D,
+                               int64_t n, int64_t oh, int64_t ow,
+                               int64_t cvec2, int64_t cvec, int tail,
+                               int64_t ctail, int skip, int64_t kh0,
+                               int64_t kh1) {
   const int64_t iw0 = ow * S - j->pad_left;
-  if (iw0 >= 0 && iw0 + (owt - 1) * S + KW <= j->W)
-    window_pixels(j, owt, KW, S, 0, n, oh, ow, cvec2, cvec, tail, ctail, skip,
-                  kh0, kh1);
+  if (iw0 >= 0 && iw0 + (owt - 1) * S + (KW - 1) * D + 1 <= j->W)
+    window_pixels(j, owt, KW, S, D, 0, n, oh, ow, cvec2, cvec, tail, ctail,
+                  skip, kh0, kh1);
   else
-    window_pixels(j, owt, KW, S, 1, n, oh, ow, cvec2, cvec, tail, ctail, skip,
-                  kh0, kh1);
+    window_pixels(j, owt, KW, S, D, 1, n, oh, ow, cvec2, cvec, tail, ctail,
+                  skip, kh0, kh1);
 }
 
 /* Tiles of output row (n, oh) from pixel `first` up to `last`, with
  * window_tile where the filter is one it is instantiated for; returns the
  * first pixel it did not compute. */
 TK_INLINE int64_t window_row(const dw_job_t *j, const int KW, const int S,
-                             int64_t n, int64_t oh, int64_t first,
+                             const int D, int64_t n, int64_t oh, int64_t first,
                              int64_t last, int64_t cvec2, int64_t cvec,
                              int tail, int64_t ctail, int skip, int64_t kh0,
                              int64_t kh1) {
@@ -252,16 +255,16 @@ TK_INLINE int64_t window_row(const dw_job_t *j, const int KW, const int S,
                               : KW <= 3 ? 8 : KW <= 5 ? 6 : 4;
   int64_t ow = first;
   for (; ow + owt <= last; ow += owt)
-    window_tile_any(j, owt, KW, S, n, oh, ow, cvec2, cvec, tail, ctail, skip,
-                    kh0, kh1);
+    window_tile_any(j, owt, KW, S, D, n, oh, ow, cvec2, cvec, tail, ctail,
+                    skip, kh0, kh1);
   switch (last - ow) {
 #define TK_REST(R)                                                             \
   case R:                                                                      \
     /* (R < owt ? R : 1: where the case is dead for the filter's owt, no       \
      * tile of R pixels is instantiated for it.) */                            \
     if (R < owt) {                                                             \
-      window_tile_any(j, R < owt ? R : 1, KW, S, n, oh, ow, cvec2, cvec, tail, \
-                      ctail, skip, kh0, kh1);                                  \
+      window_tile_any(j, R < owt ? R : 1, KW, S, D, n, oh, ow, cvec2, cvec,    \
+                      tail, ctail, skip, kh0, kh1);                            \
       return last;                                                             \
     }                                                                          \
     break;
@@ -272,19 +275,23 @@ TK_INLINE int64_t window_row(const dw_job_t *j, const int KW, const int S,
 }
 
 /* One function per filter the window path is instantiated for. */
-#define TK_WINDOW_ROW(K, S)                                                   \
-  static __attribute__((noinline)) int64_t window_row_##K##_##S(             \
+#define TK_WINDOW_ROW(K, S, D)                                                \
+  static __attribute__((noinline)) int64_t window_row_##K##_##S##_##D(       \
       const dw_job_t *j, int64_t n, int64_t oh, int64_t first, int64_t last, \
       int64_t cvec2, int64_t cvec, int tail, int64_t ctail, int skip,        \
       int64_t kh0, int64_t kh1) {                                            \
-    return window_row(j, K, S, n, oh, first, last, cvec2, cvec, tail, ctail, \
-                      skip, kh0, kh1);                                       \
+    return window_row(j, K, S, D, n, oh, first, last, cvec2, cvec, tail,     \
+                      ctail, skip, kh0, kh1);                                \
   }
-TK_WINDOW_ROW(3, 1)
-TK_WINDOW_ROW(3, 2)
-TK_WINDOW_ROW(5, 1)
-TK_WINDOW_ROW(5, 2)
-TK_WINDOW_ROW(7, 1)
+TK_WINDOW_ROW(3, 1, 1)
+TK_WINDOW_ROW(3, 2, 1)
+TK_WINDOW_ROW(5, 1, 1)
+TK_WINDOW_ROW(5, 2, 1)
+TK_WINDOW_ROW(7, 1, 1)
+/* Dilated (DeepLabV3's and LR-ASPP's MobileNetV3 backbones: 5x5 and 3x3
+ * at dilation 2; they went one pixel at a time through vector_tile). */
+TK_WINDOW_ROW(3, 1, 2)
+TK_WINDOW_ROW(5, 1, 2)
 #undef TK_WINDOW_ROW
 
 static void run_row(void *arg, int64_t task) {
@@ -304,15 +311,15 @@ static void run_row(void *arg, int64_t task) {
   int64_t kh0, kh1;
   tap_range(oh * j->sh - j->pad_top, j->dh, j->KH, j->H, &kh0, &kh1);
   /* Whole channel vectors only: the window path reads no scalars. */
-  const int window = unit && cvec > 0 && j->dw == 1 &&
-                     (tail || cvec == j->C) && (j->sw == 1 || j->sw == 2);
+  const int window = unit && cvec > 0 && (tail || cvec == j->C);
   int64_t start = 0;
-#define TK_WINDOW(K, S)                                                       \
-  if (window && j->KW == K && j->sw == S)                                    \
-    start = window_row_##K##_##S(j, n, oh, 0, j->OW, cvec2, cvec, tail,      \
-                                 ctail, skip, kh0, kh1);
-  TK_WINDOW(3, 1) else TK_WINDOW(3, 2) else TK_WINDOW(5, 1)
-  else TK_WINDOW(5, 2) else TK_WINDOW(7, 1)
+#define TK_WINDOW(K, S, D)                                                    \
+  if (window && j->KW == K && j->sw == S && j->dw == D)                      \
+    start = window_row_##K##_##S##_##D(j, n, oh, 0, j->OW, cvec2, cvec, tail, \
+                                       ctail, skip, kh0, kh1);
+  TK_WINDOW(3, 1, 1) else TK_WINDOW(3, 2, 1) else TK_WINDOW(5, 1, 1)
+  else TK_WINDOW(5, 2, 1) else TK_WINDOW(7, 1, 1) else TK_WINDOW(3, 1, 2)
+  else TK_WINDOW(5, 1, 2)
 #undef TK_WINDOW
   /* Without the window path, the interior pixels [first, last), where
    * every kw tap is in range, go in tiles. */

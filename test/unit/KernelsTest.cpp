@@ -513,6 +513,18 @@ TEST(DepthwiseKernel, RowRemainders) {
   checkDepthwise(4, 13, 64, 3, 3, 1, 1, 0, 0, 0, 0, true, true, 1);
 }
 
+TEST(DepthwiseKernel, DilatedWindowTiles) {
+  // 3x3 and 5x5 at dilation 2 (the window path's dilated instances):
+  // padded "same", widths around the tile, a channel tail, no padding, and
+  // a map narrower than the dilated filter's reach.
+  for (int64_t w : {7, 9, 14, 17})
+    checkDepthwise(6, w, 48, 5, 5, 1, 2, 4, 4, 4, 4, true, false, 1);
+  for (int64_t w : {8, 13})
+    checkDepthwise(5, w, 40, 3, 3, 1, 2, 2, 2, 2, 2, false, true, 2);
+  checkDepthwise(9, 21, 32, 5, 5, 1, 2, 0, 0, 0, 0, true, true, 1);
+  checkDepthwise(4, 3, 16, 5, 5, 1, 2, 4, 4, 4, 4, true, false, 1);
+}
+
 TEST(DepthwiseKernel, SiLUEpilogue) {
   // Vector channels (C = 96), a tail vector overlapping the last whole one
   // (C = 45: 13 channels past 32) and border pixels.
