@@ -78,6 +78,28 @@ func.func @raw_gather(%v: tensor<1x5x2xf32>, %i: tensor<1x3xi32>) -> (tensor<1x3
 
 // -----
 
+// Constant positions tiled over a batch (the ONNX importer's Resize) hold
+// no index the constant does not: in range, no check; one out of range in
+// the constant, the tiled indices are checked.
+// CHECK-LABEL: func.func @tiled_constant(
+// CHECK: %[[T:.*]] = tosa.tile
+// CHECK-NOT: scf.if
+// CHECK: tosa.gather %{{.*}}, %[[T]]
+// CHECK: scf.if
+// CHECK: tosa.gather
+func.func @tiled_constant(%v: tensor<4x5x2xf32>) -> (tensor<4x3x2xf32>, tensor<4x3x2xf32>) {
+  %c = "tosa.const"() <{values = dense<[[0, 4, 2]]> : tensor<1x3xi32>}> : () -> tensor<1x3xi32>
+  %m = tosa.const_shape {values = dense<[4, 1]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %t = tosa.tile %c, %m : (tensor<1x3xi32>, !tosa.shape<2>) -> tensor<4x3xi32>
+  %0 = tosa.gather %v, %t : (tensor<4x5x2xf32>, tensor<4x3xi32>) -> tensor<4x3x2xf32>
+  %bad = "tosa.const"() <{values = dense<[[0, 5, 2]]> : tensor<1x3xi32>}> : () -> tensor<1x3xi32>
+  %tb = tosa.tile %bad, %m : (tensor<1x3xi32>, !tosa.shape<2>) -> tensor<4x3xi32>
+  %1 = tosa.gather %v, %tb : (tensor<4x5x2xf32>, tensor<4x3xi32>) -> tensor<4x3x2xf32>
+  return %0, %1 : tensor<4x3x2xf32>, tensor<4x3x2xf32>
+}
+
+// -----
+
 // tessel.require: the value where the condition holds, else the fallback
 // and the entry call fails with the op's status.
 // CHECK-LABEL: func.func @require(

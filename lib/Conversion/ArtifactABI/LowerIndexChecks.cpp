@@ -71,13 +71,30 @@ Value clampInto(OpBuilder &b, Location loc, Value indices, int64_t lower,
       .getResult(0);
 }
 
+/// The tensor whose elements `v` repeats or rearranges (through tiles,
+/// reshapes, transposes and casts of its type): an importer's broadcast
+/// of constant positions (Resize's rows and columns, tiled over every
+/// channel) holds no index the constant does not.
+Value elementSource(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (isa<tosa::TileOp, tosa::ReshapeOp, tosa::TransposeOp, tensor::CastOp>(
+            def))
+      v = def->getOperand(0);
+    else
+      break;
+  }
+  return v;
+}
+
 struct TesselLowerIndexChecksPass
     : tessel::impl::TesselLowerIndexChecksBase<TesselLowerIndexChecksPass> {
   using Base::Base;
   void runOnOperation() override {
     // TOSA leaves an index out of range undefined: every gather and scatter
     // whose indices are computed (MLIR models use them directly) gets the
-    // check on [0, K) too; a constant in range needs none.
+    // check on [0, K) too; a constant in range needs none, nor a tile of
+    // one (checked over LR-ASPP's 224 x 224 x 21 upsampling, the tiled
+    // positions were materialized and scanned twice: 1M elements each).
     getOperation().walk([&](Operation *op) {
       if (!isa<tosa::GatherOp, tosa::ScatterOp>(op))
         return;
@@ -89,7 +106,7 @@ struct TesselLowerIndexChecksPass
         return;
       int64_t k = valuesType.getDimSize(1);
       DenseIntElementsAttr constant;
-      if (matchPattern(indices, m_Constant(&constant)) &&
+      if (matchPattern(elementSource(indices), m_Constant(&constant)) &&
           llvm::all_of(constant.getValues<APInt>(), [&](const APInt &v) {
             return !v.isNegative() && v.getSExtValue() < k;
           }))
