@@ -212,11 +212,15 @@ TK_INLINE void window_pixels(const dw_job_t *j, const int owt, const int KW,
   if (TK_VW == 16)
     for (int64_t c = 0; c < cvec2; c += CV * TK_VW)
       window_tile(j, owt, CV, KW, S, D, EDGE, n, oh, ow, c, kh0, kh1, 0);
-  for (int64_t c = TK_VW == 16 ? cvec2 : 0; c < cvec; c += TK_VW)
-    window_tile(j, owt, 1, KW, S, D, EDGE, n, oh, ow, c, kh0, kh1, 0);
-  if (tail)
-    window_tile(j, owt, 1, KW, S, D, EDGE, n, oh, ow, ctail, kh0, kh1,
-                skip);
+  /* Single vectors, the tail the last of them: one call site, so one copy
+   * of the unrolled tile (a second for the tail made the file 1.4x the
+   * size). */
+  const int64_t end = tail ? cvec + TK_VW : cvec;
+  for (int64_t c = TK_VW == 16 ? cvec2 : 0; c < end; c += TK_VW) {
+    const int is_tail = c >= cvec;
+    window_tile(j, owt, 1, KW, S, D, EDGE, n, oh, ow, is_tail ? ctail : c,
+                kh0, kh1, is_tail ? skip : 0);
+  }
 }
 
 /* owt pixels from ow: without the padding checks where the tile's window
@@ -252,19 +256,25 @@ TK_INLINE int64_t window_row(const dw_job_t *j, const int KW, const int S,
    * 14x14x96 7x7 2x faster, Zen 5; 10 or 12 at 3x3 ran 1.1-1.2x slower);
    * AVX2's 16 ymm, one vector of channels, 8, 6 and 4. */
   const int owt = TK_VW == 16 ? (KW <= 5 ? 8 : 6)
-                              : KW <= 3 ? 8 : KW <= 5 ? 6 : 4;
+                  : KW <= 3   ? 8
+                  : KW <= 5   ? 6
+                              : 4;
   int64_t ow = first;
   for (; ow + owt <= last; ow += owt)
-    window_tile_any(j, owt, KW, S, D, n, oh, ow, cvec2, cvec, tail, ctail,
-                    skip, kh0, kh1);
+    window_tile_any(j, owt, KW, S, D, n, oh, ow, cvec2, cvec, tail, ctail, skip,
+                    kh0, kh1);
+  /* The rest as one tile of its count, with the padding checks: a row's
+   * last pixels reach its right border (and a 7-pixel row both). One
+   * variant a count, not two: 0.8 MB of code for this file otherwise.
+   * (Tiles of 4, 2 and 1 instead: 7x7x1152 5x5 1.9x slower.) */
   switch (last - ow) {
 #define TK_REST(R)                                                             \
   case R:                                                                      \
     /* (R < owt ? R : 1: where the case is dead for the filter's owt, no       \
      * tile of R pixels is instantiated for it.) */                            \
     if (R < owt) {                                                             \
-      window_tile_any(j, R < owt ? R : 1, KW, S, D, n, oh, ow, cvec2, cvec,    \
-                      tail, ctail, skip, kh0, kh1);                            \
+      window_pixels(j, R < owt ? R : 1, KW, S, D, 1, n, oh, ow, cvec2, cvec,   \
+                    tail, ctail, skip, kh0, kh1);                              \
       return last;                                                             \
     }                                                                          \
     break;
@@ -275,13 +285,13 @@ TK_INLINE int64_t window_row(const dw_job_t *j, const int KW, const int S,
 }
 
 /* One function per filter the window path is instantiated for. */
-#define TK_WINDOW_ROW(K, S, D)                                                \
-  static __attribute__((noinline)) int64_t window_row_##K##_##S##_##D(       \
-      const dw_job_t *j, int64_t n, int64_t oh, int64_t first, int64_t last, \
-      int64_t cvec2, int64_t cvec, int tail, int64_t ctail, int skip,        \
-      int64_t kh0, int64_t kh1) {                                            \
-    return window_row(j, K, S, D, n, oh, first, last, cvec2, cvec, tail,     \
-                      ctail, skip, kh0, kh1);                                \
+#define TK_WINDOW_ROW(K, S, D)                                                 \
+  static __attribute__((noinline)) int64_t window_row_##K##_##S##_##D(         \
+      const dw_job_t *j, int64_t n, int64_t oh, int64_t first, int64_t last,   \
+      int64_t cvec2, int64_t cvec, int tail, int64_t ctail, int skip,          \
+      int64_t kh0, int64_t kh1) {                                              \
+    return window_row(j, K, S, D, n, oh, first, last, cvec2, cvec, tail,       \
+                      ctail, skip, kh0, kh1);                                  \
   }
 TK_WINDOW_ROW(3, 1, 1)
 TK_WINDOW_ROW(3, 2, 1)
