@@ -282,20 +282,6 @@ void eraseAll(ArrayRef<Operation *> ops) {
     op->erase();
 }
 
-/// Whether `now` may stand for `before`: the same rank and element type,
-/// and every static size kept (a run-time one may have become known).
-bool refines(Type now, Type before) {
-  auto n = dyn_cast<RankedTensorType>(now);
-  auto b = dyn_cast<RankedTensorType>(before);
-  if (!n || !b || n.getRank() != b.getRank() ||
-      n.getElementType() != b.getElementType())
-    return false;
-  for (auto [dn, db] : llvm::zip(n.getShape(), b.getShape()))
-    if (!ShapedType::isDynamic(db) && dn != db)
-      return false;
-  return true;
-}
-
 /// Clones `chain` with `from` replaced by `to`, each result re-typed by its
 /// op's shape inference; the new `y`, or null (nothing left behind) where
 /// an op cannot say its shape or would change more than its run-time
@@ -320,7 +306,7 @@ Value cloneRetyped(OpBuilder &b, ArrayRef<Operation *> chain, Value from,
                                      : getElementTypeOrSelf(r.getType());
       Type now =
           s.hasRank() ? RankedTensorType::get(s.getDims(), elem) : Type();
-      ok = ok && now && refines(now, r.getType());
+      ok = ok && now && tensor::preservesStaticInformation(r.getType(), now);
       if (ok)
         r.setType(now);
     }
