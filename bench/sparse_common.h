@@ -121,6 +121,27 @@ static sparse_b pack_n_of_m(const float *b, int64_t K, int64_t N, int64_t n,
   return s;
 }
 
+/* N:M B in the lane order (Kernels.td, TESSEL_KERNEL_NM_LANES; N a
+ * multiple of TESSEL_KERNEL_NM_LANE_COLUMNS): column c's i-th nonzero at
+ * (c / 16) * 16 * P + i * 16 + c % 16, every group holding exactly n. */
+static sparse_b pack_n_of_m_lanes(const float *b, int64_t K, int64_t N,
+                                  int64_t n, int64_t m) {
+  const int64_t per = K / m * n, lanes = TESSEL_KERNEL_NM_LANE_COLUMNS;
+  sparse_b s = {malloc(sizeof(int32_t) * (N + 1)),
+                malloc(sizeof(int32_t) * (N * per + 1)),
+                malloc(sizeof(float) * (N * per + 1)), N * per};
+  for (int64_t c = 0; c <= N; ++c)
+    s.ptr[c] = (int32_t)(c * per);
+  for (int64_t c = 0; c < N; ++c)
+    for (int64_t k = 0, i = 0; k < K; ++k)
+      if (b[k * N + c] != 0.0f) {
+        const int64_t e = c / lanes * lanes * per + i++ * lanes + c % lanes;
+        s.kidx[e] = (int32_t)k;
+        s.val[e] = b[k * N + c];
+      }
+  return s;
+}
+
 static void free_blocks(sparse_b *s) { free(s->ptr), free(s->kidx), free(s->val); }
 
 #endif

@@ -78,6 +78,22 @@ int main(int argc, char **argv) {
              (long long)M, (long long)N, (long long)K, (long long)n,
              (long long)m, (double)n / (double)m, td * 1e3, ts * 1e3,
              td / ts, 2.0 * M * N * K / td * 1e-9);
+      /* The lane order (vectorized over output columns), where N allows. */
+      if (N % TESSEL_KERNEL_NM_LANE_COLUMNS == 0) {
+        sparse_b sl = pack_n_of_m_lanes(b, K, N, n, m);
+        double tl;
+        TIME(tl, 5, 5,
+             tessel_kernel_sparse_matmul_f32(
+                 M, N, K, a, K, 1, 1, sl.ptr, sl.kidx, sl.val, c, N, 1, NULL,
+                 -INFINITY, INFINITY, flags | TESSEL_KERNEL_NM_LANES));
+        printf("sparse_gemm: M=%lld N=%lld K=%lld nm=%lld:%lld lanes "
+               "density=%.2f dense_ms=%.3f sparse_ms=%.3f speedup=%.2f "
+               "dense_gflops=%.1f\n",
+               (long long)M, (long long)N, (long long)K, (long long)n,
+               (long long)m, (double)n / (double)m, td * 1e3, tl * 1e3,
+               td / tl, 2.0 * M * N * K / td * 1e-9);
+        free_blocks(&sl);
+      }
       free(bp);
       free_blocks(&sp);
     }

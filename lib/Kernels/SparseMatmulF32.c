@@ -16,6 +16,7 @@
  * threads split the output columns into ranges of equal nonzero counts,
  * not equal widths, so unevenly pruned columns still balance.
  */
+#include "SparseLanes.h"
 #include "SparseTiles.h"
 #include "Vector.h"
 
@@ -64,6 +65,13 @@ void tessel_kernel_sparse_matmul_f32(
     const float *bias, float lo, float hi, int32_t flags) {
   if (M <= 0 || N <= 0)
     return;
+  if (flags & TESSEL_KERNEL_NM_LANES) {
+    if (R != 1)
+      abort(); /* the compiler says the lane order only of R = 1 */
+    tk_sparse_nm_lanes(M, N, K, a, a_sm, a_sk, ptr, kidx, val, c, c_sm, c_sn,
+                       bias, lo, hi, flags);
+    return;
+  }
   /* Bands of about 256 KiB of the transposed A, whole tiles of 12
    * vectors (the largest), at least one; or all of A in one. Rows of
    * whole vectors keep the loads cache-line aligned: one that straddles

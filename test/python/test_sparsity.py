@@ -208,10 +208,18 @@ def test_prune_torch_structure_and_compiled_against_torch(method, kw, check, tmp
     report = tmp_path / "r.txt"
     f = tessel.compile(net, (x,), sparsity_report=report)
     np.testing.assert_allclose(f(x.numpy()), net(x).detach().numpy(), rtol=1e-3, atol=1e-5)
-    decisions = [l.rsplit(" ", 1)[-1] for l in report.read_text().splitlines()]
-    # 2:4 on 32 rows does not win back the moves of activations and results
-    # (docs/sparsity.md; measured 1.06x); 1:4 runs on the N:M kernel.
-    assert decisions == (["dense", "dense"] if check == "2:4" else ["sparse", "sparse"])
+    lines = report.read_text().splitlines()
+    decisions = [l.rsplit(" ", 1)[-1] for l in lines]
+    # 2:4 on 32 rows does not win back the chunk-major kernel's moves of
+    # activations and results (docs/sparsity.md; measured 1.06x); on a CPU
+    # whose permutes run beside its FMAs (Zen 5) the lane order, which
+    # moves nothing, pays (predicted 1.27x). 1:4 runs sparse either way.
+    if check == "2:4":
+        lanes = ["best=2:4 lanes" in l for l in lines]
+        assert decisions == ["sparse" if l else "dense" for l in lanes]
+        assert lanes[0] == lanes[1]
+    else:
+        assert decisions == ["sparse", "sparse"]
     if check == "1:4":
         assert all("best=1:4" in l for l in report.read_text().splitlines())
 

@@ -1711,6 +1711,7 @@ struct SparseCase {
   uint32_t threads;
   bool colMajor = false; // A and C column-major (channel-major activations)
   int64_t nmN = 0, nmM = 0; // N:M (R = 1): n of every m k's a column
+  bool lanes = false;       // N:M in the lane order (NM_LANES)
 };
 
 /// B (K x N) N:M in the kernel's chunk-major order (Kernels.td,
@@ -1740,6 +1741,32 @@ SparseB packNOfM(const std::vector<float> &b, int64_t K, int64_t N,
           s.val.push_back(b[k * N + c]);
         }
       }
+  return s;
+}
+
+/// B (K x N) N:M in the lane order (Kernels.td, TESSEL_KERNEL_NM_LANES):
+/// column c's i-th stored entry (the chunk-major packing's, k ascending)
+/// at (c / 16) * 16 * P + i * 16 + c % 16, P = K / m * n.
+SparseB packNOfMLanes(const std::vector<float> &b, int64_t K, int64_t N,
+                      int64_t n, int64_t m) {
+  SparseB chunks = packNOfM(b, K, N, n, m), s;
+  s.ptr = chunks.ptr;
+  const int64_t P = K / m * n, lanes = TESSEL_KERNEL_NM_LANE_COLUMNS;
+  const int64_t chunk = TESSEL_KERNEL_NM_CHUNK_K;
+  s.kidx.resize(size_t(N * P));
+  s.val.resize(size_t(N * P));
+  // Chunk-major: chunk q's columns one after another, nz_q entries each.
+  for (int64_t k0 = 0, base = 0; k0 < K; k0 += chunk) {
+    int64_t nz = (std::min(K, k0 + chunk) - k0) / m * n;
+    for (int64_t c = 0; c < N; ++c)
+      for (int64_t i = 0; i < nz; ++i) {
+        int64_t rank = k0 / m * n + i;
+        size_t to = size_t(c / lanes * lanes * P + rank * lanes + c % lanes);
+        s.kidx[to] = chunks.kidx[size_t(base + c * nz + i)];
+        s.val[to] = chunks.val[size_t(base + c * nz + i)];
+      }
+    base += N * nz;
+  }
   return s;
 }
 
@@ -1808,10 +1835,12 @@ void checkSparse(const SparseCase &c) {
   // even M: ascending, and said so with TESSEL_KERNEL_K_ASCENDING, as the
   // compiler does.
   const bool reverse = c.M % 2 == 1 && !c.nmN;
-  SparseB sp = c.nmN ? packNOfM(b, c.K, c.N, c.nmN, c.nmM)
-                     : packSparse(b, c.K, c.N, c.R, reverse);
+  SparseB sp = c.lanes  ? packNOfMLanes(b, c.K, c.N, c.nmN, c.nmM)
+               : c.nmN ? packNOfM(b, c.K, c.N, c.nmN, c.nmM)
+                       : packSparse(b, c.K, c.N, c.R, reverse);
   const int32_t nm =
-      c.nmN ? int32_t((c.nmN | c.nmM << 8) << TESSEL_KERNEL_NM_SHIFT) : 0;
+      (c.nmN ? int32_t((c.nmN | c.nmM << 8) << TESSEL_KERNEL_NM_SHIFT) : 0) |
+      (c.lanes ? TESSEL_KERNEL_NM_LANES : 0);
   setThreads(c.threads);
   tessel_kernel_sparse_matmul_f32(
       c.M, c.N, c.K, a.data(), a_sm, a_sk, c.R, sp.ptr.data(),
@@ -2066,6 +2095,35 @@ TEST(SparseMatmulKernel, NOfM) {
   checkSparse(c);
   c = {3000, 21, 64, 1, 1.0, true, false, true, true, 2};
   c.nmN = 2, c.nmM = 4;
+  checkSparse(c);
+}
+
+TEST(SparseMatmulKernel, NOfMLanes) {
+  // The lane order (vectorized over 16 output columns, A and C in place):
+  // 2:4, 1:4, 1:8, 2:8, 4:8, 1:2 and 3:4 (a rank count with no constant
+  // tile); K a multiple of 16, one and several quads, and a last partial
+  // quad (K = 40, 8); one and several column vectors, an odd count (the
+  // last panel one vector); rows in a tile and a short last tile, several
+  // bands (K = 3000 / M = 300: bands of 32 rows); groups that store
+  // zeros and all-zero weights; epilogues, strided A and C (A copied into
+  // rows), 1 to 3 threads.
+  for (auto [n, m] : {std::pair<int64_t, int64_t>{2, 4}, {1, 4}, {1, 8},
+                      {2, 8}, {4, 8}, {1, 2}, {3, 4}})
+    for (double d : {0.0, 0.7, 1.0})
+      for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{1, 16, 8},
+                             {17, 48, 40}, {9, 32, 64}, {33, 80, 128}}) {
+        SparseCase c{M, N, K, 1, d, false, false, false, false, 1};
+        c.nmN = n, c.nmM = m, c.lanes = true;
+        checkSparse(c);
+      }
+  SparseCase c{37, 64, 64, 1, 0.9, true, true, true, true, 2};
+  c.nmN = 2, c.nmM = 4, c.lanes = true;
+  checkSparse(c);
+  c = {300, 48, 3000, 1, 1.0, true, false, true, false, 3};
+  c.nmN = 1, c.nmM = 4, c.lanes = true;
+  checkSparse(c);
+  c = {128, 96, 768, 1, 1.0, true, true, false, false, 2};
+  c.nmN = 2, c.nmM = 4, c.lanes = true;
   checkSparse(c);
 }
 

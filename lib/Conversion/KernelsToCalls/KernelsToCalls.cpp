@@ -222,6 +222,9 @@ void epilogueArgs(KernelCallBuilder &cb, OpT op) {
     if (std::optional<ArrayRef<int64_t>> nm = op.getNOfM())
       flags |= int32_t(((*nm)[0] | (*nm)[1] << 8) << TESSEL_KERNEL_NM_SHIFT);
   }
+  if constexpr (std::is_same_v<OpT, SparseMatmulOp>)
+    if (op.getNmLanes())
+      flags |= TESSEL_KERNEL_NM_LANES;
   cb.i32(flags);
 }
 

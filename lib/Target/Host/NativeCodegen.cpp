@@ -110,6 +110,10 @@ unsigned mlir::tessel::fmaDatapathBits(const TargetMachine &tm) {
   return bits;
 }
 
+bool mlir::tessel::permutesBesideFma(const TargetMachine &tm) {
+  return vectorRegisterBits(tm) == 512 && tm.getTargetCPU() == "znver5";
+}
+
 void mlir::tessel::optimizeModule(Module &module, TargetMachine &tm,
                                   unsigned optLevel) {
   LoopAnalysisManager lam;

@@ -33,6 +33,12 @@ unsigned vectorRegisterBits(const llvm::TargetMachine &tm);
 /// width).
 unsigned fmaDatapathBits(const llvm::TargetMachine &tm);
 
+/// Whether the target's 512-bit permutes run beside its FMAs rather than
+/// taking an FMA's slot (AMD Zen 5: 8 FMAs and 8 vpermps in 1.35x the
+/// time of the FMAs alone; Intel's share port 5 with an FMA unit), which
+/// the N:M lane-order sparse kernel needs to pay (docs/sparsity.md).
+bool permutesBesideFma(const llvm::TargetMachine &tm);
+
 /// Runs LLVM's standard -O<optLevel> pipeline on `module`.
 void optimizeModule(llvm::Module &module, llvm::TargetMachine &tm,
                     unsigned optLevel);

@@ -3,7 +3,7 @@
 // rewrite, not the lanes a small M leaves empty (8 lanes in the LANES run)
 // or the moves, which on these small shapes cost more than any product
 // saved (the DEFAULT run).
-// RUN: rm -f %t.report %t.lanes %t.avx512 %t.half %t.default %t.defhalf %t.winograd
+// RUN: rm -f %t.report %t.nmlanes %t.lanes %t.avx512 %t.half %t.default %t.defhalf %t.winograd
 // RUN: tessel-opt %s -split-input-file -tessel-sparsify-weights="report=%t.report vector-bits=32 moved-element-cost=0" | FileCheck %s
 // RUN: cat %t.report | FileCheck %s --check-prefix=REPORT
 // RUN: tessel-opt %s -split-input-file -tessel-sparsify-weights="min-speedup=100 vector-bits=32 moved-element-cost=0" | FileCheck %s --check-prefix=STRICT
@@ -19,6 +19,8 @@
 // RUN: cat %t.defhalf | FileCheck %s --check-prefix=DEFHALF
 // RUN: tessel-opt %s -split-input-file -tessel-sparsify-weights="report=%t.winograd vector-bits=32 moved-element-cost=0 winograd-min-channels=2" > /dev/null
 // RUN: cat %t.winograd | FileCheck %s --check-prefix=WINOGRAD
+// RUN: tessel-opt %s -split-input-file -tessel-sparsify-weights="report=%t.nmlanes vector-bits=512 moved-element-cost=0 nm-lanes=1" | FileCheck %s --check-prefix=NMLANES
+// RUN: cat %t.nmlanes | FileCheck %s --check-prefix=NMLANES-REPORT
 // RUN: not tessel-opt %s -split-input-file -tessel-sparsify-weights="vector-bits=16" 2>&1 | FileCheck %s --check-prefix=BITS
 // RUN: not tessel-opt %s -split-input-file -tessel-sparsify-weights="moved-element-cost=nan" 2>&1 | FileCheck %s --check-prefix=COST
 // BITS: error: vector-bits must be at least 32
@@ -265,6 +267,30 @@ func.func @two_of_four(%a: tensor<4x8xf32>) -> tensor<4x2xf32> {
   %f = linalg.fill ins(%z : f32) outs(%e : tensor<4x2xf32>) -> tensor<4x2xf32>
   %r = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x2xf32>) outs(%f : tensor<4x2xf32>) -> tensor<4x2xf32>
   return %r : tensor<4x2xf32>
+}
+
+// -----
+
+// 2:4 with 16 columns: with nm-lanes (AVX-512, a CPU whose permutes run
+// beside the FMAs) the lane order, column c's i-th nonzero at i * 16 + c
+// (each column's 4 entries 16 apart), predicted 1/(0.5/0.635) = 1.27x:
+// the lane kernel reads the 16 rows in place (no moves) in two whole
+// tiles of 8, where the chunk-major order fills one row vector a tile.
+// Without nm-lanes (every other prefix) the chunk-major order's rates.
+// NMLANES-LABEL: func @two_of_four_lanes
+// NMLANES-DAG: arith.constant dense<[0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60, 64]> : tensor<17xi32>
+// NMLANES-DAG: arith.constant dense<[0, 1, 2, 0, 0, 1, 2, 0, 0, 1, 2, 0, 0, 1, 2, 0, 1, 2, 3, 3, 1, 2, 3, 3, 1, 2, 3, 3, 1, 2, 3, 3, 5, 6, 4, 4, 5, 6, 4, 4, 5, 6, 4, 4, 5, 6, 4, 4, 6, 7, 7, 5, 6, 7, 7, 5, 6, 7, 7, 5, 6, 7, 7, 5]> : tensor<64xi32>
+// NMLANES-DAG: arith.constant dense<[1.000000e+00, 1.200000e+01, 2.300000e+01, 3.100000e+01, {{.*}}]> : tensor<64xf32>
+// NMLANES: tessel.sparse_matmul {{.*}} {block_size = 1 : i64, k_ascending, n_of_m = array<i64: 2, 4>, nm_lanes} -> tensor<16x16xf32>
+// NMLANES-REPORT: linalg.matmul M=16 K=8 N=16 zeros=0.500 best=2:4 lanes density=0.500 predicted=1.27x -> sparse
+// AVX512: linalg.matmul M=16 K=8 N=16 zeros=0.500 best=2:4 density=0.500 predicted=0.54x -> dense
+func.func @two_of_four_lanes(%a: tensor<16x8xf32>) -> tensor<16x16xf32> {
+  %b = arith.constant dense<[[1.0, 0.0, 0.0, 31.0, 41.0, 0.0, 0.0, 71.0, 81.0, 0.0, 0.0, 111.0, 121.0, 0.0, 0.0, 151.0], [2.0, 12.0, 0.0, 0.0, 42.0, 52.0, 0.0, 0.0, 82.0, 92.0, 0.0, 0.0, 122.0, 132.0, 0.0, 0.0], [0.0, 13.0, 23.0, 0.0, 0.0, 53.0, 63.0, 0.0, 0.0, 93.0, 103.0, 0.0, 0.0, 133.0, 143.0, 0.0], [0.0, 0.0, 24.0, 34.0, 0.0, 0.0, 64.0, 74.0, 0.0, 0.0, 104.0, 114.0, 0.0, 0.0, 144.0, 154.0], [0.0, 0.0, 25.0, 35.0, 0.0, 0.0, 65.0, 75.0, 0.0, 0.0, 105.0, 115.0, 0.0, 0.0, 145.0, 155.0], [6.0, 0.0, 0.0, 36.0, 46.0, 0.0, 0.0, 76.0, 86.0, 0.0, 0.0, 116.0, 126.0, 0.0, 0.0, 156.0], [7.0, 17.0, 0.0, 0.0, 47.0, 57.0, 0.0, 0.0, 87.0, 97.0, 0.0, 0.0, 127.0, 137.0, 0.0, 0.0], [0.0, 18.0, 28.0, 0.0, 0.0, 58.0, 68.0, 0.0, 0.0, 98.0, 108.0, 0.0, 0.0, 138.0, 148.0, 0.0]]> : tensor<8x16xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x16xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<16x8xf32>, tensor<8x16xf32>) outs(%f : tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %r : tensor<16x16xf32>
 }
 
 // -----

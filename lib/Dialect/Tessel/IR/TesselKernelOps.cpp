@@ -272,12 +272,13 @@ void DepthwiseConv2DOp::getEffects(
 }
 
 /// n_of_m (tessel.sparse_matmul's description): its shape, the block
-/// counts, and where the arrays are constants, the chunk-major order the
-/// N:M kernel reads (chunks of TESSEL_KERNEL_NM_CHUNK_K k's).
+/// counts, and where the arrays are constants, the order the N:M kernel
+/// reads: chunk-major (chunks of TESSEL_KERNEL_NM_CHUNK_K k's) or with
+/// `lanes` (nm_lanes) the lane order.
 template <typename OpT>
 static LogicalResult verifyNOfM(OpT op, ArrayRef<int64_t> nm, int64_t k,
                                 int64_t n, DenseIntElementsAttr ptr,
-                                DenseIntElementsAttr ks) {
+                                DenseIntElementsAttr ks, bool lanes) {
   if (nm.size() != 2)
     return op.emitOpError() << "n_of_m must have two values (n, m)";
   int64_t nn = nm[0], mm = nm[1];
@@ -290,6 +291,12 @@ static LogicalResult verifyNOfM(OpT op, ArrayRef<int64_t> nm, int64_t k,
   if (k % mm != 0)
     return op.emitOpError() << "n_of_m: m (" << mm
                             << ") must divide K (" << k << ")";
+  const int64_t laneColumns = TESSEL_KERNEL_NM_LANE_COLUMNS;
+  if (lanes && (laneColumns % mm != 0 || ShapedType::isDynamic(n) ||
+                n % laneColumns != 0))
+    return op.emitOpError() << "nm_lanes needs m dividing " << laneColumns
+                            << " and N a multiple of it, got m " << mm
+                            << " and N " << n;
   int64_t perColumn = k / mm * nn;
   if (cast<ShapedType>(op.getBlockK().getType()).getDimSize(0) !=
       n * perColumn)
@@ -310,6 +317,23 @@ static LogicalResult verifyNOfM(OpT op, ArrayRef<int64_t> nm, int64_t k,
   SmallVector<int64_t> kv;
   for (const APInt &v : ks.getValues<APInt>())
     kv.push_back(v.getSExtValue());
+  if (lanes) {
+    // Column c's i-th nonzero at (c / 16) * 16 * P + i * 16 + c % 16, in
+    // group i / n, k ascending within it.
+    for (int64_t c = 0; c < n; ++c)
+      for (int64_t i = 0; i < perColumn; ++i) {
+        int64_t e = c / laneColumns * laneColumns * perColumn +
+                    i * laneColumns + c % laneColumns,
+                g = i / nn;
+        if (kv[e] < g * mm || kv[e] >= g * mm + mm ||
+            (i % nn && kv[e] <= kv[e - laneColumns]))
+          return op.emitOpError()
+                 << "n_of_m: block_k entry " << e << " (k " << kv[e]
+                 << ") is not column " << c << "'s nonzero " << i % nn
+                 << " of group " << g << " in the lane order";
+      }
+    return success();
+  }
   const int64_t chunkK = TESSEL_KERNEL_NM_CHUNK_K;
   for (int64_t q = 0, base = 0; q * chunkK < k; ++q) {
     int64_t k0 = q * chunkK, k1 = std::min(k, k0 + chunkK);
@@ -385,8 +409,13 @@ static LogicalResult verifySparseBlocks(OpT op, int64_t k, int64_t n) {
       if (v.getSExtValue() < 0 || v.getSExtValue() >= k)
         return op.emitOpError() << "block_k entry " << v.getSExtValue()
                                 << " is outside [0, K)";
+  bool lanes = false;
+  if constexpr (std::is_same_v<OpT, SparseMatmulOp>)
+    lanes = op.getNmLanes();
+  if (lanes && !op.getNOfM())
+    return op.emitOpError() << "nm_lanes needs n_of_m";
   if (std::optional<ArrayRef<int64_t>> nm = op.getNOfM()) {
-    if (failed(verifyNOfM(op, *nm, k, n, ptr, ks)))
+    if (failed(verifyNOfM(op, *nm, k, n, ptr, ks, lanes)))
       return failure();
     return success(); // chunk-major: the column order below does not apply
   }

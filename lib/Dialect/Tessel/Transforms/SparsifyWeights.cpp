@@ -133,6 +133,35 @@ double nmRateRatio(RateTable t, double density) {
   return rates[2];
 }
 
+/// The lane-order N:M kernel's rate (TESSEL_KERNEL_NM_LANES: vectorized
+/// over 16 output columns, a permute per FMA picking each column's input)
+/// on its stored elements over the dense kernel's, at 1:8, 1:4 and 2:4,
+/// interpolated as nmRateRatio. Measured on an AMD Zen 5 (2026-12-01,
+/// bench/sparse_gemm.c on BERT-base's projections, one thread: 2:4
+/// 1.27-1.35x, 1:4 2.52-2.65x, 1:8 4.20-4.36x), the lower ends; the
+/// nm-lanes option applies them only to such CPUs.
+double nmLanesRateRatio(double density) {
+  static constexpr double kDensities[] = {0.125, 0.25, 0.5};
+  static constexpr double kRates[] = {0.525, 0.63, 0.635};
+  if (density <= kDensities[0])
+    return kRates[0];
+  for (int i = 1; i < 3; ++i)
+    if (density <= kDensities[i]) {
+      double f = (density - kDensities[i - 1]) /
+                 (kDensities[i] - kDensities[i - 1]);
+      return kRates[i - 1] + f * (kRates[i] - kRates[i - 1]);
+    }
+  return kRates[2];
+}
+
+/// The lane-order kernel's rows go in tiles of 8 (SparseLanesF32.c): M
+/// rows fill M / roundup(M, 8) of them (a dynamic M is taken as large).
+double laneTileRowsUsed(int64_t m) {
+  if (ShapedType::isDynamic(m) || m <= 0)
+    return 1.0;
+  return double(m) / double((m + 7) / 8 * 8);
+}
+
 /// The kernels' tiles hold up to 8 row vectors (`lanes` rows each); each
 /// nonzero loads its index and broadcasts its value once for the tile's
 /// vectors, about 3 FMAs' worth, so a tile of `tm` vectors runs at
@@ -246,11 +275,39 @@ Blocks packNOfM(ArrayRef<float> b, int64_t k, int64_t n, int64_t nn,
   return out;
 }
 
+/// `b` as N:M in the lane order (tessel.sparse_matmul's nm_lanes; N a
+/// multiple of 16): the chunk-major packing's entries, column c's i-th at
+/// (c / 16) * 16 * P + i * 16 + c % 16, P = K / m * n.
+Blocks packNOfMLanes(ArrayRef<float> b, int64_t k, int64_t n, int64_t nn,
+                     int64_t mm) {
+  Blocks chunks = packNOfM(b, k, n, nn, mm), out;
+  out.ptr = chunks.ptr;
+  const int64_t perColumn = k / mm * nn;
+  const int64_t lanes = TESSEL_KERNEL_NM_LANE_COLUMNS;
+  const int64_t chunkK = TESSEL_KERNEL_NM_CHUNK_K;
+  out.k.resize(size_t(n * perColumn));
+  out.values.resize(size_t(n * perColumn));
+  for (int64_t k0 = 0, base = 0; k0 < k; k0 += chunkK) {
+    int64_t nz = (std::min(k, k0 + chunkK) - k0) / mm * nn;
+    for (int64_t c = 0; c < n; ++c)
+      for (int64_t i = 0; i < nz; ++i) {
+        int64_t rank = k0 / mm * nn + i;
+        size_t to = size_t(c / lanes * lanes * perColumn + rank * lanes +
+                           c % lanes);
+        out.k[to] = chunks.k[size_t(base + c * nz + i)];
+        out.values[to] = chunks.values[size_t(base + c * nz + i)];
+      }
+    base += n * nz;
+  }
+  return out;
+}
+
 /// What the analysis found for one matmul.
 struct Choice {
   int64_t r = 0;        // best block size (1 with N:M)
   int64_t nmN = 0;      // N:M when nmN > 0: nmN of every nmM k's
   int64_t nmM = 0;
+  bool lanes = false;   // N:M in the lane order (TESSEL_KERNEL_NM_LANES)
   double density = 1.0; // stored fraction of B at that size
   double speedup = 0.0; // predicted, over the dense kernel
   double zeros = 0.0;   // zero fraction of B
@@ -258,9 +315,12 @@ struct Choice {
 
 /// `lanesUsed`: the fraction of the kernel's vector lanes the rows fill;
 /// `overhead`: the moved elements' share of the dense kernel's time;
-/// `denseGain`: the dense path's speed over the dense kernel's.
+/// `denseGain`: the dense path's speed over the dense kernel's;
+/// `laneRows`: where the lane order may be weighed (nm-lanes, a matmul),
+/// the fraction of its row tiles the rows fill, else 0.
 Choice analyze(ArrayRef<float> b, int64_t k, int64_t n, double lanesUsed,
-               double overhead, double denseGain, RateTable table) {
+               double overhead, double denseGain, RateTable table,
+               double laneRows) {
   Choice best;
   int64_t zeros = 0;
   for (float v : b)
@@ -277,7 +337,7 @@ Choice analyze(ArrayRef<float> b, int64_t k, int64_t n, double lanesUsed,
         1.0 / (density / (rateRatio(r, table) * lanesUsed) + overhead) /
         denseGain;
     if (speedup > best.speedup)
-      best = {r, 0, 0, density, speedup, best.zeros};
+      best = {r, 0, 0, false, density, speedup, best.zeros};
   }
   // N:M: the fewest n for m = 4 and 8 that hold every group (weights
   // pruned 2:4, 1:4, 4:8 ...), when the kernel takes that n.
@@ -292,7 +352,16 @@ Choice analyze(ArrayRef<float> b, int64_t k, int64_t n, double lanesUsed,
         1.0 / (density / (nmRateRatio(table, density) * lanesUsed) + overhead) /
         denseGain;
     if (speedup > best.speedup)
-      best = {1, most, m, density, speedup, best.zeros};
+      best = {1, most, m, false, density, speedup, best.zeros};
+    // The lane order reads A and writes C in place: no moves.
+    if (laneRows > 0.0 && n % TESSEL_KERNEL_NM_LANE_COLUMNS == 0 &&
+        TESSEL_KERNEL_NM_LANE_COLUMNS % m == 0) {
+      double lanesSpeedup =
+          1.0 / (density / (nmLanesRateRatio(density) * laneRows)) /
+          denseGain;
+      if (lanesSpeedup > best.speedup)
+        best = {1, most, m, true, density, lanesSpeedup, best.zeros};
+    }
   }
   return best;
 }
@@ -503,10 +572,14 @@ struct SparsifyWeightsPass
                                int64_t k, int64_t n, int64_t m,
                                double lanesUsed, double overhead,
                                double denseGain, StringRef note,
-                               llvm::raw_ostream *out) const {
+                               llvm::raw_ostream *out,
+                               bool laneOrderFits = false) const {
     int64_t lanes = std::max<int64_t>(1, vectorBits / 32);
+    double laneRows =
+        nmLanes && laneOrderFits && vectorBits == 512 ? laneTileRowsUsed(m)
+                                                      : 0.0;
     Choice c = analyze(b, k, n, lanesUsed * tileRowsFactor(m, lanes), overhead,
-                       denseGain, rateTable(vectorBits, fmaBits));
+                       denseGain, rateTable(vectorBits, fmaBits), laneRows);
     bool sparse = c.r && c.speedup >= minSpeedup;
     if (out) {
       *out << op->getLoc() << ": " << op->getName().getStringRef() << " M="
@@ -515,7 +588,7 @@ struct SparsifyWeightsPass
            << " K=" << k << " N=" << n << note
            << llvm::format(" zeros=%.3f", c.zeros);
       if (c.nmN)
-        *out << " best=" << c.nmN << ":" << c.nmM
+        *out << " best=" << c.nmN << ":" << c.nmM << (c.lanes ? " lanes" : "")
              << llvm::format(" density=%.3f predicted=%.2fx", c.density,
                              c.speedup);
       else if (c.r)
@@ -535,9 +608,10 @@ struct SparsifyWeightsPass
   blockConstants(IRRewriter &rewriter, Location loc,
                  const std::vector<float> &b, int64_t k, int64_t n,
                  const Choice &choice) const {
-    Blocks blocks = choice.nmN
-                        ? packNOfM(b, k, n, choice.nmN, choice.nmM)
-                        : packBlocks(b, k, n, choice.r);
+    Blocks blocks =
+        choice.lanes  ? packNOfMLanes(b, k, n, choice.nmN, choice.nmM)
+        : choice.nmN ? packNOfM(b, k, n, choice.nmN, choice.nmM)
+                     : packBlocks(b, k, n, choice.r);
     auto i32Vec = [&](ArrayRef<int32_t> v) -> Value {
       auto ty = RankedTensorType::get({int64_t(v.size())},
                                       rewriter.getI32Type());
@@ -568,8 +642,8 @@ struct SparsifyWeightsPass
             ? 1.0
             : double(m) / double((m + lanes - 1) / lanes * lanes);
     double overhead = movedCost() * (1.0 / double(k) + 1.0 / double(n));
-    std::optional<Choice> c =
-        choose(op, b, k, n, m, lanesUsed, overhead, 1.0, "", out);
+    std::optional<Choice> c = choose(op, b, k, n, m, lanesUsed, overhead, 1.0,
+                                     "", out, /*laneOrderFits=*/true);
     if (!c)
       return;
     Location loc = op.getLoc();
@@ -581,7 +655,8 @@ struct SparsifyWeightsPass
         rewriter, loc, TypeRange{init2.getType()}, to2d(op.getDpsInputs()[0]),
         ptr, ks, vals, epi.bias, init2, rewriter.getI64IntegerAttr(c->r),
         rewriter.getUnitAttr(), // each column's k ascend, either packing
-        nOfMAttr(rewriter, *c), epi.accumulate ? rewriter.getUnitAttr() : nullptr, FloatAttr(),
+        nOfMAttr(rewriter, *c), c->lanes ? rewriter.getUnitAttr() : nullptr,
+        epi.accumulate ? rewriter.getUnitAttr() : nullptr, FloatAttr(),
         FloatAttr());
     rewriter.replaceOp(op, from2d(sp.getResult()[0]));
   }

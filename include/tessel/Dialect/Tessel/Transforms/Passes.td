@@ -215,6 +215,15 @@ def TesselSparsifyWeights : Pass<"tessel-sparsify-weights", "ModuleOp"> {
     residual and clamp epilogues that follow. Otherwise the op is left to
     the dense path.
 
+    N:M weights (every column `n` of each aligned group of `m` = 4 or 8
+    `k`'s) are weighed the same way with the N:M kernel's rates. With
+    `nm-lanes`, a matmul's N:M weights (`N` a multiple of 16, `m` dividing
+    16) are also weighed in the lane order (`tessel.sparse_matmul`'s
+    `nm_lanes`), vectorized over output columns: `1 / (density /
+    (lanes_ratio(density) * M / roundup(M, 8)))`, no `overhead` (it reads
+    the activations and writes the results in place); the faster order is
+    taken.
+
     With `report`, one line per analysed op is appended to that file
     (tessel-compile's --sparsity-report starts it empty):
     its location, shape, zero fraction, the best block size, its density
@@ -244,6 +253,12 @@ def TesselSparsifyWeights : Pass<"tessel-sparsify-weights", "ModuleOp"> {
            "products, as tests of the rewrite on small shapes want)">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",
            "File that gets one line per analysed op (none when empty)">,
+    Option<"nmLanes", "nm-lanes", "bool", /*default=*/"false",
+           "N:M weights of matmuls (N a multiple of 16, m dividing 16) may "
+           "go in the lane order (tessel.sparse_matmul's nm_lanes), "
+           "vectorized over output columns, weighed with that kernel's "
+           "rates (measured on AMD Zen 5, whose 512-bit permutes run "
+           "beside the FMAs: tessel-compile sets it there)">,
   ];
   let dependentDialects = ["::mlir::tessel::TesselDialect",
                            "::mlir::arith::ArithDialect",
