@@ -121,24 +121,48 @@ static sparse_b pack_n_of_m(const float *b, int64_t K, int64_t N, int64_t n,
   return s;
 }
 
-/* N:M B in the lane order (Kernels.td, TESSEL_KERNEL_NM_LANES; N a
- * multiple of TESSEL_KERNEL_NM_LANE_COLUMNS): column c's i-th nonzero at
- * (c / 16) * 16 * P + i * 16 + c % 16, every group holding exactly n. */
-static sparse_b pack_n_of_m_lanes(const float *b, int64_t K, int64_t N,
-                                  int64_t n, int64_t m) {
-  const int64_t per = K / m * n, lanes = TESSEL_KERNEL_NM_LANE_COLUMNS;
-  sparse_b s = {malloc(sizeof(int32_t) * (N + 1)),
-                malloc(sizeof(int32_t) * (N * per + 1)),
-                malloc(sizeof(float) * (N * per + 1)), N * per};
-  for (int64_t c = 0; c <= N; ++c)
-    s.ptr[c] = (int32_t)(c * per);
-  for (int64_t c = 0; c < N; ++c)
-    for (int64_t k = 0, i = 0; k < K; ++k)
-      if (b[k * N + c] != 0.0f) {
-        const int64_t e = c / lanes * lanes * per + i++ * lanes + c % lanes;
-        s.kidx[e] = (int32_t)k;
-        s.val[e] = b[k * N + c];
+/* B in the lane order (Kernels.td, TESSEL_KERNEL_LANES; N a multiple of
+ * TESSEL_KERNEL_LANE_COLUMNS): per column vector and quad of 16 k's, as
+ * many slots as its columns' most nonzeros there, the shorter columns
+ * padded with zeros. N:M weights with exactly n nonzeros a group (as
+ * random_n_of_m makes) come out with n / m * 16 slots a quad. */
+static sparse_b pack_lanes(const float *b, int64_t K, int64_t N) {
+  const int64_t L = TESSEL_KERNEL_LANE_COLUMNS, Q = (K + L - 1) / L;
+  const int64_t units = N / L * Q;
+  sparse_b s = {malloc(sizeof(int32_t) * (units + 1)), NULL, NULL, 0};
+  int64_t slots = 0;
+  s.ptr[0] = 0;
+  for (int64_t u = 0; u < units; ++u) {
+    const int64_t v = u / Q, q = u % Q, k1 = q * L + L < K ? q * L + L : K;
+    int64_t most = 0;
+    for (int64_t l = 0; l < L; ++l) {
+      int64_t cnt = 0;
+      for (int64_t k = q * L; k < k1; ++k)
+        cnt += b[k * N + v * L + l] != 0.0f;
+      most = cnt > most ? cnt : most;
+    }
+    slots += most;
+    s.ptr[u + 1] = (int32_t)slots;
+  }
+  s.kidx = malloc(sizeof(int32_t) * (slots * L + 1));
+  s.val = malloc(sizeof(float) * (slots * L + 1));
+  s.blocks = slots * L;
+  for (int64_t u = 0; u < units; ++u) {
+    const int64_t v = u / Q, q = u % Q, k1 = q * L + L < K ? q * L + L : K;
+    const int64_t base = (int64_t)s.ptr[u] * L, n = s.ptr[u + 1] - s.ptr[u];
+    for (int64_t l = 0; l < L; ++l) {
+      int64_t i = 0;
+      for (int64_t k = q * L; k < k1; ++k)
+        if (b[k * N + v * L + l] != 0.0f) {
+          s.kidx[base + i * L + l] = (int32_t)k;
+          s.val[base + i++ * L + l] = b[k * N + v * L + l];
+        }
+      for (; i < n; ++i) {
+        s.kidx[base + i * L + l] = (int32_t)(q * L);
+        s.val[base + i * L + l] = 0.0f;
       }
+    }
+  }
   return s;
 }
 

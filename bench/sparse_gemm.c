@@ -51,6 +51,23 @@ int main(int argc, char **argv) {
                (long long)M, (long long)N, (long long)K, (long long)R,
                (double)sp.blocks * R / (double)(K * N), td * 1e3, ts * 1e3, td / ts,
                2.0 * M * N * K / td * 1e-9);
+        /* R = 1 also in the lane order, where N allows. */
+        if (R == 1 && N % TESSEL_KERNEL_LANE_COLUMNS == 0) {
+          sparse_b sl = pack_lanes(b, K, N);
+          double tl;
+          TIME(tl, 5, 5,
+               tessel_kernel_sparse_matmul_f32(
+                   M, N, K, a, K, 1, 1, sl.ptr, sl.kidx, sl.val, c, N, 1,
+                   NULL, -INFINITY, INFINITY, TESSEL_KERNEL_LANES));
+          printf("sparse_gemm: M=%lld N=%lld K=%lld R=1 lanes density=%.2f "
+                 "stored=%.3f dense_ms=%.3f sparse_ms=%.3f speedup=%.2f "
+                 "dense_gflops=%.1f\n",
+                 (long long)M, (long long)N, (long long)K,
+                 (double)sp.blocks / (double)(K * N),
+                 (double)sl.blocks / (double)(K * N), td * 1e3, tl * 1e3,
+                 td / tl, 2.0 * M * N * K / td * 1e-9);
+          free_blocks(&sl);
+        }
         free(bp);
         free_blocks(&sp);
       }
@@ -79,13 +96,13 @@ int main(int argc, char **argv) {
              (long long)m, (double)n / (double)m, td * 1e3, ts * 1e3,
              td / ts, 2.0 * M * N * K / td * 1e-9);
       /* The lane order (vectorized over output columns), where N allows. */
-      if (N % TESSEL_KERNEL_NM_LANE_COLUMNS == 0) {
-        sparse_b sl = pack_n_of_m_lanes(b, K, N, n, m);
+      if (N % TESSEL_KERNEL_LANE_COLUMNS == 0) {
+        sparse_b sl = pack_lanes(b, K, N);
         double tl;
         TIME(tl, 5, 5,
              tessel_kernel_sparse_matmul_f32(
                  M, N, K, a, K, 1, 1, sl.ptr, sl.kidx, sl.val, c, N, 1, NULL,
-                 -INFINITY, INFINITY, flags | TESSEL_KERNEL_NM_LANES));
+                 -INFINITY, INFINITY, flags | TESSEL_KERNEL_LANES));
         printf("sparse_gemm: M=%lld N=%lld K=%lld nm=%lld:%lld lanes "
                "density=%.2f dense_ms=%.3f sparse_ms=%.3f speedup=%.2f "
                "dense_gflops=%.1f\n",

@@ -102,7 +102,7 @@ LogicalResult mlir::tessel::compileModule(ModuleOp module,
   pipelineOptions.targetTriple = (*tm)->getTargetTriple().str();
   pipelineOptions.vectorBits = vectorRegisterBits(**tm);
   pipelineOptions.fmaBits = fmaDatapathBits(**tm);
-  pipelineOptions.nmLanes = permutesBesideFma(**tm);
+  pipelineOptions.laneOrder = permutesBesideFma(**tm);
   pipelineOptions.cpuFeatures = requiredCpuFeatures(**tm);
   Phase last = options.compileTo.value_or(Phase::LLVM);
   {

@@ -1,32 +1,33 @@
-/* SparseLanesF32.c - the N:M f32 sparse matmul in the lane order
- * (TESSEL_KERNEL_NM_LANES, Kernels.td; docs/sparsity.md).
+/* SparseLanesF32.c - the f32 sparse matmul in the lane order
+ * (TESSEL_KERNEL_LANES, Kernels.td; docs/sparsity.md).
  *
- * C = A x B where every column of B (K x N) stores n of each aligned
- * group of m k's. The chunk-major N:M kernel (SparseTiles.c) vectorizes
- * over A's rows, one vector load of activations per FMA: on CPUs whose
- * dense kernel keeps both FMA pipes busy (Zen 5, Sapphire Rapids) that
- * runs 2:4 at about the dense speed. This one vectorizes over 16 output
- * columns, as the dense kernel does, and loads a row's 16 k's (a "quad")
- * once: a permute (vpermps) then picks each column's input for each of
- * its nonzeros in the quad, so 2:4 runs 8 FMAs and 8 permutes where the
- * dense kernel runs 16 FMAs. On Zen 5 the permutes mostly run beside the
- * FMAs: 128 x 768 x 768 at 2:4 1.38x the dense kernel (a probe of this
- * loop; 8 FMAs alone took 1.05 ns, with 8 permutes 1.42). On Intel the
- * permutes share port 5 with an FMA unit, so the compiler keeps the
- * chunk-major order there.
+ * C = A x B with B (K x N) mostly zeros. The other sparse kernels
+ * (SparseTiles.c) vectorize over A's rows, one vector load of activations
+ * per FMA plus the transposes of A and C: on CPUs whose dense kernel
+ * keeps both FMA pipes busy (Zen 5) 2:4 ran at about the dense speed and
+ * ResNet-50's pointwise layers at 80% zeros stayed dense. This one
+ * vectorizes over 16 output columns, as the dense kernel does, and loads
+ * a row's 16 k's (a "quad") once: a permute (vpermps) then picks each
+ * column's input for each of its nonzeros in the quad. 2:4 runs 8 FMAs
+ * and 8 permutes where the dense kernel runs 16 FMAs; unstructured
+ * weights run as many slots per quad as the 16 columns' most nonzeros
+ * there (at 20% density about 6 of 16: the others store zeros). On Zen 5
+ * the permutes mostly run beside the FMAs (8 FMAs alone took 1.05 ns,
+ * with 8 permutes 1.42); on Intel they share port 5 with an FMA unit,
+ * so the compiler uses this order only where they do not.
  *
- * The entries of 16 columns at one nonzero rank i sit together (entry
- * (c / 16) * 16 * P + i * 16 + c % 16, P = K / m * n); their k's low 4
- * bits are the permute's lanes, since rank i of every column lies in the
- * same quad. A and C are read and written in place: no transposes.
+ * Unit u = v * Q + q (column vector v, quad q, Q = ceil(K / 16)) holds
+ * slots [ptr[u], ptr[u + 1]), 16 entries each, entry 16 s + l column
+ * 16 v + l's: the k's low 4 bits are the permute's lanes. A and C are
+ * read and written in place: no transposes.
  *
- * Loop order: A's rows in bands; in each, units of a panel of 32 columns
- * and a chunk of k whose values and indices stay in L2 (about 96 KiB),
- * each swept down the band in tiles of 8 rows x 32 columns (16
- * accumulators, 8 row vectors), the sums going through C between a
- * panel's chunks; the band's rows over a chunk also stay in L2 (about
- * 384 KiB). The next unit's weights are prefetched meanwhile. Threads
- * take (band, run of panels) tasks. */
+ * Loop order: A's rows in bands; in each, work units of a panel of 32
+ * columns and a chunk of quads whose values and indices stay in L2
+ * (about 96 KiB), each swept down the band in tiles of 8 rows x 32
+ * columns (16 accumulators, 8 row vectors), the sums going through C
+ * between a panel's chunks; the band's rows over a chunk also stay in L2
+ * (about 384 KiB). The next work unit's weights are prefetched
+ * meanwhile. Threads take (band, run of panels) tasks. */
 #include "SparseLanes.h"
 #include "ThreadPool.h"
 #include "Vector.h"
@@ -35,19 +36,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LANES TESSEL_KERNEL_NM_LANE_COLUMNS
+#define LANES TESSEL_KERNEL_LANE_COLUMNS
 #define TILE_ROWS 8
 /* Floats of a band of A's rows over a chunk of k (about 384 KiB), and
- * bytes of a unit's weights (a panel's values and indices over the
+ * bytes of a work unit's weights (a panel's values and indices over the
  * chunk, about 96 KiB): both stay in L2 while the tiles read them. */
 #define BAND_FLOATS (96 * 1024)
 #define UNIT_BYTES (96 * 1024)
 
 typedef struct {
-  int64_t M, N, K, n, m, P;
+  int64_t M, N, K, Q;
+  /* N:M: slots per whole quad and in a last short one; 0: per unit. */
+  int64_t S, S_last;
   const float *a;
   int64_t a_sm, a_sk;
-  const int32_t *kidx;
+  const int32_t *ptr, *kidx;
   const float *val;
   float *c;
   int64_t c_sm, c_sn;
@@ -55,7 +58,7 @@ typedef struct {
   float lo, hi;
   int accumulate;
   int64_t band, nbands, npanels, pchunks;
-  int64_t chunk_quads; /* quads of k per unit (SparseLanesF32.c's panels) */
+  int64_t chunk_quads; /* quads per work unit (panels) */
 } lanes_job;
 
 /* C's vector at (row, col): TK_VW columns. */
@@ -93,51 +96,60 @@ static void finish_vector(const lanes_job *j, int64_t row, int64_t col,
 #if defined(__AVX512F__) && TK_VW == LANES
 #include <immintrin.h>
 
-/* One quad's products: `slots` nonzero ranks of `nv` column vectors for
- * the tile's rows, the indices and values of vector v at w[v] / x[v]. */
-TK_INLINE void quad(__m512 acc[TILE_ROWS][2], const __m512 *x, int nv,
-                    int slots, const float *const *w,
-                    const int32_t *const *ix) {
-  for (int s = 0; s < slots; ++s)
-    for (int v = 0; v < nv; ++v) {
-      const __m512 wv = _mm512_loadu_ps(w[v] + s * LANES);
-      const __m512i iv = _mm512_loadu_si512(ix[v] + s * LANES);
-      for (int r = 0; r < TILE_ROWS; ++r)
-        acc[r][v] = _mm512_fmadd_ps(_mm512_permutexvar_ps(iv, x[r]), wv,
-                                    acc[r][v]);
-    }
+/* One slot: its 16 values and indices at w / ix, for the tile's rows. */
+TK_INLINE void slot(__m512 acc[TILE_ROWS][2], int v, const __m512 *x,
+                    const float *w, const int32_t *ix) {
+  const __m512 wv = _mm512_loadu_ps(w);
+  const __m512i iv = _mm512_loadu_si512(ix);
+  for (int r = 0; r < TILE_ROWS; ++r)
+    acc[r][v] =
+        _mm512_fmadd_ps(_mm512_permutexvar_ps(iv, x[r]), wv, acc[r][v]);
 }
 
-/* The next unit's weights (SparseLanesF32.c's panels): up to two column
- * vectors' values and indices, `bytes` from each pointer, a tile's
- * share of them prefetched into L2 a few lines a quad. A unit's weights
- * come from memory on its first tile (a model's do not stay in L3) and
- * stalled there: 128 x 3072 x 768 at 2:4, 12 weights in turn, 1.26x the
- * dense kernel against 1.33x with the prefetches. */
+/* One quad's slots for `nv` column vectors, vector v's `n[v]` at w[v] /
+ * ix[v]. Equal counts (N:M: a constant at each call, so that the loop
+ * unrolls) go slot by slot through both vectors, twice the independent
+ * sums at a time. */
+TK_INLINE void quad(__m512 acc[TILE_ROWS][2], const __m512 *x, int nv,
+                    const int64_t *n, int equal, const float *const *w,
+                    const int32_t *const *ix) {
+  if (equal) {
+    for (int64_t s = 0; s < n[0]; ++s)
+      for (int v = 0; v < nv; ++v)
+        slot(acc, v, x, w[v] + s * LANES, ix[v] + s * LANES);
+    return;
+  }
+  for (int v = 0; v < nv; ++v)
+    for (int64_t s = 0; s < n[v]; ++s)
+      slot(acc, v, x, w[v] + s * LANES, ix[v] + s * LANES);
+}
+
+/* The next work unit's weights: up to two column vectors' values and
+ * indices, bytes[i] from p[i]; a tile's share of each prefetched into L2,
+ * a few lines a quad. A unit's weights come from memory on its first
+ * tile (a model's do not stay in L3) and stalled there: 128 x 3072 x 768
+ * at 2:4, 12 weights in turn, 1.26x the dense kernel against 1.33x with
+ * the prefetches. */
 typedef struct {
   const char *p[4];
+  int64_t bytes[4];
   int np;
-  int64_t bytes;
+  /* Per pointer: bytes a tile takes, and of those, bytes a quad. */
+  int64_t tile_bytes[4], quad_bytes[4];
 } prefetch_t;
-
-TK_INLINE void prefetch_slice(const prefetch_t *pf, int64_t o0, int64_t o1) {
-  for (int i = 0; i < pf->np; ++i)
-    for (int64_t o = o0; o < o1; o += 64)
-      _mm_prefetch(pf->p[i] + o, _MM_HINT_T1);
-}
 
 /* Rows [m0, m0 + rows) (rows <= TILE_ROWS; the missing rows repeat the
  * last, not stored) of column vectors [v0, v0 + nv), quads [q0, q1) of
- * k (and with `rest` the last, partial quad), the rows at a (row stride
- * lda, k contiguous). S: ranks per whole quad, a constant at each call so
- * that the slot loop unrolls. The sums add C's values where `load_c` (an
- * earlier chunk's, or the accumulated init) and go back to C, through
- * the bias and clamp where `final`. [pf_lo, pf_hi) of the next unit's
- * weights are prefetched meanwhile. */
+ * k (the last of all, when short, with masked loads), the rows at a (row
+ * stride lda, k contiguous). S: N:M's slots per whole quad, a constant at
+ * each call so that the slot loop unrolls (0: the units' own counts).
+ * The sums add C's values where `load_c` (an earlier chunk's, or the
+ * accumulated init) and go back to C, through the bias and clamp where
+ * `final`. Tile t of `tiles` prefetches its share of pf meanwhile. */
 TK_INLINE void tile(const lanes_job *j, const float *a, int64_t lda,
                     int64_t m0, int rows, int64_t v0, int nv, int S,
-                    int64_t q0, int64_t q1, int rest, int load_c, int final,
-                    const prefetch_t *pf, int64_t pf_lo, int64_t pf_hi) {
+                    int64_t q0, int64_t q1, int load_c, int final,
+                    const prefetch_t *pf, int64_t t, int64_t tiles) {
   const float *xr[TILE_ROWS];
   for (int r = 0; r < TILE_ROWS; ++r)
     xr[r] = a + (r < rows ? r : rows - 1) * lda;
@@ -148,93 +160,154 @@ TK_INLINE void tile(const lanes_job *j, const float *a, int64_t lda,
     acc[r][0] = acc[r][1] = _mm512_setzero_ps();
   const float *w[2];
   const int32_t *ix[2];
+  const int32_t *up[2]; /* the vectors' unit offsets from quad q0 */
   for (int v = 0; v < nv; ++v) {
-    w[v] = j->val + (v0 + v) * LANES * j->P + q0 * S * LANES;
-    ix[v] = j->kidx + (v0 + v) * LANES * j->P + q0 * S * LANES;
+    up[v] = j->ptr + (v0 + v) * j->Q + q0;
+    w[v] = j->val + (int64_t)up[v][0] * LANES;
+    ix[v] = j->kidx + (int64_t)up[v][0] * LANES;
   }
-  const int64_t quads = q1 - q0;
-  const int64_t pf_step =
-      quads > 0 ? ((pf_hi - pf_lo) / quads + 63) / 64 * 64 : 0;
+  (void)tiles;
+  const char *pfp[4];
+  for (int i = 0; i < pf->np; ++i)
+    pfp[i] = pf->p[i] + t * pf->tile_bytes[i];
+  const int64_t whole = j->K / LANES;
+  const int64_t q_end = q1 < whole ? q1 : whole;
   __m512 x[TILE_ROWS];
-  for (int64_t q = q0; q < q1; ++q) {
-    const int64_t o = pf_lo + (q - q0) * pf_step;
-    prefetch_slice(pf, o, o + pf_step < pf_hi ? o + pf_step : pf_hi);
+  int64_t n[2];
+  for (int64_t q = q0; q < q_end; ++q) {
+    /* Not for unstructured weights: there the loop's branches cost
+     * 10-15% (3136 x 256 x 64, 128 x 768 x 768 at 20%). */
+    for (int i = 0; i < (S ? pf->np : 0); ++i) {
+      if (pfp[i] >= pf->p[i] + pf->bytes[i])
+        continue;
+      for (int64_t o = 0; o < pf->quad_bytes[i]; o += 64)
+        _mm_prefetch(pfp[i] + o, _MM_HINT_T1);
+      pfp[i] += pf->quad_bytes[i];
+    }
     for (int r = 0; r < TILE_ROWS; ++r)
       x[r] = _mm512_loadu_ps(xr[r] + q * LANES);
-    quad(acc, x, nv, S, w, ix);
+    /* Whole quads apart from a short last one: S stays a constant. */
     for (int v = 0; v < nv; ++v)
-      w[v] += S * LANES, ix[v] += S * LANES;
+      n[v] = S ? S : up[v][q - q0 + 1] - up[v][q - q0];
+    quad(acc, x, nv, n, S != 0, w, ix);
+    for (int v = 0; v < nv; ++v)
+      w[v] += n[v] * LANES, ix[v] += n[v] * LANES;
   }
-  if (rest) {
-    const __mmask16 mask = (__mmask16)((1u << rest) - 1);
+  if (q1 > whole) { /* the short last quad, masked */
+    const __mmask16 mask = (__mmask16)((1u << (j->K - whole * LANES)) - 1);
     for (int r = 0; r < TILE_ROWS; ++r)
-      x[r] = _mm512_maskz_loadu_ps(mask, xr[r] + q1 * LANES);
-    quad(acc, x, nv, (int)(rest / j->m * j->n), w, ix);
-  }
-  for (int r = 0; r < rows; ++r)
+      x[r] = _mm512_maskz_loadu_ps(mask, xr[r] + whole * LANES);
     for (int v = 0; v < nv; ++v)
-      finish_vector(j, m0 + r, (v0 + v) * LANES, (tk_vec)acc[r][v], load_c,
-                    final);
+      n[v] = S ? j->S_last : up[v][whole - q0 + 1] - up[v][whole - q0];
+    quad(acc, x, nv, n, S != 0, w, ix);
+  }
+  if (j->c_sn != 1) {
+    for (int r = 0; r < rows; ++r)
+      for (int v = 0; v < nv; ++v)
+        finish_vector(j, m0 + r, (v0 + v) * LANES, (tk_vec)acc[r][v], load_c,
+                      final);
+    return;
+  }
+  /* Rows of C in place: the epilogue inline (a call per vector cost a
+   * quarter of a tile of 4 quads). */
+  __m512 bias[2] = {_mm512_setzero_ps(), _mm512_setzero_ps()};
+  for (int v = 0; v < nv; ++v)
+    if (final && j->bias)
+      bias[v] = _mm512_loadu_ps(j->bias + (v0 + v) * LANES);
+  const int clamp = final && tk_has_clamp(j->lo, j->hi);
+  const __m512 lo = _mm512_set1_ps(j->lo), hi = _mm512_set1_ps(j->hi);
+  for (int r = 0; r < TILE_ROWS; ++r)
+    for (int v = 0; v < nv; ++v) {
+      if (r >= rows)
+        continue;
+      float *o = j->c + (m0 + r) * j->c_sm + (v0 + v) * LANES;
+      __m512 y = _mm512_add_ps(acc[r][v], bias[v]);
+      if (load_c)
+        y = _mm512_add_ps(y, _mm512_loadu_ps(o));
+      if (clamp)
+        y = (__m512)tk_min(tk_max((tk_vec)y, (tk_vec)lo), (tk_vec)hi);
+      _mm512_storeu_ps(o, y);
+    }
 }
 
-/* Column vectors [v_lo, v_hi) of rows [m_lo, m_hi): units of two vectors
- * (a panel) and a chunk of k whose weights stay in L2 (about 96 KiB),
- * each swept down the rows in tiles; the sums go through C between a
- * panel's chunks. */
+/* The unstructured tiles on their own: inlined into panels with the
+ * others, their slot loops had the sums and rows spilled around every
+ * loop (3136 x 256 x 64 at 20%: 0.46 against 0.41 ms). The N:M ones stay
+ * inline (their own functions ran a BERT-style encoder 3% slower). */
+#define TILE_FN(name, NV, S)                                                   \
+  static __attribute__((noinline)) void name(                                  \
+      const lanes_job *j, const float *a, int64_t lda, int64_t m0, int rows,   \
+      int64_t v0, int64_t q0, int64_t q1, int load_c, int final,              \
+      const prefetch_t *pf, int64_t t, int64_t tiles) {                        \
+    tile(j, a, lda, m0, rows, v0, NV, S, q0, q1, load_c, final, pf, t,         \
+         tiles);                                                               \
+  }
+TILE_FN(tile_2_var, 2, 0)
+TILE_FN(tile_1_var, 1, 0)
+#undef TILE_FN
+
+/* Column vectors [v_lo, v_hi) of rows [m_lo, m_hi): work units of two
+ * vectors (a panel) and a chunk of quads, each swept down the rows in
+ * tiles; the sums go through C between a panel's chunks. */
 static void panels(const lanes_job *j, const float *a, int64_t lda,
                    int64_t m_lo, int64_t m_hi, int64_t v_lo, int64_t v_hi) {
-  const int S = (int)(LANES / j->m * j->n);
-  const int64_t quads = j->K / LANES;
-  const int rest = (int)(j->K - quads * LANES);
-  const int64_t cq = j->chunk_quads;
-  const int64_t chunks = quads > 0 ? (quads + cq - 1) / cq : 1;
+  const int64_t Q = j->Q, cq = j->chunk_quads;
+  const int64_t chunks = Q > 0 ? (Q + cq - 1) / cq : 1;
   const int64_t tiles = (m_hi - m_lo + TILE_ROWS - 1) / TILE_ROWS;
   for (int64_t v0 = v_lo; v0 < v_hi; v0 += 2) {
     const int nv = v_hi - v0 < 2 ? 1 : 2;
     for (int64_t ch = 0; ch < chunks; ++ch) {
-      const int64_t q0 = ch * cq, q1 = q0 + cq < quads ? q0 + cq : quads;
+      const int64_t q0 = ch * cq, q1 = q0 + cq < Q ? q0 + cq : Q;
       const int last = ch == chunks - 1;
-      /* The next unit: this panel's next chunk, or the next panel's
-       * first. */
-      prefetch_t pf = {{NULL, NULL, NULL, NULL}, 0, 0};
+      /* The next work unit: this panel's next chunk, or the next
+       * panel's first. */
+      prefetch_t pf = {{NULL, NULL, NULL, NULL}, {0, 0, 0, 0}, 0,
+                       {0, 0, 0, 0}, {0, 0, 0, 0}};
       const int64_t nv0 = last ? v0 + 2 : v0;
       const int64_t nq0 = last ? 0 : q1;
-      if (nv0 < v_hi) {
-        const int64_t nq1 = nq0 + cq < quads ? nq0 + cq : quads;
-        for (int64_t v = nv0; v < nv0 + 2 && v < v_hi; ++v) {
-          const int64_t e = v * LANES * j->P + nq0 * S * LANES;
-          pf.p[pf.np++] = (const char *)(j->val + e);
-          pf.p[pf.np++] = (const char *)(j->kidx + e);
-        }
-        pf.bytes = (nq1 - nq0) * S * LANES * (int64_t)sizeof(float);
+      const int64_t nq1 = nq0 + cq < Q ? nq0 + cq : Q;
+      for (int64_t v = nv0; v < nv0 + 2 && v < v_hi; ++v) {
+        const int64_t e0 = (int64_t)j->ptr[v * Q + nq0] * LANES;
+        const int64_t e1 = (int64_t)j->ptr[v * Q + nq1] * LANES;
+        const int64_t bytes = (e1 - e0) * (int64_t)sizeof(float);
+        pf.p[pf.np] = (const char *)(j->val + e0);
+        pf.bytes[pf.np++] = bytes;
+        pf.p[pf.np] = (const char *)(j->kidx + e0);
+        pf.bytes[pf.np++] = bytes;
+      }
+      for (int i = 0; i < pf.np; ++i) {
+        pf.tile_bytes[i] = (pf.bytes[i] + tiles - 1) / tiles;
+        pf.quad_bytes[i] =
+            (pf.tile_bytes[i] / (q1 > q0 ? q1 - q0 : 1) + 63) / 64 * 64;
       }
       for (int64_t m0 = m_lo; m0 < m_hi; m0 += TILE_ROWS) {
         const int rows =
             m_hi - m0 < TILE_ROWS ? (int)(m_hi - m0) : TILE_ROWS;
         const float *at = a + (m0 - m_lo) * lda;
         const int64_t t = (m0 - m_lo) / TILE_ROWS;
-        const int64_t o0 = pf.bytes * t / tiles,
-                      o1 = pf.bytes * (t + 1) / tiles;
-        const int r = last ? rest : 0;
         const int load_c = ch > 0 || j->accumulate;
-        /* The common rank counts as constants: 2:4, 4:8 and 1:2 (8), 1:4
-         * and 2:8 (4), 1:8 (2). */
+        /* N:M's common slot counts as constants: 2:4, 4:8 and 1:2 (8),
+         * 1:4 and 2:8 (4), 1:8 (2). */
 #define TILE_CASE(s)                                                           \
   case s:                                                                      \
     if (nv == 2)                                                               \
-      tile(j, at, lda, m0, rows, v0, 2, s, q0, q1, r, load_c, last, &pf, o0,  \
-           o1);                                                                \
+      tile(j, at, lda, m0, rows, v0, 2, s, q0, q1, load_c, last, &pf, t,      \
+           tiles);                                                             \
     else                                                                       \
-      tile(j, at, lda, m0, rows, v0, 1, s, q0, q1, r, load_c, last, &pf, o0,  \
-           o1);                                                                \
+      tile(j, at, lda, m0, rows, v0, 1, s, q0, q1, load_c, last, &pf, t,      \
+           tiles);                                                             \
     break;
-        switch (S) {
+        switch (j->S) {
           TILE_CASE(8)
           TILE_CASE(4)
           TILE_CASE(2)
+        case 0:
+          (nv == 2 ? tile_2_var : tile_1_var)(j, at, lda, m0, rows, v0, q0, q1,
+                                              load_c, last, &pf, t, tiles);
+          break;
         default:
-          tile(j, at, lda, m0, rows, v0, nv, S, q0, q1, r, load_c, last, &pf,
-               o0, o1);
+          tile(j, at, lda, m0, rows, v0, nv, (int)j->S, q0, q1, load_c, last,
+               &pf, t, tiles);
         }
 #undef TILE_CASE
       }
@@ -254,11 +327,10 @@ static void panels(const lanes_job *j, const float *a, int64_t lda,
       for (int64_t l0 = 0; l0 < LANES; l0 += TK_VW) {
         float t[TK_VW];
         for (int l = 0; l < TK_VW; ++l) {
-          const int64_t e0 = v * LANES * j->P + l0 + l;
           float s = 0.0f;
-          for (int64_t i = 0; i < j->P; ++i)
-            s += a[(m - m_lo) * lda + j->kidx[e0 + i * LANES]] *
-                 j->val[e0 + i * LANES];
+          for (int64_t e = j->ptr[v * j->Q] * LANES + l0 + l;
+               e < j->ptr[(v + 1) * j->Q] * LANES; e += LANES)
+            s += a[(m - m_lo) * lda + j->kidx[e]] * j->val[e];
           t[l] = s;
         }
         finish_vector(j, m, v * LANES + l0, tk_load(t), j->accumulate, 1);
@@ -284,7 +356,7 @@ static void run_task(void *arg, int64_t t) {
     return;
   }
   float *rows = (float *)_mlir_memref_to_llvm_aligned_alloc(
-      64, (size_t)((m_hi - m_lo) * j->K) * sizeof(float));
+      64, (size_t)((m_hi - m_lo) * (j->K > 0 ? j->K : 1)) * sizeof(float));
   if (!rows)
     abort(); /* out of memory: nothing sane to return */
   for (int64_t m = m_lo; m < m_hi; ++m)
@@ -294,28 +366,39 @@ static void run_task(void *arg, int64_t t) {
   _mlir_memref_to_llvm_free(rows);
 }
 
-void tk_sparse_nm_lanes(int64_t M, int64_t N, int64_t K, const float *a,
-                        int64_t a_sm, int64_t a_sk, const int32_t *ptr,
-                        const int32_t *kidx, const float *val, float *c,
-                        int64_t c_sm, int64_t c_sn, const float *bias,
-                        float lo, float hi, int32_t flags) {
+void tk_sparse_lanes(int64_t M, int64_t N, int64_t K, const float *a,
+                     int64_t a_sm, int64_t a_sk, const int32_t *ptr,
+                     const int32_t *kidx, const float *val, float *c,
+                     int64_t c_sm, int64_t c_sn, const float *bias,
+                     float lo, float hi, int32_t flags) {
   const int64_t n = (flags >> TESSEL_KERNEL_NM_SHIFT) & 0xff;
   const int64_t m = (flags >> (TESSEL_KERNEL_NM_SHIFT + 8)) & 0x7f;
   /* The compiler says the lane order only of such weights; the counts
    * keep every read within the arrays. */
-  if (n <= 0 || m <= n || LANES % m != 0 || K % m != 0 || N % LANES != 0)
+  if (N % LANES != 0 || ((n || m) && (n <= 0 || m <= n || LANES % m != 0 ||
+                                      K % m != 0)))
     abort();
-  const int64_t P = K / m * n;
-  for (int64_t col = 0; col <= N; ++col)
-    if (ptr[col] != col * P)
+  const int64_t Q = (K + LANES - 1) / LANES, units = N / LANES * Q;
+  const int64_t S = n ? LANES / m * n : 0;
+  const int64_t S_last = n ? (K - (Q - 1) * LANES) / m * n : 0;
+  if (ptr[0] != 0)
+    abort();
+  for (int64_t u = 0; u < units; ++u) {
+    const int64_t q = u % Q;
+    const int64_t want = q < K / LANES ? S : S_last;
+    if (ptr[u + 1] < ptr[u] || (n && ptr[u + 1] - ptr[u] != want))
       abort();
-  lanes_job j = {M,    N,    K,    n,    m,
-                 P,    a,    a_sm, a_sk, kidx,
-                 val,  c,    c_sm, c_sn, bias,
-                 lo,   hi,   (flags & TESSEL_KERNEL_ACCUMULATE) != 0,
-                 0,    0,    0,    0,    0};
-  const int64_t S = LANES / m * n;
-  j.chunk_quads = UNIT_BYTES / (2 * LANES * S * 8);
+  }
+  lanes_job j = {M,     N,   K,    Q,    S,     S_last, a,
+                 a_sm,  a_sk, ptr, kidx, val,   c,      c_sm,
+                 c_sn,  bias, lo,  hi,   (flags & TESSEL_KERNEL_ACCUMULATE) != 0,
+                 0,     0,   0,    0,    0};
+  /* Quads per work unit: about UNIT_BYTES of a panel's values and
+   * indices, from the average slots per unit. */
+  const int64_t slots = units > 0 ? ptr[units] : 0;
+  const int64_t per_quad =
+      units > 0 ? (2 * slots * LANES * 8 + units - 1) / units : 1;
+  j.chunk_quads = UNIT_BYTES / (per_quad > 0 ? per_quad : 1);
   if (j.chunk_quads < 1)
     j.chunk_quads = 1;
   const int64_t kc = K < j.chunk_quads * LANES ? K : j.chunk_quads * LANES;
@@ -324,7 +407,7 @@ void tk_sparse_nm_lanes(int64_t M, int64_t N, int64_t K, const float *a,
     j.band = TILE_ROWS;
   j.nbands = (M + j.band - 1) / j.band;
   j.npanels = (N / LANES + 1) / 2;
-  const int threads = tk_threads_for(M * N * P);
+  const int threads = tk_threads_for(M * slots * LANES);
   /* Enough tasks for every thread to take several: whole bands where
    * there are many, else each band's panels split. */
   int64_t pchunks = 1;

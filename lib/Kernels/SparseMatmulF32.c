@@ -65,10 +65,10 @@ void tessel_kernel_sparse_matmul_f32(
     const float *bias, float lo, float hi, int32_t flags) {
   if (M <= 0 || N <= 0)
     return;
-  if (flags & TESSEL_KERNEL_NM_LANES) {
+  if (flags & TESSEL_KERNEL_LANES) {
     if (R != 1)
       abort(); /* the compiler says the lane order only of R = 1 */
-    tk_sparse_nm_lanes(M, N, K, a, a_sm, a_sk, ptr, kidx, val, c, c_sm, c_sn,
+    tk_sparse_lanes(M, N, K, a, a_sm, a_sk, ptr, kidx, val, c, c_sm, c_sn,
                        bias, lo, hi, flags);
     return;
   }

@@ -210,7 +210,7 @@ void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
       sparsify.report = options.sparsityReport;
       sparsify.vectorBits = options.vectorBits;
       sparsify.fmaBits = options.fmaBits;
-      sparsify.nmLanes = options.nmLanes;
+      sparsify.laneOrder = options.laneOrder;
       pm.addPass(createTesselSparsifyWeights(sparsify));
     }
     // Before elementwise fusion, which would merge the bias/residual/clamp

@@ -484,13 +484,13 @@ func.func @matmul_bf16_batched(%a: memref<2x1x5x8xf32>, %b: memref<2x1x4x128xbf1
 // CHECK: call @tessel_kernel_sparse_matmul_f32({{.*}}, %[[F1]])
 // CHECK: %[[F2:.*]] = arith.constant 67240448 : i32
 // CHECK: call @tessel_kernel_sparse_matmul_f32({{.*}}, %[[F2]])
-// The lane order adds 1024 (NM_LANES).
+// The lane order adds 1024 (LANES).
 // CHECK: %[[F3:.*]] = arith.constant 67241472 : i32
 // CHECK: call @tessel_kernel_sparse_matmul_f32({{.*}}, %[[F3]])
 func.func @sparse_flags(%a: memref<3x8xf32>, %p: memref<3xi32>, %k: memref<8xi32>, %v: memref<8xf32>, %o: memref<3x2xf32>,
-                        %p16: memref<17xi32>, %k16: memref<64xi32>, %v16: memref<64xf32>, %o16: memref<3x16xf32>) {
+                        %p16: memref<2xi32>, %k16: memref<64xi32>, %v16: memref<64xf32>, %o16: memref<3x16xf32>) {
   tessel.sparse_matmul ins(%a, %p, %k, %v : memref<3x8xf32>, memref<3xi32>, memref<8xi32>, memref<8xf32>) outs(%o : memref<3x2xf32>) {block_size = 1 : i64, k_ascending}
   tessel.sparse_matmul ins(%a, %p, %k, %v : memref<3x8xf32>, memref<3xi32>, memref<8xi32>, memref<8xf32>) outs(%o : memref<3x2xf32>) {block_size = 1 : i64, k_ascending, n_of_m = array<i64: 2, 4>}
-  tessel.sparse_matmul ins(%a, %p16, %k16, %v16 : memref<3x8xf32>, memref<17xi32>, memref<64xi32>, memref<64xf32>) outs(%o16 : memref<3x16xf32>) {block_size = 1 : i64, k_ascending, n_of_m = array<i64: 2, 4>, nm_lanes}
+  tessel.sparse_matmul ins(%a, %p16, %k16, %v16 : memref<3x8xf32>, memref<2xi32>, memref<64xi32>, memref<64xf32>) outs(%o16 : memref<3x16xf32>) {block_size = 1 : i64, k_ascending, n_of_m = array<i64: 2, 4>, lanes}
   return
 }

@@ -1711,7 +1711,7 @@ struct SparseCase {
   uint32_t threads;
   bool colMajor = false; // A and C column-major (channel-major activations)
   int64_t nmN = 0, nmM = 0; // N:M (R = 1): n of every m k's a column
-  bool lanes = false;       // N:M in the lane order (NM_LANES)
+  bool lanes = false;       // N:M in the lane order (LANES)
 };
 
 /// B (K x N) N:M in the kernel's chunk-major order (Kernels.td,
@@ -1744,29 +1744,49 @@ SparseB packNOfM(const std::vector<float> &b, int64_t K, int64_t N,
   return s;
 }
 
-/// B (K x N) N:M in the lane order (Kernels.td, TESSEL_KERNEL_NM_LANES):
-/// column c's i-th stored entry (the chunk-major packing's, k ascending)
-/// at (c / 16) * 16 * P + i * 16 + c % 16, P = K / m * n.
-SparseB packNOfMLanes(const std::vector<float> &b, int64_t K, int64_t N,
-                      int64_t n, int64_t m) {
-  SparseB chunks = packNOfM(b, K, N, n, m), s;
-  s.ptr = chunks.ptr;
-  const int64_t P = K / m * n, lanes = TESSEL_KERNEL_NM_LANE_COLUMNS;
-  const int64_t chunk = TESSEL_KERNEL_NM_CHUNK_K;
-  s.kidx.resize(size_t(N * P));
-  s.val.resize(size_t(N * P));
-  // Chunk-major: chunk q's columns one after another, nz_q entries each.
-  for (int64_t k0 = 0, base = 0; k0 < K; k0 += chunk) {
-    int64_t nz = (std::min(K, k0 + chunk) - k0) / m * n;
-    for (int64_t c = 0; c < N; ++c)
-      for (int64_t i = 0; i < nz; ++i) {
-        int64_t rank = k0 / m * n + i;
-        size_t to = size_t(c / lanes * lanes * P + rank * lanes + c % lanes);
-        s.kidx[to] = chunks.kidx[size_t(base + c * nz + i)];
-        s.val[to] = chunks.val[size_t(base + c * nz + i)];
+/// B (K x N) in the lane order (Kernels.td, TESSEL_KERNEL_LANES): per
+/// column vector v and quad q (16 k's), as many slots as its 16 columns'
+/// most entries there, entry 16 s + l column 16 v + l's s-th (k
+/// ascending; a column with fewer stores zeros at the quad's first k).
+/// With n (N:M), each column's entries are the chunk-major packing's: n
+/// a group, zeros stored at a group's first free k's.
+SparseB packLanes(const std::vector<float> &b, int64_t K, int64_t N,
+                  int64_t n, int64_t m) {
+  const int64_t L = TESSEL_KERNEL_LANE_COLUMNS, Q = (K + L - 1) / L;
+  SparseB s;
+  s.ptr.push_back(0);
+  for (int64_t v = 0; v < N / L; ++v)
+    for (int64_t q = 0; q < Q; ++q) {
+      const int64_t k0 = q * L, k1 = std::min(K, k0 + L);
+      std::vector<std::vector<std::pair<int32_t, float>>> cols{size_t(L)};
+      size_t slots = 0;
+      for (int64_t l = 0; l < L; ++l) {
+        const int64_t c = v * L + l;
+        auto &e = cols[size_t(l)];
+        for (int64_t g = k0; g < k1; g += n ? m : L) {
+          const int64_t g1 = n ? g + m : k1;
+          int64_t free = n;
+          for (int64_t k = g; k < g1; ++k)
+            free -= b[k * N + c] != 0.0f;
+          for (int64_t k = g; k < g1; ++k) {
+            if (b[k * N + c] == 0.0f) {
+              if (free <= 0)
+                continue;
+              --free;
+            }
+            e.push_back({int32_t(k), b[k * N + c]});
+          }
+        }
+        slots = std::max(slots, e.size());
       }
-    base += N * nz;
-  }
+      for (size_t sl = 0; sl < slots; ++sl)
+        for (int64_t l = 0; l < L; ++l) {
+          const auto &e = cols[size_t(l)];
+          s.kidx.push_back(sl < e.size() ? e[sl].first : int32_t(k0));
+          s.val.push_back(sl < e.size() ? e[sl].second : 0.0f);
+        }
+      s.ptr.push_back(int32_t(s.kidx.size() / size_t(L)));
+    }
   return s;
 }
 
@@ -1835,12 +1855,12 @@ void checkSparse(const SparseCase &c) {
   // even M: ascending, and said so with TESSEL_KERNEL_K_ASCENDING, as the
   // compiler does.
   const bool reverse = c.M % 2 == 1 && !c.nmN;
-  SparseB sp = c.lanes  ? packNOfMLanes(b, c.K, c.N, c.nmN, c.nmM)
+  SparseB sp = c.lanes  ? packLanes(b, c.K, c.N, c.nmN, c.nmM)
                : c.nmN ? packNOfM(b, c.K, c.N, c.nmN, c.nmM)
                        : packSparse(b, c.K, c.N, c.R, reverse);
   const int32_t nm =
       (c.nmN ? int32_t((c.nmN | c.nmM << 8) << TESSEL_KERNEL_NM_SHIFT) : 0) |
-      (c.lanes ? TESSEL_KERNEL_NM_LANES : 0);
+      (c.lanes ? TESSEL_KERNEL_LANES : 0);
   setThreads(c.threads);
   tessel_kernel_sparse_matmul_f32(
       c.M, c.N, c.K, a.data(), a_sm, a_sk, c.R, sp.ptr.data(),
@@ -2124,6 +2144,31 @@ TEST(SparseMatmulKernel, NOfMLanes) {
   checkSparse(c);
   c = {128, 96, 768, 1, 1.0, true, true, false, false, 2};
   c.nmN = 2, c.nmM = 4, c.lanes = true;
+  checkSparse(c);
+}
+
+TEST(SparseMatmulKernel, UnstructuredLanes) {
+  // The lane order with each unit's own slot count (no N:M): random
+  // zeros at several densities (0: no slots; 1: every k), K with one and
+  // several quads and a short last one, column vectors one to five (an
+  // odd last panel), short row tiles; several chunks of quads (K = 3000
+  // at density 1: about 6 quads a chunk) with the sums through C, with
+  // and without accumulate, bias, clamp, strided A and C, 1 to 3 threads.
+  for (double d : {0.0, 0.05, 0.2, 0.5, 1.0})
+    for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{1, 16, 1},
+                           {17, 48, 40}, {9, 32, 64}, {33, 80, 129}}) {
+      SparseCase c{M, N, K, 1, d, true, false, false, false, 1};
+      c.lanes = true;
+      checkSparse(c);
+    }
+  SparseCase c{37, 64, 3000, 1, 1.0, true, true, true, true, 2};
+  c.lanes = true;
+  checkSparse(c);
+  c = {300, 48, 3000, 1, 0.2, false, false, true, false, 3};
+  c.lanes = true;
+  checkSparse(c);
+  c = {130, 96, 768, 1, 0.1, true, true, false, false, 2};
+  c.lanes = true;
   checkSparse(c);
 }
 

@@ -80,18 +80,24 @@ def : KernelConstant<"NM_SHIFT", 16, [{
   group of m k's (0 < n < m, m dividing NM_CHUNK_K and K; block_ptr[b] =
   b * K / m * n), k ascending, in chunk-major order (NM_CHUNK_K). 0: none
 }]>;
-def : KernelConstant<"NM_LANES", 1024, [{
-  flags (sparse matmul, with an N:M count at NM_SHIFT): the arrays are in
-  the lane order instead of chunk-major: N a multiple of NM_LANE_COLUMNS,
-  m dividing it, and column c's i-th nonzero (k ascending, n per group)
-  at entry (c / 16) * 16 * P + i * 16 + c % 16, P = K / m * n. The kernel
-  then reads A and C in place, vectorized over 16 output columns, and
-  picks each column's inputs from a row's 16 k's with a permute (a
-  512-bit vpermps, off the FMA pipes on AMD Zen 5; docs/sparsity.md)
+def : KernelConstant<"LANES", 1024, [{
+  flags (sparse matmul, R = 1): the arrays are in the lane order: N a
+  multiple of LANE_COLUMNS (16), k in quads of 16 (the last shorter),
+  unit u = v * Q + q (columns [16 v, 16 v + 16), quad q, Q = ceil(K /
+  16)) holding slots [block_ptr[u], block_ptr[u + 1]) (block_ptr has N /
+  16 * Q + 1 entries, from 0), entry 16 s + l of slot s column 16 v + l's
+  k (in the quad) and value; a column with fewer nonzeros in the quad
+  than the unit's slots stores zeros there. With an N:M count
+  (NM_SHIFT; m dividing 16): every unit of a whole quad holds 16 / m * n
+  slots (a last short quad of r k's r / m * n), slot s of each column in
+  group s / n of the quad, k ascending within it. The kernel reads A
+  and C in place, vectorized over 16 output columns, and picks each
+  column's inputs from a row's 16 k's with a permute (a 512-bit vpermps,
+  off the FMA pipes on AMD Zen 5; docs/sparsity.md)
 }]>;
-def : KernelConstant<"NM_LANE_COLUMNS", 16, [{
-  output columns per vector of the N:M lane order (NM_LANES), and k's per
-  quad of it: the 512-bit vector's lanes
+def : KernelConstant<"LANE_COLUMNS", 16, [{
+  output columns per vector of the lane order (LANES), and k's per quad
+  of it: the 512-bit vector's lanes
 }]>;
 def : KernelConstant<"NM_CHUNK_K", 64, [{
   k's per chunk of an N:M weight (NM_SHIFT): chunk q holds k in [q *

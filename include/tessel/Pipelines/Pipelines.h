@@ -104,11 +104,11 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "512-bit registers is AMD Zen 4 (tessel-compile sets it "
                      "from --mcpu)"),
       llvm::cl::init(0)};
-  Option<bool> nmLanes{
-      *this, "nm-lanes",
+  Option<bool> laneOrder{
+      *this, "lane-order",
       llvm::cl::desc("N:M sparse weights of matmuls in the lane order, "
                      "vectorized over output columns (tessel-sparsify-"
-                     "weights' nm-lanes; tessel-compile sets it for CPUs "
+                     "weights' lane-order; tessel-compile sets it for CPUs "
                      "whose 512-bit permutes run beside the FMAs: AMD Zen 5)"),
       llvm::cl::init(false)};
   Option<std::string> routeLowering{

@@ -223,8 +223,8 @@ void epilogueArgs(KernelCallBuilder &cb, OpT op) {
       flags |= int32_t(((*nm)[0] | (*nm)[1] << 8) << TESSEL_KERNEL_NM_SHIFT);
   }
   if constexpr (std::is_same_v<OpT, SparseMatmulOp>)
-    if (op.getNmLanes())
-      flags |= TESSEL_KERNEL_NM_LANES;
+    if (op.getLanes())
+      flags |= TESSEL_KERNEL_LANES;
   cb.i32(flags);
 }
 

@@ -223,48 +223,89 @@ func.func @n_of_m_order(%a: tensor<3x8xf32>, %c: tensor<3x2xf32>) -> tensor<3x2x
 
 // -----
 
-// The lane order (nm_lanes): 1:4, K = 4, N = 16: column c's one nonzero
-// at entry c.
-// CHECK-LABEL: func @nm_lanes
-// CHECK: {{block_size = 1 : i64, k_ascending, n_of_m = array<i64: 1, 4>, nm_lanes}}
-func.func @nm_lanes(%a: tensor<3x4xf32>, %c: tensor<3x16xf32>) -> tensor<3x16xf32> {
-  %ptr = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]> : tensor<17xi32>
+// The lane order (lanes), 1:4, K = 4, N = 16: one unit (one column
+// vector, one short quad of 4 k's) of one slot, column c's one nonzero at
+// entry c.
+// CHECK-LABEL: func @lanes_n_of_m
+// CHECK: {{block_size = 1 : i64, k_ascending, lanes, n_of_m = array<i64: 1, 4>}}
+func.func @lanes_n_of_m(%a: tensor<3x4xf32>, %c: tensor<3x16xf32>) -> tensor<3x16xf32> {
+  %ptr = arith.constant dense<[0, 1]> : tensor<2xi32>
   %ks = arith.constant dense<[0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3]> : tensor<16xi32>
   %vals = arith.constant dense<1.0> : tensor<16xf32>
-  %r = tessel.sparse_matmul ins(%a, %ptr, %ks, %vals : tensor<3x4xf32>, tensor<17xi32>, tensor<16xi32>, tensor<16xf32>) outs(%c : tensor<3x16xf32>) {block_size = 1 : i64, k_ascending, n_of_m = array<i64: 1, 4>, nm_lanes} -> tensor<3x16xf32>
+  %r = tessel.sparse_matmul ins(%a, %ptr, %ks, %vals : tensor<3x4xf32>, tensor<2xi32>, tensor<16xi32>, tensor<16xf32>) outs(%c : tensor<3x16xf32>) {block_size = 1 : i64, k_ascending, lanes, n_of_m = array<i64: 1, 4>} -> tensor<3x16xf32>
   return %r : tensor<3x16xf32>
 }
 
 // -----
 
-func.func @nm_lanes_without_n_of_m(%a: tensor<3x4xf32>, %c: tensor<3x16xf32>) -> tensor<3x16xf32> {
-  %ptr = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]> : tensor<17xi32>
-  %ks = arith.constant dense<[0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3]> : tensor<16xi32>
-  %vals = arith.constant dense<1.0> : tensor<16xf32>
-  // expected-error @+1 {{nm_lanes needs n_of_m}}
-  %r = tessel.sparse_matmul ins(%a, %ptr, %ks, %vals : tensor<3x4xf32>, tensor<17xi32>, tensor<16xi32>, tensor<16xf32>) outs(%c : tensor<3x16xf32>) {block_size = 1 : i64, k_ascending, nm_lanes} -> tensor<3x16xf32>
+// Unstructured weights in the lane order: K = 20 (a quad of 16 and one of
+// 4), N = 16: the first unit 2 slots, the second 1.
+// CHECK-LABEL: func @lanes_unstructured
+// CHECK: {{block_size = 1 : i64, lanes}}
+func.func @lanes_unstructured(%a: tensor<3x20xf32>, %c: tensor<3x16xf32>) -> tensor<3x16xf32> {
+  %ptr = arith.constant dense<[0, 2, 3]> : tensor<3xi32>
+  %ks = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 16, 17, 18, 19, 16, 17, 18, 19, 16, 17, 18, 19, 16, 17, 18, 19]> : tensor<48xi32>
+  %vals = arith.constant dense<1.0> : tensor<48xf32>
+  %r = tessel.sparse_matmul ins(%a, %ptr, %ks, %vals : tensor<3x20xf32>, tensor<3xi32>, tensor<48xi32>, tensor<48xf32>) outs(%c : tensor<3x16xf32>) {block_size = 1 : i64, lanes} -> tensor<3x16xf32>
   return %r : tensor<3x16xf32>
 }
 
 // -----
 
-func.func @nm_lanes_columns(%a: tensor<3x8xf32>, %c: tensor<3x2xf32>) -> tensor<3x2xf32> {
+// The second unit's slot holds k 3, outside its quad [16, 20).
+func.func @lanes_k_outside_quad(%a: tensor<3x20xf32>, %c: tensor<3x16xf32>) -> tensor<3x16xf32> {
+  %ptr = arith.constant dense<[0, 2, 3]> : tensor<3xi32>
+  %ks = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 17, 18, 19, 16, 17, 18, 19, 16, 17, 18, 19, 16, 17, 18, 19]> : tensor<48xi32>
+  %vals = arith.constant dense<1.0> : tensor<48xf32>
+  // expected-error @+1 {{lanes: block_k entry 32 (k 3) is not column 0's slot 0 of quad 1}}
+  %r = tessel.sparse_matmul ins(%a, %ptr, %ks, %vals : tensor<3x20xf32>, tensor<3xi32>, tensor<48xi32>, tensor<48xf32>) outs(%c : tensor<3x16xf32>) {block_size = 1 : i64, lanes} -> tensor<3x16xf32>
+  return %r : tensor<3x16xf32>
+}
+
+// -----
+
+func.func @lanes_columns(%a: tensor<3x8xf32>, %c: tensor<3x2xf32>) -> tensor<3x2xf32> {
   %ptr = arith.constant dense<[0, 4, 8]> : tensor<3xi32>
   %ks = arith.constant dense<[1, 0, 2, 3, 4, 6, 5, 7]> : tensor<8xi32>
   %vals = arith.constant dense<1.0> : tensor<8xf32>
-  // expected-error @+1 {{nm_lanes needs m dividing 16 and N a multiple of it, got m 4 and N 2}}
-  %r = tessel.sparse_matmul ins(%a, %ptr, %ks, %vals : tensor<3x8xf32>, tensor<3xi32>, tensor<8xi32>, tensor<8xf32>) outs(%c : tensor<3x2xf32>) {block_size = 1 : i64, k_ascending, n_of_m = array<i64: 2, 4>, nm_lanes} -> tensor<3x2xf32>
+  // expected-error @+1 {{lanes needs block_size 1, N a multiple of 16 and with n_of_m, m dividing 16 and K, got N 2}}
+  %r = tessel.sparse_matmul ins(%a, %ptr, %ks, %vals : tensor<3x8xf32>, tensor<3xi32>, tensor<8xi32>, tensor<8xf32>) outs(%c : tensor<3x2xf32>) {block_size = 1 : i64, k_ascending, lanes, n_of_m = array<i64: 2, 4>} -> tensor<3x2xf32>
   return %r : tensor<3x2xf32>
 }
 
 // -----
 
-// 2:4, K = 4, N = 16: column 3's two nonzeros (entries 3 and 19) descend.
-func.func @nm_lanes_order(%a: tensor<3x4xf32>, %c: tensor<3x16xf32>) -> tensor<3x16xf32> {
-  %ptr = arith.constant dense<[0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 32]> : tensor<17xi32>
+func.func @lanes_ptr_size(%a: tensor<3x20xf32>, %c: tensor<3x16xf32>) -> tensor<3x16xf32> {
+  %ptr = arith.constant dense<[0, 3]> : tensor<2xi32>
+  %ks = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 16, 17, 18, 19, 16, 17, 18, 19, 16, 17, 18, 19, 16, 17, 18, 19]> : tensor<48xi32>
+  %vals = arith.constant dense<1.0> : tensor<48xf32>
+  // expected-error @+1 {{lanes needs block_ptr of N / 16 * ceil(K / 16) + 1 = 3 entries and block_k and values of 16 entries a slot}}
+  %r = tessel.sparse_matmul ins(%a, %ptr, %ks, %vals : tensor<3x20xf32>, tensor<2xi32>, tensor<48xi32>, tensor<48xf32>) outs(%c : tensor<3x16xf32>) {block_size = 1 : i64, lanes} -> tensor<3x16xf32>
+  return %r : tensor<3x16xf32>
+}
+
+// -----
+
+// 2:4, K = 4, N = 16: a unit of 2 slots; column 3's two nonzeros
+// (entries 3 and 19) descend.
+func.func @lanes_order(%a: tensor<3x4xf32>, %c: tensor<3x16xf32>) -> tensor<3x16xf32> {
+  %ptr = arith.constant dense<[0, 2]> : tensor<2xi32>
   %ks = arith.constant dense<[0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3, 1]> : tensor<32xi32>
   %vals = arith.constant dense<1.0> : tensor<32xf32>
-  // expected-error @+1 {{n_of_m: block_k entry 19 (k 1) is not column 3's nonzero 1 of group 0 in the lane order}}
-  %r = tessel.sparse_matmul ins(%a, %ptr, %ks, %vals : tensor<3x4xf32>, tensor<17xi32>, tensor<32xi32>, tensor<32xf32>) outs(%c : tensor<3x16xf32>) {block_size = 1 : i64, k_ascending, n_of_m = array<i64: 2, 4>, nm_lanes} -> tensor<3x16xf32>
+  // expected-error @+1 {{lanes: block_k entry 19 (k 1) is not column 3's slot 1 of quad 0 in its group, ascending}}
+  %r = tessel.sparse_matmul ins(%a, %ptr, %ks, %vals : tensor<3x4xf32>, tensor<2xi32>, tensor<32xi32>, tensor<32xf32>) outs(%c : tensor<3x16xf32>) {block_size = 1 : i64, k_ascending, lanes, n_of_m = array<i64: 2, 4>} -> tensor<3x16xf32>
+  return %r : tensor<3x16xf32>
+}
+
+// -----
+
+// 1:4 with K = 20: each unit must add the quad's slots (4 in the first,
+// 1 in the short one).
+func.func @lanes_n_of_m_counts(%a: tensor<3x20xf32>, %c: tensor<3x16xf32>) -> tensor<3x16xf32> {
+  %ptr = arith.constant dense<[0, 2, 3]> : tensor<3xi32>
+  %ks = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 16, 17, 18, 19, 16, 17, 18, 19, 16, 17, 18, 19, 16, 17, 18, 19]> : tensor<48xi32>
+  %vals = arith.constant dense<1.0> : tensor<48xf32>
+  // expected-error @+1 {{lanes: block_ptr entry 1 (2) does not add the quad's slots from entry 0 (0)}}
+  %r = tessel.sparse_matmul ins(%a, %ptr, %ks, %vals : tensor<3x20xf32>, tensor<3xi32>, tensor<48xi32>, tensor<48xf32>) outs(%c : tensor<3x16xf32>) {block_size = 1 : i64, k_ascending, lanes, n_of_m = array<i64: 1, 4>} -> tensor<3x16xf32>
   return %r : tensor<3x16xf32>
 }

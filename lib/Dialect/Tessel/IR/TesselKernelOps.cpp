@@ -271,32 +271,33 @@ void DepthwiseConv2DOp::getEffects(
   kernelOpEffects(*this, effects);
 }
 
+/// n_of_m's n and m: 0 < n < m, m dividing TESSEL_KERNEL_NM_CHUNK_K.
+template <typename OpT>
+static LogicalResult verifyNOfMValues(OpT op, ArrayRef<int64_t> nm) {
+  if (nm.size() != 2)
+    return op.emitOpError() << "n_of_m must have two values (n, m)";
+  if (nm[0] <= 0 || nm[1] <= nm[0] || TESSEL_KERNEL_NM_CHUNK_K % nm[1] != 0)
+    return op.emitOpError()
+           << "n_of_m must have 0 < n < m and m dividing "
+           << TESSEL_KERNEL_NM_CHUNK_K << ", got " << nm[0] << ":" << nm[1];
+  return success();
+}
+
 /// n_of_m (tessel.sparse_matmul's description): its shape, the block
-/// counts, and where the arrays are constants, the order the N:M kernel
-/// reads: chunk-major (chunks of TESSEL_KERNEL_NM_CHUNK_K k's) or with
-/// `lanes` (nm_lanes) the lane order.
+/// counts, and where the arrays are constants, the chunk-major order the
+/// N:M kernel reads (chunks of TESSEL_KERNEL_NM_CHUNK_K k's).
 template <typename OpT>
 static LogicalResult verifyNOfM(OpT op, ArrayRef<int64_t> nm, int64_t k,
                                 int64_t n, DenseIntElementsAttr ptr,
-                                DenseIntElementsAttr ks, bool lanes) {
-  if (nm.size() != 2)
-    return op.emitOpError() << "n_of_m must have two values (n, m)";
+                                DenseIntElementsAttr ks) {
+  if (failed(verifyNOfMValues(op, nm)))
+    return failure();
   int64_t nn = nm[0], mm = nm[1];
-  if (nn <= 0 || mm <= nn || TESSEL_KERNEL_NM_CHUNK_K % mm != 0)
-    return op.emitOpError()
-           << "n_of_m must have 0 < n < m and m dividing "
-           << TESSEL_KERNEL_NM_CHUNK_K << ", got " << nn << ":" << mm;
   if (op.getBlockSize() != 1 || !op.getKAscending())
     return op.emitOpError() << "n_of_m needs block_size 1 and k_ascending";
   if (k % mm != 0)
     return op.emitOpError() << "n_of_m: m (" << mm
                             << ") must divide K (" << k << ")";
-  const int64_t laneColumns = TESSEL_KERNEL_NM_LANE_COLUMNS;
-  if (lanes && (laneColumns % mm != 0 || ShapedType::isDynamic(n) ||
-                n % laneColumns != 0))
-    return op.emitOpError() << "nm_lanes needs m dividing " << laneColumns
-                            << " and N a multiple of it, got m " << mm
-                            << " and N " << n;
   int64_t perColumn = k / mm * nn;
   if (cast<ShapedType>(op.getBlockK().getType()).getDimSize(0) !=
       n * perColumn)
@@ -317,23 +318,6 @@ static LogicalResult verifyNOfM(OpT op, ArrayRef<int64_t> nm, int64_t k,
   SmallVector<int64_t> kv;
   for (const APInt &v : ks.getValues<APInt>())
     kv.push_back(v.getSExtValue());
-  if (lanes) {
-    // Column c's i-th nonzero at (c / 16) * 16 * P + i * 16 + c % 16, in
-    // group i / n, k ascending within it.
-    for (int64_t c = 0; c < n; ++c)
-      for (int64_t i = 0; i < perColumn; ++i) {
-        int64_t e = c / laneColumns * laneColumns * perColumn +
-                    i * laneColumns + c % laneColumns,
-                g = i / nn;
-        if (kv[e] < g * mm || kv[e] >= g * mm + mm ||
-            (i % nn && kv[e] <= kv[e - laneColumns]))
-          return op.emitOpError()
-                 << "n_of_m: block_k entry " << e << " (k " << kv[e]
-                 << ") is not column " << c << "'s nonzero " << i % nn
-                 << " of group " << g << " in the lane order";
-      }
-    return success();
-  }
   const int64_t chunkK = TESSEL_KERNEL_NM_CHUNK_K;
   for (int64_t q = 0, base = 0; q * chunkK < k; ++q) {
     int64_t k0 = q * chunkK, k1 = std::min(k, k0 + chunkK);
@@ -349,6 +333,75 @@ static LogicalResult verifyNOfM(OpT op, ArrayRef<int64_t> nm, int64_t k,
                  << " of group " << g << " in chunk-major order";
       }
     base += n * nz;
+  }
+  return success();
+}
+
+/// tessel.sparse_matmul's lane order (`lanes`): the units' slot offsets in
+/// block_ptr, and where the arrays are constants, every k in its unit's
+/// quad and with n_of_m, every column's n a group in each quad.
+static LogicalResult verifyLanes(SparseMatmulOp op, int64_t k, int64_t n) {
+  const int64_t lanes = TESSEL_KERNEL_LANE_COLUMNS;
+  std::optional<ArrayRef<int64_t>> nm = op.getNOfM();
+  if (nm && failed(verifyNOfMValues(op, *nm)))
+    return failure();
+  int64_t nn = nm ? (*nm)[0] : 0, mm = nm ? (*nm)[1] : 0;
+  if (op.getBlockSize() != 1 || ShapedType::isDynamic(n) || n % lanes != 0 ||
+      (nm && (lanes % mm != 0 || k % mm != 0)))
+    return op.emitOpError() << "lanes needs block_size 1, N a multiple of "
+                            << lanes << " and with n_of_m, m dividing "
+                            << lanes << " and K, got N " << n;
+  const int64_t quads = (k + lanes - 1) / lanes, units = n / lanes * quads;
+  int64_t entries = cast<ShapedType>(op.getBlockK().getType()).getDimSize(0);
+  if (cast<ShapedType>(op.getBlockPtr().getType()).getDimSize(0) !=
+          units + 1 ||
+      entries % lanes != 0 ||
+      cast<ShapedType>(op.getValues().getType()).getDimSize(0) != entries)
+    return op.emitOpError()
+           << "lanes needs block_ptr of N / " << lanes << " * ceil(K / "
+           << lanes << ") + 1 = " << units + 1
+           << " entries and block_k and values of " << lanes
+           << " entries a slot";
+  DenseIntElementsAttr ptrAttr, ksAttr;
+  if (!matchPattern(op.getBlockPtr(), m_Constant(&ptrAttr)))
+    return success();
+  SmallVector<int64_t> ptr;
+  for (const APInt &v : ptrAttr.getValues<APInt>())
+    ptr.push_back(v.getSExtValue());
+  for (int64_t u = 0; u < units; ++u) {
+    const int64_t q = u % quads, width = std::min(lanes, k - q * lanes);
+    const int64_t want = width / std::max<int64_t>(mm, 1) * nn;
+    if (ptr[0] != 0 || ptr[u + 1] < ptr[u] || ptr[u + 1] * lanes > entries ||
+        (nm && ptr[u + 1] - ptr[u] != want))
+      return op.emitOpError()
+             << "lanes: block_ptr entry " << u + 1 << " (" << ptr[u + 1]
+             << ") does not " << (nm ? "add the quad's slots" : "rise")
+             << " from entry " << u << " (" << ptr[u] << ")";
+  }
+  if (ptr[units] * lanes != entries)
+    return op.emitOpError() << "lanes: block_ptr must end at the slot count "
+                            << entries / lanes;
+  if (!matchPattern(op.getBlockK(), m_Constant(&ksAttr)))
+    return success();
+  SmallVector<int64_t> kv;
+  for (const APInt &v : ksAttr.getValues<APInt>())
+    kv.push_back(v.getSExtValue());
+  for (int64_t u = 0; u < units; ++u) {
+    const int64_t q = u % quads, k0 = q * lanes;
+    for (int64_t s = 0; s < ptr[u + 1] - ptr[u]; ++s)
+      for (int64_t l = 0; l < lanes; ++l) {
+        const int64_t e = (ptr[u] + s) * lanes + l;
+        // The slot's k range: the quad, or with n_of_m its group s / n.
+        const int64_t lo = nm ? k0 + s / nn * mm : k0;
+        const int64_t hi = nm ? lo + mm : std::min(k, k0 + lanes);
+        if (kv[e] < lo || kv[e] >= hi ||
+            (nm && s % nn && kv[e] <= kv[e - lanes]))
+          return op.emitOpError()
+                 << "lanes: block_k entry " << e << " (k " << kv[e]
+                 << ") is not column " << u / quads * lanes + l
+                 << "'s slot " << s << " of quad " << q
+                 << (nm ? " in its group, ascending" : "");
+      }
   }
   return success();
 }
@@ -378,6 +431,9 @@ static LogicalResult verifySparseBlocks(OpT op, int64_t k, int64_t n) {
   if (r != 1 && r != 2 && r != 4 && r != 8 && r != 16)
     return op.emitOpError() << "block_size must be 1, 2, 4, 8 or 16, got "
                             << r;
+  if constexpr (std::is_same_v<OpT, SparseMatmulOp>)
+    if (op.getLanes())
+      return verifyLanes(op, k, n);
   int64_t blocks = cast<ShapedType>(op.getBlockK().getType()).getDimSize(0);
   if (cast<ShapedType>(op.getBlockPtr().getType()).getDimSize(0) !=
       (n + r - 1) / r + 1)
@@ -409,13 +465,8 @@ static LogicalResult verifySparseBlocks(OpT op, int64_t k, int64_t n) {
       if (v.getSExtValue() < 0 || v.getSExtValue() >= k)
         return op.emitOpError() << "block_k entry " << v.getSExtValue()
                                 << " is outside [0, K)";
-  bool lanes = false;
-  if constexpr (std::is_same_v<OpT, SparseMatmulOp>)
-    lanes = op.getNmLanes();
-  if (lanes && !op.getNOfM())
-    return op.emitOpError() << "nm_lanes needs n_of_m";
   if (std::optional<ArrayRef<int64_t>> nm = op.getNOfM()) {
-    if (failed(verifyNOfM(op, *nm, k, n, ptr, ks, lanes)))
+    if (failed(verifyNOfM(op, *nm, k, n, ptr, ks)))
       return failure();
     return success(); // chunk-major: the column order below does not apply
   }

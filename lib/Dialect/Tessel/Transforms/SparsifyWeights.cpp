@@ -133,14 +133,14 @@ double nmRateRatio(RateTable t, double density) {
   return rates[2];
 }
 
-/// The lane-order N:M kernel's rate (TESSEL_KERNEL_NM_LANES: vectorized
+/// The lane-order N:M kernel's rate (TESSEL_KERNEL_LANES: vectorized
 /// over 16 output columns, a permute per FMA picking each column's input)
 /// on its stored elements over the dense kernel's, at 1:8, 1:4 and 2:4,
 /// interpolated as nmRateRatio. Measured on an AMD Zen 5 (2026-12-01,
 /// bench/sparse_gemm.c on BERT-base's projections, one thread: 2:4
 /// 1.27-1.35x, 1:4 2.52-2.65x, 1:8 4.20-4.36x), the lower ends; the
-/// nm-lanes option applies them only to such CPUs.
-double nmLanesRateRatio(double density) {
+/// lane-order option applies them only to such CPUs.
+double laneOrderRateRatio(double density) {
   static constexpr double kDensities[] = {0.125, 0.25, 0.5};
   static constexpr double kRates[] = {0.525, 0.63, 0.635};
   if (density <= kDensities[0])
@@ -275,30 +275,52 @@ Blocks packNOfM(ArrayRef<float> b, int64_t k, int64_t n, int64_t nn,
   return out;
 }
 
-/// `b` as N:M in the lane order (tessel.sparse_matmul's nm_lanes; N a
-/// multiple of 16): the chunk-major packing's entries, column c's i-th at
-/// (c / 16) * 16 * P + i * 16 + c % 16, P = K / m * n.
-Blocks packNOfMLanes(ArrayRef<float> b, int64_t k, int64_t n, int64_t nn,
-                     int64_t mm) {
-  Blocks chunks = packNOfM(b, k, n, nn, mm), out;
-  out.ptr = chunks.ptr;
-  const int64_t perColumn = k / mm * nn;
-  const int64_t lanes = TESSEL_KERNEL_NM_LANE_COLUMNS;
-  const int64_t chunkK = TESSEL_KERNEL_NM_CHUNK_K;
-  out.k.resize(size_t(n * perColumn));
-  out.values.resize(size_t(n * perColumn));
-  for (int64_t k0 = 0, base = 0; k0 < k; k0 += chunkK) {
-    int64_t nz = (std::min(k, k0 + chunkK) - k0) / mm * nn;
-    for (int64_t c = 0; c < n; ++c)
-      for (int64_t i = 0; i < nz; ++i) {
-        int64_t rank = k0 / mm * nn + i;
-        size_t to = size_t(c / lanes * lanes * perColumn + rank * lanes +
-                           c % lanes);
-        out.k[to] = chunks.k[size_t(base + c * nz + i)];
-        out.values[to] = chunks.values[size_t(base + c * nz + i)];
+/// `b` in the lane order (tessel.sparse_matmul's `lanes`; N a multiple of
+/// 16): per column vector v and quad q of 16 k's, unit v * Q + q holds as
+/// many slots as its 16 columns' most entries there, entry 16 s + l of
+/// slot s column 16 v + l's s-th (k ascending; a column with fewer stores
+/// zeros at the quad's first k). With nn > 0 (N:M), each column's
+/// entries are packNOfM's: nn a group, zeros at a group's first free k's.
+Blocks packLanes(ArrayRef<float> b, int64_t k, int64_t n, int64_t nn,
+                 int64_t mm) {
+  const int64_t lanes = TESSEL_KERNEL_LANE_COLUMNS;
+  const int64_t quads = (k + lanes - 1) / lanes;
+  Blocks out;
+  out.ptr.push_back(0);
+  std::vector<std::vector<std::pair<int32_t, float>>> cols(
+      static_cast<size_t>(lanes));
+  for (int64_t v = 0; v < n / lanes; ++v)
+    for (int64_t q = 0; q < quads; ++q) {
+      const int64_t k0 = q * lanes, k1 = std::min(k, k0 + lanes);
+      size_t slots = 0;
+      for (int64_t l = 0; l < lanes; ++l) {
+        const int64_t c = v * lanes + l;
+        auto &e = cols[size_t(l)];
+        e.clear();
+        for (int64_t g = k0; g < k1; g += nn ? mm : lanes) {
+          const int64_t g1 = nn ? g + mm : k1;
+          int64_t free = nn;
+          for (int64_t kk = g; kk < g1; ++kk)
+            free -= b[kk * n + c] != 0.0f;
+          for (int64_t kk = g; kk < g1; ++kk) {
+            if (b[kk * n + c] == 0.0f) {
+              if (free <= 0)
+                continue;
+              --free;
+            }
+            e.push_back({int32_t(kk), b[kk * n + c]});
+          }
+        }
+        slots = std::max(slots, e.size());
       }
-    base += n * nz;
-  }
+      for (size_t sl = 0; sl < slots; ++sl)
+        for (int64_t l = 0; l < lanes; ++l) {
+          const auto &e = cols[size_t(l)];
+          out.k.push_back(sl < e.size() ? e[sl].first : int32_t(k0));
+          out.values.push_back(sl < e.size() ? e[sl].second : 0.0f);
+        }
+      out.ptr.push_back(int32_t(out.k.size() / size_t(lanes)));
+    }
   return out;
 }
 
@@ -307,7 +329,7 @@ struct Choice {
   int64_t r = 0;        // best block size (1 with N:M)
   int64_t nmN = 0;      // N:M when nmN > 0: nmN of every nmM k's
   int64_t nmM = 0;
-  bool lanes = false;   // N:M in the lane order (TESSEL_KERNEL_NM_LANES)
+  bool lanes = false;   // N:M in the lane order (TESSEL_KERNEL_LANES)
   double density = 1.0; // stored fraction of B at that size
   double speedup = 0.0; // predicted, over the dense kernel
   double zeros = 0.0;   // zero fraction of B
@@ -316,7 +338,7 @@ struct Choice {
 /// `lanesUsed`: the fraction of the kernel's vector lanes the rows fill;
 /// `overhead`: the moved elements' share of the dense kernel's time;
 /// `denseGain`: the dense path's speed over the dense kernel's;
-/// `laneRows`: where the lane order may be weighed (nm-lanes, a matmul),
+/// `laneRows`: where the lane order may be weighed (lane-order, a matmul),
 /// the fraction of its row tiles the rows fill, else 0.
 Choice analyze(ArrayRef<float> b, int64_t k, int64_t n, double lanesUsed,
                double overhead, double denseGain, RateTable table,
@@ -354,10 +376,10 @@ Choice analyze(ArrayRef<float> b, int64_t k, int64_t n, double lanesUsed,
     if (speedup > best.speedup)
       best = {1, most, m, false, density, speedup, best.zeros};
     // The lane order reads A and writes C in place: no moves.
-    if (laneRows > 0.0 && n % TESSEL_KERNEL_NM_LANE_COLUMNS == 0 &&
-        TESSEL_KERNEL_NM_LANE_COLUMNS % m == 0) {
+    if (laneRows > 0.0 && n % TESSEL_KERNEL_LANE_COLUMNS == 0 &&
+        TESSEL_KERNEL_LANE_COLUMNS % m == 0) {
       double lanesSpeedup =
-          1.0 / (density / (nmLanesRateRatio(density) * laneRows)) /
+          1.0 / (density / (laneOrderRateRatio(density) * laneRows)) /
           denseGain;
       if (lanesSpeedup > best.speedup)
         best = {1, most, m, true, density, lanesSpeedup, best.zeros};
@@ -576,7 +598,7 @@ struct SparsifyWeightsPass
                                bool laneOrderFits = false) const {
     int64_t lanes = std::max<int64_t>(1, vectorBits / 32);
     double laneRows =
-        nmLanes && laneOrderFits && vectorBits == 512 ? laneTileRowsUsed(m)
+        laneOrder && laneOrderFits && vectorBits == 512 ? laneTileRowsUsed(m)
                                                       : 0.0;
     Choice c = analyze(b, k, n, lanesUsed * tileRowsFactor(m, lanes), overhead,
                        denseGain, rateTable(vectorBits, fmaBits), laneRows);
@@ -609,7 +631,7 @@ struct SparsifyWeightsPass
                  const std::vector<float> &b, int64_t k, int64_t n,
                  const Choice &choice) const {
     Blocks blocks =
-        choice.lanes  ? packNOfMLanes(b, k, n, choice.nmN, choice.nmM)
+        choice.lanes  ? packLanes(b, k, n, choice.nmN, choice.nmM)
         : choice.nmN ? packNOfM(b, k, n, choice.nmN, choice.nmM)
                      : packBlocks(b, k, n, choice.r);
     auto i32Vec = [&](ArrayRef<int32_t> v) -> Value {

@@ -544,13 +544,13 @@ def Tessel_SparseMatmulOp : Tessel_Op<"sparse_matmul",
     `TESSEL_KERNEL_NM_CHUNK_K`, docs/sparsity.md). The verifier checks the
     order and the counts where the arrays are constants.
 
-    `nm_lanes` (with `n_of_m`, `m` dividing 16, `N` a multiple of 16) puts
+    `lanes` (with `n_of_m`, `m` dividing 16, `N` a multiple of 16) puts
     the arrays in the lane order instead: column `c`'s `i`-th nonzero (`k`
     ascending, `n` per group) at entry `(c / 16) * 16 * P + i * 16 + c %
     16`, `P = K / m * n`, so the 16 columns of a vector have their `i`-th
     nonzeros side by side. The kernel then vectorizes over output columns,
     reading `input` and writing the result in place
-    (`TESSEL_KERNEL_NM_LANES`, docs/sparsity.md).
+    (`TESSEL_KERNEL_LANES`, docs/sparsity.md).
 
     `tessel-sparsify-weights` makes this op from a matmul with constant
     weights; the kernel
@@ -573,7 +573,7 @@ def Tessel_SparseMatmulOp : Tessel_Op<"sparse_matmul",
       I64Attr:$block_size,
       UnitAttr:$k_ascending,
       OptionalAttr<DenseI64ArrayAttr>:$n_of_m,
-      UnitAttr:$nm_lanes,
+      UnitAttr:$lanes,
       UnitAttr:$accumulate,
       OptionalAttr<F32Attr>:$clamp_min,
       OptionalAttr<F32Attr>:$clamp_max);

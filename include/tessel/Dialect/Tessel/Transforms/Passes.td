@@ -217,9 +217,9 @@ def TesselSparsifyWeights : Pass<"tessel-sparsify-weights", "ModuleOp"> {
 
     N:M weights (every column `n` of each aligned group of `m` = 4 or 8
     `k`'s) are weighed the same way with the N:M kernel's rates. With
-    `nm-lanes`, a matmul's N:M weights (`N` a multiple of 16, `m` dividing
+    `lane-order`, a matmul's N:M weights (`N` a multiple of 16, `m` dividing
     16) are also weighed in the lane order (`tessel.sparse_matmul`'s
-    `nm_lanes`), vectorized over output columns: `1 / (density /
+    `lanes`), vectorized over output columns: `1 / (density /
     (lanes_ratio(density) * M / roundup(M, 8)))`, no `overhead` (it reads
     the activations and writes the results in place); the faster order is
     taken.
@@ -253,9 +253,9 @@ def TesselSparsifyWeights : Pass<"tessel-sparsify-weights", "ModuleOp"> {
            "products, as tests of the rewrite on small shapes want)">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",
            "File that gets one line per analysed op (none when empty)">,
-    Option<"nmLanes", "nm-lanes", "bool", /*default=*/"false",
+    Option<"laneOrder", "lane-order", "bool", /*default=*/"false",
            "N:M weights of matmuls (N a multiple of 16, m dividing 16) may "
-           "go in the lane order (tessel.sparse_matmul's nm_lanes), "
+           "go in the lane order (tessel.sparse_matmul's lanes), "
            "vectorized over output columns, weighed with that kernel's "
            "rates (measured on AMD Zen 5, whose 512-bit permutes run "
            "beside the FMAs: tessel-compile sets it there)">,
