@@ -144,8 +144,10 @@ static sparse_b pack_lanes(const float *b, int64_t K, int64_t N) {
     slots += most;
     s.ptr[u + 1] = (int32_t)slots;
   }
-  s.kidx = malloc(sizeof(int32_t) * (slots * L + 1));
-  s.val = malloc(sizeof(float) * (slots * L + 1));
+  /* 64-byte aligned, as the compiler's constants: each slot is one cache
+   * line of values and one of indices. */
+  s.kidx = aligned_alloc(64, sizeof(int32_t) * (slots * L + 16));
+  s.val = aligned_alloc(64, sizeof(float) * (slots * L + 16));
   s.blocks = slots * L;
   for (int64_t u = 0; u < units; ++u) {
     const int64_t v = u / Q, q = u % Q, k1 = q * L + L < K ? q * L + L : K;

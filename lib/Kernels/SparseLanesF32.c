@@ -124,6 +124,31 @@ TK_INLINE void quad(__m512 acc[TILE_ROWS][2], const __m512 *x, int nv,
       slot(acc, v, x, w[v] + s * LANES, ix[v] + s * LANES);
 }
 
+/* The tile's sums to rows of C in place (c_sn 1), with the epilogue
+ * inline: a call per vector cost a quarter of a tile of 4 quads. */
+TK_INLINE void store_rows(const lanes_job *j, __m512 acc[TILE_ROWS][2],
+                          int64_t m0, int rows, int64_t v0, int nv,
+                          int load_c, int final) {
+  __m512 bias[2] = {_mm512_setzero_ps(), _mm512_setzero_ps()};
+  for (int v = 0; v < nv; ++v)
+    if (final && j->bias)
+      bias[v] = _mm512_loadu_ps(j->bias + (v0 + v) * LANES);
+  const int clamp = final && tk_has_clamp(j->lo, j->hi);
+  const __m512 lo = _mm512_set1_ps(j->lo), hi = _mm512_set1_ps(j->hi);
+  for (int r = 0; r < TILE_ROWS; ++r)
+    for (int v = 0; v < nv; ++v) {
+      if (r >= rows)
+        continue;
+      float *o = j->c + (m0 + r) * j->c_sm + (v0 + v) * LANES;
+      __m512 y = _mm512_add_ps(acc[r][v], bias[v]);
+      if (load_c)
+        y = _mm512_add_ps(y, _mm512_loadu_ps(o));
+      if (clamp)
+        y = (__m512)tk_min(tk_max((tk_vec)y, (tk_vec)lo), (tk_vec)hi);
+      _mm512_storeu_ps(o, y);
+    }
+}
+
 /* The next work unit's weights: up to two column vectors' values and
  * indices, bytes[i] from p[i]; a tile's share of each prefetched into L2,
  * a few lines a quad. A unit's weights come from memory on its first
@@ -208,26 +233,7 @@ TK_INLINE void tile(const lanes_job *j, const float *a, int64_t lda,
                       final);
     return;
   }
-  /* Rows of C in place: the epilogue inline (a call per vector cost a
-   * quarter of a tile of 4 quads). */
-  __m512 bias[2] = {_mm512_setzero_ps(), _mm512_setzero_ps()};
-  for (int v = 0; v < nv; ++v)
-    if (final && j->bias)
-      bias[v] = _mm512_loadu_ps(j->bias + (v0 + v) * LANES);
-  const int clamp = final && tk_has_clamp(j->lo, j->hi);
-  const __m512 lo = _mm512_set1_ps(j->lo), hi = _mm512_set1_ps(j->hi);
-  for (int r = 0; r < TILE_ROWS; ++r)
-    for (int v = 0; v < nv; ++v) {
-      if (r >= rows)
-        continue;
-      float *o = j->c + (m0 + r) * j->c_sm + (v0 + v) * LANES;
-      __m512 y = _mm512_add_ps(acc[r][v], bias[v]);
-      if (load_c)
-        y = _mm512_add_ps(y, _mm512_loadu_ps(o));
-      if (clamp)
-        y = (__m512)tk_min(tk_max((tk_vec)y, (tk_vec)lo), (tk_vec)hi);
-      _mm512_storeu_ps(o, y);
-    }
+  store_rows(j, acc, m0, rows, v0, nv, load_c, final);
 }
 
 /* The unstructured tiles on their own: inlined into panels with the
@@ -245,6 +251,38 @@ TK_INLINE void tile(const lanes_job *j, const float *a, int64_t lda,
 TILE_FN(tile_2_var, 2, 0)
 TILE_FN(tile_1_var, 1, 0)
 #undef TILE_FN
+
+/* A whole tile (8 rows, two vectors, whole quads) of unstructured
+ * weights: the rows from one pointer and its row stride, each vector's
+ * slots from its own pointers. */
+static __attribute__((noinline)) void
+tile_2_var_whole(const lanes_job *j, const float *a, int64_t lda, int64_t m0,
+                 int64_t v0, int64_t q0, int64_t q1, int load_c, int final) {
+  __m512 acc[TILE_ROWS][2];
+  for (int r = 0; r < TILE_ROWS; ++r)
+    acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+  const int32_t *u0 = j->ptr + v0 * j->Q, *u1 = u0 + j->Q;
+  for (int64_t q = q0; q < q1; ++q) {
+    __m512 x[TILE_ROWS];
+    for (int r = 0; r < TILE_ROWS; ++r)
+      x[r] = _mm512_loadu_ps(a + r * lda + q * LANES);
+    const float *w0 = j->val + (int64_t)u0[q] * LANES;
+    const float *w1 = j->val + (int64_t)u1[q] * LANES;
+    const int32_t *i0 = j->kidx + (int64_t)u0[q] * LANES;
+    const int32_t *i1 = j->kidx + (int64_t)u1[q] * LANES;
+    const int n0 = u0[q + 1] - u0[q], n1 = u1[q + 1] - u1[q];
+    for (int s = 0; s < n0; ++s)
+      slot(acc, 0, x, w0 + s * LANES, i0 + s * LANES);
+    for (int s = 0; s < n1; ++s)
+      slot(acc, 1, x, w1 + s * LANES, i1 + s * LANES);
+  }
+  /* Through calls: the inline epilogue (store_rows) spilled the sums in
+   * the slot loops here (1.5x slower). */
+  for (int r = 0; r < TILE_ROWS; ++r)
+    for (int v = 0; v < 2; ++v)
+      finish_vector(j, m0 + r, (v0 + v) * LANES, (tk_vec)acc[r][v], load_c,
+                    final);
+}
 
 /* Column vectors [v_lo, v_hi) of rows [m_lo, m_hi): work units of two
  * vectors (a panel) and a chunk of quads, each swept down the rows in
@@ -302,8 +340,12 @@ static void panels(const lanes_job *j, const float *a, int64_t lda,
           TILE_CASE(4)
           TILE_CASE(2)
         case 0:
-          (nv == 2 ? tile_2_var : tile_1_var)(j, at, lda, m0, rows, v0, q0, q1,
-                                              load_c, last, &pf, t, tiles);
+          if (nv == 2 && rows == TILE_ROWS && q1 <= j->K / LANES)
+            tile_2_var_whole(j, at, lda, m0, v0, q0, q1, load_c, last);
+          else
+            (nv == 2 ? tile_2_var : tile_1_var)(j, at, lda, m0, rows, v0, q0,
+                                                q1, load_c, last, &pf, t,
+                                                tiles);
           break;
         default:
           tile(j, at, lda, m0, rows, v0, nv, (int)j->S, q0, q1, load_c, last,
