@@ -8,9 +8,9 @@
 /* tessel_kernel_sparse_matmul_f32's arguments (R = 1) where the flags say
  * LANES: aborts where the counts do not bear the order out. */
 void tk_sparse_lanes(int64_t M, int64_t N, int64_t K, const float *a,
-                        int64_t a_sm, int64_t a_sk, const int32_t *ptr,
-                        const int32_t *kidx, const float *val, float *c,
-                        int64_t c_sm, int64_t c_sn, const float *bias,
-                        float lo, float hi, int32_t flags);
+                     int64_t a_sm, int64_t a_sk, const int32_t *ptr,
+                     const int32_t *kidx, const float *val, float *c,
+                     int64_t c_sm, int64_t c_sn, const float *bias, float lo,
+                     float hi, int32_t flags);
 
 #endif

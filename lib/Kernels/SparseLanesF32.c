@@ -102,8 +102,7 @@ TK_INLINE void slot(__m512 acc[TILE_ROWS][2], int v, const __m512 *x,
   const __m512 wv = _mm512_loadu_ps(w);
   const __m512i iv = _mm512_loadu_si512(ix);
   for (int r = 0; r < TILE_ROWS; ++r)
-    acc[r][v] =
-        _mm512_fmadd_ps(_mm512_permutexvar_ps(iv, x[r]), wv, acc[r][v]);
+    acc[r][v] = _mm512_fmadd_ps(_mm512_permutexvar_ps(iv, x[r]), wv, acc[r][v]);
 }
 
 /* One quad's slots for `nv` column vectors, vector v's `n[v]` at w[v] /
@@ -127,8 +126,8 @@ TK_INLINE void quad(__m512 acc[TILE_ROWS][2], const __m512 *x, int nv,
 /* The tile's sums to rows of C in place (c_sn 1), with the epilogue
  * inline: a call per vector cost a quarter of a tile of 4 quads. */
 TK_INLINE void store_rows(const lanes_job *j, __m512 acc[TILE_ROWS][2],
-                          int64_t m0, int rows, int64_t v0, int nv,
-                          int load_c, int final) {
+                          int64_t m0, int rows, int64_t v0, int nv, int load_c,
+                          int final) {
   __m512 bias[2] = {_mm512_setzero_ps(), _mm512_setzero_ps()};
   for (int v = 0; v < nv; ++v)
     if (final && j->bias)
@@ -171,10 +170,10 @@ typedef struct {
  * The sums add C's values where `load_c` (an earlier chunk's, or the
  * accumulated init) and go back to C, through the bias and clamp where
  * `final`. Tile t of `tiles` prefetches its share of pf meanwhile. */
-TK_INLINE void tile(const lanes_job *j, const float *a, int64_t lda,
-                    int64_t m0, int rows, int64_t v0, int nv, int S,
-                    int64_t q0, int64_t q1, int load_c, int final,
-                    const prefetch_t *pf, int64_t t, int64_t tiles) {
+TK_INLINE void tile(const lanes_job *j, const float *a, int64_t lda, int64_t m0,
+                    int rows, int64_t v0, int nv, int S, int64_t q0, int64_t q1,
+                    int load_c, int final, const prefetch_t *pf, int64_t t,
+                    int64_t tiles) {
   const float *xr[TILE_ROWS];
   for (int r = 0; r < TILE_ROWS; ++r)
     xr[r] = a + (r < rows ? r : rows - 1) * lda;
@@ -243,10 +242,9 @@ TK_INLINE void tile(const lanes_job *j, const float *a, int64_t lda,
 #define TILE_FN(name, NV, S)                                                   \
   static __attribute__((noinline)) void name(                                  \
       const lanes_job *j, const float *a, int64_t lda, int64_t m0, int rows,   \
-      int64_t v0, int64_t q0, int64_t q1, int load_c, int final,              \
+      int64_t v0, int64_t q0, int64_t q1, int load_c, int final,               \
       const prefetch_t *pf, int64_t t, int64_t tiles) {                        \
-    tile(j, a, lda, m0, rows, v0, NV, S, q0, q1, load_c, final, pf, t,         \
-         tiles);                                                               \
+    tile(j, a, lda, m0, rows, v0, NV, S, q0, q1, load_c, final, pf, t, tiles); \
   }
 TILE_FN(tile_2_var, 2, 0)
 TILE_FN(tile_1_var, 1, 0)
@@ -299,8 +297,11 @@ static void panels(const lanes_job *j, const float *a, int64_t lda,
       const int last = ch == chunks - 1;
       /* The next work unit: this panel's next chunk, or the next
        * panel's first. */
-      prefetch_t pf = {{NULL, NULL, NULL, NULL}, {0, 0, 0, 0}, 0,
-                       {0, 0, 0, 0}, {0, 0, 0, 0}};
+      prefetch_t pf = {{NULL, NULL, NULL, NULL},
+                       {0, 0, 0, 0},
+                       0,
+                       {0, 0, 0, 0},
+                       {0, 0, 0, 0}};
       const int64_t nv0 = last ? v0 + 2 : v0;
       const int64_t nq0 = last ? 0 : q1;
       const int64_t nq1 = nq0 + cq < Q ? nq0 + cq : Q;
@@ -319,8 +320,7 @@ static void panels(const lanes_job *j, const float *a, int64_t lda,
             (pf.tile_bytes[i] / (q1 > q0 ? q1 - q0 : 1) + 63) / 64 * 64;
       }
       for (int64_t m0 = m_lo; m0 < m_hi; m0 += TILE_ROWS) {
-        const int rows =
-            m_hi - m0 < TILE_ROWS ? (int)(m_hi - m0) : TILE_ROWS;
+        const int rows = m_hi - m0 < TILE_ROWS ? (int)(m_hi - m0) : TILE_ROWS;
         const float *at = a + (m0 - m_lo) * lda;
         const int64_t t = (m0 - m_lo) / TILE_ROWS;
         const int load_c = ch > 0 || j->accumulate;
@@ -329,10 +329,10 @@ static void panels(const lanes_job *j, const float *a, int64_t lda,
 #define TILE_CASE(s)                                                           \
   case s:                                                                      \
     if (nv == 2)                                                               \
-      tile(j, at, lda, m0, rows, v0, 2, s, q0, q1, load_c, last, &pf, t,      \
+      tile(j, at, lda, m0, rows, v0, 2, s, q0, q1, load_c, last, &pf, t,       \
            tiles);                                                             \
     else                                                                       \
-      tile(j, at, lda, m0, rows, v0, 1, s, q0, q1, load_c, last, &pf, t,      \
+      tile(j, at, lda, m0, rows, v0, 1, s, q0, q1, load_c, last, &pf, t,       \
            tiles);                                                             \
     break;
         switch (j->S) {
@@ -343,9 +343,8 @@ static void panels(const lanes_job *j, const float *a, int64_t lda,
           if (nv == 2 && rows == TILE_ROWS && q1 <= j->K / LANES)
             tile_2_var_whole(j, at, lda, m0, v0, q0, q1, load_c, last);
           else
-            (nv == 2 ? tile_2_var : tile_1_var)(j, at, lda, m0, rows, v0, q0,
-                                                q1, load_c, last, &pf, t,
-                                                tiles);
+            (nv == 2 ? tile_2_var : tile_1_var)(
+                j, at, lda, m0, rows, v0, q0, q1, load_c, last, &pf, t, tiles);
           break;
         default:
           tile(j, at, lda, m0, rows, v0, nv, (int)j->S, q0, q1, load_c, last,
@@ -411,14 +410,14 @@ static void run_task(void *arg, int64_t t) {
 void tk_sparse_lanes(int64_t M, int64_t N, int64_t K, const float *a,
                      int64_t a_sm, int64_t a_sk, const int32_t *ptr,
                      const int32_t *kidx, const float *val, float *c,
-                     int64_t c_sm, int64_t c_sn, const float *bias,
-                     float lo, float hi, int32_t flags) {
+                     int64_t c_sm, int64_t c_sn, const float *bias, float lo,
+                     float hi, int32_t flags) {
   const int64_t n = (flags >> TESSEL_KERNEL_NM_SHIFT) & 0xff;
   const int64_t m = (flags >> (TESSEL_KERNEL_NM_SHIFT + 8)) & 0x7f;
   /* The compiler says the lane order only of such weights; the counts
    * keep every read within the arrays. */
-  if (N % LANES != 0 || ((n || m) && (n <= 0 || m <= n || LANES % m != 0 ||
-                                      K % m != 0)))
+  if (N % LANES != 0 ||
+      ((n || m) && (n <= 0 || m <= n || LANES % m != 0 || K % m != 0)))
     abort();
   const int64_t Q = (K + LANES - 1) / LANES, units = N / LANES * Q;
   const int64_t S = n ? LANES / m * n : 0;
@@ -431,10 +430,30 @@ void tk_sparse_lanes(int64_t M, int64_t N, int64_t K, const float *a,
     if (ptr[u + 1] < ptr[u] || (n && ptr[u + 1] - ptr[u] != want))
       abort();
   }
-  lanes_job j = {M,     N,   K,    Q,    S,     S_last, a,
-                 a_sm,  a_sk, ptr, kidx, val,   c,      c_sm,
-                 c_sn,  bias, lo,  hi,   (flags & TESSEL_KERNEL_ACCUMULATE) != 0,
-                 0,     0,   0,    0,    0};
+  lanes_job j = {M,
+                 N,
+                 K,
+                 Q,
+                 S,
+                 S_last,
+                 a,
+                 a_sm,
+                 a_sk,
+                 ptr,
+                 kidx,
+                 val,
+                 c,
+                 c_sm,
+                 c_sn,
+                 bias,
+                 lo,
+                 hi,
+                 (flags & TESSEL_KERNEL_ACCUMULATE) != 0,
+                 0,
+                 0,
+                 0,
+                 0,
+                 0};
   /* Quads per work unit: about UNIT_BYTES of a panel's values and
    * indices, from the average slots per unit. */
   const int64_t slots = units > 0 ? ptr[units] : 0;

@@ -68,8 +68,8 @@ void tessel_kernel_sparse_matmul_f32(
   if (flags & TESSEL_KERNEL_LANES) {
     if (R != 1)
       abort(); /* the compiler says the lane order only of R = 1 */
-    tk_sparse_lanes(M, N, K, a, a_sm, a_sk, ptr, kidx, val, c, c_sm, c_sn,
-                       bias, lo, hi, flags);
+    tk_sparse_lanes(M, N, K, a, a_sm, a_sk, ptr, kidx, val, c, c_sm, c_sn, bias,
+                    lo, hi, flags);
     return;
   }
   /* Bands of about 256 KiB of the transposed A, whole tiles of 12

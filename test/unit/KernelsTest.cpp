@@ -1750,8 +1750,8 @@ SparseB packNOfM(const std::vector<float> &b, int64_t K, int64_t N,
 /// ascending; a column with fewer stores zeros at the quad's first k).
 /// With n (N:M), each column's entries are the chunk-major packing's: n
 /// a group, zeros stored at a group's first free k's.
-SparseB packLanes(const std::vector<float> &b, int64_t K, int64_t N,
-                  int64_t n, int64_t m) {
+SparseB packLanes(const std::vector<float> &b, int64_t K, int64_t N, int64_t n,
+                  int64_t m) {
   const int64_t L = TESSEL_KERNEL_LANE_COLUMNS, Q = (K + L - 1) / L;
   SparseB s;
   s.ptr.push_back(0);
@@ -1855,7 +1855,7 @@ void checkSparse(const SparseCase &c) {
   // even M: ascending, and said so with TESSEL_KERNEL_K_ASCENDING, as the
   // compiler does.
   const bool reverse = c.M % 2 == 1 && !c.nmN;
-  SparseB sp = c.lanes  ? packLanes(b, c.K, c.N, c.nmN, c.nmM)
+  SparseB sp = c.lanes ? packLanes(b, c.K, c.N, c.nmN, c.nmM)
                : c.nmN ? packNOfM(b, c.K, c.N, c.nmN, c.nmM)
                        : packSparse(b, c.K, c.N, c.R, reverse);
   const int32_t nm =
@@ -2127,11 +2127,18 @@ TEST(SparseMatmulKernel, NOfMLanes) {
   // bands (K = 3000 / M = 300: bands of 32 rows); groups that store
   // zeros and all-zero weights; epilogues, strided A and C (A copied into
   // rows), 1 to 3 threads.
-  for (auto [n, m] : {std::pair<int64_t, int64_t>{2, 4}, {1, 4}, {1, 8},
-                      {2, 8}, {4, 8}, {1, 2}, {3, 4}})
+  for (auto [n, m] : {std::pair<int64_t, int64_t>{2, 4},
+                      {1, 4},
+                      {1, 8},
+                      {2, 8},
+                      {4, 8},
+                      {1, 2},
+                      {3, 4}})
     for (double d : {0.0, 0.7, 1.0})
       for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{1, 16, 8},
-                             {17, 48, 40}, {9, 32, 64}, {33, 80, 128}}) {
+                             {17, 48, 40},
+                             {9, 32, 64},
+                             {33, 80, 128}}) {
         SparseCase c{M, N, K, 1, d, false, false, false, false, 1};
         c.nmN = n, c.nmM = m, c.lanes = true;
         checkSparse(c);
@@ -2156,7 +2163,9 @@ TEST(SparseMatmulKernel, UnstructuredLanes) {
   // and without accumulate, bias, clamp, strided A and C, 1 to 3 threads.
   for (double d : {0.0, 0.05, 0.2, 0.5, 1.0})
     for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{1, 16, 1},
-                           {17, 48, 40}, {9, 32, 64}, {33, 80, 129}}) {
+                           {17, 48, 40},
+                           {9, 32, 64},
+                           {33, 80, 129}}) {
       SparseCase c{M, N, K, 1, d, true, false, false, false, 1};
       c.lanes = true;
       checkSparse(c);

@@ -348,13 +348,12 @@ static LogicalResult verifyLanes(SparseMatmulOp op, int64_t k, int64_t n) {
   int64_t nn = nm ? (*nm)[0] : 0, mm = nm ? (*nm)[1] : 0;
   if (op.getBlockSize() != 1 || ShapedType::isDynamic(n) || n % lanes != 0 ||
       (nm && (lanes % mm != 0 || k % mm != 0)))
-    return op.emitOpError() << "lanes needs block_size 1, N a multiple of "
-                            << lanes << " and with n_of_m, m dividing "
-                            << lanes << " and K, got N " << n;
+    return op.emitOpError()
+           << "lanes needs block_size 1, N a multiple of " << lanes
+           << " and with n_of_m, m dividing " << lanes << " and K, got N " << n;
   const int64_t quads = (k + lanes - 1) / lanes, units = n / lanes * quads;
   int64_t entries = cast<ShapedType>(op.getBlockK().getType()).getDimSize(0);
-  if (cast<ShapedType>(op.getBlockPtr().getType()).getDimSize(0) !=
-          units + 1 ||
+  if (cast<ShapedType>(op.getBlockPtr().getType()).getDimSize(0) != units + 1 ||
       entries % lanes != 0 ||
       cast<ShapedType>(op.getValues().getType()).getDimSize(0) != entries)
     return op.emitOpError()
@@ -379,8 +378,8 @@ static LogicalResult verifyLanes(SparseMatmulOp op, int64_t k, int64_t n) {
              << " from entry " << u << " (" << ptr[u] << ")";
   }
   if (ptr[units] * lanes != entries)
-    return op.emitOpError() << "lanes: block_ptr must end at the slot count "
-                            << entries / lanes;
+    return op.emitOpError()
+           << "lanes: block_ptr must end at the slot count " << entries / lanes;
   if (!matchPattern(op.getBlockK(), m_Constant(&ksAttr)))
     return success();
   SmallVector<int64_t> kv;
@@ -398,8 +397,8 @@ static LogicalResult verifyLanes(SparseMatmulOp op, int64_t k, int64_t n) {
             (nm && s % nn && kv[e] <= kv[e - lanes]))
           return op.emitOpError()
                  << "lanes: block_k entry " << e << " (k " << kv[e]
-                 << ") is not column " << u / quads * lanes + l
-                 << "'s slot " << s << " of quad " << q
+                 << ") is not column " << u / quads * lanes + l << "'s slot "
+                 << s << " of quad " << q
                  << (nm ? " in its group, ascending" : "");
       }
   }

@@ -147,8 +147,8 @@ double laneOrderRateRatio(double density) {
     return kRates[0];
   for (int i = 1; i < 3; ++i)
     if (density <= kDensities[i]) {
-      double f = (density - kDensities[i - 1]) /
-                 (kDensities[i] - kDensities[i - 1]);
+      double f =
+          (density - kDensities[i - 1]) / (kDensities[i] - kDensities[i - 1]);
       return kRates[i - 1] + f * (kRates[i] - kRates[i - 1]);
     }
   return kRates[2];
@@ -597,9 +597,9 @@ struct SparsifyWeightsPass
                                llvm::raw_ostream *out,
                                bool laneOrderFits = false) const {
     int64_t lanes = std::max<int64_t>(1, vectorBits / 32);
-    double laneRows =
-        laneOrder && laneOrderFits && vectorBits == 512 ? laneTileRowsUsed(m)
-                                                      : 0.0;
+    double laneRows = laneOrder && laneOrderFits && vectorBits == 512
+                          ? laneTileRowsUsed(m)
+                          : 0.0;
     Choice c = analyze(b, k, n, lanesUsed * tileRowsFactor(m, lanes), overhead,
                        denseGain, rateTable(vectorBits, fmaBits), laneRows);
     bool sparse = c.r && c.speedup >= minSpeedup;
@@ -630,10 +630,9 @@ struct SparsifyWeightsPass
   blockConstants(IRRewriter &rewriter, Location loc,
                  const std::vector<float> &b, int64_t k, int64_t n,
                  const Choice &choice) const {
-    Blocks blocks =
-        choice.lanes  ? packLanes(b, k, n, choice.nmN, choice.nmM)
-        : choice.nmN ? packNOfM(b, k, n, choice.nmN, choice.nmM)
-                     : packBlocks(b, k, n, choice.r);
+    Blocks blocks = choice.lanes ? packLanes(b, k, n, choice.nmN, choice.nmM)
+                    : choice.nmN ? packNOfM(b, k, n, choice.nmN, choice.nmM)
+                                 : packBlocks(b, k, n, choice.r);
     auto i32Vec = [&](ArrayRef<int32_t> v) -> Value {
       auto ty = RankedTensorType::get({int64_t(v.size())},
                                       rewriter.getI32Type());
