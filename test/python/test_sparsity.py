@@ -147,8 +147,13 @@ def test_pruned_torch_linear_stack_matches_torch(tmp_path):
     f = tessel.compile(net, (x,), sparsity_report=report)
     np.testing.assert_allclose(f(x.numpy()), net(x).detach().numpy(), rtol=1e-3, atol=1e-4)
     lines = report.read_text().splitlines()
-    assert len(lines) == 2 and all(l.endswith("-> sparse") and "best=4x1" in l
-                                   for l in lines), lines
+    # 4 x 1 blocks; or, on a CPU whose permutes run beside its FMAs (Zen 5),
+    # the lane order, which stores these blocks at 17% of the entries and
+    # moves nothing (at 32 rows about as fast: 1.9-2.4x either way).
+    assert len(lines) == 2 and all(
+        l.endswith("-> sparse") and ("best=4x1" in l or "best=1x1 lanes" in l)
+        for l in lines), lines
+    assert len({"lanes" in l for l in lines}) == 1, lines
 
 
 def test_sparsity_bad_options(tmp_path):

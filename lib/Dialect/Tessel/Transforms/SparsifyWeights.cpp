@@ -324,6 +324,33 @@ Blocks packLanes(ArrayRef<float> b, int64_t k, int64_t n, int64_t nn,
   return out;
 }
 
+/// Slots of `b` in the lane order without N:M (packLanes' count): per
+/// column vector and quad, its 16 columns' most nonzeros there.
+int64_t countLaneSlots(ArrayRef<float> b, int64_t k, int64_t n) {
+  const int64_t lanes = TESSEL_KERNEL_LANE_COLUMNS;
+  int64_t slots = 0;
+  for (int64_t v = 0; v < n / lanes; ++v)
+    for (int64_t k0 = 0; k0 < k; k0 += lanes) {
+      int64_t most = 0;
+      for (int64_t c = v * lanes; c < v * lanes + lanes; ++c) {
+        int64_t count = 0;
+        for (int64_t kk = k0; kk < std::min(k, k0 + lanes); ++kk)
+          count += b[kk * n + c] != 0.0f;
+        most = std::max(most, count);
+      }
+      slots += most;
+    }
+  return slots;
+}
+
+/// The lane-order kernel's rate on the entries it stores for unstructured
+/// weights (zeros padding each quad included) over the dense kernel's:
+/// the lower end measured on an AMD Zen 5 (2026-12-01, bench/sparse_gemm.c,
+/// one thread: at 20% 3136 x 256 x 64 0.49, 784 x 128 x 512 0.58, 128 x
+/// 768 x 768 0.60; at 10% 32 x 128 x 96 and 32 x 64 x 128 0.40: few rows
+/// and quads leave the tiles' overhead a larger share).
+constexpr double kUnstructuredLaneRate = 0.40;
+
 /// What the analysis found for one matmul.
 struct Choice {
   int64_t r = 0;        // best block size (1 with N:M)
@@ -360,6 +387,19 @@ Choice analyze(ArrayRef<float> b, int64_t k, int64_t n, double lanesUsed,
         denseGain;
     if (speedup > best.speedup)
       best = {r, 0, 0, false, density, speedup, best.zeros};
+  }
+  // Unstructured in the lane order: each column vector's quads padded to
+  // their columns' most nonzeros (no moves).
+  if (laneRows > 0.0 && n % TESSEL_KERNEL_LANE_COLUMNS == 0) {
+    int64_t slots = countLaneSlots(b, k, n);
+    if (slots > 0) {
+      double stored = double(slots * TESSEL_KERNEL_LANE_COLUMNS) /
+                      double(k * n);
+      double speedup =
+          1.0 / (stored / (kUnstructuredLaneRate * laneRows)) / denseGain;
+      if (speedup > best.speedup)
+        best = {1, 0, 0, true, stored, speedup, best.zeros};
+    }
   }
   // N:M: the fewest n for m = 4 and 8 that hold every group (weights
   // pruned 2:4, 1:4, 4:8 ...), when the kernel takes that n.
@@ -609,8 +649,11 @@ struct SparsifyWeightsPass
                                         : std::to_string(m))
            << " K=" << k << " N=" << n << note
            << llvm::format(" zeros=%.3f", c.zeros);
-      if (c.nmN)
-        *out << " best=" << c.nmN << ":" << c.nmM << (c.lanes ? " lanes" : "")
+      if (c.nmN || c.lanes)
+        *out << " best="
+             << (c.nmN ? std::to_string(c.nmN) + ":" + std::to_string(c.nmM)
+                       : std::string("1x1"))
+             << (c.lanes ? " lanes" : "")
              << llvm::format(" density=%.3f predicted=%.2fx", c.density,
                              c.speedup);
       else if (c.r)
