@@ -110,6 +110,21 @@ double rateRatio(int64_t r, RateTable t) {
   return r == 1 ? k.r1 : r == 2 ? k.r2 : k.r4;
 }
 
+/// Rates measured at 1:8, 1:4 and 2:4, linear in the density between
+/// them and held at the ends.
+double interpolateNOfM(const double rates[3], double density) {
+  static constexpr double kDensities[] = {0.125, 0.25, 0.5};
+  if (density <= kDensities[0])
+    return rates[0];
+  for (int i = 1; i < 3; ++i)
+    if (density <= kDensities[i]) {
+      double f =
+          (density - kDensities[i - 1]) / (kDensities[i] - kDensities[i - 1]);
+      return rates[i - 1] + f * (rates[i] - rates[i - 1]);
+    }
+  return rates[2];
+}
+
 /// The N:M kernel's rate on the elements it stores over the dense
 /// kernel's, as rateRatio, at density n / m: every column runs the same
 /// count of nonzeros per chunk, in the order it reads them
@@ -120,17 +135,7 @@ double rateRatio(int64_t r, RateTable t) {
 /// with AVX2 (1.32-1.41x), and stays dense on Sapphire Rapids (measured
 /// 1.13-1.29x there); 1:4 and sparser pay everywhere.
 double nmRateRatio(RateTable t, double density) {
-  static constexpr double kDensities[] = {0.125, 0.25, 0.5};
-  const double *rates = kernelRates(t).nm;
-  if (density <= kDensities[0])
-    return rates[0];
-  for (int i = 1; i < 3; ++i)
-    if (density <= kDensities[i]) {
-      double f = (density - kDensities[i - 1]) /
-                 (kDensities[i] - kDensities[i - 1]);
-      return rates[i - 1] + f * (rates[i] - rates[i - 1]);
-    }
-  return rates[2];
+  return interpolateNOfM(kernelRates(t).nm, density);
 }
 
 /// The lane-order N:M kernel's rate (TESSEL_KERNEL_LANES: vectorized
@@ -141,17 +146,8 @@ double nmRateRatio(RateTable t, double density) {
 /// 1.27-1.35x, 1:4 2.52-2.65x, 1:8 4.20-4.36x), the lower ends; the
 /// lane-order option applies them only to such CPUs.
 double laneOrderRateRatio(double density) {
-  static constexpr double kDensities[] = {0.125, 0.25, 0.5};
   static constexpr double kRates[] = {0.525, 0.63, 0.635};
-  if (density <= kDensities[0])
-    return kRates[0];
-  for (int i = 1; i < 3; ++i)
-    if (density <= kDensities[i]) {
-      double f =
-          (density - kDensities[i - 1]) / (kDensities[i] - kDensities[i - 1]);
-      return kRates[i - 1] + f * (kRates[i] - kRates[i - 1]);
-    }
-  return kRates[2];
+  return interpolateNOfM(kRates, density);
 }
 
 /// The lane-order kernel's rows go in tiles of 8 (SparseLanesF32.c): M
