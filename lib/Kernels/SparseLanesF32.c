@@ -169,11 +169,10 @@ typedef struct {
  * each call so that the slot loop unrolls (0: the units' own counts).
  * The sums add C's values where `load_c` (an earlier chunk's, or the
  * accumulated init) and go back to C, through the bias and clamp where
- * `final`. Tile t of `tiles` prefetches its share of pf meanwhile. */
+ * `final`. Tile t prefetches its share of pf meanwhile. */
 TK_INLINE void tile(const lanes_job *j, const float *a, int64_t lda, int64_t m0,
                     int rows, int64_t v0, int nv, int S, int64_t q0, int64_t q1,
-                    int load_c, int final, const prefetch_t *pf, int64_t t,
-                    int64_t tiles) {
+                    int load_c, int final, const prefetch_t *pf, int64_t t) {
   const float *xr[TILE_ROWS];
   for (int r = 0; r < TILE_ROWS; ++r)
     xr[r] = a + (r < rows ? r : rows - 1) * lda;
@@ -190,7 +189,6 @@ TK_INLINE void tile(const lanes_job *j, const float *a, int64_t lda, int64_t m0,
     w[v] = j->val + (int64_t)up[v][0] * LANES;
     ix[v] = j->kidx + (int64_t)up[v][0] * LANES;
   }
-  (void)tiles;
   const char *pfp[4];
   for (int i = 0; i < pf->np; ++i)
     pfp[i] = pf->p[i] + t * pf->tile_bytes[i];
@@ -243,8 +241,8 @@ TK_INLINE void tile(const lanes_job *j, const float *a, int64_t lda, int64_t m0,
   static __attribute__((noinline)) void name(                                  \
       const lanes_job *j, const float *a, int64_t lda, int64_t m0, int rows,   \
       int64_t v0, int64_t q0, int64_t q1, int load_c, int final,               \
-      const prefetch_t *pf, int64_t t, int64_t tiles) {                        \
-    tile(j, a, lda, m0, rows, v0, NV, S, q0, q1, load_c, final, pf, t, tiles); \
+      const prefetch_t *pf, int64_t t) {                                       \
+    tile(j, a, lda, m0, rows, v0, NV, S, q0, q1, load_c, final, pf, t);        \
   }
 TILE_FN(tile_2_var, 2, 0)
 TILE_FN(tile_1_var, 1, 0)
@@ -329,11 +327,9 @@ static void panels(const lanes_job *j, const float *a, int64_t lda,
 #define TILE_CASE(s)                                                           \
   case s:                                                                      \
     if (nv == 2)                                                               \
-      tile(j, at, lda, m0, rows, v0, 2, s, q0, q1, load_c, last, &pf, t,       \
-           tiles);                                                             \
+      tile(j, at, lda, m0, rows, v0, 2, s, q0, q1, load_c, last, &pf, t);      \
     else                                                                       \
-      tile(j, at, lda, m0, rows, v0, 1, s, q0, q1, load_c, last, &pf, t,       \
-           tiles);                                                             \
+      tile(j, at, lda, m0, rows, v0, 1, s, q0, q1, load_c, last, &pf, t);      \
     break;
         switch (j->S) {
           TILE_CASE(8)
@@ -343,12 +339,12 @@ static void panels(const lanes_job *j, const float *a, int64_t lda,
           if (nv == 2 && rows == TILE_ROWS && q1 <= j->K / LANES)
             tile_2_var_whole(j, at, lda, m0, v0, q0, q1, load_c, last);
           else
-            (nv == 2 ? tile_2_var : tile_1_var)(
-                j, at, lda, m0, rows, v0, q0, q1, load_c, last, &pf, t, tiles);
+            (nv == 2 ? tile_2_var : tile_1_var)(j, at, lda, m0, rows, v0, q0,
+                                                q1, load_c, last, &pf, t);
           break;
         default:
           tile(j, at, lda, m0, rows, v0, nv, (int)j->S, q0, q1, load_c, last,
-               &pf, t, tiles);
+               &pf, t);
         }
 #undef TILE_CASE
       }

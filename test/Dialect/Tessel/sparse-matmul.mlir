@@ -309,3 +309,14 @@ func.func @lanes_n_of_m_counts(%a: tensor<3x20xf32>, %c: tensor<3x16xf32>) -> te
   %r = tessel.sparse_matmul ins(%a, %ptr, %ks, %vals : tensor<3x20xf32>, tensor<3xi32>, tensor<48xi32>, tensor<48xf32>) outs(%c : tensor<3x16xf32>) {block_size = 1 : i64, k_ascending, lanes, n_of_m = array<i64: 1, 4>} -> tensor<3x16xf32>
   return %r : tensor<3x16xf32>
 }
+
+// -----
+
+func.func @lanes_ptr_start(%a: tensor<3x4xf32>, %c: tensor<3x16xf32>) -> tensor<3x16xf32> {
+  %ptr = arith.constant dense<[1, 1]> : tensor<2xi32>
+  %ks = arith.constant dense<[0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3]> : tensor<16xi32>
+  %vals = arith.constant dense<1.0> : tensor<16xf32>
+  // expected-error @+1 {{lanes: block_ptr must start at 0}}
+  %r = tessel.sparse_matmul ins(%a, %ptr, %ks, %vals : tensor<3x4xf32>, tensor<2xi32>, tensor<16xi32>, tensor<16xf32>) outs(%c : tensor<3x16xf32>) {block_size = 1 : i64, lanes} -> tensor<3x16xf32>
+  return %r : tensor<3x16xf32>
+}

@@ -271,6 +271,14 @@ void DepthwiseConv2DOp::getEffects(
   kernelOpEffects(*this, effects);
 }
 
+/// A constant integer array's values (block_ptr, block_k), sign-extended.
+static SmallVector<int64_t> int64Values(DenseIntElementsAttr attr) {
+  SmallVector<int64_t> out;
+  for (const APInt &v : attr.getValues<APInt>())
+    out.push_back(v.getSExtValue());
+  return out;
+}
+
 /// n_of_m's n and m: 0 < n < m, m dividing TESSEL_KERNEL_NM_CHUNK_K.
 template <typename OpT>
 static LogicalResult verifyNOfMValues(OpT op, ArrayRef<int64_t> nm) {
@@ -315,9 +323,7 @@ static LogicalResult verifyNOfM(OpT op, ArrayRef<int64_t> nm, int64_t k,
   }
   if (!ks)
     return success();
-  SmallVector<int64_t> kv;
-  for (const APInt &v : ks.getValues<APInt>())
-    kv.push_back(v.getSExtValue());
+  SmallVector<int64_t> kv = int64Values(ks);
   const int64_t chunkK = TESSEL_KERNEL_NM_CHUNK_K;
   for (int64_t q = 0, base = 0; q * chunkK < k; ++q) {
     int64_t k0 = q * chunkK, k1 = std::min(k, k0 + chunkK);
@@ -364,13 +370,13 @@ static LogicalResult verifyLanes(SparseMatmulOp op, int64_t k, int64_t n) {
   DenseIntElementsAttr ptrAttr, ksAttr;
   if (!matchPattern(op.getBlockPtr(), m_Constant(&ptrAttr)))
     return success();
-  SmallVector<int64_t> ptr;
-  for (const APInt &v : ptrAttr.getValues<APInt>())
-    ptr.push_back(v.getSExtValue());
+  SmallVector<int64_t> ptr = int64Values(ptrAttr);
+  if (ptr[0] != 0)
+    return op.emitOpError() << "lanes: block_ptr must start at 0";
   for (int64_t u = 0; u < units; ++u) {
     const int64_t q = u % quads, width = std::min(lanes, k - q * lanes);
     const int64_t want = width / std::max<int64_t>(mm, 1) * nn;
-    if (ptr[0] != 0 || ptr[u + 1] < ptr[u] || ptr[u + 1] * lanes > entries ||
+    if (ptr[u + 1] < ptr[u] || ptr[u + 1] * lanes > entries ||
         (nm && ptr[u + 1] - ptr[u] != want))
       return op.emitOpError()
              << "lanes: block_ptr entry " << u + 1 << " (" << ptr[u + 1]
@@ -382,9 +388,7 @@ static LogicalResult verifyLanes(SparseMatmulOp op, int64_t k, int64_t n) {
            << "lanes: block_ptr must end at the slot count " << entries / lanes;
   if (!matchPattern(op.getBlockK(), m_Constant(&ksAttr)))
     return success();
-  SmallVector<int64_t> kv;
-  for (const APInt &v : ksAttr.getValues<APInt>())
-    kv.push_back(v.getSExtValue());
+  SmallVector<int64_t> kv = int64Values(ksAttr);
   for (int64_t u = 0; u < units; ++u) {
     const int64_t q = u % quads, k0 = q * lanes;
     for (int64_t s = 0; s < ptr[u + 1] - ptr[u]; ++s)
@@ -471,11 +475,7 @@ static LogicalResult verifySparseBlocks(OpT op, int64_t k, int64_t n) {
   }
   // What k_ascending promises the kernel, where it can be seen.
   if (op.getKAscending() && ptr && ks) {
-    SmallVector<int64_t> p, kv;
-    for (const APInt &v : ptr.getValues<APInt>())
-      p.push_back(v.getSExtValue());
-    for (const APInt &v : ks.getValues<APInt>())
-      kv.push_back(v.getSExtValue());
+    SmallVector<int64_t> p = int64Values(ptr), kv = int64Values(ks);
     for (size_t b = 0; b + 1 < p.size(); ++b)
       for (int64_t e = p[b] + 1; e < p[b + 1]; ++e)
         if (kv[e] <= kv[e - 1])
@@ -735,11 +735,7 @@ static LogicalResult verifySparseI8Blocks(OpT op, ShapedType bTy, int64_t n,
   if (!matchPattern(op.getBlockPtr(), m_Constant(&ptr)) ||
       !matchPattern(op.getBlockK(), m_Constant(&ks)))
     return success();
-  SmallVector<int64_t> p, kv;
-  for (const APInt &v : ptr.getValues<APInt>())
-    p.push_back(v.getSExtValue());
-  for (const APInt &v : ks.getValues<APInt>())
-    kv.push_back(v.getSExtValue());
+  SmallVector<int64_t> p = int64Values(ptr), kv = int64Values(ks);
   if (p.front() != 0 || p.back() != blocks)
     return op.emitOpError() << "block_ptr must rise from 0 to the block "
                                "count "
