@@ -142,6 +142,13 @@ void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
   // Before softmax is decomposed: attention chains become one fused kernel.
   if (useKernels(options))
     pm.addNestedPass<func::FuncOp>(createTesselFuseAttention());
+  // Random draws: loops over the elements' positions (a module pass: the
+  // unseeded ones share one call counter, a global the host keeps).
+  TesselLowerRandomOptions lowerRandom;
+  lowerRandom.unseeded = getTargetBackend(options.target)
+                             .capabilities(nullptr)
+                             .hostReadsResults;
+  pm.addPass(createTesselLowerRandom(lowerRandom));
   // Grouped convolutions stay whole for the kernel library's grouped
   // kernel.
   TesselDecomposeGraphOpsOptions decompose;

@@ -179,14 +179,16 @@ def test_onnx_modelproto_path_and_bytes(tmp_path):
 
 
 def test_onnx_unsupported_op_names_the_node():
-    node = helper.make_node("Bernoulli", ["x"], ["y"], name="coin")
+    node = helper.make_node("MaxRoiPool", ["x", "rois"], ["y"], name="coin",
+                            pooled_shape=[2, 2])
     graph = helper.make_graph(
-        [node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])])
+        [node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8]),
+                      helper.make_tensor_value_info("rois", TensorProto.FLOAT, [2, 5])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3, 2, 2])])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     with pytest.raises(tessel.CompileError) as e:
         tessel.compile(model)
-    assert "coin" in str(e.value) and "Bernoulli" in str(e.value)
+    assert "coin" in str(e.value) and "MaxRoiPool" in str(e.value)
     assert "coin" in e.value.diagnostics
 
 

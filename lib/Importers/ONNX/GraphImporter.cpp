@@ -291,7 +291,8 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
   // A value whose sizes follow from the data (RunTimeShapes.cpp) goes to
   // the ops below, each tested with such operands (elementwise ops that
   // broadcast at run time, reductions, softmax, transpose, flatten,
-  // concat, matmul; test_onnx_run_time_sized_operands.py), or is a graph
+  // concat, matmul; test_onnx_run_time_sized_operands.py; the random ops,
+  // test_onnx_random.py), or is a graph
   // output; any other op given one says so.
   static const llvm::StringSet<> takesRunTimeSizes = {
       "Add",   "Sub",  "Mul",   "Equal", "Greater", "GreaterOrEqual",
@@ -304,7 +305,8 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
       "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL2",
       "ReduceMean", "MatMul", "Gemm", "Shape", "Size", "Reshape", "Gather",
       "LayerNormalization", "Squeeze", "Unsqueeze", "Split", "Expand",
-      "ScatterElements", "Slice"};
+      "ScatterElements", "Slice", "RandomUniformLike", "RandomNormalLike",
+      "Bernoulli", "Dropout"};
   // These take a batch (dim 0 of every input) of run-time size, the other
   // dims static: the convolutions and pooling of CNNs with a symbolic batch.
   static const llvm::StringSet<> takesRunTimeBatch = {

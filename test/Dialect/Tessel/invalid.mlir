@@ -302,3 +302,43 @@ func.func @scatter_bool_reduction(%x: tensor<6x8xi1>, %i: tensor<?x8xi64>, %u: t
   %0 = tessel.scatter_elements %x, %i, %u {axis = 0 : i64, reduction = #tessel.scatter_reduction<add>} : tensor<6x8xi1>, tensor<?x8xi64>, tensor<?x8xi1> -> tensor<6x8xi1>
   return %0 : tensor<6x8xi1>
 }
+
+// -----
+
+func.func @random_sizes(%n: index) -> tensor<?x?xf32> {
+  // expected-error @+1 {{needs one size per dynamic dimension of 'tensor<?x?xf32>' (2), got 1}}
+  %0 = tessel.random_uniform(%n) : tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+// -----
+
+func.func @random_low_high() -> tensor<4xf32> {
+  // expected-error @+1 {{low (2.000000e+00) must not exceed high (1.000000e+00)}}
+  %0 = tessel.random_uniform {low = 2.0, high = 1.0} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @random_scale() -> tensor<4xf64> {
+  // expected-error @+1 {{scale (-1.000000e+00) must not be negative}}
+  %0 = tessel.random_normal {scale = -1.0} : tensor<4xf64>
+  return %0 : tensor<4xf64>
+}
+
+// -----
+
+func.func @random_infinite() -> tensor<4xf32> {
+  // expected-error @+1 {{mean and scale must be finite}}
+  %0 = tessel.random_normal {mean = 0x7FF0000000000000 : f64} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @random_integer() -> tensor<4xi32> {
+  // expected-error @+1 {{result #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values}}
+  %0 = tessel.random_uniform : tensor<4xi32>
+  return %0 : tensor<4xi32>
+}

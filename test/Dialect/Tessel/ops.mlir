@@ -103,3 +103,16 @@ func.func @require(%ok: tensor<i1>, %v: tensor<2xindex>, %f: tensor<2xindex>) ->
   %0 = tessel.require %ok, %v else %f {status = -3 : i32} : tensor<i1>, tensor<2xindex>
   return %0 : tensor<2xindex>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @random
+// CHECK: tessel.random_uniform {high = 2.000000e+00 : f64, low = -1.000000e+00 : f64, seed = 7 : i64} : tensor<2x3xf32>
+// CHECK: tessel.random_uniform(%{{.*}}) : tensor<?x8xf16>
+// CHECK: tessel.random_normal {mean = 1.000000e+00 : f64, scale = 5.000000e-01 : f64} : tensor<4xf64>
+func.func @random(%n: index) -> (tensor<2x3xf32>, tensor<?x8xf16>, tensor<4xf64>) {
+  %0 = tessel.random_uniform {low = -1.0, high = 2.0, seed = 7 : i64} : tensor<2x3xf32>
+  %1 = tessel.random_uniform(%n) : tensor<?x8xf16>
+  %2 = tessel.random_normal {mean = 1.0, scale = 0.5} : tensor<4xf64>
+  return %0, %1, %2 : tensor<2x3xf32>, tensor<?x8xf16>, tensor<4xf64>
+}

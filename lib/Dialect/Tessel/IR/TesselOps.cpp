@@ -10,6 +10,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/Support/CheckedArithmetic.h"
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::tessel;
@@ -349,3 +350,73 @@ LogicalResult ReduceMeanOp::verify() {
 
 #define GET_OP_CLASSES
 #include "tessel/Dialect/Tessel/IR/TesselOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Random values
+//===----------------------------------------------------------------------===//
+
+/// One size per dynamic dimension of the result, and finite parameters.
+static LogicalResult verifyRandom(Operation *op, ValueRange dynamicSizes,
+                                  Type result, StringRef firstName,
+                                  double first, StringRef secondName,
+                                  double second) {
+  auto type = cast<RankedTensorType>(result);
+  if (int64_t(dynamicSizes.size()) != type.getNumDynamicDims())
+    return op->emitOpError()
+           << "needs one size per dynamic dimension of " << type << " ("
+           << type.getNumDynamicDims() << "), got " << dynamicSizes.size();
+  if (!std::isfinite(first) || !std::isfinite(second))
+    return op->emitOpError() << firstName << " and " << secondName
+                             << " must be finite, got " << first << " and "
+                             << second;
+  return success();
+}
+
+LogicalResult RandomUniformOp::verify() {
+  if (failed(verifyRandom(*this, getDynamicSizes(), getType(), "low",
+                          getLow().convertToDouble(), "high",
+                          getHigh().convertToDouble())))
+    return failure();
+  if (getLow().convertToDouble() > getHigh().convertToDouble())
+    return emitOpError() << "low (" << getLow().convertToDouble()
+                         << ") must not exceed high ("
+                         << getHigh().convertToDouble() << ")";
+  return success();
+}
+
+LogicalResult RandomNormalOp::verify() {
+  if (failed(verifyRandom(*this, getDynamicSizes(), getType(), "mean",
+                          getMean().convertToDouble(), "scale",
+                          getScale().convertToDouble())))
+    return failure();
+  if (getScale().convertToDouble() < 0.0)
+    return emitOpError() << "scale (" << getScale().convertToDouble()
+                         << ") must not be negative";
+  return success();
+}
+
+/// Seeded draws are a function of the seed and the shape (pure); unseeded
+/// ones advance the artifact's counter, so they must neither be merged
+/// nor moved across each other.
+template <typename OpT>
+static void randomEffects(
+    OpT op,
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  if (op.getSeed())
+    return;
+  effects.emplace_back(MemoryEffects::Read::get());
+  effects.emplace_back(MemoryEffects::Write::get());
+}
+
+void RandomUniformOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  randomEffects(*this, effects);
+}
+
+void RandomNormalOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  randomEffects(*this, effects);
+}

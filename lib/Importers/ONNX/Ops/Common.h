@@ -14,6 +14,7 @@ using mlir::tessel::sizeNameOf;
 //===--- Registration (one function per Ops/*.cpp file) -------------------===//
 void registerElementwiseConverters(ConverterMap &map);
 void registerMiscConverters(ConverterMap &map);
+void registerRandomConverters(ConverterMap &map);
 void registerConvPoolConverters(ConverterMap &map);
 void registerMatMulConverters(ConverterMap &map);
 void registerNormalizationConverters(ConverterMap &map);

@@ -1,4 +1,4 @@
-//===- Misc.cpp - Constant, Identity, Cast, Dropout, windows ---------------===//
+//===- Misc.cpp - Constant, Identity, Cast, windows ------------------------===//
 #include "Common.h"
 #include "RunTimeShapes.h"
 
@@ -222,44 +222,6 @@ LogicalResult convertCastLike(NodeContext &ctx) {
   return success();
 }
 
-LogicalResult convertDropout(NodeContext &ctx) {
-  // Inference: identity; the mask (if asked for) is all true.
-  ctx.ignoreAttr("seed");
-  if (ctx.opset() < 12) {
-    ctx.ignoreAttr("ratio");
-    if (ctx.hasAttr("is_test")) {
-      FailureOr<int64_t> isTest = ctx.intAttr("is_test");
-      if (failed(isTest))
-        return failure();
-      if (*isTest == 0)
-        return ctx.attrError("is_test", "= 0 (training mode) is not "
-                                        "supported: Tessel compiles inference");
-    }
-  } else if (ctx.hasInput(2)) {
-    // Training mode draws a random mask; only ratio = 0 (keep everything)
-    // is deterministic, and then it is the identity too.
-    DenseElementsAttr mode = ctx.constantInput(2);
-    if (!mode)
-      return ctx.notConstant(2, "training_mode");
-    if (toInts(mode).front() != 0) {
-      DenseElementsAttr ratio = ctx.constantInput(1);
-      if (ctx.hasInput(1) && !ratio)
-        return ctx.notConstant(1, "ratio");
-      // The ratio defaults to 0.5 when absent.
-      if (!ratio || toDoubles(ratio).front() != 0.0)
-        return ctx.unsupported("Dropout in training mode with a non-zero "
-                               "ratio (a random mask)");
-    }
-  }
-  ctx.setOutput(0, ctx.input(0));
-  if (ctx.hasOutput(1)) {
-    auto maskTy = withElementType(ctx.inputType(0), ctx.builder().getI1Type());
-    ctx.setConstantOutput(
-        1, DenseElementsAttr::get(maskTy, ctx.builder().getBoolAttr(true)));
-  }
-  return success();
-}
-
 /// Hann, Hamming and Blackman windows (opset 17), computed element by
 /// element: of static length when `size` is a constant, else of the length
 /// the input holds at run time (checked: 1 to 2^24).
@@ -342,5 +304,4 @@ void mlir::tessel::onnx_import::registerMiscConverters(ConverterMap &m) {
   m["Identity"] = convertIdentity;
   m["Cast"] = convertCast;
   m["CastLike"] = convertCastLike;
-  m["Dropout"] = convertDropout;
 }

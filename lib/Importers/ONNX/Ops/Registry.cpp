@@ -8,6 +8,7 @@ const ConverterMap &mlir::tessel::onnx_import::getConverters() {
     ConverterMap m;
     registerElementwiseConverters(m);
     registerMiscConverters(m);
+    registerRandomConverters(m);
     registerConvPoolConverters(m);
     registerMatMulConverters(m);
     registerNormalizationConverters(m);

@@ -59,9 +59,11 @@ def build(kind):
                      [vi("x", ["N", 3, "H", 4])], [vi("y", ["N", 2, "H", 4])],
                      inits=[w])
     if kind == "unsupported-op":
-        # Bernoulli draws random numbers: nothing a compiled artifact does.
-        return model([helper.make_node("Bernoulli", ["x"], ["y"], name="bern0")],
-                     [vi("x", [6])], [vi("y", [6])], opset=15)
+        # MaxRoiPool (Fast R-CNN's pooling; RoiAlign is supported) is not.
+        return model([helper.make_node("MaxRoiPool", ["x", "rois"], ["y"], name="roi0",
+                                       pooled_shape=[2, 2])],
+                     [vi("x", [1, 3, 8, 8]), vi("rois", [2, 5])],
+                     [vi("y", [2, 3, 2, 2])], opset=15)
     if kind == "unsupported-attr":
         # Cast to STRING: an attribute value Tessel cannot honour.
         return model([helper.make_node("Cast", ["x"], ["y"], name="cast0",

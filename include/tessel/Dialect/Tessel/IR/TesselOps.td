@@ -413,6 +413,69 @@ def Tessel_ScatterElementsOp : Tessel_Op<"scatter_elements", [Pure]> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Random values
+//===----------------------------------------------------------------------===//
+
+class Tessel_RandomOp<string mnemonic, string distribution>
+    : Tessel_Op<mnemonic, [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "A tensor of independent " # distribution # " samples";
+  let results = (outs Tessel_FloatTensor:$result);
+  let assemblyFormat = [{
+    (`(` $dynamicSizes^ `)`)? attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tessel_RandomUniformOp : Tessel_RandomOp<"random_uniform", "uniform"> {
+  let description = [{
+    Each element is drawn from the uniform distribution on `[low, high)`
+    (ONNX RandomUniform, RandomUniformLike; Bernoulli and training-mode
+    Dropout compare such draws). `dynamicSizes` give the result's dynamic
+    dimensions, in order.
+
+    Element `i` (row-major) is a function of the key and `i` alone: the
+    SplitMix64 output for `key + (i + 1) * 0x9E3779B97F4A7C15`, its top 24
+    bits (53 for f64) scaled to `[0, 1)`. With `seed`, the key is SplitMix64
+    of the seed, so every call draws the same values (and so does every
+    op with that seed and type). Without, the key is SplitMix64 of a
+    per-artifact counter that each execution of each such op advances
+    atomically: calls and ops draw different values. This is not the
+    generator of numpy, PyTorch or ONNX Runtime; their values are not
+    reproduced (ONNX does not define them). `tessel-lower-random` expands
+    the op.
+
+    ```mlir
+    %u = tessel.random_uniform {low = 0.0, high = 1.0, seed = 5 : i64}
+        : tensor<2x3xf32>
+    %v = tessel.random_uniform(%n) {low = -1.0, high = 1.0} : tensor<?x8xf16>
+    ```
+  }];
+  let arguments = (ins Variadic<Index>:$dynamicSizes,
+                       DefaultValuedAttr<F64Attr, "0.0">:$low,
+                       DefaultValuedAttr<F64Attr, "1.0">:$high,
+                       OptionalAttr<I64Attr>:$seed);
+}
+
+def Tessel_RandomNormalOp : Tessel_RandomOp<"random_normal", "normal"> {
+  let description = [{
+    Each element is drawn from the normal distribution with mean `mean` and
+    standard deviation `scale` (ONNX RandomNormal, RandomNormalLike): the
+    Box-Muller transform of two uniform draws, made as `tessel.random_uniform`
+    makes its draws from stream positions `2i` and `2i + 1`. `seed` as
+    there.
+
+    ```mlir
+    %n = tessel.random_normal {mean = 0.0, scale = 1.0, seed = 5 : i64}
+        : tensor<4x4xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Index>:$dynamicSizes,
+                       DefaultValuedAttr<F64Attr, "0.0">:$mean,
+                       DefaultValuedAttr<F64Attr, "1.0">:$scale,
+                       OptionalAttr<I64Attr>:$seed);
+}
+
 include "tessel/Dialect/Tessel/IR/TesselKernelOps.td"
 include "tessel/Dialect/Tessel/IR/TesselImportOps.td"
 

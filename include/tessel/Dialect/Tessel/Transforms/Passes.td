@@ -101,6 +101,33 @@ def TesselSplatsToFills : Pass<"tessel-splats-to-fills"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def TesselLowerRandom : Pass<"tessel-lower-random", "::mlir::ModuleOp"> {
+  let summary = "Expand tessel.random_uniform and tessel.random_normal into "
+                "counter-based generators";
+  let description = [{
+    Each op becomes a `linalg.generic` that computes every element from its
+    row-major position and the op's key (the SplitMix64 mix of
+    `key + (i + 1) * 0x9E3779B97F4A7C15`, scaled to the element type; the
+    normal draws take two such values through Box-Muller): no state
+    between elements, so the loop vectorizes and parallelizes like any
+    other. A seeded op's key is a constant. An unseeded op's key mixes the
+    old value of `@__tessel_random_calls`, a private `memref.global` this
+    pass adds to the module, which each execution of the op advances with
+    a `memref.atomic_rmw` (calls from several threads still draw distinct
+    keys). Without `unseeded` (targets whose host does not run the model's
+    code, the GPU), an unseeded op is an error that asks for a seed.
+  }];
+  let options = [
+    Option<"unseeded", "unseeded", "bool", /*default=*/"true",
+           "Allow unseeded draws (the call counter lives in host memory)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def TesselDecomposeGraphOps : Pass<"tessel-decompose-graph-ops"> {
   let summary = "Decompose tessel graph ops into TOSA and math ops";
   let description = [{
