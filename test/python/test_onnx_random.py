@@ -222,3 +222,48 @@ def test_like_of_integers_needs_dtype():
               [vi("y", TensorProto.FLOAT, [4])])
     with pytest.raises(tessel.CompileError, match="attribute 'dtype'.*is required"):
         tessel.compile(m.SerializeToString())
+
+
+def multinomial_model(batch, classes, samples, dtype=TensorProto.INT32, x_type=TensorProto.FLOAT,
+                      **attrs):
+    return model("Multinomial", [vi("x", x_type, [batch, classes])],
+                 [vi("y", dtype, [batch, samples])], sample_size=samples, dtype=dtype, **attrs)
+
+
+def test_multinomial_frequencies():
+    logits = np.log(np.array([[0.1, 0.2, 0.3, 0.4], [0.7, 0.0, 0.0, 0.3]], np.float32) + 1e-30)
+    logits[1, 1:3] = -np.inf  # zero probability
+    logits = logits + np.float32(5.0)  # unnormalized
+    f = tessel.compile(multinomial_model(2, 4, 40000).SerializeToString())
+    y = f(logits)
+    assert y.shape == (2, 40000) and y.dtype == np.int32
+    assert y.min() >= 0 and y.max() <= 3
+    freq = np.stack([np.bincount(r, minlength=4) / 40000 for r in y])
+    # Standard error at most 0.0025.
+    np.testing.assert_allclose(freq, [[0.1, 0.2, 0.3, 0.4], [0.7, 0.0, 0.0, 0.3]], atol=0.015)
+    assert freq[1, 1] == 0 and freq[1, 2] == 0
+
+
+def test_multinomial_seeded_matches_the_generator():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal([3, 10])
+    f = tessel.compile(multinomial_model(3, 10, 50, TensorProto.INT64, TensorProto.DOUBLE,
+                                         seed=7.0).SerializeToString())
+    w = np.exp(x - x.max(axis=1, keepdims=True))
+    cum = np.cumsum(w, axis=1)
+    u = draws(float_seed(7.0), 150, 53).reshape(3, 50)
+    want = np.minimum((cum[:, None, :] <= (u * w.sum(axis=1, keepdims=True))[:, :, None])
+                      .sum(axis=2), 9)
+    got = f(x)
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(f(x), got)
+
+
+@pytest.mark.parametrize("attrs,match", [(dict(sample_size=0), "attribute 'sample_size'"),
+                                         (dict(dtype=TensorProto.FLOAT), "attribute 'dtype'")])
+def test_multinomial_bad_attributes(attrs, match):
+    m = model("Multinomial", [vi("x", TensorProto.FLOAT, [2, 3])], [vi("y", TensorProto.INT32, [2, 1])],
+              **attrs)
+    with pytest.raises(tessel.CompileError, match=match):
+        tessel.compile(m.SerializeToString())

@@ -306,7 +306,7 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
       "ReduceMean", "MatMul", "Gemm", "Shape", "Size", "Reshape", "Gather",
       "LayerNormalization", "Squeeze", "Unsqueeze", "Split", "Expand",
       "ScatterElements", "Slice", "RandomUniformLike", "RandomNormalLike",
-      "Bernoulli", "Dropout"};
+      "Bernoulli", "Multinomial", "Dropout"};
   // These take a batch (dim 0 of every input) of run-time size, the other
   // dims static: the convolutions and pooling of CNNs with a symbolic batch.
   static const llvm::StringSet<> takesRunTimeBatch = {

@@ -1,4 +1,4 @@
-//===- Random.cpp - RandomUniform/Normal(Like), Bernoulli, Dropout --------===//
+//===- Random.cpp - The ONNX ops that draw random values -----------------===//
 //
 // The draws are tessel.random_uniform / tessel.random_normal (their
 // generator is documented on the ops); these converters only map the ONNX
@@ -8,9 +8,11 @@
 #include "Common.h"
 
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Dialect/Tessel/Utils/TosaBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 
@@ -187,6 +189,85 @@ LogicalResult convertBernoulli(NodeContext &ctx) {
   return success();
 }
 
+/// Multinomial: `sample_size` class indices per row of unnormalized
+/// log-probabilities `x` (batch x classes). Sample (b, s) is the first
+/// class whose running sum of exp(x - max) exceeds u * total for a uniform
+/// draw u: class c with probability softmax(x)[c].
+LogicalResult convertMultinomial(NodeContext &ctx) {
+  OpBuilder &b = ctx.builder();
+  Location loc = ctx.loc();
+  FailureOr<std::optional<int64_t>> seed = seedAttr(ctx, /*isFloat=*/true);
+  FailureOr<int64_t> samples = ctx.intAttr("sample_size", 1);
+  FailureOr<int64_t> dtype = ctx.intAttr("dtype", onnx::TensorProto::INT32);
+  if (failed(seed) || failed(samples) || failed(dtype))
+    return failure();
+  if (*samples < 1)
+    return ctx.attrError("sample_size", "= " + std::to_string(*samples) +
+                                            " must be positive");
+  if (*dtype != onnx::TensorProto::INT32 && *dtype != onnx::TensorProto::INT64)
+    return ctx.attrError("dtype", "= " + std::to_string(*dtype) +
+                                      " must be int32 (6) or int64 (7)");
+  Type outElem = b.getIntegerType(*dtype == onnx::TensorProto::INT32 ? 32 : 64);
+  RankedTensorType in = ctx.inputType(0);
+  if (in.getRank() != 2 || !isa<FloatType>(in.getElementType()))
+    return ctx.emitError() << "input must be a batch x classes float "
+                              "tensor, got "
+                           << in;
+  if (in.getDimSize(1) == 0)
+    return ctx.emitError() << "input has no classes to draw from";
+  auto compute = cast<FloatType>(drawType(in.getElementType()));
+  // Weights exp(x - max) per row, and their total.
+  tessel::TosaBuilder tb(b, loc);
+  Value x = castValue(ctx, ctx.input(0), compute);
+  Value w = tb.exp(tb.sub(x, tb.reduceMax(x, 1)));
+  Value total = tb.reduceSum(w, 1);
+  // One draw per sample, then a walk along the row.
+  Value batch = in.isDynamicDim(0)
+                    ? Value(tensor::DimOp::create(b, loc, ctx.input(0), 0))
+                    : Value();
+  auto drawTy = RankedTensorType::get({in.getDimSize(0), *samples}, compute);
+  SmallVector<Value> dyn;
+  if (batch)
+    dyn.push_back(batch);
+  Value u = tessel::RandomUniformOp::create(
+      b, loc, drawTy, dyn, b.getF64FloatAttr(0.0), b.getF64FloatAttr(1.0),
+      *seed ? b.getI64IntegerAttr(**seed) : IntegerAttr());
+  auto outTy = RankedTensorType::get({in.getDimSize(0), *samples}, outElem);
+  Value classes = tensor::DimOp::create(b, loc, w, 1);
+  Value out = tensor::GenerateOp::create(
+      b, loc, outTy, dyn, [&](OpBuilder &nb, Location l, ValueRange ivs) {
+        Value zero = arith::ConstantIndexOp::create(nb, l, 0);
+        Value one = arith::ConstantIndexOp::create(nb, l, 1);
+        Value threshold = arith::MulFOp::create(
+            nb, l, tensor::ExtractOp::create(nb, l, u, ivs),
+            tensor::ExtractOp::create(nb, l, total, ValueRange{ivs[0], zero}));
+        Value fzero =
+            arith::ConstantOp::create(nb, l, compute, nb.getFloatAttr(compute, 0));
+        // count = #{c : running sum through c <= threshold}.
+        auto loop = scf::ForOp::create(
+            nb, l, zero, classes, one, ValueRange{fzero, zero},
+            [&](OpBuilder &lb, Location ll, Value c, ValueRange acc) {
+              Value sum = arith::AddFOp::create(
+                  lb, ll, acc[0],
+                  tensor::ExtractOp::create(lb, ll, w, ValueRange{ivs[0], c}));
+              Value below = arith::CmpFOp::create(
+                  lb, ll, arith::CmpFPredicate::OLE, sum, threshold);
+              Value count = arith::AddIOp::create(
+                  lb, ll, acc[1],
+                  arith::SelectOp::create(lb, ll, below, one, zero));
+              scf::YieldOp::create(lb, ll, ValueRange{sum, count});
+            });
+        // Rounding may leave the last sum at or below u * total.
+        Value last = arith::SubIOp::create(nb, l, classes, one);
+        Value idx =
+            arith::MinUIOp::create(nb, l, loop.getResult(1), last);
+        tensor::YieldOp::create(
+            nb, l, arith::IndexCastOp::create(nb, l, outElem, idx));
+      });
+  ctx.setOutput(0, out);
+  return success();
+}
+
 /// A scalar operand (rank 0, or one element) read at run time.
 Value scalarOf(NodeContext &ctx, Value t) {
   auto type = cast<RankedTensorType>(t.getType());
@@ -321,5 +402,6 @@ void mlir::tessel::onnx_import::registerRandomConverters(ConverterMap &m) {
   m["RandomUniformLike"] = convertRandom</*normal=*/false, /*like=*/true>;
   m["RandomNormalLike"] = convertRandom</*normal=*/true, /*like=*/true>;
   m["Bernoulli"] = convertBernoulli;
+  m["Multinomial"] = convertMultinomial;
   m["Dropout"] = convertDropout;
 }
