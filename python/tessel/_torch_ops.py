@@ -815,20 +815,45 @@ def softmin(cx, input, dim=None, _stacklevel=3, dtype=None):
 
 
 def _dropout(cx, input, p=0.5, training=False, inplace=False):
-    if training:
-        raise Unsupported("dropout with training=True draws a random mask; "
-                          "Tessel compiles inference (call module.eval())")
+    if not training or p == 0:
+        return input
+    # Training mode: ONNX Dropout keeps each element with probability
+    # 1 - p and scales it by 1 / (1 - p), as PyTorch does (other draws).
+    if not 0 <= p < 1:
+        raise Unsupported(f"dropout probability {p} is outside [0, 1)")
+    return cx.op("Dropout", [input, scalar(cx, float(p), torch.float32),
+                             cx.const(torch.tensor(True))],
+                 shape=input.shape, dtype=input.dtype)
+
+
+def dropout_trains(input=None, p=0.5, training=False, inplace=False, *rest):
+    """Whether a dropout call (F.dropout's or torch.dropout's arguments)
+    draws a mask: in training mode with a nonzero probability."""
+    return bool(training) and p != 0
+
+
+converts(F.dropout)(_dropout)
+
+
+@converts(torch.dropout)
+def _torch_dropout(cx, input, p, train):
+    return _dropout(cx, input, p, train)
+
+
+def _alpha_dropout(cx, input, p=0.5, training=False, inplace=False):
+    if training and p != 0:
+        raise Unsupported("alpha and feature (channel) dropout in training mode draw "
+                          "masks ONNX Dropout does not make; only F.dropout trains")
     return input
 
 
-converts(F.dropout, F.dropout1d, F.dropout2d, F.dropout3d, F.alpha_dropout,
-         F.feature_alpha_dropout)(_dropout)
+converts(F.dropout1d, F.dropout2d, F.dropout3d, F.alpha_dropout,
+         F.feature_alpha_dropout)(_alpha_dropout)
 
 
-@converts(torch.dropout, torch.alpha_dropout, torch.feature_dropout,
-          torch.feature_alpha_dropout)
-def _torch_dropout(cx, input, p, train):
-    return _dropout(cx, input, p, train)
+@converts(torch.alpha_dropout, torch.feature_dropout, torch.feature_alpha_dropout)
+def _torch_alpha_dropout(cx, input, p, train):
+    return _alpha_dropout(cx, input, p, train)
 
 
 # --------------------------------------------------------------------------
@@ -2262,6 +2287,71 @@ RANDOM_FUNCTIONS = {
 }
 RANDOM_METHODS = {"uniform_", "normal_", "bernoulli_", "bernoulli", "exponential_",
                   "geometric_", "log_normal_", "cauchy_", "random_", "multinomial"}
+
+# The random ops that convert (ONNX RandomUniform/Normal(Like), Bernoulli,
+# Multinomial; Tessel's own generator, docs/dialects/tessel.md): a new draw
+# on every call, never PyTorch's values.
+DRAWING_FUNCTIONS = {torch.rand, torch.randn, torch.rand_like, torch.randn_like,
+                     torch.bernoulli, torch.multinomial}
+DRAWING_METHODS = {"bernoulli", "multinomial"}
+DROPOUT_FUNCTIONS = {F.dropout, torch.dropout}
+
+_DRAW_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+
+
+def _draw_dtype(cx):
+    if cx.out_dtype not in _DRAW_DTYPES:
+        raise Unsupported(f"random draws of {cx.out_dtype} are not supported (float types)")
+    return cx.out_dtype
+
+
+@converts(torch.rand, torch.randn)
+def _rand(cx, *size, **kwargs):
+    dtype = _draw_dtype(cx)
+    op = "RandomUniform" if cx.node.target is torch.rand else "RandomNormal"
+    return cx.op(op, [], dtype=dtype, shape=cx.out_shape, tag=op.lower(),
+                 onnx_attrs={"shape": list(cx.out_shape), "dtype": onnx_type(dtype)})
+
+
+@converts(torch.rand_like, torch.randn_like)
+def _rand_like(cx, input, **kwargs):
+    dtype = _draw_dtype(cx)
+    op = "RandomUniformLike" if cx.node.target is torch.rand_like else "RandomNormalLike"
+    return cx.op(op, [input], dtype=dtype, shape=cx.out_shape, tag=op.lower(),
+                 onnx_attrs={"dtype": onnx_type(dtype)})
+
+
+@converts(torch.bernoulli, "bernoulli")
+def _bernoulli(cx, input, p=None, generator=None, **kwargs):
+    if isinstance(p, (int, float)):
+        # bernoulli(input, p): probability p everywhere, input's shape.
+        u = cx.op("RandomUniformLike", [input], dtype=torch.float32, shape=input.shape,
+                  tag="uniform", onnx_attrs={"dtype": onnx_type(torch.float32)})
+        ones = binary(cx, "Less", u, float(p), torch.float32, out_dtype=torch.bool)
+        return cast(cx, ones, cx.out_dtype)
+    if p is not None:
+        raise Unsupported("bernoulli with a tensor p is not supported")
+    return cx.op("Bernoulli", [input], dtype=cx.out_dtype, shape=cx.out_shape,
+                 onnx_attrs={"dtype": onnx_type(cx.out_dtype)})
+
+
+@converts(torch.multinomial, "multinomial")
+def _multinomial(cx, input, num_samples, replacement=False, generator=None, **kwargs):
+    if not replacement and num_samples > 1:
+        raise Unsupported("multinomial without replacement is not supported "
+                          "(ONNX Multinomial draws with replacement)")
+    if input.rank not in (1, 2):
+        raise Unsupported(f"multinomial of a rank-{input.rank} input (1 or 2)")
+    # ONNX takes log-probabilities of a batch; torch weights (>= 0).
+    x = cast(cx, input, torch.float32 if input.dtype != torch.float64 else input.dtype)
+    logits = unary(cx, "Log", x)
+    if input.rank == 1:
+        logits = unsqueeze(cx, logits, 0)
+    out = cx.op("Multinomial", [logits], dtype=torch.int64,
+                shape=(logits.shape[0], num_samples),
+                sample_size=int(num_samples),
+                onnx_attrs={"dtype": onnx_type(torch.int64)})
+    return reshape(cx, out, cx.out_shape)
 
 # Queries that give a Python value from a tensor without reading its data.
 SHAPE_METHODS = {"size", "dim", "ndimension", "numel", "nelement", "element_size",

@@ -68,6 +68,7 @@ in (docs/importers/torch.md).
 """
 
 import contextlib
+import functools
 import dis
 import inspect
 import io
@@ -391,10 +392,35 @@ def _wrap_leaf_root(module):
     return wrapper.train(module.training)
 
 
+@contextlib.contextmanager
+def _traced_draws(tracer):
+    """torch's random functions recorded as calls even with constant
+    arguments (torch.randn(4, 8), torch.randperm(3)): FX would run them
+    once and keep that draw as a constant, which the artifact would replay.
+    Those that convert then draw on every call; the others are errors."""
+    randoms = {id(f) for f in ops.RANDOM_FUNCTIONS}
+    originals = {name: getattr(torch, name) for name in dir(torch)
+                 if id(getattr(torch, name, None)) in randoms}
+
+    def traced(fn):
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            return tracer.create_proxy("call_function", fn, args, kwargs)
+        return call
+
+    try:
+        for name, fn in originals.items():
+            setattr(torch, name, traced(fn))
+        yield
+    finally:
+        for name, fn in originals.items():
+            setattr(torch, name, fn)
+
+
 def _trace(module, concrete):
     tracer = Tracer()
     try:
-        with _fixed_proxy_iter():
+        with _fixed_proxy_iter(), _traced_draws(tracer):
             graph = tracer.trace(module, concrete_args=concrete or None)
     except TorchImportError:
         raise
@@ -467,6 +493,24 @@ class _RecordFailure(Exception):
         self.error = error
 
 
+def _is_random(node):
+    if node.op == "call_function":
+        return node.target in ops.RANDOM_FUNCTIONS
+    return node.op == "call_method" and node.target in ops.RANDOM_METHODS
+
+
+def _draws(node):
+    """A random op that converts to the IR's random ops (it draws anew on
+    every call of the artifact), and a dropout in training mode."""
+    if node.op == "call_function":
+        if node.target in ops.DRAWING_FUNCTIONS:
+            return True
+        if node.target in ops.DROPOUT_FUNCTIONS:
+            return ops.dropout_trains(*node.args, **node.kwargs)
+        return False
+    return node.op == "call_method" and node.target in ops.DRAWING_METHODS
+
+
 class _Recorder(torch.fx.Interpreter):
     """Runs the traced module once and records, per node, the value a later
     translation needs: tensors that depend on an input (``dynamic``) as
@@ -498,8 +542,9 @@ class _Recorder(torch.fx.Interpreter):
                 f"{type(e).__name__}: {e}")) from e
         if n.op == "output":
             return result
+        # A random op's result is new on every call: never a constant.
         dyn = _has_tensor(result) and (
-            n.op == "placeholder" or
+            n.op == "placeholder" or _draws(n) or
             (n.op in _CALLS and any(i in self.dynamic for i in n.all_input_nodes)))
         if dyn:
             self.dynamic.add(n)
@@ -702,9 +747,11 @@ class NodeContext:
         finally:
             self._scopes.pop()
 
-    def op(self, op_type, inputs, *, outputs=1, tag=None, dtype=None, shape=None, **attrs):
+    def op(self, op_type, inputs, *, outputs=1, tag=None, dtype=None, shape=None,
+           onnx_attrs=None, **attrs):
         """Emits one ONNX node; returns its output Value (a list when
-        ``outputs`` > 1). ``None`` inputs are omitted optional inputs."""
+        ``outputs`` > 1). ``None`` inputs are omitted optional inputs.
+        ``onnx_attrs``: attributes whose names the keywords take (``shape``)."""
         suffix = "/".join(self._scopes + [tag or op_type.lower()])
         name = self._g.fresh_node(f"{self.node.name}/{suffix}")
         in_names = ["" if v is None else self._t.use(v) for v in inputs]
@@ -714,7 +761,7 @@ class NodeContext:
             out_names = [self._g.fresh_value(name)]
         else:
             out_names = [self._g.fresh_value(f"{name}:{i}") for i in range(outputs)]
-        attrs = {k: v for k, v in attrs.items() if v is not None}
+        attrs = {k: v for k, v in {**attrs, **(onnx_attrs or {})}.items() if v is not None}
         proto = helper.make_node(op_type, in_names, out_names, name=name, **attrs)
         self._g.nodes.append(proto)
         self.emitted.append(proto)
@@ -881,9 +928,11 @@ class _Translator:
 
     def _convert(self, node):
         rec = self.recorder.records.get(node)
-        if self._is_random(node):
-            raise _final(_node_error(node, self.gm, "random ops are not supported (the "
-                                     "artifact would replay one draw)"))
+        if self._is_random(node) and not self._draws(node):
+            raise _final(_node_error(node, self.gm, "this random op is not supported (the "
+                                     "artifact would replay one draw); rand, randn, "
+                                     "rand_like, randn_like, bernoulli, multinomial with "
+                                     "replacement and dropout are"))
         if node not in self.recorder.dynamic:
             reads_input = any(i in self.recorder.dynamic for i in node.all_input_nodes)
             if reads_input and rec is not None and not self._is_shape_query(node):
@@ -926,9 +975,11 @@ class _Translator:
         return fn, args, kwargs
 
     def _is_random(self, node):
-        if node.op == "call_function":
-            return node.target in ops.RANDOM_FUNCTIONS
-        return node.op == "call_method" and node.target in ops.RANDOM_METHODS
+        return _is_random(node)
+
+    def _draws(self, node):
+        """A random op with a converter: it draws anew on every call."""
+        return _draws(node)
 
     def _is_shape_query(self, node):
         if node.op == "call_method":

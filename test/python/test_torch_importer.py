@@ -481,13 +481,14 @@ def test_data_dependent_values_are_rejected():
     assert e.where.endswith(f"{THIS_FILE}:{line_of('BRANCH_LINE')}")
 
 
-def test_random_ops_are_rejected():
+def test_random_ops_without_a_converter_are_rejected():
+    # (rand, randn, bernoulli ... convert: test_torch_random.py.)
     class Noisy(nn.Module):
         def forward(self, x):
-            return x + torch.randn_like(x)
+            return x + torch.randperm(3)
 
     e = raises_import_error(Noisy().eval(), (torch.randn(2, 3),))
-    assert e.node == "randn_like" and "random" in str(e)
+    assert e.node == "randperm" and "random op is not supported" in str(e)
 
 
 def test_inplace_update_of_a_view_read_later_is_rejected():
