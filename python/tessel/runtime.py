@@ -70,7 +70,8 @@ def _spec(entry):
 
 class _Slot:
     """One value of the model as its user sees it: a tensor, a sequence
-    (its parts ``sizes`` [count, rank] and ``data``) or an optional (its
+    (its parts ``sizes`` [count, rank], padded in front with -1 where the
+    elements differ in rank, and ``data``) or an optional (its
     ``present`` flag, then its value's parts): indices into the specs."""
 
     def __init__(self, name):
@@ -138,16 +139,20 @@ def _pack(slots, specs, values):
                                   "arrays")
         elements = [_as_array(e, k) for e in elements]
         rank = sizes_spec.shape[1]
-        if isinstance(rank, str):
-            rank = elements[0].ndim if elements else 0
+        declared = not isinstance(rank, str)
+        if not declared:
+            # Elements may differ in rank: rows as wide as the highest,
+            # padded in front with -1.
+            rank = max((e.ndim for e in elements), default=0)
         for j, e in enumerate(elements):
-            if e.dtype != data_spec.dtype or e.ndim != rank:
+            if e.dtype != data_spec.dtype or (declared and e.ndim != rank):
                 raise InvocationError(
                     f"{what} element {j} is {e.dtype}{list(e.shape)}; the "
-                    f"sequence holds {data_spec.dtype} tensors of rank {rank}")
-        arrays[slot.sizes] = np.array([e.shape for e in elements],
-                                      dtype=np.int64).reshape(len(elements),
-                                                              rank)
+                    f"sequence holds {data_spec.dtype} tensors" +
+                    (f" of rank {rank}" if declared else ""))
+        arrays[slot.sizes] = np.array(
+            [[-1] * (rank - e.ndim) + list(e.shape) for e in elements],
+            dtype=np.int64).reshape(len(elements), rank)
         arrays[slot.data] = (np.concatenate([e.ravel() for e in elements])
                              if elements else
                              np.zeros(0, dtype=data_spec.dtype))
@@ -166,6 +171,8 @@ def _unpack(slots, outs):
             sizes, data = outs[slot.sizes], outs[slot.data]
             elements, at = [], 0
             for row in sizes.tolist():
+                while row and row[0] == -1:  # a lower-rank element's padding
+                    row = row[1:]
                 n = 1
                 for d in row:  # Python ints: no wrapping
                     n *= d

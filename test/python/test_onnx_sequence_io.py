@@ -1,5 +1,6 @@
 """ONNX sequences and optionals as graph inputs and outputs (artifact ABI
-v7: a sequence crosses as its parts sizes [count, rank] and data, an
+v7: a sequence crosses as its parts sizes [count, rank] (rows padded in
+front with -1 where the elements differ in rank) and data, an
 optional as a present flag before its value; lib/Importers/ONNX/
 PackedSequence.cpp). One artifact runs on sequences of any length, against
 Python lists; the bad inputs fail with a message, never a wrong answer."""
@@ -203,16 +204,33 @@ def test_bad_sequence_inputs():
             native.invoke([np.array(sizes, np.int64), data], 1)
 
 
-def test_mixed_rank_sequence_fails_the_call():
-    # A packed sequence holds tensors of one rank: inserting a vector into
-    # a sequence of scalars fails the call instead of misreading sizes.
-    f = model([helper.make_node("SequenceInsert", ["s", "x"], ["t"])],
-              [("s", seq_type(F)), ("x", F, [2])], [("t", seq_type(F))])
-    x = rand(2)
-    assert_list_equal(f([], x), [x])
-    assert_list_equal(f([rand(3)], x), [rand(3), x])
-    with pytest.raises(tessel.InvocationError, match="returned -3"):
-        f([np.float32(1.0) * np.ones((), np.float32)], x)
+def test_sequences_of_mixed_ranks():
+    # Elements of several ranks: their sizes rows padded in front with -1
+    # (ONNX's test_loop16_seq_none builds one), in and out of the artifact.
+    f = model([helper.make_node("SequenceInsert", ["s", "x"], ["t"]),
+               helper.make_node("SequenceLength", ["t"], ["n"])],
+              [("s", seq_type(F)), ("x", F, [2])], [("t", seq_type(F)), ("n", I64, [])])
+    x, scalar, cube = rand(2), np.full((), 3, np.float32), rand(2, 1, 3, seed=1)
+    t, n = f([], x)
+    assert_list_equal(t, [x])
+    assert_list_equal(f([rand(3)], x)[0], [rand(3), x])
+    t, n = f([scalar], x)
+    assert_list_equal(t, [scalar, x]) and int(n) == 2
+    t, n = f([cube, scalar], x)
+    assert_list_equal(t, [cube, scalar, x]) and int(n) == 3
+    # The parts as a C caller passes them: -1 pads only the front of a row.
+    native = f._function
+    x2 = np.zeros(2, np.float32)
+    for sizes, data, ok in (([[-1, 2], [1, 2]], np.zeros(4, np.float32), True),
+                            ([[-1, -1]], np.zeros(1, np.float32), True),
+                            ([[2, -1]], np.zeros(2, np.float32), False),
+                            ([[-2, 1]], np.zeros(1, np.float32), False)):
+        args = [np.array(sizes, np.int64), data, x2]
+        if ok:
+            native.invoke(args, 3)
+        else:
+            with pytest.raises(tessel.InvocationError, match="returned -3"):
+                native.invoke(args, 3)
 
 
 @pytest.mark.parametrize("split", ["lengths", "chunk", "ones", "ones_squeezed"])
@@ -255,8 +273,8 @@ def test_split_of_run_time_sizes(split):
 
 def test_loop_that_changes_a_carried_sequences_rank():
     # The body inserts into what was a sequence of vectors, but the second
-    # iteration gets a sequence of rank-8 tensors: the call fails (-3)
-    # instead of writing rank-8 rows into rank-1 ones.
+    # iteration gets a sequence of rank-8 tensors: the vector's row is
+    # padded to the rank-8 rows' width, not written into them.
     seq1 = seq_type(F, [None])
     body = helper.make_graph(
         [helper.make_node("Identity", ["c_in"], ["c_out"]),
@@ -275,8 +293,36 @@ def test_loop_that_changes_a_carried_sequences_rank():
     x1, xr = np.full(1, 7, np.float32), np.full([1] * 8, 5, np.float32)
     assert_list_equal(f(np.int64(1), [np.ones(1, np.float32)], x1, xr),
                       [x1, np.ones(1, np.float32)])
-    with pytest.raises(tessel.InvocationError, match="returned -3"):
-        f(np.int64(2), [np.ones(1, np.float32)], x1, xr)
+    assert_list_equal(f(np.int64(2), [np.ones(1, np.float32)], x1, xr), [x1] + [xr] * 20)
+
+
+def test_reading_elements_of_a_sequence_whose_rank_changed():
+    # As above, then SequenceAt at the declared rank 1: the vector (a row
+    # padded with -1) reads back; a rank-8 element fails the call (-4, as
+    # SequenceAt fails any read it cannot make) instead of being read as a
+    # vector.
+    seq1 = seq_type(F, [None])
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["c_in"], ["c_out"]),
+         helper.make_node("SequenceInsert", ["s_in", "x1", "zero"], ["a"]),
+         helper.make_node("SequenceConstruct", ["xr"] * 3, ["s_out"])],
+        "body",
+        [helper.make_tensor_value_info("it", I64, []),
+         helper.make_tensor_value_info("c_in", TensorProto.BOOL, []),
+         helper.make_value_info("s_in", seq1), helper.make_value_info("t_in", seq1)],
+        [helper.make_tensor_value_info("c_out", TensorProto.BOOL, []),
+         helper.make_value_info("s_out", seq_type(F)), helper.make_value_info("a", seq1)],
+        initializer=[helper.make_tensor("zero", I64, [], [0])])
+    f = model([helper.make_node("Loop", ["M", "", "s", "s"], ["s_fin", "t_fin"], body=body),
+               helper.make_node("SequenceAt", ["t_fin", "i"], ["y"])],
+              [("M", I64, []), ("s", seq1), ("x1", F, [2]), ("xr", F, [1] * 8),
+               ("i", I64, [])],
+              [("y", F, [None])])
+    x1, xr, one = rand(2), np.full([1] * 8, 5, np.float32), [np.ones(1, np.float32)]
+    np.testing.assert_array_equal(f(np.int64(2), one, x1, xr, np.int64(0)), x1)
+    with pytest.raises(tessel.InvocationError, match="returned -4"):
+        f(np.int64(2), one, x1, xr, np.int64(1))
+    np.testing.assert_array_equal(f(np.int64(1), one, x1, xr, np.int64(1)), one[0])
 
 
 def test_optionals_that_cannot_leave_a_loop_body():

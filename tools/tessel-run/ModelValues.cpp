@@ -1,7 +1,8 @@
 //===- ModelValues.cpp - a model's sequences and optionals ----------------===//
 //
 // See ModelValues.h. A sequence crosses the ABI as `sizes` (i64
-// [count, rank], each element's shape) and `data` (the elements one after
+// [count, rank], each element's shape, padded in front with -1 where the
+// elements differ in rank) and `data` (the elements one after
 // another); an optional as `present` (i1 scalar) before its value's parts,
 // which hold zeros or an empty sequence when it is empty.
 //
@@ -12,6 +13,7 @@
 #include "tessel/Runtime/Npy.h"
 #include "tessel/Runtime/TensorText.h"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -159,7 +161,9 @@ tessel::run::packInputs(const std::vector<Slot> &slots,
       fail(what + " is a sequence: give a directory of N.npy files");
     const rt::ValueInfo &sizesInfo = infos[size_t(s.sizes)];
     const rt::ValueInfo &dataInfo = infos[size_t(s.data)];
-    int64_t rank = sizesInfo.isDynamic(1) ? -1 : sizesInfo.dims[1];
+    // Rows as wide as the highest rank (the model's, where it declares
+    // one), a lower-rank element's padded in front with -1.
+    int64_t rank = sizesInfo.isDynamic(1) ? 0 : sizesInfo.dims[1];
     int64_t total = 0;
     for (size_t e = 0; e < v.tensors.size(); ++e) {
       const rt::Tensor &t = v.tensors[e];
@@ -167,16 +171,13 @@ tessel::run::packInputs(const std::vector<Slot> &slots,
         fail(what + " element " + std::to_string(e) + " is " +
              t.typeString() + ", not of the sequence's " +
              tessel_dtype_name(dataInfo.dtype));
-      if (rank < 0)
-        rank = int64_t(t.rank());
-      if (int64_t(t.rank()) != rank)
+      if (!sizesInfo.isDynamic(1) && int64_t(t.rank()) != rank)
         fail(what + " element " + std::to_string(e) + " is " +
              t.typeString() + ", not of rank " + std::to_string(rank) +
-             (sizesInfo.isDynamic(1) ? " (the first element's)"
-                                     : " (the model's)"));
+             " (the model's)");
+      rank = std::max<int64_t>(rank, int64_t(t.rank()));
       total += int64_t(t.numElements());
     }
-    rank = std::max<int64_t>(rank, 0);
     rt::Tensor sizes = rt::Tensor::allocate(
         TESSEL_DTYPE_I64, {int64_t(v.tensors.size()), rank});
     rt::Tensor data = rt::Tensor::allocate(dataInfo.dtype, {total});
@@ -184,8 +185,10 @@ tessel::run::packInputs(const std::vector<Slot> &slots,
     for (size_t e = 0; e < v.tensors.size(); ++e) {
       const rt::Tensor &t = v.tensors[e];
       std::vector<int64_t> dims = t.dims();
-      std::copy(dims.begin(), dims.end(),
-                sizes.data<int64_t>() + e * size_t(rank));
+      int64_t *row = sizes.data<int64_t>() + e * size_t(rank);
+      size_t pad = size_t(rank) - dims.size();
+      std::fill(row, row + pad, int64_t(-1));
+      std::copy(dims.begin(), dims.end(), row + pad);
       if (t.byteSize())
         std::memcpy(static_cast<char *>(data.data()) + at, t.data(),
                     t.byteSize());
@@ -222,6 +225,15 @@ tessel::run::unpackOutputs(const std::vector<Slot> &slots,
     for (int64_t e = 0; e < sd[0]; ++e) {
       std::vector<int64_t> dims(sizes.data<int64_t>() + e * sd[1],
                                 sizes.data<int64_t>() + (e + 1) * sd[1]);
+      // A lower-rank element's row is padded in front with -1.
+      dims.erase(dims.begin(),
+                 std::find_if(dims.begin(), dims.end(),
+                              [](int64_t d) { return d != -1; }));
+      if (std::any_of(dims.begin(), dims.end(),
+                      [](int64_t d) { return d < 0; }))
+        throw rt::Error(TESSEL_INTERNAL, "output '" + s.name +
+                                             "': element " + std::to_string(e) +
+                                             " has a negative size");
       rt::Tensor t = rt::Tensor::allocate(data.dtype(), dims);
       if (at + t.byteSize() > data.byteSize())
         throw rt::Error(TESSEL_INTERNAL,

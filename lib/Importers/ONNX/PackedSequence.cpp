@@ -31,7 +31,9 @@ Value rowCount(IndexMath &m, Value sizes, Value j) {
         Value d = arith::IndexCastOp::create(
             nb, loc, nb.getIndexType(),
             tensor::ExtractOp::create(nb, loc, sizes, ValueRange{j, k}));
-        scf::YieldOp::create(nb, loc, n.mul(acc[0], d));
+        // A -1 pads the front of a lower-rank element's row.
+        scf::YieldOp::create(nb, loc, n.mul(acc[0], n.select(n.lt(d, n.c(0)),
+                                                             n.c(1), d)));
       });
   return loop.getResult(0);
 }
@@ -54,6 +56,38 @@ Value zeroSizes(IndexMath &m, Value rows, Value cols) {
                                         m.b.getI64Type(), ValueRange{rows, cols});
   Value zero = arith::ConstantIntOp::create(m.b, m.loc, m.b.getI64Type(), 0);
   return linalg::FillOp::create(m.b, m.loc, zero, empty).getResult(0);
+}
+
+/// `sizes`' rows as rows of `width` columns (at least theirs; any where
+/// there are no rows), each padded in front with -1: the form of a
+/// sequence whose elements differ in rank.
+Value widenRows(IndexMath &m, Value sizes, Value width) {
+  Value pad = m.sub(width, m.dim(sizes, 1));
+  RankedTensorType t = packedSizesType(m.b.getContext());
+  return tensor::GenerateOp::create(
+      m.b, m.loc, t, ValueRange{m.dim(sizes, 0), width},
+      [&](OpBuilder &nb, Location l, ValueRange ij) {
+        IndexMath n(nb, l);
+        Value inRow = n.le(pad, ij[1]);
+        // Read only inside the row (column k - pad).
+        auto read = scf::IfOp::create(
+            nb, l, inRow,
+            [&](OpBuilder &tb, Location tl) {
+              IndexMath q(tb, tl);
+              scf::YieldOp::create(
+                  tb, tl,
+                  tensor::ExtractOp::create(tb, tl, sizes,
+                                            ValueRange{ij[0], q.sub(ij[1], pad)})
+                      .getResult());
+            },
+            [&](OpBuilder &eb, Location el) {
+              scf::YieldOp::create(
+                  eb, el,
+                  arith::ConstantIntOp::create(eb, el, eb.getI64Type(), -1)
+                      .getResult());
+            });
+        tensor::YieldOp::create(nb, l, read.getResult(0));
+      });
 }
 
 /// `t` as a 1-D tensor of its elements, row-major (tensor<?xT>).
@@ -172,21 +206,27 @@ mlir::tessel::onnx_import::packSequence(
   IndexMath m(b, loc);
   int64_t rank = s->elements.empty() ? (ShapedType::isDynamic(s->rank) ? 0 : s->rank)
                                      : typeOf(s->elements.front()).getRank();
+  // Elements of several ranks: rows as wide as the highest, padded in
+  // front with -1.
+  bool mixed = false;
+  for (Value e : s->elements) {
+    mixed |= typeOf(e).getRank() != rank;
+    rank = std::max(rank, typeOf(e).getRank());
+  }
   SmallVector<Value> rowsOf, flat;
   for (Value e : s->elements) {
-    if (typeOf(e).getRank() != rank) {
-      emitError(loc) << "a sequence whose tensors differ in rank ("
-                     << typeOf(s->elements.front()) << " and " << typeOf(e)
-                     << ") cannot leave the graph or a loop";
-      return failure();
-    }
-    rowsOf.push_back(shapeRow(m, e));
+    Value row = shapeRow(m, e);
+    if (typeOf(e).getRank() != rank)
+      row = widenRows(m, tensor::CastOp::create(
+                             b, loc, packedSizesType(b.getContext()), row),
+                      m.c(rank));
+    rowsOf.push_back(row);
     flat.push_back(flatten(m, e));
   }
   Value sizes = concatRows(m, rowsOf, m.c(rank), packedSizesType(b.getContext()));
   Value data = concatRows(m, flat, Value(), dataType(s->elementType));
-  return std::shared_ptr<const SequenceValue>(
-      makePacked(s->elementType, rank, sizes, data));
+  return std::shared_ptr<const SequenceValue>(makePacked(
+      s->elementType, mixed ? ShapedType::kDynamic : rank, sizes, data));
 }
 
 std::shared_ptr<const SequenceValue>
@@ -202,21 +242,28 @@ mlir::tessel::onnx_import::checkedPackedInput(OpBuilder &b, Location loc,
       b, loc, m.c(0), count, m.c(1), ValueRange{m.c(0), m.yes()},
       [&](OpBuilder &nb, Location l, Value j, ValueRange acc) {
         IndexMath n(nb, l);
+        // a[2]: the row's dimensions have begun (a -1 may only pad the
+        // front of a lower-rank element's row).
         auto inner = scf::ForOp::create(
-            nb, l, n.c(0), n.dim(sizes, 1), n.c(1), ValueRange{n.c(1), acc[1]},
+            nb, l, n.c(0), n.dim(sizes, 1), n.c(1),
+            ValueRange{n.c(1), acc[1], n.no(n.yes())},
             [&](OpBuilder &ib, Location il, Value k, ValueRange a) {
               IndexMath q(ib, il);
               Value d = arith::IndexCastOp::create(
                   ib, il, ib.getIndexType(),
                   tensor::ExtractOp::create(ib, il, sizes, ValueRange{j, k}));
+              Value padding = q.both(q.eq(d, q.c(-1)), q.no(a[2]));
               // Saturated at 2^31 + 1 (more elements than a tensor may
               // have): both factors are at most that, so the product
               // cannot wrap.
               Value top = q.c((int64_t(1) << 31) + 1);
               Value capped = q.min(q.max(d, q.c(0)), top);
+              capped = q.select(padding, q.c(1), capped);
               scf::YieldOp::create(
-                  ib, il, ValueRange{q.min(q.mul(a[0], capped), top),
-                                     q.both(a[1], q.le(q.c(0), d))});
+                  ib, il,
+                  ValueRange{q.min(q.mul(a[0], capped), top),
+                             q.both(a[1], q.either(padding, q.le(q.c(0), d))),
+                             q.no(padding)});
             });
         // A row of more than 2^31 elements is bad, whatever the data.
         Value row = inner.getResult(0);
@@ -235,10 +282,27 @@ Value mlir::tessel::onnx_import::unpackElement(OpBuilder &b, Location loc,
                                                Value &ok) {
   IndexMath m(b, loc);
   int64_t rank = s.rank;
-  // Rows of another width (a sequence whose rank was not declared, or a
-  // loop that changed it) are not read.
-  ok = m.both(ok, m.eq(m.dim(s.sizes, 1), m.c(rank)));
-  // The shape row, read only where `ok`.
+  // The row's last `rank` columns hold the shape, the ones before -1
+  // (a sequence whose elements differ in rank). Rows of another rank (a
+  // sequence whose rank was not declared, or a loop that changed it) are
+  // not read.
+  Value width = m.dim(s.sizes, 1);
+  Value pad = m.sub(width, m.c(rank));
+  ok = m.both(ok, m.le(m.c(0), pad));
+  {
+    Value row = m.select(ok, i, m.c(0));
+    auto padded = scf::ForOp::create(
+        b, loc, m.c(0), m.max(pad, m.c(0)), m.c(1), ValueRange{ok},
+        [&](OpBuilder &nb, Location l, Value k, ValueRange acc) {
+          IndexMath n(nb, l);
+          Value d = arith::IndexCastOp::create(
+              nb, l, nb.getIndexType(),
+              tensor::ExtractOp::create(nb, l, s.sizes, ValueRange{row, k}));
+          scf::YieldOp::create(nb, l, n.both(acc[0], n.eq(d, n.c(-1))));
+        });
+    ok = padded.getResult(0);
+  }
+  // The shape, read only where `ok`.
   SmallVector<Type> indexTypes(rank, b.getIndexType());
   auto ifOp = scf::IfOp::create(
       b, loc, ok,
@@ -248,7 +312,8 @@ Value mlir::tessel::onnx_import::unpackElement(OpBuilder &b, Location loc,
         for (int64_t k = 0; k < rank; ++k)
           dims.push_back(arith::IndexCastOp::create(
               nb, l, nb.getIndexType(),
-              tensor::ExtractOp::create(nb, l, s.sizes, ValueRange{i, n.c(k)})));
+              tensor::ExtractOp::create(nb, l, s.sizes,
+                                        ValueRange{i, n.add(pad, n.c(k))})));
         scf::YieldOp::create(nb, l, dims);
       },
       [&](OpBuilder &nb, Location l) {
@@ -291,6 +356,18 @@ Value mlir::tessel::onnx_import::unpackElement(OpBuilder &b, Location loc,
       b, loc, RankedTensorType::get(dyn, s.elementType), flat, shape);
 }
 
+/// A sequence's element rank, known or not (a list's, where its elements
+/// agree).
+static int64_t sequenceRank(const SequenceValue &s) {
+  if (s.packed() || s.elements.empty())
+    return s.rank;
+  int64_t rank = typeOf(s.elements.front()).getRank();
+  for (Value e : s.elements)
+    if (typeOf(e).getRank() != rank)
+      return ShapedType::kDynamic;
+  return rank;
+}
+
 std::shared_ptr<const SequenceValue>
 mlir::tessel::onnx_import::insertPacked(OpBuilder &b, Location loc,
                                         const SequenceValue &s, Value t,
@@ -299,32 +376,30 @@ mlir::tessel::onnx_import::insertPacked(OpBuilder &b, Location loc,
   int64_t rank = typeOf(t).getRank();
   Value sizes = s.sizes;
   Value count = m.dim(sizes, 0);
-  {
-    // Rows of another rank than t's fail the call (and become empty rows);
-    // a sequence declared with another rank may be empty. Checked even
-    // where s.rank is t's: a sequence carried by a loop may have changed.
-    // (The zero rows have t's rank, not the sizes' width: a tensor
-    // choice, as tessel.require's fallback must have its value's sizes.)
-    Value ok = m.either(m.eq(count, m.c(0)), m.eq(m.dim(sizes, 1), m.c(rank)));
-    auto pick = scf::IfOp::create(
-        b, loc, ok,
-        [&](OpBuilder &nb, Location l) { scf::YieldOp::create(nb, l, sizes); },
-        [&](OpBuilder &nb, Location l) {
-          IndexMath n(nb, l);
-          scf::YieldOp::create(nb, l, zeroSizes(n, count, n.c(rank)));
-        });
-    sizes = pick.getResult(0);
-    sizes = required(m, ok, sizes, sizes);
-  }
+  // Rows as wide as the higher of the sequence's and t's ranks (an empty
+  // sequence takes t's), lower-rank rows padded in front with -1. Checked
+  // at run time even where s.rank is t's: a sequence carried by a loop may
+  // have changed.
+  Value width = m.select(m.eq(count, m.c(0)), m.c(rank),
+                         m.max(m.dim(sizes, 1), m.c(rank)));
+  sizes = widenRows(m, sizes, width);
+  Value row = widenRows(
+      m, tensor::CastOp::create(b, loc, packedSizesType(b.getContext()),
+                                shapeRow(m, t)),
+      width);
   Value from = rowOffset(m, sizes, i);
   Value newSizes = concatRows(
-      m, {rows(m, sizes, m.c(0), i), shapeRow(m, t), rows(m, sizes, i, count)},
-      m.c(rank), packedSizesType(b.getContext()));
+      m, {rows(m, sizes, m.c(0), i), row, rows(m, sizes, i, count)}, width,
+      packedSizesType(b.getContext()));
   Value newData = concatRows(m,
                              {rows(m, s.data, m.c(0), from), flatten(m, t),
                               rows(m, s.data, from, m.dim(s.data, 0))},
                              Value(), dataType(s.elementType));
-  return makePacked(s.elementType, rank, newSizes, newData);
+  int64_t seqRank = sequenceRank(s);
+  bool empty = !s.packed() && s.elements.empty();
+  return makePacked(s.elementType,
+                    empty || seqRank == rank ? rank : ShapedType::kDynamic,
+                    newSizes, newData);
 }
 
 Value mlir::tessel::onnx_import::packedPosition(OpBuilder &b, Location loc,
@@ -338,18 +413,6 @@ Value mlir::tessel::onnx_import::packedPosition(OpBuilder &b, Location loc,
   ok = m.both(m.le(m.sub(m.c(0), length), p), m.le(p, hi));
   Value wrapped = m.select(m.lt(p, m.c(0)), m.add(p, length), p);
   return m.select(ok, wrapped, endOk ? length : m.c(0));
-}
-
-/// A sequence's element rank, known or not (a list's, where its elements
-/// agree).
-static int64_t sequenceRank(const SequenceValue &s) {
-  if (s.packed() || s.elements.empty())
-    return s.rank;
-  int64_t rank = typeOf(s.elements.front()).getRank();
-  for (Value e : s.elements)
-    if (typeOf(e).getRank() != rank)
-      return ShapedType::kDynamic;
-  return rank;
 }
 
 FailureOr<SmallVector<Value>>

@@ -2,8 +2,9 @@
 //
 // A sequence whose length is known only at run time lives in the IR packed
 // (SequenceValue::packed): `sizes`, tensor<?x?xi64> with one row per
-// element (its shape), and `data`, tensor<?xT> with the elements' contents
-// one after another, row-major. That is also how a sequence crosses the
+// element (its shape; rows as wide as the highest rank, a lower-rank
+// element's padded in front with -1), and `data`, tensor<?xT> with the
+// elements' contents one after another, row-major. That is also how a sequence crosses the
 // artifact ABI (docs/artifact-abi.md, parts), so a graph's sequence inputs
 // and outputs need no conversion. These helpers build the index arithmetic
 // (scf.for over the rows) and the slices each sequence op needs.
@@ -22,8 +23,8 @@ RankedTensorType packedSizesType(MLIRContext *context);
 /// The number of elements of packed `s` (index).
 Value packedLength(OpBuilder &b, Location loc, const SequenceValue &s);
 
-/// `s` in packed form (itself when it already is). Fails, with a
-/// diagnostic at `loc`, when its tensors differ in rank.
+/// `s` in packed form (itself when it already is); tensors of several
+/// ranks make a sequence of unknown rank, their rows padded.
 FailureOr<std::shared_ptr<const SequenceValue>>
 packSequence(OpBuilder &b, Location loc,
              std::shared_ptr<const SequenceValue> s);
@@ -37,15 +38,16 @@ checkedPackedInput(OpBuilder &b, Location loc, Type elementType, int64_t rank,
                    Value sizes, Value data);
 
 /// Element `i` (an index) of packed `s`, a tensor of rank `s.rank` (which
-/// must be known) with run-time sizes. Where `ok` (i1) is false, `i` is not
-/// read and the result is empty; `ok` turns false too where the rows are
-/// not of that rank.
+/// must be known) with run-time sizes: the last `s.rank` columns of its
+/// row. Where `ok` (i1) is false, `i` is not read and the result is empty;
+/// `ok` turns false too where the element is not of that rank.
 Value unpackElement(OpBuilder &b, Location loc, const SequenceValue &s,
                     Value i, Value &ok);
 
 /// Packed `s` with tensor `t` inserted before element `i` (an index in
-/// [0, length]). Where `s`'s rank is not known or not `t`'s, the call
-/// fails (shape mismatch) unless it is empty or its rows have `t`'s rank.
+/// [0, length]). The rows widen to the higher of their width and `t`'s
+/// rank; the result's rank is `t`'s where `s` is empty or of that rank,
+/// else unknown.
 std::shared_ptr<const SequenceValue> insertPacked(OpBuilder &b, Location loc,
                                                   const SequenceValue &s,
                                                   Value t, Value i);
