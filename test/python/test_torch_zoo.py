@@ -11,9 +11,9 @@ scale), and the door is checked, so a model that moves from one to the other
 shows up here. (test_torch_importer.py's CNNS add ResNet-18/50,
 MobileNetV2, EfficientNet-B0, ShuffleNetV2 and SqueezeNet-1.1.)
 
-Then what must not fall back (a training-mode module, a random op, a
-forward that updates a parameter, Python control flow on tensor values)
-and the torch_exporter option.
+Then what must not fall back (a training-mode module, a random op with no
+converter, a forward that updates a parameter, Python control flow on
+tensor values) and the torch_exporter option.
 """
 import warnings
 
