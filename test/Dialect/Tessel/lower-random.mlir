@@ -33,7 +33,9 @@ func.func @seeded() -> tensor<2x3xf32> {
 // Unseeded: the key mixes the counter's old value, advanced atomically
 // once per execution; the module gets the counter once for both ops.
 // A normal draw takes positions 2i and 2i + 1 through Box-Muller, in f32
-// for an f16 result.
+// for an f16 result; its cosine of an angle in [0, 2 pi) is a polynomial
+// (range reduction by math.floor, then fused multiply-adds), not a libm
+// call. An f64 draw keeps math.cos.
 // CHECK: memref.global "private" @__tessel_random_calls : memref<i64> = dense<0>
 // CHECK-NOT: memref.global
 // CHECK-LABEL: func.func @unseeded
@@ -46,18 +48,28 @@ func.func @seeded() -> tensor<2x3xf32> {
 // CHECK: math.log
 // CHECK: math.sqrt
 // CHECK: arith.constant 6.28318548 : f32
-// CHECK: math.cos
+// CHECK-NOT: math.cos
+// CHECK: math.floor
+// CHECK: math.fma
+// CHECK-NOT: math.cos
 // CHECK: arith.truncf %{{.*}} : f32 to f16
 // CHECK-LABEL: func.func @second
 // CHECK: memref.get_global @__tessel_random_calls
 // CHECK: memref.atomic_rmw addi
 // CHECK: arith.uitofp %{{.*}} : i64 to f64
+// CHECK-LABEL: func.func @normal_f64
+// CHECK: math.log %{{.*}} : f64
+// CHECK: math.cos %{{.*}} : f64
 func.func @unseeded(%n: index) -> tensor<?x8xf16> {
   %0 = tessel.random_normal(%n) {mean = 1.0, scale = 0.5} : tensor<?x8xf16>
   return %0 : tensor<?x8xf16>
 }
 func.func @second() -> tensor<4xf64> {
   %0 = tessel.random_uniform : tensor<4xf64>
+  return %0 : tensor<4xf64>
+}
+func.func @normal_f64() -> tensor<4xf64> {
+  %0 = tessel.random_normal {seed = 3 : i64} : tensor<4xf64>
   return %0 : tensor<4xf64>
 }
 

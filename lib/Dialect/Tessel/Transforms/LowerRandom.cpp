@@ -13,9 +13,11 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <cmath>
 
@@ -202,6 +204,21 @@ void lower(RandomNormalOp op, ModuleOp module) {
             nb, l, floatConst(nb, l, ft, mean),
             arith::MulFOp::create(nb, l, floatConst(nb, l, ft, scale), n));
       });
+  // The angle lies in [0, 2 pi): there upstream's polynomial cosine (which
+  // tessel-approximate-math leaves alone, as it loses accuracy on large
+  // arguments) is within a few ulp, and it vectorizes where libm's cosf is
+  // a scalar call (81% of a 512K-element draw's time).
+  if (auto generic = result.getDefiningOp<linalg::GenericOp>();
+      generic && !op.getType().getElementType().isF64()) {
+    RewritePatternSet patterns(op.getContext());
+    populateMathPolynomialApproximationPatterns(
+        patterns, [](StringRef name) { return name == "math.cos"; });
+    (void)applyOpPatternsGreedily(
+        llvm::to_vector(llvm::map_range(
+            generic.getBody()->getOperations(),
+            [](Operation &o) { return &o; })),
+        std::move(patterns));
+  }
   op.replaceAllUsesWith(result);
   op.erase();
 }
