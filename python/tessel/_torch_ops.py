@@ -826,9 +826,11 @@ def _dropout(cx, input, p=0.5, training=False, inplace=False):
                  shape=input.shape, dtype=input.dtype)
 
 
-def dropout_trains(input=None, p=0.5, training=False, inplace=False, *rest):
-    """Whether a dropout call (F.dropout's or torch.dropout's arguments)
-    draws a mask: in training mode with a nonzero probability."""
+def dropout_trains(input=None, p=0.5, training=False, inplace=False, **kwargs):
+    """Whether a dropout call (F.dropout's or torch.dropout's arguments,
+    the latter's flag named ``train``) draws a mask: in training mode with
+    a nonzero probability."""
+    training = kwargs.get("train", training)
     return bool(training) and p != 0
 
 

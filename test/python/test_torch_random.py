@@ -22,13 +22,14 @@ class Draws(nn.Module):
         c = torch.bernoulli(x, 0.8)
         d = F.dropout(x, 0.25, training=True)
         e = F.dropout(x, 0.25, training=False)
-        return n, u, v, b, c, d, e
+        g = torch.dropout(x, 0.5, train=True)
+        return n, u, v, b, c, d, e, g
 
 
 def test_draws_and_their_distributions():
     x = torch.ones(200, 500)
     f = tessel.compile(Draws().eval(), (x,))
-    n, u, v, b, c, d, e = f(x.numpy())
+    n, u, v, b, c, d, e, g = f(x.numpy())
     assert n.shape == (64, 1000) and n.dtype == np.float32
     assert abs(n.mean() - 1.0) < 0.03 and abs(n.std() - 2.0) < 0.03
     assert u.shape == (200, 500) and 0 <= u.min() and u.max() < 1
@@ -40,6 +41,7 @@ def test_draws_and_their_distributions():
     assert set(np.unique(d)).issubset({0.0, np.float32(4 / 3)})
     assert abs((d != 0).mean() - 0.75) < 0.01
     np.testing.assert_array_equal(e, x.numpy())
+    assert set(np.unique(g)).issubset({0.0, 2.0}) and abs((g != 0).mean() - 0.5) < 0.01
     # Every call draws anew (the sizes were constants: not one draw baked in).
     n2, u2 = f(x.numpy())[:2]
     assert np.mean(n2 != n) > 0.99 and np.mean(u2 != u) > 0.99

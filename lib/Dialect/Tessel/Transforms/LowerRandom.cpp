@@ -77,8 +77,8 @@ Value unitDraw(OpBuilder &b, Location loc, Value key, Value pos, FloatType ft,
   Value f = arith::UIToFPOp::create(b, loc, ft, top);
   return arith::MulFOp::create(
       b, loc, f,
-      arith::ConstantOp::create(b, loc, ft,
-                                b.getFloatAttr(ft, std::ldexp(1.0, -int(bits)))));
+      arith::ConstantOp::create(
+          b, loc, ft, b.getFloatAttr(ft, std::ldexp(1.0, -int(bits)))));
 }
 
 /// `@__tessel_random_calls`, added to the module on first use.
@@ -88,11 +88,11 @@ memref::GlobalOp counterGlobal(ModuleOp module) {
     return g;
   OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
   auto type = MemRefType::get({}, b.getI64Type());
-  auto init = DenseElementsAttr::get(
-      RankedTensorType::get({}, b.getI64Type()), b.getI64IntegerAttr(0));
-  auto g = memref::GlobalOp::create(
-      b, module.getLoc(), kCounter, b.getStringAttr("private"), type, init,
-      /*constant=*/false, /*alignment=*/nullptr);
+  auto init = DenseElementsAttr::get(RankedTensorType::get({}, b.getI64Type()),
+                                     b.getI64IntegerAttr(0));
+  auto g = memref::GlobalOp::create(b, module.getLoc(), kCounter,
+                                    b.getStringAttr("private"), type, init,
+                                    /*constant=*/false, /*alignment=*/nullptr);
   symbols.insert(g);
   return g;
 }
@@ -105,20 +105,19 @@ Value keyOf(OpBuilder &b, Location loc, std::optional<uint64_t> seed,
     return i64Const(b, loc, mix(*seed));
   memref::GlobalOp g = counterGlobal(module);
   Value counter = memref::GetGlobalOp::create(b, loc, g.getType(), g.getName());
-  Value old = memref::AtomicRMWOp::create(
-      b, loc, arith::AtomicRMWKind::addi, i64Const(b, loc, 1), counter,
-      ValueRange{});
+  Value old =
+      memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addi,
+                                  i64Const(b, loc, 1), counter, ValueRange{});
   return mix(b, loc, old);
 }
 
 /// A generic over `type` whose body makes each element from the key and
 /// the element's row-major position (`body(b, loc, key, pos)` returns it in
 /// the compute type, f64 for f64 results and f32 otherwise).
-Value generate(OpBuilder &b, Location loc, RankedTensorType type,
-               ValueRange dynamicSizes, Value key,
-               function_ref<Value(OpBuilder &, Location, Value, Value,
-                                  FloatType)>
-                   body) {
+Value generate(
+    OpBuilder &b, Location loc, RankedTensorType type, ValueRange dynamicSizes,
+    Value key,
+    function_ref<Value(OpBuilder &, Location, Value, Value, FloatType)> body) {
   Value empty = tensor::EmptyOp::create(b, loc, type, dynamicSizes);
   int64_t rank = type.getRank();
   SmallVector<Value> sizes;
@@ -214,17 +213,15 @@ void lower(RandomNormalOp op, ModuleOp module) {
     populateMathPolynomialApproximationPatterns(
         patterns, [](StringRef name) { return name == "math.cos"; });
     (void)applyOpPatternsGreedily(
-        llvm::to_vector(llvm::map_range(
-            generic.getBody()->getOperations(),
-            [](Operation &o) { return &o; })),
+        llvm::to_vector(llvm::map_range(generic.getBody()->getOperations(),
+                                        [](Operation &o) { return &o; })),
         std::move(patterns));
   }
   op.replaceAllUsesWith(result);
   op.erase();
 }
 
-struct LowerRandomPass
-    : tessel::impl::TesselLowerRandomBase<LowerRandomPass> {
+struct LowerRandomPass : tessel::impl::TesselLowerRandomBase<LowerRandomPass> {
   using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();

@@ -62,8 +62,7 @@ FailureOr<Type> floatDtype(NodeContext &ctx, Type dflt) {
   }
   if (!isa<FloatType>(elem))
     return ctx.attrError("dtype", "is required: the input's type " +
-                                      typeName(elem) +
-                                      " is not a float type");
+                                      typeName(elem) + " is not a float type");
   if (!elem.isF16() && !elem.isBF16() && !elem.isF32() && !elem.isF64())
     return ctx.attrError("dtype", "names " + typeName(elem) +
                                       ", which Tessel cannot draw");
@@ -89,8 +88,7 @@ Type drawType(Type elem) {
 /// Uniform draws in [0, 1) of `elem` shaped like `like`.
 Value unitDraws(NodeContext &ctx, Value like, Type elem,
                 std::optional<int64_t> seed) {
-  auto type =
-      withElementType(cast<RankedTensorType>(like.getType()), elem);
+  auto type = withElementType(cast<RankedTensorType>(like.getType()), elem);
   OpBuilder &b = ctx.builder();
   return tessel::RandomUniformOp::create(
       b, ctx.loc(), type, dynamicSizesOf(ctx, like), b.getF64FloatAttr(0.0),
@@ -122,8 +120,8 @@ LogicalResult convertRandom(NodeContext &ctx) {
       return failure();
     for (int64_t d : *shape)
       if (d < 0)
-        return ctx.attrError("shape", "has a negative size " +
-                                          std::to_string(d));
+        return ctx.attrError("shape",
+                             "has a negative size " + std::to_string(d));
     type = RankedTensorType::get(*shape, *elem);
   }
   const char *a = normal ? "mean" : "low";
@@ -134,7 +132,7 @@ LogicalResult convertRandom(NodeContext &ctx) {
     return failure();
   if (!std::isfinite(*first) || !std::isfinite(*second))
     return ctx.attrError(std::isfinite(*first) ? bName : a, "must be finite");
-  IntegerAttr seedAttr = *seed ? b.getI64IntegerAttr(**seed) : IntegerAttr();
+  IntegerAttr seedValue = *seed ? b.getI64IntegerAttr(**seed) : IntegerAttr();
   Value r;
   if (normal) {
     if (*second < 0)
@@ -142,15 +140,15 @@ LogicalResult convertRandom(NodeContext &ctx) {
                                         " must not be negative");
     r = tessel::RandomNormalOp::create(b, ctx.loc(), type, dynamicSizes,
                                        b.getF64FloatAttr(*first),
-                                       b.getF64FloatAttr(*second), seedAttr);
+                                       b.getF64FloatAttr(*second), seedValue);
   } else {
     if (*first > *second)
-      return ctx.attrError("low", "= " + std::to_string(*first) +
-                                      " exceeds high = " +
-                                      std::to_string(*second));
+      return ctx.attrError("low",
+                           "= " + std::to_string(*first) +
+                               " exceeds high = " + std::to_string(*second));
     r = tessel::RandomUniformOp::create(b, ctx.loc(), type, dynamicSizes,
                                         b.getF64FloatAttr(*first),
-                                        b.getF64FloatAttr(*second), seedAttr);
+                                        b.getF64FloatAttr(*second), seedValue);
   }
   ctx.setOutput(0, r);
   return success();
@@ -183,8 +181,8 @@ LogicalResult convertBernoulli(NodeContext &ctx) {
   Value u = unitDraws(ctx, p, draw, *seed);
   Value pw = castValue(ctx, p, draw);
   Value ones = tosa::GreaterOp::create(
-      ctx.builder(), ctx.loc(),
-      withElementType(in, ctx.builder().getI1Type()), pw, u);
+      ctx.builder(), ctx.loc(), withElementType(in, ctx.builder().getI1Type()),
+      pw, u);
   ctx.setOutput(0, castValue(ctx, ones, out));
   return success();
 }
@@ -202,8 +200,8 @@ LogicalResult convertMultinomial(NodeContext &ctx) {
   if (failed(seed) || failed(samples) || failed(dtype))
     return failure();
   if (*samples < 1)
-    return ctx.attrError("sample_size", "= " + std::to_string(*samples) +
-                                            " must be positive");
+    return ctx.attrError("sample_size",
+                         "= " + std::to_string(*samples) + " must be positive");
   if (*dtype != onnx::TensorProto::INT32 && *dtype != onnx::TensorProto::INT64)
     return ctx.attrError("dtype", "= " + std::to_string(*dtype) +
                                       " must be int32 (6) or int64 (7)");
@@ -241,8 +239,8 @@ LogicalResult convertMultinomial(NodeContext &ctx) {
         Value threshold = arith::MulFOp::create(
             nb, l, tensor::ExtractOp::create(nb, l, u, ivs),
             tensor::ExtractOp::create(nb, l, total, ValueRange{ivs[0], zero}));
-        Value fzero =
-            arith::ConstantOp::create(nb, l, compute, nb.getFloatAttr(compute, 0));
+        Value fzero = arith::ConstantOp::create(nb, l, compute,
+                                                nb.getFloatAttr(compute, 0));
         // count = #{c : running sum through c <= threshold}.
         auto loop = scf::ForOp::create(
             nb, l, zero, classes, one, ValueRange{fzero, zero},
@@ -259,8 +257,7 @@ LogicalResult convertMultinomial(NodeContext &ctx) {
             });
         // Rounding may leave the last sum at or below u * total.
         Value last = arith::SubIOp::create(nb, l, classes, one);
-        Value idx =
-            arith::MinUIOp::create(nb, l, loop.getResult(1), last);
+        Value idx = arith::MinUIOp::create(nb, l, loop.getResult(1), last);
         tensor::YieldOp::create(
             nb, l, arith::IndexCastOp::create(nb, l, outElem, idx));
       });
@@ -271,8 +268,8 @@ LogicalResult convertMultinomial(NodeContext &ctx) {
 /// A scalar operand (rank 0, or one element) read at run time.
 Value scalarOf(NodeContext &ctx, Value t) {
   auto type = cast<RankedTensorType>(t.getType());
-  SmallVector<Value> zeros(
-      type.getRank(), arith::ConstantIndexOp::create(ctx.builder(), ctx.loc(), 0));
+  SmallVector<Value> zeros(type.getRank(), arith::ConstantIndexOp::create(
+                                               ctx.builder(), ctx.loc(), 0));
   return tensor::ExtractOp::create(ctx.builder(), ctx.loc(), t, zeros);
 }
 
@@ -319,8 +316,8 @@ LogicalResult convertDropout(NodeContext &ctx) {
   } else {
     mode = ctx.input(2);
     if (ctx.inputType(2).getNumElements() != 1)
-      return ctx.emitError() << "training_mode must be a scalar, got "
-                             << ctx.inputType(2);
+      return ctx.emitError()
+             << "training_mode must be a scalar, got " << ctx.inputType(2);
   }
   // ratio: constant (default 0.5) or read at run time.
   Value ratio;
@@ -332,8 +329,8 @@ LogicalResult convertDropout(NodeContext &ctx) {
       if (v == 0.0)
         return identity();
     } else if (ctx.inputType(1).getNumElements() != 1) {
-      return ctx.emitError() << "ratio must be a scalar, got "
-                             << ctx.inputType(1);
+      return ctx.emitError()
+             << "ratio must be a scalar, got " << ctx.inputType(1);
     }
     ratio = ctx.input(1);
   }
@@ -344,16 +341,16 @@ LogicalResult convertDropout(NodeContext &ctx) {
   auto draw = cast<FloatType>(drawType(xTy.getElementType()));
   Value u = unitDraws(ctx, x, draw, *seed);
   Value ratioScalar =
-      ratio ? castScalar(b, loc, scalarOf(ctx, ratio),
-                         cast<RankedTensorType>(ratio.getType())
-                             .getElementType(),
-                         draw)
-            : Value(arith::ConstantOp::create(b, loc, draw,
-                                              b.getFloatAttr(draw, 0.5)));
-  Value modeScalar = mode ? castScalar(b, loc, scalarOf(ctx, mode),
-                                       ctx.inputType(2).getElementType(),
-                                       b.getI1Type())
-                          : Value();
+      ratio
+          ? castScalar(b, loc, scalarOf(ctx, ratio),
+                       cast<RankedTensorType>(ratio.getType()).getElementType(),
+                       draw)
+          : Value(arith::ConstantOp::create(b, loc, draw,
+                                            b.getFloatAttr(draw, 0.5)));
+  Value modeScalar =
+      mode ? castScalar(b, loc, scalarOf(ctx, mode),
+                        ctx.inputType(2).getElementType(), b.getI1Type())
+           : Value();
   // keep = u >= ratio; y = keep ? x / (1 - ratio) : 0 (a ratio of 1 zeroes
   // everything instead of making 0 * inf).
   Value one = arith::ConstantOp::create(b, loc, draw, b.getFloatAttr(draw, 1));
@@ -370,8 +367,8 @@ LogicalResult convertDropout(NodeContext &ctx) {
       ValueRange{yInit, mInit}, maps, iters,
       [&](OpBuilder &nb, Location l, ValueRange args) {
         Value xv = args[0], uv = args[1];
-        Value keep = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGE,
-                                           uv, ratioScalar);
+        Value keep = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGE, uv,
+                                           ratioScalar);
         Value xw = xv.getType() == draw
                        ? xv
                        : Value(arith::ExtFOp::create(nb, l, draw, xv));
