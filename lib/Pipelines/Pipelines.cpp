@@ -145,9 +145,8 @@ void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
   // Random draws: loops over the elements' positions (a module pass: the
   // unseeded ones share one call counter, a global the host keeps).
   TesselLowerRandomOptions lowerRandom;
-  lowerRandom.unseeded = getTargetBackend(options.target)
-                             .capabilities(nullptr)
-                             .hostReadsResults;
+  lowerRandom.unseeded =
+      getTargetBackend(options.target).capabilities(nullptr).hostReadsResults;
   pm.addPass(createTesselLowerRandom(lowerRandom));
   // Grouped convolutions stay whole for the kernel library's grouped
   // kernel.

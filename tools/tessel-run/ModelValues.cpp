@@ -172,9 +172,8 @@ tessel::run::packInputs(const std::vector<Slot> &slots,
              t.typeString() + ", not of the sequence's " +
              tessel_dtype_name(dataInfo.dtype));
       if (!sizesInfo.isDynamic(1) && int64_t(t.rank()) != rank)
-        fail(what + " element " + std::to_string(e) + " is " +
-             t.typeString() + ", not of rank " + std::to_string(rank) +
-             " (the model's)");
+        fail(what + " element " + std::to_string(e) + " is " + t.typeString() +
+             ", not of rank " + std::to_string(rank) + " (the model's)");
       rank = std::max<int64_t>(rank, int64_t(t.rank()));
       total += int64_t(t.numElements());
     }
@@ -226,13 +225,12 @@ tessel::run::unpackOutputs(const std::vector<Slot> &slots,
       std::vector<int64_t> dims(sizes.data<int64_t>() + e * sd[1],
                                 sizes.data<int64_t>() + (e + 1) * sd[1]);
       // A lower-rank element's row is padded in front with -1.
-      dims.erase(dims.begin(),
-                 std::find_if(dims.begin(), dims.end(),
-                              [](int64_t d) { return d != -1; }));
+      dims.erase(dims.begin(), std::find_if(dims.begin(), dims.end(),
+                                            [](int64_t d) { return d != -1; }));
       if (std::any_of(dims.begin(), dims.end(),
                       [](int64_t d) { return d < 0; }))
-        throw rt::Error(TESSEL_INTERNAL, "output '" + s.name +
-                                             "': element " + std::to_string(e) +
+        throw rt::Error(TESSEL_INTERNAL, "output '" + s.name + "': element " +
+                                             std::to_string(e) +
                                              " has a negative size");
       rt::Tensor t = rt::Tensor::allocate(data.dtype(), dims);
       if (at + t.byteSize() > data.byteSize())

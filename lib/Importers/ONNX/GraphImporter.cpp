@@ -292,8 +292,8 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
   // the ops below, each tested with such operands (elementwise ops that
   // broadcast at run time, reductions, softmax, transpose, flatten,
   // concat, matmul; test_onnx_run_time_sized_operands.py; the random ops,
-  // test_onnx_random.py), or is a graph
-  // output; any other op given one says so.
+  // test_onnx_random.py), or is a graph output; any other op given one
+  // says so.
   static const llvm::StringSet<> takesRunTimeSizes = {
       "Add",   "Sub",  "Mul",   "Equal", "Greater", "GreaterOrEqual",
       "Less",  "LessOrEqual", "Not", "Abs", "Exp",  "Log",  "Tanh",

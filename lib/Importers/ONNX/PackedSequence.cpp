@@ -32,8 +32,8 @@ Value rowCount(IndexMath &m, Value sizes, Value j) {
             nb, loc, nb.getIndexType(),
             tensor::ExtractOp::create(nb, loc, sizes, ValueRange{j, k}));
         // A -1 pads the front of a lower-rank element's row.
-        scf::YieldOp::create(nb, loc, n.mul(acc[0], n.select(n.lt(d, n.c(0)),
-                                                             n.c(1), d)));
+        scf::YieldOp::create(
+            nb, loc, n.mul(acc[0], n.select(n.lt(d, n.c(0)), n.c(1), d)));
       });
   return loop.getResult(0);
 }
@@ -76,8 +76,8 @@ Value widenRows(IndexMath &m, Value sizes, Value width) {
               IndexMath q(tb, tl);
               scf::YieldOp::create(
                   tb, tl,
-                  tensor::ExtractOp::create(tb, tl, sizes,
-                                            ValueRange{ij[0], q.sub(ij[1], pad)})
+                  tensor::ExtractOp::create(
+                      tb, tl, sizes, ValueRange{ij[0], q.sub(ij[1], pad)})
                       .getResult());
             },
             [&](OpBuilder &eb, Location el) {
@@ -217,9 +217,10 @@ mlir::tessel::onnx_import::packSequence(
   for (Value e : s->elements) {
     Value row = shapeRow(m, e);
     if (typeOf(e).getRank() != rank)
-      row = widenRows(m, tensor::CastOp::create(
-                             b, loc, packedSizesType(b.getContext()), row),
-                      m.c(rank));
+      row = widenRows(
+          m,
+          tensor::CastOp::create(b, loc, packedSizesType(b.getContext()), row),
+          m.c(rank));
     rowsOf.push_back(row);
     flat.push_back(flatten(m, e));
   }
@@ -383,14 +384,15 @@ mlir::tessel::onnx_import::insertPacked(OpBuilder &b, Location loc,
   Value width = m.select(m.eq(count, m.c(0)), m.c(rank),
                          m.max(m.dim(sizes, 1), m.c(rank)));
   sizes = widenRows(m, sizes, width);
-  Value row = widenRows(
-      m, tensor::CastOp::create(b, loc, packedSizesType(b.getContext()),
-                                shapeRow(m, t)),
-      width);
+  Value row =
+      widenRows(m,
+                tensor::CastOp::create(b, loc, packedSizesType(b.getContext()),
+                                       shapeRow(m, t)),
+                width);
   Value from = rowOffset(m, sizes, i);
-  Value newSizes = concatRows(
-      m, {rows(m, sizes, m.c(0), i), row, rows(m, sizes, i, count)}, width,
-      packedSizesType(b.getContext()));
+  Value newSizes =
+      concatRows(m, {rows(m, sizes, m.c(0), i), row, rows(m, sizes, i, count)},
+                 width, packedSizesType(b.getContext()));
   Value newData = concatRows(m,
                              {rows(m, s.data, m.c(0), from), flatten(m, t),
                               rows(m, s.data, from, m.dim(s.data, 0))},

@@ -366,9 +366,9 @@ static LogicalResult verifyRandom(Operation *op, ValueRange dynamicSizes,
            << "needs one size per dynamic dimension of " << type << " ("
            << type.getNumDynamicDims() << "), got " << dynamicSizes.size();
   if (!std::isfinite(first) || !std::isfinite(second))
-    return op->emitOpError() << firstName << " and " << secondName
-                             << " must be finite, got " << first << " and "
-                             << second;
+    return op->emitOpError()
+           << firstName << " and " << secondName << " must be finite, got "
+           << first << " and " << second;
   return success();
 }
 
@@ -400,9 +400,8 @@ LogicalResult RandomNormalOp::verify() {
 /// nor moved across each other.
 template <typename OpT>
 static void randomEffects(
-    OpT op,
-    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
-        &effects) {
+    OpT op, SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+                &effects) {
   if (op.getSeed())
     return;
   effects.emplace_back(MemoryEffects::Read::get());
