@@ -271,15 +271,16 @@ def test_split_of_run_time_sizes(split):
             assert_list_equal(f(x), want)
 
 
-def test_loop_that_changes_a_carried_sequences_rank():
-    # The body inserts into what was a sequence of vectors, but the second
-    # iteration gets a sequence of rank-8 tensors: the vector's row is
-    # padded to the rank-8 rows' width, not written into them.
+def rank_changing_loop(copies):
+    """A Loop whose body inserts x1 into the carried sequence s (declared
+    of vectors) and carries on SequenceConstruct of `copies` rank-8 xr: from
+    the second iteration on, the sequence it inserts into holds rank-8
+    tensors. Its last inserted-into sequence is t_fin."""
     seq1 = seq_type(F, [None])
     body = helper.make_graph(
         [helper.make_node("Identity", ["c_in"], ["c_out"]),
          helper.make_node("SequenceInsert", ["s_in", "x1", "zero"], ["a"]),
-         helper.make_node("SequenceConstruct", ["xr"] * 20, ["s_out"])],
+         helper.make_node("SequenceConstruct", ["xr"] * copies, ["s_out"])],
         "body",
         [helper.make_tensor_value_info("it", I64, []),
          helper.make_tensor_value_info("c_in", TensorProto.BOOL, []),
@@ -287,8 +288,16 @@ def test_loop_that_changes_a_carried_sequences_rank():
         [helper.make_tensor_value_info("c_out", TensorProto.BOOL, []),
          helper.make_value_info("s_out", seq_type(F)), helper.make_value_info("a", seq1)],
         initializer=[helper.make_tensor("zero", I64, [], [0])])
-    f = model([helper.make_node("Loop", ["M", "", "s", "s"], ["s_fin", "t_fin"], body=body)],
-              [("M", I64, []), ("s", seq1), ("x1", F, [1]), ("xr", F, [1] * 8)],
+    return helper.make_node("Loop", ["M", "", "s", "s"], ["s_fin", "t_fin"], body=body)
+
+
+def test_loop_that_changes_a_carried_sequences_rank():
+    # The second iteration inserts a vector into a sequence of rank-8
+    # tensors: its row is padded to the rank-8 rows' width, not written
+    # into them.
+    f = model([rank_changing_loop(20)],
+              [("M", I64, []), ("s", seq_type(F, [None])), ("x1", F, [1]),
+               ("xr", F, [1] * 8)],
               [("t_fin", seq_type(F))])
     x1, xr = np.full(1, 7, np.float32), np.full([1] * 8, 5, np.float32)
     assert_list_equal(f(np.int64(1), [np.ones(1, np.float32)], x1, xr),
@@ -301,22 +310,9 @@ def test_reading_elements_of_a_sequence_whose_rank_changed():
     # padded with -1) reads back; a rank-8 element fails the call (-4, as
     # SequenceAt fails any read it cannot make) instead of being read as a
     # vector.
-    seq1 = seq_type(F, [None])
-    body = helper.make_graph(
-        [helper.make_node("Identity", ["c_in"], ["c_out"]),
-         helper.make_node("SequenceInsert", ["s_in", "x1", "zero"], ["a"]),
-         helper.make_node("SequenceConstruct", ["xr"] * 3, ["s_out"])],
-        "body",
-        [helper.make_tensor_value_info("it", I64, []),
-         helper.make_tensor_value_info("c_in", TensorProto.BOOL, []),
-         helper.make_value_info("s_in", seq1), helper.make_value_info("t_in", seq1)],
-        [helper.make_tensor_value_info("c_out", TensorProto.BOOL, []),
-         helper.make_value_info("s_out", seq_type(F)), helper.make_value_info("a", seq1)],
-        initializer=[helper.make_tensor("zero", I64, [], [0])])
-    f = model([helper.make_node("Loop", ["M", "", "s", "s"], ["s_fin", "t_fin"], body=body),
-               helper.make_node("SequenceAt", ["t_fin", "i"], ["y"])],
-              [("M", I64, []), ("s", seq1), ("x1", F, [2]), ("xr", F, [1] * 8),
-               ("i", I64, [])],
+    f = model([rank_changing_loop(3), helper.make_node("SequenceAt", ["t_fin", "i"], ["y"])],
+              [("M", I64, []), ("s", seq_type(F, [None])), ("x1", F, [2]),
+               ("xr", F, [1] * 8), ("i", I64, [])],
               [("y", F, [None])])
     x1, xr, one = rand(2), np.full([1] * 8, 5, np.float32), [np.ones(1, np.float32)]
     np.testing.assert_array_equal(f(np.int64(2), one, x1, xr, np.int64(0)), x1)
