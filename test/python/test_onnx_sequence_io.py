@@ -307,17 +307,19 @@ def test_loop_that_changes_a_carried_sequences_rank():
 
 def test_reading_elements_of_a_sequence_whose_rank_changed():
     # As above, then SequenceAt at the declared rank 1: the vector (a row
-    # padded with -1) reads back; a rank-8 element fails the call (-4, as
-    # SequenceAt fails any read it cannot make) instead of being read as a
-    # vector.
+    # padded with -1) reads back; a rank-8 element fails the call (-3, a
+    # shape mismatch) instead of being read as a vector; a position out of
+    # range fails it with -4.
     f = model([rank_changing_loop(3), helper.make_node("SequenceAt", ["t_fin", "i"], ["y"])],
               [("M", I64, []), ("s", seq_type(F, [None])), ("x1", F, [2]),
                ("xr", F, [1] * 8), ("i", I64, [])],
               [("y", F, [None])])
     x1, xr, one = rand(2), np.full([1] * 8, 5, np.float32), [np.ones(1, np.float32)]
     np.testing.assert_array_equal(f(np.int64(2), one, x1, xr, np.int64(0)), x1)
-    with pytest.raises(tessel.InvocationError, match="returned -4"):
+    with pytest.raises(tessel.InvocationError, match="returned -3"):
         f(np.int64(2), one, x1, xr, np.int64(1))
+    with pytest.raises(tessel.InvocationError, match="returned -4"):
+        f(np.int64(2), one, x1, xr, np.int64(4))
     np.testing.assert_array_equal(f(np.int64(1), one, x1, xr, np.int64(1)), one[0])
 
 

@@ -328,8 +328,14 @@ private:
                                                 /*dfltEnd=*/false, ok);
       if (failed(at))
         return failure();
+      // A position out of range, or an element of another rank than the
+      // sequence's (one whose rank changed in a loop): each its own code.
+      Value inRange = ok;
       Value e = unpackElement(ctx.builder(), ctx.loc(), *seq, *at, ok);
-      ctx.setOutput(0, failUnless(ok, e, TESSEL_ENTRY_INDEX_OUT_OF_RANGE));
+      IndexMath m(ctx);
+      e = failUnless(inRange, e, TESSEL_ENTRY_INDEX_OUT_OF_RANGE);
+      ctx.setOutput(0, failUnless(m.either(ok, m.no(inRange)), e,
+                                  TESSEL_ENTRY_SHAPE_MISMATCH));
       return success();
     }
     int64_t n = seq->elements.size();
