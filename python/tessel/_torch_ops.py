@@ -815,7 +815,7 @@ def softmin(cx, input, dim=None, _stacklevel=3, dtype=None):
 
 
 def _dropout(cx, input, p=0.5, training=False, inplace=False):
-    if not training or p == 0:
+    if not dropout_trains(input, p, training):
         return input
     # Training mode: ONNX Dropout keeps each element with probability
     # 1 - p and scales it by 1 / (1 - p), as PyTorch does (other draws).

@@ -928,7 +928,7 @@ class _Translator:
 
     def _convert(self, node):
         rec = self.recorder.records.get(node)
-        if self._is_random(node) and not self._draws(node):
+        if _is_random(node) and not _draws(node):
             raise _final(_node_error(node, self.gm, "this random op is not supported (the "
                                      "artifact would replay one draw); rand, randn, "
                                      "rand_like, randn_like, bernoulli, multinomial with "
@@ -973,13 +973,6 @@ class _Translator:
             what = _describe_target(node, self.gm)
             raise Unsupported(f"{what} is not supported")
         return fn, args, kwargs
-
-    def _is_random(self, node):
-        return _is_random(node)
-
-    def _draws(self, node):
-        """A random op with a converter: it draws anew on every call."""
-        return _draws(node)
 
     def _is_shape_query(self, node):
         if node.op == "call_method":

@@ -5,6 +5,7 @@
 // attributes onto them and combine the draws as each node defines.
 //
 //===----------------------------------------------------------------------===//
+#include "../GraphImporter.h"
 #include "Common.h"
 
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
@@ -14,20 +15,16 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Utils/Utils.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 
 #include "llvm/ADT/bit.h"
 
 using namespace mlir;
 using namespace mlir::tessel::onnx_import;
+using mlir::tessel::onnx_import::detail::typeText;
 
 namespace {
-
-std::string typeName(Type t) {
-  std::string s;
-  llvm::raw_string_ostream(s) << t;
-  return s;
-}
 
 /// The `seed` attribute, when given, as the ops' 64-bit seed. It is a
 /// float on RandomUniform/Normal(Like) and Bernoulli (its bit pattern is
@@ -62,21 +59,11 @@ FailureOr<Type> floatDtype(NodeContext &ctx, Type dflt) {
   }
   if (!isa<FloatType>(elem))
     return ctx.attrError("dtype", "is required: the input's type " +
-                                      typeName(elem) + " is not a float type");
+                                      typeText(elem) + " is not a float type");
   if (!elem.isF16() && !elem.isBF16() && !elem.isF32() && !elem.isF64())
-    return ctx.attrError("dtype", "names " + typeName(elem) +
+    return ctx.attrError("dtype", "names " + typeText(elem) +
                                       ", which Tessel cannot draw");
   return elem;
-}
-
-/// The sizes of `like`'s dynamic dimensions, in order.
-SmallVector<Value> dynamicSizesOf(NodeContext &ctx, Value like) {
-  auto type = cast<RankedTensorType>(like.getType());
-  SmallVector<Value> sizes;
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    if (type.isDynamicDim(d))
-      sizes.push_back(tensor::DimOp::create(ctx.builder(), ctx.loc(), like, d));
-  return sizes;
 }
 
 /// The draws' type where a node compares them: f64 for f64, else f32 (an
@@ -91,8 +78,8 @@ Value unitDraws(NodeContext &ctx, Value like, Type elem,
   auto type = withElementType(cast<RankedTensorType>(like.getType()), elem);
   OpBuilder &b = ctx.builder();
   return tessel::RandomUniformOp::create(
-      b, ctx.loc(), type, dynamicSizesOf(ctx, like), b.getF64FloatAttr(0.0),
-      b.getF64FloatAttr(1.0),
+      b, ctx.loc(), type, tensor::createDynamicDimValues(b, ctx.loc(), like),
+      b.getF64FloatAttr(0.0), b.getF64FloatAttr(1.0),
       seed ? b.getI64IntegerAttr(*seed) : IntegerAttr());
 }
 
@@ -112,7 +99,7 @@ LogicalResult convertRandom(NodeContext &ctx) {
     if (failed(elem))
       return failure();
     type = withElementType(in, *elem);
-    dynamicSizes = dynamicSizesOf(ctx, ctx.input(0));
+    dynamicSizes = tensor::createDynamicDimValues(b, ctx.loc(), ctx.input(0));
   } else {
     FailureOr<Type> elem = floatDtype(ctx, b.getF32Type());
     FailureOr<SmallVector<int64_t>> shape = ctx.intsAttr("shape");
@@ -356,8 +343,9 @@ LogicalResult convertDropout(NodeContext &ctx) {
   Value one = arith::ConstantOp::create(b, loc, draw, b.getFloatAttr(draw, 1));
   Value scale = arith::DivFOp::create(
       b, loc, one, arith::SubFOp::create(b, loc, one, ratioScalar));
-  Value yInit = tensor::EmptyOp::create(b, loc, xTy, dynamicSizesOf(ctx, x));
-  Value mInit = tensor::EmptyOp::create(b, loc, maskTy, dynamicSizesOf(ctx, x));
+  SmallVector<Value> sizes = tensor::createDynamicDimValues(b, loc, x);
+  Value yInit = tensor::EmptyOp::create(b, loc, xTy, sizes);
+  Value mInit = tensor::EmptyOp::create(b, loc, maskTy, sizes);
   int64_t rank = xTy.getRank();
   SmallVector<AffineMap> maps(4, b.getMultiDimIdentityMap(rank));
   SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
