@@ -267,3 +267,33 @@ def test_multinomial_bad_attributes(attrs, match):
               **attrs)
     with pytest.raises(tessel.CompileError, match=match):
         tessel.compile(m.SerializeToString())
+
+
+@pytest.mark.parametrize("case,match", [
+    ("ratio_one", "ratio must be in \\[0, 1\\), got 1"),
+    ("ratio_tensor", "ratio must be a scalar"),
+    ("bernoulli_int", "input must be float16, bfloat16, float or double"),
+    ("multinomial_rank1", "input must be a batch x classes float tensor"),
+])
+def test_bad_operands(case, match):
+    if case == "ratio_one":
+        node = helper.make_node("Dropout", ["x", "r", "t"], ["y"], name="rand0")
+        g = helper.make_graph([node], "t", [vi("x", TensorProto.FLOAT, [4])],
+                              [vi("y", TensorProto.FLOAT, [4])],
+                              initializer=[helper.make_tensor("r", TensorProto.FLOAT, [], [1.0]),
+                                           helper.make_tensor("t", TensorProto.BOOL, [], [True])])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    elif case == "ratio_tensor":
+        node = helper.make_node("Dropout", ["x", "r", "t"], ["y"], name="rand0")
+        g = helper.make_graph([node], "t", [vi("x", TensorProto.FLOAT, [4]),
+                                            vi("r", TensorProto.FLOAT, [2]),
+                                            vi("t", TensorProto.BOOL, [])],
+                              [vi("y", TensorProto.FLOAT, [4])])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    elif case == "bernoulli_int":
+        m = model("Bernoulli", [vi("x", TensorProto.INT32, [4])], [vi("y", TensorProto.INT32, [4])])
+    else:
+        m = model("Multinomial", [vi("x", TensorProto.FLOAT, [4])], [vi("y", TensorProto.INT32, [4])])
+    with pytest.raises(tessel.CompileError, match=match) as e:
+        tessel.compile(m.SerializeToString())
+    assert "rand0" in str(e.value)
