@@ -13,6 +13,7 @@ PACKAGES=(
   python3-numpy python3-pytest python3-pytest-xdist python3-torch
   python3-torchvision pybind11-dev
   python3-sklearn
+  openmpi-bin libopenmpi-dev
 )
 
 missing=()

@@ -39,7 +39,23 @@ LogicalResult mlir::tessel::compileModule(ModuleOp module,
               "or bf16)";
   TargetCapabilities caps = backend.capabilities(tm->get());
 
+  if (options.expertParallel < 1)
+    return module.emitError() << "--expert-parallel must be at least 1, got "
+                              << options.expertParallel;
+  if (options.expertParallel > 1 && !caps.mpi)
+    return module.emitError()
+           << "--expert-parallel needs MPI, which the " << backend.name()
+           << " target "
+           << (options.target == Target::CPU
+                   ? "of this Tessel lacks: it was built without MPI "
+                     "(install libopenmpi-dev and rebuild)"
+                   : "does not support yet");
+  if (!options.expertPlacement.empty() && options.expertParallel < 2)
+    return module.emitError()
+           << "--expert-placement needs --expert-parallel=N with N > 1";
+
   SerializeOptions serialize;
+  serialize.mpiRanks = options.expertParallel;
   serialize.emit = options.emit;
   serialize.outputPath = outputPath.str();
   serialize.optLevel = options.optLevel;
@@ -69,6 +85,8 @@ LogicalResult mlir::tessel::compileModule(ModuleOp module,
   PipelineOptions pipelineOptions;
   pipelineOptions.optLevel = options.optLevel;
   pipelineOptions.routeLowering = options.routeLowering;
+  pipelineOptions.expertParallel = options.expertParallel;
+  pipelineOptions.expertPlacement = options.expertPlacement;
   // Grouped routing sizes each expert's batch from the router's counts on
   // the host; where the host cannot read them (a GPU's device memory),
   // every expert runs on every token (the same result; docs/pipeline/

@@ -11,6 +11,7 @@
 #include "tessel/Pipelines/Pipelines.h"
 #include "tessel/Quantization/Passes.h"
 
+#include "mlir/Conversion/MPIToLLVM/MPIToLLVM.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
@@ -21,6 +22,9 @@ void mlir::tessel::registerAllDialects(DialectRegistry &registry) {
   mlir::registerAllExtensions(registry);
   registry.insert<TesselDialect, compose::ComposeDialect, sym::SymDialect>();
   registerBufferizableOpInterfaceExternalModels(registry);
+  // convert-to-llvm lowers upstream's mpi ops (expert parallelism's
+  // communicator and rank); upstream's extension list leaves it out.
+  mpi::registerConvertMPIToLLVMInterface(registry);
 }
 
 void mlir::tessel::registerAllPasses() {

@@ -125,6 +125,9 @@ void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
   }
   compose::ComposeLowerRouteOptions route;
   route.mode = options.routeLowering;
+  route.expertParallel = options.expertParallel;
+  route.placement.assign(options.expertPlacement.begin(),
+                         options.expertPlacement.end());
   pm.addPass(compose::createComposeLowerRoute(route));
   pm.addPass(compose::createComposeLowerMemory());
   // External components are linked at load time: calls through imports.

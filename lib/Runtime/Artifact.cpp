@@ -308,6 +308,39 @@ void checkDevice(tessel_artifact &artifact, void *handle, const void *manifest,
   artifact.deviceText = m.deviceKind + " " + artifact.deviceName();
 }
 
+/// An expert-parallel artifact (ABI v8 `ranks` record) carries its MPI
+/// runtime part (lib/RuntimeMPI): it starts MPI (once per process) and
+/// checks that the job has as many processes as the artifact was compiled
+/// for, so a wrong `mpirun -np` fails here, before any collective could
+/// wait forever for a process that does not exist.
+void checkRanks(tessel_artifact &artifact, void *handle, const void *manifest,
+                const Manifest &m, const std::string &path) {
+  auto symbol = [&](const char *name) {
+    ::dlerror();
+    void *sym = ::dlsym(handle, name);
+    if (!sym || !sameLibrary(sym, manifest))
+      loadError(TESSEL_INVALID_ARTIFACT, path,
+                "the manifest names " + std::to_string(m.ranks) +
+                    " MPI processes but the library does not define '" +
+                    name + "'");
+    return sym;
+  };
+  auto init = reinterpret_cast<int32_t (*)(int32_t, char *, int64_t)>(
+      symbol("__tessel_mpi_init"));
+  auto rank = reinterpret_cast<int32_t (*)()>(symbol("__tessel_mpi_rank"));
+  artifact.mpiBroadcast = reinterpret_cast<void (*)(void *, int64_t)>(
+      symbol("__tessel_mpi_bcast"));
+  artifact.mpiMax =
+      reinterpret_cast<double (*)(double)>(symbol("__tessel_mpi_max"));
+  artifact.mpiAbort =
+      reinterpret_cast<void (*)(int32_t)>(symbol("__tessel_mpi_abort"));
+  char message[1024] = "";
+  if (init(m.ranks, message, sizeof message) != 0)
+    loadError(TESSEL_UNSUPPORTED, path, message);
+  artifact.ranks = m.ranks;
+  artifact.rank = rank();
+}
+
 void freeArtifact(tessel_artifact *artifact) {
   if (!artifact)
     return;
@@ -378,6 +411,8 @@ ArtifactPtr load(const std::string &path,
   checkDeviceKind(m, request, path);
   if (!m.deviceKind.empty())
     checkDevice(*artifact, handle.get(), manifest, m, path, request);
+  if (m.ranks > 1)
+    checkRanks(*artifact, handle.get(), manifest, m, path);
   artifact->path = path;
   artifact->version = m.version;
   artifact->target = m.target;
@@ -480,6 +515,20 @@ const char *tessel_artifact_device(const tessel_artifact_t *a) {
   if (!a || a->deviceKind.empty())
     return "cpu";
   return a->deviceText.c_str();
+}
+int tessel_artifact_ranks(const tessel_artifact_t *a) {
+  return a && a->ranks > 1 ? a->ranks : 1;
+}
+int tessel_artifact_rank(const tessel_artifact_t *a) {
+  return a && a->ranks > 1 ? a->rank : 0;
+}
+double tessel_artifact_max_over_ranks(const tessel_artifact_t *a,
+                                      double value) {
+  return a && a->ranks > 1 && a->mpiMax ? a->mpiMax(value) : value;
+}
+void tessel_artifact_abort_ranks(const tessel_artifact_t *a, int code) {
+  if (a && a->ranks > 1 && a->mpiAbort)
+    a->mpiAbort(code);
 }
 void tessel_artifact_set_device_timing(tessel_artifact_t *a, int on) {
   if (a && a->deviceTiming)

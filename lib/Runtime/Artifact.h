@@ -48,6 +48,14 @@ struct tessel_artifact {
   double (*lastKernelMs)() = nullptr;
   /// tessel_artifact_device's text ("cuda NVIDIA H100 ... sm_90").
   std::string deviceText;
+  /// `ranks` record (ABI v8): the MPI processes the artifact runs on (0:
+  /// one process), this process's rank, and the artifact's MPI runtime
+  /// part (lib/RuntimeMPI): rank 0's bytes to every process, the largest
+  /// value over the processes.
+  int ranks = 0, rank = 0;
+  void (*mpiBroadcast)(void *, int64_t) = nullptr;
+  double (*mpiMax)(double) = nullptr;
+  void (*mpiAbort)(int32_t) = nullptr;
 };
 
 namespace tessel::rt::detail {

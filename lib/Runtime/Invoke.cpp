@@ -188,6 +188,19 @@ void invoke(const tessel_function *fn, tessel_tensor_t *const *inputs,
   buffers.reserve(nIn + nOut);
   for (size_t i = 0; i < nIn; ++i)
     buffers.push_back(inputs[i]->data);
+  // An expert-parallel artifact computes on rank 0's inputs on every
+  // process: they are broadcast, into copies on the other ranks (the
+  // caller's tensors stay as they were).
+  std::vector<Tensor> received;
+  if (fn->artifact->ranks > 1)
+    for (size_t i = 0; i < nIn; ++i) {
+      if (fn->artifact->rank != 0) {
+        received.push_back(allocateTensor(inputs[i]->dtype, inputs[i]->dims));
+        buffers[i] = received.back().get()->data;
+      }
+      fn->artifact->mpiBroadcast(buffers[i],
+                                 static_cast<int64_t>(inputs[i]->byteSize));
+    }
   for (size_t i = 0; i < nOut; ++i) {
     if (hasRunTimeDim(info.outputs[i])) {
       runTime[i].sizes.assign(info.outputs[i].dims.size(), 0);

@@ -80,6 +80,22 @@ public:
                 "' (the artifact is newer than this runtime?)");
         m_.deviceKind = tok[1];
         m_.deviceArch = tok[2];
+      } else if (kw == "ranks") {
+        if (m_.version < 8)
+          error("'ranks' records need ABI version 8 (the manifest says " +
+                std::to_string(m_.version) + ")");
+        expectArgs(tok, 1, "ranks N");
+        if (!sawTarget_ || open || !m_.functions.empty() ||
+            !m_.imports.empty() || m_.ranks != 0)
+          error("'ranks' must appear once, after 'target' and before the "
+                "first function");
+        const std::string &n = tok[1];
+        if (n.empty() || n.size() > 7 ||
+            n.find_first_not_of("0123456789") != std::string::npos ||
+            std::stoll(n) < 2)
+          error("'ranks' needs a process count of 2 or more, got '" + n +
+                "'");
+        m_.ranks = static_cast<int>(std::stoll(n));
       } else if (kw == "function") {
         expectArgs(tok, 2, "function NAME SYMBOL");
         if (open)

@@ -69,6 +69,9 @@ struct Manifest {
   /// `device KIND ARCH` record (version 5): where the kernels run
   /// ("cuda", "sm_90"); empty kind: the CPU.
   std::string deviceKind, deviceArch;
+  /// `ranks N` record (version 8): the artifact runs on N MPI processes
+  /// (--expert-parallel); 0: one process.
+  int ranks = 0;
   /// In slot order: imports[i] is filled from tessel_artifact_imports[i].
   std::vector<ManifestFunction> imports;
   std::vector<ManifestFunction> functions;

@@ -103,6 +103,17 @@ static cl::opt<std::string> routeLowering(
              "(default; each expert runs on just its tokens) or dense "
              "(every expert on every token, the reference)"),
     cl::value_desc("grouped|dense"), cl::init("grouped"), cl::cat(category));
+static cl::opt<int64_t> expertParallel(
+    "expert-parallel",
+    cl::desc("Spread each mixture of experts (compose.route) over N MPI "
+             "processes: run the artifact with mpirun -np N "
+             "(docs/scale-out.md)"),
+    cl::value_desc("N"), cl::init(1), cl::cat(category));
+static cl::list<int64_t> expertPlacement(
+    "expert-placement",
+    cl::desc("With --expert-parallel: how many experts each process holds, "
+             "in rank order (default: as even as possible)"),
+    cl::value_desc("n0,n1,..."), cl::CommaSeparated, cl::cat(category));
 static cl::opt<std::string> componentName(
     "component",
     cl::desc("Compile only this compose.component (separate compilation): "
@@ -403,6 +414,9 @@ int main(int argc, char **argv) {
     return 1;
   }
   options.routeLowering = routeLowering;
+  options.expertParallel = expertParallel;
+  options.expertPlacement.assign(expertPlacement.begin(),
+                                 expertPlacement.end());
   options.component = componentName;
   if (std::optional<tessel::QuantizeMode> q =
           tessel::parseQuantizeMode(quantize)) {

@@ -52,9 +52,11 @@ double median(std::vector<double> v) {
 }
 
 /// `device`: a device artifact, whose kernels are also timed alone.
+/// `ranks`: an expert-parallel artifact, whose every call is timed on each
+/// process and counted at the slowest process's time (only rank 0 prints).
 void runBenchmark(const rt::Function &fn, const std::vector<rt::Tensor> &inputs,
                   std::vector<rt::Tensor> &outputs, const Options &opts,
-                  rt::Artifact *device) {
+                  rt::Artifact *device, const rt::Artifact *ranks) {
   rt::InvokeOptions invokeOpts{opts.threads};
   std::vector<double> ms, kernelMs;
   ms.reserve(size_t(opts.benchmark));
@@ -64,12 +66,15 @@ void runBenchmark(const rt::Function &fn, const std::vector<rt::Tensor> &inputs,
     auto start = std::chrono::steady_clock::now();
     fn.invoke(inputs, outputs, invokeOpts);
     auto end = std::chrono::steady_clock::now();
-    ms.push_back(std::chrono::duration<double, std::milli>(end - start).count());
+    double t = std::chrono::duration<double, std::milli>(end - start).count();
+    ms.push_back(ranks ? ranks->maxOverRanks(t) : t);
     if (device)
       kernelMs.push_back(device->lastKernelMs());
   }
   if (device)
     device->setDeviceTiming(false);
+  if (ranks && ranks->rank() != 0)
+    return;
   std::vector<double> sorted = ms;
   std::sort(sorted.begin(), sorted.end());
   size_t n = sorted.size();
@@ -143,8 +148,52 @@ struct Model {
   }
 };
 
+/// A rank other than 0 of an expert-parallel artifact: the same calls as
+/// rank 0 (every collective needs every process), on zero inputs of the
+/// manifest's shapes (the runtime replaces them with rank 0's), no output.
+/// Rank 0 reports a failure; this rank's status follows its own calls.
+int runOtherRank(const rt::Function &fn, const std::vector<rt::ValueInfo> &infos,
+                 const Options &opts, const rt::Artifact &ranks) {
+  std::vector<rt::Tensor> inputs;
+  for (const rt::ValueInfo &info : infos) {
+    for (size_t d = 0; d < info.dims.size(); ++d)
+      if (info.isDynamic(d))
+        throw rt::Error(TESSEL_UNSUPPORTED,
+                        "input '" + info.name + "' of an expert-parallel "
+                        "artifact has a dynamic dimension; rank " +
+                            std::to_string(ranks.rank()) +
+                            " cannot know its size");
+    inputs.push_back(rt::Tensor::allocate(info.dtype, info.dims));
+  }
+  std::vector<rt::Tensor> outputs;
+  rt::InvokeOptions invokeOpts{opts.threads};
+  fn.invoke(inputs, outputs, invokeOpts);
+  if (opts.benchmark > 0)
+    runBenchmark(fn, inputs, outputs, opts, nullptr, &ranks);
+  return 0;
+}
+
+int runModel(const Model &model, const Options &opts);
+
 int runTool(const Options &opts) {
   Model model = Model::load(opts.models, opts.device);
+  if (!model.artifact || model.artifact->ranks() == 1)
+    return runModel(model, opts);
+  // A failing process of an MPI job ends the whole job: the others may be
+  // waiting for it in a collective.
+  try {
+    return runModel(model, opts);
+  } catch (const std::exception &e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "tessel-run: error (rank %d): %s\n",
+                 model.artifact->rank(), e.what());
+    std::fflush(stderr);
+    model.artifact->abortRanks(1);
+    return 1;
+  }
+}
+
+int runModel(const Model &model, const Options &opts) {
   if (opts.printSignature) {
     if (!opts.function.empty())
       std::printf("func %s\n", model.function(opts.function).signature().c_str());
@@ -168,6 +217,14 @@ int runTool(const Options &opts) {
                                                 opts.expected.size())) +
                         " --output/--expected_output flags were given");
 
+  // An expert-parallel artifact (mpirun -np N): rank 0 reads the inputs,
+  // which the runtime broadcasts, and does all the writing and printing;
+  // the other ranks pass placeholders of the same shapes.
+  const rt::Artifact *ranks =
+      model.artifact && model.artifact->ranks() > 1 ? model.artifact.get()
+                                                    : nullptr;
+  if (ranks && ranks->rank() != 0)
+    return runOtherRank(fn, inInfos, opts, *ranks);
   std::vector<ModelValue> values;
   for (const std::string &spec : opts.inputs)
     values.push_back(loadValue(spec));
@@ -175,6 +232,9 @@ int runTool(const Options &opts) {
       packInputs(inSlots, inInfos, std::move(values));
   std::vector<rt::Tensor> outputs;
   fn.invoke(inputs, outputs, rt::InvokeOptions{opts.threads}); // also warm-up
+  if (ranks && opts.benchmark > 0)
+    std::printf("ranks: %d MPI processes (times: the slowest process's)\n",
+                ranks->ranks());
   if (opts.benchmark > 0) {
     // A device artifact's times include its copies between host and
     // device; kernel_median_ms is the kernels' alone.
@@ -183,7 +243,7 @@ int runTool(const Options &opts) {
       device = model.artifact.get();
       std::printf("device: %s\n", device->device().c_str());
     }
-    runBenchmark(fn, inputs, outputs, opts, device);
+    runBenchmark(fn, inputs, outputs, opts, device, ranks);
   }
   std::vector<ModelValue> results = unpackOutputs(outSlots, outputs);
 

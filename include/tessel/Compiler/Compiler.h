@@ -61,6 +61,11 @@ struct CompileOptions {
   bool kernels = true;
   /// compose.route lowering: "grouped" or "dense" (the reference).
   std::string routeLowering = "grouped";
+  /// Run each compose.route's experts on this many MPI processes (1: one
+  /// process; docs/scale-out.md).
+  int64_t expertParallel = 1;
+  /// Experts on each process, in rank order (empty: as even as possible).
+  std::vector<int64_t> expertPlacement;
   /// Non-empty: compile only this compose.component, as the entry point.
   std::string component;
   /// What f32 convolutions and matmuls compute in.

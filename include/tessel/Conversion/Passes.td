@@ -355,6 +355,33 @@ def TesselOutlineParallelLoops
                            "::mlir::scf::SCFDialect"];
 }
 
+def TesselMPIToCalls : Pass<"tessel-mpi-to-calls", "::mlir::ModuleOp"> {
+  let summary = "Lower the MPI collectives on memrefs to calls of the MPI "
+                "runtime part";
+  let description = [{
+    After bufferization: `tessel.all_to_all_v` becomes a call of
+    `tessel_mpi_all_to_all_v(comm, input, send_rows, init, recv_rows,
+    row_bytes)` and `tessel.all_gather` one of `tessel_mpi_all_gather(comm,
+    input, init, bytes)` (lib/RuntimeMPI, linked into the artifact with the
+    system's libmpi), buffers as pointers to their first elements (strided
+    ones through dense copies). A module that uses MPI gets upstream's
+    `dlti.map` entry `"MPI:Implementation"`, which upstream's MPI-to-LLVM
+    lowering of `mpi.comm_world` and `mpi.comm_rank` reads, so both sides
+    agree on the communicator handle.
+  }];
+  let options = [
+    Option<"implementation", "implementation", "std::string",
+           /*default=*/"\"OpenMPI\"",
+           "the MPI the artifact links, whose ABI upstream's lowering "
+           "follows: OpenMPI or MPICH">
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::DLTIDialect"];
+}
+
 def TesselImportsToCalls
     : Pass<"tessel-imports-to-calls", "::mlir::ModuleOp"> {
   let summary = "Lower tessel.call_import on memrefs to calls through the "

@@ -117,6 +117,15 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "its own tokens) or dense (every expert on every token, "
                      "the reference)"),
       llvm::cl::init("grouped")};
+  Option<int64_t> expertParallel{
+      *this, "expert-parallel",
+      llvm::cl::desc("MPI processes each compose.route's experts are spread "
+                     "over (1: one process; docs/scale-out.md)"),
+      llvm::cl::init(1)};
+  ListOption<int64_t> expertPlacement{
+      *this, "expert-placement",
+      llvm::cl::desc("Experts on each process, in rank order (empty: as even "
+                     "as possible)")};
   Option<QuantizeMode> quantize{
       *this, "quantize",
       llvm::cl::desc("Quantize the model: none, int8-dynamic (int8 "

@@ -259,6 +259,15 @@ public:
   /// Device artifacts: kernel timing on/off; the last call's kernel time
   /// (ms; -1 without timing or on the CPU).
   void setDeviceTiming(bool on) { tessel_artifact_set_device_timing(a_, on); }
+  /// Expert-parallel artifacts: the MPI processes it runs on (1 otherwise),
+  /// this process's rank, and the largest `value` over the processes
+  /// (tessel_artifact_ranks/_rank/_max_over_ranks).
+  int ranks() const { return tessel_artifact_ranks(a_); }
+  int rank() const { return tessel_artifact_rank(a_); }
+  double maxOverRanks(double value) const {
+    return tessel_artifact_max_over_ranks(a_, value);
+  }
+  void abortRanks(int code) const { tessel_artifact_abort_ranks(a_, code); }
   double lastKernelMs() const { return tessel_artifact_last_kernel_ms(a_); }
   std::vector<Function> functions() const {
     std::vector<Function> fns;

@@ -22,7 +22,7 @@ extern "C" {
 
 #define TESSEL_RUNTIME_VERSION "0.1.0"
 /* Newest artifact ABI version this runtime can load. */
-#define TESSEL_ABI_VERSION 7
+#define TESSEL_ABI_VERSION 8
 
 /* Version string of the loaded library (may differ from the header's). */
 const char *tessel_runtime_version(void);
@@ -142,6 +142,23 @@ const char *tessel_artifact_target(const tessel_artifact_t *artifact);
 /* Where the artifact's kernels run: "cpu", or for a --target=cuda artifact
  * "cuda" followed by the device it runs on ("cuda NVIDIA H100 ... sm_90"). */
 const char *tessel_artifact_device(const tessel_artifact_t *artifact);
+/* Expert-parallel artifacts (tessel-compile --expert-parallel=N, ABI v8):
+ * the MPI processes the artifact runs on (1 for every other artifact) and
+ * this process's rank in them (0 otherwise). Loading one starts MPI and
+ * fails unless the job has exactly N processes (mpirun -np N). Every
+ * process calls each function, in the same order; rank 0's inputs are
+ * used (broadcast to the others), and every process gets the outputs. */
+int tessel_artifact_ranks(const tessel_artifact_t *artifact);
+int tessel_artifact_rank(const tessel_artifact_t *artifact);
+/* The largest `value` over an expert-parallel artifact's processes, on
+ * every process (each must call it; a benchmark's slowest time); `value`
+ * itself for other artifacts. */
+double tessel_artifact_max_over_ranks(const tessel_artifact_t *artifact,
+                                      double value);
+/* Ends every process of an expert-parallel artifact's job with exit status
+ * `code` (MPI_Abort) and does not return: a process that fails must not
+ * leave the others waiting in a collective. No effect on other artifacts. */
+void tessel_artifact_abort_ranks(const tessel_artifact_t *artifact, int code);
 /* Device artifacts: time the kernels of each call (off by default; timing
  * records two events per call). No effect on CPU artifacts. */
 void tessel_artifact_set_device_timing(tessel_artifact_t *artifact, int on);

@@ -53,6 +53,10 @@ struct TargetCapabilities {
   /// The host may read values computed by the model (grouped mixture-of-
   /// experts routing sizes each expert's batch from the router's counts).
   bool hostReadsResults = true;
+  /// Routes run expert-parallel across MPI processes (--expert-parallel):
+  /// the target links Tessel's MPI runtime part (lib/RuntimeMPI) and the
+  /// system's libmpi. The CPU has it where the build found MPI.
+  bool mpi = false;
 };
 
 /// How a lowered module becomes the output file.
@@ -69,6 +73,9 @@ struct SerializeOptions {
   /// What the artifact links (emit=lib): the backend's linkArchives,
   /// found by the driver before any work.
   std::vector<std::string> archives;
+  /// MPI processes the artifact runs on (--expert-parallel); above 1 it
+  /// links the MPI runtime part.
+  int64_t mpiRanks = 1;
 };
 
 class TargetBackend {

@@ -182,10 +182,13 @@ void printValues(llvm::raw_ostream &os, const FunctionSig &sig) {
 /// runtimes still load what they can: version 1 has neither imports nor
 /// vocabularies, version 2 has no named (dynamic) dimensions, version 3 no
 /// `requires` record, version 4 no `device` record, version 5 no run-time
-/// output dimensions, version 6 no parts (sequences and optionals).
+/// output dimensions, version 6 no parts (sequences and optionals),
+/// version 7 no `ranks` record (MPI processes).
 unsigned abiVersion(ArrayRef<FunctionSig> functions,
                     ArrayRef<FunctionSig> imports, bool requiresFeatures,
-                    bool onDevice) {
+                    bool onDevice, bool ranks) {
+  if (ranks)
+    return 8;
   for (const FunctionSig &f : functions)
     for (const TensorSig &t : llvm::concat<const TensorSig>(f.inputs, f.outputs))
       if (!t.part.empty())
@@ -291,10 +294,16 @@ struct TesselEmitArtifactABIPass
         module.emitError() << "invalid CPU feature name '" << f << "'";
         return signalPassFailure();
       }
+    // Expert parallelism (compose-lower-route's expert-parallel): the
+    // artifact runs on that many MPI processes.
+    int64_t ranks = 1;
+    if (auto attr = module->getAttrOfType<IntegerAttr>("tessel.ranks"))
+      ranks = attr.getInt();
     std::string manifest;
     llvm::raw_string_ostream os(manifest);
     os << TESSEL_MANIFEST_MAGIC " "
-       << abiVersion(entries, imports, !features.empty(), !device.empty())
+       << abiVersion(entries, imports, !features.empty(), !device.empty(),
+                     ranks > 1)
        << "\n"
        << "target " << triple << "\n";
     if (!features.empty()) {
@@ -305,6 +314,8 @@ struct TesselEmitArtifactABIPass
     }
     if (!device.empty())
       os << "device " << device << "\n";
+    if (ranks > 1)
+      os << "ranks " << ranks << "\n";
     for (auto [slot, sig] : llvm::enumerate(imports)) {
       os << "import " << sig.name << ' ' << slot << "\n";
       printValues(os, sig);

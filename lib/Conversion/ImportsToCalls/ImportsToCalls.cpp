@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tessel/Conversion/ArtifactSignature.h"
+#include "tessel/Conversion/BufferPointers.h"
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 
@@ -100,47 +101,6 @@ FailureOr<func::FuncOp> helperDecl(ModuleOp module, OpBuilder &b,
   auto fn = func::FuncOp::create(b, loc, kCallImportHelperName, type);
   fn.setPrivate();
   return fn;
-}
-
-/// Whether the elements of every `type` buffer are dense and row-major from
-/// its first element on (any offset; a dynamic size only where no stride
-/// depends on it).
-bool isContiguousRowMajor(MemRefType type) {
-  if (type.getLayout().isIdentity())
-    return true;
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)))
-    return false;
-  int64_t expected = 1;
-  for (int64_t k = type.getRank() - 1; k >= 0; --k) {
-    if (type.getDimSize(k) == 1)
-      continue; // a unit dimension's stride is never used
-    if (strides[k] != expected)
-      return false;
-    if (k > 0) {
-      if (type.isDynamicDim(k))
-        return false;
-      expected *= type.getDimSize(k);
-    }
-  }
-  return true;
-}
-
-/// Pointer to the first element of a contiguous buffer.
-Value firstElement(OpBuilder &b, Location loc, Value memref) {
-  auto md = memref::ExtractStridedMetadataOp::create(b, loc, memref);
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(
-      b, loc, md.getBaseBuffer());
-  // i1 is stored one byte per element, as in the ABI.
-  unsigned bytes =
-      (cast<MemRefType>(memref.getType()).getElementTypeBitWidth() + 7) / 8;
-  Value byteOff = arith::MulIOp::create(
-      b, loc, md.getOffset(), arith::ConstantIndexOp::create(b, loc, bytes));
-  Value addr = arith::AddIOp::create(b, loc, base, byteOff);
-  Value addr64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), addr);
-  return LLVM::IntToPtrOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext()), addr64);
 }
 
 LogicalResult lowerCall(ModuleOp module, CallImportOp op,

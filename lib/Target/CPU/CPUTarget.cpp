@@ -33,6 +33,9 @@ CPUTargetBackend::capabilities(const llvm::TargetMachine *host) const {
   caps.threadPool = caps.kernelLibrary;
   caps.cachingAllocator = caps.kernelLibrary;
   caps.hostReadsResults = true;
+#ifdef TESSEL_MPI_LIBRARIES
+  caps.mpi = true;
+#endif
   return caps;
 }
 
@@ -43,6 +46,11 @@ void CPUTargetBackend::buildCodegenPipeline(
   if (useKernels)
     pm.addPass(createTesselKernelsToCalls());
   pm.addPass(createTesselImportsToCalls());
+#ifdef TESSEL_MPI_IMPLEMENTATION
+  TesselMPIToCallsOptions mpiCalls;
+  mpiCalls.implementation = TESSEL_MPI_IMPLEMENTATION;
+  pm.addPass(createTesselMPIToCalls(mpiCalls));
+#endif
   if (options.optLevel >= 2) {
     pm.addPass(createTesselApproximateMath());
     pm.addPass(createTesselReassociateReductions());
@@ -90,12 +98,21 @@ void CPUTargetBackend::buildCodegenPipeline(
 llvm::Expected<std::vector<std::string>>
 CPUTargetBackend::linkArchives(const llvm::TargetMachine &host,
                                const SerializeOptions &options) const {
-  if (!options.kernelLibrary)
-    return std::vector<std::string>();
-  llvm::Expected<std::string> archive = findKernelArchive(*kernelVariant(host));
-  if (!archive)
-    return archive.takeError();
-  return std::vector<std::string>{*archive};
+  std::vector<std::string> archives;
+  if (options.kernelLibrary) {
+    llvm::Expected<std::string> archive =
+        findKernelArchive(*kernelVariant(host));
+    if (!archive)
+      return archive.takeError();
+    archives.push_back(*archive);
+  }
+  if (options.mpiRanks > 1) {
+    llvm::Expected<std::vector<std::string>> mpi = findMPIRuntime();
+    if (!mpi)
+      return mpi.takeError();
+    archives.insert(archives.end(), mpi->begin(), mpi->end());
+  }
+  return archives;
 }
 
 LogicalResult CPUTargetBackend::serialize(ModuleOp module,

@@ -71,3 +71,24 @@ Expected<std::string> mlir::tessel::findKernelArchive(StringRef variant) {
 Expected<std::string> mlir::tessel::findCudaDeviceArchive() {
   return findArchive("libtessel_cuda_device.a", "");
 }
+
+Expected<std::vector<std::string>> mlir::tessel::findMPIRuntime() {
+#ifdef TESSEL_MPI_LIBRARIES
+  Expected<std::string> archive = findArchive("libtessel_runtime_mpi.a", "");
+  if (!archive)
+    return archive.takeError();
+  std::vector<std::string> link = {*archive};
+  SmallVector<StringRef> libs;
+  StringRef(TESSEL_MPI_LIBRARIES).split(libs, ';', -1, false);
+  for (StringRef lib : libs)
+    link.push_back(lib.str());
+  // MPI starts once per process: the artifact stays loaded to the end, so
+  // its exit handler finalizes MPI at exit (lib/RuntimeMPI).
+  link.push_back("-Wl,-z,nodelete");
+  return link;
+#else
+  return createStringError(inconvertibleErrorCode(),
+                           "this Tessel was built without MPI (install "
+                           "libopenmpi-dev and rebuild)");
+#endif
+}

@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace mlir::tessel {
 
@@ -22,6 +23,11 @@ llvm::Expected<std::string> findKernelArchive(llvm::StringRef variant);
 /// The device runtime linked into --target=cuda artifacts
 /// (lib/DeviceRuntime), found where the kernel library is.
 llvm::Expected<std::string> findCudaDeviceArchive();
+
+/// What an expert-parallel artifact links besides: the MPI runtime part
+/// (lib/RuntimeMPI, found where the kernel library is), the system's MPI
+/// libraries and the linker flag that keeps the artifact loaded.
+llvm::Expected<std::vector<std::string>> findMPIRuntime();
 
 } // namespace mlir::tessel
 

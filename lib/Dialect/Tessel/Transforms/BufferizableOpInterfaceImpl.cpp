@@ -91,6 +91,46 @@ struct CallImportOpInterface
   }
 };
 
+/// tessel.all_to_all_v and tessel.all_gather: they read every operand but
+/// the init (the communicator is no tensor) and overwrite the init, never
+/// reading it.
+template <typename OpT>
+struct CollectiveOpInterface
+    : DstBufferizableOpInterfaceExternalModel<CollectiveOpInterface<OpT>,
+                                              OpT> {
+  bool bufferizesToMemoryRead(Operation *op, OpOperand &operand,
+                              const AnalysisState &state) const {
+    return !cast<OpT>(op).isDpsInit(&operand);
+  }
+
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options,
+                          BufferizationState &state) const {
+    auto collective = cast<OpT>(op);
+    if (collective.hasPureBufferSemantics())
+      return success();
+    SmallVector<Value> operands;
+    for (OpOperand &operand : op->getOpOperands()) {
+      if (!isa<TensorType>(operand.get().getType())) {
+        operands.push_back(operand.get());
+        continue;
+      }
+      FailureOr<Value> buffer =
+          getBuffer(rewriter, operand.get(), options, state);
+      if (failed(buffer))
+        return failure();
+      operands.push_back(*buffer);
+    }
+    Value initBuffer =
+        operands[collective.getInitMutable().getOperandNumber()];
+    rewriter.setInsertionPoint(op);
+    rewriter.create(op->getLoc(), op->getName().getIdentifier(), operands,
+                    TypeRange{}, op->getAttrs());
+    replaceOpWithBufferizedValues(rewriter, op, initBuffer);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tessel::registerBufferizableOpInterfaceExternalModels(
@@ -110,5 +150,7 @@ void mlir::tessel::registerBufferizableOpInterfaceExternalModels(
     SparseConv2DOp::attachInterface<KernelOpInterface<SparseConv2DOp>>(*ctx);
     GroupedConv2DOp::attachInterface<KernelOpInterface<GroupedConv2DOp>>(*ctx);
     CallImportOp::attachInterface<CallImportOpInterface>(*ctx);
+    AllToAllVOp::attachInterface<CollectiveOpInterface<AllToAllVOp>>(*ctx);
+    AllGatherOp::attachInterface<CollectiveOpInterface<AllGatherOp>>(*ctx);
   });
 }

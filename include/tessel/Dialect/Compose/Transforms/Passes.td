@@ -25,17 +25,32 @@ def ComposeLowerRoute : Pass<"compose-lower-route", "ModuleOp"> {
 
     With `capacity`, assignments past an expert's capacity (in token order)
     are dropped in both forms.
+
+    With `expert-parallel=N` (N > 1) the grouped form runs across N MPI
+    processes (docs/scale-out.md): each holds a block of the experts
+    (`placement`: how many each, in rank order; default as even as
+    possible, the first processes taking one more) and a contiguous share
+    of the tokens; the rows travel to their experts' owners and back with
+    `tessel.all_to_all_v`, after a `tessel.all_gather` of the per-expert
+    counts, and every process ends with the whole result. The module gets
+    `tessel.ranks = N`, which the artifact's manifest records.
   }];
   let options = [
     Option<"mode", "mode", "std::string", /*default=*/"\"grouped\"",
            "grouped (run each expert on its own tokens) or dense (every "
-           "expert on every token)">
+           "expert on every token)">,
+    Option<"expertParallel", "expert-parallel", "int64_t", /*default=*/"1",
+           "MPI processes the experts are spread over (1: one process)">,
+    ListOption<"placement", "placement", "int64_t",
+               "experts on each process, in rank order (sums to the "
+               "route's expert count); empty: as even as possible">
   ];
   let dependentDialects = ["::mlir::tessel::TesselDialect",
                            "::mlir::tosa::TosaDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect",
-                           "::mlir::tensor::TensorDialect"];
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::mpi::MPIDialect"];
 }
 
 def ComposeLowerMemory : Pass<"compose-lower-memory"> {

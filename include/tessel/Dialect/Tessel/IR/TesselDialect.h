@@ -3,6 +3,7 @@
 #define TESSEL_DIALECT_TESSEL_IR_TESSELDIALECT_H
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/MPI/IR/MPI.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"

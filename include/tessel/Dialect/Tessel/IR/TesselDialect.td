@@ -26,6 +26,8 @@ def Tessel_Dialect : Dialect {
     decomposed.
   }];
   let useDefaultAttributePrinterParser = 1;
+  // The collectives (TesselCollectiveOps.td) take upstream's `!mpi.comm`.
+  let dependentDialects = ["::mlir::mpi::MPIDialect"];
   let extraClassDeclaration = [{
     /// Unit attribute marking a `func.func` declaration as an import: a
     /// function another artifact provides, linked by name at load time

@@ -478,5 +478,6 @@ def Tessel_RandomNormalOp : Tessel_RandomOp<"random_normal", "normal"> {
 
 include "tessel/Dialect/Tessel/IR/TesselKernelOps.td"
 include "tessel/Dialect/Tessel/IR/TesselImportOps.td"
+include "tessel/Dialect/Tessel/IR/TesselCollectiveOps.td"
 
 #endif // TESSEL_OPS_TD
