@@ -342,6 +342,38 @@ TEST(Manifest, RejectsBadDevice) {
                 {"m: malformed manifest", c.message});
 }
 
+TEST(Manifest, ParsesRanks) {
+  Manifest m = parseManifest("tessel-artifact 8\ntarget t\nranks 4\n"
+                             "function f s\nend\n",
+                             "m");
+  EXPECT_EQ(m.version, 8u);
+  EXPECT_EQ(m.ranks, 4);
+  Manifest one = parseManifest("tessel-artifact 8\ntarget t\nfunction f s\n"
+                               "end\n",
+                               "m");
+  EXPECT_EQ(one.ranks, 0);
+}
+
+TEST(Manifest, RejectsBadRanks) {
+  const BadCase cases[] = {
+      {"tessel-artifact 7\ntarget t\nranks 2\nfunction f s\nend\n",
+       "line 3: 'ranks' records need ABI version 8"},
+      {"tessel-artifact 8\ntarget t\nranks 1\nfunction f s\nend\n",
+       "'ranks' needs a process count of 2 or more, got '1'"},
+      {"tessel-artifact 8\ntarget t\nranks two\nfunction f s\nend\n",
+       "got 'two'"},
+      {"tessel-artifact 8\ntarget t\nranks\nfunction f s\nend\n",
+       "ranks N"},
+      {"tessel-artifact 8\nranks 2\ntarget t\nfunction f s\nend\n",
+       "'ranks' must appear once, after 'target'"},
+      {"tessel-artifact 8\ntarget t\nranks 2\nranks 2\nfunction f s\nend\n",
+       "'ranks' must appear once"},
+  };
+  for (const BadCase &c : cases)
+    expectError([&] { parseManifest(c.body, "m"); }, TESSEL_INVALID_ARTIFACT,
+                {"m: malformed manifest", c.message});
+}
+
 TEST(Manifest, RejectsBadRequires) {
   const BadCase cases[] = {
       {"tessel-artifact 3\ntarget t\nrequires avx2\nfunction f s\nend\n",

@@ -342,3 +342,57 @@ func.func @random_integer() -> tensor<4xi32> {
   %0 = tessel.random_uniform : tensor<4xi32>
   return %0 : tensor<4xi32>
 }
+
+// -----
+
+func.func @all_to_all_v_row_mismatch(%x: tensor<4x8xf32>, %s: tensor<2xi32>, %init: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  %comm = mpi.comm_world : !mpi.comm
+  // expected-error @+1 {{input 'tensor<4x8xf32>' and init 'tensor<8x4xf32>' must have the same element type and the same dimensions past the first}}
+  %y = tessel.all_to_all_v %x, %s, %s, %comm outs(%init : tensor<8x4xf32>) : tensor<4x8xf32>, tensor<2xi32>, tensor<2xi32> -> tensor<8x4xf32>
+  return %y : tensor<8x4xf32>
+}
+
+// -----
+
+func.func @all_to_all_v_counts(%x: tensor<4x8xf32>, %s: tensor<2xi64>, %init: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %comm = mpi.comm_world : !mpi.comm
+  // expected-error @+1 {{row counts must be 1-D i32 (one per process), got 'tensor<2xi64>'}}
+  %y = tessel.all_to_all_v %x, %s, %s, %comm outs(%init : tensor<8x8xf32>) : tensor<4x8xf32>, tensor<2xi64>, tensor<2xi64> -> tensor<8x8xf32>
+  return %y : tensor<8x8xf32>
+}
+
+// -----
+
+func.func @all_to_all_v_count_sizes(%x: tensor<4x8xf32>, %s: tensor<2xi32>, %r: tensor<3xi32>, %init: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %comm = mpi.comm_world : !mpi.comm
+  // expected-error @+1 {{send_rows and recv_rows must have one count per process each, got 2 and 3}}
+  %y = tessel.all_to_all_v %x, %s, %r, %comm outs(%init : tensor<8x8xf32>) : tensor<4x8xf32>, tensor<2xi32>, tensor<3xi32> -> tensor<8x8xf32>
+  return %y : tensor<8x8xf32>
+}
+
+// -----
+
+func.func @all_gather_copies(%x: tensor<3x8xf32>, %init: tensor<7x8xf32>) -> tensor<7x8xf32> {
+  %comm = mpi.comm_world : !mpi.comm
+  // expected-error @+1 {{init's 7 rows must be a whole number of copies of the input's 3}}
+  %y = tessel.all_gather %x, %comm outs(%init : tensor<7x8xf32>) : tensor<3x8xf32> -> tensor<7x8xf32>
+  return %y : tensor<7x8xf32>
+}
+
+// -----
+
+func.func @all_gather_mixed(%x: tensor<3x8xf32>, %init: memref<6x8xf32>) {
+  %comm = mpi.comm_world : !mpi.comm
+  // expected-error @+1 {{operands must be all ranked tensors or all memrefs, of rank 1 or more; got 'tensor<3x8xf32>'}}
+  tessel.all_gather %x, %comm outs(%init : memref<6x8xf32>) : tensor<3x8xf32>
+  return
+}
+
+// -----
+
+func.func @all_gather_scalar(%x: tensor<f32>, %init: tensor<2xf32>) -> tensor<2xf32> {
+  %comm = mpi.comm_world : !mpi.comm
+  // expected-error @+1 {{operands must be all ranked tensors or all memrefs, of rank 1 or more; got 'tensor<f32>'}}
+  %y = tessel.all_gather %x, %comm outs(%init : tensor<2xf32>) : tensor<f32> -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}

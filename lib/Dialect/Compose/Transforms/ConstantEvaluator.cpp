@@ -30,6 +30,9 @@ namespace {
 /// Gate slices are small; a constant larger than this is a weight, not a
 /// gate operand, and is not read.
 constexpr int64_t kMaxElements = int64_t(1) << 20;
+/// A splat (an exporter's zeros_like of the tokens, `T x d`) is read up to
+/// this size: it holds one value, whatever the token count and width.
+constexpr int64_t kMaxSplatElements = int64_t(1) << 24;
 
 int64_t product(ArrayRef<int64_t> shape) {
   return std::accumulate(shape.begin(), shape.end(), int64_t(1),
@@ -46,7 +49,8 @@ SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
 std::optional<Folded> fromAttr(Attribute attr) {
   auto dense = dyn_cast_or_null<DenseElementsAttr>(attr);
   if (!dense || !dense.getType().hasStaticShape() ||
-      dense.getNumElements() > kMaxElements)
+      dense.getNumElements() >
+          (dense.isSplat() ? kMaxSplatElements : kMaxElements))
     return std::nullopt;
   Folded f;
   f.shape.assign(dense.getType().getShape().begin(),

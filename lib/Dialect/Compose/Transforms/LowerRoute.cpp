@@ -39,7 +39,7 @@ struct ComposeLowerRoutePass
       getOperation().emitError()
           << "compose-lower-route: option 'expert-parallel' must be at least "
              "1, got "
-          << expertParallel;
+          << static_cast<int64_t>(expertParallel);
       return signalPassFailure();
     }
     if (expertParallel > 1 && mode != "grouped") {
@@ -54,7 +54,7 @@ struct ComposeLowerRoutePass
       getOperation().emitError()
           << "compose-lower-route: 'placement' needs one expert count per "
              "process ("
-          << expertParallel << "), got " << placement.size();
+          << static_cast<int64_t>(expertParallel) << "), got " << placement.size();
       return signalPassFailure();
     }
     SmallVector<RouteOp> routes;
@@ -93,12 +93,6 @@ struct ComposeLowerRoutePass
   FailureOr<SmallVector<int64_t>> expertBlocks(RouteOp route) {
     int64_t n = expertParallel;
     int64_t experts = route.getExperts().size();
-    if (route.getCapacity()) {
-      route.emitOpError() << "with a capacity cannot be expert-parallel yet: "
-                             "the owners would have to agree on which rows "
-                             "to drop";
-      return failure();
-    }
     SmallVector<int64_t> first = {0};
     int64_t sum = 0;
     for (int64_t q = 0; q < n; ++q) {
@@ -116,6 +110,12 @@ struct ComposeLowerRoutePass
     if (sum != experts) {
       route.emitOpError() << "placement places " << sum << " experts, but the "
                           << "route has " << experts;
+      return failure();
+    }
+    if (route.getCapacity()) {
+      route.emitOpError() << "with a capacity cannot be expert-parallel yet: "
+                             "the owners would have to agree on which rows "
+                             "to drop";
       return failure();
     }
     return first;

@@ -1,0 +1,198 @@
+"""Expert parallelism across MPI processes (tessel-compile --expert-parallel=N,
+docs/scale-out.md): the artifact runs under `mpirun -np N` and must give the
+single-process artifact's output (rtol 1e-5) and the float64 numpy
+reference's, however the tokens are routed; a wrong process count fails
+with a message. Every mpirun has a timeout, so no test can hang."""
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from compose_models import MoE
+
+BUILD = os.environ.get("TESSEL_BUILD_DIR", os.path.join(
+    os.path.dirname(__file__), "..", "..", "build"))
+COMPILE = os.path.join(BUILD, "bin", "tessel-compile")
+RUN = os.path.join(BUILD, "bin", "tessel-run")
+# Root may run mpirun (CI runs as root); more processes than cores yield
+# instead of spinning, so four processes on two cores stay quick.
+MPI_ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1",
+               OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_rmaps_base_oversubscribe="1",
+               OMPI_MCA_mpi_yield_when_idle="1")
+TIMEOUT = 120
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("mpirun") is None,
+    reason="needs Open MPI's mpirun (scripts/setup.sh installs it)")
+
+
+def compile_mlir(tmp_path, text, name, *flags):
+    src = tmp_path / f"{name}.mlir"
+    src.write_text(text)
+    out = tmp_path / f"{name}.so"
+    p = subprocess.run([COMPILE, str(src), "-o", str(out), *flags],
+                       capture_output=True, text=True, timeout=TIMEOUT)
+    assert p.returncode == 0, p.stderr
+    return out
+
+
+def mpirun(n, *args):
+    return subprocess.run(["mpirun", "-np", str(n), *map(str, args)],
+                          capture_output=True, text=True, timeout=TIMEOUT,
+                          env=MPI_ENV)
+
+
+def run_single(so, x, tmp_path):
+    xin, y = tmp_path / "x.npy", tmp_path / "y_single.npy"
+    np.save(xin, x)
+    p = subprocess.run([RUN, str(so), f"--input=@{xin}", f"--output=@{y}"],
+                       capture_output=True, text=True, timeout=TIMEOUT)
+    assert p.returncode == 0, p.stderr
+    return np.load(y)
+
+
+def run_parallel(so, n, x, tmp_path):
+    xin, y = tmp_path / "x.npy", tmp_path / f"y_ep{n}.npy"
+    np.save(xin, x)
+    p = mpirun(n, RUN, so, f"--input=@{xin}", f"--output=@{y}")
+    assert p.returncode == 0, p.stdout + p.stderr
+    return np.load(y)
+
+
+def check(tmp_path, moe, ranks, *flags, x=None):
+    """Compiles `moe` for one process and for `ranks`, runs both on `x` and
+    compares them with each other and with numpy."""
+    if x is None:
+        x = np.random.default_rng(7).normal(size=(moe.T, moe.d)).astype(
+            np.float32)
+    single = compile_mlir(tmp_path, moe.mlir(), "single")
+    ep = compile_mlir(tmp_path, moe.mlir(), f"ep{ranks}",
+                      f"--expert-parallel={ranks}", *flags)
+    assert f"\nranks {ranks}\n".encode() in ep.read_bytes()
+    y1 = run_single(single, x, tmp_path)
+    yn = run_parallel(ep, ranks, x, tmp_path)
+    np.testing.assert_allclose(yn, y1, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(yn, moe.reference(x), rtol=1e-4, atol=1e-5)
+    return yn
+
+
+@pytest.mark.parametrize("k", [1, 2])
+def test_two_processes_top_k(tmp_path, k):
+    check(tmp_path, MoE(tokens=64, d=16, hidden=32, experts=4, k=k), 2)
+
+
+def test_four_processes(tmp_path):
+    check(tmp_path, MoE(tokens=48, d=8, hidden=16, experts=8, k=2), 4)
+
+
+def test_uneven_token_shares(tmp_path):
+    # 37 tokens on 4 processes: shares of 10, the last one 7 real rows.
+    check(tmp_path, MoE(tokens=37, d=8, hidden=16, experts=4, k=2), 4)
+
+
+def test_a_process_without_tokens(tmp_path):
+    # 3 tokens on 4 processes: shares of 1; the fourth holds only padding.
+    check(tmp_path, MoE(tokens=3, d=8, hidden=16, experts=4, k=2), 4)
+
+
+def test_skewed_routing_all_to_one_process(tmp_path):
+    # Every token picks experts 0 and 1, which process 0 holds: process 1
+    # receives no rows, process 0 all of them.
+    moe = MoE(tokens=32, d=8, hidden=16, experts=4, k=2)
+    moe.wg[:, :2] = 0.0
+    moe.wg[:, 2:] = -50.0
+    x = np.abs(np.random.default_rng(3).normal(size=(32, 8))).astype(
+        np.float32) + 0.5
+    logits = x @ moe.wg
+    assert (np.argsort(-logits, axis=1)[:, :2] < 2).all()
+    check(tmp_path, moe, 2, x=x)
+
+
+def test_placement_and_processes_without_experts(tmp_path):
+    moe = MoE(tokens=40, d=8, hidden=16, experts=4, k=2)
+    check(tmp_path, moe, 2, "--expert-placement=1,3")
+    # 2 experts on 4 processes: processes 2 and 3 hold none.
+    check(tmp_path, MoE(tokens=24, d=8, hidden=16, experts=2, k=1), 4)
+    check(tmp_path, moe, 2, "--expert-placement=0,4")
+
+
+def test_benchmark_reports_slowest_process_once(tmp_path):
+    moe = MoE(tokens=32, d=8, hidden=16, experts=4, k=2)
+    ep = compile_mlir(tmp_path, moe.mlir(), "ep2", "--expert-parallel=2")
+    xin = tmp_path / "x.npy"
+    np.save(xin, np.ones((32, 8), np.float32))
+    p = mpirun(2, RUN, ep, f"--input=@{xin}", "--benchmark=3", "--threads=1")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.count("benchmark: function=main iterations=3") == 1
+    assert "ranks: 2 MPI processes" in p.stdout
+
+
+def test_wrong_process_count_fails_with_message(tmp_path):
+    moe = MoE(tokens=16, d=8, hidden=16, experts=4, k=2)
+    ep = compile_mlir(tmp_path, moe.mlir(), "ep2", "--expert-parallel=2")
+    xin = tmp_path / "x.npy"
+    np.save(xin, np.ones((16, 8), np.float32))
+    message = ("it was compiled for 2 MPI processes (--expert-parallel=2) but "
+               "this job has {}: run it with mpirun -np 2")
+    p = subprocess.run([RUN, str(ep), f"--input=@{xin}"], capture_output=True,
+                       text=True, timeout=TIMEOUT, env=MPI_ENV)
+    assert p.returncode != 0
+    assert message.format(1) in p.stderr
+    p = mpirun(3, RUN, ep, f"--input=@{xin}")
+    assert p.returncode != 0
+    assert message.format(3) in p.stderr
+
+
+def test_failing_process_ends_the_job(tmp_path):
+    # Rank 0 cannot read its input: it aborts the job instead of leaving
+    # rank 1 waiting in the broadcast (the timeout would catch a hang).
+    moe = MoE(tokens=16, d=8, hidden=16, experts=4, k=2)
+    ep = compile_mlir(tmp_path, moe.mlir(), "ep2", "--expert-parallel=2")
+    p = mpirun(2, RUN, ep, f"--input=@{tmp_path / 'missing.npy'}")
+    assert p.returncode != 0
+    assert "tessel-run: error (rank 0)" in p.stderr
+    assert "missing.npy" in p.stderr
+
+
+def test_bad_options(tmp_path):
+    moe = MoE(tokens=16, d=8, hidden=16, experts=4, k=2)
+    src = tmp_path / "m.mlir"
+    src.write_text(moe.mlir())
+    for flags, message in [
+            (["--expert-parallel=0"], "--expert-parallel must be at least 1"),
+            (["--expert-placement=2,2"],
+             "--expert-placement needs --expert-parallel=N with N > 1"),
+            (["--expert-parallel=2", "--expert-placement=1,2"],
+             "placement places 3 experts, but the route has 4")]:
+        p = subprocess.run([COMPILE, str(src), "-o", str(tmp_path / "m.so"),
+                            *flags], capture_output=True, text=True,
+                           timeout=TIMEOUT)
+        assert p.returncode != 0, flags
+        assert message in p.stderr, (flags, p.stderr)
+
+
+def test_onnx_moe_from_pytorch(tmp_path):
+    # A MoE written in PyTorch, exported to ONNX, raised to compose.route
+    # by the importer and compiled expert-parallel.
+    torch = pytest.importorskip("torch")
+    from compose_models import torch_moe
+    moe = MoE(tokens=32, d=16, hidden=32, experts=4, k=2)
+    module = torch_moe(moe)
+    x = np.random.default_rng(5).normal(size=(32, 16)).astype(np.float32)
+    onnx_path = tmp_path / "moe.onnx"
+    torch.onnx.export(module, (torch.from_numpy(x),), str(onnx_path),
+                      input_names=["x"], output_names=["y"], opset_version=17)
+    ep = tmp_path / "ep2.so"
+    p = subprocess.run([COMPILE, str(onnx_path), "-o", str(ep),
+                        "--expert-parallel=2"], capture_output=True,
+                       text=True, timeout=TIMEOUT)
+    assert p.returncode == 0, p.stderr
+    assert b"\nranks 2\n" in ep.read_bytes()
+    y = run_parallel(ep, 2, x, tmp_path)
+    with torch.no_grad():
+        ref = module(torch.from_numpy(x)).numpy()
+    np.testing.assert_allclose(y, ref, rtol=1e-4, atol=1e-5)
