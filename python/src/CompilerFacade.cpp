@@ -240,6 +240,8 @@ Status IRModule::compile(const CompileOptions &options,
   opts.targetTriple = options.targetTriple;
   opts.kernels = options.kernels;
   opts.routeLowering = options.routeLowering;
+  opts.expertParallel = options.expertParallel;
+  opts.expertPlacement = options.expertPlacement;
   opts.component = options.component;
   if (std::optional<::mlir::tessel::QuantizeMode> q =
           ::mlir::tessel::parseQuantizeMode(options.quantize))

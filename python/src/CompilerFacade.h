@@ -36,6 +36,10 @@ struct CompileOptions {
   bool kernels = true;
   /// compose.route lowering: "grouped" or "dense".
   std::string routeLowering = "grouped";
+  /// MPI processes each route's experts are spread over, and how many each
+  /// holds (tessel-compile --expert-parallel, --expert-placement).
+  int64_t expertParallel = 1;
+  std::vector<int64_t> expertPlacement;
   /// Non-empty: compile only this compose.component, as the entry point.
   std::string component;
   /// "cpu" or "cuda" (tessel-compile --target), and the GPU architecture.

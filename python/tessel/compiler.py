@@ -174,7 +174,8 @@ def _as_numpy(x):
 
 def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
             threads=None, shapes=None, function=None,
-            route_lowering="grouped", component=None, raise_moe=True,
+            route_lowering="grouped", expert_parallel=1,
+            expert_placement=None, component=None, raise_moe=True,
             quantize=None, calibration_data=None, calibration_method="minmax",
             calibration_percentile=99.99, quantize_exclude=(),
             quantize_report=None, precision="f32", sparsity="auto",
@@ -197,6 +198,12 @@ def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
     thread count of calls (the runtime's ``num_threads``; 1 if None).
     route_lowering is how ``compose.route`` (mixture of experts) is lowered:
     "grouped" (each expert on just its tokens) or "dense" (the reference).
+    expert_parallel=N (N > 1) is ``tessel-compile --expert-parallel=N``:
+    each mixture of experts runs across N MPI processes, each holding a
+    block of the experts (``expert_placement``: how many each, in rank
+    order); run the script under ``mpirun -np N``, every process calling
+    the module alike (rank 0's inputs are used; every process gets the
+    outputs; docs/scale-out.md).
     component names one ``compose.component`` to compile on its own (it
     becomes the artifact's entry point; separate compilation).
     raise_moe (any source): raise top-k gated mixtures of experts to
@@ -266,6 +273,11 @@ def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
     if route_lowering not in ("grouped", "dense"):
         raise ValueError("route_lowering must be 'grouped' or 'dense', got "
                          f"{route_lowering!r}")
+    if not isinstance(expert_parallel, int) or expert_parallel < 1:
+        raise ValueError("expert_parallel must be an int >= 1, got "
+                         f"{expert_parallel!r}")
+    if expert_placement is not None and expert_parallel < 2:
+        raise ValueError("expert_placement applies with expert_parallel > 1")
     if opt_level not in (0, 1, 2, 3):
         raise ValueError(f"opt_level must be 0, 1, 2 or 3, got {opt_level!r}")
     module = to_module(source, example_inputs, shapes=shapes,
@@ -275,6 +287,9 @@ def compile(source, example_inputs=None, *, opt_level=3, mcpu="native",
     try:
         module._native.compile(path, opt_level=opt_level, mcpu=mcpu,
                                route_lowering=route_lowering,
+                               expert_parallel=expert_parallel,
+                               expert_placement=[int(n) for n in
+                                                 expert_placement or ()],
                                component=component or "",
                                quantize=quantize or "none",
                                calibration=calibration,

@@ -262,6 +262,25 @@ class CompiledModule:
         return self._artifact.device
 
     @property
+    def ranks(self):
+        """The MPI processes an expert-parallel artifact runs on
+        (``expert_parallel=N``; run the script under ``mpirun -np N``); 1
+        for every other artifact."""
+        return self._artifact.ranks
+
+    @property
+    def rank(self):
+        """This process's rank among :attr:`ranks` (0 for a one-process
+        artifact): rank 0 is the one to print or save results."""
+        return self._artifact.rank
+
+    def abort_ranks(self, code=1):
+        """Ends every process of an expert-parallel artifact's MPI job
+        (``MPI_Abort``): a process that fails must not leave the others
+        waiting in a collective. No effect on other artifacts."""
+        self._artifact.abort_ranks(int(code))
+
+    @property
     def functions(self):
         """Every function the artifact exports."""
         return list(self._artifact.function_names())
