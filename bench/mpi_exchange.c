@@ -46,7 +46,7 @@ int main(int argc, char **argv) {
     char *recv = malloc((size_t)bytes * (size_t)size);
     memset(send, rank, (size_t)bytes * (size_t)size);
     for (int q = 0; q < size; ++q) {
-      counts[q] = (int)bytes;            /* send counts */
+      counts[q] = (int)bytes;              /* send counts */
       counts[size + q] = (int)(q * bytes); /* displacements */
     }
     for (int r = -2; r < repeats; ++r) {

@@ -321,15 +321,15 @@ void checkRanks(tessel_artifact &artifact, void *handle, const void *manifest,
     if (!sym || !sameLibrary(sym, manifest))
       loadError(TESSEL_INVALID_ARTIFACT, path,
                 "the manifest names " + std::to_string(m.ranks) +
-                    " MPI processes but the library does not define '" +
-                    name + "'");
+                    " MPI processes but the library does not define '" + name +
+                    "'");
     return sym;
   };
   auto init = reinterpret_cast<int32_t (*)(int32_t, char *, int64_t)>(
       symbol("__tessel_mpi_init"));
   auto rank = reinterpret_cast<int32_t (*)()>(symbol("__tessel_mpi_rank"));
-  artifact.mpiBroadcast = reinterpret_cast<void (*)(void *, int64_t)>(
-      symbol("__tessel_mpi_bcast"));
+  artifact.mpiBroadcast =
+      reinterpret_cast<void (*)(void *, int64_t)>(symbol("__tessel_mpi_bcast"));
   artifact.mpiMax =
       reinterpret_cast<double (*)(double)>(symbol("__tessel_mpi_max"));
   artifact.mpiAbort =

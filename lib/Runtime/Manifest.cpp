@@ -93,8 +93,7 @@ public:
         if (n.empty() || n.size() > 7 ||
             n.find_first_not_of("0123456789") != std::string::npos ||
             std::stoll(n) < 2)
-          error("'ranks' needs a process count of 2 or more, got '" + n +
-                "'");
+          error("'ranks' needs a process count of 2 or more, got '" + n + "'");
         m_.ranks = static_cast<int>(std::stoll(n));
       } else if (kw == "function") {
         expectArgs(tok, 2, "function NAME SYMBOL");

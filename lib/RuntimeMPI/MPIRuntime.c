@@ -87,7 +87,8 @@ void tessel_mpi_all_gather(int64_t comm, const void *send, void *recv,
   MPI_Type_free(&block);
 }
 
-/*===- For the runtime -----------------------------------------------------===*/
+/*===- For the runtime
+ * -----------------------------------------------------===*/
 
 static void finalizeAtExit(void) {
   int finalized = 0;

@@ -398,9 +398,7 @@ PYBIND11_MODULE(_tessel, m) {
           py::arg("bytes"), py::arg("name"), py::arg("shapes"),
           py::arg("raise_moe") = true)
       .def("clone",
-           [](PyIRModule &self) {
-             return PyIRModule{self.get().clone()};
-           })
+           [](PyIRModule &self) { return PyIRModule{self.get().clone()}; })
       .def(
           "to_string",
           [](PyIRModule &self, bool debugInfo, bool generic) {
@@ -422,19 +420,17 @@ PYBIND11_MODULE(_tessel, m) {
       .def(
           "compile",
           [](PyIRModule &self, const std::string &output, unsigned optLevel,
-             const std::string &mcpu, const std::string &triple,
-             bool kernels, const std::string &emit,
-             const std::string &compileTo, const std::string &route,
-             const std::string &component, const std::string &quantize,
+             const std::string &mcpu, const std::string &triple, bool kernels,
+             const std::string &emit, const std::string &compileTo,
+             const std::string &route, const std::string &component,
+             const std::string &quantize,
              const std::vector<py::array> &calibration,
-             const std::string &calibrationMethod,
-             double calibrationPercentile,
+             const std::string &calibrationMethod, double calibrationPercentile,
              const std::vector<std::string> &quantizeExclude,
-             const std::string &quantizeReport,
-             const std::string &precision, const std::string &sparsity,
-             const std::string &sparsityReport, const std::string &target,
-             const std::string &cudaArch, const std::string &cudaBinary,
-             int64_t expertParallel,
+             const std::string &quantizeReport, const std::string &precision,
+             const std::string &sparsity, const std::string &sparsityReport,
+             const std::string &target, const std::string &cudaArch,
+             const std::string &cudaBinary, int64_t expertParallel,
              const std::vector<int64_t> &expertPlacement) {
             CompileOptions options;
             options.expertParallel = expertParallel;
@@ -518,8 +514,8 @@ PYBIND11_MODULE(_tessel, m) {
   py::class_<Artifact>(m, "Artifact")
       .def(py::init<const std::string &, const std::string &>(),
            py::arg("path"), py::arg("device") = "")
-      .def_property_readonly("path",
-                             [](const Artifact &a) { return a.artifact->path(); })
+      .def_property_readonly(
+          "path", [](const Artifact &a) { return a.artifact->path(); })
       .def_property_readonly(
           "target", [](const Artifact &a) { return a.artifact->target(); })
       .def_property_readonly(
@@ -528,9 +524,10 @@ PYBIND11_MODULE(_tessel, m) {
           "ranks", [](const Artifact &a) { return a.artifact->ranks(); })
       .def_property_readonly(
           "rank", [](const Artifact &a) { return a.artifact->rank(); })
-      .def("abort_ranks",
-           [](const Artifact &a, int code) { a.artifact->abortRanks(code); },
-           py::arg("code") = 1)
+      .def(
+          "abort_ranks",
+          [](const Artifact &a, int code) { a.artifact->abortRanks(code); },
+          py::arg("code") = 1)
       .def("function_names", &Artifact::functionNames)
       .def("imports", [](const Artifact &a) { return a.artifact->imports(); });
 

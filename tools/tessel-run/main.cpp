@@ -152,15 +152,17 @@ struct Model {
 /// rank 0 (every collective needs every process), on zero inputs of the
 /// manifest's shapes (the runtime replaces them with rank 0's), no output.
 /// Rank 0 reports a failure; this rank's status follows its own calls.
-int runOtherRank(const rt::Function &fn, const std::vector<rt::ValueInfo> &infos,
-                 const Options &opts, const rt::Artifact &ranks) {
+int runOtherRank(const rt::Function &fn,
+                 const std::vector<rt::ValueInfo> &infos, const Options &opts,
+                 const rt::Artifact &ranks) {
   std::vector<rt::Tensor> inputs;
   for (const rt::ValueInfo &info : infos) {
     for (size_t d = 0; d < info.dims.size(); ++d)
       if (info.isDynamic(d))
         throw rt::Error(TESSEL_UNSUPPORTED,
-                        "input '" + info.name + "' of an expert-parallel "
-                        "artifact has a dynamic dimension; rank " +
+                        "input '" + info.name +
+                            "' of an expert-parallel "
+                            "artifact has a dynamic dimension; rank " +
                             std::to_string(ranks.rank()) +
                             " cannot know its size");
     inputs.push_back(rt::Tensor::allocate(info.dtype, info.dims));
@@ -220,9 +222,9 @@ int runModel(const Model &model, const Options &opts) {
   // An expert-parallel artifact (mpirun -np N): rank 0 reads the inputs,
   // which the runtime broadcasts, and does all the writing and printing;
   // the other ranks pass placeholders of the same shapes.
-  const rt::Artifact *ranks =
-      model.artifact && model.artifact->ranks() > 1 ? model.artifact.get()
-                                                    : nullptr;
+  const rt::Artifact *ranks = model.artifact && model.artifact->ranks() > 1
+                                  ? model.artifact.get()
+                                  : nullptr;
   if (ranks && ranks->rank() != 0)
     return runOtherRank(fn, inInfos, opts, *ranks);
   std::vector<ModelValue> values;

@@ -17,6 +17,10 @@ namespace mlir::tessel {
 /// depends on it).
 bool isContiguousRowMajor(MemRefType type);
 
+/// A new dense row-major buffer of `memref`'s shape and element type (its
+/// dynamic sizes read from `memref`), for a strided buffer's copy.
+Value allocDenseLike(OpBuilder &b, Location loc, Value memref);
+
 /// `!llvm.ptr` to the first element of a contiguous buffer.
 Value firstElement(OpBuilder &b, Location loc, Value memref);
 

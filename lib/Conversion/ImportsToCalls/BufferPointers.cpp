@@ -29,6 +29,16 @@ bool mlir::tessel::isContiguousRowMajor(MemRefType type) {
   return true;
 }
 
+Value mlir::tessel::allocDenseLike(OpBuilder &b, Location loc, Value memref) {
+  auto type = cast<MemRefType>(memref.getType());
+  SmallVector<Value> sizes;
+  for (int64_t k = 0; k < type.getRank(); ++k)
+    if (type.isDynamicDim(k))
+      sizes.push_back(memref::DimOp::create(b, loc, memref, k));
+  return memref::AllocOp::create(
+      b, loc, MemRefType::get(type.getShape(), type.getElementType()), sizes);
+}
+
 Value mlir::tessel::firstElement(OpBuilder &b, Location loc, Value memref) {
   auto md = memref::ExtractStridedMetadataOp::create(b, loc, memref);
   Value base = memref::ExtractAlignedPointerAsIndexOp::create(

@@ -173,13 +173,7 @@ LogicalResult lowerCall(ModuleOp module, CallImportOp op,
       dense.push_back(v);
       continue;
     }
-    SmallVector<Value> sizes;
-    for (int64_t k = 0; k < type.getRank(); ++k)
-      if (type.isDynamicDim(k))
-        sizes.push_back(memref::DimOp::create(b, loc, v, k));
-    Value copy = memref::AllocOp::create(
-        b, loc, MemRefType::get(type.getShape(), type.getElementType()),
-        sizes);
+    Value copy = allocDenseLike(b, loc, v);
     temps.push_back(copy);
     dense.push_back(copy);
     if (op.isDpsInit(&operand))

@@ -67,13 +67,7 @@ struct MPIToCallsPass
       if (!type)
         continue; // the communicator
       if (!isContiguousRowMajor(type)) {
-        SmallVector<Value> sizes;
-        for (int64_t k = 0; k < type.getRank(); ++k)
-          if (type.isDynamicDim(k))
-            sizes.push_back(memref::DimOp::create(b, loc, v, k));
-        Value copy = memref::AllocOp::create(
-            b, loc, MemRefType::get(type.getShape(), type.getElementType()),
-            sizes);
+        Value copy = allocDenseLike(b, loc, v);
         if (&operand == &operands.back())
           result.writeBack.push_back({copy, v});
         else
@@ -124,8 +118,7 @@ struct MPIToCallsPass
       FailureOr<int64_t> row = rowBytes(op, gather.getInput());
       if (failed(row))
         return failure();
-      Operands ops =
-          densePointers(b, loc, op->getOpOperands());
+      Operands ops = densePointers(b, loc, op->getOpOperands());
       Value rows = memref::DimOp::create(b, loc, gather.getInput(), 0);
       Value bytes = arith::MulIOp::create(
           b, loc, arith::IndexCastOp::create(b, loc, i64, rows),
@@ -161,9 +154,9 @@ struct MPIToCallsPass
       if (failed(lower(module, op)))
         return signalPassFailure();
     if ((usesMPI || !collectives.empty()) && !module->hasAttr("dlti.map")) {
-      Attribute map = parseAttribute(
-          "#dlti.map<\"MPI:Implementation\" = \"" + implementation + "\">",
-          &getContext());
+      Attribute map = parseAttribute("#dlti.map<\"MPI:Implementation\" = \"" +
+                                         implementation + "\">",
+                                     &getContext());
       module->setAttr("dlti.map", map);
     }
   }

@@ -93,8 +93,8 @@ struct ExpertParallel {
         Value zero = arith::ConstantOp::create(
             b, loc, b.getZeroAttr(type.getElementType()));
         v = tensor::createPadHighOp(
-            tensor({N * S, type.getDimSize(1)}, type.getElementType()), v,
-            zero, /*nofold=*/false, loc, b);
+            tensor({N * S, type.getDimSize(1)}, type.getElementType()), v, zero,
+            /*nofold=*/false, loc, b);
       }
       return rowsAt(v, row0, S);
     };
@@ -107,16 +107,15 @@ struct ExpertParallel {
       // sent nowhere.
       L.groups = E + 1;
       Value valid = arith::IndexCastOp::create(
-          b, loc, L.i32,
-          arith::SubIOp::create(b, loc, L.indexConst(T), row0));
+          b, loc, L.i32, arith::SubIOp::create(b, loc, L.indexConst(T), row0));
       Value validT = tensor::FromElementsOp::create(
           b, loc, tensor({1, 1}, L.i32), ValueRange{valid});
       SmallVector<int32_t> iota(S);
       for (int64_t i = 0; i < S; ++i)
         iota[i] = static_cast<int32_t>(i);
-      Value inRange = tosa::GreaterOp::create(
-          b, loc, tensor({S, 1}, b.getI1Type()), validT,
-          i32Tensor({S, 1}, iota));
+      Value inRange =
+          tosa::GreaterOp::create(b, loc, tensor({S, 1}, b.getI1Type()), validT,
+                                  i32Tensor({S, 1}, iota));
       Value none = i32Tensor({1, 1}, {static_cast<int32_t>(E)});
       for (Value &e : top.experts)
         e = tosa::SelectOp::create(b, loc, e.getType(), inRange, e, none);
@@ -126,19 +125,18 @@ struct ExpertParallel {
 
     // 2. Every process's per-expert counts: C[s][e].
     Value mine = padded ? L.tb.slice(d.counts, {0}, {E}) : d.counts;
-    Value counts =
-        AllGatherOp::create(b, loc, tensor({N, E}, L.i32),
-                            L.tb.reshape(mine, {1, E}), comm,
-                            empty({N, E}, L.i32))
-            .getResult();
+    Value counts = AllGatherOp::create(b, loc, tensor({N, E}, L.i32),
+                                       L.tb.reshape(mine, {1, E}), comm,
+                                       empty({N, E}, L.i32))
+                       .getResult();
     // rows[s][q]: how many rows process s sends process q.
     SmallVector<Value> perOwner;
     for (int64_t q = 0; q < N; ++q) {
       int64_t n = first[q + 1] - first[q];
       perOwner.push_back(
-          n == 0 ? i32Tensor({N, 1}, SmallVector<int32_t>(N, 0))
-                 : L.tb.reduceSum(L.tb.slice(counts, {0, first[q]}, {N, n}),
-                                  1));
+          n == 0
+              ? i32Tensor({N, 1}, SmallVector<int32_t>(N, 0))
+              : L.tb.reduceSum(L.tb.slice(counts, {0, first[q]}, {N, n}), 1));
     }
     Value rows = N == 1 ? perOwner.front() : L.tb.concat(perOwner, 1);
     Value rowsT = L.tb.transpose(rows, {1, 0});
@@ -156,15 +154,15 @@ struct ExpertParallel {
     Value ys = empty({bound, Do}, L.elem);
     for (int64_t e = 0; e < E; ++e) {
       int64_t q = llvm::upper_bound(first, e) - first.begin() - 1;
-      Value owns = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                         rank, L.indexConst(q));
+      Value owns = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rank,
+                                         L.indexConst(q));
       auto ifOp = scf::IfOp::create(
           b, loc, owns,
           [&](OpBuilder &nb, Location) {
             OpBuilder::InsertionGuard g(b);
             b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
-            scf::YieldOp::create(b, loc, runOnSenders(e, q, received, ys,
-                                                      counts, recvRows));
+            scf::YieldOp::create(
+                b, loc, runOnSenders(e, q, received, ys, counts, recvRows));
           },
           [&](OpBuilder &nb, Location) { scf::YieldOp::create(nb, loc, ys); });
       ys = ifOp.getResult(0);
@@ -197,15 +195,15 @@ struct ExpertParallel {
           b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
           Value at = it[1];
           for (int64_t before = first[q]; before < e; ++before)
-            at = addI32(at, tensor::ExtractOp::create(
-                                b, loc, counts,
-                                ValueRange{s, L.indexConst(before)}));
-          Value cnt = tensor::ExtractOp::create(
-              b, loc, counts, ValueRange{s, L.indexConst(e)});
+            at = addI32(
+                at, tensor::ExtractOp::create(
+                        b, loc, counts, ValueRange{s, L.indexConst(before)}));
+          Value cnt = tensor::ExtractOp::create(b, loc, counts,
+                                                ValueRange{s, L.indexConst(e)});
           Value next =
               L.runExpert(e, received, it[0], L.toIndex(at), L.toIndex(cnt));
-          Value nextAt = addI32(
-              it[1], tensor::ExtractOp::create(b, loc, recvRows, s));
+          Value nextAt =
+              addI32(it[1], tensor::ExtractOp::create(b, loc, recvRows, s));
           scf::YieldOp::create(b, loc, ValueRange{next, nextAt});
         });
     return loop.getResult(0);

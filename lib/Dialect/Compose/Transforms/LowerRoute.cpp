@@ -54,7 +54,8 @@ struct ComposeLowerRoutePass
       getOperation().emitError()
           << "compose-lower-route: 'placement' needs one expert count per "
              "process ("
-          << static_cast<int64_t>(expertParallel) << "), got " << placement.size();
+          << static_cast<int64_t>(expertParallel) << "), got "
+          << placement.size();
       return signalPassFailure();
     }
     SmallVector<RouteOp> routes;
@@ -76,16 +77,15 @@ struct ComposeLowerRoutePass
         out = lowerExpertParallel(route, b, expertParallel, *first);
       } else {
         RouteLowering lowering(route, b);
-        out = mode == "dense" ? lowering.lowerDense()
-                              : lowering.lowerGrouped();
+        out = mode == "dense" ? lowering.lowerDense() : lowering.lowerGrouped();
       }
       route.replaceAllUsesWith(out);
       route.erase();
     }
     if (expertParallel > 1 && !routes.empty())
-      getOperation()->setAttr("tessel.ranks",
-                              OpBuilder(&getContext())
-                                  .getI64IntegerAttr(expertParallel));
+      getOperation()->setAttr(
+          "tessel.ranks",
+          OpBuilder(&getContext()).getI64IntegerAttr(expertParallel));
   }
 
   /// The first expert of each process and the end (N + 1 values): the
@@ -96,12 +96,11 @@ struct ComposeLowerRoutePass
     SmallVector<int64_t> first = {0};
     int64_t sum = 0;
     for (int64_t q = 0; q < n; ++q) {
-      int64_t take = placement.empty()
-                         ? experts / n + (q < experts % n ? 1 : 0)
-                         : placement[q];
+      int64_t take = placement.empty() ? experts / n + (q < experts % n ? 1 : 0)
+                                       : placement[q];
       if (take < 0) {
-        route.emitOpError() << "placement gives process " << q << " " << take
-                            << " experts";
+        route.emitOpError()
+            << "placement gives process " << q << " " << take << " experts";
         return failure();
       }
       sum += take;

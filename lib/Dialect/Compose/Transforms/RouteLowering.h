@@ -1,4 +1,5 @@
-//===- RouteLowering.h - compose.route's top-k, dispatch and combine -*- C++ -*-===//
+//===- RouteLowering.h - compose.route's top-k, dispatch and combine -*- C++
+//-*-===//
 //
 // The pieces of a route lowering, shared by the single-process forms
 // (LowerRoute.cpp: grouped and dense) and the expert-parallel one
@@ -53,14 +54,18 @@ struct RouteLowering {
   RankedTensorType tensor(ArrayRef<int64_t> shape, Type t) {
     return RankedTensorType::get(shape, t);
   }
-  Value indexConst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value indexConst(int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  }
   Value i32Const(int32_t v) {
     return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
   }
   Value toIndex(Value v) {
     return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
   }
-  Value extract(Value t, Value i) { return tensor::ExtractOp::create(b, loc, t, i); }
+  Value extract(Value t, Value i) {
+    return tensor::ExtractOp::create(b, loc, t, i);
+  }
   Value insert(Value v, Value t, Value i) {
     return tensor::InsertOp::create(b, loc, v, t, i);
   }
@@ -80,14 +85,13 @@ struct RouteLowering {
     auto iotaTy = tensor({1, E}, i32);
     Value iotaV = tosa::ConstOp::create(
         b, loc, iotaTy, DenseElementsAttr::get(iotaTy, ArrayRef(iota)));
-    auto topk = TopKOp::create(b, loc, tensor({T, k}, elem),
-                               tensor({T, k}, b.getI64Type()), scores,
-                               b.getI64IntegerAttr(k), b.getI64IntegerAttr(1),
-                               b.getBoolAttr(true));
+    auto topk = TopKOp::create(
+        b, loc, tensor({T, k}, elem), tensor({T, k}, b.getI64Type()), scores,
+        b.getI64IntegerAttr(k), b.getI64IntegerAttr(1), b.getBoolAttr(true));
     for (int64_t j = 0; j < k; ++j) {
-      Value col = tosa::CastOp::create(
-          b, loc, tensor({T, 1}, i32),
-          tb.slice(topk.getIndices(), {0, j}, {T, 1}));
+      Value col =
+          tosa::CastOp::create(b, loc, tensor({T, 1}, i32),
+                               tb.slice(topk.getIndices(), {0, j}, {T, 1}));
       top.experts.push_back(col);
       top.weights.push_back(tb.slice(topk.getValues(), {0, j}, {T, 1}));
       top.masks.push_back(tosa::EqualOp::create(
@@ -122,8 +126,8 @@ struct RouteLowering {
     // Pass 1: per-expert counts and each assignment's rank in its group.
     SmallVector<Value> init = {zerosI32(groups), zerosI32(R)};
     if (capacity)
-      init.push_back(tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{R},
-                                             b.getI1Type()));
+      init.push_back(
+          tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{R}, b.getI1Type()));
     auto count = scf::ForOp::create(
         b, loc, c0, cR, c1, init,
         [&](OpBuilder &nb, Location, Value r, ValueRange it) {
@@ -159,8 +163,8 @@ struct RouteLowering {
           OpBuilder::InsertionGuard g(b);
           b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
           Value offs = insert(it[1], it[0], e);
-          Value acc = arith::AddIOp::create(b, loc, it[1],
-                                            extract(d.counts, e));
+          Value acc =
+              arith::AddIOp::create(b, loc, it[1], extract(d.counts, e));
           scf::YieldOp::create(b, loc, ValueRange{offs, acc});
         });
     d.offsets = scan.getResult(0);
@@ -177,8 +181,7 @@ struct RouteLowering {
           Value token = arith::IndexCastOp::create(
               b, loc, i32, arith::DivUIOp::create(b, loc, r, kC));
           auto placed = [&]() -> SmallVector<Value> {
-            return {insert(token, it[0], toIndex(pos)),
-                    insert(pos, it[1], r)};
+            return {insert(token, it[0], toIndex(pos)), insert(pos, it[1], r)};
           };
           if (!capacity) {
             scf::YieldOp::create(b, loc, placed());
@@ -212,8 +215,8 @@ struct RouteLowering {
   Value gatherRows(Value table, Value rows, int64_t n, int64_t m, int64_t c) {
     Value values = tb.reshape(table, {1, n, c});
     Value idx = tb.reshape(rows, {1, m});
-    Value g = tosa::GatherOp::create(b, loc, tensor({1, m, c}, elem), values,
-                                     idx);
+    Value g =
+        tosa::GatherOp::create(b, loc, tensor({1, m, c}, elem), values, idx);
     return tb.reshape(g, {m, c});
   }
 
@@ -309,9 +312,9 @@ struct RouteLowering {
   }
 };
 
-
 /// The expert-parallel lowering of `op` on `ranks` processes, process q
-/// holding experts [firstExpert[q], firstExpert[q + 1]) (ExpertParallelRoute.cpp).
+/// holding experts [firstExpert[q], firstExpert[q + 1])
+/// (ExpertParallelRoute.cpp).
 Value lowerExpertParallel(RouteOp op, OpBuilder &b, int64_t ranks,
                           ArrayRef<int64_t> firstExpert);
 

@@ -26,8 +26,8 @@ static LogicalResult verifyDestinationStyle(Operation *op, ValueRange shaped,
   if (!tensors && result)
     return op->emitOpError() << "has no result on memrefs";
   if (tensors && (!result || result.getType() != init.getType()))
-    return op->emitOpError() << "on tensors has one result of the init's type "
-                             << init.getType();
+    return op->emitOpError()
+           << "on tensors has one result of the init's type " << init.getType();
   return success();
 }
 
@@ -80,18 +80,16 @@ LogicalResult AllToAllVOp::verify() {
       send.getDimSize(0) != recv.getDimSize(0))
     return emitOpError() << "send_rows and recv_rows must have one count per "
                             "process each, got "
-                         << send.getDimSize(0) << " and "
-                         << recv.getDimSize(0);
+                         << send.getDimSize(0) << " and " << recv.getDimSize(0);
   return success();
 }
 
 void AllToAllVOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
-  collectiveEffects(*this,
-                    {&getInputMutable(), &getSendRowsMutable(),
-                     &getRecvRowsMutable()},
-                    getInitMutable(), effects);
+  collectiveEffects(
+      *this, {&getInputMutable(), &getSendRowsMutable(), &getRecvRowsMutable()},
+      getInitMutable(), effects);
 }
 
 LogicalResult AllGatherOp::verify() {

@@ -96,8 +96,7 @@ struct CallImportOpInterface
 /// reading it.
 template <typename OpT>
 struct CollectiveOpInterface
-    : DstBufferizableOpInterfaceExternalModel<CollectiveOpInterface<OpT>,
-                                              OpT> {
+    : DstBufferizableOpInterfaceExternalModel<CollectiveOpInterface<OpT>, OpT> {
   bool bufferizesToMemoryRead(Operation *op, OpOperand &operand,
                               const AnalysisState &state) const {
     return !cast<OpT>(op).isDpsInit(&operand);
@@ -121,8 +120,7 @@ struct CollectiveOpInterface
         return failure();
       operands.push_back(*buffer);
     }
-    Value initBuffer =
-        operands[collective.getInitMutable().getOperandNumber()];
+    Value initBuffer = operands[collective.getInitMutable().getOperandNumber()];
     rewriter.setInsertionPoint(op);
     rewriter.create(op->getLoc(), op->getName().getIdentifier(), operands,
                     TypeRange{}, op->getAttrs());
