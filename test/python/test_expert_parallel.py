@@ -268,3 +268,41 @@ def test_python_options():
     m = tessel.compile(moe.mlir())
     assert (m.ranks, m.rank) == (1, 0)
     m.abort_ranks()  # no effect on a one-process artifact
+
+
+def test_two_routes_with_a_layer_between(tmp_path):
+    # A route, tanh on every process (the model continues replicated after
+    # the route's all-gather), then a second route over the same experts.
+    from compose_models import _ty, dense
+    moe = MoE(tokens=30, d=8, hidden=16, experts=4, k=2)
+    T, d, E = moe.T, moe.d, moe.E
+    experts = ", ".join(f"@expert{e}" for e in range(E))
+
+    def gate(src, tag):
+        return f"""
+  %x3{tag} = tosa.reshape {src}, %s3 : ({_ty((T, d))}, !tosa.shape<3>) -> {_ty((1, T, d))}
+  %l3{tag} = tosa.matmul %x3{tag}, %wg, %zp, %zp : ({_ty((1, T, d))}, {_ty((1, d, E))}, tensor<1xf32>, tensor<1xf32>) -> {_ty((1, T, E))}
+  %l{tag} = tosa.reshape %l3{tag}, %s2 : ({_ty((1, T, E))}, !tosa.shape<2>) -> {_ty((T, E))}
+  %p{tag} = tessel.softmax %l{tag} {{axis = -1 : i64}} : {_ty((T, E))}
+  %y{tag} = compose.route {src}, %p{tag} {{experts = [{experts}], k = 2 : i64, renormalize}} : ({_ty((T, d))}, {_ty((T, E))}) -> {_ty((T, d))}"""
+
+    text = "".join(moe.expert_mlir(e) for e in range(E)) + f"""
+func.func @main(%x: {_ty((T, d))}) -> {_ty((T, d))} {{
+  %zp = "tosa.const"() <{{values = dense<0.0> : tensor<1xf32>}}> : () -> tensor<1xf32>
+  %wg = "tosa.const"() <{{values = {dense(moe.wg)} : {_ty((1, d, E))}}}> : () -> {_ty((1, d, E))}
+  %s3 = tosa.const_shape {{values = dense<[1, {T}, {d}]> : tensor<3xindex>}} : () -> !tosa.shape<3>
+  %s2 = tosa.const_shape {{values = dense<[{T}, {E}]> : tensor<2xindex>}} : () -> !tosa.shape<2>
+  {gate("%x", "a")}
+  %h = tosa.tanh %ya : ({_ty((T, d))}) -> {_ty((T, d))}
+  {gate("%h", "b")}
+  return %yb : {_ty((T, d))}
+}}
+"""
+    x = np.random.default_rng(11).normal(size=(T, d)).astype(np.float32)
+    single = compile_mlir(tmp_path, text, "single")
+    ep = compile_mlir(tmp_path, text, "ep2", "--expert-parallel=2")
+    y1 = run_single(single, x, tmp_path)
+    y2 = run_parallel(ep, 2, x, tmp_path)
+    np.testing.assert_allclose(y2, y1, rtol=1e-5, atol=1e-6)
+    ref = moe.reference(np.tanh(moe.reference(x)).astype(np.float32))
+    np.testing.assert_allclose(y2, ref, rtol=1e-4, atol=1e-5)

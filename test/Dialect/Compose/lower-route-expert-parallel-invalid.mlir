@@ -23,3 +23,4 @@ func.func @capacity(%x: tensor<4x4xf32>, %p: tensor<4x2xf32>) -> tensor<4x4xf32>
       : (tensor<4x4xf32>, tensor<4x2xf32>) -> tensor<4x4xf32>
   return %y : tensor<4x4xf32>
 }
+

@@ -60,6 +60,16 @@ struct ComposeLowerRoutePass
     }
     SmallVector<RouteOp> routes;
     getOperation().walk([&](RouteOp r) { routes.push_back(r); });
+    // Without a route the artifact would run as N unrelated copies under
+    // mpirun: say so instead (a mixture of experts the raiser did not
+    // recognize ends up here too).
+    if (expertParallel > 1 && routes.empty()) {
+      getOperation().emitError()
+          << "expert parallelism (" << static_cast<int64_t>(expertParallel)
+          << " processes) needs a mixture of experts, and the model has no "
+             "compose.route (was its MoE raised? see tessel-raise-moe)";
+      return signalPassFailure();
+    }
     for (RouteOp route : routes) {
       auto tokTy = route.getTokens().getType();
       if (!tokTy.hasStaticShape() || !route.getScores().getType().hasStaticShape() ||
