@@ -49,6 +49,11 @@ llvm_config.add_tool_substitutions(
     ["tessel-opt", "tessel-compile", "tessel-run", "tessel-seal", "tessel-tblgen"],
     config.tessel_tools_dir)
 
+# Built with MPI (lib/RuntimeMPI): --expert-parallel artifacts link.
+if os.path.exists(os.path.join(config.tessel_obj_root, "lib",
+                               "libtessel_runtime_mpi.a")):
+    config.available_features.add("mpi")
+
 # NVIDIA's PTX assembler (CUDA toolkit): checks the PTX of --target=cuda.
 # Where it is absent, the tests that need it report UNSUPPORTED.
 _cuda_home = os.environ.get("CUDA_HOME", "/usr/local/cuda")

@@ -24,26 +24,26 @@ LogicalResult mlir::tessel::compileModule(ModuleOp module,
                                           StringRef outputPath,
                                           TimingScope &timing) {
   if (options.optLevel > 3)
-    return module.emitError() << "optimization level must be 0..3, got "
+    return emitError(module.getLoc()) << "optimization level must be 0..3, got "
                               << options.optLevel;
   // Check the host first: an unknown --mcpu must fail before any work.
   llvm::Expected<std::unique_ptr<llvm::TargetMachine>> tm =
       createTargetMachine(options.targetTriple, options.mcpu,
                           options.optLevel);
   if (!tm)
-    return module.emitError() << llvm::toString(tm.takeError());
+    return emitError(module.getLoc()) << llvm::toString(tm.takeError());
   const TargetBackend &backend = getTargetBackend(options.target);
   if (options.precision == Precision::F16 && options.target != Target::CUDA)
-    return module.emitError()
+    return emitError(module.getLoc())
            << "--precision=f16 needs --target=cuda (the CPU computes in f32 "
               "or bf16)";
   TargetCapabilities caps = backend.capabilities(tm->get());
 
   if (options.expertParallel < 1)
-    return module.emitError() << "--expert-parallel must be at least 1, got "
+    return emitError(module.getLoc()) << "--expert-parallel must be at least 1, got "
                               << options.expertParallel;
   if (options.expertParallel > 1 && !caps.mpi)
-    return module.emitError()
+    return emitError(module.getLoc())
            << "--expert-parallel needs MPI, which the " << backend.name()
            << " target "
            << (options.target == Target::CPU
@@ -51,7 +51,7 @@ LogicalResult mlir::tessel::compileModule(ModuleOp module,
                      "(install libopenmpi-dev and rebuild)"
                    : "does not support yet");
   if (!options.expertPlacement.empty() && options.expertParallel < 2)
-    return module.emitError()
+    return emitError(module.getLoc())
            << "--expert-placement needs --expert-parallel=N with N > 1";
 
   SerializeOptions serialize;
@@ -67,7 +67,7 @@ LogicalResult mlir::tessel::compileModule(ModuleOp module,
     llvm::Expected<std::vector<std::string>> archives =
         backend.linkArchives(**tm, serialize);
     if (!archives)
-      return module.emitError() << llvm::toString(archives.takeError());
+      return emitError(module.getLoc()) << llvm::toString(archives.takeError());
     serialize.archives = std::move(*archives);
   }
 
@@ -75,7 +75,7 @@ LogicalResult mlir::tessel::compileModule(ModuleOp module,
   // pipeline quantizes what was calibrated.
   if (!options.calibration.empty()) {
     if (options.quantize != QuantizeMode::Int8)
-      return module.emitError()
+      return emitError(module.getLoc())
              << "calibration data is for static int8 quantization "
                 "(--quantize=int8)";
     if (failed(calibrateModule(module, options, timing)))
@@ -103,7 +103,7 @@ LogicalResult mlir::tessel::compileModule(ModuleOp module,
     std::error_code ec;
     llvm::raw_fd_ostream fresh(options.sparsityReport, ec);
     if (ec)
-      return module.emitError() << "cannot write the sparsity report '"
+      return emitError(module.getLoc()) << "cannot write the sparsity report '"
                                 << options.sparsityReport
                                 << "': " << ec.message();
   }
@@ -126,7 +126,7 @@ LogicalResult mlir::tessel::compileModule(ModuleOp module,
   {
     PassManager pm(module.getContext());
     if (failed(applyPassManagerCLOptions(pm)))
-      return module.emitError()
+      return emitError(module.getLoc())
              << "invalid pass-manager options (or "
                 "mlir::registerPassManagerCLOptions() was not called)";
     TimingScope mlirTiming = timing.nest("MLIR pipeline");
