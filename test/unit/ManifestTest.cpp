@@ -83,8 +83,8 @@ TEST(Manifest, RejectsBadHeader) {
               TESSEL_INVALID_ARTIFACT, {"invalid ABI version '0'"});
   expectError([] { parseManifest("tessel-artifact v1\n", "m"); },
               TESSEL_INVALID_ARTIFACT, {"invalid ABI version 'v1'"});
-  expectError([] { parseManifest("tessel-artifact 8\n", "m"); },
-              TESSEL_UNSUPPORTED, {"ABI version 8 is newer"});
+  expectError([] { parseManifest("tessel-artifact 9\n", "m"); },
+              TESSEL_UNSUPPORTED, {"ABI version 9 is newer"});
 }
 
 const std::string kHeader2 =

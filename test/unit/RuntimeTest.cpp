@@ -311,8 +311,8 @@ TEST(LoadError, BadMagic) {
 
 TEST(LoadError, NewerVersion) {
   expectError([] { Artifact::load(FAKE_NEWER_VERSION); }, TESSEL_UNSUPPORTED,
-              {FAKE_NEWER_VERSION, "ABI version 8 is newer",
-               "supports (version 7)"});
+              {FAKE_NEWER_VERSION, "ABI version 9 is newer",
+               "supports (version 8)"});
 }
 
 TEST(LoadError, DeviceWithoutItsRuntime) {
@@ -320,6 +320,13 @@ TEST(LoadError, DeviceWithoutItsRuntime) {
               TESSEL_INVALID_ARTIFACT,
               {FAKE_DEVICE_WITHOUT_RUNTIME, "the manifest names device 'cuda'",
                "does not define '__tessel_cuda_check'"});
+}
+
+TEST(LoadError, RanksWithoutTheirRuntime) {
+  expectError([] { Artifact::load(FAKE_RANKS_WITHOUT_RUNTIME); },
+              TESSEL_INVALID_ARTIFACT,
+              {FAKE_RANKS_WITHOUT_RUNTIME, "the manifest names 2 MPI processes",
+               "does not define '__tessel_mpi_init'"});
 }
 
 TEST(LoadError, MissingEntrySymbol) {

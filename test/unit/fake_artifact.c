@@ -7,6 +7,7 @@
  *   FAKE_SINGLE         one function 'main' (sum and product of two f32 [2,3])
  *   FAKE_NO_MANIFEST    a plain shared library (no manifest symbol)
  *   FAKE_BAD_MAGIC, FAKE_NEWER_VERSION, FAKE_DEVICE_WITHOUT_RUNTIME,
+ *   FAKE_RANKS_WITHOUT_RUNTIME,
  *   FAKE_MISSING_ENTRY, FAKE_MALFORMED,
  *   FAKE_DYNAMIC_DIM    broken manifests, one defect each
  */
@@ -134,7 +135,12 @@ const char tessel_artifact_manifest[] =
     "onnx-artifact 1\ntarget x\nfunction f tessel_entry_f\nend\n";
 #elif defined(FAKE_NEWER_VERSION)
 const char tessel_artifact_manifest[] =
-    "tessel-artifact 8\ntarget x\nfunction f tessel_entry_f\nend\n";
+    "tessel-artifact 9\ntarget x\nfunction f tessel_entry_f\nend\n";
+#elif defined(FAKE_RANKS_WITHOUT_RUNTIME)
+/* A `ranks 2` record but no MPI runtime part (__tessel_mpi_init). */
+const char tessel_artifact_manifest[] =
+    "tessel-artifact 8\ntarget x\nranks 2\n"
+    "function f tessel_entry_f\nend\n";
 #elif defined(FAKE_DEVICE_WITHOUT_RUNTIME)
 /* A `device cuda` record but no device runtime (__tessel_cuda_check). */
 const char tessel_artifact_manifest[] =
