@@ -13,13 +13,13 @@ compiled by tessel-compile, which raises it to compose.route. Prints each
 artifact's median latency (the expert-parallel one: the slowest process's
 time of each call) and the speed-up; checks that both outputs agree with
 each other (rtol 1e-5) and with PyTorch. --skew biases the gate so that
-every token picks the first processes' experts. --docs writes the table
+every token picks the first process's experts (the worst case: that
+process does all the expert work). --docs writes the table
 into docs/scale-out.md between its bench markers.
 """
 import argparse
 import datetime
 import os
-import platform
 import re
 import shutil
 import statistics
@@ -38,10 +38,10 @@ MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
 
 
 class MoELayer(nn.Module):
-    def __init__(self, d, hidden, experts, k):
+    def __init__(self, d, hidden, experts, k, gate_bias=False):
         super().__init__()
         self.k = k
-        self.gate = nn.Linear(d, experts, bias=False)
+        self.gate = nn.Linear(d, experts, bias=gate_bias)
         self.w1 = nn.ModuleList(nn.Linear(d, hidden) for _ in range(experts))
         self.w2 = nn.ModuleList(nn.Linear(hidden, d) for _ in range(experts))
 
@@ -104,10 +104,13 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     torch.manual_seed(0)
     torch.set_num_threads(1)
-    layer = MoELayer(args.d, args.hidden, args.experts, args.k).eval()
+    layer = MoELayer(args.d, args.hidden, args.experts, args.k,
+                     gate_bias=args.skew).eval()
     if args.skew:
+        # Every token's top k among the first process's experts.
         with torch.no_grad():
-            layer.gate.weight[: args.experts // args.ranks] += 1.0
+            layer.gate.bias.zero_()
+            layer.gate.bias[: args.experts // args.ranks] = 20.0
     x = torch.from_numpy(np.random.default_rng(1).normal(
         size=(args.tokens, args.d)).astype(np.float32))
     onnx_path = os.path.join(args.work, "moe.onnx")
@@ -165,27 +168,35 @@ def main():
 
 
 def write_docs(args, single, ep, times, fam):
+    """Puts this configuration's row into docs/scale-out.md's table (a row
+    per configuration: the same configuration's earlier row is replaced)."""
     path = os.path.join(ROOT, "docs", "scale-out.md")
     with open(path) as f:
         text = f.read()
     begin, end = "<!-- bench:begin -->", "<!-- bench:end -->"
-    cmd = " ".join(["/usr/bin/python3 bench/expert_parallel.py"] +
-                   sys.argv[1:])
-    row = (f"| {args.tokens} | {args.d} | {args.hidden} | {args.experts} | "
-           f"{args.k} | {'skewed' if args.skew else 'learned'} | "
-           f"{args.ranks} | {single:.1f} | {ep:.1f} | **{single / ep:.2f}x** |")
+    header = ("| tokens | d | hidden | experts | k | gate | ranks | one process "
+              "(ms) | expert-parallel (ms) | speed-up | run |")
+    rule = "|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---|"
+    key = (f"| {args.tokens} | {args.d} | {args.hidden} | {args.experts} | "
+           f"{args.k} | {'skewed to rank 0' if args.skew else 'random init'} "
+           f"| {args.ranks} |")
+    row = (f"{key} {single:.1f} | {ep:.1f} | **{single / ep:.2f}x** | "
+           f"{datetime.datetime.now():%Y-%m-%d %H:%M}, CPU family {fam} |")
+    rows = []
+    if begin in text:
+        old = text[text.index(begin):text.index(end)]
+        rows = [line for line in old.splitlines()
+                if line.startswith("| ") and not line.startswith("| tokens")
+                and not line.startswith(key)]
+    rows.append(row)
     block = "\n".join([
         begin,
-        f"Command: `{cmd}` ({datetime.datetime.now():%Y-%m-%d %H:%M}, "
-        f"{platform.processor() or 'x86-64'}, CPU family {fam}, "
-        f"{os.cpu_count()} cores; fastest of {args.rounds} alternated rounds "
-        f"of {args.runs} runs).",
+        "Command: `/usr/bin/python3 bench/expert_parallel.py [--skew] --runs 5 "
+        "--rounds 3 --docs` (each process one thread, `mpirun -np 2 "
+        "--bind-to core`; fastest of the alternated rounds of 5 runs; "
+        f"{os.cpu_count()} cores).",
         "",
-        "| tokens | d | hidden | experts | k | gate | ranks | one process "
-        "(ms) | expert-parallel (ms) | speed-up |",
-        "|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|",
-        row,
-        end])
+        header, rule] + rows + [end])
     if begin in text:
         text = text[:text.index(begin)] + block + text[text.index(end) +
                                                        len(end):]
