@@ -27,6 +27,12 @@
 #                                      each against Tessel dense and ORT on the
 #                                      same pruned file; writes
 #                                      docs/performance-sparse.{md,png}
+#   bench/run.sh --scale-out           expert parallelism only (issue 23):
+#                                      bench/expert_parallel.py with an even
+#                                      and a skewed gate (one process against
+#                                      mpirun -np 2), then the cost model
+#                                      (bench/scale_model.py --calibrate);
+#                                      writes docs/scale-out.md's table
 #
 # A full run also runs the int8 rows and the sparse section and writes
 # docs/performance-int8.md and docs/performance-sparse.{md,png}
@@ -59,6 +65,9 @@ for a in "$@"; do
     --no-int8) int8=no ;;
     --sparse) sparse=only ;;
     --compile-time) exec "$PY" "$BENCH/compile_time.py" ;;
+    --scale-out) "$PY" "$BENCH/expert_parallel.py" --docs
+                 "$PY" "$BENCH/expert_parallel.py" --skew --docs
+                 exec "$PY" "$BENCH/scale_model.py" --calibrate --markdown ;;
     --broad) broad=yes ;;
     --no-sparse) sparse=no ;;
     --docs) docs=yes ;;
