@@ -151,6 +151,18 @@ def test_placement_and_processes_without_experts(tmp_path):
     check(tmp_path, moe, 2, "--expert-placement=0,4")
 
 
+@pytest.mark.parametrize("ranks,tokens", [(2, 48), (4, 37)])
+def test_capacity_drops_in_token_order(tmp_path, ranks, tokens):
+    # Each expert takes at most 9 of the assignments, the earliest tokens'
+    # first, across the processes' shares as within one process.
+    moe = MoE(tokens=tokens, d=8, hidden=16, experts=4, k=2, capacity=9)
+    y = check(tmp_path, moe, ranks)
+    assert not np.allclose(y, MoE(tokens=tokens, d=8, hidden=16, experts=4,
+                                  k=2).reference(np.random.default_rng(
+                                      7).normal(size=(tokens, 8)).astype(
+                                          np.float32)), atol=1e-3)
+
+
 def test_benchmark_reports_slowest_process_once(tmp_path):
     moe = MoE(tokens=32, d=8, hidden=16, experts=4, k=2)
     ep = compile_mlir(tmp_path, moe.mlir(), "ep2", "--expert-parallel=2")

@@ -90,3 +90,44 @@ func.func @padded(%x: tensor<5x4xf32>, %p: tensor<5x4xf32>) -> tensor<5x4xf32> {
       : (tensor<5x4xf32>, tensor<5x4xf32>) -> tensor<5x4xf32>
   return %y : tensor<5x4xf32>
 }
+
+// -----
+
+compose.component @e0(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  compose.return %x : tensor<?x4xf32>
+}
+compose.component @e1(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  compose.return %x : tensor<?x4xf32>
+}
+compose.component @e2(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  compose.return %x : tensor<?x4xf32>
+}
+compose.component @e3(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  compose.return %x : tensor<?x4xf32>
+}
+
+// With a capacity the sort keeps every assignment; after the counts are
+// gathered, each process keeps the first min(max(3 - earlier, 0), mine)
+// rows of each expert's group (earlier: the rows of the processes before
+// it), and each owner runs its expert on that many of each sender's rows.
+// CHECK-LABEL: func.func @capacity
+// CHECK: %[[COUNTS:.*]] = tessel.all_gather
+// CHECK: %[[BEFORE:.*]] = tosa.greater %{{.*}}, %{{.*}} : (tensor<1x1xi32>, tensor<2x1xi32>) -> tensor<2x1xi1>
+// CHECK: %[[MASKED:.*]] = tosa.select %[[BEFORE]], %[[COUNTS]], %{{.*}} : (tensor<2x1xi1>, tensor<2x4xi32>, tensor<1x1xi32>) -> tensor<2x4xi32>
+// CHECK: %[[EARLIER:.*]] = tosa.reduce_sum %[[MASKED]] {axis = 0 : i32}
+// CHECK: scf.for {{.*}} -> (tensor<4xi1>)
+// CHECK: arith.subi %c3_i32
+// CHECK: arith.maxsi
+// CHECK: arith.minsi
+// CHECK: tessel.all_to_all_v
+// CHECK: scf.for {{.*}} -> (tensor<8x4xf32>, i32, i32)
+// CHECK: arith.minsi
+// CHECK: compose.call @e0
+// CHECK: tessel.all_to_all_v
+// CHECK: tosa.select
+// CHECK: tessel.all_gather
+func.func @capacity(%x: tensor<4x4xf32>, %p: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %y = compose.route %x, %p {experts = [@e0, @e1, @e2, @e3], k = 2 : i64, capacity = 3 : i64}
+      : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %y : tensor<4x4xf32>
+}

@@ -120,6 +120,9 @@ struct ExpertParallel {
       for (Value &e : top.experts)
         e = tosa::SelectOp::create(b, loc, e.getType(), inRange, e, none);
     }
+    // With a capacity, which rows an expert takes depends on every
+    // process's counts: decided after their exchange.
+    L.dropPastCapacity = false;
     RouteLowering::Dispatch d = L.dispatch(top);
     Value xs = L.gatherRows(L.tokens, d.src, S, S * k, D);
 
@@ -129,6 +132,9 @@ struct ExpertParallel {
                                        L.tb.reshape(mine, {1, E}), comm,
                                        empty({N, E}, L.i32))
                        .getResult();
+    if (std::optional<uint64_t> capacity = op.getCapacity())
+      d.keep = keptRows(top, d, counts, L.tb.reshape(mine, {1, E}),
+                        static_cast<int32_t>(*capacity));
     // rows[s][q]: how many rows process s sends process q.
     SmallVector<Value> perOwner;
     for (int64_t q = 0; q < N; ++q) {
@@ -182,14 +188,70 @@ struct ExpertParallel {
     return padded ? L.tb.slice(all, {0, 0}, {T, Do}) : all;
   }
 
+  /// How many of `count` rows an expert takes when `taken` rows of earlier
+  /// tokens reached it before (capacity: in token order, as the
+  /// single-process route; the processes' shares are in token order).
+  Value underCapacity(int32_t capacity, Value taken, Value count) {
+    Value room = arith::SubIOp::create(b, loc, L.i32Const(capacity), taken);
+    room = arith::MaxSIOp::create(b, loc, room, L.i32Const(0));
+    return arith::MinSIOp::create(b, loc, room, count);
+  }
+
+  /// Which of this process's sorted assignments their experts take: the
+  /// first `min(max(capacity - earlier, 0), mine[e])` of each expert's
+  /// group, `earlier` being the rows the processes before this one send it.
+  Value keptRows(const TopK &top, const RouteLowering::Dispatch &d,
+                 Value counts, Value mine, int32_t capacity) {
+    int64_t E = L.E, R = L.T * L.k;
+    SmallVector<int32_t> iota(N);
+    for (int64_t q = 0; q < N; ++q)
+      iota[q] = static_cast<int32_t>(q);
+    Value rankT = tensor::FromElementsOp::create(
+        b, loc, tensor({1, 1}, L.i32),
+        ValueRange{arith::IndexCastOp::create(b, loc, L.i32, rank)});
+    Value before = tosa::GreaterOp::create(
+        b, loc, tensor({N, 1}, b.getI1Type()), rankT, i32Tensor({N, 1}, iota));
+    Value earlier = L.tb.reduceSum(
+        tosa::SelectOp::create(b, loc, counts.getType(), before, counts,
+                               i32Tensor({1, 1}, {0})),
+        0);
+    Value flat = L.tb.reshape(L.tb.concat(top.experts, 1), {R});
+    Value c0 = L.indexConst(0), c1 = L.indexConst(1);
+    Value init = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{R},
+                                         b.getI1Type());
+    auto loop = scf::ForOp::create(
+        b, loc, c0, L.indexConst(R), c1, ValueRange{init},
+        [&](OpBuilder &nb, Location, Value r, ValueRange it) {
+          OpBuilder::InsertionGuard g(b);
+          b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
+          Value e = L.toIndex(L.extract(flat, r));
+          // Padding rows (group E) are kept by no expert.
+          Value real = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                             e, L.indexConst(E));
+          Value eSafe = arith::SelectOp::create(b, loc, real, e, c0);
+          Value taken = underCapacity(
+              capacity,
+              tensor::ExtractOp::create(b, loc, earlier, ValueRange{c0, eSafe}),
+              tensor::ExtractOp::create(b, loc, mine, ValueRange{c0, eSafe}));
+          Value inTime = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::slt, L.extract(d.rank, r), taken);
+          Value keep = arith::AndIOp::create(b, loc, real, inTime);
+          scf::YieldOp::create(b, loc, L.insert(keep, it[0], r));
+        });
+    return loop.getResult(0);
+  }
+
   /// `ys` with expert `e` (owned by `q`) run on the rows each process sent
   /// it: sender s's rows start after those of the senders before it, then
-  /// after s's rows for q's experts before e.
+  /// after s's rows for q's experts before e. With a capacity, only the
+  /// rows it takes (the first of each sender's, in token order).
   Value runOnSenders(int64_t e, int64_t q, Value received, Value ys,
                      Value counts, Value recvRows) {
     Value c0 = L.indexConst(0), c1 = L.indexConst(1);
+    std::optional<uint64_t> capacity = op.getCapacity();
     auto loop = scf::ForOp::create(
-        b, loc, c0, L.indexConst(N), c1, ValueRange{ys, L.i32Const(0)},
+        b, loc, c0, L.indexConst(N), c1,
+        ValueRange{ys, L.i32Const(0), L.i32Const(0)},
         [&](OpBuilder &nb, Location, Value s, ValueRange it) {
           OpBuilder::InsertionGuard g(b);
           b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
@@ -198,13 +260,17 @@ struct ExpertParallel {
             at = addI32(
                 at, tensor::ExtractOp::create(
                         b, loc, counts, ValueRange{s, L.indexConst(before)}));
-          Value cnt = tensor::ExtractOp::create(b, loc, counts,
-                                                ValueRange{s, L.indexConst(e)});
+          Value sent = tensor::ExtractOp::create(
+              b, loc, counts, ValueRange{s, L.indexConst(e)});
+          Value cnt = capacity ? underCapacity(static_cast<int32_t>(*capacity),
+                                               it[2], sent)
+                               : sent;
           Value next =
               L.runExpert(e, received, it[0], L.toIndex(at), L.toIndex(cnt));
           Value nextAt =
               addI32(it[1], tensor::ExtractOp::create(b, loc, recvRows, s));
-          scf::YieldOp::create(b, loc, ValueRange{next, nextAt});
+          scf::YieldOp::create(b, loc,
+                               ValueRange{next, nextAt, addI32(it[2], sent)});
         });
     return loop.getResult(0);
   }

@@ -121,12 +121,6 @@ struct ComposeLowerRoutePass
                           << "route has " << experts;
       return failure();
     }
-    if (route.getCapacity()) {
-      route.emitOpError() << "with a capacity cannot be expert-parallel yet: "
-                             "the owners would have to agree on which rows "
-                             "to drop";
-      return failure();
-    }
     return first;
   }
 };

@@ -36,6 +36,9 @@ struct RouteLowering {
   /// Groups of the counting sort: the E experts, and one more (sorted last)
   /// where padding rows are assigned to no expert.
   int64_t groups;
+  /// Whether the sort drops assignments past the op's capacity (expert
+  /// parallelism decides that after the processes' counts are known).
+  bool dropPastCapacity = true;
 
   RouteLowering(RouteOp op, OpBuilder &b)
       : op(op), b(b), loc(op.getLoc()), tb(b, op.getLoc()),
@@ -115,11 +118,13 @@ struct RouteLowering {
     Value src;     // [R] i32: the token of each sorted row
     Value dst;     // [R] i32: the sorted row of assignment r (0 if dropped)
     Value keep;    // [R] i1, only with a capacity: assignment r was taken
+    Value rank;    // [R] i32: assignment r's place in its expert's group
   };
 
   Dispatch dispatch(const TopK &top) {
     int64_t R = T * k;
-    std::optional<uint64_t> capacity = op.getCapacity();
+    std::optional<uint64_t> capacity =
+        dropPastCapacity ? op.getCapacity() : std::nullopt;
     Value flat = tb.reshape(tb.concat(top.experts, 1), {R});
     Value c0 = indexConst(0), c1 = indexConst(1), cR = indexConst(R);
     Value one = i32Const(1);
@@ -153,6 +158,7 @@ struct RouteLowering {
     Dispatch d;
     d.counts = count.getResult(0);
     Value rank = count.getResult(1);
+    d.rank = rank;
     if (capacity)
       d.keep = count.getResult(2);
     // Exclusive prefix sum: each group's first row.
