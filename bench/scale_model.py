@@ -39,7 +39,7 @@ BUILD = os.environ.get("TESSEL_BUILD_DIR", os.path.join(ROOT, "build"))
 # This machine (AMD EPYC Zen 5, family 26, one core a process), 2026-12-01:
 # the single-process artifact of the layer runs at 260 GFLOP/s (68.7 GFLOP in
 # 264 ms); bench/mpi_exchange.c on 2 processes: 1 KiB all-to-all-v in about
-# 0.3-2 us, 1-16 MiB messages at 4.4-9.7 GB/s.
+# 0.3-2 us, 1-16 MiB messages at 4.5-13 GB/s.
 DEFAULTS = dict(rate=260.0, shm_latency_us=2.0, shm_gbps=6.0,
                 net_latency_us=2.0, net_gbps=25.0, per_node=32)
 
