@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <map>
 
 using namespace tessel::rt;
@@ -137,46 +138,73 @@ struct RunTimeOutput {
   }
 };
 
+/// An expert-parallel artifact's processes run every call together: one
+/// whose arguments are rejected must not leave the others waiting in the
+/// call's collectives, so the processes agree first (the largest of their
+/// failures) and all fail.
+template <typename Check>
+void agreeAcrossRanks(const tessel_function &fn, Check check) {
+  const tessel_artifact *artifact = fn.artifact;
+  if (!artifact || artifact->ranks <= 1)
+    return check();
+  std::exception_ptr local;
+  try {
+    check();
+  } catch (...) {
+    local = std::current_exception();
+  }
+  double failed = artifact->mpiMax(local ? 1.0 : 0.0);
+  if (local)
+    std::rethrow_exception(local);
+  if (failed > 0)
+    fail(TESSEL_EXECUTION_FAILED,
+         "function '" + fn.info.name + "': the call was rejected on another "
+         "MPI process (its arguments did not match the function), so no "
+         "process ran it");
+}
+
 void invoke(const tessel_function *fn, tessel_tensor_t *const *inputs,
             size_t nIn, tessel_tensor_t **outputs, size_t nOut,
             const tessel_invoke_options_t *options) {
   if (!fn)
     fail(TESSEL_INVALID_ARGUMENT, "tessel_function_invoke: function is NULL");
   const ManifestFunction &info = fn->info;
-  if (nIn != info.inputs.size())
-    fail(TESSEL_INVALID_ARGUMENT,
-         "function '" + info.name + "' expects " +
-             std::to_string(info.inputs.size()) + " input(s), got " +
-             std::to_string(nIn));
-  if (nOut != info.outputs.size())
-    fail(TESSEL_INVALID_ARGUMENT,
-         "function '" + info.name + "' has " +
-             std::to_string(info.outputs.size()) + " output(s), got " +
-             std::to_string(nOut) + " output slot(s)");
-  if ((nIn && !inputs) || (nOut && !outputs))
-    fail(TESSEL_INVALID_ARGUMENT,
-         "tessel_function_invoke: inputs/outputs array is NULL");
   DimBinding binding(*fn);
-  for (size_t i = 0; i < nIn; ++i)
-    binding.check("input", i, info.inputs[i], inputs[i]);
-  // Symbol ids index their vocabulary's tables (sym.embed): one outside it
-  // would read out of bounds.
-  for (size_t i = 0; i < nIn; ++i)
-    checkSymbols(*fn, i, info.inputs[i], *inputs[i]);
-  for (size_t i = 0; i < nOut; ++i)
-    if (outputs[i])
-      binding.check("output", i, info.outputs[i], outputs[i]);
-  // The linker resolves a composition completely or not at all, so a
-  // resolved import's provider has its own imports resolved too.
-  for (size_t slot : info.uses)
-    if (!fn->artifact->providers[slot]) {
-      const std::string &name = fn->artifact->imports[slot].name;
-      fail(TESSEL_NOT_FOUND,
-           "function '" + info.name + "' of artifact '" +
-               fn->artifact->path + "' calls import '" + name +
-               "', which is not linked; load the artifact in a composition "
-               "with an artifact that exports '" + name + "'");
-    }
+  agreeAcrossRanks(*fn, [&] {
+    if (nIn != info.inputs.size())
+      fail(TESSEL_INVALID_ARGUMENT,
+           "function '" + info.name + "' expects " +
+               std::to_string(info.inputs.size()) + " input(s), got " +
+               std::to_string(nIn));
+    if (nOut != info.outputs.size())
+      fail(TESSEL_INVALID_ARGUMENT,
+           "function '" + info.name + "' has " +
+               std::to_string(info.outputs.size()) + " output(s), got " +
+               std::to_string(nOut) + " output slot(s)");
+    if ((nIn && !inputs) || (nOut && !outputs))
+      fail(TESSEL_INVALID_ARGUMENT,
+           "tessel_function_invoke: inputs/outputs array is NULL");
+    for (size_t i = 0; i < nIn; ++i)
+      binding.check("input", i, info.inputs[i], inputs[i]);
+    // Symbol ids index their vocabulary's tables (sym.embed): one outside it
+    // would read out of bounds.
+    for (size_t i = 0; i < nIn; ++i)
+      checkSymbols(*fn, i, info.inputs[i], *inputs[i]);
+    for (size_t i = 0; i < nOut; ++i)
+      if (outputs[i])
+        binding.check("output", i, info.outputs[i], outputs[i]);
+    // The linker resolves a composition completely or not at all, so a
+    // resolved import's provider has its own imports resolved too.
+    for (size_t slot : info.uses)
+      if (!fn->artifact->providers[slot]) {
+        const std::string &name = fn->artifact->imports[slot].name;
+        fail(TESSEL_NOT_FOUND,
+             "function '" + info.name + "' of artifact '" +
+                 fn->artifact->path + "' calls import '" + name +
+                 "', which is not linked; load the artifact in a composition "
+                 "with an artifact that exports '" + name + "'");
+      }
+  });
 
   // Allocate the missing outputs; keep ownership here until the call has
   // succeeded so a failure leaves the caller's slots as they were. An

@@ -322,3 +322,34 @@ func.func @main(%x: {_ty((T, d))}) -> {_ty((T, d))} {{
     np.testing.assert_allclose(y2, y1, rtol=1e-5, atol=1e-6)
     ref = moe.reference(np.tanh(moe.reference(x)).astype(np.float32))
     np.testing.assert_allclose(y2, ref, rtol=1e-4, atol=1e-5)
+
+
+def test_a_call_rejected_on_one_process_fails_on_all(tmp_path):
+    # Rank 0 passes an input of the wrong shape: the runtime rejects it
+    # there, and the other process, whose call is fine, fails too instead
+    # of waiting for rank 0 in the call's collectives.
+    moe = MoE(tokens=16, d=8, hidden=16, experts=4, k=2)
+    (tmp_path / "model.mlir").write_text(moe.mlir())
+    script = tmp_path / "bad.py"
+    script.write_text(f"""
+import sys
+import numpy as np
+sys.path.insert(0, {os.path.join(BUILD, "python")!r})
+import tessel
+m = tessel.compile(open({str(tmp_path / "model.mlir")!r}).read(),
+                   expert_parallel=2)
+x = np.zeros((15 if m.rank == 0 else 16, 8), np.float32)
+try:
+    m(x)
+except tessel.InvocationError as e:
+    print(f"rank {{m.rank}}: {{e}}")
+y = m(np.ones((16, 8), np.float32))  # the processes still run together
+print(f"rank {{m.rank}} then ran: {{y.shape}}")
+""")
+    p = mpirun(2, sys.executable, script, env=PYTHON_ENV)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "rank 0: function 'main': input 0 ('input0') has shape [15,8]" in p.stdout
+    assert ("rank 1: function 'main': the call was rejected on another MPI "
+            "process") in p.stdout
+    assert "rank 0 then ran: (16, 8)" in p.stdout
+    assert "rank 1 then ran: (16, 8)" in p.stdout
