@@ -10,21 +10,13 @@
  * slowest process's time of one all-to-all-v (each process sends `bytes`
  * to every other process) and one all-gather (each contributes `bytes`).
  */
+#include "mpi_common.h"
+
 #include <mpi.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);

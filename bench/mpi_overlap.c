@@ -16,21 +16,13 @@
  * Prints the medians of the slowest process's times and how much of the
  * exchange each overlapped form hid (docs/scale-out.md).
  */
+#include "mpi_common.h"
+
 #include <mpi.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* About `ms` milliseconds of dependent floating-point work, in `parts`
  * slices, calling `between` after each (MPI_Test, or nothing). */
@@ -133,9 +125,8 @@ int main(int argc, char **argv) {
            ms);
     printf("exchange alone %.3f ms; serial %.3f ms; overlapped %.3f ms "
            "(hid %.0f%% of the exchange); polled %.3f ms (hid %.0f%%)\n",
-           alone, serial, overlapped,
-           100.0 * (serial - overlapped) / alone, polled,
-           100.0 * (serial - polled) / alone);
+           alone, serial, overlapped, 100.0 * (serial - overlapped) / alone,
+           polled, 100.0 * (serial - polled) / alone);
   }
   MPI_Finalize();
   return 0;

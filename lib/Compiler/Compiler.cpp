@@ -24,8 +24,8 @@ LogicalResult mlir::tessel::compileModule(ModuleOp module,
                                           StringRef outputPath,
                                           TimingScope &timing) {
   if (options.optLevel > 3)
-    return emitError(module.getLoc()) << "optimization level must be 0..3, got "
-                              << options.optLevel;
+    return emitError(module.getLoc())
+           << "optimization level must be 0..3, got " << options.optLevel;
   // Check the host first: an unknown --mcpu must fail before any work.
   llvm::Expected<std::unique_ptr<llvm::TargetMachine>> tm =
       createTargetMachine(options.targetTriple, options.mcpu,
@@ -40,8 +40,9 @@ LogicalResult mlir::tessel::compileModule(ModuleOp module,
   TargetCapabilities caps = backend.capabilities(tm->get());
 
   if (options.expertParallel < 1)
-    return emitError(module.getLoc()) << "--expert-parallel must be at least 1, got "
-                              << options.expertParallel;
+    return emitError(module.getLoc())
+           << "--expert-parallel must be at least 1, got "
+           << options.expertParallel;
   if (options.expertParallel > 1 && !caps.mpi)
     return emitError(module.getLoc())
            << "--expert-parallel needs MPI, which the " << backend.name()
@@ -103,9 +104,9 @@ LogicalResult mlir::tessel::compileModule(ModuleOp module,
     std::error_code ec;
     llvm::raw_fd_ostream fresh(options.sparsityReport, ec);
     if (ec)
-      return emitError(module.getLoc()) << "cannot write the sparsity report '"
-                                << options.sparsityReport
-                                << "': " << ec.message();
+      return emitError(module.getLoc())
+             << "cannot write the sparsity report '" << options.sparsityReport
+             << "': " << ec.message();
   }
   pipelineOptions.kernels = serialize.kernelLibrary;
   pipelineOptions.target = options.target;

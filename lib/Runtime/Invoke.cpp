@@ -158,9 +158,10 @@ void agreeAcrossRanks(const tessel_function &fn, Check check) {
     std::rethrow_exception(local);
   if (failed > 0)
     fail(TESSEL_EXECUTION_FAILED,
-         "function '" + fn.info.name + "': the call was rejected on another "
-         "MPI process (its arguments did not match the function), so no "
-         "process ran it");
+         "function '" + fn.info.name +
+             "': the call was rejected on another "
+             "MPI process (its arguments did not match the function), so no "
+             "process ran it");
 }
 
 void invoke(const tessel_function *fn, tessel_tensor_t *const *inputs,
@@ -172,10 +173,10 @@ void invoke(const tessel_function *fn, tessel_tensor_t *const *inputs,
   DimBinding binding(*fn);
   agreeAcrossRanks(*fn, [&] {
     if (nIn != info.inputs.size())
-      fail(TESSEL_INVALID_ARGUMENT,
-           "function '" + info.name + "' expects " +
-               std::to_string(info.inputs.size()) + " input(s), got " +
-               std::to_string(nIn));
+      fail(TESSEL_INVALID_ARGUMENT, "function '" + info.name + "' expects " +
+                                        std::to_string(info.inputs.size()) +
+                                        " input(s), got " +
+                                        std::to_string(nIn));
     if (nOut != info.outputs.size())
       fail(TESSEL_INVALID_ARGUMENT,
            "function '" + info.name + "' has " +
@@ -199,10 +200,11 @@ void invoke(const tessel_function *fn, tessel_tensor_t *const *inputs,
       if (!fn->artifact->providers[slot]) {
         const std::string &name = fn->artifact->imports[slot].name;
         fail(TESSEL_NOT_FOUND,
-             "function '" + info.name + "' of artifact '" +
-                 fn->artifact->path + "' calls import '" + name +
+             "function '" + info.name + "' of artifact '" + fn->artifact->path +
+                 "' calls import '" + name +
                  "', which is not linked; load the artifact in a composition "
-                 "with an artifact that exports '" + name + "'");
+                 "with an artifact that exports '" +
+                 name + "'");
       }
   });
 

@@ -310,9 +310,9 @@ TEST(LoadError, BadMagic) {
 }
 
 TEST(LoadError, NewerVersion) {
-  expectError([] { Artifact::load(FAKE_NEWER_VERSION); }, TESSEL_UNSUPPORTED,
-              {FAKE_NEWER_VERSION, "ABI version 9 is newer",
-               "supports (version 8)"});
+  expectError(
+      [] { Artifact::load(FAKE_NEWER_VERSION); }, TESSEL_UNSUPPORTED,
+      {FAKE_NEWER_VERSION, "ABI version 9 is newer", "supports (version 8)"});
 }
 
 TEST(LoadError, DeviceWithoutItsRuntime) {

@@ -138,9 +138,8 @@ const char tessel_artifact_manifest[] =
     "tessel-artifact 9\ntarget x\nfunction f tessel_entry_f\nend\n";
 #elif defined(FAKE_RANKS_WITHOUT_RUNTIME)
 /* A `ranks 2` record but no MPI runtime part (__tessel_mpi_init). */
-const char tessel_artifact_manifest[] =
-    "tessel-artifact 8\ntarget x\nranks 2\n"
-    "function f tessel_entry_f\nend\n";
+const char tessel_artifact_manifest[] = "tessel-artifact 8\ntarget x\nranks 2\n"
+                                        "function f tessel_entry_f\nend\n";
 #elif defined(FAKE_DEVICE_WITHOUT_RUNTIME)
 /* A `device cuda` record but no device runtime (__tessel_cuda_check). */
 const char tessel_artifact_manifest[] =

@@ -211,14 +211,14 @@ struct ExpertParallel {
         ValueRange{arith::IndexCastOp::create(b, loc, L.i32, rank)});
     Value before = tosa::GreaterOp::create(
         b, loc, tensor({N, 1}, b.getI1Type()), rankT, i32Tensor({N, 1}, iota));
-    Value earlier = L.tb.reduceSum(
-        tosa::SelectOp::create(b, loc, counts.getType(), before, counts,
-                               i32Tensor({1, 1}, {0})),
-        0);
+    Value earlier =
+        L.tb.reduceSum(tosa::SelectOp::create(b, loc, counts.getType(), before,
+                                              counts, i32Tensor({1, 1}, {0})),
+                       0);
     Value flat = L.tb.reshape(L.tb.concat(top.experts, 1), {R});
     Value c0 = L.indexConst(0), c1 = L.indexConst(1);
-    Value init = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{R},
-                                         b.getI1Type());
+    Value init =
+        tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{R}, b.getI1Type());
     auto loop = scf::ForOp::create(
         b, loc, c0, L.indexConst(R), c1, ValueRange{init},
         [&](OpBuilder &nb, Location, Value r, ValueRange it) {
