@@ -21,6 +21,32 @@ using namespace mlir::tessel;
 
 namespace {
 
+/// Rebuilds `op` on buffers (its tensor operands' buffers; other operands,
+/// such as a communicator, as they are), with no results, and replaces its
+/// one result with the buffer of its init `init`.
+LogicalResult bufferizeOneInit(Operation *op, unsigned init,
+                               RewriterBase &rewriter,
+                               const BufferizationOptions &options,
+                               BufferizationState &state) {
+  SmallVector<Value> operands;
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (!isa<TensorType>(operand.get().getType())) {
+      operands.push_back(operand.get());
+      continue;
+    }
+    FailureOr<Value> buffer =
+        getBuffer(rewriter, operand.get(), options, state);
+    if (failed(buffer))
+      return failure();
+    operands.push_back(*buffer);
+  }
+  rewriter.setInsertionPoint(op);
+  rewriter.create(op->getLoc(), op->getName().getIdentifier(), operands,
+                  TypeRange{}, op->getAttrs());
+  replaceOpWithBufferizedValues(rewriter, op, operands[init]);
+  return success();
+}
+
 template <typename OpT>
 struct KernelOpInterface
     : DstBufferizableOpInterfaceExternalModel<KernelOpInterface<OpT>, OpT> {
@@ -36,22 +62,8 @@ struct KernelOpInterface
     auto conv = cast<OpT>(op);
     if (conv.hasPureBufferSemantics())
       return success();
-    SmallVector<Value> operands;
-    for (OpOperand &operand : op->getOpOperands()) {
-      FailureOr<Value> buffer =
-          getBuffer(rewriter, operand.get(), options, state);
-      if (failed(buffer))
-        return failure();
-      operands.push_back(*buffer);
-    }
-    Value initBuffer = operands[conv.getInitMutable().getOperandNumber()];
-    rewriter.setInsertionPoint(op);
-    Operation *newOp = rewriter.create(
-        op->getLoc(), op->getName().getIdentifier(), operands, TypeRange{},
-        op->getAttrs());
-    (void)newOp;
-    replaceOpWithBufferizedValues(rewriter, op, initBuffer);
-    return success();
+    return bufferizeOneInit(op, conv.getInitMutable().getOperandNumber(),
+                            rewriter, options, state);
   }
 };
 
@@ -108,24 +120,8 @@ struct CollectiveOpInterface
     auto collective = cast<OpT>(op);
     if (collective.hasPureBufferSemantics())
       return success();
-    SmallVector<Value> operands;
-    for (OpOperand &operand : op->getOpOperands()) {
-      if (!isa<TensorType>(operand.get().getType())) {
-        operands.push_back(operand.get());
-        continue;
-      }
-      FailureOr<Value> buffer =
-          getBuffer(rewriter, operand.get(), options, state);
-      if (failed(buffer))
-        return failure();
-      operands.push_back(*buffer);
-    }
-    Value initBuffer = operands[collective.getInitMutable().getOperandNumber()];
-    rewriter.setInsertionPoint(op);
-    rewriter.create(op->getLoc(), op->getName().getIdentifier(), operands,
-                    TypeRange{}, op->getAttrs());
-    replaceOpWithBufferizedValues(rewriter, op, initBuffer);
-    return success();
+    return bufferizeOneInit(op, collective.getInitMutable().getOperandNumber(),
+                            rewriter, options, state);
   }
 };
 
