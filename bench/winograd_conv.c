@@ -1,6 +1,6 @@
 /* winograd_conv.c - the dense 3x3 convolution kernels against each other:
  * the implicit GEMM (tessel_kernel_conv2d_nhwc_f32) and Winograd F(2x2,
- * 3x3) (tessel_kernel_conv2d_winograd_nhwc_f32), stride 1, "same"
+ * 3x3) and F(4x4, 3x3) (tessel_kernel_conv2d_winograd_nhwc_f32), stride 1, "same"
  * padding, one thread, over input/output channels 32-256 and images
  * 7x7-112x112: the data behind prefersWinograd
  * (lib/Dialect/Tessel/Transforms/WinogradFilter.h). Prints one
@@ -28,11 +28,11 @@ int main(void) {
         float *in = aligned_alloc(64, sizeof(float) * H * H * C);
         float *out = aligned_alloc(64, sizeof(float) * (H * H * F + 16));
         float *wp = calloc((size_t)(P * K * NR), sizeof(float));
-        float *up = calloc((size_t)(16 * P * C * NR), sizeof(float));
+        float *up = calloc((size_t)(36 * P * C * NR), sizeof(float));
         for (int64_t i = 0; i < H * H * C; ++i)
           in[i] = frand();
         const int iters = C * F * H * H > 50000000 ? 3 : 20;
-        double td, tw;
+        double td, tw, t4;
         TIME(td, 3, iters,
              tessel_kernel_conv2d_nhwc_f32(1, H, H, F, 3, 3, C, H, H, 1, 1, in,
                                            0, H * C, C, 1, 1, 1, 1, 1, wp, 0,
@@ -40,12 +40,16 @@ int main(void) {
                                            -INFINITY, INFINITY, 0));
         TIME(tw, 3, iters,
              tessel_kernel_conv2d_winograd_nhwc_f32(
-                 1, H, H, F, C, H, H, 1, 1, 1, 1, in, 0, H * C, C, 1, up, out, 0,
-                 H * F, F, 1, NULL, -INFINITY, INFINITY, 0));
+                 1, H, H, F, C, H, H, 1, 1, 1, 1, 16, in, 0, H * C, C, 1, up,
+                 out, 0, H * F, F, 1, NULL, -INFINITY, INFINITY, 0));
+        TIME(t4, 3, iters,
+             tessel_kernel_conv2d_winograd_nhwc_f32(
+                 1, H, H, F, C, H, H, 1, 1, 1, 1, 36, in, 0, H * C, C, 1, up,
+                 out, 0, H * F, F, 1, NULL, -INFINITY, INFINITY, 0));
         printf("winograd_conv: C=%lld F=%lld H=%lld direct_ms=%.3f "
-               "winograd_ms=%.3f speedup=%.2f\n",
+               "f2_ms=%.3f f4_ms=%.3f f2_speedup=%.2f f4_speedup=%.2f\n",
                (long long)C, (long long)F, (long long)H, td * 1e3, tw * 1e3,
-               td / tw);
+               t4 * 1e3, td / tw, td / t4);
         free(in), free(out), free(wp), free(up);
       }
   return 0;

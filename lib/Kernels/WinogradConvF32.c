@@ -1,25 +1,31 @@
-/* WinogradConvF32.c - 3x3, stride-1 convolution by Winograd's F(2x2, 3x3).
+/* WinogradConvF32.c - 3x3, stride-1 convolution by Winograd's F(2x2, 3x3)
+ * or F(4x4, 3x3).
  *
- * Each 2x2 block of outputs ("tile") comes from a 4x4 patch d of the input:
+ * Each m x m block of outputs ("tile", m = 2 or 4) comes from an
+ * (m+2) x (m+2) patch d of the input:
  *   Y = A^T [ (G g G^T) .* (B^T d B) ] A
- * so per tile and channel pair the 36 multiplications of the direct
- * convolution become 16, and the 16 element-wise products summed over the
- * input channels are 16 independent GEMMs:
- *   M[a][t][f] = sum_c V[a][t][c] * U[a][c][f]      (a = 0..15)
+ * so per tile and channel pair the 9 m^2 multiplications of the direct
+ * convolution become (m+2)^2 (m = 2: 36 -> 16; m = 4: 144 -> 36), and the
+ * element-wise products summed over the input channels are (m+2)^2
+ * independent GEMMs ("transform positions"):
+ *   M[a][t][f] = sum_c V[a][t][c] * U[a][c][f]      (a = 0..(m+2)^2-1)
  * with V = B^T d B (the input transform, here at run time) and U = G g G^T
  * (the filter transform, done by the compiler: `tessel.packed_conv2d
  * {winograd}` carries U packed in NR-column panels per a). The GEMMs run on
  * the implicit-GEMM driver of ConvGemmF32.c (tessel_kernel_matmul_f32,
- * batch 16, one packed filter per batch entry), so they get its
+ * batch 16 or 36, one packed filter per batch entry), so they get its
  * micro-kernel, blocking and threads. The output transform applies the
  * epilogue (accumulate, bias, clamp) as it stores.
  *
  * F(2x2, 3x3) multiplies by 2.25x fewer; its transforms only add and
- * subtract, so rounding stays close to the direct convolution's (F(4x4,
- * 3x3) would save 4x but its constants amplify errors and its 6x6 tiles
- * waste more on the 7x7 and 14x14 images of ImageNet CNNs).
+ * subtract, so rounding stays close to the direct convolution's. F(4x4,
+ * 3x3) multiplies by 4x fewer and its transforms per output are fewer too,
+ * but its constants (up to 8 and 1/24) amplify rounding (about 2e-6 of
+ * the output's scale over 256 channels, against 1e-7) and its 4x4 tiles
+ * overhang the 14x14 and 7x7 images of ImageNet CNNs; the compiler picks
+ * it for larger images (lib/Dialect/Tessel/Transforms/WinogradFilter.cpp).
  *
- * The two scratch arrays (V: 16 x TB x C, M: 16 x TB x F floats for a
+ * The two scratch arrays (V: A x TB x C, M: A x TB x F floats for a
  * block of TB tiles, below) come from the library's caching allocator, so
  * after the first call no memory is mapped. */
 #include "ThreadPool.h"
@@ -42,11 +48,12 @@
 #define WINO_TASK_TILES 8  /* tiles per transform task */
 
 typedef struct {
+  int64_t mt;        /* output tile side: 2 (F(2x2, 3x3)) or 4 */
   int64_t N, TH, TW, OH, OW, C, F, H, W, pad_top, pad_left;
   const float *in;
   int64_t in_sn, in_sh, in_sw, in_sc;
-  float *v;          /* 16 x TB x C: the block's transformed inputs */
-  float *m;          /* 16 x TB x F: the block's GEMM results */
+  float *v;          /* A x TB x C: the block's transformed inputs */
+  float *m;          /* A x TB x F: the block's GEMM results */
   int64_t t0, TB;    /* the block: tiles [t0, t0 + TB) of all N*TH*TW */
   int64_t per_task;  /* tiles per transform task */
   float *out;
@@ -56,8 +63,9 @@ typedef struct {
   int accumulate, clamp;
 } wino_t;
 
-/* B^T d B for one 4x4 patch, any element type with + and -. */
-#define WINO_INPUT(T, d, r)                                                    \
+/* B^T d B for one 4x4 patch (F(2x2, 3x3)), any element type with + and
+ * -. */
+#define WINO_INPUT_2(T, d, r)                                                  \
   do {                                                                         \
     T t_[4][4];                                                                \
     for (int j_ = 0; j_ < 4; ++j_) {                                           \
@@ -75,7 +83,7 @@ typedef struct {
   } while (0)
 
 /* A^T m A for one 4x4 block of GEMM results: the 2x2 outputs. */
-#define WINO_OUTPUT(T, m, y)                                                   \
+#define WINO_OUTPUT_2(T, m, y)                                                 \
   do {                                                                         \
     T s_[2][4];                                                                \
     for (int j_ = 0; j_ < 4; ++j_) {                                           \
@@ -88,49 +96,116 @@ typedef struct {
     }                                                                          \
   } while (0)
 
+/* F(4x4, 3x3) with interpolation points 0, 1, -1, 2, -2 and infinity
+ * (Lavin and Gray): one row of B^T x, six inputs x0..x5 to six outputs
+ * (B^T's rows: [4 0 -5 0 1 0], [0 -4 -4 1 1 0], [0 4 -4 -1 1 0],
+ * [0 -2 -1 2 1 0], [0 2 -1 -2 1 0], [0 4 0 -5 0 1]), sharing the sums the
+ * rows have in common. */
+#define WINO_B6(x0, x1, x2, x3, x4, x5, r0, r1, r2, r3, r4, r5)               \
+  do {                                                                         \
+    const __typeof__(x0) p_ = x4 - 4.0f * x2, q_ = x3 - 4.0f * x1;             \
+    const __typeof__(x0) s_ = x4 - x2, u_ = 2.0f * (x3 - x1);                 \
+    r0 = 4.0f * x0 - 5.0f * x2 + x4;                                           \
+    r1 = p_ + q_;                                                              \
+    r2 = p_ - q_;                                                              \
+    r3 = s_ + u_;                                                              \
+    r4 = s_ - u_;                                                              \
+    r5 = 4.0f * x1 - 5.0f * x3 + x5;                                           \
+  } while (0)
+
+/* One row of A^T x for F(4x4, 3x3): six GEMM results to four outputs
+ * (A^T's rows: [1 1 1 1 1 0], [0 1 -1 2 -2 0], [0 1 1 4 4 0],
+ * [0 1 -1 8 -8 1]). */
+#define WINO_A6(x0, x1, x2, x3, x4, x5, y0, y1, y2, y3)                        \
+  do {                                                                         \
+    const __typeof__(x0) a_ = x1 + x2, b_ = x1 - x2;                           \
+    const __typeof__(x0) c_ = x3 + x4, e_ = x3 - x4;                           \
+    y0 = x0 + a_ + c_;                                                         \
+    y1 = b_ + 2.0f * e_;                                                       \
+    y2 = a_ + 4.0f * c_;                                                       \
+    y3 = b_ + 8.0f * e_ + x5;                                                  \
+  } while (0)
+
+/* B^T d B for one 6x6 patch: columns, then rows. */
+#define WINO_INPUT_4(T, d, r)                                                  \
+  do {                                                                         \
+    T t_[6][6];                                                                \
+    for (int j_ = 0; j_ < 6; ++j_)                                             \
+      WINO_B6(d[0][j_], d[1][j_], d[2][j_], d[3][j_], d[4][j_], d[5][j_],     \
+              t_[0][j_], t_[1][j_], t_[2][j_], t_[3][j_], t_[4][j_],          \
+              t_[5][j_]);                                                      \
+    for (int i_ = 0; i_ < 6; ++i_)                                             \
+      WINO_B6(t_[i_][0], t_[i_][1], t_[i_][2], t_[i_][3], t_[i_][4],          \
+              t_[i_][5], r[i_][0], r[i_][1], r[i_][2], r[i_][3], r[i_][4],    \
+              r[i_][5]);                                                       \
+  } while (0)
+
+/* A^T m A for one 6x6 block of GEMM results: the 4x4 outputs. */
+#define WINO_OUTPUT_4(T, m, y)                                                 \
+  do {                                                                         \
+    T s_[4][6];                                                                \
+    for (int j_ = 0; j_ < 6; ++j_)                                             \
+      WINO_A6(m[0][j_], m[1][j_], m[2][j_], m[3][j_], m[4][j_], m[5][j_],     \
+              s_[0][j_], s_[1][j_], s_[2][j_], s_[3][j_]);                    \
+    for (int i_ = 0; i_ < 4; ++i_)                                             \
+      WINO_A6(s_[i_][0], s_[i_][1], s_[i_][2], s_[i_][3], s_[i_][4],          \
+              s_[i_][5], y[i_][0], y[i_][1], y[i_][2], y[i_][3]);             \
+  } while (0)
+
+/* The input transform of one tile for an output tile of MT x MT (patch
+ * AL = MT + 2): V[a][t][c] for every channel. */
+#define WINO_INPUT_TILE(MT, AL, w, lt)                                         \
+  do {                                                                         \
+    const int64_t T_ = (w)->TB, C_ = (w)->C;                                   \
+    const int64_t t_ = (w)->t0 + (lt), tw_ = t_ % (w)->TW;                     \
+    const int64_t th_ = t_ / (w)->TW % (w)->TH;                                \
+    const float *in_n_ = (w)->in + t_ / ((w)->TW * (w)->TH) * (w)->in_sn;      \
+    const int64_t ih0_ = th_ * MT - (w)->pad_top;                              \
+    const int64_t iw0_ = tw_ * MT - (w)->pad_left;                             \
+    /* The patch's pixels, NULL where they fall into the padding. */           \
+    const float *px_[AL][AL];                                                  \
+    for (int i = 0; i < AL; ++i)                                               \
+      for (int j = 0; j < AL; ++j) {                                           \
+        const int64_t ih = ih0_ + i, iw = iw0_ + j;                            \
+        px_[i][j] = ih >= 0 && ih < (w)->H && iw >= 0 && iw < (w)->W           \
+                        ? in_n_ + ih * (w)->in_sh + iw * (w)->in_sw            \
+                        : NULL;                                                \
+      }                                                                        \
+    float *vt_ = (w)->v + (lt) * C_;                                           \
+    int64_t c = 0;                                                             \
+    if ((w)->in_sc == 1)                                                       \
+      for (; c + TK_VW <= C_; c += TK_VW) {                                    \
+        tk_vec d[AL][AL], r[AL][AL];                                           \
+        for (int i = 0; i < AL; ++i)                                           \
+          for (int j = 0; j < AL; ++j)                                         \
+            d[i][j] = px_[i][j] ? tk_load(px_[i][j] + c) : tk_splat(0.0f);     \
+        WINO_INPUT_##MT(tk_vec, d, r);                                         \
+        for (int i = 0; i < AL; ++i)                                           \
+          for (int j = 0; j < AL; ++j)                                         \
+            tk_store(vt_ + (i * AL + j) * T_ * C_ + c, r[i][j]);               \
+      }                                                                        \
+    for (; c < C_; ++c) {                                                      \
+      float d[AL][AL], r[AL][AL];                                              \
+      for (int i = 0; i < AL; ++i)                                             \
+        for (int j = 0; j < AL; ++j)                                           \
+          d[i][j] = px_[i][j] ? px_[i][j][c * (w)->in_sc] : 0.0f;              \
+      WINO_INPUT_##MT(float, d, r);                                            \
+      for (int i = 0; i < AL; ++i)                                             \
+        for (int j = 0; j < AL; ++j)                                           \
+          vt_[(i * AL + j) * T_ * C_ + c] = r[i][j];                           \
+    }                                                                          \
+  } while (0)
+
 /* Task: per_task tiles of the block: V[a][t - t0][c]. */
 static void input_task(void *arg, int64_t task) {
   const wino_t *w = (const wino_t *)arg;
-  const int64_t T = w->TB, C = w->C;
-  const int vec = w->in_sc == 1;
   const int64_t lt0 = task * w->per_task;
   const int64_t lt1 = lt0 + w->per_task < w->TB ? lt0 + w->per_task : w->TB;
   for (int64_t lt = lt0; lt < lt1; ++lt) {
-    const int64_t t = w->t0 + lt, tw = t % w->TW, th = t / w->TW % w->TH;
-    const float *in_n = w->in + t / (w->TW * w->TH) * w->in_sn;
-    const int64_t ih0 = th * 2 - w->pad_top, iw0 = tw * 2 - w->pad_left;
-    /* The patch's pixels, NULL where they fall into the padding. */
-    const float *px[4][4];
-    for (int i = 0; i < 4; ++i)
-      for (int j = 0; j < 4; ++j) {
-        const int64_t ih = ih0 + i, iw = iw0 + j;
-        px[i][j] = ih >= 0 && ih < w->H && iw >= 0 && iw < w->W
-                       ? in_n + ih * w->in_sh + iw * w->in_sw
-                       : NULL;
-      }
-    float *vt = w->v + lt * C;
-    int64_t c = 0;
-    if (vec)
-      for (; c + TK_VW <= C; c += TK_VW) {
-        tk_vec d[4][4], r[4][4];
-        for (int i = 0; i < 4; ++i)
-          for (int j = 0; j < 4; ++j)
-            d[i][j] = px[i][j] ? tk_load(px[i][j] + c) : tk_splat(0.0f);
-        WINO_INPUT(tk_vec, d, r);
-        for (int i = 0; i < 4; ++i)
-          for (int j = 0; j < 4; ++j)
-            tk_store(vt + (i * 4 + j) * T * C + c, r[i][j]);
-      }
-    for (; c < C; ++c) {
-      float d[4][4], r[4][4];
-      for (int i = 0; i < 4; ++i)
-        for (int j = 0; j < 4; ++j)
-          d[i][j] = px[i][j] ? px[i][j][c * w->in_sc] : 0.0f;
-      WINO_INPUT(float, d, r);
-      for (int i = 0; i < 4; ++i)
-        for (int j = 0; j < 4; ++j)
-          vt[(i * 4 + j) * T * C + c] = r[i][j];
-    }
+    if (w->mt == 4)
+      WINO_INPUT_TILE(4, 6, w, lt);
+    else
+      WINO_INPUT_TILE(2, 4, w, lt);
   }
 }
 
@@ -144,79 +219,95 @@ static inline float finish(const wino_t *w, float y, const float *o,
   return w->clamp ? tk_clamp_scalar(y, w->lo, w->hi) : y;
 }
 
-/* Task: per_task tiles of the block: their up to 2 x 2 outputs each. */
+/* The output transform of one tile: its up to MT x MT outputs (patch AL),
+ * through the epilogue. */
+#define WINO_OUTPUT_TILE(MT, AL, w, lt)                                        \
+  do {                                                                         \
+    const int64_t T_ = (w)->TB, F_ = (w)->F;                                   \
+    const int64_t t_ = (w)->t0 + (lt), tw_ = t_ % (w)->TW;                     \
+    const int64_t th_ = t_ / (w)->TW % (w)->TH;                                \
+    float *out_n_ = (w)->out + t_ / ((w)->TW * (w)->TH) * (w)->out_sn;         \
+    const float *mt_ = (w)->m + (lt) * F_;                                     \
+    float *po_[MT][MT];                                                        \
+    for (int i = 0; i < MT; ++i)                                               \
+      for (int j = 0; j < MT; ++j) {                                           \
+        const int64_t oh = th_ * MT + i, ow = tw_ * MT + j;                    \
+        po_[i][j] = oh < (w)->OH && ow < (w)->OW                               \
+                        ? out_n_ + oh * (w)->out_sh + ow * (w)->out_sw         \
+                        : NULL;                                                \
+      }                                                                        \
+    int64_t f = 0;                                                             \
+    if ((w)->out_sf == 1) {                                                    \
+      const tk_vec vlo_ = tk_splat((w)->lo), vhi_ = tk_splat((w)->hi);         \
+      for (; f + TK_VW <= F_; f += TK_VW) {                                    \
+        tk_vec m[AL][AL], y[MT][MT];                                           \
+        for (int i = 0; i < AL; ++i)                                           \
+          for (int j = 0; j < AL; ++j)                                         \
+            m[i][j] = tk_load(mt_ + (i * AL + j) * T_ * F_ + f);               \
+        WINO_OUTPUT_##MT(tk_vec, m, y);                                        \
+        const tk_vec b_ =                                                      \
+            (w)->bias ? tk_load((w)->bias + f) : tk_splat(0.0f);               \
+        for (int i = 0; i < MT; ++i)                                           \
+          for (int j = 0; j < MT; ++j) {                                       \
+            if (!po_[i][j])                                                    \
+              continue;                                                        \
+            tk_vec r_ = y[i][j] + b_;                                          \
+            if ((w)->accumulate)                                               \
+              r_ += tk_load(po_[i][j] + f);                                    \
+            if ((w)->clamp)                                                    \
+              r_ = tk_min(tk_max(r_, vlo_), vhi_);                             \
+            tk_store(po_[i][j] + f, r_);                                       \
+          }                                                                    \
+      }                                                                        \
+    }                                                                          \
+    for (; f < F_; ++f) {                                                      \
+      float m[AL][AL], y[MT][MT];                                              \
+      for (int i = 0; i < AL; ++i)                                             \
+        for (int j = 0; j < AL; ++j)                                           \
+          m[i][j] = mt_[(i * AL + j) * T_ * F_ + f];                           \
+      WINO_OUTPUT_##MT(float, m, y);                                           \
+      for (int i = 0; i < MT; ++i)                                             \
+        for (int j = 0; j < MT; ++j)                                           \
+          if (po_[i][j]) {                                                     \
+            float *o_ = po_[i][j] + f * (w)->out_sf;                           \
+            *o_ = finish(w, y[i][j], o_, f);                                   \
+          }                                                                    \
+    }                                                                          \
+  } while (0)
+
+/* Task: per_task tiles of the block: their up to MT x MT outputs each. */
 static void output_task(void *arg, int64_t task) {
   const wino_t *w = (const wino_t *)arg;
-  const int64_t T = w->TB, F = w->F;
-  const int vec = w->out_sf == 1;
-  const tk_vec vlo = tk_splat(w->lo), vhi = tk_splat(w->hi);
   const int64_t lt0 = task * w->per_task;
   const int64_t lt1 = lt0 + w->per_task < w->TB ? lt0 + w->per_task : w->TB;
   for (int64_t lt = lt0; lt < lt1; ++lt) {
-    const int64_t t = w->t0 + lt, tw = t % w->TW, th = t / w->TW % w->TH;
-    float *out_n = w->out + t / (w->TW * w->TH) * w->out_sn;
-    const float *mt = w->m + lt * F;
-    float *po[2][2];
-    for (int i = 0; i < 2; ++i)
-      for (int j = 0; j < 2; ++j) {
-        const int64_t oh = th * 2 + i, ow = tw * 2 + j;
-        po[i][j] = oh < w->OH && ow < w->OW
-                       ? out_n + oh * w->out_sh + ow * w->out_sw
-                       : NULL;
-      }
-    int64_t f = 0;
-    if (vec)
-      for (; f + TK_VW <= F; f += TK_VW) {
-        tk_vec m[4][4], y[2][2];
-        for (int i = 0; i < 4; ++i)
-          for (int j = 0; j < 4; ++j)
-            m[i][j] = tk_load(mt + (i * 4 + j) * T * F + f);
-        WINO_OUTPUT(tk_vec, m, y);
-        const tk_vec b = w->bias ? tk_load(w->bias + f) : tk_splat(0.0f);
-        for (int i = 0; i < 2; ++i)
-          for (int j = 0; j < 2; ++j) {
-            if (!po[i][j])
-              continue;
-            tk_vec r = y[i][j] + b;
-            if (w->accumulate)
-              r += tk_load(po[i][j] + f);
-            if (w->clamp)
-              r = tk_min(tk_max(r, vlo), vhi);
-            tk_store(po[i][j] + f, r);
-          }
-      }
-    for (; f < F; ++f) {
-      float m[4][4], y[2][2];
-      for (int i = 0; i < 4; ++i)
-        for (int j = 0; j < 4; ++j)
-          m[i][j] = mt[(i * 4 + j) * T * F + f];
-      WINO_OUTPUT(float, m, y);
-      for (int i = 0; i < 2; ++i)
-        for (int j = 0; j < 2; ++j)
-          if (po[i][j]) {
-            float *o = po[i][j] + f * w->out_sf;
-            *o = finish(w, y[i][j], o, f);
-          }
-    }
+    if (w->mt == 4)
+      WINO_OUTPUT_TILE(4, 6, w, lt);
+    else
+      WINO_OUTPUT_TILE(2, 4, w, lt);
   }
 }
 
-/* The undilated convolution (dilation 1). */
-static void winograd(int64_t N, int64_t OH, int64_t OW, int64_t F, int64_t C,
-                     int64_t H, int64_t W, int64_t pad_top, int64_t pad_left,
-                     const float *in, int64_t in_sn, int64_t in_sh,
-                     int64_t in_sw, int64_t in_sc, const float *up,
-                     float *out, int64_t out_sn, int64_t out_sh,
-                     int64_t out_sw, int64_t out_sf, const float *bias,
-                     float lo, float hi, int32_t flags) {
+/* The undilated convolution (dilation 1); `npos` transform positions: 16
+ * for F(2x2, 3x3), 36 for F(4x4, 3x3). */
+static void winograd(int64_t npos, int64_t N, int64_t OH, int64_t OW,
+                     int64_t F, int64_t C, int64_t H, int64_t W,
+                     int64_t pad_top, int64_t pad_left, const float *in,
+                     int64_t in_sn, int64_t in_sh, int64_t in_sw,
+                     int64_t in_sc, const float *up, float *out,
+                     int64_t out_sn, int64_t out_sh, int64_t out_sw,
+                     int64_t out_sf, const float *bias, float lo, float hi,
+                     int32_t flags) {
   if (N <= 0 || OH <= 0 || OW <= 0 || F <= 0)
     return;
-  const int64_t TH = (OH + 1) / 2, TW = (OW + 1) / 2, T = N * TH * TW;
+  const int64_t mt = npos == 36 ? 4 : 2;
+  const int64_t TH = (OH + mt - 1) / mt, TW = (OW + mt - 1) / mt;
+  const int64_t T = N * TH * TW;
   const int64_t npanels = (F + TK_NR - 1) / TK_NR;
   /* Tiles per block: its V and M within about WINO_BLOCK_BYTES, whole
    * row tiles of the GEMM's micro-kernel, at least WINO_MIN_BLOCK. */
   int64_t TB = (int64_t)WINO_BLOCK_BYTES * tk_num_threads() /
-               (16 * (C + F) * (int64_t)sizeof(float));
+               (npos * (C + F) * (int64_t)sizeof(float));
   if (TB < WINO_MIN_BLOCK)
     TB = WINO_MIN_BLOCK;
   /* As many blocks as whole budgets fit (a last block of a few tiles
@@ -226,32 +317,33 @@ static void winograd(int64_t N, int64_t OH, int64_t OW, int64_t F, int64_t C,
   if (TB > T)
     TB = T;
   float *v = (float *)_mlir_memref_to_llvm_alloc(
-      (size_t)(16 * TB * (C > 0 ? C : 1)) * sizeof(float));
-  float *m = (float *)_mlir_memref_to_llvm_alloc((size_t)(16 * TB * F) *
+      (size_t)(npos * TB * (C > 0 ? C : 1)) * sizeof(float));
+  float *m = (float *)_mlir_memref_to_llvm_alloc((size_t)(npos * TB * F) *
                                                  sizeof(float));
   if (!v || !m)
     abort(); /* out of memory for the scratch: nothing sane to return */
-  wino_t w = {.N = N, .TH = TH, .TW = TW, .OH = OH, .OW = OW, .C = C, .F = F,
-              .H = H, .W = W, .pad_top = pad_top, .pad_left = pad_left,
-              .in = in, .in_sn = in_sn, .in_sh = in_sh, .in_sw = in_sw,
-              .in_sc = in_sc, .v = v, .m = m, .per_task = WINO_TASK_TILES,
-              .out = out, .out_sn = out_sn, .out_sh = out_sh,
-              .out_sw = out_sw, .out_sf = out_sf, .bias = bias, .lo = lo,
-              .hi = hi, .accumulate = (flags & TESSEL_KERNEL_ACCUMULATE) != 0,
+  wino_t w = {.mt = mt, .N = N, .TH = TH, .TW = TW, .OH = OH, .OW = OW,
+              .C = C, .F = F, .H = H, .W = W, .pad_top = pad_top,
+              .pad_left = pad_left, .in = in, .in_sn = in_sn, .in_sh = in_sh,
+              .in_sw = in_sw, .in_sc = in_sc, .v = v, .m = m,
+              .per_task = WINO_TASK_TILES, .out = out, .out_sn = out_sn,
+              .out_sh = out_sh, .out_sw = out_sw, .out_sf = out_sf,
+              .bias = bias, .lo = lo, .hi = hi,
+              .accumulate = (flags & TESSEL_KERNEL_ACCUMULATE) != 0,
               .clamp = tk_has_clamp(lo, hi)};
   for (int64_t t0 = 0; t0 < T; t0 += TB) {
     w.t0 = t0;
     w.TB = T - t0 < TB ? T - t0 : TB;
     const int64_t ntasks = (w.TB + WINO_TASK_TILES - 1) / WINO_TASK_TILES;
-    /* The transforms: a 4x4 patch per tile and channel, about 64
-     * operations (times 4 for the strided reads and writes). */
-    tk_parallel_for_on(tk_threads_for(w.TB * C * 256), ntasks, input_task,
-                       &w);
-    tessel_kernel_matmul_f32(16, w.TB, F, C, v, w.TB * C, C, 1, up,
+    /* The transforms: a patch per tile and channel, about 4 operations a
+     * transform position (times 4 for the strided reads and writes). */
+    tk_parallel_for_on(tk_threads_for(w.TB * C * npos * 16), ntasks,
+                       input_task, &w);
+    tessel_kernel_matmul_f32(npos, w.TB, F, C, v, w.TB * C, C, 1, up,
                              npanels * C * TK_NR, m, w.TB * F, F, 1, NULL,
                              -INFINITY, INFINITY, 0);
-    tk_parallel_for_on(tk_threads_for(w.TB * F * 256), ntasks, output_task,
-                       &w);
+    tk_parallel_for_on(tk_threads_for(w.TB * F * npos * 16), ntasks,
+                       output_task, &w);
   }
   _mlir_memref_to_llvm_free(m);
   _mlir_memref_to_llvm_free(v);
@@ -284,12 +376,12 @@ static void sub_grid(int64_t a, int64_t d, int64_t pad, int64_t n_out_all,
 void tessel_kernel_conv2d_winograd_nhwc_f32(
     int64_t N, int64_t OH, int64_t OW, int64_t F, int64_t C, int64_t H,
     int64_t W, int64_t pad_top, int64_t pad_left, int64_t dil_h,
-    int64_t dil_w, const float *in, int64_t in_sn, int64_t in_sh,
-    int64_t in_sw, int64_t in_sc, const float *up, float *out,
+    int64_t dil_w, int64_t positions, const float *in, int64_t in_sn,
+    int64_t in_sh, int64_t in_sw, int64_t in_sc, const float *up, float *out,
     int64_t out_sn, int64_t out_sh, int64_t out_sw, int64_t out_sf,
     const float *bias, float lo, float hi, int32_t flags) {
   if (dil_h == 1 && dil_w == 1) {
-    winograd(N, OH, OW, F, C, H, W, pad_top, pad_left, in, in_sn, in_sh,
+    winograd(positions, N, OH, OW, F, C, H, W, pad_top, pad_left, in, in_sn, in_sh,
              in_sw, in_sc, up, out, out_sn, out_sh, out_sw, out_sf, bias, lo,
              hi, flags);
     return;
@@ -299,7 +391,7 @@ void tessel_kernel_conv2d_winograd_nhwc_f32(
       int64_t oh, ih0, h, pt, ow, iw0, w, pl;
       sub_grid(a, dil_h, pad_top, OH, H, &oh, &ih0, &h, &pt);
       sub_grid(b, dil_w, pad_left, OW, W, &ow, &iw0, &w, &pl);
-      winograd(N, oh, ow, F, C, h, w, pt, pl, in + ih0 * in_sh + iw0 * in_sw,
+      winograd(positions, N, oh, ow, F, C, h, w, pt, pl, in + ih0 * in_sh + iw0 * in_sw,
                in_sn, in_sh * dil_h, in_sw * dil_w, in_sc, up,
                out + a * out_sh + b * out_sw, out_sn, out_sh * dil_h,
                out_sw * dil_w, out_sf, bias, lo, hi, flags);

@@ -28,15 +28,17 @@ func.func @conv(%x: memref<1x9x9x8xf32>, %w: memref<1x72x64xf32>, %o: memref<1x7
 
 // The Winograd form calls its own entry point: no kernel size, strides or
 // filter strides (3x3/1, a dense 16 x P x C x NR filter); the dilations
-// (here 2 x 3: the kernel runs the sub-grids) follow the padding.
-// CHECK-LABEL: func.func private @tessel_kernel_conv2d_winograd_nhwc_f32(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, !llvm.ptr, f32, f32, i32)
+// (here 2 x 3: the kernel runs the sub-grids) follow the padding, then the
+// transform positions (16: F(2x2, 3x3); 36: F(4x4, 3x3)).
+// CHECK-LABEL: func.func private @tessel_kernel_conv2d_winograd_nhwc_f32(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, !llvm.ptr, f32, f32, i32)
 // CHECK-LABEL: func @winograd
 // CHECK: %[[PT:.*]] = arith.constant 2 : i64
 // CHECK-NEXT: %[[PL:.*]] = arith.constant 3 : i64
 // CHECK-NEXT: %[[DH:.*]] = arith.constant 2 : i64
 // CHECK-NEXT: %[[DW:.*]] = arith.constant 3 : i64
+// CHECK-NEXT: %[[A:.*]] = arith.constant 16 : i64
 // CHECK: %[[LO:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK: call @tessel_kernel_conv2d_winograd_nhwc_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[PT]], %[[PL]], %[[DH]], %[[DW]], {{.*}}, %[[LO]], %{{.*}}, %{{.*}})
+// CHECK: call @tessel_kernel_conv2d_winograd_nhwc_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[PT]], %[[PL]], %[[DH]], %[[DW]], %[[A]], {{.*}}, %[[LO]], %{{.*}}, %{{.*}})
 // CHECK-NOT: tessel.packed_conv2d
 func.func @winograd(%x: memref<1x7x7x8xf32>, %u: memref<16x1x8x64xf32>, %b: memref<16xf32>, %o: memref<1x7x7x16xf32>) {
   tessel.packed_conv2d ins(%x, %u : memref<1x7x7x8xf32>, memref<16x1x8x64xf32>)

@@ -63,7 +63,9 @@ struct ConvCase {
   bool bias, clamp, accumulate;
   uint32_t threads;
   int64_t pt = 0, pb = 0, pl = 0, pr = 0; // implicit zero padding
-  bool winograd = false; // 3x3/1 only: tessel_kernel_conv2d_winograd_nhwc_f32
+  // 3x3/1 only: tessel_kernel_conv2d_winograd_nhwc_f32 with output tiles of
+  // 2x2 (F(2x2, 3x3)) or 4x4 (F(4x4, 3x3)); 0: not Winograd.
+  int winograd = 0;
   bool bf16 = false;     // tessel_kernel_conv2d_nhwc_bf16
 };
 
@@ -98,22 +100,31 @@ std::vector<uint16_t> packFilterBF16(const std::vector<float> &w, int64_t F,
   return p;
 }
 
-/// W[f][3][3][c] -> U = G g G^T packed as [16][ceil(F/NR)][C][NR], the
-/// Winograd F(2x2, 3x3) filter the compiler emits (in double, here).
+/// W[f][3][3][c] -> U = G g G^T packed as [L*L][ceil(F/NR)][C][NR], the
+/// Winograd F(m x m, 3x3) filter the compiler emits (in double, here), with
+/// L = m + 2 rows of G: Lavin and Gray's for m = 2 and 4.
 std::vector<float> winogradFilter(const std::vector<float> &w, int64_t F,
-                                  int64_t C) {
-  const double g[4][3] = {{1, 0, 0}, {.5, .5, .5}, {.5, -.5, .5}, {0, 0, 1}};
+                                  int64_t C, int m) {
+  const double g2[4][3] = {{1, 0, 0}, {.5, .5, .5}, {.5, -.5, .5}, {0, 0, 1}};
+  const double g4[6][3] = {{1. / 4, 0, 0},
+                           {-1. / 6, -1. / 6, -1. / 6},
+                           {-1. / 6, 1. / 6, -1. / 6},
+                           {1. / 24, 1. / 12, 1. / 6},
+                           {1. / 24, -1. / 12, 1. / 6},
+                           {0, 0, 1}};
+  auto g = [&](int i, int k) { return m == 4 ? g4[i][k] : g2[i][k]; };
+  const int L = m + 2;
   int64_t P = (F + NR - 1) / NR;
-  std::vector<float> u(16 * P * C * NR, 0.0f);
+  std::vector<float> u(L * L * P * C * NR, 0.0f);
   for (int64_t f = 0; f < F; ++f)
     for (int64_t c = 0; c < C; ++c)
-      for (int i = 0; i < 4; ++i)
-        for (int j = 0; j < 4; ++j) {
+      for (int i = 0; i < L; ++i)
+        for (int j = 0; j < L; ++j) {
           double acc = 0;
           for (int kh = 0; kh < 3; ++kh)
             for (int kw = 0; kw < 3; ++kw)
-              acc += g[i][kh] * w[((f * 3 + kh) * 3 + kw) * C + c] * g[j][kw];
-          u[(((i * 4 + j) * P + f / NR) * C + c) * NR + f % NR] = float(acc);
+              acc += g(i, kh) * w[((f * 3 + kh) * 3 + kw) * C + c] * g(j, kw);
+          u[(((i * L + j) * P + f / NR) * C + c) * NR + f % NR] = float(acc);
         }
   return u;
 }
@@ -144,9 +155,10 @@ void checkConv(const ConvCase &t) {
     for (float &x : w)
       x = fromBF16(toBF16(x));
   } else if (t.winograd) {
-    std::vector<float> up = winogradFilter(w, t.F, t.C);
+    std::vector<float> up = winogradFilter(w, t.F, t.C, t.winograd);
     tessel_kernel_conv2d_winograd_nhwc_f32(
-        t.N, OH, OW, t.F, t.C, t.H, t.W, t.pt, t.pl, t.dh, t.dw, in.data(),
+        t.N, OH, OW, t.F, t.C, t.H, t.W, t.pt, t.pl, t.dh, t.dw,
+        (t.winograd + 2) * (t.winograd + 2), in.data(),
         t.H * t.W * t.C, t.W * t.C, t.C, 1, up.data(), out.data(),
         OH * OW * t.F, OW * t.F, t.F, 1, t.bias ? bias.data() : nullptr, lo,
         hi, t.accumulate ? TESSEL_KERNEL_ACCUMULATE : 0);
@@ -185,7 +197,8 @@ void checkConv(const ConvCase &t) {
         }
   EXPECT_LT(worst, 1e-4 * std::sqrt(double(K)))
       << "N=" << t.N << " H=" << t.H << " W=" << t.W << " C=" << t.C
-      << " F=" << t.F << " K=" << t.KH << "x" << t.KW;
+      << " F=" << t.F << " K=" << t.KH << "x" << t.KW
+      << " winograd=" << t.winograd;
 }
 
 TEST(ConvKernel, PointwiseEveryRowCountAndPanelWidth) {
@@ -332,14 +345,17 @@ TEST(ConvKernel, TwoThreadsMatch) {
   checkConv({1, 1, 300, 64, 200, 1, 1, 1, 1, 1, 1, true, false, false, 2});
 }
 
-TEST(ConvKernel, WinogradF2x3) {
-  // Odd and even output sizes (partial 2x2 tiles), "same" and no padding,
+TEST(ConvKernel, WinogradF2x3AndF4x3) {
+  // Each case as F(2x2, 3x3) and F(4x4, 3x3): output sizes that are and
+  // are not multiples of the tile (partial tiles), "same" and no padding,
   // asymmetric padding, channel counts off the vector width (scalar
   // tails), F off the panel width, batch 2, the whole epilogue, two
   // threads, and a 1x1 image.
   auto wino = [](ConvCase c) {
-    c.winograd = true;
-    checkConv(c);
+    for (int m : {2, 4}) {
+      c.winograd = m;
+      checkConv(c);
+    }
   };
   wino({1, 8, 8, 32, 64, 3, 3, 1, 1, 1, 1, false, false, false, 1, 1, 1, 1, 1});
   wino({1, 7, 9, 37, 70, 3, 3, 1, 1, 1, 1, true, true, true, 1, 1, 1, 1, 1});
@@ -359,10 +375,13 @@ TEST(ConvKernel, WinogradDilatedSubGrids) {
   // (pad = dilation), sizes that the dilation does not divide (sub-grids
   // of different sizes), no padding, asymmetric and unequal dilations,
   // padding past the dilation, sub-grids all in the padding (a 3x3 image
-  // at dilation 4), batch 2, accumulate, the epilogue, two threads.
+  // at dilation 4), batch 2, accumulate, the epilogue, two threads; both
+  // tile sizes.
   auto wino = [](ConvCase c) {
-    c.winograd = true;
-    checkConv(c);
+    for (int m : {2, 4}) {
+      c.winograd = m;
+      checkConv(c);
+    }
   };
   wino({1, 16, 16, 32, 64, 3, 3, 1, 1, 2, 2, true, true, false, 1, 2, 2, 2, 2});
   wino({1, 15, 17, 24, 40, 3, 3, 1, 1, 2, 2, false, false, true, 1, 2, 2, 2, 2});

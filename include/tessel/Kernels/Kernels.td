@@ -276,15 +276,18 @@ def Conv2DNhwcBF16 : Conv2DNhwcKernel<"conv2d_nhwc_bf16", "const uint16_t",
 
 def Conv2DWinogradNhwcF32 : Kernel<"conv2d_winograd_nhwc_f32"> {
   let summary = "The same convolution for 3x3 filters and stride 1, by "
-                "Winograd's F(2x2, 3x3)";
+                "Winograd's F(2x2, 3x3) or F(4x4, 3x3)";
   let description = [{
-    2.25x fewer multiplications; a dilation (dil_h, dil_w) runs as
+    `positions` = 16: F(2x2, 3x3), 2.25x fewer multiplications; 36:
+    F(4x4, 3x3), 4x fewer. A dilation (dil_h, dil_w) runs as
     dil_h x dil_w undilated convolutions on the sub-grids of pixels that
     many rows and columns apart. `up` holds the transformed filter
-    U = G g G^T packed per transform position a (0..15):
-    up[a][p][c][j] = U[a][c][p*NR + j], zero beyond F, where (rows of G:
-    [1,0,0], [1/2,1/2,1/2], [1/2,-1/2,1/2], [0,0,1])
-      U[a = 4*i + j][c][f] = sum_{kh,kw} G[i][kh] * W[f,kh,kw,c] * G[j][kw].
+    U = G g G^T packed per transform position a (0..positions-1):
+    up[a][p][c][j] = U[a][c][p*NR + j], zero beyond F, where with
+    L = 4 or 6 rows of G (F(2x2, 3x3): [1,0,0], [1/2,1/2,1/2],
+    [1/2,-1/2,1/2], [0,0,1]; F(4x4, 3x3): [1/4,0,0], [-1/6,-1/6,-1/6],
+    [-1/6,1/6,-1/6], [1/24,1/12,1/6], [1/24,-1/12,1/6], [0,0,1])
+      U[a = L*i + j][c][f] = sum_{kh,kw} G[i][kh] * W[f,kh,kw,c] * G[j][kw].
     Same padding, strides and epilogue conventions as above.
   }];
   let op = "PackedConv2DOp";
@@ -303,6 +306,7 @@ def Conv2DWinogradNhwcF32 : Kernel<"conv2d_winograd_nhwc_f32"> {
     I64Arg<"$_op.getPadOrZero()[2]">:$pad_left,
     I64Arg<"$_op.getDilations()[0]">:$dil_h,
     I64Arg<"$_op.getDilations()[1]">:$dil_w,
+    I64Arg<"$_op.getWinogradPositions()">:$positions,
     StridedArg<"const float", "$_op.getInput()", ["sn", "sh", "sw", "sc"]>:$in,
     PtrArg<"const float", "up">:$up,
     StridedArg<"float", "$_op.getInit()", ["sn", "sh", "sw", "sf"]>:$out,

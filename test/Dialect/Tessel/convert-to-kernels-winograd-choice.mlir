@@ -1,61 +1,55 @@
 // RUN: tessel-opt %s -split-input-file -tessel-convert-to-kernels="panel-width=4" -mlir-elide-elementsattrs-if-larger=16 | FileCheck %s
 
-// Few channels on a large image stay on the implicit GEMM: Winograd's
-// transforms would stream through memory (32 -> 32 channels at 56x56 ran
-// 0.83x the direct kernel). 32 -> 72 channels (more than 96 together) at
-// the same size, and 32 -> 32 at 28x28, run as Winograd.
-// CHECK-LABEL: func @few_channels_large_image
-// CHECK: tessel.packed_conv2d {{.*}} outs(%{{.*}} : tensor<1x56x56x32xf32>) {dilations = array<i64: 1, 1>, kernel_size = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>}
-// CHECK: tessel.packed_conv2d {{.*}} outs(%{{.*}} : tensor<1x56x56x72xf32>) {{{.*}}winograd}
-// CHECK: tessel.packed_conv2d {{.*}} outs(%{{.*}} : tensor<1x28x28x32xf32>) {{{.*}}winograd}
-func.func @few_channels_large_image(%x: tensor<1x56x56x32xf32>, %x28: tensor<1x28x28x32xf32>)
-    -> (tensor<1x56x56x32xf32>, tensor<1x56x56x72xf32>, tensor<1x28x28x32xf32>) {
+// Large images run as Winograd F(4x4, 3x3) (36 transform positions), few
+// channels too (32 -> 32 at 56x56: 2.0x the direct kernel, where F(2x2,
+// 3x3)'s larger transforms streamed through memory and lost to it), and
+// so do wide outputs (32 -> 256: the GEMMs' results per block stay in the
+// core's cache).
+// CHECK-LABEL: func @large_images
+// CHECK: tessel.packed_conv2d ins(%{{.*}} : tensor<1x58x58x32xf32>, tensor<36x8x32x4xf32>) {{.*}}outs(%{{.*}} : tensor<1x56x56x32xf32>) {{{.*}}winograd}
+// CHECK: tessel.packed_conv2d ins(%{{.*}} : tensor<1x58x58x32xf32>, tensor<36x64x32x4xf32>) {{.*}}outs(%{{.*}} : tensor<1x56x56x256xf32>) {{{.*}}winograd}
+func.func @large_images(%x: tensor<1x58x58x32xf32>)
+    -> (tensor<1x56x56x32xf32>, tensor<1x56x56x256xf32>) {
   %zero = arith.constant 0.0 : f32
   %w32 = arith.constant dense<0.25> : tensor<32x3x3x32xf32>
-  %w72 = arith.constant dense<0.5> : tensor<72x3x3x32xf32>
-  %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
-  ^bb0(%i: index, %j: index, %k: index, %l: index):
-    tensor.yield %zero : f32
-  } : tensor<1x56x56x32xf32> to tensor<1x58x58x32xf32>
-  %p28 = tensor.pad %x28 low[0, 1, 1, 0] high[0, 1, 1, 0] {
-  ^bb0(%i: index, %j: index, %k: index, %l: index):
-    tensor.yield %zero : f32
-  } : tensor<1x28x28x32xf32> to tensor<1x30x30x32xf32>
+  %w256 = arith.constant dense<0.5> : tensor<256x3x3x32xf32>
   %e32 = tensor.empty() : tensor<1x56x56x32xf32>
   %z32 = linalg.fill ins(%zero : f32) outs(%e32 : tensor<1x56x56x32xf32>) -> tensor<1x56x56x32xf32>
-  %e72 = tensor.empty() : tensor<1x56x56x72xf32>
-  %z72 = linalg.fill ins(%zero : f32) outs(%e72 : tensor<1x56x56x72xf32>) -> tensor<1x56x56x72xf32>
-  %e28 = tensor.empty() : tensor<1x28x28x32xf32>
-  %z28 = linalg.fill ins(%zero : f32) outs(%e28 : tensor<1x28x28x32xf32>) -> tensor<1x28x28x32xf32>
-  %a = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w32 : tensor<1x58x58x32xf32>, tensor<32x3x3x32xf32>) outs(%z32 : tensor<1x56x56x32xf32>) -> tensor<1x56x56x32xf32>
-  %b = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w72 : tensor<1x58x58x32xf32>, tensor<72x3x3x32xf32>) outs(%z72 : tensor<1x56x56x72xf32>) -> tensor<1x56x56x72xf32>
-  %c = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p28, %w32 : tensor<1x30x30x32xf32>, tensor<32x3x3x32xf32>) outs(%z28 : tensor<1x28x28x32xf32>) -> tensor<1x28x28x32xf32>
-  return %a, %b, %c : tensor<1x56x56x32xf32>, tensor<1x56x56x72xf32>, tensor<1x28x28x32xf32>
+  %e256 = tensor.empty() : tensor<1x56x56x256xf32>
+  %z256 = linalg.fill ins(%zero : f32) outs(%e256 : tensor<1x56x56x256xf32>) -> tensor<1x56x56x256xf32>
+  %a = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w32 : tensor<1x58x58x32xf32>, tensor<32x3x3x32xf32>) outs(%z32 : tensor<1x56x56x32xf32>) -> tensor<1x56x56x32xf32>
+  %b = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w256 : tensor<1x58x58x32xf32>, tensor<256x3x3x32xf32>) outs(%z256 : tensor<1x56x56x256xf32>) -> tensor<1x56x56x256xf32>
+  return %a, %b : tensor<1x56x56x32xf32>, tensor<1x56x56x256xf32>
 }
 
 // -----
 
-// At most 96 input channels whose 16 GEMMs would write more than 8 MiB
-// (32 -> 256 at 56x56: 16 x 784 tiles x 256 floats, 12.8 MB) stay on the
-// implicit GEMM; 32 -> 128 (6.4 MB) and 128 -> 256 (more input channels)
-// run as Winograd.
-// CHECK-LABEL: func @large_gemm_output
-// CHECK: tessel.packed_conv2d {{.*}} outs(%{{.*}} : tensor<1x56x56x256xf32>) {dilations = array<i64: 1, 1>, kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>} ->
-// CHECK: tessel.packed_conv2d {{.*}} outs(%{{.*}} : tensor<1x56x56x128xf32>) {{{.*}}winograd}
-// CHECK: tessel.packed_conv2d {{.*}} outs(%{{.*}} : tensor<1x56x56x256xf32>) {{{.*}}winograd}
-func.func @large_gemm_output(%x: tensor<1x58x58x32xf32>, %y: tensor<1x58x58x128xf32>)
-    -> (tensor<1x56x56x256xf32>, tensor<1x56x56x128xf32>, tensor<1x56x56x256xf32>) {
+// The tile by image size: F(4x4, 3x3) at 28x28 (49 4x4 tiles); at 14x14
+// (16 tiles covering 16x16) and 7x7 F(2x2, 3x3) (16 positions), whose
+// GEMMs have more rows for each of the filter's elements (ResNet-34: 1.11x
+// faster than with F(4x4, 3x3) there); below 32 input or output channels
+// (the default winograd-min-channels) the direct convolution.
+// CHECK-LABEL: func @winograd_tile
+// CHECK: tessel.packed_conv2d ins(%{{.*}} : tensor<1x30x30x64xf32>, tensor<36x{{.*}}>) {{.*}}winograd}
+// CHECK: tessel.packed_conv2d ins(%{{.*}} : tensor<1x16x16x64xf32>, tensor<16x{{.*}}>) {{.*}}winograd}
+// CHECK: tessel.packed_conv2d ins(%{{.*}} : tensor<1x9x9x64xf32>, tensor<16x{{.*}}>) {{.*}}winograd}
+// CHECK: tessel.packed_conv2d ins(%{{.*}} : tensor<1x30x30x64xf32>, tensor<{{[0-9]+}}x576x4xf32>) {{.*}}strides = array<i64: 1, 1>} ->
+func.func @winograd_tile(%x28: tensor<1x30x30x64xf32>, %x14: tensor<1x16x16x64xf32>, %x7: tensor<1x9x9x64xf32>)
+    -> (tensor<1x28x28x32xf32>, tensor<1x14x14x32xf32>, tensor<1x7x7x32xf32>, tensor<1x28x28x16xf32>) {
   %zero = arith.constant 0.0 : f32
-  %w256 = arith.constant dense<0.25> : tensor<256x3x3x32xf32>
-  %w128 = arith.constant dense<0.5> : tensor<128x3x3x32xf32>
-  %wb = arith.constant dense<0.125> : tensor<256x3x3x128xf32>
-  %e256 = tensor.empty() : tensor<1x56x56x256xf32>
-  %z256 = linalg.fill ins(%zero : f32) outs(%e256 : tensor<1x56x56x256xf32>) -> tensor<1x56x56x256xf32>
-  %e128 = tensor.empty() : tensor<1x56x56x128xf32>
-  %z128 = linalg.fill ins(%zero : f32) outs(%e128 : tensor<1x56x56x128xf32>) -> tensor<1x56x56x128xf32>
-  %a = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w256 : tensor<1x58x58x32xf32>, tensor<256x3x3x32xf32>) outs(%z256 : tensor<1x56x56x256xf32>) -> tensor<1x56x56x256xf32>
-  %b = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w128 : tensor<1x58x58x32xf32>, tensor<128x3x3x32xf32>) outs(%z128 : tensor<1x56x56x128xf32>) -> tensor<1x56x56x128xf32>
-  %c = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%y, %wb : tensor<1x58x58x128xf32>, tensor<256x3x3x128xf32>) outs(%z256 : tensor<1x56x56x256xf32>) -> tensor<1x56x56x256xf32>
-  return %a, %b, %c : tensor<1x56x56x256xf32>, tensor<1x56x56x128xf32>, tensor<1x56x56x256xf32>
+  %w32 = arith.constant dense<0.25> : tensor<32x3x3x64xf32>
+  %w16 = arith.constant dense<0.5> : tensor<16x3x3x64xf32>
+  %e28 = tensor.empty() : tensor<1x28x28x32xf32>
+  %z28 = linalg.fill ins(%zero : f32) outs(%e28 : tensor<1x28x28x32xf32>) -> tensor<1x28x28x32xf32>
+  %e14 = tensor.empty() : tensor<1x14x14x32xf32>
+  %z14 = linalg.fill ins(%zero : f32) outs(%e14 : tensor<1x14x14x32xf32>) -> tensor<1x14x14x32xf32>
+  %e7 = tensor.empty() : tensor<1x7x7x32xf32>
+  %z7 = linalg.fill ins(%zero : f32) outs(%e7 : tensor<1x7x7x32xf32>) -> tensor<1x7x7x32xf32>
+  %e16 = tensor.empty() : tensor<1x28x28x16xf32>
+  %z16 = linalg.fill ins(%zero : f32) outs(%e16 : tensor<1x28x28x16xf32>) -> tensor<1x28x28x16xf32>
+  %a = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x28, %w32 : tensor<1x30x30x64xf32>, tensor<32x3x3x64xf32>) outs(%z28 : tensor<1x28x28x32xf32>) -> tensor<1x28x28x32xf32>
+  %b = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x14, %w32 : tensor<1x16x16x64xf32>, tensor<32x3x3x64xf32>) outs(%z14 : tensor<1x14x14x32xf32>) -> tensor<1x14x14x32xf32>
+  %c = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x7, %w32 : tensor<1x9x9x64xf32>, tensor<32x3x3x64xf32>) outs(%z7 : tensor<1x7x7x32xf32>) -> tensor<1x7x7x32xf32>
+  %d = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x28, %w16 : tensor<1x30x30x64xf32>, tensor<16x3x3x64xf32>) outs(%z16 : tensor<1x28x28x16xf32>) -> tensor<1x28x28x16xf32>
+  return %a, %b, %c, %d : tensor<1x28x28x32xf32>, tensor<1x14x14x32xf32>, tensor<1x7x7x32xf32>, tensor<1x28x28x16xf32>
 }
-

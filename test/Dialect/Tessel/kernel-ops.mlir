@@ -228,7 +228,7 @@ func.func @winograd_strided(%x: tensor<1x9x9x8xf32>, %u: tensor<16x1x8x64xf32>, 
 // -----
 
 func.func @winograd_direct_filter(%x: tensor<1x9x9x8xf32>, %w: tensor<1x72x64xf32>, %i: tensor<1x7x7x16xf32>) -> tensor<1x7x7x16xf32> {
-  // expected-error @+1 {{winograd needs a 16 x P x C x NR packed_filter}}
+  // expected-error @+1 {{winograd needs a 16 x P x C x NR (F(2x2, 3x3)) or 36 x P x C x NR (F(4x4, 3x3)) packed_filter}}
   %y = tessel.packed_conv2d ins(%x, %w : tensor<1x9x9x8xf32>, tensor<1x72x64xf32>)
       outs(%i : tensor<1x7x7x16xf32>)
       {kernel_size = array<i64: 3, 3>, strides = array<i64: 1, 1>,

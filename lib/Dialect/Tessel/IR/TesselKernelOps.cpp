@@ -144,15 +144,18 @@ static void kernelOpEffects(
   }
 }
 
-/// The Winograd F(2x2, 3x3) form: a 3x3, stride-1 convolution (any
-/// dilation: the kernel runs its sub-grids) whose filter is 16 x P x C x NR.
+/// The Winograd form: a 3x3, stride-1 convolution (any dilation: the kernel
+/// runs its sub-grids) whose filter is 16 x P x C x NR (F(2x2, 3x3)) or
+/// 36 x P x C x NR (F(4x4, 3x3)).
 LogicalResult PackedConv2DOp::verifyWinograd(int64_t c, int64_t f) {
   auto wTy = cast<ShapedType>(getPackedFilter().getType());
   if (getKernelSize() != ArrayRef<int64_t>{3, 3} ||
       getStrides() != ArrayRef<int64_t>{1, 1})
     return emitOpError() << "winograd needs a 3x3 kernel with strides 1";
-  if (wTy.getRank() != 4 || wTy.getDimSize(0) != 16)
-    return emitOpError() << "winograd needs a 16 x P x C x NR packed_filter";
+  if (wTy.getRank() != 4 ||
+      (wTy.getDimSize(0) != 16 && wTy.getDimSize(0) != 36))
+    return emitOpError() << "winograd needs a 16 x P x C x NR (F(2x2, 3x3)) "
+                            "or 36 x P x C x NR (F(4x4, 3x3)) packed_filter";
   int64_t p = wTy.getDimSize(1), k = wTy.getDimSize(2);
   int64_t nr = wTy.getDimSize(3);
   if (!known(nr) || nr < 1)

@@ -188,8 +188,8 @@ PackedConv2DOp createPackedConv(PatternRewriter &rewriter, Location loc,
 
 struct ConvToKernel : OpRewritePattern<linalg::Conv2DNhwcFhwcOp> {
   /// `winogradMin`: fewest input and output channels for which a 3x3
-  /// convolution runs as Winograd F(2x2, 3x3) (0: never). With fewer, the
-  /// 16 GEMMs are too thin to win back the input and output transforms
+  /// convolution runs as Winograd (0: never). With fewer, the
+  /// 16 or 36 GEMMs are too thin to win back the input and output transforms
   /// (ResNet-50's layers: 1.35x faster at 64 channels, 1.9x at 256).
   ConvToKernel(MLIRContext *ctx, int64_t nr, int64_t winogradMin)
       : OpRewritePattern(ctx), nr(nr), winogradMin(winogradMin) {}
@@ -216,15 +216,17 @@ struct ConvToKernel : OpRewritePattern<linalg::Conv2DNhwcFhwcOp> {
     SmallVector<int64_t> pad = absorbZeroPad(input).value_or(
         SmallVector<int64_t>{});
     // A 3x3, stride-1 convolution with constant weights: Winograd F(2x2,
-    // 3x3), its filter transformed and packed here (dilated ones too:
-    // winogradConv).
+    // 3x3) or F(4x4, 3x3), its filter transformed and packed here (dilated
+    // ones too: winogradConvTile).
     DenseElementsAttr fw;
     auto outShape = cast<RankedTensorType>(init.getType()).getShape();
-    if (!*bf16 &&
-        winogradConv(fShape[1], fShape[2], strides, dilations, fShape[3],
-                     fShape[0], outShape[1], outShape[2], winogradMin) &&
-        matchPattern(filter, m_Constant(&fw))) {
-      DenseElementsAttr u = winogradPackedFilter(fw, nr);
+    int64_t tile =
+        *bf16 ? 0
+              : winogradConvTile(fShape[1], fShape[2], strides, dilations,
+                                 fShape[3], fShape[0], outShape[1],
+                                 outShape[2], winogradMin);
+    if (tile && matchPattern(filter, m_Constant(&fw))) {
+      DenseElementsAttr u = winogradPackedFilter(fw, nr, tile);
       Value packed = arith::ConstantOp::create(rewriter, loc, u.getType(), u);
       PackedConv2DOp conv = createPackedConv(rewriter, loc, input, packed, epi,
                                              {3, 3}, strides, dilations, pad);

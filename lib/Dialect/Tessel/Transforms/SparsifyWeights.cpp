@@ -180,10 +180,14 @@ double tileRowsFactor(int64_t m, int64_t lanes) {
 /// 7x7 images: 0.16 against 0.24 at 56 columns padded to 64).
 constexpr double kUnalignedRate = 0.65;
 
-/// Dense Winograd F(2x2, 3x3) over the implicit GEMM on ResNet-50's 3x3
-/// layers (bench/sparse_conv.c, Sapphire Rapids: 1.18-2.03x): the upper
-/// end, so that a layer leaves Winograd only where sparse beats it.
-constexpr double kWinogradGain = 2.0;
+/// Dense Winograd over the implicit GEMM on ResNet-50's 3x3 layers, by
+/// output tile: the upper end, so that a layer leaves Winograd only where
+/// sparse beats it. F(2x2, 3x3): bench/sparse_conv.c, Sapphire Rapids
+/// 1.18-2.03x; F(4x4, 3x3): bench/winograd_conv.c, AMD Zen 5, 64-256
+/// channels at 28x28 and 56x56, 2.8-3.4x.
+static double winogradGain(int64_t tile) {
+  return tile == 4 ? 3.3 : tile == 2 ? 2.0 : 1.0;
+}
 
 /// Whether the block of `r` columns from `c0` at row `kk` of the row-major
 /// `K x N` matrix `b` holds a nonzero (-0.0 counts as zero: the product
@@ -547,11 +551,11 @@ struct SparsifyWeightsPass
         }
     double moved = double(kw * rowsRead * c * wq + ow * f) * double(oh);
     double overhead = movedCost() * moved / double(oh * ow * k * f);
-    bool winograd = winogradConv(kh, kw, strides, dilations, c, f, oh, ow,
-                                 winogradMinChannels);
+    int64_t tile = winogradConvTile(kh, kw, strides, dilations, c, f, oh, ow,
+                                    winogradMinChannels);
     std::optional<Choice> choice =
-        choose(op, b, k, f, pixels, lanesUsed, overhead, winograd ? kWinogradGain : 1.0,
-               winograd ? " dense=winograd" : "", out);
+        choose(op, b, k, f, pixels, lanesUsed, overhead, winogradGain(tile),
+               tile ? " dense=winograd" : "", out);
     if (!choice)
       return;
     Location loc = op.getLoc();

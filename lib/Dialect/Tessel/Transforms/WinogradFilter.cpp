@@ -1,4 +1,4 @@
-//===- WinogradFilter.cpp - compile-time Winograd F(2x2,3x3) filters ------===//
+//===- WinogradFilter.cpp - compile-time Winograd filters -----------------===//
 //
 // U = G g G^T for every (output channel, input channel) pair, computed in
 // double and rounded once, then packed the way the kernel library's GEMM
@@ -16,13 +16,22 @@
 using namespace mlir;
 
 DenseElementsAttr mlir::tessel::winogradPackedFilter(DenseElementsAttr filter,
-                                                     int64_t nr) {
+                                                     int64_t nr, int64_t tile) {
   auto ty = cast<RankedTensorType>(filter.getType());
   ArrayRef<int64_t> s = ty.getShape();
   const int64_t f = s[0], c = s[3], panels = (f + nr - 1) / nr;
-  // Rows of G for F(2, 3) with interpolation points 0, 1, -1, infinity.
-  static const double g[4][3] = {
+  // Rows of G (Lavin and Gray): F(2, 3) with interpolation points 0, 1, -1
+  // and infinity; F(4, 3) with 0, 1, -1, 2, -2 and infinity.
+  static const double g2[4][3] = {
       {1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+  static const double g4[6][3] = {{1.0 / 4, 0, 0},
+                                  {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                                  {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                                  {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                  {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                                  {0, 0, 1}};
+  const int64_t l = tile + 2; // the patch side: G is l x 3
+  const double(*g)[3] = tile == 4 ? g4 : g2;
   std::vector<float> w;
   w.reserve(ty.getNumElements());
   if (filter.isSplat())
@@ -30,7 +39,7 @@ DenseElementsAttr mlir::tessel::winogradPackedFilter(DenseElementsAttr filter,
   else
     for (float v : filter.getValues<float>())
       w.push_back(v);
-  std::vector<float> out(16 * panels * c * nr, 0.0f);
+  std::vector<float> out(l * l * panels * c * nr, 0.0f);
   for (int64_t fo = 0; fo < f; ++fo) {
     const int64_t p = fo / nr, j = fo % nr;
     for (int64_t ci = 0; ci < c; ++ci) {
@@ -38,56 +47,68 @@ DenseElementsAttr mlir::tessel::winogradPackedFilter(DenseElementsAttr filter,
       for (int kh = 0; kh < 3; ++kh)
         for (int kw = 0; kw < 3; ++kw)
           k[kh][kw] = w[((fo * 3 + kh) * 3 + kw) * c + ci];
-      // t = G k (4 x 3), then U = t G^T (4 x 4).
-      double t[4][3];
-      for (int i = 0; i < 4; ++i)
+      // t = G k (l x 3), then U = t G^T (l x l).
+      double t[6][3];
+      for (int64_t i = 0; i < l; ++i)
         for (int kw = 0; kw < 3; ++kw)
           t[i][kw] = g[i][0] * k[0][kw] + g[i][1] * k[1][kw] +
                      g[i][2] * k[2][kw];
-      for (int i = 0; i < 4; ++i)
-        for (int jj = 0; jj < 4; ++jj) {
+      for (int64_t i = 0; i < l; ++i)
+        for (int64_t jj = 0; jj < l; ++jj) {
           double u = t[i][0] * g[jj][0] + t[i][1] * g[jj][1] +
                      t[i][2] * g[jj][2];
-          out[(((i * 4 + jj) * panels + p) * c + ci) * nr + j] = float(u);
+          out[(((i * l + jj) * panels + p) * c + ci) * nr + j] = float(u);
         }
     }
   }
-  auto outTy = RankedTensorType::get({16, panels, c, nr}, ty.getElementType());
+  auto outTy =
+      RankedTensorType::get({l * l, panels, c, nr}, ty.getElementType());
   return DenseElementsAttr::get(outTy, ArrayRef<float>(out));
 }
 
-bool mlir::tessel::prefersWinograd(int64_t c, int64_t f, int64_t oh,
-                                   int64_t ow, int64_t minChannels) {
-  if (minChannels <= 0 || c < minChannels || f < minChannels)
-    return false;
-  if (ShapedType::isDynamic(oh) || ShapedType::isDynamic(ow))
-    return true;
-  // Few channels on a large image: the transforms stream through memory.
-  if (oh * ow >= 56 * 56 && c + f <= 96)
-    return false;
-  // At most 96 input channels and a GEMM output (16 x tiles x f floats)
-  // past 8 MiB: the GEMMs' few multiply-adds per element of that output
-  // do not pay for moving it through memory (Zen 5, 56x56: 32 -> 256
-  // 0.82x, 64 -> 256 0.94x; 112x112: 64 -> 64 0.83x, 32 -> 128 0.76x;
-  // Inception-v3's 80 -> 192 at 71x71, 16 MiB: the GEMMs ran at 70
-  // GFLOP/s in the model against 150 alone).
-  const int64_t tiles = ((oh + 1) / 2) * ((ow + 1) / 2);
-  return !(c <= 96 && 16 * tiles * f * 4 > (int64_t(8) << 20));
+/// F(4x4, 3x3)'s GEMMs over F(2x2, 3x3)'s on an `oh` x `ow` image: 36
+/// products per 4x4 tile against 16 per 2x2 tile, 0.5625 where the image
+/// divides into both, more where the 4x4 tiles hang over its edge (14x14:
+/// 0.73).
+static double tile4Work(int64_t oh, int64_t ow) {
+  return (36.0 * ((oh + 3) / 4) * ((ow + 3) / 4)) /
+         (16.0 * ((oh + 1) / 2) * ((ow + 1) / 2));
 }
 
-bool mlir::tessel::winogradConv(int64_t kh, int64_t kw,
-                                ArrayRef<int64_t> strides,
-                                ArrayRef<int64_t> dilations, int64_t c,
-                                int64_t f, int64_t oh, int64_t ow,
-                                int64_t minChannels) {
+int64_t mlir::tessel::preferredWinogradTile(int64_t c, int64_t f, int64_t oh,
+                                            int64_t ow, int64_t minChannels) {
+  if (minChannels <= 0 || c < minChannels || f < minChannels)
+    return 0;
+  if (ShapedType::isDynamic(oh) || ShapedType::isDynamic(ow))
+    return 2;
+  // F(4x4, 3x3) (bench/winograd_conv.c, one thread, AMD Zen 5): 1.5-1.8x
+  // F(2x2, 3x3)'s speed from 28x28 up, 2-2.8x the direct kernel's, also
+  // with few channels on large images (32 -> 32 at 112x112 and 224x224:
+  // 1.95x), where F(2x2, 3x3)'s bigger transforms streamed through memory
+  // and lost to the direct kernel in models (Inception-v3, the U-Net: 1.13x
+  // and 1.49x faster models than with F(2x2, 3x3) or the direct kernel
+  // there). On smaller images its GEMMs have few rows (14x14: 16 tiles) for
+  // a filter 4x the direct one's, which the model streams from memory
+  // (ResNet-34 with F(4x4, 3x3) at 14x14 and 7x7 too: 1.00x, with
+  // F(2x2, 3x3) there: 1.11x); F(2x2, 3x3) there and where the size is
+  // unknown, its rounding also closer to the direct convolution's.
+  const int64_t tiles4 = ((oh + 3) / 4) * ((ow + 3) / 4);
+  return tiles4 >= 36 && tile4Work(oh, ow) < 0.7 ? 4 : 2;
+}
+
+int64_t mlir::tessel::winogradConvTile(int64_t kh, int64_t kw,
+                                       ArrayRef<int64_t> strides,
+                                       ArrayRef<int64_t> dilations, int64_t c,
+                                       int64_t f, int64_t oh, int64_t ow,
+                                       int64_t minChannels) {
   if (kh != 3 || kw != 3 || strides != ArrayRef<int64_t>{1, 1} ||
       dilations.size() != 2 || dilations[0] < 1 || dilations[1] < 1)
-    return false;
+    return 0;
   if (dilations == ArrayRef<int64_t>{1, 1})
-    return prefersWinograd(c, f, oh, ow, minChannels);
+    return preferredWinogradTile(c, f, oh, ow, minChannels);
   if (ShapedType::isDynamic(oh) || ShapedType::isDynamic(ow) ||
       oh < 4 * dilations[0] || ow < 4 * dilations[1])
-    return false;
-  return prefersWinograd(c, f, oh / dilations[0], ow / dilations[1],
-                         minChannels);
+    return 0;
+  return preferredWinogradTile(c, f, oh / dilations[0], ow / dilations[1],
+                               minChannels);
 }

@@ -41,14 +41,18 @@ def Tessel_PackedConv2DOp : Tessel_Op<"packed_conv2d",
     `batch_matmul` uses this op). A matmul is the 1x1 case over a
     `1 x M` image.
 
-    With `winograd`, the convolution (3x3, stride 1, dilation 1 only) runs
-    as Winograd's F(2x2, 3x3) and `packed_filter` holds the transformed
+    With `winograd`, the convolution (3x3, stride 1) runs as Winograd's
+    F(2x2, 3x3) or F(4x4, 3x3), told apart by `packed_filter`'s first
+    dimension (16 or 36 transform positions), which holds the transformed
     filter `U = G g G^T`, one packed `C x F` matrix per transform position:
-    `packed_filter[a, p, c, j] = U[a, c, p*NR + j]` (`16 x P x C x NR`)
-    with `U[4*i + j, c, f] = sum_{kh,kw} G[i, kh] * W[f, kh, kw, c] *
-    G[j, kw]` and `G = [[1, 0, 0], [1/2, 1/2, 1/2], [1/2, -1/2, 1/2],
-    [0, 0, 1]]` (docs/pipeline/kernels.md). The result is the same
-    convolution, up to rounding.
+    `packed_filter[a, p, c, j] = U[a, c, p*NR + j]` (`16 x P x C x NR` or
+    `36 x P x C x NR`) with `U[L*i + j, c, f] = sum_{kh,kw} G[i, kh] *
+    W[f, kh, kw, c] * G[j, kw]`, for F(2x2, 3x3) `L = 4` and `G = [[1, 0,
+    0], [1/2, 1/2, 1/2], [1/2, -1/2, 1/2], [0, 0, 1]]`, for F(4x4, 3x3)
+    `L = 6` and `G = [[1/4, 0, 0], [-1/6, -1/6, -1/6], [-1/6, 1/6, -1/6],
+    [1/24, 1/12, 1/6], [1/24, -1/12, 1/6], [0, 0, 1]]`
+    (docs/pipeline/kernels.md). The result is the same convolution, up to
+    rounding.
 
     A `bf16` packed filter (what `tessel-compute-bf16` leads to) makes the
     products bf16: `input` is rounded to bf16 (nearest even) and each
@@ -97,6 +101,11 @@ def Tessel_PackedConv2DOp : Tessel_Op<"packed_conv2d",
       if (std::optional<ArrayRef<int64_t>> p = getPad())
         return SmallVector<int64_t>(*p);
       return {0, 0, 0, 0};
+    }
+    /// Transform positions of the `winograd` form (the packed filter's first
+    /// dimension: 16 for F(2x2, 3x3), 36 for F(4x4, 3x3)).
+    int64_t getWinogradPositions() {
+      return cast<ShapedType>(getPackedFilter().getType()).getDimSize(0);
     }
     /// Verifies the `winograd` form (C: input channels, F: outputs).
     LogicalResult verifyWinograd(int64_t c, int64_t f);

@@ -18,7 +18,8 @@
 namespace mlir::tessel {
 
 /// Fewest input and output channels for which tessel-convert-to-kernels
-/// runs a 3x3, stride-1 convolution as Winograd F(2x2, 3x3) by default;
+/// runs a 3x3, stride-1 convolution as Winograd (F(2x2, 3x3) or F(4x4,
+/// 3x3)) by default;
 /// tessel-sparsify-weights weighs a sparse convolution against that.
 constexpr int64_t kWinogradMinChannels = 32;
 

@@ -354,7 +354,9 @@ def TesselConvertToKernels : Pass<"tessel-convert-to-kernels"> {
     dilation 1, constant weights and at least `winograd-min-channels` input
     and output channels
     becomes `tessel.packed_conv2d {winograd}`: its filter is transformed for
-    Winograd's F(2x2, 3x3) (`G g G^T`) and packed here, at compile time.
+    Winograd's F(4x4, 3x3) on images of at least 36 4x4 tiles (about
+    24x24 and up), else F(2x2, 3x3) (`G g G^T`), and packed here, at
+    compile time.
 
     An f32 `linalg.conv_2d_nhwgc_gfhwc` with a constant filter (what
     tessel-decompose-graph-ops keeps whole), collapsed back to NHWC,
@@ -368,7 +370,8 @@ def TesselConvertToKernels : Pass<"tessel-convert-to-kernels"> {
     Option<"panelWidth", "panel-width", "int64_t", /*default=*/"TESSEL_KERNEL_NR",
            "Output channels per packed panel (the kernel library's NR)">,
     Option<"winograd", "winograd", "bool", /*default=*/"true",
-           "Run eligible 3x3 stride-1 convolutions as Winograd F(2x2, 3x3)">,
+           "Run eligible 3x3 stride-1 convolutions as Winograd F(2x2, 3x3) "
+           "or F(4x4, 3x3)">,
     Option<"winogradMinChannels", "winograd-min-channels", "int64_t",
            /*default=*/"::mlir::tessel::kWinogradMinChannels",
            "Fewest input and output channels for a Winograd convolution">,
