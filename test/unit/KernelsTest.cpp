@@ -722,7 +722,11 @@ TEST(TransposeKernel, BatchedBlocks) {
                          {1, 48, 80}, {2, 16, 16}, {1, 17, 40}, {1, 40, 17},
                          {1, 21, 1000}, {1, 1000, 21},
                          {1, 3, 50176}, {2, 3, 4097}, {1, 4100, 3},
-                         {2, 2, 9000}, {1, 5000, 4}, {1, 4, 3}, {3, 2, 1}}) {
+                         {2, 2, 9000}, {1, 5000, 4}, {1, 4, 3}, {3, 2, 1},
+                         // a channel shuffle: a short 2 x C/2 matrix per
+                         // pixel, many a task (the last task partial)
+                         {784, 2, 24}, {101, 2, 48}, {999, 24, 2},
+                         {5, 3, 1500}, {300, 4, 2100}}) {
     for (uint32_t threads : {1u, 2u}) {
       auto in = randomVec(b * r * c, 13);
       std::vector<float> out(b * r * c, -1.0f);
