@@ -365,11 +365,20 @@ def gemm_kernel():
     text = ib.sh([exe, "128", "768", "768"], env=dict(os.environ, TESSEL_NUM_THREADS="1"))
     for line in text.splitlines():
         if line.startswith("sparse_gemm:"):
-            kv = dict(t.split("=", 1) for t in line.split()[1:])
+            # key=value pairs; a bare "lanes" marks the lane-order packing
+            # (TESSEL_KERNEL_LANES), else the row-block order.
+            kv = {"layout": "blocks"}
+            for t in line.split()[1:]:
+                k, eq, v = t.partition("=")
+                if eq:
+                    kv[k] = v
+                else:
+                    kv["layout"] = k
             if float(kv["density"]) == 0.0:
                 continue  # no nonzeros: the moves alone (sparse_ratios.py)
             rows.append({k: (int(v) if k in ("M", "N", "K", "R") else
-                             v if k == "nm" else float(v)) for k, v in kv.items()})
+                             v if k in ("nm", "layout") else float(v))
+                         for k, v in kv.items()})
     return rows
 
 

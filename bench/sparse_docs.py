@@ -37,7 +37,7 @@ def plot(data, out):
     ax = axes[0]
     for r, label, color in KERNEL_R:
         pts = sorted((1 - k["density"], k["speedup"]) for k in data.get("gemm_kernel", [])
-                     if k.get("R") == r)
+                     if k.get("R") == r and k.get("layout", "blocks") == "blocks")
         if pts:
             ax.plot([100 * z for z, _ in pts], [s for _, s in pts], "o-", color=color,
                     label=label)
@@ -87,7 +87,8 @@ def plot(data, out):
 def write(data, docs):
     png = plot(data, os.path.join(docs, "performance-sparse.png"))
     kern = "\n".join(
-        f"| {k.get('nm') or k['R']} | {100 * (1 - k['density']):.0f}% | {k['dense_ms']:.3f} | "
+        f"| {k.get('nm') or k['R']}{' lanes' if k.get('layout') == 'lanes' else ''} | "
+        f"{100 * (1 - k['density']):.0f}% | {k['dense_ms']:.3f} | "
         f"{k['sparse_ms']:.3f} | {k['speedup']:.2f}x |" for k in data.get("gemm_kernel", []))
     f32 = [r for r in data["rows"] if r.get("precision") != "int8"]
     rows = [r for r in f32 if "error" in r or r["model"] == "bert768"]
