@@ -15,6 +15,8 @@
 //===----------------------------------------------------------------------===//
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
+#include "PoolingWindows.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -338,12 +340,23 @@ void VectorizeLinalg::runOnOperation() {
                               "at least 64 and max-unroll at least 1");
     return signalPassFailure();
   }
+  IRRewriter rewriter(&getContext());
+  // Sliding-window pooling first becomes a reduction over a window view
+  // of its input (PoolingWindows.h), which the tiling below vectorizes.
+  SmallVector<linalg::LinalgOp> pools;
+  getOperation()->walk([&](linalg::LinalgOp op) {
+    if (isa<linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcMinOp,
+            linalg::PoolingNhwcSumOp>(op.getOperation()))
+      pools.push_back(op);
+  });
+  for (linalg::LinalgOp op : pools)
+    (void)poolingAsWindowReduction(rewriter, op);
+
   SmallVector<linalg::LinalgOp> candidates;
   getOperation()->walk([&](linalg::LinalgOp op) {
     if (!rejectReason(op, kMaxRowRegisters * (vectorBits / 32)))
       candidates.push_back(op);
   });
-  IRRewriter rewriter(&getContext());
   for (linalg::LinalgOp op : candidates) {
     FailureOr<SmallVector<Operation *>> tiles = tile(rewriter, op);
     if (failed(tiles))

@@ -609,6 +609,13 @@ def TesselVectorizeLinalg : Pass<"tessel-vectorize-linalg", "::mlir::func::FuncO
     transfers on contiguous rows become `vector.load`/`vector.store`. Other
     ops (innermost reductions such as softmax rows, transposes, gathers)
     are left for the scalar loops and LLVM.
+
+    Sliding-window pooling (`linalg.pooling_nhwc_{max,min,sum}` on buffers
+    with static strides) is first rewritten into a `linalg.generic` over
+    `(n, oh, ow, kh, kw, c)` that reads an `N x OH x KH x OW x KW x C`
+    `memref.reinterpret_cast` view of its input (overlapping strides, no
+    copy) with the pooling op's body: a reduction over outer dimensions
+    like the above, the same values combined in the same order.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"512",
