@@ -51,8 +51,8 @@ int main(int argc, char **argv) {
     if (KS == 3 && st == 1 && C >= 64 && F >= 64)
       TIME(tw, 5, 3,
            tessel_kernel_conv2d_winograd_nhwc_f32(
-               1, OH, OH, F, C, H, H, pad, pad, 1, 1, 16, in, 0, H * C, C, 1, up, out,
-               0, OH * F, F, 1, NULL, -INFINITY, INFINITY, 0));
+               1, OH, OH, F, C, H, H, pad, pad, 1, 1, 16, in, 0, H * C, C, 1,
+               up, out, 0, OH * F, F, 1, NULL, -INFINITY, INFINITY, 0));
     const double dense = td < tw ? td : tw;
     for (size_t ri = 0; ri < sizeof blocks / sizeof blocks[0]; ++ri)
       for (size_t di = 0; di < ndens; ++di) {

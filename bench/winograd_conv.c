@@ -1,7 +1,7 @@
 /* winograd_conv.c - the dense 3x3 convolution kernels against each other:
  * the implicit GEMM (tessel_kernel_conv2d_nhwc_f32) and Winograd F(2x2,
- * 3x3) and F(4x4, 3x3) (tessel_kernel_conv2d_winograd_nhwc_f32), stride 1, "same"
- * padding, one thread, over input/output channels 32-256 and images
+ * 3x3) and F(4x4, 3x3) (tessel_kernel_conv2d_winograd_nhwc_f32), stride 1,
+ * "same" padding, one thread, over input/output channels 32-256 and images
  * 7x7-112x112: the data behind prefersWinograd
  * (lib/Dialect/Tessel/Transforms/WinogradFilter.h). Prints one
  * `winograd_conv: key=value ...` line per case (weights' values do not

@@ -48,7 +48,7 @@
 #define WINO_TASK_TILES 8  /* tiles per transform task */
 
 typedef struct {
-  int64_t mt;        /* output tile side: 2 (F(2x2, 3x3)) or 4 */
+  int64_t mt; /* output tile side: 2 (F(2x2, 3x3)) or 4 */
   int64_t N, TH, TW, OH, OW, C, F, H, W, pad_top, pad_left;
   const float *in;
   int64_t in_sn, in_sh, in_sw, in_sc;
@@ -101,10 +101,10 @@ typedef struct {
  * (B^T's rows: [4 0 -5 0 1 0], [0 -4 -4 1 1 0], [0 4 -4 -1 1 0],
  * [0 -2 -1 2 1 0], [0 2 -1 -2 1 0], [0 4 0 -5 0 1]), sharing the sums the
  * rows have in common. */
-#define WINO_B6(x0, x1, x2, x3, x4, x5, r0, r1, r2, r3, r4, r5)               \
+#define WINO_B6(x0, x1, x2, x3, x4, x5, r0, r1, r2, r3, r4, r5)                \
   do {                                                                         \
     const __typeof__(x0) p_ = x4 - 4.0f * x2, q_ = x3 - 4.0f * x1;             \
-    const __typeof__(x0) s_ = x4 - x2, u_ = 2.0f * (x3 - x1);                 \
+    const __typeof__(x0) s_ = x4 - x2, u_ = 2.0f * (x3 - x1);                  \
     r0 = 4.0f * x0 - 5.0f * x2 + x4;                                           \
     r1 = p_ + q_;                                                              \
     r2 = p_ - q_;                                                              \
@@ -131,12 +131,12 @@ typedef struct {
   do {                                                                         \
     T t_[6][6];                                                                \
     for (int j_ = 0; j_ < 6; ++j_)                                             \
-      WINO_B6(d[0][j_], d[1][j_], d[2][j_], d[3][j_], d[4][j_], d[5][j_],     \
-              t_[0][j_], t_[1][j_], t_[2][j_], t_[3][j_], t_[4][j_],          \
+      WINO_B6(d[0][j_], d[1][j_], d[2][j_], d[3][j_], d[4][j_], d[5][j_],      \
+              t_[0][j_], t_[1][j_], t_[2][j_], t_[3][j_], t_[4][j_],           \
               t_[5][j_]);                                                      \
     for (int i_ = 0; i_ < 6; ++i_)                                             \
-      WINO_B6(t_[i_][0], t_[i_][1], t_[i_][2], t_[i_][3], t_[i_][4],          \
-              t_[i_][5], r[i_][0], r[i_][1], r[i_][2], r[i_][3], r[i_][4],    \
+      WINO_B6(t_[i_][0], t_[i_][1], t_[i_][2], t_[i_][3], t_[i_][4],           \
+              t_[i_][5], r[i_][0], r[i_][1], r[i_][2], r[i_][3], r[i_][4],     \
               r[i_][5]);                                                       \
   } while (0)
 
@@ -145,11 +145,11 @@ typedef struct {
   do {                                                                         \
     T s_[4][6];                                                                \
     for (int j_ = 0; j_ < 6; ++j_)                                             \
-      WINO_A6(m[0][j_], m[1][j_], m[2][j_], m[3][j_], m[4][j_], m[5][j_],     \
-              s_[0][j_], s_[1][j_], s_[2][j_], s_[3][j_]);                    \
+      WINO_A6(m[0][j_], m[1][j_], m[2][j_], m[3][j_], m[4][j_], m[5][j_],      \
+              s_[0][j_], s_[1][j_], s_[2][j_], s_[3][j_]);                     \
     for (int i_ = 0; i_ < 4; ++i_)                                             \
-      WINO_A6(s_[i_][0], s_[i_][1], s_[i_][2], s_[i_][3], s_[i_][4],          \
-              s_[i_][5], y[i_][0], y[i_][1], y[i_][2], y[i_][3]);             \
+      WINO_A6(s_[i_][0], s_[i_][1], s_[i_][2], s_[i_][3], s_[i_][4],           \
+              s_[i_][5], y[i_][0], y[i_][1], y[i_][2], y[i_][3]);              \
   } while (0)
 
 /* The input transform of one tile for an output tile of MT x MT (patch
@@ -171,7 +171,7 @@ typedef struct {
                         ? in_n_ + ih * (w)->in_sh + iw * (w)->in_sw            \
                         : NULL;                                                \
       }                                                                        \
-    float *vt_ = (w)->v + (lt) * C_;                                           \
+    float *vt_ = (w)->v + (lt)*C_;                                             \
     int64_t c = 0;                                                             \
     if ((w)->in_sc == 1)                                                       \
       for (; c + TK_VW <= C_; c += TK_VW) {                                    \
@@ -227,7 +227,7 @@ static inline float finish(const wino_t *w, float y, const float *o,
     const int64_t t_ = (w)->t0 + (lt), tw_ = t_ % (w)->TW;                     \
     const int64_t th_ = t_ / (w)->TW % (w)->TH;                                \
     float *out_n_ = (w)->out + t_ / ((w)->TW * (w)->TH) * (w)->out_sn;         \
-    const float *mt_ = (w)->m + (lt) * F_;                                     \
+    const float *mt_ = (w)->m + (lt)*F_;                                       \
     float *po_[MT][MT];                                                        \
     for (int i = 0; i < MT; ++i)                                               \
       for (int j = 0; j < MT; ++j) {                                           \
@@ -245,8 +245,7 @@ static inline float finish(const wino_t *w, float y, const float *o,
           for (int j = 0; j < AL; ++j)                                         \
             m[i][j] = tk_load(mt_ + (i * AL + j) * T_ * F_ + f);               \
         WINO_OUTPUT_##MT(tk_vec, m, y);                                        \
-        const tk_vec b_ =                                                      \
-            (w)->bias ? tk_load((w)->bias + f) : tk_splat(0.0f);               \
+        const tk_vec b_ = (w)->bias ? tk_load((w)->bias + f) : tk_splat(0.0f); \
         for (int i = 0; i < MT; ++i)                                           \
           for (int j = 0; j < MT; ++j) {                                       \
             if (!po_[i][j])                                                    \
@@ -290,14 +289,13 @@ static void output_task(void *arg, int64_t task) {
 
 /* The undilated convolution (dilation 1); `npos` transform positions: 16
  * for F(2x2, 3x3), 36 for F(4x4, 3x3). */
-static void winograd(int64_t npos, int64_t N, int64_t OH, int64_t OW,
-                     int64_t F, int64_t C, int64_t H, int64_t W,
-                     int64_t pad_top, int64_t pad_left, const float *in,
-                     int64_t in_sn, int64_t in_sh, int64_t in_sw,
-                     int64_t in_sc, const float *up, float *out,
-                     int64_t out_sn, int64_t out_sh, int64_t out_sw,
-                     int64_t out_sf, const float *bias, float lo, float hi,
-                     int32_t flags) {
+static void winograd(int64_t npos, int64_t N, int64_t OH, int64_t OW, int64_t F,
+                     int64_t C, int64_t H, int64_t W, int64_t pad_top,
+                     int64_t pad_left, const float *in, int64_t in_sn,
+                     int64_t in_sh, int64_t in_sw, int64_t in_sc,
+                     const float *up, float *out, int64_t out_sn,
+                     int64_t out_sh, int64_t out_sw, int64_t out_sf,
+                     const float *bias, float lo, float hi, int32_t flags) {
   if (N <= 0 || OH <= 0 || OW <= 0 || F <= 0)
     return;
   const int64_t mt = npos == 36 ? 4 : 2;
@@ -322,13 +320,34 @@ static void winograd(int64_t npos, int64_t N, int64_t OH, int64_t OW,
                                                  sizeof(float));
   if (!v || !m)
     abort(); /* out of memory for the scratch: nothing sane to return */
-  wino_t w = {.mt = mt, .N = N, .TH = TH, .TW = TW, .OH = OH, .OW = OW,
-              .C = C, .F = F, .H = H, .W = W, .pad_top = pad_top,
-              .pad_left = pad_left, .in = in, .in_sn = in_sn, .in_sh = in_sh,
-              .in_sw = in_sw, .in_sc = in_sc, .v = v, .m = m,
-              .per_task = WINO_TASK_TILES, .out = out, .out_sn = out_sn,
-              .out_sh = out_sh, .out_sw = out_sw, .out_sf = out_sf,
-              .bias = bias, .lo = lo, .hi = hi,
+  wino_t w = {.mt = mt,
+              .N = N,
+              .TH = TH,
+              .TW = TW,
+              .OH = OH,
+              .OW = OW,
+              .C = C,
+              .F = F,
+              .H = H,
+              .W = W,
+              .pad_top = pad_top,
+              .pad_left = pad_left,
+              .in = in,
+              .in_sn = in_sn,
+              .in_sh = in_sh,
+              .in_sw = in_sw,
+              .in_sc = in_sc,
+              .v = v,
+              .m = m,
+              .per_task = WINO_TASK_TILES,
+              .out = out,
+              .out_sn = out_sn,
+              .out_sh = out_sh,
+              .out_sw = out_sw,
+              .out_sf = out_sf,
+              .bias = bias,
+              .lo = lo,
+              .hi = hi,
               .accumulate = (flags & TESSEL_KERNEL_ACCUMULATE) != 0,
               .clamp = tk_has_clamp(lo, hi)};
   for (int64_t t0 = 0; t0 < T; t0 += TB) {
@@ -337,8 +356,8 @@ static void winograd(int64_t npos, int64_t N, int64_t OH, int64_t OW,
     const int64_t ntasks = (w.TB + WINO_TASK_TILES - 1) / WINO_TASK_TILES;
     /* The transforms: a patch per tile and channel, about 4 operations a
      * transform position (times 4 for the strided reads and writes). */
-    tk_parallel_for_on(tk_threads_for(w.TB * C * npos * 16), ntasks,
-                       input_task, &w);
+    tk_parallel_for_on(tk_threads_for(w.TB * C * npos * 16), ntasks, input_task,
+                       &w);
     tessel_kernel_matmul_f32(npos, w.TB, F, C, v, w.TB * C, C, 1, up,
                              npanels * C * TK_NR, m, w.TB * F, F, 1, NULL,
                              -INFINITY, INFINITY, 0);
@@ -375,15 +394,15 @@ static void sub_grid(int64_t a, int64_t d, int64_t pad, int64_t n_out_all,
  * DeepLab's and FCN's dilated 3x3 layers. */
 void tessel_kernel_conv2d_winograd_nhwc_f32(
     int64_t N, int64_t OH, int64_t OW, int64_t F, int64_t C, int64_t H,
-    int64_t W, int64_t pad_top, int64_t pad_left, int64_t dil_h,
-    int64_t dil_w, int64_t positions, const float *in, int64_t in_sn,
-    int64_t in_sh, int64_t in_sw, int64_t in_sc, const float *up, float *out,
-    int64_t out_sn, int64_t out_sh, int64_t out_sw, int64_t out_sf,
-    const float *bias, float lo, float hi, int32_t flags) {
+    int64_t W, int64_t pad_top, int64_t pad_left, int64_t dil_h, int64_t dil_w,
+    int64_t positions, const float *in, int64_t in_sn, int64_t in_sh,
+    int64_t in_sw, int64_t in_sc, const float *up, float *out, int64_t out_sn,
+    int64_t out_sh, int64_t out_sw, int64_t out_sf, const float *bias, float lo,
+    float hi, int32_t flags) {
   if (dil_h == 1 && dil_w == 1) {
-    winograd(positions, N, OH, OW, F, C, H, W, pad_top, pad_left, in, in_sn, in_sh,
-             in_sw, in_sc, up, out, out_sn, out_sh, out_sw, out_sf, bias, lo,
-             hi, flags);
+    winograd(positions, N, OH, OW, F, C, H, W, pad_top, pad_left, in, in_sn,
+             in_sh, in_sw, in_sc, up, out, out_sn, out_sh, out_sw, out_sf, bias,
+             lo, hi, flags);
     return;
   }
   for (int64_t a = 0; a < dil_h && a < OH; ++a)
@@ -391,9 +410,9 @@ void tessel_kernel_conv2d_winograd_nhwc_f32(
       int64_t oh, ih0, h, pt, ow, iw0, w, pl;
       sub_grid(a, dil_h, pad_top, OH, H, &oh, &ih0, &h, &pt);
       sub_grid(b, dil_w, pad_left, OW, W, &ow, &iw0, &w, &pl);
-      winograd(positions, N, oh, ow, F, C, h, w, pt, pl, in + ih0 * in_sh + iw0 * in_sw,
-               in_sn, in_sh * dil_h, in_sw * dil_w, in_sc, up,
-               out + a * out_sh + b * out_sw, out_sn, out_sh * dil_h,
-               out_sw * dil_w, out_sf, bias, lo, hi, flags);
+      winograd(positions, N, oh, ow, F, C, h, w, pt, pl,
+               in + ih0 * in_sh + iw0 * in_sw, in_sn, in_sh * dil_h,
+               in_sw * dil_w, in_sc, up, out + a * out_sh + b * out_sw, out_sn,
+               out_sh * dil_h, out_sw * dil_w, out_sf, bias, lo, hi, flags);
     }
 }

@@ -158,10 +158,10 @@ void checkConv(const ConvCase &t) {
     std::vector<float> up = winogradFilter(w, t.F, t.C, t.winograd);
     tessel_kernel_conv2d_winograd_nhwc_f32(
         t.N, OH, OW, t.F, t.C, t.H, t.W, t.pt, t.pl, t.dh, t.dw,
-        (t.winograd + 2) * (t.winograd + 2), in.data(),
-        t.H * t.W * t.C, t.W * t.C, t.C, 1, up.data(), out.data(),
-        OH * OW * t.F, OW * t.F, t.F, 1, t.bias ? bias.data() : nullptr, lo,
-        hi, t.accumulate ? TESSEL_KERNEL_ACCUMULATE : 0);
+        (t.winograd + 2) * (t.winograd + 2), in.data(), t.H * t.W * t.C,
+        t.W * t.C, t.C, 1, up.data(), out.data(), OH * OW * t.F, OW * t.F, t.F,
+        1, t.bias ? bias.data() : nullptr, lo, hi,
+        t.accumulate ? TESSEL_KERNEL_ACCUMULATE : 0);
   } else {
     tessel_kernel_conv2d_nhwc_f32(
         t.N, OH, OW, t.F, t.KH, t.KW, t.C, t.H, t.W, t.pt, t.pl, in.data(),
@@ -718,15 +718,29 @@ TEST(TransposeKernel, BatchedBlocks) {
   // the interleaving path, in blocks of 4096 along the long side, with a
   // partial last block).
   for (auto [b, r, c] : {std::tuple<int64_t, int64_t, int64_t>{1, 1, 7},
-                         {1, 33, 31}, {3, 64, 100}, {2, 97, 65},
-                         {1, 48, 80}, {2, 16, 16}, {1, 17, 40}, {1, 40, 17},
-                         {1, 21, 1000}, {1, 1000, 21},
-                         {1, 3, 50176}, {2, 3, 4097}, {1, 4100, 3},
-                         {2, 2, 9000}, {1, 5000, 4}, {1, 4, 3}, {3, 2, 1},
+                         {1, 33, 31},
+                         {3, 64, 100},
+                         {2, 97, 65},
+                         {1, 48, 80},
+                         {2, 16, 16},
+                         {1, 17, 40},
+                         {1, 40, 17},
+                         {1, 21, 1000},
+                         {1, 1000, 21},
+                         {1, 3, 50176},
+                         {2, 3, 4097},
+                         {1, 4100, 3},
+                         {2, 2, 9000},
+                         {1, 5000, 4},
+                         {1, 4, 3},
+                         {3, 2, 1},
                          // a channel shuffle: a short 2 x C/2 matrix per
                          // pixel, many a task (the last task partial)
-                         {784, 2, 24}, {101, 2, 48}, {999, 24, 2},
-                         {5, 3, 1500}, {300, 4, 2100}}) {
+                         {784, 2, 24},
+                         {101, 2, 48},
+                         {999, 24, 2},
+                         {5, 3, 1500},
+                         {300, 4, 2100}}) {
     for (uint32_t threads : {1u, 2u}) {
       auto in = randomVec(b * r * c, 13);
       std::vector<float> out(b * r * c, -1.0f);

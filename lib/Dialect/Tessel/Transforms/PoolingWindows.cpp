@@ -70,16 +70,14 @@ mlir::tessel::poolingAsWindowReduction(RewriterBase &rewriter,
   // Loops (n, oh, ow, kh, kw, c): the view reads (n, oh, kh, ow, kw, c).
   MLIRContext *ctx = rewriter.getContext();
   auto dim = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-  AffineMap inMap =
-      AffineMap::get(6, 0, {dim(0), dim(1), dim(3), dim(2), dim(4), dim(5)},
-                     ctx);
-  AffineMap outMap = AffineMap::get(6, 0, {dim(0), dim(1), dim(2), dim(5)},
-                                    ctx);
+  AffineMap inMap = AffineMap::get(
+      6, 0, {dim(0), dim(1), dim(3), dim(2), dim(4), dim(5)}, ctx);
+  AffineMap outMap =
+      AffineMap::get(6, 0, {dim(0), dim(1), dim(2), dim(5)}, ctx);
   using utils::IteratorType;
   SmallVector<IteratorType> iters = {
-      IteratorType::parallel,  IteratorType::parallel,
-      IteratorType::parallel,  IteratorType::reduction,
-      IteratorType::reduction, IteratorType::parallel};
+      IteratorType::parallel,  IteratorType::parallel,  IteratorType::parallel,
+      IteratorType::reduction, IteratorType::reduction, IteratorType::parallel};
   auto generic = linalg::GenericOp::create(
       rewriter, loc, TypeRange{}, ValueRange{view}, ValueRange{output},
       ArrayRef<AffineMap>{inMap, outMap}, iters,

@@ -1,4 +1,5 @@
-//===- PoolingWindows.h - pooling as a reduction over a window view -*- C++ -*-===//
+//===- PoolingWindows.h - pooling as a reduction over a window view -*- C++
+//-*-===//
 //
 // A sliding-window pooling op on buffers rewritten so that
 // tessel-vectorize-linalg can tile and vectorize it like any reduction over
