@@ -47,17 +47,29 @@
 #define WINO_MIN_BLOCK 48  /* tiles: rows enough for the GEMM's tiles */
 #define WINO_TASK_TILES 8  /* tiles per transform task */
 
+/* One undilated convolution's geometry: the whole image, or (dilated) one
+ * sub-grid of the pixels dil_h rows and dil_w columns apart, read and
+ * written in place through multiplied strides. */
+typedef struct {
+  int64_t TH, TW, OH, OW, H, W, pad_top, pad_left;
+  const float *in;
+  int64_t in_sh, in_sw;
+  float *out;
+  int64_t out_sh, out_sw;
+  int64_t t_begin; /* its first tile in the order of all grids' tiles */
+} wino_grid_t;
+
 typedef struct {
   int64_t mt; /* output tile side: 2 (F(2x2, 3x3)) or 4 */
-  int64_t N, TH, TW, OH, OW, C, F, H, W, pad_top, pad_left;
-  const float *in;
-  int64_t in_sn, in_sh, in_sw, in_sc;
+  const wino_grid_t *grids;
+  int64_t ngrids;
+  int64_t N, C, F;
+  int64_t in_sn, in_sc;
   float *v;          /* A x TB x C: the block's transformed inputs */
   float *m;          /* A x TB x F: the block's GEMM results */
-  int64_t t0, TB;    /* the block: tiles [t0, t0 + TB) of all N*TH*TW */
+  int64_t t0, TB;    /* the block: tiles [t0, t0 + TB) of all grids' */
   int64_t per_task;  /* tiles per transform task */
-  float *out;
-  int64_t out_sn, out_sh, out_sw, out_sf;
+  int64_t out_sn, out_sf;
   const float *bias;
   float lo, hi;
   int accumulate, clamp;
@@ -152,23 +164,39 @@ typedef struct {
               s_[i_][5], y[i_][0], y[i_][1], y[i_][2], y[i_][3]);              \
   } while (0)
 
+/* The grid of tile t (of all grids' tiles) and *local, t's index in it. */
+static inline const wino_grid_t *grid_of(const wino_t *w, int64_t t,
+                                         int64_t *local) {
+  int64_t lo = 0, hi = w->ngrids - 1;
+  while (lo < hi) {
+    const int64_t mid = (lo + hi + 1) / 2;
+    if (w->grids[mid].t_begin <= t)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  *local = t - w->grids[lo].t_begin;
+  return &w->grids[lo];
+}
+
 /* The input transform of one tile for an output tile of MT x MT (patch
  * AL = MT + 2): V[a][t][c] for every channel. */
 #define WINO_INPUT_TILE(MT, AL, w, lt)                                         \
   do {                                                                         \
     const int64_t T_ = (w)->TB, C_ = (w)->C;                                   \
-    const int64_t t_ = (w)->t0 + (lt), tw_ = t_ % (w)->TW;                     \
-    const int64_t th_ = t_ / (w)->TW % (w)->TH;                                \
-    const float *in_n_ = (w)->in + t_ / ((w)->TW * (w)->TH) * (w)->in_sn;      \
-    const int64_t ih0_ = th_ * MT - (w)->pad_top;                              \
-    const int64_t iw0_ = tw_ * MT - (w)->pad_left;                             \
+    int64_t t_;                                                                \
+    const wino_grid_t *g_ = grid_of((w), (w)->t0 + (lt), &t_);                 \
+    const int64_t tw_ = t_ % g_->TW, th_ = t_ / g_->TW % g_->TH;               \
+    const float *in_n_ = g_->in + t_ / (g_->TW * g_->TH) * (w)->in_sn;         \
+    const int64_t ih0_ = th_ * MT - g_->pad_top;                               \
+    const int64_t iw0_ = tw_ * MT - g_->pad_left;                              \
     /* The patch's pixels, NULL where they fall into the padding. */           \
     const float *px_[AL][AL];                                                  \
     for (int i = 0; i < AL; ++i)                                               \
       for (int j = 0; j < AL; ++j) {                                           \
         const int64_t ih = ih0_ + i, iw = iw0_ + j;                            \
-        px_[i][j] = ih >= 0 && ih < (w)->H && iw >= 0 && iw < (w)->W           \
-                        ? in_n_ + ih * (w)->in_sh + iw * (w)->in_sw            \
+        px_[i][j] = ih >= 0 && ih < g_->H && iw >= 0 && iw < g_->W             \
+                        ? in_n_ + ih * g_->in_sh + iw * g_->in_sw              \
                         : NULL;                                                \
       }                                                                        \
     float *vt_ = (w)->v + (lt)*C_;                                             \
@@ -224,16 +252,17 @@ static inline float finish(const wino_t *w, float y, const float *o,
 #define WINO_OUTPUT_TILE(MT, AL, w, lt)                                        \
   do {                                                                         \
     const int64_t T_ = (w)->TB, F_ = (w)->F;                                   \
-    const int64_t t_ = (w)->t0 + (lt), tw_ = t_ % (w)->TW;                     \
-    const int64_t th_ = t_ / (w)->TW % (w)->TH;                                \
-    float *out_n_ = (w)->out + t_ / ((w)->TW * (w)->TH) * (w)->out_sn;         \
+    int64_t t_;                                                                \
+    const wino_grid_t *g_ = grid_of((w), (w)->t0 + (lt), &t_);                 \
+    const int64_t tw_ = t_ % g_->TW, th_ = t_ / g_->TW % g_->TH;               \
+    float *out_n_ = g_->out + t_ / (g_->TW * g_->TH) * (w)->out_sn;            \
     const float *mt_ = (w)->m + (lt)*F_;                                       \
     float *po_[MT][MT];                                                        \
     for (int i = 0; i < MT; ++i)                                               \
       for (int j = 0; j < MT; ++j) {                                           \
         const int64_t oh = th_ * MT + i, ow = tw_ * MT + j;                    \
-        po_[i][j] = oh < (w)->OH && ow < (w)->OW                               \
-                        ? out_n_ + oh * (w)->out_sh + ow * (w)->out_sw         \
+        po_[i][j] = oh < g_->OH && ow < g_->OW                                 \
+                        ? out_n_ + oh * g_->out_sh + ow * g_->out_sw           \
                         : NULL;                                                \
       }                                                                        \
     int64_t f = 0;                                                             \
@@ -287,20 +316,32 @@ static void output_task(void *arg, int64_t task) {
   }
 }
 
-/* The undilated convolution (dilation 1); `npos` transform positions: 16
- * for F(2x2, 3x3), 36 for F(4x4, 3x3). */
-static void winograd(int64_t npos, int64_t N, int64_t OH, int64_t OW, int64_t F,
-                     int64_t C, int64_t H, int64_t W, int64_t pad_top,
-                     int64_t pad_left, const float *in, int64_t in_sn,
-                     int64_t in_sh, int64_t in_sw, int64_t in_sc,
-                     const float *up, float *out, int64_t out_sn,
-                     int64_t out_sh, int64_t out_sw, int64_t out_sf,
-                     const float *bias, float lo, float hi, int32_t flags) {
-  if (N <= 0 || OH <= 0 || OW <= 0 || F <= 0)
+/* The convolution over `ngrids` grids (their t_begin set here), all their
+ * tiles in one sequence of blocks, so that the GEMMs of a dilated
+ * convolution's sub-grids share rows (16 sub-grids of 7x7: 16 tiles each
+ * alone, 256 together) and each block's filter pass; `npos` transform
+ * positions: 16 for F(2x2, 3x3), 36 for F(4x4, 3x3). */
+static void winograd(int64_t npos, wino_grid_t *grids, int64_t ngrids,
+                     int64_t N, int64_t F, int64_t C, int64_t in_sn,
+                     int64_t in_sc, const float *up, int64_t out_sn,
+                     int64_t out_sf, const float *bias, float lo, float hi,
+                     int32_t flags) {
+  if (N <= 0 || F <= 0)
     return;
   const int64_t mt = npos == 36 ? 4 : 2;
-  const int64_t TH = (OH + mt - 1) / mt, TW = (OW + mt - 1) / mt;
-  const int64_t T = N * TH * TW;
+  int64_t T = 0, used = 0;
+  for (int64_t i = 0; i < ngrids; ++i) {
+    wino_grid_t g = grids[i];
+    if (g.OH <= 0 || g.OW <= 0)
+      continue;
+    g.TH = (g.OH + mt - 1) / mt;
+    g.TW = (g.OW + mt - 1) / mt;
+    g.t_begin = T;
+    T += N * g.TH * g.TW;
+    grids[used++] = g;
+  }
+  if (T == 0)
+    return;
   const int64_t npanels = (F + TK_NR - 1) / TK_NR;
   /* Tiles per block: its V and M within about WINO_BLOCK_BYTES, whole
    * row tiles of the GEMM's micro-kernel, at least WINO_MIN_BLOCK. */
@@ -320,34 +361,10 @@ static void winograd(int64_t npos, int64_t N, int64_t OH, int64_t OW, int64_t F,
                                                  sizeof(float));
   if (!v || !m)
     abort(); /* out of memory for the scratch: nothing sane to return */
-  wino_t w = {.mt = mt,
-              .N = N,
-              .TH = TH,
-              .TW = TW,
-              .OH = OH,
-              .OW = OW,
-              .C = C,
-              .F = F,
-              .H = H,
-              .W = W,
-              .pad_top = pad_top,
-              .pad_left = pad_left,
-              .in = in,
-              .in_sn = in_sn,
-              .in_sh = in_sh,
-              .in_sw = in_sw,
-              .in_sc = in_sc,
-              .v = v,
-              .m = m,
-              .per_task = WINO_TASK_TILES,
-              .out = out,
-              .out_sn = out_sn,
-              .out_sh = out_sh,
-              .out_sw = out_sw,
-              .out_sf = out_sf,
-              .bias = bias,
-              .lo = lo,
-              .hi = hi,
+  wino_t w = {.mt = mt, .grids = grids, .ngrids = used, .N = N, .C = C,
+              .F = F, .in_sn = in_sn, .in_sc = in_sc, .v = v, .m = m,
+              .per_task = WINO_TASK_TILES, .out_sn = out_sn, .out_sf = out_sf,
+              .bias = bias, .lo = lo, .hi = hi,
               .accumulate = (flags & TESSEL_KERNEL_ACCUMULATE) != 0,
               .clamp = tk_has_clamp(lo, hi)};
   for (int64_t t0 = 0; t0 < T; t0 += TB) {
@@ -356,8 +373,8 @@ static void winograd(int64_t npos, int64_t N, int64_t OH, int64_t OW, int64_t F,
     const int64_t ntasks = (w.TB + WINO_TASK_TILES - 1) / WINO_TASK_TILES;
     /* The transforms: a patch per tile and channel, about 4 operations a
      * transform position (times 4 for the strided reads and writes). */
-    tk_parallel_for_on(tk_threads_for(w.TB * C * npos * 16), ntasks, input_task,
-                       &w);
+    tk_parallel_for_on(tk_threads_for(w.TB * C * npos * 16), ntasks,
+                       input_task, &w);
     tessel_kernel_matmul_f32(npos, w.TB, F, C, v, w.TB * C, C, 1, up,
                              npanels * C * TK_NR, m, w.TB * F, F, 1, NULL,
                              -INFINITY, INFINITY, 0);
@@ -390,29 +407,41 @@ static void sub_grid(int64_t a, int64_t d, int64_t pad, int64_t n_out_all,
 /* A dilation (dh, dw) convolution is dh x dw undilated ones on the
  * sub-grids of outputs and inputs dh rows and dw columns apart (as
  * space-to-batch does for atrous convolutions), each read in place
- * through strides: no copy, and Winograd's 2.25x fewer products for
- * DeepLab's and FCN's dilated 3x3 layers. */
+ * through strides: no copy, and Winograd's 2.25x or 4x fewer products for
+ * DeepLab's and FCN's dilated 3x3 layers. The sub-grids' tiles run as one
+ * convolution (winograd above). */
 void tessel_kernel_conv2d_winograd_nhwc_f32(
     int64_t N, int64_t OH, int64_t OW, int64_t F, int64_t C, int64_t H,
-    int64_t W, int64_t pad_top, int64_t pad_left, int64_t dil_h, int64_t dil_w,
-    int64_t positions, const float *in, int64_t in_sn, int64_t in_sh,
-    int64_t in_sw, int64_t in_sc, const float *up, float *out, int64_t out_sn,
-    int64_t out_sh, int64_t out_sw, int64_t out_sf, const float *bias, float lo,
-    float hi, int32_t flags) {
-  if (dil_h == 1 && dil_w == 1) {
-    winograd(positions, N, OH, OW, F, C, H, W, pad_top, pad_left, in, in_sn,
-             in_sh, in_sw, in_sc, up, out, out_sn, out_sh, out_sw, out_sf, bias,
-             lo, hi, flags);
+    int64_t W, int64_t pad_top, int64_t pad_left, int64_t dil_h,
+    int64_t dil_w, int64_t positions, const float *in, int64_t in_sn,
+    int64_t in_sh, int64_t in_sw, int64_t in_sc, const float *up, float *out,
+    int64_t out_sn, int64_t out_sh, int64_t out_sw, int64_t out_sf,
+    const float *bias, float lo, float hi, int32_t flags) {
+  if (OH <= 0 || OW <= 0)
     return;
+  const int64_t gh = dil_h < OH ? dil_h : OH, gw = dil_w < OW ? dil_w : OW;
+  wino_grid_t one, *grids = &one;
+  if (gh * gw > 1) {
+    grids = (wino_grid_t *)malloc((size_t)(gh * gw) * sizeof(wino_grid_t));
+    if (!grids)
+      abort(); /* out of memory: nothing sane to return */
   }
-  for (int64_t a = 0; a < dil_h && a < OH; ++a)
-    for (int64_t b = 0; b < dil_w && b < OW; ++b) {
-      int64_t oh, ih0, h, pt, ow, iw0, w, pl;
-      sub_grid(a, dil_h, pad_top, OH, H, &oh, &ih0, &h, &pt);
-      sub_grid(b, dil_w, pad_left, OW, W, &ow, &iw0, &w, &pl);
-      winograd(positions, N, oh, ow, F, C, h, w, pt, pl,
-               in + ih0 * in_sh + iw0 * in_sw, in_sn, in_sh * dil_h,
-               in_sw * dil_w, in_sc, up, out + a * out_sh + b * out_sw, out_sn,
-               out_sh * dil_h, out_sw * dil_w, out_sf, bias, lo, hi, flags);
+  int64_t n = 0;
+  for (int64_t a = 0; a < gh; ++a)
+    for (int64_t b = 0; b < gw; ++b) {
+      wino_grid_t *g = &grids[n++];
+      int64_t ih0, iw0;
+      sub_grid(a, dil_h, pad_top, OH, H, &g->OH, &ih0, &g->H, &g->pad_top);
+      sub_grid(b, dil_w, pad_left, OW, W, &g->OW, &iw0, &g->W, &g->pad_left);
+      g->in = in + ih0 * in_sh + iw0 * in_sw;
+      g->in_sh = in_sh * dil_h;
+      g->in_sw = in_sw * dil_w;
+      g->out = out + a * out_sh + b * out_sw;
+      g->out_sh = out_sh * dil_h;
+      g->out_sw = out_sw * dil_w;
     }
+  winograd(positions, grids, n, N, F, C, in_sn, in_sc, up, out_sn, out_sf,
+           bias, lo, hi, flags);
+  if (grids != &one)
+    free(grids);
 }

@@ -390,6 +390,10 @@ TEST(ConvKernel, WinogradDilatedSubGrids) {
   wino({1, 11, 12, 9, 33, 3, 3, 1, 1, 2, 3, false, true, false, 1, 3, 1, 1, 4});
   wino({1, 3, 3, 8, 20, 3, 3, 1, 1, 4, 4, true, false, false, 1, 4, 4, 4, 4});
   wino({2, 28, 28, 64, 64, 3, 3, 1, 1, 2, 2, true, true, true, 2, 2, 2, 2, 2});
+  // The sub-grids' tiles run as one sequence of blocks: 2 images x 16
+  // sub-grids of 7x7 at dilation 4, 150 -> 140 channels (48-tile blocks
+  // that start and end inside sub-grids and images).
+  wino({2, 28, 28, 150, 140, 3, 3, 1, 1, 4, 4, true, true, true, 2, 4, 4, 4, 4});
 }
 
 TEST(MatmulKernel, BatchedPerImageBAndStridedOutput) {

@@ -76,7 +76,8 @@ static double tile4Work(int64_t oh, int64_t ow) {
 }
 
 int64_t mlir::tessel::preferredWinogradTile(int64_t c, int64_t f, int64_t oh,
-                                            int64_t ow, int64_t minChannels) {
+                                            int64_t ow, int64_t minChannels,
+                                            int64_t grids) {
   if (minChannels <= 0 || c < minChannels || f < minChannels)
     return 0;
   if (ShapedType::isDynamic(oh) || ShapedType::isDynamic(ow))
@@ -92,7 +93,7 @@ int64_t mlir::tessel::preferredWinogradTile(int64_t c, int64_t f, int64_t oh,
   // (ResNet-34 with F(4x4, 3x3) at 14x14 and 7x7 too: 1.00x, with
   // F(2x2, 3x3) there: 1.11x); F(2x2, 3x3) there and where the size is
   // unknown, its rounding also closer to the direct convolution's.
-  const int64_t tiles4 = ((oh + 3) / 4) * ((ow + 3) / 4);
+  const int64_t tiles4 = grids * ((oh + 3) / 4) * ((ow + 3) / 4);
   return tiles4 >= 36 && tile4Work(oh, ow) < 0.7 ? 4 : 2;
 }
 
@@ -109,6 +110,9 @@ int64_t mlir::tessel::winogradConvTile(int64_t kh, int64_t kw,
   if (ShapedType::isDynamic(oh) || ShapedType::isDynamic(ow) ||
       oh < 4 * dilations[0] || ow < 4 * dilations[1])
     return 0;
+  // The kernel runs the sub-grids' tiles as one set of GEMMs: their rows
+  // add up (DeepLab's dilation 4 at 28x28: 16 sub-grids of 7x7, 64 4x4
+  // tiles).
   return preferredWinogradTile(c, f, oh / dilations[0], ow / dilations[1],
-                               minChannels);
+                               minChannels, dilations[0] * dilations[1]);
 }

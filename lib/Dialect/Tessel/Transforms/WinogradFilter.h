@@ -25,13 +25,15 @@ DenseElementsAttr winogradPackedFilter(DenseElementsAttr filter, int64_t nr,
 /// stride-1, dilation-1 f32 convolution of `c` input and `f` output
 /// channels onto `oh` x `ow` outputs (dynamic: unknown), or 0 where the
 /// implicit GEMM runs it: fewer than `minChannels` of either (0: never
-/// Winograd). F(4x4, 3x3) on images of 36 or more 4x4 tiles that they
-/// cover about as well as 2x2 ones (from about 24x24), F(2x2, 3x3) on
-/// smaller ones and where the size is unknown (measurements in the .cpp).
+/// Winograd). F(4x4, 3x3) on images of 36 or more 4x4 tiles (counted over
+/// `grids` images of that size: a dilated convolution's sub-grids, which
+/// the kernel runs together) that they cover about as well as 2x2 ones
+/// (from about 24x24 for one), F(2x2, 3x3) on smaller ones and where the
+/// size is unknown (measurements in the .cpp).
 /// tessel-convert-to-kernels decides with it, tessel-sparsify-weights
 /// prices the dense path with it.
 int64_t preferredWinogradTile(int64_t c, int64_t f, int64_t oh, int64_t ow,
-                              int64_t minChannels);
+                              int64_t minChannels, int64_t grids = 1);
 /// preferredWinogradTile for a kh x kw convolution (c -> f channels, oh x ow
 /// outputs, either dynamic): 0 unless 3x3 and stride 1; where it is
 /// dilated, 0 unless static sizes with sub-grids (the kernel runs a
