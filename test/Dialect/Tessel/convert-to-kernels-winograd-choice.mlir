@@ -58,18 +58,23 @@ func.func @winograd_tile(%x28: tensor<1x30x30x64xf32>, %x14: tensor<1x16x16x64xf
 
 // A dilated convolution's sub-grids run as one set of GEMMs, so their
 // tiles count together: dilation 4 at 28x28 is 16 sub-grids of 7x7 with
-// 64 4x4 tiles, F(4x4, 3x3); dilation 2 is 4 sub-grids of 14x14, which
-// 4x4 tiles overhang (16x16), F(2x2, 3x3).
+// 64 4x4 tiles, dilation 2 4 sub-grids of 14x14 with 64 too, both
+// F(4x4, 3x3); dilation 2 at 14x14 (4 sub-grids of 7x7, 16 tiles) keeps
+// F(2x2, 3x3).
 // CHECK-LABEL: func @dilated_tile
 // CHECK: tessel.packed_conv2d ins(%{{.*}} : tensor<1x36x36x64xf32>, tensor<36x{{.*}}>) {{.*}}dilations = array<i64: 4, 4>{{.*}}winograd}
-// CHECK: tessel.packed_conv2d ins(%{{.*}} : tensor<1x32x32x64xf32>, tensor<16x{{.*}}>) {{.*}}dilations = array<i64: 2, 2>{{.*}}winograd}
-func.func @dilated_tile(%x4: tensor<1x36x36x64xf32>, %x2: tensor<1x32x32x64xf32>)
-    -> (tensor<1x28x28x64xf32>, tensor<1x28x28x64xf32>) {
+// CHECK: tessel.packed_conv2d ins(%{{.*}} : tensor<1x32x32x64xf32>, tensor<36x{{.*}}>) {{.*}}dilations = array<i64: 2, 2>{{.*}}winograd}
+// CHECK: tessel.packed_conv2d ins(%{{.*}} : tensor<1x18x18x64xf32>, tensor<16x{{.*}}>) {{.*}}dilations = array<i64: 2, 2>{{.*}}winograd}
+func.func @dilated_tile(%x4: tensor<1x36x36x64xf32>, %x2: tensor<1x32x32x64xf32>, %x14: tensor<1x18x18x64xf32>)
+    -> (tensor<1x28x28x64xf32>, tensor<1x28x28x64xf32>, tensor<1x14x14x64xf32>) {
   %zero = arith.constant 0.0 : f32
   %w = arith.constant dense<0.25> : tensor<64x3x3x64xf32>
   %e = tensor.empty() : tensor<1x28x28x64xf32>
   %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x28x28x64xf32>) -> tensor<1x28x28x64xf32>
   %a = linalg.conv_2d_nhwc_fhwc {dilations = dense<4> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x4, %w : tensor<1x36x36x64xf32>, tensor<64x3x3x64xf32>) outs(%z : tensor<1x28x28x64xf32>) -> tensor<1x28x28x64xf32>
   %b = linalg.conv_2d_nhwc_fhwc {dilations = dense<2> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x2, %w : tensor<1x32x32x64xf32>, tensor<64x3x3x64xf32>) outs(%z : tensor<1x28x28x64xf32>) -> tensor<1x28x28x64xf32>
-  return %a, %b : tensor<1x28x28x64xf32>, tensor<1x28x28x64xf32>
+  %e14 = tensor.empty() : tensor<1x14x14x64xf32>
+  %z14 = linalg.fill ins(%zero : f32) outs(%e14 : tensor<1x14x14x64xf32>) -> tensor<1x14x14x64xf32>
+  %c = linalg.conv_2d_nhwc_fhwc {dilations = dense<2> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x14, %w : tensor<1x18x18x64xf32>, tensor<64x3x3x64xf32>) outs(%z14 : tensor<1x14x14x64xf32>) -> tensor<1x14x14x64xf32>
+  return %a, %b, %c : tensor<1x28x28x64xf32>, tensor<1x28x28x64xf32>, tensor<1x14x14x64xf32>
 }
