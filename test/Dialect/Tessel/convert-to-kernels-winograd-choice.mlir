@@ -78,3 +78,18 @@ func.func @dilated_tile(%x4: tensor<1x36x36x64xf32>, %x2: tensor<1x32x32x64xf32>
   %c = linalg.conv_2d_nhwc_fhwc {dilations = dense<2> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x14, %w : tensor<1x18x18x64xf32>, tensor<64x3x3x64xf32>) outs(%z14 : tensor<1x14x14x64xf32>) -> tensor<1x14x14x64xf32>
   return %a, %b, %c : tensor<1x28x28x64xf32>, tensor<1x28x28x64xf32>, tensor<1x14x14x64xf32>
 }
+
+// -----
+
+// The images of a static batch count together too: batch 4 at 14x14 is
+// 64 4x4 tiles, F(4x4, 3x3) (one image: 16, F(2x2, 3x3), @winograd_tile).
+// CHECK-LABEL: func @batch_tile
+// CHECK: tessel.packed_conv2d ins(%{{.*}} : tensor<4x16x16x64xf32>, tensor<36x{{.*}}>) {{.*}}winograd}
+func.func @batch_tile(%x: tensor<4x16x16x64xf32>) -> tensor<4x14x14x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %w = arith.constant dense<0.25> : tensor<64x3x3x64xf32>
+  %e = tensor.empty() : tensor<4x14x14x64xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x14x14x64xf32>) -> tensor<4x14x14x64xf32>
+  %c = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<4x16x16x64xf32>, tensor<64x3x3x64xf32>) outs(%z : tensor<4x14x14x64xf32>) -> tensor<4x14x14x64xf32>
+  return %c : tensor<4x14x14x64xf32>
+}

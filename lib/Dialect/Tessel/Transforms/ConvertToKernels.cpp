@@ -224,7 +224,7 @@ struct ConvToKernel : OpRewritePattern<linalg::Conv2DNhwcFhwcOp> {
         *bf16 ? 0
               : winogradConvTile(fShape[1], fShape[2], strides, dilations,
                                  fShape[3], fShape[0], outShape[1], outShape[2],
-                                 winogradMin);
+                                 winogradMin, outShape[0]);
     if (tile && matchPattern(filter, m_Constant(&fw))) {
       DenseElementsAttr u = winogradPackedFilter(fw, nr, tile);
       Value packed = arith::ConstantOp::create(rewriter, loc, u.getType(), u);

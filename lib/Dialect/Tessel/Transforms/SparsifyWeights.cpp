@@ -552,7 +552,7 @@ struct SparsifyWeightsPass
     double moved = double(kw * rowsRead * c * wq + ow * f) * double(oh);
     double overhead = movedCost() * moved / double(oh * ow * k * f);
     int64_t tile = winogradConvTile(kh, kw, strides, dilations, c, f, oh, ow,
-                                    winogradMinChannels);
+                                    winogradMinChannels, batch);
     std::optional<Choice> choice =
         choose(op, b, k, f, pixels, lanesUsed, overhead, winogradGain(tile),
                tile ? " dense=winograd" : "", out);

@@ -35,7 +35,8 @@ DenseElementsAttr winogradPackedFilter(DenseElementsAttr filter, int64_t nr,
 int64_t preferredWinogradTile(int64_t c, int64_t f, int64_t oh, int64_t ow,
                               int64_t minChannels, int64_t grids = 1);
 /// preferredWinogradTile for a kh x kw convolution (c -> f channels, oh x ow
-/// outputs, either dynamic): 0 unless 3x3 and stride 1; where it is
+/// outputs, either dynamic; `batch` images, dynamic counting as one, whose
+/// tiles the kernel's GEMMs share): 0 unless 3x3 and stride 1; where it is
 /// dilated, 0 unless static sizes with sub-grids (the kernel runs a
 /// dilation d as d x d undilated convolutions on pixels d apart) of at
 /// least 4 x 4, then preferredWinogradTile on the sub-grid's size. Smaller
@@ -43,7 +44,8 @@ int64_t preferredWinogradTile(int64_t c, int64_t f, int64_t oh, int64_t ow,
 /// padding, which the implicit GEMM skips.
 int64_t winogradConvTile(int64_t kh, int64_t kw, ArrayRef<int64_t> strides,
                          ArrayRef<int64_t> dilations, int64_t c, int64_t f,
-                         int64_t oh, int64_t ow, int64_t minChannels);
+                         int64_t oh, int64_t ow, int64_t minChannels,
+                         int64_t batch = 1);
 } // namespace mlir::tessel
 
 #endif // TESSEL_DIALECT_TESSEL_TRANSFORMS_WINOGRADFILTER_H
