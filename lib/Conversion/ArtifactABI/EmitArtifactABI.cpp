@@ -297,7 +297,8 @@ struct TesselEmitArtifactABIPass
     // Expert parallelism (compose-lower-route's expert-parallel): the
     // artifact runs on that many MPI processes.
     int64_t ranks = 1;
-    if (auto attr = module->getAttrOfType<IntegerAttr>("tessel.ranks"))
+    if (auto attr = module->getAttrOfType<IntegerAttr>(
+            tessel::TesselDialect::getRanksAttrName()))
       ranks = attr.getInt();
     std::string manifest;
     llvm::raw_string_ostream os(manifest);

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "RouteLowering.h"
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 
 namespace mlir::tessel::compose {
 #define GEN_PASS_DEF_COMPOSELOWERROUTE
@@ -94,7 +95,7 @@ struct ComposeLowerRoutePass
     }
     if (expertParallel > 1 && !routes.empty())
       getOperation()->setAttr(
-          "tessel.ranks",
+          tessel::TesselDialect::getRanksAttrName(),
           OpBuilder(&getContext()).getI64IntegerAttr(expertParallel));
   }
 

@@ -36,6 +36,10 @@ def Tessel_Dialect : Dialect {
     /// Module attribute in which `tessel-record-signature` records the
     /// imports' interfaces (and erases their declarations).
     static ::llvm::StringRef getImportsAttrName() { return "tessel.imports"; }
+    /// Module attribute: the MPI processes an expert-parallel module runs
+    /// on (`compose-lower-route{expert-parallel=N}` sets it, the artifact
+    /// ABI records it as `ranks N`).
+    static ::llvm::StringRef getRanksAttrName() { return "tessel.ranks"; }
   }];
 }
 
