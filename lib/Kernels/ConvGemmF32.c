@@ -23,6 +23,7 @@
 #include "ConvGemmBF16.h"
 #include "ConvStemF32.h"
 #include "CpuFeatures.h"
+#include "FlatTilesF32.h"
 #include "ThreadPool.h"
 #include "Vector.h"
 
@@ -40,6 +41,14 @@
 #endif
 #define FBLOCK 2 /* NR panels per task */
 #define ROW_TILES 16 /* MR row tiles per task */
+/* Full panels take the flat tiles (their broadcasts as vbroadcastss) up to
+ * this reduction length, and where the asm 6 x 64 tile would take the
+ * embedded-broadcast form (Zen 4) only under a short one: Zen 5 ran 64 x
+ * 128 and 480 x 80 panels at 264 GFLOP/s flat, 239-246 in the asm tile,
+ * whose prefetched weight stream (measured on Intel) is kept for the long
+ * reductions of large layers. */
+#define FLAT_KC_MAX 256
+#define FLAT_KC_MAX_EMBEDDED 64
 
 typedef struct {
   int64_t N, OH, OW, F, C, ntaps, KW, H, W, pad_top, pad_left, dil_h, dil_w;
@@ -608,6 +617,29 @@ static void run_task(void *arg, int64_t task) {
                                                 : (int)(j->F - pa * TK_NR);
       const int nv = (nr0 + TK_VW - 1) / TK_VW;
       const int step = TK_MR_FOR(nv);
+#ifdef TK_HAVE_FLAT_TILES
+      /* Pointwise rows at one stride, f32: FlatTilesF32.h's tiles, for
+       * the narrow panels and under a short reduction, where the row
+       * pointer table and the accumulators' trip through memory cost as
+       * much as the FMAs. */
+      if (j->flat && !abuf && j->in_sc == 1 && j->out_sf == 1 &&
+          (nv < TK_NV ||
+           kc <= (tk_f32_embedded_broadcast() ? FLAT_KC_MAX_EMBEDDED
+                                              : FLAT_KC_MAX))) {
+        for (int64_t r = r0; r < r1; r += step) {
+          const int mr = r + step <= r1 ? step : (int)(r1 - r);
+          for (int64_t p = pa; p < pb; ++p)
+            flat_dispatch(
+                mr, nv,
+                (p + 1) * TK_NR <= j->F ? TK_NR : (int)(j->F - p * TK_NR), kc,
+                in_n + r * j->in_sw + c0, j->in_sw,
+                wp_n + p * j->wp_panel + c0 * TK_NR,
+                out_n + p * TK_NR + r * j->out_sw, j->out_sw, load_c, last,
+                j->bias ? j->bias + p * TK_NR : NULL, j->clamp, j->lo, j->hi);
+        }
+        continue;
+      }
+#endif
       for (int64_t r = r0; r < r1; r += step) {
         const int mr = r + step <= r1 ? step : (int)(r1 - r);
         for (int i = 0; i < mr && j->flat; ++i)

@@ -209,6 +209,17 @@ TEST(ConvKernel, PointwiseEveryRowCountAndPanelWidth) {
       checkConv({1, 1, w, 7, f, 1, 1, 1, 1, 1, 1, false, false, false, 1});
 }
 
+TEST(ConvKernel, PointwiseEpiloguesAndReductionBlocks) {
+  // The flat tiles' epilogue (bias, clamp, accumulate, the last vector
+  // masked) under short reductions (16, 24, 100: full panels flat) and
+  // long ones (300; 2500 channels: three reduction blocks, the later ones
+  // adding to C), one and two threads, batch 2.
+  for (int64_t c : {16, 24, 100, 300, 2500})
+    for (int64_t f : {16, 24, 40, 72, 130})
+      for (uint32_t threads : {1u, 2u})
+        checkConv({2, 3, 7, c, f, 1, 1, 1, 1, 1, 1, true, true, true, threads});
+}
+
 TEST(ConvKernel, SpatialStridesDilations) {
   checkConv({1, 9, 9, 8, 16, 3, 3, 1, 1, 1, 1, true, false, false, 1});
   checkConv({1, 11, 10, 3, 70, 7, 7, 2, 2, 1, 1, true, true, false, 1});
