@@ -19,7 +19,6 @@
 
 #if TK_VW == 16 && defined(__AVX512F__)
 #define TK_HAVE_FLAT_TILES 1
-#define TK_UNROLL _Pragma("clang loop unroll(full)")
 
 /* c[i * cs + f] (+)= sum_k a[i * as + k] * b[k * TK_NR + f] for the tile's
  * mr rows and the panel's nr <= nv * 16 columns, then the epilogue. mr and
@@ -29,9 +28,7 @@ TK_INLINE void flat_tile(const int mr, const int nv, int nr, int64_t kc,
                          int64_t cs, int load_c, int last, const float *bias,
                          int clamp, float lo, float hi) {
   tk_vec acc[TK_MR_MAX][TK_NV];
-  /* Every loop over rows or vectors unrolled in full: left rolled (clang
-   * rolls the epilogue's), acc is indexed at run time and lives on the
-   * stack. */
+  /* Every loop over rows or vectors unrolled in full (TK_UNROLL). */
   TK_UNROLL
   for (int i = 0; i < mr; ++i)
     TK_UNROLL
@@ -110,7 +107,6 @@ static void flat_dispatch(int mr, int nv, int nr, int64_t kc, const float *a,
 #undef FT_ROWS_1_6
 #undef FT_CASE
 #undef FT_ARGS
-#undef TK_UNROLL
 #endif
 
 #endif

@@ -55,6 +55,10 @@
 typedef float tk_vec __attribute__((vector_size(TK_VW * 4)));
 
 #define TK_INLINE static inline __attribute__((always_inline))
+/* A loop over a tile's rows or vectors unrolled in full: left rolled
+ * (clang rolls an epilogue's loop over 8 or 12 rows), the accumulators are
+ * indexed at run time and live on the stack. */
+#define TK_UNROLL _Pragma("clang loop unroll(full)")
 
 TK_INLINE tk_vec tk_load(const float *p) {
   tk_vec v;
