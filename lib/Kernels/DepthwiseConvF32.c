@@ -96,9 +96,7 @@ TK_INLINE void store_tile(const dw_job_t *j, const int owt, const int cv,
       if (j->silu)
         r = tk_silu(r);
       if (skip) {
-        float t[TK_VW];
-        tk_store(t, r);
-        memcpy(o + skip, t + skip, (size_t)(TK_VW - skip) * sizeof(float));
+        tk_store_from(o, r, skip);
         continue;
       }
       tk_store(o + v * TK_VW, r);

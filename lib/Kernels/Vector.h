@@ -76,6 +76,11 @@ TK_INLINE tk_vec tk_load_n(const float *p, int n) {
 TK_INLINE void tk_store_n(float *p, tk_vec v, int n) {
   _mm512_mask_storeu_ps(p, (__mmask16)((1u << n) - 1), (__m512)v);
 }
+/* Lanes [skip, TK_VW) only (0 < skip < TK_VW): a channel count's last
+ * vector that overlaps the one before it, whose lanes are final. */
+TK_INLINE void tk_store_from(float *p, tk_vec v, int skip) {
+  _mm512_mask_storeu_ps(p, (__mmask16)(0xffffu << skip), (__m512)v);
+}
 #elif defined(__AVX2__)
 TK_INLINE __m256i tk_mask_n(int n) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(n),
@@ -87,6 +92,13 @@ TK_INLINE tk_vec tk_load_n(const float *p, int n) {
 TK_INLINE void tk_store_n(float *p, tk_vec v, int n) {
   _mm256_maskstore_ps(p, tk_mask_n(n), (__m256)v);
 }
+TK_INLINE void tk_store_from(float *p, tk_vec v, int skip) {
+  _mm256_maskstore_ps(p,
+                      _mm256_cmpgt_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5,
+                                                           6, 7),
+                                         _mm256_set1_epi32(skip - 1)),
+                      (__m256)v);
+}
 #else
 TK_INLINE tk_vec tk_load_n(const float *p, int n) {
   tk_vec v = {0};
@@ -95,6 +107,11 @@ TK_INLINE tk_vec tk_load_n(const float *p, int n) {
 }
 TK_INLINE void tk_store_n(float *p, tk_vec v, int n) {
   memcpy(p, &v, sizeof(float) * (size_t)n);
+}
+TK_INLINE void tk_store_from(float *p, tk_vec v, int skip) {
+  float t[TK_VW];
+  tk_store(t, v);
+  memcpy(p + skip, t + skip, sizeof(float) * (size_t)(TK_VW - skip));
 }
 #endif
 /* x - 0 (not 0 + x) folds away: it is exact for every x, -0 included. */
