@@ -621,13 +621,20 @@ static void run_task(void *arg, int64_t task) {
       /* Pointwise rows at one stride, f32: FlatTilesF32.h's tiles, for
        * the narrow panels and under a short reduction, where the row
        * pointer table and the accumulators' trip through memory cost as
-       * much as the FMAs. */
-      if (j->flat && !abuf && j->in_sc == 1 && j->out_sf == 1 &&
-          (nv < TK_NV ||
-           kc <= (tk_f32_embedded_broadcast() ? FLAT_KC_MAX_EMBEDDED
-                                              : FLAT_KC_MAX))) {
-        for (int64_t r = r0; r < r1; r += step) {
-          const int mr = r + step <= r1 ? step : (int)(r1 - r);
+       * much as the FMAs, and for the rows left after the last full 6 x
+       * 64 tile (ViT's 197 tokens: 5). */
+      const int flat_tiles =
+          j->flat && !abuf && j->in_sc == 1 && j->out_sf == 1;
+      const int all_flat =
+          flat_tiles &&
+          (nv < TK_NV || kc <= (tk_f32_embedded_broadcast()
+                                    ? FLAT_KC_MAX_EMBEDDED
+                                    : FLAT_KC_MAX));
+#endif
+      for (int64_t r = r0; r < r1; r += step) {
+        const int mr = r + step <= r1 ? step : (int)(r1 - r);
+#ifdef TK_HAVE_FLAT_TILES
+        if (flat_tiles && (all_flat || mr < step)) {
           for (int64_t p = pa; p < pb; ++p)
             flat_dispatch(
                 mr, nv,
@@ -636,12 +643,9 @@ static void run_task(void *arg, int64_t task) {
                 wp_n + p * j->wp_panel + c0 * TK_NR,
                 out_n + p * TK_NR + r * j->out_sw, j->out_sw, load_c, last,
                 j->bias ? j->bias + p * TK_NR : NULL, j->clamp, j->lo, j->hi);
+          continue;
         }
-        continue;
-      }
 #endif
-      for (int64_t r = r0; r < r1; r += step) {
-        const int mr = r + step <= r1 ? step : (int)(r1 - r);
         for (int i = 0; i < mr && j->flat; ++i)
           atap[i] = in_n + (r + i) * j->in_sw + c0 * j->in_sc;
         /* Stems (few channels, wide filters): when every row of the tile
