@@ -5,10 +5,12 @@
 #include "Vector.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #if TK_VW == 16 && defined(__AVX512F__)
 #define SP 16       /* output pixels per vector */
-#define FB 16       /* filters per block: 16 accumulators */
+#define FB 12       /* filters per block: 12 x PV accumulators */
+#define PV 2        /* vectors of output pixels per block */
 #define STEM_K 64   /* KH * KW * C at most: beyond, the GEMM tiles run well */
 
 typedef struct {
@@ -33,6 +35,12 @@ typedef struct {
   /* Per product k = (kh * KW + kw) * C + c, where its 16 pixels' inputs
    * start in the phase rows (relative to the tile's first pixel). */
   int64_t off[STEM_K];
+  /* Deinterleaving 16 pixels (G = C * sw floats each, G vectors) into the
+   * G plane rows: plane o = ph * C + c takes float j * G + o of them, from
+   * the pair of vectors (2i, 2i + 1) at index pidx[o][i][j] for the lanes
+   * j of pmask[o][i]. */
+  int32_t pidx[2 * 4][4][SP];
+  __mmask16 pmask[2 * 4][4];
 } stem_t;
 
 /* The 16 x 16 transpose: r[i][j] -> r[j][i] (48 + 16 shuffles). */
@@ -64,65 +72,141 @@ TK_INLINE void transpose16(__m512 r[16]) {
   }
 }
 
-/* Filters [f0, f0 + fb) of pixels [ow0, ow0 + cnt) of one output row, fb
- * a compile-time constant once inlined. The products run in k order, as
- * the GEMM tiles sum them; then bias and clamp, as their epilogue. */
+/* Filters [f0, f0 + fb) of pixels [ow0, ow0 + cnt) of one output row, in
+ * pv vectors of 16 pixels (cnt <= 16 * pv); fb and pv compile-time
+ * constants once inlined. Per product k: pv input vectors and fb
+ * broadcast weights, pv * fb FMAs (2 x 12: 14 loads per 24 FMAs, where
+ * one vector of 16 filters took 17 per 16). The products run in k order,
+ * as the GEMM tiles sum them; then bias and clamp, as their epilogue. */
 TK_INLINE void stem_block(const stem_t *s, const float *rb, const float *w,
                           int64_t ow0, int cnt, int64_t f0, const int fb,
-                          float *orow) {
-  __m512 acc[FB];
-  for (int f = 0; f < FB; ++f)
-    acc[f] = _mm512_setzero_ps();
+                          const int pv, float *orow) {
+  __m512 acc[2][16];
+  for (int p = 0; p < pv; ++p)
+    for (int f = 0; f < 16; ++f)
+      acc[p][f] = _mm512_setzero_ps();
   const float *x0 = rb + ow0;
   for (int64_t k = 0; k < s->K; ++k) {
-    const __m512 x = _mm512_loadu_ps(x0 + s->off[k]);
+    __m512 x[2];
+    for (int p = 0; p < pv; ++p)
+      x[p] = _mm512_loadu_ps(x0 + s->off[k] + p * SP);
     const float *wk = w + k * TK_NR;
-    for (int f = 0; f < fb; ++f)
-      acc[f] = _mm512_fmadd_ps(_mm512_set1_ps(wk[f]), x, acc[f]);
+    for (int f = 0; f < fb; ++f) {
+      const __m512 wf = _mm512_set1_ps(wk[f]);
+      for (int p = 0; p < pv; ++p)
+        acc[p][f] = _mm512_fmadd_ps(wf, x[p], acc[p][f]);
+    }
   }
-  for (int f = 0; f < fb; ++f) {
-    tk_vec v = (tk_vec)acc[f];
-    if (s->bias)
-      v += tk_splat(s->bias[f0 + f]);
-    if (s->has_lo)
-      v = tk_max(v, tk_splat(s->lo));
-    if (s->has_hi)
-      v = tk_min(v, tk_splat(s->hi));
-    acc[f] = (__m512)v;
-  }
-  transpose16(acc);
   const __mmask16 m = (__mmask16)((1u << fb) - 1);
-  for (int i = 0; i < cnt; ++i)
-    _mm512_mask_storeu_ps(orow + (ow0 + i) * s->out_sw + f0, m, acc[i]);
+  for (int p = 0; p < pv; ++p) {
+    for (int f = 0; f < fb; ++f) {
+      tk_vec v = (tk_vec)acc[p][f];
+      if (s->bias)
+        v += tk_splat(s->bias[f0 + f]);
+      if (s->has_lo)
+        v = tk_max(v, tk_splat(s->lo));
+      if (s->has_hi)
+        v = tk_min(v, tk_splat(s->hi));
+      acc[p][f] = (__m512)v;
+    }
+    transpose16(acc[p]);
+    const int n = cnt - p * SP < SP ? cnt - p * SP : SP;
+    for (int i = 0; i < n; ++i)
+      _mm512_mask_storeu_ps(orow + (ow0 + p * SP + i) * s->out_sw + f0, m,
+                            acc[p][i]);
+  }
+}
+
+/* Plane row columns [jv0, JW) by vector permutes, 16 at a time, C and S
+ * compile-time constants once inlined: loads stop at the input row's end
+ * (the lanes after it, the padding, load as zeros) and stores at JW. */
+TK_INLINE void plane_blocks(const stem_t *s, const float *src, float *row,
+                            int64_t jv0, const int C, const int S) {
+  const int G = C * S;
+  for (int64_t jb = jv0; jb < s->JW; jb += SP) {
+    const int64_t first = (jb * S - s->pad_left) * C;
+    const int64_t avail = s->W * C - first; /* floats left in the row */
+    __m512 v[8];
+    for (int i = 0; i < G; ++i) {
+      const int64_t n = avail - i * SP;
+      v[i] = _mm512_maskz_loadu_ps(
+          n >= SP ? (__mmask16)0xffff : (__mmask16)(n > 0 ? (1u << n) - 1 : 0),
+          src + first + i * SP);
+    }
+    const int64_t cols = s->JW - jb;
+    const __mmask16 m =
+        cols >= SP ? (__mmask16)0xffff : (__mmask16)((1u << cols) - 1);
+    for (int c = 0; c < C; ++c)
+      for (int ph = 0; ph < S; ++ph) {
+        const int o = ph * C + c;
+        __m512 x = _mm512_setzero_ps();
+        for (int i = 0; 2 * i < G; ++i) {
+          const __m512 hi = 2 * i + 1 < G ? v[2 * i + 1] : v[2 * i];
+          x = _mm512_mask_mov_ps(
+              x, s->pmask[o][i],
+              _mm512_permutex2var_ps(v[2 * i],
+                                     _mm512_loadu_si512(s->pidx[o][i]), hi));
+        }
+        _mm512_mask_storeu_ps(row + (c * S + ph) * s->JW + jb, m, x);
+      }
+  }
 }
 
 /* One plane row (task = n * prows + r): input row r - pad_top of image n,
- * deinterleaved; zeros outside the image. */
+ * deinterleaved; zeros outside the image. The columns from the first
+ * whose pixels are all at or right of the image's left edge go by vector
+ * permutes (scalar, a third of a 3x3/2 stem's time went into this copy),
+ * the few before it one by one. */
 static void stem_planes(void *arg, int64_t task) {
   const stem_t *s = (const stem_t *)arg;
   const int64_t n = task / s->prows, r = task % s->prows;
-  const int64_t ih = r - s->pad_top, S = s->sw;
-  float *row = s->planes + n * s->nplane + r * s->C * S * s->JW;
+  const int64_t ih = r - s->pad_top, S = s->sw, G = s->C * S;
+  float *row = s->planes + n * s->nplane + r * G * s->JW;
+  if (ih < 0 || ih >= s->H) {
+    memset(row, 0, sizeof(float) * (size_t)(G * s->JW));
+    return;
+  }
   const float *src = s->in + n * s->in_sn + ih * s->in_sh;
+  const int64_t jv0 = (s->pad_left + S - 1) / S;
+  const int64_t jl = jv0 < s->JW ? jv0 : s->JW;
   for (int64_t c = 0; c < s->C; ++c)
     for (int64_t ph = 0; ph < S; ++ph) {
       float *dst = row + (c * S + ph) * s->JW;
-      /* Columns j with 0 <= j * S + ph - pad_left < W. */
-      int64_t j0 = 0, j1 = 0;
-      if (ih >= 0 && ih < s->H) {
-        j0 = s->pad_left - ph > 0 ? (s->pad_left - ph + S - 1) / S : 0;
-        j1 = (s->W - 1 + s->pad_left - ph) / S + 1;
-        j1 = j1 < s->JW ? j1 : s->JW;
-        j0 = j0 < j1 ? j0 : j1;
+      for (int64_t j = 0; j < jl; ++j) {
+        const int64_t iw = j * S + ph - s->pad_left;
+        dst[j] = iw >= 0 && iw < s->W ? src[iw * s->in_sw + c] : 0.0f;
       }
-      for (int64_t j = 0; j < j0; ++j)
-        dst[j] = 0.0f;
-      const float *p = src + (j0 * S + ph - s->pad_left) * s->in_sw + c;
-      for (int64_t j = j0; j < j1; ++j, p += S * s->in_sw)
-        dst[j] = *p;
-      for (int64_t j = j1; j < s->JW; ++j)
-        dst[j] = 0.0f;
     }
+  switch (s->C * 2 + S - 1) {
+#define PLANES_CASE(CV, SV)                                                    \
+  case CV * 2 + SV - 1:                                                        \
+    plane_blocks(s, src, row, jl, CV, SV);                                     \
+    break;
+    PLANES_CASE(1, 1)
+    PLANES_CASE(1, 2) PLANES_CASE(2, 1) PLANES_CASE(2, 2) PLANES_CASE(3, 1)
+        PLANES_CASE(3, 2) PLANES_CASE(4, 1) PLANES_CASE(4, 2)
+#undef PLANES_CASE
+  }
+}
+
+/* stem_block with fb and pv as constants. */
+static void stem_any(const stem_t *s, const float *rb, const float *w,
+                     int64_t ow0, int cnt, int64_t f0, int fb, float *orow) {
+  const int pv = cnt > SP ? 2 : 1;
+  switch (fb * 2 + pv - 1) {
+#define STEM_CASE(FBV)                                                         \
+  case FBV * 2:                                                                \
+    stem_block(s, rb, w, ow0, cnt, f0, FBV, 1, orow);                          \
+    return;                                                                    \
+  case FBV * 2 + 1:                                                            \
+    stem_block(s, rb, w, ow0, cnt, f0, FBV, 2, orow);                          \
+    return;
+    STEM_CASE(1)
+    STEM_CASE(2) STEM_CASE(3) STEM_CASE(4) STEM_CASE(5) STEM_CASE(6)
+        STEM_CASE(7) STEM_CASE(8) STEM_CASE(9) STEM_CASE(10) STEM_CASE(11)
+            STEM_CASE(12)
+#undef STEM_CASE
+  }
 }
 
 /* One output row (task = n * OH + oh): its pixel vectors, 16 filters at a
@@ -134,23 +218,17 @@ static void stem_row(void *arg, int64_t task) {
       s->planes + n * s->nplane + oh * s->sh * s->C * s->sw * s->JW;
   float *orow = s->out + n * s->out_sn + oh * s->out_sh;
   const float *w_n = s->wp + n * s->wp_sn;
-  for (int64_t ow0 = 0; ow0 < s->OW; ow0 += SP) {
-    const int cnt = s->OW - ow0 < SP ? (int)(s->OW - ow0) : SP;
-    for (int64_t f0 = 0; f0 < s->F; f0 += FB) {
-      const int fb = s->F - f0 < FB ? (int)(s->F - f0) : FB;
-      /* Packed panels of TK_NR filters: k's row of the panel holding f0. */
-      const float *w = w_n + (f0 / TK_NR) * s->K * TK_NR + f0 % TK_NR;
-      switch (fb) {
-#define STEM_CASE(FBV)                                                         \
-  case FBV:                                                                    \
-    stem_block(s, rb, w, ow0, cnt, f0, FBV, orow);                             \
-    break;
-        STEM_CASE(1) STEM_CASE(2) STEM_CASE(3) STEM_CASE(4) STEM_CASE(5)
-        STEM_CASE(6) STEM_CASE(7) STEM_CASE(8) STEM_CASE(9) STEM_CASE(10)
-        STEM_CASE(11) STEM_CASE(12) STEM_CASE(13) STEM_CASE(14)
-        STEM_CASE(15) STEM_CASE(16)
-#undef STEM_CASE
-      }
+  for (int64_t ow0 = 0; ow0 < s->OW; ow0 += PV * SP) {
+    const int cnt = s->OW - ow0 < PV * SP ? (int)(s->OW - ow0) : PV * SP;
+    /* Per packed panel of TK_NR filters, blocks of at most FB filters, as
+     * even as they come (24: 12 + 12, not 12 + 12 at 16 + 8's cost). */
+    for (int64_t p0 = 0; p0 < s->F; p0 += TK_NR) {
+      const int64_t fp = s->F - p0 < TK_NR ? s->F - p0 : TK_NR;
+      const int64_t nfb = (fp + FB - 1) / FB, fbw = (fp + nfb - 1) / nfb;
+      const float *w = w_n + p0 * s->K;
+      for (int64_t b0 = 0; b0 < fp; b0 += fbw)
+        stem_any(s, rb, w + b0, ow0, cnt, p0 + b0,
+                 fp - b0 < fbw ? (int)(fp - b0) : (int)fbw, orow);
     }
   }
 }
@@ -185,12 +263,22 @@ int tk_conv_stem_f32(int64_t N, int64_t OH, int64_t OW, int64_t F, int64_t KH,
   /* A clamp to an infinite bound changes nothing (tk_max / tk_min keep
    * NaN either way). */
   s->has_lo = lo > -INFINITY, s->has_hi = hi < INFINITY;
-  s->JW = (OW + SP - 1) / SP * SP + (KW - 1) / stride_w + 1;
+  s->JW = (OW + PV * SP - 1) / (PV * SP) * (PV * SP) + (KW - 1) / stride_w + 1;
   for (int64_t kh = 0; kh < KH; ++kh)
     for (int64_t kw = 0; kw < KW; ++kw)
       for (int64_t c = 0; c < C; ++c)
         s->off[(kh * KW + kw) * C + c] =
             ((kh * C + c) * stride_w + kw % stride_w) * s->JW + kw / stride_w;
+  for (int64_t o = 0; o < C * stride_w; ++o)
+    for (int i = 0; i < 4; ++i) {
+      s->pmask[o][i] = 0;
+      for (int j = 0; j < SP; ++j) {
+        const int64_t at = j * C * stride_w + o;
+        s->pidx[o][i][j] = (int32_t)(at & 31);
+        if (at / 32 == i)
+          s->pmask[o][i] |= (__mmask16)(1u << j);
+      }
+    }
   /* Plane rows: every input row a window reads, and the padding rows. */
   const int64_t need = (OH - 1) * stride_h + KH;
   s->prows = need > H + pad_top ? need : H + pad_top;

@@ -7,8 +7,8 @@
  * panels are a quarter empty for 24 filters. This path vectorizes over 16
  * output pixels of a row instead: each of the KH x KW x C products is one
  * vector of the input (its columns deinterleaved by stride phase first)
- * against one broadcast weight per filter, with up to 16 filters'
- * accumulators in registers; the tile is transposed to NHWC on the way out.
+ * against one broadcast weight per filter, two vectors of pixels by up to 12
+ * filters in registers; the tile is transposed to NHWC on the way out.
  */
 #ifndef TESSEL_KERNELS_CONVSTEMF32_H
 #define TESSEL_KERNELS_CONVSTEMF32_H

@@ -263,8 +263,9 @@ TEST(ConvKernel, StemFilterRowsAsOneTap) {
 
 TEST(ConvKernel, StemsVectorizedOverPixels) {
   // Few input channels and short filters (KH * KW * C <= 64, strides 1
-  // and 2, no dilation): on AVX-512 the stem path (ConvStemF32.c), 16
-  // output pixels a vector, 16 filters a block. Rows not a multiple of 16
+  // and 2, no dilation): on AVX-512 the stem path (ConvStemF32.c), two
+  // vectors of 16 output pixels, up to 12 filters a block, the input
+  // deinterleaved by vector permutes. Rows not a multiple of 16 or 32
   // pixels, filter counts off the blocks and panels, asymmetric strides
   // and padding (also wider than the filter's reach), batches, threads;
   // then the same cases on the GEMM tiles (TESSEL_KERNELS_NO_STEM=1),
