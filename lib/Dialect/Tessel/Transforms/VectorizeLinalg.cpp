@@ -17,6 +17,7 @@
 
 #include "PoolingWindows.h"
 
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -29,6 +30,8 @@
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <utility>
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELVECTORIZELINALG
@@ -43,6 +46,10 @@ namespace {
 /// The longest innermost reduction vectorized, in registers of f32: a row
 /// of layer norm over 768 channels is 48 AVX-512 registers.
 constexpr int64_t kMaxRowRegisters = 64;
+
+/// The most registers a tile's whole reduction window may take (window
+/// elements x registers per row).
+constexpr int64_t kMaxWindowRegisters = 32;
 
 /// True if the innermost stride of `memref` is 1 (vector loads/stores).
 bool innermostContiguous(Value memref) {
@@ -68,6 +75,21 @@ bool bodyReassociates(linalg::LinalgOp op) {
       return false;
   }
   return true;
+}
+
+/// True if reducing `op`'s window in any order gives its loops' result:
+/// its body is one max/min combiner, or reassociates.
+bool wholeWindowReduces(linalg::LinalgOp op) {
+  if (bodyReassociates(op) &&
+      llvm::any_of(op.getBlock()->without_terminator(), [](Operation &o) {
+        return isa<arith::ArithFastMathInterface>(o);
+      }))
+    return true;
+  auto ops = op.getBlock()->without_terminator();
+  return llvm::hasSingleElement(ops) &&
+         isa<arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp,
+             arith::MinNumFOp, arith::MaxSIOp, arith::MinSIOp, arith::MaxUIOp,
+             arith::MinUIOp>(*ops.begin());
 }
 
 /// Why `op` is left to the scalar loops, or nullopt if it is vectorized.
@@ -170,6 +192,73 @@ struct MultiReductionOfOneRow
   }
 };
 
+/// A max/min multi_reduction over leading dimensions (a whole pooling
+/// window: vector<3x3x24xf32> reduced over the 3x3) as a balanced tree of
+/// element-wise max/min over the window's rows and the accumulator.
+/// Upstream's lowering chains them one after the other, and NaN-propagating
+/// maximumf is several instructions: the chain was the pool's time. These
+/// kinds are associative and commutative bit for bit (NaN and signed zeros
+/// included), so the tree gives the chain's result.
+struct WindowReductionAsTree
+    : public OpRewritePattern<vector::MultiDimReductionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(vector::MultiDimReductionOp op,
+                                PatternRewriter &rewriter) const override {
+    using vector::CombiningKind;
+    switch (op.getKind()) {
+    case CombiningKind::MAXIMUMF:
+    case CombiningKind::MINIMUMF:
+    case CombiningKind::MAXNUMF:
+    case CombiningKind::MINNUMF:
+    case CombiningKind::MAXSI:
+    case CombiningKind::MINSI:
+    case CombiningKind::MAXUI:
+    case CombiningKind::MINUI:
+      break;
+    default:
+      return failure();
+    }
+    VectorType src = op.getSourceVectorType();
+    if (src.isScalable() || src.getRank() < 2)
+      return failure();
+    // Reduced dimensions: all but the last (once the unit dimensions are
+    // gone: the other patterns drop them first).
+    int64_t lead = src.getRank() - 1;
+    for (int64_t d = 0; d < src.getRank(); ++d)
+      if (op.isReducedDim(d) != (d < lead) || src.getDimSize(d) == 1)
+        return failure();
+    int64_t count = 1;
+    for (int64_t d = 0; d < lead; ++d)
+      count *= src.getDimSize(d);
+    if (count < 2)
+      return failure();
+    Location loc = op.getLoc();
+    // The accumulator is one more leaf (these kinds do not care where).
+    SmallVector<Value> level = {op.getAcc()};
+    for (int64_t i = 0; i < count; ++i) {
+      SmallVector<int64_t> pos(lead);
+      for (int64_t d = lead - 1, r = i; d >= 0; --d) {
+        pos[d] = r % src.getDimSize(d);
+        r /= src.getDimSize(d);
+      }
+      level.push_back(
+          vector::ExtractOp::create(rewriter, loc, op.getSource(), pos));
+    }
+    while (level.size() > 1) {
+      SmallVector<Value> next;
+      for (size_t i = 0; i + 1 < level.size(); i += 2)
+        next.push_back(vector::makeArithReduction(rewriter, loc, op.getKind(),
+                                                  level[i], level[i + 1]));
+      if (level.size() % 2)
+        next.push_back(level.back());
+      level = std::move(next);
+    }
+    rewriter.replaceOp(op, level.front());
+    return success();
+  }
+};
+
 struct VectorizeLinalg
     : public tessel::impl::TesselVectorizeLinalgBase<VectorizeLinalg> {
   using Base::Base;
@@ -219,12 +308,26 @@ VectorizeLinalg::tile(RewriterBase &rewriter, linalg::LinalgOp op) {
   // Parallel loops: outer parallel dims of extent > 1 (or known only at
   // run time), plus the innermost tiles when they need a loop and no
   // remainder follows it.
-  SmallVector<unsigned> parDims, redDims;
+  SmallVector<unsigned> parDims, redDims, wholeDims;
   for (unsigned d = 0; d + 1 < n; ++d) {
     if (!ShapedType::isDynamic(ranges[d]) && ranges[d] <= 1)
       continue;
     (iters[d] == utils::IteratorType::parallel ? parDims : redDims)
         .push_back(d);
+  }
+  // A short window of outer reduction dimensions (a 3x3 pooling's kh, kw)
+  // goes whole into each tile: the window is reduced in registers and the
+  // output row is read and written once, not once per window element
+  // through memory (ShuffleNetV2's max pool: 9 store-to-load round trips
+  // per pixel). Only where the order of the reduction cannot matter: a
+  // max/min body, or one tessel-reassociate-reductions marked.
+  if (!redDims.empty() && wholeWindowReduces(op)) {
+    int64_t window = 1;
+    for (unsigned d : redDims)
+      window = ShapedType::isDynamic(ranges[d]) ? kMaxWindowRegisters + 1
+                                                : window * ranges[d];
+    if (window * ((tileSize + lanes - 1) / lanes) <= kMaxWindowRegisters)
+      wholeDims = std::exchange(redDims, {});
   }
   bool innerLoop = mainTiles > 1;
   bool innerInParallel = innerLoop && rem == 0;
@@ -268,6 +371,8 @@ VectorizeLinalg::tile(RewriterBase &rewriter, linalg::LinalgOp op) {
       offsets[n - 1] = innerOffset;
       SmallVector<OpFoldResult> sizes(n, b.getIndexAttr(1));
       sizes[n - 1] = b.getIndexAttr(innerSize);
+      for (unsigned d : wholeDims)
+        sizes[d] = b.getIndexAttr(ranges[d]);
       FailureOr<TilingResult> tiled =
           cast<TilingInterface>(op.getOperation())
               .getTiledImplementation(b, offsets, sizes);
@@ -376,6 +481,7 @@ void VectorizeLinalg::runOnOperation() {
   // contiguous rows to plain loads.
   RewritePatternSet patterns(&getContext());
   patterns.add<MultiReductionOfOneRow>(&getContext(), /*benefit=*/2);
+  patterns.add<WindowReductionAsTree>(&getContext(), /*benefit=*/2);
   vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
   vector::populateVectorTransferDropUnitDimsPatterns(patterns);
   vector::populateDropUnitDimWithShapeCastPatterns(patterns);
@@ -385,6 +491,10 @@ void VectorizeLinalg::runOnOperation() {
   vector::populateVectorBroadcastLoweringPatterns(patterns);
   vector::populateVectorMultiReductionLoweringPatterns(
       patterns, vector::VectorMultiReductionLowering::InnerParallel);
+  // A whole window's read (vector<3x3x24xf32> through the pooling view) as
+  // one row read per window element, not through a stack buffer.
+  populateVectorToSCFConversionPatterns(
+      patterns, VectorTransferToSCFOptions().enableFullUnroll());
   for (auto *dialect : getContext().getLoadedDialects())
     dialect->getCanonicalizationPatterns(patterns);
   for (RegisteredOperationName name : getContext().getRegisteredOperations())

@@ -616,6 +616,14 @@ def TesselVectorizeLinalg : Pass<"tessel-vectorize-linalg", "::mlir::func::FuncO
     `memref.reinterpret_cast` view of its input (overlapping strides, no
     copy) with the pooling op's body: a reduction over outer dimensions
     like the above, the same values combined in the same order.
+
+    Reductions over outer dimensions of at most 32 registers in all (the
+    window's elements times the tile's registers: a 3x3 pool of 24 or 64
+    channels) whose order cannot matter (a max/min body, or one
+    `tessel-reassociate-reductions` marked) take the window whole in each
+    tile instead of `scf.for` loops: its rows are loaded once each (n-D
+    transfers fully unrolled), the output row is read and written once,
+    and max/min windows combine as a balanced tree.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"512",
