@@ -86,41 +86,20 @@ tile_avx512(const int R, const int NV, int64_t ntaps, int64_t kpairs,
   case R:                                                                      \
     tile_avx512(R, NV, BF_ARGS);                                               \
     return;
-#define BF_ROWS_1_6(NV)                                                        \
-  BF_CASE(1, NV) BF_CASE(2, NV) BF_CASE(3, NV) BF_CASE(4, NV) BF_CASE(5, NV)  \
-  BF_CASE(6, NV)
-#define BF_ROWS_7_12(NV)                                                       \
-  BF_CASE(7, NV) BF_CASE(8, NV) BF_CASE(9, NV) BF_CASE(10, NV)                \
-  BF_CASE(11, NV) BF_CASE(12, NV)
 
 /* Rows as TK_MR_FOR allows: 6 at 4 vectors, 8 at 3, 12 at 1 or 2. */
-TK_BF16_TARGET static void dispatch_avx512(int mr, int nv, int64_t ntaps,
-                                           int64_t kpairs, const uint16_t *a,
-                                           int64_t a_rs, int64_t a_ts,
-                                           const uint16_t *b, int64_t b_ts,
-                                           tk_vec acc[TK_MR_MAX][TK_NV]) {
-  switch (nv) {
-  case 1:
-    switch (mr) { BF_ROWS_1_6(1) BF_ROWS_7_12(1) }
-    break;
-  case 2:
-    switch (mr) { BF_ROWS_1_6(2) BF_ROWS_7_12(2) }
-    break;
-  case 3:
-    switch (mr) { BF_ROWS_1_6(3) BF_CASE(7, 3) BF_CASE(8, 3) }
-    break;
-  default:
-    switch (mr) { BF_ROWS_1_6(4) }
-    break;
-  }
-}
+TK_BF16_TARGET static void
+dispatch_avx512(int mr, int nv, int64_t ntaps, int64_t kpairs,
+                const uint16_t *a, int64_t a_rs, int64_t a_ts,
+                const uint16_t *b, int64_t b_ts,
+                tk_vec acc[TK_MR_MAX][TK_NV]){TK_SWITCH_TILES(mr, nv, BF_CASE)}
 #endif
 
 #ifdef TK_HAVE_BF16_PATH
-TK_BF16_TARGET static void round_rows_avx512(uint16_t *dst, int64_t dst_rs,
-                                             const float *const *src,
-                                             int64_t src_ts, int mr,
-                                             int64_t ntaps, int64_t n) {
+TK_BF16_TARGET
+    static void round_rows_avx512(uint16_t *dst, int64_t dst_rs,
+                                  const float *const *src, int64_t src_ts,
+                                  int mr, int64_t ntaps, int64_t n) {
   for (int i = 0; i < mr; ++i) {
     uint16_t *d = dst + i * dst_rs;
     for (int64_t t = 0; t < ntaps; ++t)

@@ -395,14 +395,6 @@ static void micro_kernel_strided(int mr, int nr, int64_t ntaps, int64_t kc,
     micro_kernel(MR, NV, 1, MK_ARGS);                                          \
     return;
 
-/* One switch per vector count: rows 1..TK_MR_FOR(NV). */
-#define MK_ROWS_1_6(NV)                                                        \
-  MK_CASE(1, NV) MK_CASE(2, NV) MK_CASE(3, NV) MK_CASE(4, NV) MK_CASE(5, NV)  \
-  MK_CASE(6, NV)
-#define MK_ROWS_7_8(NV) MK_CASE(7, NV) MK_CASE(8, NV)
-#define MK_ROWS_9_12(NV)                                                       \
-  MK_CASE(9, NV) MK_CASE(10, NV) MK_CASE(11, NV) MK_CASE(12, NV)
-
 static void micro_dispatch(int mr, int nv, int nr, int64_t ntaps,
                            int64_t kc, int64_t ask, const float *const *atap,
                            const float *b, int64_t bts, float *const *crow,
@@ -422,20 +414,7 @@ static void micro_dispatch(int mr, int nv, int nr, int64_t ntaps,
   }
 #endif
 #if TK_MR_MAX >= 12
-  switch (nv) {
-  case 1:
-    switch (mr) { MK_ROWS_1_6(1) MK_ROWS_7_8(1) MK_ROWS_9_12(1) }
-    break;
-  case 2:
-    switch (mr) { MK_ROWS_1_6(2) MK_ROWS_7_8(2) MK_ROWS_9_12(2) }
-    break;
-  case 3:
-    switch (mr) { MK_ROWS_1_6(3) MK_ROWS_7_8(3) }
-    break;
-  default:
-    switch (mr) { MK_ROWS_1_6(4) }
-    break;
-  }
+  TK_SWITCH_TILES(mr, nv, MK_CASE)
 #elif TK_GV < TK_NV
   _Static_assert(TK_GV == 2 && TK_NV == 8, "AVX2: 8 vectors a panel");
   /* Column groups, all rows of the tile each (the rows' activations come

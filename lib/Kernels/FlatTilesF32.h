@@ -75,36 +75,14 @@ TK_INLINE void flat_tile(const int mr, const int nv, int nr, int64_t kc,
   case MR:                                                                     \
     flat_tile(MR, NV, FT_ARGS);                                                \
     return;
-#define FT_ROWS_1_6(NV)                                                        \
-  FT_CASE(1, NV) FT_CASE(2, NV) FT_CASE(3, NV) FT_CASE(4, NV) FT_CASE(5, NV)  \
-  FT_CASE(6, NV)
-#define FT_ROWS_7_8(NV) FT_CASE(7, NV) FT_CASE(8, NV)
-#define FT_ROWS_9_12(NV)                                                       \
-  FT_CASE(9, NV) FT_CASE(10, NV) FT_CASE(11, NV) FT_CASE(12, NV)
 
 /* One tile of mr <= TK_MR_FOR(nv) rows. */
 static void flat_dispatch(int mr, int nv, int nr, int64_t kc, const float *a,
                           int64_t as, const float *b, float *c, int64_t cs,
                           int load_c, int last, const float *bias, int clamp,
                           float lo, float hi) {
-  switch (nv) {
-  case 1:
-    switch (mr) { FT_ROWS_1_6(1) FT_ROWS_7_8(1) FT_ROWS_9_12(1) }
-    return;
-  case 2:
-    switch (mr) { FT_ROWS_1_6(2) FT_ROWS_7_8(2) FT_ROWS_9_12(2) }
-    return;
-  case 3:
-    switch (mr) { FT_ROWS_1_6(3) FT_ROWS_7_8(3) }
-    return;
-  default:
-    switch (mr) { FT_ROWS_1_6(4) }
-    return;
-  }
+  TK_SWITCH_TILES(mr, nv, FT_CASE)
 }
-#undef FT_ROWS_9_12
-#undef FT_ROWS_7_8
-#undef FT_ROWS_1_6
 #undef FT_CASE
 #undef FT_ARGS
 #endif

@@ -47,6 +47,29 @@
 #if TK_VW == 16
 #define TK_MR_MAX 12
 #define TK_MR_FOR(nv) ((nv) >= 4 ? 6 : (nv) == 3 ? 8 : 12)
+/* The tiles TK_MR_FOR allows, for a dispatch on (mr, nv) at run time:
+ * CASE(MR, NV) (a `case MR:` that returns) for 1-12 rows at 1 or 2
+ * vectors, 1-8 at 3, 1-6 at 4. */
+#define TK_ROWS_1_6(CASE, NV)                                                  \
+  CASE(1, NV) CASE(2, NV) CASE(3, NV) CASE(4, NV) CASE(5, NV) CASE(6, NV)
+#define TK_ROWS_1_8(CASE, NV) TK_ROWS_1_6(CASE, NV) CASE(7, NV) CASE(8, NV)
+#define TK_ROWS_1_12(CASE, NV)                                                 \
+  TK_ROWS_1_8(CASE, NV) CASE(9, NV) CASE(10, NV) CASE(11, NV) CASE(12, NV)
+#define TK_SWITCH_TILES(mr, nv, CASE)                                          \
+  switch (nv) {                                                                \
+  case 1:                                                                      \
+    switch (mr) { TK_ROWS_1_12(CASE, 1) }                                      \
+    break;                                                                     \
+  case 2:                                                                      \
+    switch (mr) { TK_ROWS_1_12(CASE, 2) }                                      \
+    break;                                                                     \
+  case 3:                                                                      \
+    switch (mr) { TK_ROWS_1_8(CASE, 3) }                                       \
+    break;                                                                     \
+  default:                                                                     \
+    switch (mr) { TK_ROWS_1_6(CASE, 4) }                                       \
+    break;                                                                     \
+  }
 #else
 #define TK_MR_MAX TK_MR
 #define TK_MR_FOR(nv) TK_MR
