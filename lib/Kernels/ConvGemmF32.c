@@ -75,6 +75,8 @@ typedef struct {
   int64_t chunk_rows, fblock; /* rows and panels per task */
   int64_t f_blocks;
   int bands;               /* threads: tasks in bands of rows (see run_task) */
+  int64_t flat_kc_max;     /* full panels take the flat tiles up to this
+                            * reduction block (FLAT_KC_MAX*), once per call */
 } job_t;
 
 /* The epilogue of a micro-kernel call: (+ C) (+ bias) (clamp), stored. */
@@ -501,6 +503,11 @@ static int live_runs(const float *const *atap, int64_t ntaps, int mr,
   return n;
 }
 
+/* Columns of packed panel p: TK_NR, or F % TK_NR for the last. */
+TK_INLINE int panel_width(const job_t *j, int64_t p) {
+  return (p + 1) * TK_NR <= j->F ? TK_NR : (int)(j->F - p * TK_NR);
+}
+
 static void run_task(void *arg, int64_t task) {
   const job_t *j = (const job_t *)arg;
   /* One thread: task = (fb * N + n) * row_chunks + rc, consecutive tasks
@@ -592,8 +599,7 @@ static void run_task(void *arg, int64_t task) {
       const int64_t pb = pass == 0 ? full_end : p1;
       if (pa >= pb)
         continue;
-      const int nr0 = (pa + 1) * TK_NR <= j->F ? TK_NR
-                                                : (int)(j->F - pa * TK_NR);
+      const int nr0 = panel_width(j, pa);
       const int nv = (nr0 + TK_VW - 1) / TK_VW;
       const int step = TK_MR_FOR(nv);
 #ifdef TK_HAVE_FLAT_TILES
@@ -604,11 +610,7 @@ static void run_task(void *arg, int64_t task) {
        * 64 tile (ViT's 197 tokens: 5). */
       const int flat_tiles =
           j->flat && !abuf && j->in_sc == 1 && j->out_sf == 1;
-      const int all_flat =
-          flat_tiles &&
-          (nv < TK_NV || kc <= (tk_f32_embedded_broadcast()
-                                    ? FLAT_KC_MAX_EMBEDDED
-                                    : FLAT_KC_MAX));
+      const int all_flat = flat_tiles && (nv < TK_NV || kc <= j->flat_kc_max);
 #endif
       for (int64_t r = r0; r < r1; r += step) {
         const int mr = r + step <= r1 ? step : (int)(r1 - r);
@@ -616,10 +618,8 @@ static void run_task(void *arg, int64_t task) {
         if (flat_tiles && (all_flat || mr < step)) {
           for (int64_t p = pa; p < pb; ++p)
             flat_dispatch(
-                mr, nv,
-                (p + 1) * TK_NR <= j->F ? TK_NR : (int)(j->F - p * TK_NR), kc,
-                in_n + r * j->in_sw + c0, j->in_sw,
-                wp_n + p * j->wp_panel + c0 * TK_NR,
+                mr, nv, panel_width(j, p), kc, in_n + r * j->in_sw + c0,
+                j->in_sw, wp_n + p * j->wp_panel + c0 * TK_NR,
                 out_n + p * TK_NR + r * j->out_sw, j->out_sw, load_c, last,
                 j->bias ? j->bias + p * TK_NR : NULL, j->clamp, j->lo, j->hi);
           continue;
@@ -671,8 +671,7 @@ static void run_task(void *arg, int64_t task) {
         const int64_t ntaps = merged ? j->ntaps / j->KW : j->ntaps;
         const int nlive = live_runs(atap, ntaps, mr, j->zeros, live);
         for (int64_t p = pa; p < pb; ++p) {
-          const int nr = (p + 1) * TK_NR <= j->F ? TK_NR
-                                                  : (int)(j->F - p * TK_NR);
+          const int nr = panel_width(j, p);
           float *crow[TK_MR_MAX];
           float *out_p = out_n + p * TK_NR * j->out_sf;
           for (int i = 0; i < mr; ++i)
@@ -810,16 +809,51 @@ static void conv_gemm(
                    (OH == 1 || (in_sh == OW * in_sw && out_sh == OW * out_sw));
   const int merge_kw = !flat && KW > 1 && cblock == C && in_sc == 1 &&
                        in_sw == C && dil_w == 1 && KW * C <= KBLOCK;
-  job_t job = {N,        OH,       OW,        F,        C,
-               KH * KW,  KW,       H,         W,        pad_top,
-               pad_left, dil_h,    dil_w,     zeros_big ? zeros_big : zeros_small,
-               flat,     merge_kw, in,       in_sn,    in_sh,     in_sw,    in_sc,
-               stride_h, stride_w, wp,        wpb,      wp_sn,
+  job_t job = {N,
+               OH,
+               OW,
+               F,
+               C,
+               KH * KW,
+               KW,
+               H,
+               W,
+               pad_top,
+               pad_left,
+               dil_h,
+               dil_w,
+               zeros_big ? zeros_big : zeros_small,
+               flat,
+               merge_kw,
+               in,
+               in_sn,
+               in_sh,
+               in_sw,
+               in_sc,
+               stride_h,
+               stride_w,
+               wp,
+               wpb,
+               wp_sn,
                (wpb ? (KH * KW * C + 1) & ~(int64_t)1 : KH * KW * C) * TK_NR,
-               out,      out_sn,   out_sh,    out_sw,   out_sf,
-               bias,     lo,       hi,        accumulate, clamp,
-               cblock,   row_chunks, chunk_rows, fblock,
-               f_blocks, 0};
+               out,
+               out_sn,
+               out_sh,
+               out_sw,
+               out_sf,
+               bias,
+               lo,
+               hi,
+               accumulate,
+               clamp,
+               cblock,
+               row_chunks,
+               chunk_rows,
+               fblock,
+               f_blocks,
+               0,
+               tk_f32_embedded_broadcast() ? FLAT_KC_MAX_EMBEDDED
+                                           : FLAT_KC_MAX};
   /* Bands of rows where there are rows for every thread (a matmul of one
    * row, a classifier's, is split by panels). */
   if (threads > 1 && N * row_chunks >= threads) {

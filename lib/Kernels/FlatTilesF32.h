@@ -10,8 +10,9 @@
  * GFLOP/s of Zen 5's 264). Here the accumulators stay in registers through
  * the epilogue ((+ C) (+ bias) (clamp), the panel's last vector masked).
  *
- * Only the panels narrower than the 6 x 64 asm tile's (nv < 4 vectors) and
- * the full ones under a short reduction come here; ConvGemmF32.c decides. */
+ * Only the panels narrower than the 6 x 64 asm tile's (nv < 4 vectors),
+ * the full ones under a short reduction, and the rows after the last full
+ * 6-row tile come here; ConvGemmF32.c decides. */
 #ifndef TESSEL_KERNELS_FLATTILESF32_H
 #define TESSEL_KERNELS_FLATTILESF32_H
 
