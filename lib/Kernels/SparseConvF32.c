@@ -19,6 +19,7 @@
  * split the output channels.
  */
 #include "SparseTiles.h"
+#include "TransposeBlock.h"
 #include "Vector.h"
 
 #include <stdlib.h>
@@ -53,6 +54,31 @@ static int phase_used(const conv_t *g, int64_t ph) {
   return 0;
 }
 
+/* A plane row of every channel from an NHWC input row (channels
+ * contiguous): column ow of channel c's row (at row + c * pstride) is
+ * in_row[(ow * sw + w0) * in_sw + c] for ow in [lo, hi), else 0. Blocks
+ * of TK_VW columns x TK_VW channels, transposed in registers and stored
+ * whole, padding included: through a zeroed copy per block, memset and
+ * memcpy took 60% of a 14 x 14 layout (3x3 at 20%, 256 -> 256 channels,
+ * Zen 5: 0.71 -> 0.63 ms; 28 x 28 x 128: 0.80 -> 0.56). */
+static void row_blocks(const conv_t *g, const float *in_row, int64_t w0,
+                       int64_t lo, int64_t hi, float *row) {
+  const int64_t ps = g->sw * g->in_sw;
+  for (int64_t j0 = 0; j0 < g->wq; j0 += TK_VW) {
+    const int64_t a = lo > j0 ? lo - j0 : 0;
+    const int64_t b0 = hi - j0 < TK_VW ? hi - j0 : TK_VW;
+    const int64_t b = b0 > a ? b0 : a;
+    const int w = (int)(g->wq - j0 < TK_VW ? g->wq - j0 : TK_VW);
+    /* The first kept column's pixel (none: the pointer is not read). */
+    const float *src =
+        b > a ? in_row + ((j0 + a) * g->sw + w0) * g->in_sw : in_row;
+    for (int64_t c0 = 0; c0 < g->C; c0 += TK_VW)
+      transpose_block_part(src + c0, ps, (int)a, (int)b,
+                           (int)(g->C - c0 < TK_VW ? g->C - c0 : TK_VW),
+                           row + c0 * g->pstride + j0, g->pstride, w);
+  }
+}
+
 /* Band b, output rows [oh0, oh0 + nb) of image n: the planes into at,
  * and the view that multiplies them. */
 static void band_view(const void *ctx, int64_t b, float *at,
@@ -76,6 +102,10 @@ static void band_view(const void *ctx, int64_t b, float *at,
         const int64_t h = (oh0 + i) * g->sh + ph - g->pad_top;
         float *row = plane + i * g->wq;
         const int inside = h >= 0 && h < g->H && lo < hi;
+        if (inside && g->in_sc == 1) {
+          row_blocks(g, img + h * g->in_sh, w0, lo, hi, row);
+          continue;
+        }
         for (int64_t c = 0; c < g->C; ++c) {
           float *dst = row + c * g->pstride;
           if (!inside) {

@@ -603,24 +603,17 @@ void tk_sparse_transpose(int64_t rows, int64_t cols, const float *src,
     return;
   }
   /* Along dst's rows: each block's stores continue the TK_VW sequential
-   * streams of the block before. Edge blocks go through a zero-padded
-   * copy, the source's rows and the result's rows copied whole. */
+   * streams of the block before. Edge blocks load and store their part
+   * with masks (transpose_block_part), the rest of the block untouched. */
   for (int64_t c0 = 0; c0 < cols; c0 += TK_VW)
     for (int64_t r0 = 0; r0 < rows; r0 += TK_VW) {
       const int64_t nc = cols - c0 < TK_VW ? cols - c0 : TK_VW;
       const int64_t nr = rows - r0 < TK_VW ? rows - r0 : TK_VW;
-      if (nc == TK_VW && nr == TK_VW) {
+      if (nc == TK_VW && nr == TK_VW)
         transpose_block(src + r0 * s_r + c0, s_r, dst + c0 * d_r + r0, d_r);
-        continue;
-      }
-      float in[TK_VW * TK_VW] = {0}, out[TK_VW * TK_VW];
-      for (int64_t r = 0; r < nr; ++r)
-        memcpy(in + r * TK_VW, src + (r0 + r) * s_r + c0,
-               (size_t)nc * sizeof(float));
-      transpose_block(in, TK_VW, out, TK_VW);
-      for (int64_t c = 0; c < nc; ++c)
-        memcpy(dst + (c0 + c) * d_r + r0, out + c * TK_VW,
-               (size_t)nr * sizeof(float));
+      else
+        transpose_block_part(src + r0 * s_r + c0, s_r, 0, (int)nr, (int)nc,
+                             dst + c0 * d_r + r0, d_r, (int)nr);
     }
 }
 

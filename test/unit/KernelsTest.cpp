@@ -2094,6 +2094,13 @@ TEST(SparseConvKernel, ShapesStridesDilationsPadding) {
                    false, 1});
   checkSparseConv({1, 3, 4, 2, 3, 5, 6, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0.7,
                    true, 1});
+  // Plane rows laid out as whole blocks with their padding columns (rows
+  // of 16 for 14 columns, of 32 for 28): a 1x1 and a padded 3x3 whose
+  // channel counts end in a partial block.
+  checkSparseConv(
+      {1, 14, 14, 70, 24, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0.3, true, 1});
+  checkSparseConv(
+      {1, 28, 28, 37, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0.3, false, 1});
 }
 
 TEST(SparseConvKernel, BandsAndThreads) {
