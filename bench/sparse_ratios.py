@@ -64,11 +64,16 @@ def main():
                              capture_output=True, text=True).stdout
         for line in out.splitlines():
             kv = dict(re.findall(r"(\w+)=([\w.:]+)", line))
+            # The lane order's runs ("lanes", with the stored fraction)
+            # have their own rate and no moves: kept apart.
+            if " lanes " in line:
+                kv["lanes"] = "1"
             if "speedup" in kv:
                 runs.append((m, n, k, kv))
     # The moves alone: sparse time over dense time, per 1 / K + 1 / N.
     costs = [1.0 / float(kv["speedup"]) / (1.0 / k + 1.0 / n)
-             for m, n, k, kv in runs if float(kv["density"]) == 0.0]
+             for m, n, k, kv in runs
+             if float(kv["density"]) == 0.0 and "lanes" not in kv]
     moved = statistics.median(costs)
     print("moved-element-cost: %.1f (%d runs without nonzeros, %.1f-%.1f)"
           % (moved, len(costs), min(costs), max(costs)))
@@ -80,10 +85,18 @@ def main():
         key = kv.get("nm") or "R=%s" % kv["R"]
         overhead = moved * (1.0 / k + 1.0 / n)
         lanes_used = m / (-(-m // lanes) * lanes)
+        if "lanes" in kv:
+            # The lane order (SparsifyWeights.cpp, kUnstructuredLaneRate and
+            # laneOrderRateRatio): the stored fraction (unstructured: each
+            # quad padded to its columns' most nonzeros) at the rate, rows
+            # in tiles of 8, no moves.
+            key += " lanes"
+            density = float(kv.get("stored", density))
+            overhead, lanes_used = 0.0, m / (-(-m // 8) * 8)
         left = 1.0 / speedup - overhead
         ratio = density / (left * lanes_used) if left > 0 else float("inf")
         ratios.setdefault(key, []).append(ratio)
-        print("  %4d x %4d x %4d %-5s density %.2f speed-up %.2fx -> ratio %.2f"
+        print("  %4d x %4d x %4d %-11s density %.2f speed-up %.2fx -> ratio %.2f"
               % (m, n, k, key, density, speedup, ratio))
     print("\n| R or N:M | runs | min | lower quartile | median |")
     print("|---|---|---|---|---|")
@@ -92,7 +105,8 @@ def main():
         print("| %s | %d | %.2f | %.2f | %.2f |" % (
             key, len(xs), min(xs), quartile(xs, 1), quartile(xs, 2)))
     # N:M: the pass has one rate for every n and m.
-    nm = [x for key, xs in ratios.items() if ":" in key for x in xs
+    nm = [x for key, xs in ratios.items()
+          if ":" in key and "lanes" not in key for x in xs
           if x != float("inf")]
     if nm:
         print("| N:M (all) | %d | %.2f | %.2f | %.2f |" % (

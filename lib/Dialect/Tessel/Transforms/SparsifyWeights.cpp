@@ -42,9 +42,13 @@ constexpr int64_t kBlockSizes[] = {16, 8, 4, 2, 1};
 /// Which measured rates apply: the kernels' speed against the dense ones
 /// depends on how wide the target's FMAs run against its loads.
 enum class RateTable {
-  /// AVX-512 at full width (Intel's servers, Zen 5): the dense kernel
-  /// runs two 512-bit FMAs a cycle, more than the sparse ones' loads feed.
+  /// AVX-512 at full width (Intel's servers): the dense kernel runs two
+  /// 512-bit FMAs a cycle, more than the sparse ones' loads feed.
   Avx512,
+  /// AVX-512 at full width whose 512-bit permutes run beside the FMAs
+  /// (AMD Zen 5, lane-order): as Avx512, but its blocks' loads keep closer
+  /// pace and its moves cost less.
+  Avx512Zen5,
   /// AVX-512 on 256-bit FMA units (AMD Zen 4): one 512-bit FMA a cycle,
   /// which one 512-bit load a cycle keeps up with.
   Avx512HalfWidthFma,
@@ -52,11 +56,13 @@ enum class RateTable {
   Avx2,
 };
 
-RateTable rateTable(unsigned vectorBits, unsigned fmaBits) {
+RateTable rateTable(unsigned vectorBits, unsigned fmaBits,
+                    bool permutesBesideFma) {
   if (vectorBits < 512)
     return RateTable::Avx2;
-  return fmaBits != 0 && fmaBits < vectorBits ? RateTable::Avx512HalfWidthFma
-                                              : RateTable::Avx512;
+  if (fmaBits != 0 && fmaBits < vectorBits)
+    return RateTable::Avx512HalfWidthFma;
+  return permutesBesideFma ? RateTable::Avx512Zen5 : RateTable::Avx512;
 }
 
 /// What the sparse kernels cost on one kind of CPU, relative to the dense
@@ -86,10 +92,16 @@ struct KernelRates {
 /// their moves were measured at 0-5% density (21-25). Avx512HalfWidthFma:
 /// an AMD Zen 4 (2026-11-29, git f39340d): its dense kernel makes one
 /// 512-bit FMA a cycle, so moves cost about half as many of its
-/// multiply-adds (12.4, 27 runs 9.7-23.1).
+/// multiply-adds (12.4, 27 runs 9.7-23.1). Avx512Zen5: an AMD Zen 5
+/// (family 26, 2026-12-01, git af68c9c, two runs): R = 1 0.28-0.29 (36
+/// runs), R = 4 0.70-0.74, R = 16 0.75-0.77, N:M 0.43-0.45 / 0.54 /
+/// 0.61-0.62, moves 18.8-19.0 (27 runs 15.6-52.2); R = 2 at 1.25x R = 1,
+/// as the others.
 const KernelRates &kernelRates(RateTable t) {
   static constexpr KernelRates kAvx512 = {0.30, 0.38, 0.60,
                                           {0.52, 0.58, 0.62}, 24.0};
+  static constexpr KernelRates kZen5 = {
+      0.28, 0.35, 0.70, {0.43, 0.54, 0.61}, 19.0};
   static constexpr KernelRates kHalfWidth = {0.45, 0.56, 0.91,
                                              {0.53, 0.66, 0.70}, 12.0};
   static constexpr KernelRates kAvx2 = {0.43, 0.54, 0.90,
@@ -97,6 +109,8 @@ const KernelRates &kernelRates(RateTable t) {
   switch (t) {
   case RateTable::Avx512:
     return kAvx512;
+  case RateTable::Avx512Zen5:
+    return kZen5;
   case RateTable::Avx512HalfWidthFma:
     return kHalfWidth;
   case RateTable::Avx2:
@@ -442,7 +456,8 @@ struct SparsifyWeightsPass
   double movedCost() const {
     return movedElementCost >= 0.0
                ? double(movedElementCost)
-               : kernelRates(rateTable(vectorBits, fmaBits)).movedElementCost;
+               : kernelRates(rateTable(vectorBits, fmaBits, laneOrder))
+                     .movedElementCost;
   }
 
   void runOnOperation() override {
@@ -640,8 +655,9 @@ struct SparsifyWeightsPass
     double laneRows = laneOrder && laneOrderFits && vectorBits == 512
                           ? laneTileRowsUsed(m)
                           : 0.0;
-    Choice c = analyze(b, k, n, lanesUsed * tileRowsFactor(m, lanes), overhead,
-                       denseGain, rateTable(vectorBits, fmaBits), laneRows);
+    Choice c =
+        analyze(b, k, n, lanesUsed * tileRowsFactor(m, lanes), overhead,
+                denseGain, rateTable(vectorBits, fmaBits, laneOrder), laneRows);
     bool sparse = c.r && c.speedup >= minSpeedup;
     if (out) {
       *out << op->getLoc() << ": " << op->getName().getStringRef() << " M="

@@ -226,8 +226,8 @@ def TesselSparsifyWeights : Pass<"tessel-sparsify-weights", "ModuleOp"> {
     vectors spreads each nonzero's index and broadcast over fewer FMAs).
     `overhead` is the kernel's transposition of the activations and of the
     results, `moved-element-cost` (by default the target's measured value:
-    24, or 12 with `fma-bits` 256) dense multiply-adds per element
-    moved (the matmul: `M x K` in, `M x N` out; the convolution: its
+    24, 12 with `fma-bits` 256, 19 with `lane-order`) dense multiply-adds
+    per element moved (the matmul: `M x K` in, `M x N` out; the convolution: its
     channel planes, `KW x` the input's rows it reads, in), over the dense
     multiply-adds. `dense_gain`
     is 2 for a convolution that tessel-convert-to-kernels runs as Winograd
@@ -276,7 +276,7 @@ def TesselSparsifyWeights : Pass<"tessel-sparsify-weights", "ModuleOp"> {
            /*default=*/"-1.0",
            "Dense multiply-adds per element the sparse kernels move into "
            "and out of their layout (negative: the value measured for the "
-           "target's kind of CPU, 24 or on Zen 4 12; 0 leaves only the "
+           "target's kind of CPU, 24, on Zen 4 12, on Zen 5 19; 0 leaves only the "
            "products, as tests of the rewrite on small shapes want)">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",
            "File that gets one line per analysed op (none when empty)">,
@@ -285,7 +285,8 @@ def TesselSparsifyWeights : Pass<"tessel-sparsify-weights", "ModuleOp"> {
            "go in the lane order (tessel.sparse_matmul's lanes), "
            "vectorized over output columns, weighed with that kernel's "
            "rates (measured on AMD Zen 5, whose 512-bit permutes run "
-           "beside the FMAs: tessel-compile sets it there)">,
+           "beside the FMAs: tessel-compile sets it there); with 512-bit "
+           "FMAs, the other kernels' rates measured on that CPU too">,
   ];
   let dependentDialects = ["::mlir::tessel::TesselDialect",
                            "::mlir::arith::ArithDialect",
