@@ -108,7 +108,7 @@ ONNX Runtime 1.30 (onnxruntime-node, CPU EP) runs the same pruned files;
 "Tessel sparse vs ORT" is ORT's time / Tessel's. Every sparse output is
 checked against the dense one (largest difference relative to the output's
 range in bench/results/sparse-sweep.json). Times are the fastest run of
-three alternating rounds (Tessel dense, Tessel sparse) of `--runs` each,
+five alternating rounds (Tessel dense, Tessel sparse) of `--runs` each,
 and ORT's fastest of as many: on this shared machine the medians of one
 artifact moved 5-13% between rounds, the fastest runs 1-2%. Machines of
 this kind also differ by up to 20% between sessions: compare within one

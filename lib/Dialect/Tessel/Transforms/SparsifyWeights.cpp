@@ -76,6 +76,10 @@ struct KernelRates {
   /// only where it pays (R = 2: 1.25x R = 1, as the chunked kernel
   /// measured).
   double r1, r2, r4;
+  /// R = 1's rate with at least kManyRows rows (a static M): each
+  /// nonzero's index and broadcast then serve several tiles' worth of
+  /// rows from the same chunk. Where not measured apart, r1.
+  double r1ManyRows;
   /// The N:M kernel's rate at 1:8, 1:4 and 2:4 (nmRateRatio).
   double nm[3];
   /// Dense multiply-adds per element moved into and out of the kernels'
@@ -96,16 +100,20 @@ struct KernelRates {
 /// (family 26, 2026-12-01, git af68c9c, two runs): R = 1 0.28-0.29 (36
 /// runs), R = 4 0.70-0.74, R = 16 0.75-0.77, N:M 0.43-0.45 / 0.54 /
 /// 0.61-0.62, moves 18.8-19.0 (27 runs 15.6-52.2); R = 2 at 1.25x R = 1,
-/// as the others.
+/// as the others. R = 1 with 512 rows and more, 15 runs at 10% and 20%
+/// (M x N x K: 3136 x 256 x 64, 3136 x 64 x 256, 3136 x 128 x 128, 1568
+/// x 384 x 384, 1024 x 256 x 256, 784 x 512 x 128, 784 x 128 x 512, 784
+/// x 256 x 256, 512 x 768 x 768): 0.35-0.53, lower quartile 0.38; with
+/// fewer (256, 196, 128 and 49 rows) 0.22-0.38.
 const KernelRates &kernelRates(RateTable t) {
-  static constexpr KernelRates kAvx512 = {0.30, 0.38, 0.60,
-                                          {0.52, 0.58, 0.62}, 24.0};
+  static constexpr KernelRates kAvx512 = {
+      0.30, 0.38, 0.60, 0.30, {0.52, 0.58, 0.62}, 24.0};
   static constexpr KernelRates kZen5 = {
-      0.28, 0.35, 0.70, {0.43, 0.54, 0.61}, 19.0};
-  static constexpr KernelRates kHalfWidth = {0.45, 0.56, 0.91,
-                                             {0.53, 0.66, 0.70}, 12.0};
-  static constexpr KernelRates kAvx2 = {0.43, 0.54, 0.90,
-                                        {0.71, 0.73, 0.71}, 24.0};
+      0.28, 0.35, 0.70, 0.38, {0.43, 0.54, 0.61}, 19.0};
+  static constexpr KernelRates kHalfWidth = {
+      0.45, 0.56, 0.91, 0.45, {0.53, 0.66, 0.70}, 12.0};
+  static constexpr KernelRates kAvx2 = {
+      0.43, 0.54, 0.90, 0.43, {0.71, 0.73, 0.71}, 24.0};
   switch (t) {
   case RateTable::Avx512:
     return kAvx512;
@@ -119,9 +127,17 @@ const KernelRates &kernelRates(RateTable t) {
   llvm_unreachable("every rate table is covered");
 }
 
-double rateRatio(int64_t r, RateTable t) {
+/// Rows from which KernelRates::r1ManyRows applies: 32 vectors of 16, at
+/// least 4 of R = 1's tiles of 8.
+constexpr int64_t kManyRows = 512;
+
+/// The rate of blocks of `r` for `m` rows (dynamic: ShapedType::kDynamic,
+/// taken as few).
+double rateRatio(int64_t r, RateTable t, int64_t m) {
   const KernelRates &k = kernelRates(t);
-  return r == 1 ? k.r1 : r == 2 ? k.r2 : k.r4;
+  if (r == 1)
+    return !ShapedType::isDynamic(m) && m >= kManyRows ? k.r1ManyRows : k.r1;
+  return r == 2 ? k.r2 : k.r4;
 }
 
 /// Rates measured at 1:8, 1:4 and 2:4, linear in the density between
@@ -380,10 +396,11 @@ struct Choice {
 /// `overhead`: the moved elements' share of the dense kernel's time;
 /// `denseGain`: the dense path's speed over the dense kernel's;
 /// `laneRows`: where the lane order may be weighed (lane-order, a matmul),
-/// the fraction of its row tiles the rows fill, else 0.
-Choice analyze(ArrayRef<float> b, int64_t k, int64_t n, double lanesUsed,
-               double overhead, double denseGain, RateTable table,
-               double laneRows) {
+/// the fraction of its row tiles the rows fill, else 0; `m`: the rows
+/// (ShapedType::kDynamic when not static).
+Choice analyze(ArrayRef<float> b, int64_t k, int64_t n, int64_t m,
+               double lanesUsed, double overhead, double denseGain,
+               RateTable table, double laneRows) {
   Choice best;
   int64_t zeros = 0;
   for (float v : b)
@@ -397,7 +414,7 @@ Choice analyze(ArrayRef<float> b, int64_t k, int64_t n, double lanesUsed,
     // Sparse time over dense time: the products at the kernel's rate on
     // the lanes the rows fill, plus the moves.
     double speedup =
-        1.0 / (density / (rateRatio(r, table) * lanesUsed) + overhead) /
+        1.0 / (density / (rateRatio(r, table, m) * lanesUsed) + overhead) /
         denseGain;
     if (speedup > best.speedup)
       best = {r, 0, 0, false, density, speedup, best.zeros};
@@ -656,7 +673,7 @@ struct SparsifyWeightsPass
                           ? laneTileRowsUsed(m)
                           : 0.0;
     Choice c =
-        analyze(b, k, n, lanesUsed * tileRowsFactor(m, lanes), overhead,
+        analyze(b, k, n, m, lanesUsed * tileRowsFactor(m, lanes), overhead,
                 denseGain, rateTable(vectorBits, fmaBits, laneOrder), laneRows);
     bool sparse = c.r && c.speedup >= minSpeedup;
     if (out) {

@@ -215,7 +215,8 @@ def TesselSparsifyWeights : Pass<"tessel-sparsify-weights", "ModuleOp"> {
     dense_gain`,
     where `density(R)` is the stored fraction of `B` (blocks x R / (K x
     N)), `ratio(R)` the sparse kernel's rate on its stored elements over
-    the dense kernel's rate, measured per block size (docs/sparsity.md),
+    the dense kernel's rate, measured per block size (docs/sparsity.md;
+    `R` = 1 apart for a static `M` of 512 rows and more where measured),
     `lanes_used` the fraction of the kernel's vector lanes (`vector-bits /
     32`) the rows fill: for a matmul `M / roundup(M, lanes)` with a static
     `M`; for a convolution `OW / wq`, `wq` the kernel's plane row (`OW`
