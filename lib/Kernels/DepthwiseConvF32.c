@@ -78,22 +78,35 @@ static void scalar_point(const dw_job_t *j, int64_t n, int64_t oh, int64_t ow,
   *o = finish(j, r, o, c);
 }
 
-/* Writes a tile's accumulators through the epilogue. */
+/* Writes a tile's accumulators through the epilogue. The job's fields
+ * are read once into locals: read through the pointer after each of the
+ * output's stores (which could alias them as far as the compiler knows),
+ * every field was loaded again for every vector, and those loads waited
+ * on the stores (a 3x3 tile loop ran at 70 GFLOP/s with them, 190
+ * without, Zen 5). The loops unrolled in full, so that the accumulators
+ * stay registers: left rolled, the tile kept them in memory, stored after
+ * every FMA. 3x3 layers 1.2-1.3x faster, 5x5 and 7x7 1.1x. */
 TK_INLINE void store_tile(const dw_job_t *j, const int owt, const int cv,
                           int64_t n, int64_t oh, int64_t ow0, int64_t c0,
                           int skip, tk_vec acc[][CV]) {
+  const int accumulate = j->accumulate, clamp = j->clamp, silu = j->silu;
+  const float *const bias = j->bias;
+  const float lo = j->lo, hi = j->hi;
+  const int64_t out_sw = j->out_sw;
+  float *const o0 = j->out + n * j->out_sn + oh * j->out_sh + ow0 * out_sw + c0;
+  TK_UNROLL
   for (int t = 0; t < owt; ++t) {
-    float *o = j->out + n * j->out_sn + oh * j->out_sh +
-               (ow0 + t) * j->out_sw + c0;
+    float *o = o0 + t * out_sw;
+    TK_UNROLL
     for (int v = 0; v < cv; ++v) {
       tk_vec r = acc[t][v];
-      if (j->accumulate)
+      if (accumulate)
         r += tk_load(o + v * TK_VW);
-      if (j->bias)
-        r += tk_load(j->bias + c0 + v * TK_VW);
-      if (j->clamp)
-        r = tk_min(tk_max(r, tk_splat(j->lo)), tk_splat(j->hi));
-      if (j->silu)
+      if (bias)
+        r += tk_load(bias + c0 + v * TK_VW);
+      if (clamp)
+        r = tk_min(tk_max(r, tk_splat(lo)), tk_splat(hi));
+      if (silu)
         r = tk_silu(r);
       if (skip) {
         tk_store_from(o, r, skip);
