@@ -72,31 +72,6 @@ static inline void transpose_regs8(__m256 r[8]) {
 }
 #endif
 
-/* The TK_VW x TK_VW block at in (in[c*is + r] is row r of column c) into
- * out, row-major (out[r*os + c]). */
-static inline void transpose_block(const float *in, int64_t is, float *out,
-                                   int64_t os) {
-#if TK_VW == 16 && defined(TK_HAVE_TRANSPOSE16)
-  __m512 r[16];
-  for (int i = 0; i < 16; ++i)
-    r[i] = _mm512_loadu_ps(in + i * is);
-  transpose_regs16(r);
-  for (int i = 0; i < 16; ++i)
-    _mm512_storeu_ps(out + i * os, r[i]);
-#elif TK_VW == 8 && defined(__AVX__)
-  __m256 r[8];
-  for (int i = 0; i < 8; ++i)
-    r[i] = _mm256_loadu_ps(in + i * is);
-  transpose_regs8(r);
-  for (int i = 0; i < 8; ++i)
-    _mm256_storeu_ps(out + i * os, r[i]);
-#else
-  for (int c = 0; c < TK_VW; ++c)
-    for (int r = 0; r < TK_VW; ++r)
-      out[r * os + c] = in[c * is + r];
-#endif
-}
-
 /* Part of a block, the rest as zeros: columns [a, b) of the TK_VW x TK_VW
  * block (column c's first n rows at in + (c - a)*is, 0 <= a <= b <=
  * TK_VW, 0 < n <= TK_VW) into out's first n rows, w floats each (out[r*os
@@ -137,6 +112,14 @@ static inline void transpose_block_part(const float *in, int64_t is, int a,
     for (int c = 0; c < w; ++c)
       out[i * os + c] = c >= a && c < b ? in[(c - a) * is + i] : 0.0f;
 #endif
+}
+
+/* The TK_VW x TK_VW block at in (in[c*is + r] is row r of column c) into
+ * out, row-major (out[r*os + c]): transpose_block_part whole, its masks
+ * folded away. */
+static inline void transpose_block(const float *in, int64_t is, float *out,
+                                   int64_t os) {
+  transpose_block_part(in, is, 0, TK_VW, TK_VW, out, os, TK_VW);
 }
 
 #endif
