@@ -3,6 +3,7 @@
 #include "CpuFeatures.h"
 #include "ThreadPool.h"
 #include "Vector.h"
+#include "tessel/Kernels/tessel_kernels.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -283,13 +284,22 @@ int tk_conv_stem_f32(int64_t N, int64_t OH, int64_t OW, int64_t F, int64_t KH,
   const int64_t need = (OH - 1) * stride_h + KH;
   s->prows = need > H + pad_top ? need : H + pad_top;
   s->nplane = s->prows * C * stride_w * s->JW;
-  s->planes = (float *)malloc(sizeof(float) * (size_t)(N * s->nplane));
+  /* From the artifacts' caching allocator: the planes of a 224 x 224
+   * image are 0.7 MB, which malloc maps afresh on every call (and both
+   * threads of two then fault its pages in under one lock). */
+  s->planes = (float *)_mlir_memref_to_llvm_aligned_alloc(
+      64, sizeof(float) * (size_t)(N * s->nplane));
   if (!s->planes)
     abort(); /* out of memory: nothing sane to return */
+  /* In bands: a thread lays out the plane rows of about the output rows
+   * it then computes, which stay in its core's cache. Handed out one by
+   * one, each output row read plane rows of both threads (Zen 5, two
+   * vCPUs on different CCDs: 224 x 224 x 3 -> 16, 3x3 stride 2, 132 us
+   * on one thread, 241 us on two). */
   const int threads = tk_threads_for(N * OH * OW * F * K);
-  tk_parallel_for_on(threads, N * s->prows, stem_planes, s);
-  tk_parallel_for_on(threads, N * OH, stem_row, s);
-  free(s->planes);
+  tk_parallel_for_bands(threads, N * s->prows, 1, stem_planes, s);
+  tk_parallel_for_bands(threads, N * OH, 1, stem_row, s);
+  _mlir_memref_to_llvm_free(s->planes);
   free(s);
   return 1;
 #else

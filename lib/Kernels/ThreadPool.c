@@ -289,7 +289,11 @@ void tk_parallel_for_on(int threads, int64_t ntasks, tk_task_fn fn,
       fn(arg, t);
     return;
   }
-  dispatch(threads, ntasks, fn, arg, 0, 0);
+  /* In bands too, each thread from the front of its own: in the order of
+   * one shared counter, the tasks of neighbouring rows alternated between
+   * the threads, and whatever read them next (the thread's band of the
+   * next kernel) found half of them in the other core's cache. */
+  dispatch(threads, ntasks, fn, arg, ntasks, 1);
 }
 
 void tk_parallel_for_bands(int threads, int64_t units, int64_t tasks_per_unit,

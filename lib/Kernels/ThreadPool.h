@@ -15,7 +15,10 @@ typedef void (*tk_task_fn)(void *arg, int64_t task);
 int tk_num_threads(void);
 
 /* Runs fn(arg, t) for t in [0, ntasks) on up to tk_num_threads() threads and
- * returns when all are done. Tasks are handed out in increasing order. */
+ * returns when all are done. Each thread starts at the front of its band
+ * of the tasks (tk_parallel_for_bands with one task a unit), so that
+ * consecutive tasks, which usually write neighbouring memory, stay on one
+ * core. */
 void tk_parallel_for(int64_t ntasks, tk_task_fn fn, void *arg);
 
 /* Handing a job to another core and waiting for it costs a few cache

@@ -279,6 +279,9 @@ TEST(ConvKernel, StemsVectorizedOverPixels) {
       {1, 12, 15, 3, 1, 3, 3, 2, 2, 1, 1, true, true, false, 1, 4, 4, 4, 4},
       {2, 30, 31, 3, 16, 3, 3, 2, 2, 1, 1, true, true, false, 2, 1, 1, 1, 1},
       {1, 7, 7, 4, 64, 4, 4, 2, 2, 1, 1, false, false, false, 1, 0, 0, 0, 0},
+      // Three threads: bands of plane rows and output rows that do not
+      // line up with each other.
+      {1, 61, 45, 3, 20, 3, 3, 2, 2, 1, 1, true, true, false, 3, 1, 1, 1, 1},
   };
   for (const ConvCase &t : cases)
     checkConv(t);

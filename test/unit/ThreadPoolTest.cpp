@@ -2,8 +2,9 @@
 //
 // The pool measures once per process what handing a job to another thread
 // costs, and sizes the smallest job worth a second thread from it
-// (ThreadPool.h). Each case is its own process (ctest runs the filters
-// separately), since the value is per process.
+// (ThreadPool.h); and it runs every task of a job once. Each case is its
+// own process (ctest runs the filters separately), since the value is per
+// process.
 //
 //===----------------------------------------------------------------------===//
 #include "tessel/Runtime/tessel_abi.h"
@@ -15,7 +16,9 @@ void tessel_kernel_set_context(const void *invoke_context);
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdlib>
+#include <vector>
 
 namespace {
 
@@ -69,6 +72,26 @@ TEST(ThreadPool, EnvironmentOverridesTheMeasurement) {
   EXPECT_EQ(tk_min_thread_work(), 5000);
   EXPECT_EQ(tk_threads_for(9999), 1);
   EXPECT_EQ(tk_threads_for(10000), 2);
+}
+
+// Each thread takes a band of the tasks from its front, then helps the
+// others: every task runs exactly once, whatever the count against the
+// threads (fewer tasks than threads, uneven bands, many tasks).
+std::vector<std::atomic<int>> *ran;
+void count(void *, int64_t t) { (*ran)[t].fetch_add(1); }
+
+TEST(ThreadPool, EveryTaskOnceInBands) {
+  for (uint32_t threads : {2u, 3u, 5u})
+    for (int64_t ntasks : {1, 2, 3, 7, 64, 1001}) {
+      call(threads);
+      std::vector<std::atomic<int>> counts(ntasks);
+      ran = &counts;
+      tk_parallel_for_on(int(threads), ntasks, count, nullptr);
+      for (int64_t t = 0; t < ntasks; ++t)
+        ASSERT_EQ(counts[t].load(), 1)
+            << "task " << t << " of " << ntasks << " on " << threads;
+      call(1);
+    }
 }
 
 } // namespace
