@@ -6,8 +6,9 @@
 #
 #   bash bench/alternate.sh INPUT.npy ROUNDS A.so [B.so ...] [ort:MODEL.onnx ...]
 #
-# One thread each; every round runs each entry 10 times (tessel-run
-# --benchmark=10, bench/ort_bench.js --runs=10). Prints "entry min_ms".
+# One thread each (THREADS=N in the environment: N); every round runs each
+# entry 10 times (tessel-run --benchmark=10, bench/ort_bench.js --runs=10).
+# Prints "entry min_ms".
 set -euo pipefail
 if [ $# -lt 3 ]; then
   echo "usage: bash bench/alternate.sh INPUT.npy ROUNDS ENTRY..." >&2
@@ -15,16 +16,16 @@ if [ $# -lt 3 ]; then
 fi
 here=$(cd "$(dirname "$0")" && pwd)
 run=${TESSEL_RUN:-$here/../build/bin/tessel-run}
-input=$1 rounds=$2
+input=$1 rounds=$2 threads=${THREADS:-1}
 shift 2
 declare -A best
 for _ in $(seq "$rounds"); do
   for e in "$@"; do
     if [[ $e == ort:* ]]; then
       ms=$(node "$here/ort_bench.js" --model="${e#ort:}" --input=@"$input" \
-             --threads=1 --runs=10 | grep -o '"min_ms":[0-9.]*' | cut -d: -f2)
+             --threads="$threads" --runs=10 | grep -o '"min_ms":[0-9.]*' | cut -d: -f2)
     else
-      ms=$("$run" "$e" --input=@"$input" --threads=1 --benchmark=10 2>&1 |
+      ms=$("$run" "$e" --input=@"$input" --threads="$threads" --benchmark=10 2>&1 |
              grep -o 'min_ms=[0-9.]*' | cut -d= -f2)
     fi
     if [ -z "$ms" ]; then

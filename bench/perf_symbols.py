@@ -12,7 +12,13 @@ static micro-kernels are where the time goes).
     /usr/bin/python3 bench/perf_symbols.py perf.data model.so [--top 30]
 
 Prints the share of samples per function, samples outside the artifact
-grouped by their library.
+grouped by their library. With --main-thread, only the calling thread's
+samples: it takes part in every job and waits for the others, so its
+time per function is that function's share of the wall time, and the
+time it waits for the workers shows as the pool's `dispatch`. With
+--runs N (the --benchmark count) and --freq F (perf's -F), each line also
+gives milliseconds per run: compare a one-thread and a two-thread profile
+function by function to see which kernels scale.
 """
 import argparse
 import bisect
@@ -38,13 +44,19 @@ def main():
     p.add_argument("data")
     p.add_argument("so")
     p.add_argument("--top", type=int, default=25)
+    p.add_argument("--main-thread", action="store_true",
+                   help="only the samples of the process's first thread")
+    p.add_argument("--workers", action="store_true",
+                   help="only the samples of the other threads (the pool's)")
+    p.add_argument("--runs", type=int, help="runs recorded (for ms per run)")
+    p.add_argument("--freq", type=float, help="perf record's -F")
     args = p.parse_args()
     syms = symbols(args.so)
     if not syms:
         sys.exit(f"perf_symbols.py: {args.so} has no function symbols")
     addrs = [a for a, _ in syms]
     script = subprocess.run(
-        ["perf", "script", "-i", args.data, "-F", "ip,dso",
+        ["perf", "script", "-i", args.data, "-F", "pid,tid,ip,dso",
          "--show-mmap-events"], check=True, capture_output=True,
         text=True).stdout
     maps = []  # (start, end, file offset) of the artifact's mappings
@@ -59,8 +71,12 @@ def main():
                 maps.append((start, start + size, int(m.group(3), 16)))
             continue
         fields = line.split()
-        if len(fields) < 2:
+        if len(fields) < 3:
             continue
+        pid, tid = fields[0].split("/")
+        if (args.main_thread and pid != tid) or (args.workers and pid == tid):
+            continue
+        fields = fields[1:]
         total += 1
         if "memfd:tessel" not in line:
             counts["(outside) " + fields[1]] += 1
@@ -75,8 +91,10 @@ def main():
             counts["(artifact, unmapped)"] += 1
     if total == 0:
         sys.exit(f"perf_symbols.py: no samples in {args.data}")
+    per_run = args.runs and args.freq
     for name, n in counts.most_common(args.top):
-        print(f"{100 * n / total:6.2f}%  {name}")
+        ms = f"  {1e3 * n / args.freq / args.runs:8.3f} ms" if per_run else ""
+        print(f"{100 * n / total:6.2f}%{ms}  {name}")
 
 
 if __name__ == "__main__":
