@@ -187,3 +187,156 @@ func.func @varying_input_stays(%x: tensor<64x64xf32>, %y: tensor<4096xf32>) -> t
   } -> tensor<64x64xf32>
   return %0 : tensor<64x64xf32>
 }
+
+// -----
+
+// A resize along the last axis: two gathers of the source's columns at
+// constant index lists, each collapsed and expanded to the output's shape,
+// weighted and summed. The consumer computes both gathers in its body: its
+// indices go back through the expand_shape (d1 * 3 + d2, the unit d0 left
+// out) and the collapse_shape (unit dims 0) to the gathers' loops, and
+// neither gathered tensor is written.
+#g_in = affine_map<(d0, d1, d2, d3, d4) -> (0, d3)>
+#g_out = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>
+#c4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#w4 = affine_map<(d0, d1, d2, d3) -> (0, d3)>
+// CHECK-LABEL: func @resize_axis_gathers
+// CHECK-NOT: tensor.collapse_shape
+// CHECK-NOT: tensor.expand_shape
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%arg1, %arg2 : tensor<1x8xf32>, tensor<1x8xf32>)
+// CHECK-SAME: outs(%{{.*}} : tensor<1x2x3x8xf32>)
+// CHECK: %[[I1:.*]] = linalg.index 1
+// CHECK: %[[I2:.*]] = linalg.index 2
+// CHECK: %[[I3:.*]] = linalg.index 3
+// CHECK: %[[ROW0:.*]] = arith.muli %[[I1]], %c3
+// CHECK: %[[ROW:.*]] = arith.addi %[[ROW0]], %[[I2]]
+// CHECK: %[[K:.*]] = tensor.extract %{{.*}}[%[[I3]]] : tensor<8xi32>
+// CHECK: %[[KI:.*]] = arith.index_cast %[[K]]
+// CHECK: tensor.extract %arg0[%[[ROW]], %[[KI]]] : tensor<6x4xf32>
+// CHECK: tensor.extract %arg0
+// CHECK: arith.mulf
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK-NOT: linalg.generic
+func.func @resize_axis_gathers(%src: tensor<6x4xf32>, %w0: tensor<1x8xf32>, %w1: tensor<1x8xf32>) -> tensor<1x2x3x8xf32> {
+  %i0 = arith.constant dense<[[0, 0, 1, 1, 2, 2, 3, 3]]> : tensor<1x8xi32>
+  %i1 = arith.constant dense<[[0, 1, 1, 2, 2, 3, 3, 3]]> : tensor<1x8xi32>
+  %e = tensor.empty() : tensor<6x1x1x8x1xf32>
+  %t0 = linalg.generic {indexing_maps = [#g_in, #g_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]}
+      ins(%i0 : tensor<1x8xi32>) outs(%e : tensor<6x1x1x8x1xf32>) {
+  ^bb0(%k: i32, %o: f32):
+    %r = linalg.index 0 : index
+    %c = arith.index_cast %k : i32 to index
+    %v = tensor.extract %src[%r, %c] : tensor<6x4xf32>
+    linalg.yield %v : f32
+  } -> tensor<6x1x1x8x1xf32>
+  %t1 = linalg.generic {indexing_maps = [#g_in, #g_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]}
+      ins(%i1 : tensor<1x8xi32>) outs(%e : tensor<6x1x1x8x1xf32>) {
+  ^bb0(%k: i32, %o: f32):
+    %r = linalg.index 0 : index
+    %c = arith.index_cast %k : i32 to index
+    %v = tensor.extract %src[%r, %c] : tensor<6x4xf32>
+    linalg.yield %v : f32
+  } -> tensor<6x1x1x8x1xf32>
+  %c0 = tensor.collapse_shape %t0 [[0, 1, 2], [3, 4]] : tensor<6x1x1x8x1xf32> into tensor<6x8xf32>
+  %x0 = tensor.expand_shape %c0 [[0, 1, 2], [3]] output_shape [1, 2, 3, 8] : tensor<6x8xf32> into tensor<1x2x3x8xf32>
+  %c1 = tensor.collapse_shape %t1 [[0, 1, 2], [3, 4]] : tensor<6x1x1x8x1xf32> into tensor<6x8xf32>
+  %x1 = tensor.expand_shape %c1 [[0, 1, 2], [3]] output_shape [1, 2, 3, 8] : tensor<6x8xf32> into tensor<1x2x3x8xf32>
+  %o = tensor.empty() : tensor<1x2x3x8xf32>
+  %r = linalg.generic {indexing_maps = [#c4, #w4, #c4, #w4, #c4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x0, %w0, %x1, %w1 : tensor<1x2x3x8xf32>, tensor<1x8xf32>, tensor<1x2x3x8xf32>, tensor<1x8xf32>) outs(%o : tensor<1x2x3x8xf32>) {
+  ^bb0(%a: f32, %wa: f32, %b: f32, %wb: f32, %out: f32):
+    %p = arith.mulf %a, %wa : f32
+    %q = arith.mulf %b, %wb : f32
+    %s = arith.addf %p, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2x3x8xf32>
+  return %r : tensor<1x2x3x8xf32>
+}
+
+// -----
+
+// A collapse_shape that merges two gathered dims: the consumer's index is
+// split again, the outer dim by a division, the inner by a remainder.
+#g2_in = affine_map<(d0, d1, d2) -> (d2)>
+#g2_out = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#c2 = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func @gather_collapsed_dims
+// CHECK: linalg.generic
+// CHECK-DAG: %[[I0:.*]] = linalg.index 0
+// CHECK-DAG: %[[I1:.*]] = linalg.index 1
+// CHECK-DAG: %[[Q:.*]] = arith.divui %[[I0]], %c3
+// CHECK-DAG: %[[R:.*]] = arith.remui %[[I0]], %c3
+// CHECK: %[[K:.*]] = tensor.extract %{{.*}}[%[[I1]]] : tensor<5xi32>
+// CHECK: %[[KI:.*]] = arith.index_cast %[[K]]
+// CHECK: tensor.extract %arg0[%[[Q]], %[[R]], %[[KI]]] : tensor<2x3x7xf32>
+// CHECK: math.absf
+// CHECK-NOT: linalg.generic
+func.func @gather_collapsed_dims(%src: tensor<2x3x7xf32>) -> tensor<6x5xf32> {
+  %idx = arith.constant dense<[6, 0, 3, 3, 1]> : tensor<5xi32>
+  %e = tensor.empty() : tensor<2x3x5xf32>
+  %t = linalg.generic {indexing_maps = [#g2_in, #g2_out], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%idx : tensor<5xi32>) outs(%e : tensor<2x3x5xf32>) {
+  ^bb0(%k: i32, %o: f32):
+    %a = linalg.index 0 : index
+    %b = linalg.index 1 : index
+    %c = arith.index_cast %k : i32 to index
+    %v = tensor.extract %src[%a, %b, %c] : tensor<2x3x7xf32>
+    linalg.yield %v : f32
+  } -> tensor<2x3x5xf32>
+  %c = tensor.collapse_shape %t [[0, 1], [2]] : tensor<2x3x5xf32> into tensor<6x5xf32>
+  %o = tensor.empty() : tensor<6x5xf32>
+  %r = linalg.generic {indexing_maps = [#c2, #c2], iterator_types = ["parallel", "parallel"]}
+      ins(%c : tensor<6x5xf32>) outs(%o : tensor<6x5xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %y = math.absf %x : f32
+    linalg.yield %y : f32
+  } -> tensor<6x5xf32>
+  return %r : tensor<6x5xf32>
+}
+
+// -----
+
+// Not fused: a gather whose reshape is read by two consumers (each would
+// compute it again). (Upstream's fusion takes a gather read directly, with
+// no reshape between.)
+#g3_in = affine_map<(d0, d1, d2) -> (d2)>
+#g3_out = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#c3 = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func @gather_read_twice
+// CHECK: %[[G:.*]] = linalg.generic
+// CHECK: tensor.extract %arg0
+// CHECK: %[[C:.*]] = tensor.collapse_shape %[[G]]
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[C]] : tensor<8x3xf32>)
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[C]] : tensor<8x3xf32>)
+func.func @gather_read_twice(%src: tensor<2x4x9xf32>) -> (tensor<8x3xf32>, tensor<8x3xf32>) {
+  %idx = arith.constant dense<[8, 0, 4]> : tensor<3xi32>
+  %e = tensor.empty() : tensor<2x4x3xf32>
+  %t = linalg.generic {indexing_maps = [#g3_in, #g3_out], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%idx : tensor<3xi32>) outs(%e : tensor<2x4x3xf32>) {
+  ^bb0(%k: i32, %o: f32):
+    %a = linalg.index 0 : index
+    %b = linalg.index 1 : index
+    %c = arith.index_cast %k : i32 to index
+    %v = tensor.extract %src[%a, %b, %c] : tensor<2x4x9xf32>
+    linalg.yield %v : f32
+  } -> tensor<2x4x3xf32>
+  %f = tensor.collapse_shape %t [[0, 1], [2]] : tensor<2x4x3xf32> into tensor<8x3xf32>
+  %o = tensor.empty() : tensor<8x3xf32>
+  %r1 = linalg.generic {indexing_maps = [#c3, #c3], iterator_types = ["parallel", "parallel"]}
+      ins(%f : tensor<8x3xf32>) outs(%o : tensor<8x3xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %s = math.absf %x : f32
+    linalg.yield %s : f32
+  } -> tensor<8x3xf32>
+  %r2 = linalg.generic {indexing_maps = [#c3, #c3], iterator_types = ["parallel", "parallel"]}
+      ins(%f : tensor<8x3xf32>) outs(%o : tensor<8x3xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %s = arith.negf %x : f32
+    linalg.yield %s : f32
+  } -> tensor<8x3xf32>
+  return %r1, %r2 : tensor<8x3xf32>, tensor<8x3xf32>
+}

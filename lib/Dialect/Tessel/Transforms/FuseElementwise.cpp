@@ -1,4 +1,5 @@
-//===- FuseElementwise.cpp - elementwise fusion without broadcast recompute ===//
+//===- FuseElementwise.cpp - elementwise fusion without broadcast recompute
+//===//
 //
 // Upstream's linalg elementwise fusion with one change to its cost model.
 // Upstream fuses any single-use producer into its consumer; when the
@@ -19,8 +20,13 @@
 // of its own on one side of an expand_shape (ResNet-50's 1x1 convolutions
 // in int8 ran two passes over their output instead of one).
 //
+// And gathers read through reshapes are computed by their consumer
+// (FuseGathers.cpp).
+//
 //===----------------------------------------------------------------------===//
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
+
+#include "FuseGathers.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -179,6 +185,7 @@ struct FuseElementwisePass
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
     patterns.add<DropUnitBroadcastDimsOfConstants, FoldSplatInputs>(ctx);
+    populateFuseGatherPatterns(patterns);
     // The same pattern set as upstream's linalg-fuse-elementwise-ops.
     linalg::populateElementwiseOpsFusionPatterns(patterns,
                                                  fuseWithoutBroadcastRecompute);

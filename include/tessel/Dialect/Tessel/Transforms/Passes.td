@@ -443,7 +443,14 @@ def TesselFuseElementwise : Pass<"tessel-fuse-elementwise"> {
     still fuse. An input that is a splat (a `linalg.fill`, or a generic
     without inputs yielding a value from outside, through reshapes: what
     `tessel-splats-to-fills` and reshape propagation make of a large splat
-    constant) is read as its scalar instead of loaded per element.
+    constant) is read as its scalar instead of loaded per element. A
+    gather (a parallel generic whose body reads a tensor with
+    `tensor.extract`, as Resize and constant-index Gather lower) read by one
+    consumer through `tensor.collapse_shape` / `tensor.expand_shape`, each
+    gathered element read once (a permutation map), is computed in the
+    consumer's body: the consumer's indices go back through the reshapes
+    (linearized or delinearized per reassociation group) to the gather's
+    loops, and the gathered tensor is never written.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect",
