@@ -340,3 +340,38 @@ func.func @gather_read_twice(%src: tensor<2x4x9xf32>) -> (tensor<8x3xf32>, tenso
   } -> tensor<8x3xf32>
   return %r1, %r2 : tensor<8x3xf32>, tensor<8x3xf32>
 }
+
+// -----
+
+// Not fused: the gather is the consumer's only operand over its reduced
+// dim, whose extent would be lost with it (a linalg op's loop ranges come
+// from its operands' shapes; an argmax over a reversed axis).
+#g4_in = affine_map<(d0, d1) -> (d0)>
+#g4_out = affine_map<(d0, d1) -> (d0, d1)>
+#r4_in = affine_map<(d0) -> (d0)>
+#r4_out = affine_map<(d0) -> ()>
+// (Upstream's reshape propagation expands the consumer to 8x1.)
+// CHECK-LABEL: func @gather_spans_a_reduced_dim
+// CHECK: %[[G:.*]] = linalg.generic
+// CHECK: tensor.extract %arg0
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[G]] : tensor<8x1xf32>)
+func.func @gather_spans_a_reduced_dim(%src: tensor<8xf32>, %init: tensor<f32>) -> tensor<f32> {
+  %idx = arith.constant dense<[7, 6, 5, 4, 3, 2, 1, 0]> : tensor<8xi32>
+  %e = tensor.empty() : tensor<8x1xf32>
+  %t = linalg.generic {indexing_maps = [#g4_in, #g4_out], iterator_types = ["parallel", "parallel"]}
+      ins(%idx : tensor<8xi32>) outs(%e : tensor<8x1xf32>) {
+  ^bb0(%k: i32, %o: f32):
+    %c = arith.index_cast %k : i32 to index
+    %v = tensor.extract %src[%c] : tensor<8xf32>
+    linalg.yield %v : f32
+  } -> tensor<8x1xf32>
+  %f = tensor.collapse_shape %t [[0, 1]] : tensor<8x1xf32> into tensor<8xf32>
+  %r = linalg.generic {indexing_maps = [#r4_in, #r4_out], iterator_types = ["reduction"]}
+      ins(%f : tensor<8xf32>) outs(%init : tensor<f32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %m = arith.maximumf %x, %acc : f32
+    linalg.yield %m : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}

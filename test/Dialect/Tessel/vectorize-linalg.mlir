@@ -169,11 +169,10 @@ func.func @long_row(%x: memref<4x2048xf32>, %y: memref<4xf32>) {
 
 // Left to the scalar loops: a reduction along the innermost dimension
 // whose order must be kept (no reassoc), a
-// transposed (non-contiguous) read, a dynamic innermost size, a gather in
-// the body,
+// transposed (non-contiguous) read, a dynamic innermost size,
 // i1 buffers (a byte per element in memory, a bit per lane in a vector).
 // CHECK-LABEL: func.func @left_alone(
-// CHECK-COUNT-5: linalg.generic
+// CHECK-COUNT-4: linalg.generic
 // CHECK-NOT: vector.
 func.func @left_alone(%x: memref<16x64xf32>, %t: memref<64x16xf32>, %y: memref<16xf32>, %z: memref<16x64xf32>, %d: memref<16x?xf32>, %m: memref<16x64xi1>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<16x64xf32>) outs(%m : memref<16x64xi1>) {
@@ -196,11 +195,70 @@ func.func @left_alone(%x: memref<16x64xf32>, %t: memref<64x16xf32>, %y: memref<1
     %n = arith.negf %out : f32
     linalg.yield %n : f32
   }
-  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%z : memref<16x64xf32>) {
-  ^bb0(%out: f32):
-    %c0 = arith.constant 0 : index
-    %v = memref.load %y[%c0] : memref<16xf32>
+  return
+}
+
+// -----
+
+// Bodies that load buffers (gathers: Resize, Gather) are vectorized over
+// the innermost loop by VectorizeGathers.cpp: a load at indices the same
+// in every lane stays one scalar load; one whose last index walks the
+// lanes is a vector load; an index list picking from a row of at most 32
+// f32 is AVX-512 permutes of the row in two registers (with AVX2, a
+// gather);
+// from a longer row, a gather at 32-bit offsets. A load in a reduction is
+// left to the scalar loops.
+// CHECK-LABEL: func.func @gathers(
+// CHECK-SAME: %[[SRC:[^:]*]]: memref<8x28xf32>, %[[IDX:[^:]*]]: memref<64xi32>, %[[WIDE:[^:]*]]: memref<8x100xf32>, %[[ONE:[^:]*]]: memref<16xf32>, %[[OUT:[^:]*]]: memref<8x64xf32>, %[[SUM:[^:]*]]: memref<8xf32>)
+// The one element, broadcast.
+// CHECK: scf.parallel
+// CHECK: %[[E:.*]] = memref.load %[[ONE]][%c3]
+// CHECK: vector.broadcast %[[E]] : f32 to vector<32xf32>
+// The index list picking from a row of 28: a masked load of the row,
+// vpermi2ps per 16 lanes.
+// CHECK: scf.parallel
+// CHECK: vector.load %{{.*}} : memref<32xi32
+// CHECK: vector.maskedload %[[SRC]]
+// CHECK-COUNT-2: llvm.call_intrinsic "llvm.x86.avx512.vpermi2var.ps.512"
+// CHECK: vector.store
+// From a row of 100: a gather at 32-bit offsets (row * 100 + index).
+// CHECK: scf.parallel
+// CHECK: vector.gather %[[WIDE]][%c0, %c0] [%{{.*}}], %{{.*}}, %{{.*}} : memref<8x100xf32>, vector<32xi32>
+// A reduction that loads: left alone.
+// CHECK: linalg.generic
+// CHECK-SAME: "reduction"
+// AVX2-LABEL: func.func @gathers(
+// AVX2-NOT: llvm.call_intrinsic
+// AVX2: vector.gather {{.*}} : memref<8x28xf32>, vector<16xi32>
+func.func @gathers(%src: memref<8x28xf32>, %idx: memref<64xi32>, %wide: memref<8x100xf32>, %one: memref<16xf32>, %out: memref<8x64xf32>, %sum: memref<8xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%out : memref<8x64xf32>) {
+  ^bb0(%o: f32):
+    %c3 = arith.constant 3 : index
+    %v = memref.load %one[%c3] : memref<16xf32>
     linalg.yield %v : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%idx : memref<64xi32>) outs(%out : memref<8x64xf32>) {
+  ^bb0(%k: i32, %o: f32):
+    %r = linalg.index 0 : index
+    %c = arith.index_cast %k : i32 to index
+    %v = memref.load %src[%r, %c] : memref<8x28xf32>
+    linalg.yield %v : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%idx : memref<64xi32>) outs(%out : memref<8x64xf32>) {
+  ^bb0(%k: i32, %o: f32):
+    %r = linalg.index 0 : index
+    %c = arith.index_cast %k : i32 to index
+    %v = memref.load %wide[%r, %c] : memref<8x100xf32>
+    %w = arith.mulf %v, %v : f32
+    linalg.yield %w : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%idx : memref<64xi32>) outs(%sum : memref<8xf32>) {
+  ^bb0(%k: i32, %o: f32):
+    %r = linalg.index 0 : index
+    %c = arith.index_cast %k : i32 to index
+    %v = memref.load %wide[%r, %c] : memref<8x100xf32>
+    %s = arith.addf %v, %o : f32
+    linalg.yield %s : f32
   }
   return
 }

@@ -28,6 +28,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 using namespace mlir;
 
@@ -126,6 +127,7 @@ struct FuseGatherIntoConsumer : OpRewritePattern<linalg::GenericOp> {
       SmallVector<Operation *> reshapes; // from the consumer down
       linalg::GenericOp gather;
       if (!op.getMatchingIndexingMap(operand).isPermutation() ||
+          !othersSpanTheLoops(op, operand) ||
           !findGather(operand->get(), reshapes, gather) ||
           gather->getBlock() != op->getBlock())
         continue;
@@ -136,6 +138,22 @@ struct FuseGatherIntoConsumer : OpRewritePattern<linalg::GenericOp> {
   }
 
 private:
+  /// Whether the consumer's other operands still give every loop its
+  /// extent (a linalg op's loop ranges come from its operands' shapes): an
+  /// argmax reads the gathered tensor as the only operand over the
+  /// reduced dim.
+  static bool othersSpanTheLoops(linalg::GenericOp op, OpOperand *fused) {
+    llvm::SmallBitVector spanned(op.getNumLoops());
+    for (OpOperand &o : op->getOpOperands()) {
+      if (&o == fused)
+        continue;
+      for (AffineExpr e : op.getMatchingIndexingMap(&o).getResults())
+        if (auto d = dyn_cast<AffineDimExpr>(e))
+          spanned.set(d.getPosition());
+    }
+    return spanned.all();
+  }
+
   /// Follows single-use reshapes from `v` to a single-use gather.
   static bool findGather(Value v, SmallVectorImpl<Operation *> &reshapes,
                          linalg::GenericOp &gather) {

@@ -16,10 +16,12 @@
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "PoolingWindows.h"
+#include "VectorizeGathers.h"
 
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -145,6 +147,9 @@ std::optional<StringRef> rejectReason(linalg::LinalgOp op, int64_t maxRow) {
          !innermostContiguous(operand.get())))
       return "innermost dimension is not contiguous";
   }
+  // Gathers: VectorizeGathers.cpp vectorizes the tiles.
+  if (bodyLoadsBuffers(op))
+    return loadingBodyRejectReason(op);
   for (Operation &bodyOp : op.getBlock()->without_terminator())
     if (!isa<arith::ArithDialect, math::MathDialect>(bodyOp.getDialect()) &&
         !isa<linalg::IndexOp>(bodyOp))
@@ -470,6 +475,11 @@ void VectorizeLinalg::runOnOperation() {
       rewriter.setInsertionPoint(t);
       // A tile that does not vectorize stays a (correct) linalg op and
       // becomes loops later.
+      auto generic = dyn_cast<linalg::GenericOp>(t);
+      if (generic && bodyLoadsBuffers(generic)) {
+        (void)vectorizeLoadingTile(rewriter, generic, vectorBits >= 512);
+        continue;
+      }
       FailureOr<linalg::VectorizationResult> result =
           linalg::vectorize(rewriter, t);
       if (succeeded(result))

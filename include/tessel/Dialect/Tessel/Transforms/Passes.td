@@ -608,16 +608,22 @@ def TesselVectorizeLinalg : Pass<"tessel-vectorize-linalg", "::mlir::func::FuncO
     such as pooling, copies): when its innermost loop is parallel and
     contiguous in every buffer that walks it, its innermost size is static
     (outer ones may be known only at run time, e.g. a batch) and its
-    body is `arith`/`math`, the op is tiled with every outer dimension 1 and
-    the innermost a multiple of the vector width (up to `max-unroll`
+    body is `arith`/`math` (or loads: gathers, below), the op is tiled
+    with every outer dimension 1 and the innermost a multiple of the vector width (up to `max-unroll`
     registers), whole when short, or one register plus a remainder tile;
     each static tile is vectorized by upstream `linalg::vectorize`. The
     tile loops over parallel dimensions are one `scf.parallel` (later run
     on threads by tessel-outline-parallel-loops), reductions are `scf.for`
     inside it. Unit dimensions are then dropped from the vectors and
     transfers on contiguous rows become `vector.load`/`vector.store`. Other
-    ops (innermost reductions such as softmax rows, transposes, gathers)
-    are left for the scalar loops and LLVM.
+    ops (innermost reductions such as softmax rows, transposes, loads in
+    a reduction) are left for the scalar loops and LLVM. Gathers (a parallel generic
+    whose body loads buffers with `memref.load`) are tiled the same way and
+    each tile vectorized over its innermost loop (VectorizeGathers.cpp):
+    loads at indices the same in every lane stay scalar, a last index that
+    walks the lanes gives a vector load, an index list into a row of at
+    most 32 f32 AVX-512 permutes of the row (`vector-bits` 512), any other
+    a `vector.gather`.
 
     Sliding-window pooling (`linalg.pooling_nhwc_{max,min,sum}` on buffers
     with static strides) is first rewritten into a `linalg.generic` over
@@ -641,6 +647,7 @@ def TesselVectorizeLinalg : Pass<"tessel-vectorize-linalg", "::mlir::func::FuncO
            "Most vector registers per tile along the innermost dimension">,
   ];
   let dependentDialects = ["::mlir::vector::VectorDialect",
+                           "::mlir::LLVM::LLVMDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::arith::ArithDialect",
