@@ -158,6 +158,39 @@ TK_INLINE float tk_clamp_scalar(float x, float lo, float hi) {
 TK_INLINE tk_vec tk_max(tk_vec a, tk_vec b) { return tk_select(a < b, b, a); }
 TK_INLINE tk_vec tk_min(tk_vec a, tk_vec b) { return tk_select(a > b, b, a); }
 
+/* The largest lane and the lanes' sum, in log2(TK_VW) shuffle steps (the
+ * sum's order is a tree's, not lane by lane). */
+TK_INLINE float tk_reduce_max(tk_vec v) {
+#if TK_VW == 16 && defined(__AVX512F__)
+  return _mm512_reduce_max_ps((__m512)v);
+#elif TK_VW == 8 && defined(__AVX__)
+  __m128 x = _mm_max_ps(_mm256_castps256_ps128((__m256)v),
+                        _mm256_extractf128_ps((__m256)v, 1));
+  x = _mm_max_ps(x, _mm_movehl_ps(x, x));
+  return _mm_cvtss_f32(_mm_max_ss(x, _mm_movehdup_ps(x)));
+#else
+  float m = v[0];
+  for (int i = 1; i < TK_VW; ++i)
+    m = v[i] > m ? v[i] : m;
+  return m;
+#endif
+}
+TK_INLINE float tk_reduce_add(tk_vec v) {
+#if TK_VW == 16 && defined(__AVX512F__)
+  return _mm512_reduce_add_ps((__m512)v);
+#elif TK_VW == 8 && defined(__AVX__)
+  __m128 x = _mm_add_ps(_mm256_castps256_ps128((__m256)v),
+                        _mm256_extractf128_ps((__m256)v, 1));
+  x = _mm_add_ps(x, _mm_movehl_ps(x, x));
+  return _mm_cvtss_f32(_mm_add_ss(x, _mm_movehdup_ps(x)));
+#else
+  float s = 0.0f;
+  for (int i = 0; i < TK_VW; ++i)
+    s += v[i];
+  return s;
+#endif
+}
+
 /* exp(x) to ~1 ulp (Cephes' expf polynomial on x - n*ln2, scaled by 2^n
  * through the exponent bits); 0 below -87.3, where 2^n leaves the normal
  * range (softmax terms that small are < 2^-126 of the row maximum's). */

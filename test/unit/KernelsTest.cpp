@@ -808,6 +808,7 @@ struct AttentionCase {
   int mask; // 0: none, 1: causal 1 x M x N, 2: full B x M x N random
   bool headsOuter; // q/k/v/out stored [M][B][D] (head-interleaved strides)
   uint32_t threads;
+  bool keysByColumn = false; // k stored [B][D][N] (k_sd = N: no block path)
 };
 
 void checkAttention(const AttentionCase &t) {
@@ -837,7 +838,9 @@ void checkAttention(const AttentionCase &t) {
   }
   std::vector<float> out(t.B * t.M * t.Dv, -7.0f);
   auto [qb, qm, qd] = strides(t.M, t.D);
-  auto [kb, kn, kd] = strides(t.N, t.D);
+  auto [kb, kn, kd] =
+      t.keysByColumn ? std::tuple<int64_t, int64_t, int64_t>{t.N * t.D, 1, t.N}
+                     : strides(t.N, t.D);
   auto [vb, vn, vd] = strides(t.N, t.Dv);
   auto [ob, om, od] = strides(t.M, t.Dv);
   setThreads(t.threads);
@@ -853,7 +856,9 @@ void checkAttention(const AttentionCase &t) {
       for (int64_t j = 0; j < t.N; ++j) {
         double acc = 0;
         for (int64_t d = 0; d < t.D; ++d)
-          acc += double(q[at(t.M, t.D, b, i, d)]) * k[at(t.N, t.D, b, j, d)];
+          acc += double(q[at(t.M, t.D, b, i, d)]) *
+                 k[t.keysByColumn ? (b * t.D + d) * t.N + j
+                                  : at(t.N, t.D, b, j, d)];
         acc *= t.scale;
         if (!mask.empty())
           acc += mask[((mb == 1 ? 0 : b) * mm + i) * mn + j];
@@ -882,7 +887,13 @@ TEST(AttentionKernel, ShapesAndTails) {
                           {2, 7, 65, 16, 20, 0.25f, 0, false, 1},
                           {4, 128, 128, 64, 64, 0.125f, 0, false, 1},
                           {3, 13, 130, 33, 70, 0.5f, 0, true, 1},
-                          {2, 5, 200, 24, 300, 0.3f, 0, false, 2}})
+                          {2, 5, 200, 24, 300, 0.3f, 0, false, 2},
+                          // ViT-B/16: 197 tokens, a last key block of 5
+                          {12, 197, 197, 64, 64, 0.125f, 0, false, 2},
+                          // keys by column: the element-wise packing
+                          {2, 11, 70, 20, 32, 0.5f, 0, false, 1, true},
+                          // a decoder step: one query, keys past 16 x 16
+                          {3, 1, 513, 64, 64, 0.125f, 2, false, 1}})
     checkAttention(c);
 }
 
