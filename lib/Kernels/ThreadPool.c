@@ -26,8 +26,10 @@ static inline void tk_pause(void) {
 }
 
 static _Thread_local int tk_threads = 1;
-/* Set while this thread runs a job's tasks (a kernel called from a task
- * must not start the calibration, which dispatches a job itself). */
+/* Set while this thread runs a job's tasks: a kernel called from a task
+ * runs on this thread alone (the caller holds job_lock, so a nested job
+ * would wait on itself), and must not start the calibration, which
+ * dispatches a job itself. */
 static _Thread_local int tk_in_job;
 
 static void maybe_calibrate(void);
@@ -47,7 +49,7 @@ void tessel_kernel_set_context(const void *invoke_context) {
     maybe_calibrate();
 }
 
-int tk_num_threads(void) { return tk_threads; }
+int tk_num_threads(void) { return tk_in_job ? 1 : tk_threads; }
 
 /* One job at a time: callers serialize on job_lock (two threads invoking the
  * same artifact concurrently share the workers, one job after the other).
@@ -211,11 +213,12 @@ int64_t tk_min_thread_work(void) {
 
 int tk_threads_for(int64_t work) {
   const int64_t fit = work / tk_min_thread_work();
-  return fit < 1 ? 1 : fit < tk_threads ? (int)fit : tk_threads;
+  const int n = tk_num_threads();
+  return fit < 1 ? 1 : fit < n ? (int)fit : n;
 }
 
 void tk_parallel_for(int64_t ntasks, tk_task_fn fn, void *arg) {
-  tk_parallel_for_on(tk_threads, ntasks, fn, arg);
+  tk_parallel_for_on(tk_num_threads(), ntasks, fn, arg);
 }
 
 /* Runs the job on `threads` (2 or more) threads; with `units`, in bands
@@ -280,8 +283,8 @@ static void dispatch(int threads, int64_t ntasks, tk_task_fn fn, void *arg,
 
 void tk_parallel_for_on(int threads, int64_t ntasks, tk_task_fn fn,
                         void *arg) {
-  if (threads > tk_threads)
-    threads = tk_threads;
+  if (threads > tk_num_threads())
+    threads = tk_num_threads();
   if (threads > ntasks)
     threads = (int)ntasks;
   if (threads <= 1) {
@@ -298,8 +301,8 @@ void tk_parallel_for_on(int threads, int64_t ntasks, tk_task_fn fn,
 
 void tk_parallel_for_bands(int threads, int64_t units, int64_t tasks_per_unit,
                            tk_task_fn fn, void *arg) {
-  if (threads > tk_threads)
-    threads = tk_threads;
+  if (threads > tk_num_threads())
+    threads = tk_num_threads();
   if (threads > units)
     threads = (int)units;
   const int64_t ntasks = units * tasks_per_unit;

@@ -11,7 +11,8 @@
 
 typedef void (*tk_task_fn)(void *arg, int64_t task);
 
-/* Threads to use for the current call (set by tessel_kernel_set_context). */
+/* Threads to use for the current call (set by tessel_kernel_set_context);
+ * 1 inside a job's task, where a kernel runs on the task's thread. */
 int tk_num_threads(void);
 
 /* Runs fn(arg, t) for t in [0, ntasks) on up to tk_num_threads() threads and

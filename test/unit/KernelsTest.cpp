@@ -382,6 +382,11 @@ TEST(ConvKernel, WinogradF2x3AndF4x3) {
   // tiles), blocks that start mid-row and cross into the second image.
   wino({2, 22, 21, 150, 140, 3, 3, 1, 1, 1, 1, true, true, true, 2, 1, 1, 1, 1});
   wino({2, 21, 22, 150, 140, 3, 3, 1, 1, 1, 1, false, false, false, 1});
+  // Two threads, each a band of tiles through all three steps (400 and
+  // 100 tiles): bands that split a row of tiles, several blocks a band
+  // and a short last one.
+  wino(
+      {1, 40, 39, 150, 140, 3, 3, 1, 1, 1, 1, true, true, true, 2, 1, 1, 1, 1});
 }
 
 TEST(ConvKernel, WinogradDilatedSubGrids) {

@@ -94,4 +94,29 @@ TEST(ThreadPool, EveryTaskOnceInBands) {
     }
 }
 
+// A kernel called from a task (Winograd's bands run the GEMM driver) runs
+// on the task's thread: one thread inside, and a nested job neither waits
+// on the caller's lock nor loses a task.
+std::atomic<int> nestedThreads{0}, nestedMissed{0};
+void countInto(void *arg, int64_t t) {
+  (*static_cast<std::vector<std::atomic<int>> *>(arg))[t].fetch_add(1);
+}
+void nested(void *, int64_t) {
+  nestedThreads.fetch_add(tk_num_threads());
+  std::vector<std::atomic<int>> counts(10);
+  tk_parallel_for_on(2, 10, countInto, &counts);
+  for (auto &c : counts)
+    if (c.load() != 1)
+      nestedMissed.fetch_add(1);
+}
+
+TEST(ThreadPool, NestedJobsRunOnTheTasksThread) {
+  call(2);
+  EXPECT_EQ(tk_num_threads(), 2);
+  tk_parallel_for_on(2, 4, nested, nullptr);
+  EXPECT_EQ(nestedThreads.load(), 4); // 4 tasks, each saw one thread
+  EXPECT_EQ(nestedMissed.load(), 0);
+  call(1);
+}
+
 } // namespace
