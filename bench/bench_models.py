@@ -414,6 +414,23 @@ def machine_info():
             "os": platform.platform()}
 
 
+def core_round_trip_ns():
+    """A cache line's round trip between two threads (bench/core_latency.c),
+    or None: two-thread speeds depend on where the hypervisor put the
+    vCPUs, which can change during a run."""
+    exe = os.path.join(WORK, "core_latency")
+    os.makedirs(WORK, exist_ok=True)
+    rc, _, _ = run_cmd(["cc", "-O2", "-pthread", os.path.join(BENCH, "core_latency.c"),
+                        "-o", exe], 60)
+    if rc != 0:
+        return None
+    rc, so, _ = run_cmd([exe], 60)
+    for line in so.splitlines():
+        if rc == 0 and line.startswith("core_latency: round_trip_ns="):
+            return int(line.split("=", 1)[1])
+    return None
+
+
 def git_rev():
     rc, so, _ = run_cmd(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], 10)
     rev = so.strip() if rc == 0 else "unknown"
@@ -432,7 +449,8 @@ def append_history(path, data):
     shows against the runs before (bench/report.py's history table)."""
     line = {"date": data["date"], "git": data["versions"].get("tessel"),
             "cpu": data["machine"]["cpu"], "command": data["command"],
-            "threads": data["threads"], "geomean": data["geomean"], "models": {}}
+            "threads": data["threads"], "geomean": data["geomean"],
+            "core_round_trip_ns": data.get("core_round_trip_ns"), "models": {}}
     for m in data["models_run"]:
         cells = data["results"][m]["engines"]["tessel"]
         line["models"][m] = {t: {"tessel_ms": c.get("median_ms"),
@@ -520,6 +538,7 @@ def main(argv):
     t_start = time.time()
     started = datetime.datetime.now().astimezone()
     load_start = os.getloadavg()
+    round_trip_start = core_round_trip_ns()
     log(f"bench: models={','.join(args.models)} threads={','.join(map(str, args.threads))} "
         f"runs<= {args.runs} (>= {args.min_runs}) budget={args.budget}s "
         f"opt=-O{args.opt_level}; load average at start {load_start[0]:.2f}")
@@ -617,6 +636,7 @@ def main(argv):
             data["gemm"] = {"error": f"gemm_bench.py exited {p.returncode}"}
 
     data["load_average_end"] = [round(v, 2) for v in os.getloadavg()]
+    data["core_round_trip_ns"] = [round_trip_start, core_round_trip_ns()]
     data["wall_s"] = round(time.time() - t_start, 1)
     data["table"] = table_text(data)
 
@@ -659,9 +679,10 @@ def main(argv):
     if busy > 0.5:
         print(f"warning: load average {busy:.2f} on {os.cpu_count()} CPUs: other processes "
               f"were running; multi-thread cells are the least reliable")
+    rt = data["core_round_trip_ns"]
     print(f"load average: start {data['load_average_start'][0]:.2f}, "
-          f"end {data['load_average_end'][0]:.2f}; wall time {data['wall_s']:.0f} s; "
-          f"results: {os.path.relpath(args.json, ROOT)}")
+          f"end {data['load_average_end'][0]:.2f}; core round trip {rt[0]} / {rt[1]} ns; "
+          f"wall time {data['wall_s']:.0f} s; results: {os.path.relpath(args.json, ROOT)}")
     return 0
 
 

@@ -53,10 +53,13 @@
 /* Tiles a thread needs to take a band of them through all three steps
  * alone (wino_tiles), rather than sharing each step: split step by step,
  * the GEMMs by transform position, a thread wrote transformed tiles and
- * products that the other core read next, and ResNet-34's 56x56x64 layers
- * ran 1.2x faster on two Zen 5 threads than on one, where two such
- * layers side by side each ran at one thread's speed. */
-#define WINO_MIN_BAND 48
+ * products that the other core read next. Two Zen 5 vCPUs 0.5 us apart
+ * (bench/core_latency.c), ResNet-34's layers, one thread -> two: 56x56x64
+ * F(4x4) 0.37 -> 0.30 ms split by step, 0.20 in bands; 28x28x128 F(4x4)
+ * (bands of 24 and 25 tiles) 0.34 -> 0.24 / 0.20; 14x14x256 F(2x2)
+ * 0.56 -> 0.34 / 0.33. Fewer (7x7 images: 16 tiles) would leave a GEMM
+ * a row tile or two. */
+#define WINO_MIN_BAND 16
 
 /* One undilated convolution's geometry: the whole image, or (dilated) one
  * sub-grid of the pixels dil_h rows and dil_w columns apart, read and
