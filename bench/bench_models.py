@@ -35,6 +35,7 @@ import math
 import glob
 import os
 import platform
+import re
 import shlex
 import shutil
 import statistics
@@ -414,21 +415,47 @@ def machine_info():
             "os": platform.platform()}
 
 
-def core_round_trip_ns():
-    """A cache line's round trip between two threads (bench/core_latency.c),
-    or None: two-thread speeds depend on where the hypervisor put the
-    vCPUs, which can change during a run."""
-    exe = os.path.join(WORK, "core_latency")
+def machine_probe():
+    """What the two cores give right now: the FMA peak on one thread and on
+    two (bench/fma_peak.c) and a cache line's round trip between two threads
+    (bench/core_latency.c). On the 2-vCPU VMs this runs on, the hypervisor
+    moves the vCPUs within minutes: 0.2-0.3 us apart on one CCD, 0.5-1 us
+    across, and at times both on one core (two threads then reach one
+    core's FMA peak, and no engine gains from a second thread). Recorded at
+    the start and end of a run; None where a tool does not build or run."""
     os.makedirs(WORK, exist_ok=True)
+    out = {"fma_gflops_1t": None, "fma_gflops_2t": None, "core_round_trip_ns": None}
+    fma = os.path.join(WORK, "fma_peak")
+    rc, _, _ = run_cmd(["cc", "-O3", "-march=native", "-pthread",
+                        os.path.join(BENCH, "fma_peak.c"), "-o", fma], 60)
+    if rc == 0:
+        rc, so, _ = run_cmd([fma, "2"], 60)
+        for line in so.splitlines() if rc == 0 else []:
+            m = re.match(r"fma_peak: threads=([12]) gflops=([0-9.]+)", line)
+            if m:
+                out[f"fma_gflops_{m.group(1)}t"] = float(m.group(2))
+    lat = os.path.join(WORK, "core_latency")
     rc, _, _ = run_cmd(["cc", "-O2", "-pthread", os.path.join(BENCH, "core_latency.c"),
-                        "-o", exe], 60)
-    if rc != 0:
-        return None
-    rc, so, _ = run_cmd([exe], 60)
-    for line in so.splitlines():
-        if rc == 0 and line.startswith("core_latency: round_trip_ns="):
-            return int(line.split("=", 1)[1])
-    return None
+                        "-o", lat], 60)
+    if rc == 0:
+        rc, so, _ = run_cmd([lat], 60)
+        for line in so.splitlines() if rc == 0 else []:
+            if line.startswith("core_latency: round_trip_ns="):
+                out["core_round_trip_ns"] = int(line.split("=", 1)[1])
+    return out
+
+
+def probe_text(probes):
+    """'FMA peak 1t/2t ... GFLOP/s, core round trip ... ns' at start -> end."""
+    def one(p):
+        return (f"FMA peak {p['fma_gflops_1t']}/{p['fma_gflops_2t']} GFLOP/s (1/2 threads), "
+                f"core round trip {p['core_round_trip_ns']} ns")
+    text = f"at the start {one(probes[0])}; at the end {one(probes[1])}"
+    if any(p["fma_gflops_1t"] and p["fma_gflops_2t"] and
+           p["fma_gflops_2t"] < 1.5 * p["fma_gflops_1t"] for p in probes):
+        text += (" (two threads got less than 1.5 cores' FMA throughput: the "
+                 "two-thread figures measure the hypervisor as much as the engines)")
+    return text
 
 
 def git_rev():
@@ -450,7 +477,7 @@ def append_history(path, data):
     line = {"date": data["date"], "git": data["versions"].get("tessel"),
             "cpu": data["machine"]["cpu"], "command": data["command"],
             "threads": data["threads"], "geomean": data["geomean"],
-            "core_round_trip_ns": data.get("core_round_trip_ns"), "models": {}}
+            "machine_probe": data.get("machine_probe"), "models": {}}
     for m in data["models_run"]:
         cells = data["results"][m]["engines"]["tessel"]
         line["models"][m] = {t: {"tessel_ms": c.get("median_ms"),
@@ -538,7 +565,7 @@ def main(argv):
     t_start = time.time()
     started = datetime.datetime.now().astimezone()
     load_start = os.getloadavg()
-    round_trip_start = core_round_trip_ns()
+    probe_start = machine_probe()
     log(f"bench: models={','.join(args.models)} threads={','.join(map(str, args.threads))} "
         f"runs<= {args.runs} (>= {args.min_runs}) budget={args.budget}s "
         f"opt=-O{args.opt_level}; load average at start {load_start[0]:.2f}")
@@ -636,7 +663,7 @@ def main(argv):
             data["gemm"] = {"error": f"gemm_bench.py exited {p.returncode}"}
 
     data["load_average_end"] = [round(v, 2) for v in os.getloadavg()]
-    data["core_round_trip_ns"] = [round_trip_start, core_round_trip_ns()]
+    data["machine_probe"] = [probe_start, machine_probe()]
     data["wall_s"] = round(time.time() - t_start, 1)
     data["table"] = table_text(data)
 
@@ -679,9 +706,8 @@ def main(argv):
     if busy > 0.5:
         print(f"warning: load average {busy:.2f} on {os.cpu_count()} CPUs: other processes "
               f"were running; multi-thread cells are the least reliable")
-    rt = data["core_round_trip_ns"]
     print(f"load average: start {data['load_average_start'][0]:.2f}, "
-          f"end {data['load_average_end'][0]:.2f}; core round trip {rt[0]} / {rt[1]} ns; "
+          f"end {data['load_average_end'][0]:.2f}; {probe_text(data['machine_probe'])}; "
           f"wall time {data['wall_s']:.0f} s; results: {os.path.relpath(args.json, ROOT)}")
     return 0
 

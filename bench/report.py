@@ -89,11 +89,10 @@ def generated(d, image="performance.png"):
                  f"{m['mem_gib']} GiB, {m['os']}; load average "
                  f"{d['load_average_start'][0]:.2f} at the start, "
                  f"{d['load_average_end'][0]:.2f} at the end  ")
-    rt = d.get("core_round_trip_ns")
-    if rt and all(x is not None for x in rt):
-        lines.append(f"**Core-to-core round trip** (bench/core_latency.c; two-thread "
-                     f"speeds depend on it): {rt[0]} ns at the start, {rt[1]} ns at "
-                     f"the end  ")
+    if d.get("machine_probe"):
+        import bench_models  # noqa: E402  (probe_text)
+        lines.append(f"**The two cores** (bench/fma_peak.c, bench/core_latency.c; two-thread "
+                     f"speeds depend on them): {bench_models.probe_text(d['machine_probe'])}  ")
     lines.append(f"**Versions:** Tessel {v.get('tessel', '?')} "
                  f"(`tessel-compile -O{d['config']['opt_level']}`), onnxruntime-node "
                  f"{v.get('ort', '?')}, PyTorch {v.get('torch', '?')} (Debian), "
