@@ -7,9 +7,12 @@
 #    instrumented kernels;
 #  - pytest: the Python extension (the interpreter started with the ASan
 #    runtime preloaded, leak checking off for CPython itself), by default
-#    without test_torch_zoo.py, test_models.py, the torchvision CNNs and the
-#    1024-token cases (TESSEL_SANITIZE_PYTEST=all runs every test; =none
-#    skips pytest).
+#    the files that drive the extension's own code rather than the
+#    compiler's on larger graphs (lit runs those under the sanitizers):
+#    the API and its errors, the PyTorch importer, the run-time shape
+#    checks and sequences (TESSEL_SANITIZE_PYTEST=broad runs every file but
+#    the model zoos, torchvision CNNs and 1024-token cases, =all every
+#    test, =none skips pytest).
 # Installs the sanitizer runtime (libclang-rt-22-dev) if missing. Build
 # folder: ${TESSEL_SANITIZE_BUILD_DIR:-build-sanitize}; sanitizers:
 # ${TESSEL_SANITIZE:-address,undefined}. With TESSEL_SANITIZE=thread
@@ -63,15 +66,27 @@ if [ "$compiler" = ON ]; then
 
   if [ "$pytest_files" != none ] && [[ "$sanitize" == *address* ]]; then
     echo "== pytest under $sanitize [${SECONDS}s]"
-    ignore=()
-    if [ "$pytest_files" != all ]; then
-      # Whole torchvision CNNs and 1024-token MoEs are the compiler's code
-      # on larger graphs (lit's model tests run it under the sanitizers);
-      # uninstrumented pytest runs them. They took a third of this stage.
-      ignore=(--ignore="$root/test/python/test_torch_zoo.py"
-              --ignore="$root/test/python/test_models.py"
-              -k "not test_torchvision_cnn and not 1024")
-    fi
+    # What to run: the broad set took 38 of CI's 90 minutes on a slower
+    # 2-core host (737 tests, 1062 s of them in tests), and CI timed out.
+    selection=()
+    case "$pytest_files" in
+      all) selection=("$root/test/python") ;;
+      broad)
+        # Whole torchvision CNNs and 1024-token MoEs are the compiler's
+        # code on larger graphs (lit's model tests run it under the
+        # sanitizers); uninstrumented pytest runs them.
+        selection=(--ignore="$root/test/python/test_torch_zoo.py"
+                   --ignore="$root/test/python/test_models.py"
+                   -k "not test_torchvision_cnn and not 1024"
+                   "$root/test/python") ;;
+      *)
+        selection=(-k "not test_torchvision_cnn")
+        for f in test_api test_division_by_zero test_torch_importer \
+                 test_onnx_run_time_shapes test_onnx_sequence_io \
+                 test_onnx_sequences test_onnx_unsigned test_onnx_training; do
+          selection+=("$root/test/python/$f.py")
+        done ;;
+    esac
     # One worker per core where pytest-xdist is installed (setup.sh); the
     # controller keeps the preload for its workers (test/python/conftest.py).
     xdist=()
@@ -82,8 +97,9 @@ if [ "$compiler" = ON ]; then
     LD_PRELOAD="$runtime" TESSEL_OUTER_ASAN_OPTIONS="$ASAN_OPTIONS" \
       ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:allocator_may_return_null=1" \
       PYTHONPATH="$build/python" TESSEL_BUILD_DIR="$build" /usr/bin/python3 -m pytest \
-      -q -p no:cacheprovider "${xdist[@]}" --durations=10 "${ignore[@]}" "$root/test/python" 2>&1 | tee "$log/pytest.txt"
+      -q -p no:cacheprovider "${xdist[@]}" --durations=10 "${selection[@]}" 2>&1 | tee "$log/pytest.txt"
     py_rc=${PIPESTATUS[0]}
+    echo "== pytest under $sanitize done [${SECONDS}s]"
     py_summary=$(tail -1 "$log/pytest.txt")
     py_count() { echo "$py_summary" | grep -o "[0-9]* $1" | head -1 | grep -o "^[0-9]*" || true; }
     py_passed=$(py_count passed); py_xfail=$(py_count xfailed)
