@@ -265,6 +265,27 @@ func.func @gathers(%src: memref<8x28xf32>, %idx: memref<64xi32>, %wide: memref<8
 
 // -----
 
+// A row with unit dims after it ([N, K, 1], the H axis of a Resize in
+// NHWC with one channel): the unit dims are collapsed into the row first,
+// so the masked load walks the row, inside the buffer's shape.
+// CHECK-LABEL: func.func @row_then_unit_dims(
+// CHECK: %[[ROWS:.*]] = memref.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : memref<8x28x1xf32> into memref<8x28xf32>
+// CHECK: vector.maskedload %[[ROWS]][%{{.*}}, %c0]
+// CHECK-COUNT-2: llvm.call_intrinsic "llvm.x86.avx512.vpermi2var.ps.512"
+func.func @row_then_unit_dims(%src: memref<8x28x1xf32>, %idx: memref<64xi32>, %out: memref<8x64xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%idx : memref<64xi32>) outs(%out : memref<8x64xf32>) {
+  ^bb0(%k: i32, %o: f32):
+    %r = linalg.index 0 : index
+    %c = arith.index_cast %k : i32 to index
+    %c0 = arith.constant 0 : index
+    %v = memref.load %src[%r, %c, %c0] : memref<8x28x1xf32>
+    linalg.yield %v : f32
+  }
+  return
+}
+
+// -----
+
 // An outer size known only at run time (a batch): the tiles are static
 // and the parallel loop runs to the size read from the buffer.
 // CHECK-LABEL: func.func @run_time_batch(

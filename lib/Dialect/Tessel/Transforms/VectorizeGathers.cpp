@@ -229,8 +229,20 @@ Value TileVectorizer::permuteRow(Value mem, ArrayRef<Lanes> idx, int64_t along,
   Type f32 = b.getF32Type();
   auto two = VectorType::get({2 * kPermuteLanes}, f32);
   auto one = VectorType::get({kPermuteLanes}, f32);
+  // Unit dims after the row ([N, K, 1]) folded into it, so that the masked
+  // load below walks the row itself and stays inside the buffer's shape.
+  auto rank = static_cast<int64_t>(idx.size());
+  if (along < rank - 1) {
+    SmallVector<ReassociationIndices> groups;
+    for (int64_t d = 0; d < along; ++d)
+      groups.push_back({d});
+    groups.emplace_back();
+    for (int64_t d = along; d < rank; ++d)
+      groups.back().push_back(d);
+    mem = memref::CollapseShapeOp::create(b, loc, mem, groups);
+  }
   SmallVector<Value> at;
-  for (auto [d, l] : llvm::enumerate(idx))
+  for (auto [d, l] : llvm::enumerate(idx.take_front(along + 1)))
     at.push_back(static_cast<int64_t>(d) == along ? index(0) : l.value);
   SmallVector<bool> inRow(2 * kPermuteLanes);
   for (int64_t i = 0; i < 2 * kPermuteLanes; ++i)
