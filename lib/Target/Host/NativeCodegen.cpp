@@ -119,7 +119,7 @@ void mlir::tessel::optimizeModule(Module &module, TargetMachine &tm,
   LoopAnalysisManager lam;
   FunctionAnalysisManager fam;
   CGSCCAnalysisManager cgam;
-  ModuleAnalysisManager mam;
+  llvm::ModuleAnalysisManager mam; // (mlir has one too)
   PipelineTuningOptions tuning;
   tuning.LoopVectorization = optLevel >= 2;
   tuning.SLPVectorization = optLevel >= 2;
