@@ -143,3 +143,38 @@ func.func @merge_not_adjacent(%x: tensor<2x3x4xf32>) -> tensor<3x8xf32> {
   %r = tosa.reshape %t, %s : (tensor<3x2x4xf32>, !tosa.shape<2>) -> tensor<3x8xf32>
   return %r : tensor<3x8xf32>
 }
+
+// -----
+
+// ONNX's AveragePool with count_include_pad: the importer pads in NCHW and
+// pools NHWC. The pad moves to the NHWC tensor (padding permuted: H and W
+// are dims 1 and 2 there), and its transposes cancel, although the NCHW
+// transpose has another user (a branch of an Inception block).
+// CHECK-LABEL: func @pad_for_average
+// CHECK-DAG: %[[P:.*]] = tosa.const_shape {values = dense<[0, 0, 1, 2, 3, 4, 0, 0]> : tensor<8xindex>}
+// CHECK: %[[PAD:.*]] = tosa.pad %arg0, %[[P]], %{{.*}} : (tensor<1x5x6x8xf32>, !tosa.shape<8>, tensor<1xf32>) -> tensor<1x8x13x8xf32>
+// CHECK: return %[[PAD]], %arg0
+func.func @pad_for_average(%x: tensor<1x5x6x8xf32>) -> (tensor<1x8x13x8xf32>, tensor<1x5x6x8xf32>) {
+  %t = tosa.transpose %x {perms = array<i32: 0, 3, 1, 2>} : (tensor<1x5x6x8xf32>) -> tensor<1x8x5x6xf32>
+  %p = tosa.const_shape {values = dense<[0, 0, 0, 0, 1, 2, 3, 4]> : tensor<8xindex>} : () -> !tosa.shape<8>
+  %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %pad = tosa.pad %t, %p, %z : (tensor<1x8x5x6xf32>, !tosa.shape<8>, tensor<1xf32>) -> tensor<1x8x8x13xf32>
+  %back = tosa.transpose %pad {perms = array<i32: 0, 2, 3, 1>} : (tensor<1x8x8x13xf32>) -> tensor<1x8x13x8xf32>
+  %other = tosa.transpose %t {perms = array<i32: 0, 2, 3, 1>} : (tensor<1x8x5x6xf32>) -> tensor<1x5x6x8xf32>
+  return %back, %other : tensor<1x8x13x8xf32>, tensor<1x5x6x8xf32>
+}
+
+// -----
+
+// A pad whose result stays NCHW while the transpose has another user: it
+// stays where it is (moving it would add a transpose of the padded tensor).
+// CHECK-LABEL: func @pad_stays
+// CHECK: %[[T:.*]] = tosa.transpose %arg0 {perms = array<i32: 0, 3, 1, 2>}
+// CHECK: tosa.pad %[[T]]
+func.func @pad_stays(%x: tensor<1x5x6x8xf32>) -> (tensor<1x8x7x8xf32>, tensor<1x8x5x6xf32>) {
+  %t = tosa.transpose %x {perms = array<i32: 0, 3, 1, 2>} : (tensor<1x5x6x8xf32>) -> tensor<1x8x5x6xf32>
+  %p = tosa.const_shape {values = dense<[0, 0, 0, 0, 1, 1, 1, 1]> : tensor<8xindex>} : () -> !tosa.shape<8>
+  %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %pad = tosa.pad %t, %p, %z : (tensor<1x8x5x6xf32>, !tosa.shape<8>, tensor<1xf32>) -> tensor<1x8x7x8xf32>
+  return %pad, %t : tensor<1x8x7x8xf32>, tensor<1x8x5x6xf32>
+}

@@ -322,6 +322,50 @@ struct SinkThroughSlice : OpRewritePattern<tosa::SliceOp> {
   }
 };
 
+/// pad(transpose(x, P)) -> transpose(pad(x), P), the padding permuted
+/// back: an importer pads in the source's layout (ONNX's AveragePool with
+/// count_include_pad pads NCHW, then pools NHWC), which left Inception-v3's
+/// nine average pools transposing their input to NCHW and the padded copy
+/// back. Moved when the pad's result only goes to the inverse transpose
+/// (where the two then cancel) or the transpose has no other user, so a
+/// transpose is never duplicated onto the larger, padded tensor.
+struct SinkThroughPad : OpRewritePattern<tosa::PadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tosa::PadOp op,
+                                PatternRewriter &rewriter) const override {
+    auto tr = op.getInput1().getDefiningOp<tosa::TransposeOp>();
+    SmallVector<int64_t> padding;
+    if (!tr || !isStaticButBatch(tr.getInput1()) ||
+        !isStaticButBatch(op.getResult()) ||
+        !tosa::getConstShapeValues(op.getPadding().getDefiningOp(), padding))
+      return failure();
+    ArrayRef<int32_t> perm = tr.getPerms();
+    SmallVector<int32_t> inv = inverse(perm);
+    bool cancels = llvm::all_of(op->getUsers(), [&](Operation *u) {
+      auto next = dyn_cast<tosa::TransposeOp>(u);
+      return next && next.getPerms() == ArrayRef<int32_t>(inv);
+    });
+    if (!tr->hasOneUse() && !cancels)
+      return failure();
+    // padding = [lo_0, hi_0, lo_1, hi_1, ...]; dim j of the transpose is
+    // dim perm[j] of x.
+    SmallVector<int64_t> xPadding(padding.size());
+    for (auto [j, p] : llvm::enumerate(perm)) {
+      xPadding[2 * p] = padding[2 * j];
+      xPadding[2 * p + 1] = padding[2 * j + 1];
+    }
+    auto resTy = cast<RankedTensorType>(op.getType());
+    auto newTy = RankedTensorType::get(permuted(resTy.getShape(), inv),
+                                       resTy.getElementType());
+    Location loc = op.getLoc();
+    Value padded = tosa::PadOp::create(
+        rewriter, loc, newTy, tr.getInput1(),
+        tosa::getTosaConstShape(rewriter, loc, xPadding), op.getPadConst());
+    rewriter.replaceOp(op, transpose(rewriter, loc, padded, perm));
+    return success();
+  }
+};
+
 /// A transpose that only moves size-1 dims keeps the element order: it is a
 /// reshape (free after bufferization).
 struct UnitTransposeToReshape : OpRewritePattern<tosa::TransposeOp> {
@@ -360,6 +404,7 @@ struct SinkTransposesPass
     RewritePatternSet patterns(ctx);
     patterns.add<SinkThroughElementwise, UnitTransposeToReshape,
                  SinkThroughConcat, SinkThroughReshape, SinkThroughSlice,
+                 SinkThroughPad,
                  SinkThroughReduce<tosa::ReduceSumOp>,
                  SinkThroughReduce<tosa::ReduceMaxOp>,
                  SinkThroughReduce<tosa::ReduceMinOp>,

@@ -523,7 +523,10 @@ def TesselSinkTransposes : Pass<"tessel-sink-transposes"> {
     ONNX (NCHW) graphs: a `tosa.transpose` feeding an elementwise op (all
     full-size operands transposed alike; smaller broadcast operands are
     transposed back instead), a reduction or a concatenation (all inputs
-    transposed alike) moves below it; a transpose
+    transposed alike), a reshape that only splits or merges dims, slices, or
+    a `tosa.pad` (the padding permuted back; when the pad's result goes only
+    to the inverse transpose or the transpose has no other user) moves below
+    it; a transpose
     that only moves size-1 dims becomes a `tosa.reshape`; consecutive
     transposes fold. Transposes so travel down to the next convolution's
     inverse transpose and cancel (EfficientNet-B0: the squeeze-and-excitation
