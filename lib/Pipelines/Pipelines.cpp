@@ -275,6 +275,8 @@ void mlir::tessel::buildLinalgToBuffersPipeline(
   // share one tensor) instead of a buffer of its own copied afterwards.
   if (options.optLevel >= 1) {
     pm.addNestedPass<func::FuncOp>(createTesselShareConcatPrefixes());
+    // Likewise a padded pooling input: computed into the padded buffer.
+    pm.addNestedPass<func::FuncOp>(createTesselPadInPlace());
     pm.addPass(bufferization::createEmptyTensorEliminationPass());
   }
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));

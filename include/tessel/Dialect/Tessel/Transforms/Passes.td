@@ -24,6 +24,25 @@ def TesselCheckTensorSizes : Pass<"tessel-check-tensor-sizes", "::mlir::ModuleOp
   ];
 }
 
+def TesselPadInPlace : Pass<"tessel-pad-in-place", "::mlir::func::FuncOp"> {
+  let summary = "A padded value's producer writes into the padded tensor";
+  let description = [{
+    On linalg on tensors, before `eliminate-empty-tensors`. A `tensor.pad`
+    with a constant value, static sizes and low padding whose source is
+    computed by a destination-style op in the same block becomes a
+    `linalg.fill` of a `tensor.empty` (placed before the producer) and a
+    `tensor.insert_slice` of the source at the low padding. Empty-tensor
+    elimination then makes the producer compute into that slice (the
+    source's other users read it there, a strided view), so
+    bufferization fills the padded buffer and copies nothing; as a
+    `tensor.pad`, it copied the whole source into a fresh buffer (pooling
+    inputs with a counted or ceil-mode border: GoogLeNet, Inception). Any
+    other pad is left as it is.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def TesselShareConcatPrefixes
     : Pass<"tessel-share-concat-prefixes", "::mlir::func::FuncOp"> {
   let summary = "Concatenations that extend one another share one tensor";
