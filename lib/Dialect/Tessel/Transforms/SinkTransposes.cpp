@@ -42,11 +42,16 @@ SmallVector<int32_t> inverse(ArrayRef<int32_t> perm) {
   return inv;
 }
 
+/// The type of `v` (a ranked tensor) with its dims permuted by `perm`.
+RankedTensorType permutedType(Value v, ArrayRef<int32_t> perm) {
+  auto t = cast<RankedTensorType>(v.getType());
+  return RankedTensorType::get(permuted(t.getShape(), perm),
+                               t.getElementType());
+}
+
 Value transpose(PatternRewriter &rewriter, Location loc, Value v,
                 ArrayRef<int32_t> perm) {
-  auto t = cast<RankedTensorType>(v.getType());
-  auto type = RankedTensorType::get(permuted(t.getShape(), perm),
-                                    t.getElementType());
+  RankedTensorType type = permutedType(v, perm);
   return tosa::TransposeOp::create(rewriter, loc, type, v,
                                    rewriter.getDenseI32ArrayAttr(perm));
 }
@@ -132,8 +137,7 @@ struct SinkThroughElementwise : RewritePattern {
       else
         operands.push_back(transpose(rewriter, op->getLoc(), v, inv));
     }
-    auto newTy = RankedTensorType::get(permuted(resTy.getShape(), inv),
-                                       resTy.getElementType());
+    RankedTensorType newTy = permutedType(op->getResult(0), inv);
     OperationState state(op->getLoc(), op->getName(), operands, {newTy},
                          op->getAttrs());
     Operation *inner = rewriter.create(state);
@@ -156,9 +160,7 @@ struct SinkThroughReduce : OpRewritePattern<ReduceOp> {
       return failure();
     SmallVector<int32_t> perm(tr.getPerms());
     int32_t axis = op.getAxis();
-    auto resTy = cast<RankedTensorType>(op.getResult().getType());
-    auto newTy = RankedTensorType::get(
-        permuted(resTy.getShape(), inverse(perm)), resTy.getElementType());
+    RankedTensorType newTy = permutedType(op.getResult(), inverse(perm));
     SmallVector<NamedAttribute> attrs(op->getAttrs());
     for (NamedAttribute &a : attrs)
       if (a.getName() == "axis")
@@ -189,9 +191,7 @@ struct SinkThroughConcat : OpRewritePattern<tosa::ConcatOp> {
     }
     if (!perm)
       return failure();
-    auto resTy = cast<RankedTensorType>(op.getResult().getType());
-    auto newTy = RankedTensorType::get(
-        permuted(resTy.getShape(), inverse(*perm)), resTy.getElementType());
+    RankedTensorType newTy = permutedType(op.getResult(), inverse(*perm));
     auto concat = tosa::ConcatOp::create(
         rewriter, op.getLoc(), newTy, sources,
         rewriter.getI32IntegerAttr((*perm)[op.getAxis()]));
@@ -309,9 +309,7 @@ struct SinkThroughSlice : OpRewritePattern<tosa::SliceOp> {
     SmallVector<int32_t> inv = inverse(perm);
     SmallVector<int64_t> xStart = permuted(start, inv),
                          xSize = permuted(size, inv);
-    auto resTy = cast<RankedTensorType>(op.getType());
-    auto newTy = RankedTensorType::get(permuted(resTy.getShape(), inv),
-                                       resTy.getElementType());
+    RankedTensorType newTy = permutedType(op->getResult(0), inv);
     Location loc = op.getLoc();
     Value sliced = tosa::SliceOp::create(
         rewriter, loc, newTy, tr.getInput1(),
@@ -354,9 +352,7 @@ struct SinkThroughPad : OpRewritePattern<tosa::PadOp> {
       xPadding[2 * p] = padding[2 * j];
       xPadding[2 * p + 1] = padding[2 * j + 1];
     }
-    auto resTy = cast<RankedTensorType>(op.getType());
-    auto newTy = RankedTensorType::get(permuted(resTy.getShape(), inv),
-                                       resTy.getElementType());
+    RankedTensorType newTy = permutedType(op->getResult(0), inv);
     Location loc = op.getLoc();
     Value padded = tosa::PadOp::create(
         rewriter, loc, newTy, tr.getInput1(),
