@@ -37,7 +37,6 @@ import os
 import platform
 import re
 import shlex
-import shutil
 import statistics
 import subprocess
 import sys

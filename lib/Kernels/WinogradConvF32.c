@@ -386,15 +386,13 @@ typedef struct {
   int64_t npos, T, TB;
   int bands;
   float *scratch;
+  int64_t part; /* floats of scratch a band owns, 64-byte aligned */
 } wino_bands_t;
 
 static void band_task(void *arg, int64_t b) {
   const wino_bands_t *j = (const wino_bands_t *)arg;
-  /* Parts 64-byte aligned: a band's lines are its own. */
-  const int64_t part =
-      (scratch_floats(j->TB, j->npos, j->w->C, j->w->F) + 15) / 16 * 16;
   wino_tiles(*j->w, j->up, j->npos, b * j->T / j->bands,
-             (b + 1) * j->T / j->bands, j->TB, j->scratch + b * part);
+             (b + 1) * j->T / j->bands, j->TB, j->scratch + b * j->part);
 }
 
 /* The convolution over `ngrids` grids (their t_begin set here), all their
@@ -444,13 +442,14 @@ static void winograd(int64_t npos, wino_grid_t *grids, int64_t ngrids,
   /* Bands: blocks for one thread of the largest band. */
   const int64_t TB = block_tiles((T + bands - 1) / bands, npos, C, F,
                                  bands > 1 ? 1 : tk_num_threads());
+  /* Parts 64-byte aligned: a band's lines are its own. */
   const int64_t part = (scratch_floats(TB, npos, C, F) + 15) / 16 * 16;
   float *scratch = (float *)_mlir_memref_to_llvm_alloc((size_t)(bands * part) *
                                                        sizeof(float));
   if (!scratch)
     abort(); /* out of memory for the scratch: nothing sane to return */
   if (bands > 1) {
-    wino_bands_t j = {&w, up, npos, T, TB, bands, scratch};
+    wino_bands_t j = {&w, up, npos, T, TB, bands, scratch, part};
     tk_parallel_for_on(bands, bands, band_task, &j);
   } else {
     wino_tiles(w, up, npos, 0, T, TB, scratch);
