@@ -4,7 +4,7 @@
 # inputs, references, tessel-run and the runtime library are prepared here
 # and travel.
 #
-#   bash bench/gpu.sh prepare OUT [--precision f16]   # here (no GPU needed)
+#   bash bench/gpu.sh prepare OUT [--precision f16|bf16]   # here (no GPU needed)
 #   bash bench/gpu.sh prepare-gemm OUT                # Hopper GEMMs (sm_90a)
 #   bash bench/gpu.sh run OUT RESULTS.txt             # where the GPU is
 #
@@ -18,5 +18,5 @@ case "${1:-}" in
   prepare) shift; exec /usr/bin/python3 "$here/test/gpu/prepare_device_check.py" "$@" ;;
   prepare-gemm) shift; exec /usr/bin/python3 "$here/test/gpu/prepare_wgmma_check.py" "$@" ;;
   run) shift; exec bash "$here/test/gpu/run_device_check.sh" "$@" ;;
-  *) echo "usage: bench/gpu.sh prepare OUT [--precision f16] | prepare-gemm OUT | run OUT RESULTS.txt" >&2; exit 2 ;;
+  *) echo "usage: bench/gpu.sh prepare OUT [--precision f16|bf16] | prepare-gemm OUT | run OUT RESULTS.txt" >&2; exit 2 ;;
 esac

@@ -208,8 +208,11 @@ void mlir::tessel::buildModelToLinalgPipeline(OpPassManager &pm,
   // while shapes are still in tensor form.
   pm.addPass(createTesselCheckResultDims());
   // --precision=bf16: the rounding of the operands is made explicit here,
-  // at every -O level, so that the kernels and the loops agree.
-  if (options.precision == Precision::BF16)
+  // at every -O level, so that the kernels and the loops agree; unless the
+  // target's codegen rounds them itself (the CUDA tensor-core tiles).
+  if (options.precision == Precision::BF16 && !getTargetBackend(options.target)
+                                                   .capabilities(nullptr)
+                                                   .roundsBF16Contractions)
     pm.addPass(createTesselComputeInBF16());
   if (useKernels(options)) {
     // Mostly-zero constant weights: the sparse kernel where it pays, before

@@ -482,9 +482,11 @@ def TesselGpuTileMatmul
     order.
 
     With `precision=f16` or `bf16` the products run on the tensor cores
-    (`nvgpu.mma.sync` m16n8k16, f32 sums): the operands are rounded to that
-    type as they are staged in 16-deep slices, eight warps per block each
-    compute a 64x32 block of 4x4 mma tiles.
+    (mma.sync m16n8k16, f32 sums): the operands are rounded to that type
+    (to nearest even) as they are staged in 16-deep slices, eight warps per
+    block each compute a 64x32 block of 4x4 mma tiles. f16 goes through
+    `nvgpu.mma.sync`; bf16 straight to `nvvm.mma.sync` (each bf16 pair one
+    i32 register), as upstream's nvgpu lowering has no PTX type for bf16.
 
     With `wgmma` (Hopper, `--cuda-arch=sm_90a`), matmuls and batch matmuls
     whose operands are f16 in memory (row-major A [M][K], B [K][N],
@@ -509,6 +511,7 @@ def TesselGpuTileMatmul
                            "::mlir::memref::MemRefDialect",
                            "::mlir::nvgpu::NVGPUDialect",
                            "::mlir::NVVM::NVVMDialect",
+                           "::mlir::LLVM::LLVMDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect"];
 }

@@ -53,6 +53,12 @@ struct TargetCapabilities {
   /// The host may read values computed by the model (grouped mixture-of-
   /// experts routing sizes each expert's batch from the router's counts).
   bool hostReadsResults = true;
+  /// --precision=bf16: the target's codegen rounds the operands of every
+  /// f32 convolution (conv_2d_nhwc_fhwc), matmul and batch matmul to bf16
+  /// itself (the CUDA target's tensor-core tiles, as they stage them), so
+  /// the target-independent rounding pass (tessel-compute-in-bf16) does not
+  /// run: its truncations would hide those ops from the target's patterns.
+  bool roundsBF16Contractions = false;
   /// Routes run expert-parallel across MPI processes (--expert-parallel):
   /// the target links Tessel's MPI runtime part (lib/RuntimeMPI) and the
   /// system's libmpi. The CPU has it where the build found MPI.

@@ -14,8 +14,10 @@
 #include "GpuWgmmaMatmul.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -412,6 +414,48 @@ void emitTiledGemm(OpBuilder &b, Location loc, const Gemm &g) {
   endLaunch(b, loc, g, l);
 }
 
+/// One mma.sync m16n8k16 with f32 sums: A's fragment vector<4x2xT>, B's
+/// vector<2x2xT>, the sums vector<2x2xf32> (row-major: c0..c3). f16 through
+/// nvgpu.mma.sync; bf16 straight to nvvm.mma.sync, since upstream's nvgpu
+/// lowering deduces PTX types for f16, f32 (tf32), f64 and integers only
+/// ("failed to deduce operand PTX types"). A bf16 pair is one 32-bit
+/// register, in the fragment order the f16 pairs have (PTX ISA, "Matrix
+/// Fragments for mma.m16n8k16 with floating point type").
+Value mmaSync(OpBuilder &b, Location loc, Value aFrag, Value bFrag, Value sum) {
+  auto elem = cast<VectorType>(aFrag.getType()).getElementType();
+  if (!elem.isBF16())
+    return nvgpu::MmaSyncOp::create(b, loc, aFrag, bFrag, sum,
+                                    ArrayRef<int64_t>{16, 8, 16});
+  auto pairs = [&](Value frag, int64_t n) {
+    SmallVector<Value> regs;
+    auto word = VectorType::get({1}, b.getI32Type());
+    for (int64_t p = 0; p < n; ++p) {
+      Value pair = vector::ExtractOp::create(b, loc, frag, p);
+      Value bits = vector::BitCastOp::create(b, loc, word, pair);
+      regs.push_back(vector::ExtractOp::create(b, loc, bits, 0));
+    }
+    return regs;
+  };
+  SmallVector<Value> c;
+  for (int64_t h = 0; h < 2; ++h)
+    for (int64_t q = 0; q < 2; ++q)
+      c.push_back(
+          vector::ExtractOp::create(b, loc, sum, ArrayRef<int64_t>{h, q}));
+  Type f32 = b.getF32Type();
+  auto resultType =
+      LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
+  Value d = NVVM::MmaOp::create(
+      b, loc, resultType, pairs(aFrag, 4), pairs(bFrag, 2), c,
+      ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
+      std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16, NVVM::MMATypes::bf16},
+      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                     NVVM::MMALayout::col});
+  SmallVector<Value> out;
+  for (int64_t i = 0; i < 4; ++i)
+    out.push_back(LLVM::ExtractValueOp::create(b, loc, d, i));
+  return vector::FromElementsOp::create(b, loc, sum.getType(), out);
+}
+
 /// f16 or bf16 products on the tensor cores (mma.sync m16n8k16, f32
 /// sums): 16-deep slices rounded to `elem` as they are staged (the
 /// precision's rounding of the operands), both stored [row][k] so that each
@@ -494,8 +538,7 @@ void emitTensorCoreGemm(OpBuilder &b, Location loc, const Gemm &g,
           for (int64_t i = 0; i < kTilesM; ++i)
             for (int64_t j = 0; j < kTilesN; ++j) {
               Value &sum = acc[i * kTilesN + j];
-              sum = nvgpu::MmaSyncOp::create(b, loc, aFrag[i], bFrag[j], sum,
-                                             ArrayRef<int64_t>{16, 8, 16});
+              sum = mmaSync(b, loc, aFrag[i], bFrag[j], sum);
             }
         }
         return acc;

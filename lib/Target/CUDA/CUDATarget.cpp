@@ -39,6 +39,11 @@ CUDATargetBackend::capabilities(const llvm::TargetMachine *) const {
   // Values the kernels compute stay in device memory until the outputs are
   // copied back: the host cannot size a grouped route's batches from them.
   caps.hostReadsResults = false;
+  // tessel-gpu-tile-matmul takes every f32 conv_2d_nhwc_fhwc, matmul and
+  // batch matmul and, with precision=bf16, rounds their operands as it
+  // stages them for mma.sync: what tessel-compute-in-bf16 would make
+  // explicit, on the tensor cores instead of the CUDA cores.
+  caps.roundsBF16Contractions = true;
   return caps;
 }
 
