@@ -42,8 +42,8 @@ using mlir::tessel::kSinkConstantsAttrName;
 
 namespace {
 
-constexpr int64_t kTileM = 128, kTileK = 64;
-constexpr int64_t kWarpgroup = 128, kThreads = 3 * kWarpgroup;
+constexpr int64_t kWgmmaTileM = 128, kWgmmaTileK = 64;
+constexpr int64_t kWarpgroup = 128, kWgmmaThreads = 3 * kWarpgroup;
 constexpr int64_t kConsumerThreads = 2 * kWarpgroup;
 /// Dynamic shared memory a block may use on sm_90 (227 KiB), less the
 /// 1 KiB the kernel may skip to align the stages.
@@ -114,7 +114,7 @@ std::optional<Plan> plan(linalg::LinalgOp op) {
     return std::nullopt;
   // Batches are folded into rows: a tile must not reach into the next
   // batch's rows of A or of B.
-  if (p.batches > 1 && (p.m % kTileM != 0 || p.k % kTileK != 0))
+  if (p.batches > 1 && (p.m % kWgmmaTileM != 0 || p.k % kWgmmaTileK != 0))
     return std::nullopt;
   // The descriptors' lowering puts its arguments on the stack where it
   // stands (upstream, by design): in a host loop (a decoder's steps) the
@@ -125,12 +125,12 @@ std::optional<Plan> plan(linalg::LinalgOp op) {
     if (isa<LoopLikeOpInterface>(parent))
       return std::nullopt;
   // Row tiles and batches are the grid's y and z (at most 65535 each).
-  if (llvm::divideCeil(p.m, kTileM) > 65535 || p.batches > 65535)
+  if (llvm::divideCeil(p.m, kWgmmaTileM) > 65535 || p.batches > 65535)
     return std::nullopt;
   p.tileN = p.n % 256 == 0 ? 256 : 128;
-  int64_t stageBytes = (kTileM * kTileK + kTileK * p.tileN) * 2;
+  int64_t stageBytes = (kWgmmaTileM * kWgmmaTileK + kWgmmaTileK * p.tileN) * 2;
   p.stages = std::min<int64_t>(kMaxStages, kSharedBytes / stageBytes);
-  assert(p.stages * stageBytes >= kTileM * (p.tileN + kEpiloguePad) * 4 &&
+  assert(p.stages * stageBytes >= kWgmmaTileM * (p.tileN + kEpiloguePad) * 4 &&
          "the epilogue reuses the stages' memory");
   // `linalg.fill 0` right before into the same buffer: the kernel stores
   // its sums instead of adding them to the output.
@@ -195,14 +195,14 @@ void emit(linalg::LinalgOp op, const Plan &p) {
   };
   // A: 128 rows x 64 deep (128 bytes a row, the swizzle's width); B: 64
   // deep x 64 columns, TN / 64 boxes side by side.
-  Value mapA = descriptor(a2, kTileM, kTileK);
-  Value mapB = descriptor(b2, kTileK, 64);
+  Value mapA = descriptor(a2, kWgmmaTileM, kWgmmaTileK);
+  Value mapB = descriptor(b2, kWgmmaTileK, 64);
 
-  int64_t aBytes = kTileM * kTileK * 2, bBytes = kTileK * p.tileN * 2;
+  int64_t aBytes = kWgmmaTileM * kWgmmaTileK * 2, bBytes = kWgmmaTileK * p.tileN * 2;
   int64_t smem = kSwizzleAtom + p.stages * (aBytes + bBytes);
   auto launch = gpu::LaunchOp::create(
       b, loc, e.idx(llvm::divideCeil(p.n, p.tileN)),
-      e.idx(llvm::divideCeil(p.m, kTileM)), e.idx(p.batches), e.idx(kThreads),
+      e.idx(llvm::divideCeil(p.m, kWgmmaTileM)), e.idx(p.batches), e.idx(kWgmmaThreads),
       e.idx(1), e.idx(1),
       arith::ConstantIntOp::create(b, loc, b.getI32Type(), smem),
       /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{},
@@ -213,13 +213,13 @@ void emit(linalg::LinalgOp op, const Plan &p) {
 
   Value tid = launch.getThreadIds().x;
   Value batch = launch.getBlockIds().z;
-  Value m0 = e.mul(launch.getBlockIds().y, e.idx(kTileM));
+  Value m0 = e.mul(launch.getBlockIds().y, e.idx(kWgmmaTileM));
   Value n0 = e.mul(launch.getBlockIds().x, e.idx(p.tileN));
   Value wg = e.div(tid, e.idx(kWarpgroup));
   Value lane = e.rem(tid, e.idx(kWarpgroup));
   Value zero = e.idx(0), one = e.idx(1);
   Value stages = e.idx(p.stages);
-  Value steps = e.idx(llvm::divideCeil(p.k, kTileK));
+  Value steps = e.idx(llvm::divideCeil(p.k, kWgmmaTileK));
   Value ticks = e.idx(10000000);
 
   // The stages start at the first 1 KiB boundary of dynamic shared memory
@@ -281,18 +281,18 @@ void emit(linalg::LinalgOp op, const Plan &p) {
     nvgpu::MBarrierTryWaitParityOp::create(b, loc, empty, notParity, ticks, s);
     nvgpu::MBarrierArriveExpectTxOp::create(b, loc, full,
                                             e.idx(aBytes + bBytes), s, Value());
-    Value kc = e.mul(kt, e.idx(kTileK));
+    Value kc = e.mul(kt, e.idx(kWgmmaTileK));
     Value rowA = e.add(e.mul(batch, e.idx(p.m)), m0);
     Value rowB = e.add(e.mul(batch, e.idx(p.k)), kc);
     // Coordinates are innermost first: (column, row).
     nvgpu::TmaAsyncLoadOp::create(
-        b, loc, e.view(dyn, stageA(s), {kTileM, kTileK}, p.elem), full, mapA,
+        b, loc, e.view(dyn, stageA(s), {kWgmmaTileM, kWgmmaTileK}, p.elem), full, mapA,
         ValueRange{kc, rowA}, s, Value(), Value());
     for (int64_t j = 0; j < p.tileN / 64; ++j)
       nvgpu::TmaAsyncLoadOp::create(
           b, loc,
-          e.view(dyn, e.add(stageB(s), e.idx(j * kTileK * 64 * 2)),
-                 {kTileK, 64}, p.elem),
+          e.view(dyn, e.add(stageB(s), e.idx(j * kWgmmaTileK * 64 * 2)),
+                 {kWgmmaTileK, 64}, p.elem),
           full, mapB, ValueRange{e.add(n0, e.idx(j * 64)), rowB}, s, Value(),
           Value());
   }
@@ -306,9 +306,9 @@ void emit(linalg::LinalgOp op, const Plan &p) {
   auto accType = nvgpu::WarpgroupAccumulatorType::get(
       ctx, VectorType::get({64, p.tileN}, b.getF32Type()));
   auto descA = nvgpu::WarpgroupMatrixDescriptorType::get(
-      ctx, MemRefType::get({64, kTileK}, p.elem, AffineMap(), wgSpace));
+      ctx, MemRefType::get({64, kWgmmaTileK}, p.elem, AffineMap(), wgSpace));
   auto descB = nvgpu::WarpgroupMatrixDescriptorType::get(
-      ctx, MemRefType::get({kTileK, p.tileN}, p.elem, AffineMap(), wgSpace));
+      ctx, MemRefType::get({kWgmmaTileK, p.tileN}, p.elem, AffineMap(), wgSpace));
   Value acc0 = nvgpu::WarpgroupMmaInitAccumulatorOp::create(b, loc, accType);
   auto loop = scf::ForOp::create(b, loc, zero, steps, one, ValueRange{acc0});
   {
@@ -318,9 +318,9 @@ void emit(linalg::LinalgOp op, const Plan &p) {
     Value s = e.rem(kt, stages);
     nvgpu::MBarrierTryWaitParityOp::create(
         b, loc, full, e.parity(e.div(kt, stages)), ticks, s);
-    Value tileA = e.view(dyn, e.add(stageA(s), e.mul(wg, e.idx(64 * kTileK * 2))),
-                         {64, kTileK}, p.elem);
-    Value tileB = e.view(dyn, stageB(s), {kTileK, p.tileN}, p.elem);
+    Value tileA = e.view(dyn, e.add(stageA(s), e.mul(wg, e.idx(64 * kWgmmaTileK * 2))),
+                         {64, kWgmmaTileK}, p.elem);
+    Value tileB = e.view(dyn, stageB(s), {kWgmmaTileK, p.tileN}, p.elem);
     Value da =
         nvgpu::WarpgroupGenerateDescriptorOp::create(b, loc, descA, tileA, mapA);
     Value db =
@@ -358,7 +358,7 @@ void emit(linalg::LinalgOp op, const Plan &p) {
   // 64-127 of the same buffer (checked on the device:
   // test/gpu/prepare_wgmma_check.py).
   int64_t pitch = p.tileN + kEpiloguePad;
-  Value tile = e.view(dyn, base, {kTileM, pitch}, b.getF32Type());
+  Value tile = e.view(dyn, base, {kWgmmaTileM, pitch}, b.getF32Type());
   Value sums = memref::SubViewOp::create(
       b, loc, tile, ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0)},
       ArrayRef<OpFoldResult>{b.getIndexAttr(64), b.getIndexAttr(p.tileN)},
@@ -372,7 +372,7 @@ void emit(linalg::LinalgOp op, const Plan &p) {
   Value col = e.mul(e.rem(tid, e.idx(rowThreads)), e.idx(4));
   Value row0 = e.div(tid, e.idx(rowThreads));
   Value cRowBase = e.add(e.mul(batch, e.idx(p.m)), m0);
-  auto out = scf::ForOp::create(b, loc, zero, e.idx(kTileM / rowsPerPass), one);
+  auto out = scf::ForOp::create(b, loc, zero, e.idx(kWgmmaTileM / rowsPerPass), one);
   b.setInsertionPointToStart(out.getBody());
   Value r = e.add(e.mul(out.getInductionVar(), e.idx(rowsPerPass)), row0);
   Value gc = e.add(n0, col);

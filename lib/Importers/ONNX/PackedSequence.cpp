@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "PackedSequence.h"
+#include "Ops/Common.h"
 #include "Ops/IndexMath.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -16,7 +17,6 @@ using namespace mlir::tessel::onnx_import;
 
 namespace {
 
-RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 
 RankedTensorType dataType(Type elem) {
   return RankedTensorType::get({ShapedType::kDynamic}, elem);

@@ -28,7 +28,7 @@ mlir::tessel::createTargetMachine(const std::string &tripleName,
   Triple triple(tripleName.empty() ? sys::getDefaultTargetTriple()
                                    : tripleName);
   std::string error;
-  const Target *target = TargetRegistry::lookupTarget(triple, error);
+  const llvm::Target *target = TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return createStringError(inconvertibleErrorCode(),
                              "unknown target triple '" + triple.str() +

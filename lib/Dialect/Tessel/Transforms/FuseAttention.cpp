@@ -130,7 +130,7 @@ Value operandBehindViews(Value v) {
 }
 
 /// The float of a splat constant, looking through reshapes and tiles of it.
-std::optional<float> splatValue(Value v) {
+std::optional<float> splatFloat(Value v) {
   while (Operation *def = v.getDefiningOp()) {
     if (auto r = dyn_cast<tosa::ReshapeOp>(def))
       v = r.getInput1();
@@ -186,10 +186,10 @@ std::optional<Scaling> scaling(Value v) {
   if (auto mul = v.getDefiningOp<tosa::MulOp>()) {
     for (int side = 0; side < 2; ++side)
       if (auto r = of(mul->getOperand(side),
-                      splatValue(mul->getOperand(1 - side)), false))
+                      splatFloat(mul->getOperand(1 - side)), false))
         return r;
   } else if (auto div = v.getDefiningOp<arith::DivFOp>()) {
-    return of(div.getLhs(), splatValue(div.getRhs()), true);
+    return of(div.getLhs(), splatFloat(div.getRhs()), true);
   } else if (auto gen = v.getDefiningOp<linalg::GenericOp>()) {
     // out = in0 op in1 over identity maps for `x` and the result.
     if (gen.getNumDpsInputs() != 2 || gen.getNumDpsInits() != 1 ||
@@ -220,7 +220,7 @@ std::optional<Scaling> scaling(Value v) {
       if (!cTy || !llvm::all_of(cTy.getShape(),
                                 [](int64_t d) { return d == 1; }))
         continue;
-      return of(gen.getDpsInputs()[xArg.getArgNumber()], splatValue(c),
+      return of(gen.getDpsInputs()[xArg.getArgNumber()], splatFloat(c),
                 divide);
     }
   }

@@ -429,3 +429,20 @@ Value mlir::tessel::onnx_import::indexToF64(OpBuilder &b, Location loc,
       b, loc, b.getF64Type(),
       arith::IndexCastOp::create(b, loc, b.getI64Type(), index));
 }
+
+Value mlir::tessel::onnx_import::clampF(NodeContext &ctx, Value x, double lo,
+                                        double hi) {
+  OpBuilder &b = ctx.builder();
+  auto ft = cast<FloatType>(elemOf(x));
+  return tosa::ClampOp::create(b, ctx.loc(), x.getType(), x,
+                               b.getFloatAttr(ft, lo), b.getFloatAttr(ft, hi));
+}
+
+Value mlir::tessel::onnx_import::scalarLike(NodeContext &ctx, Value x,
+                                            double v) {
+  return splatConstant(
+      ctx,
+      RankedTensorType::get(SmallVector<int64_t>(typeOf(x).getRank(), 1),
+                            elemOf(x)),
+      v);
+}

@@ -11,6 +11,19 @@ namespace mlir::tessel::onnx_import {
 using mlir::tessel::kSizeNamesAttr;
 using mlir::tessel::sizeNameOf;
 
+// Every value the importer makes is a ranked tensor.
+inline RankedTensorType typeOf(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+inline Type elemOf(Value v) { return typeOf(v).getElementType(); }
+
+/// A constant `v` of `x`'s element type and rank, every dim 1 (a
+/// broadcastable scalar).
+Value scalarLike(NodeContext &ctx, Value x, double v);
+
+/// A float tensor clamped to [lo, hi] (tosa.clamp).
+Value clampF(NodeContext &ctx, Value x, double lo, double hi);
+
 //===--- Registration (one function per Ops/*.cpp file) -------------------===//
 void registerElementwiseConverters(ConverterMap &map);
 void registerMiscConverters(ConverterMap &map);

@@ -25,8 +25,6 @@ using namespace mlir::tessel::onnx_import;
 
 namespace {
 
-RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
-Type elemOf(Value v) { return typeOf(v).getElementType(); }
 
 bool isConvFloat(Type t) { return t.isF32() || t.isF16() || t.isBF16(); }
 

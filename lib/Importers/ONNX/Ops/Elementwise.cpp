@@ -26,10 +26,6 @@ namespace {
 bool isFloat(Value v) {
   return isa<FloatType>(cast<RankedTensorType>(v.getType()).getElementType());
 }
-Type elemOf(Value v) {
-  return cast<RankedTensorType>(v.getType()).getElementType();
-}
-RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 
 /// Folds a binary op on two small integer compile-time constants (the int64
 /// shape arithmetic exporters emit: Shape -> Gather -> Div/Mul -> Slice),
@@ -288,15 +284,6 @@ LogicalResult convertDiv(NodeContext &ctx) {
   // ONNX integer Div truncates toward zero, like C.
   ctx.setOutput(0, arith::DivSIOp::create(ctx.builder(), ctx.loc(), x, y));
   return success();
-}
-
-/// A constant of `x`'s element type and rank with all dims 1.
-Value scalarLike(NodeContext &ctx, Value x, double v) {
-  return splatConstant(
-      ctx,
-      RankedTensorType::get(SmallVector<int64_t>(typeOf(x).getRank(), 1),
-                            elemOf(x)),
-      v);
 }
 
 Value select(NodeContext &ctx, Value c, Value a, Value b) {

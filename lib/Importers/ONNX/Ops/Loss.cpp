@@ -22,15 +22,6 @@ using namespace mlir::tessel::onnx_import;
 
 namespace {
 
-RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
-Type elemOf(Value v) { return typeOf(v).getElementType(); }
-
-/// A constant of `x`'s element type and rank with all dims 1.
-Value scalarLike(NodeContext &ctx, Value x, double v) {
-  auto t = RankedTensorType::get(SmallVector<int64_t>(typeOf(x).getRank(), 1),
-                                 elemOf(x));
-  return splatConstant(ctx, t, v);
-}
 
 enum class Reduction { None, Sum, Mean };
 

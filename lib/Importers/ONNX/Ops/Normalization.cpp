@@ -18,8 +18,6 @@ using namespace mlir::tessel::onnx_import;
 
 namespace {
 
-RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
-Type elemOf(Value v) { return typeOf(v).getElementType(); }
 
 LogicalResult requireFloat(NodeContext &ctx, Value x) {
   if (x && isa<FloatType>(elemOf(x)))

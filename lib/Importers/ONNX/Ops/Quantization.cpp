@@ -34,8 +34,6 @@ using namespace mlir::tessel::onnx_import;
 
 namespace {
 
-RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
-Type elemOf(Value v) { return typeOf(v).getElementType(); }
 int64_t rankOf(Value v) { return typeOf(v).getRank(); }
 
 //===----------------------------------------------------------------------===//
@@ -98,13 +96,6 @@ std::pair<double, double> intRange(IntegerType t) {
   if (t.isUnsigned())
     return {0.0, std::ldexp(1.0, w) - 1};
   return {-std::ldexp(1.0, w - 1), std::ldexp(1.0, w - 1) - 1};
-}
-
-Value clampF(NodeContext &ctx, Value x, double lo, double hi) {
-  OpBuilder &b = ctx.builder();
-  auto ft = cast<FloatType>(elemOf(x));
-  return tosa::ClampOp::create(b, ctx.loc(), x.getType(), x,
-                               b.getFloatAttr(ft, lo), b.getFloatAttr(ft, hi));
 }
 
 Value divF(NodeContext &ctx, Value x, Value y) {

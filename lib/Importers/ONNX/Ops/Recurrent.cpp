@@ -33,8 +33,6 @@ using namespace mlir::tessel::onnx_import;
 
 namespace {
 
-RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
-Type elemOf(Value v) { return typeOf(v).getElementType(); }
 
 enum class CellKind { RNN, GRU, LSTM };
 
@@ -173,15 +171,8 @@ readActivations(NodeContext &ctx, CellKind kind, int64_t numDirections) {
   return acts;
 }
 
-Value scalarLike(NodeContext &ctx, Value x, double v) {
+Value tosaScalarLike(NodeContext &ctx, Value x, double v) {
   return ctx.tosa().scalar(elemOf(x), v, typeOf(x).getRank());
-}
-
-Value clampF(NodeContext &ctx, Value x, double lo, double hi) {
-  OpBuilder &b = ctx.builder();
-  auto ft = cast<FloatType>(elemOf(x));
-  return tosa::ClampOp::create(b, ctx.loc(), x.getType(), x,
-                               b.getFloatAttr(ft, lo), b.getFloatAttr(ft, hi));
 }
 
 Value selectIf(NodeContext &ctx, Value cond, Value a, Value b) {
@@ -192,7 +183,7 @@ Value selectIf(NodeContext &ctx, Value cond, Value a, Value b) {
 /// x > v (strict) or x >= v, elementwise, as i1.
 Value compareScalar(NodeContext &ctx, Value x, double v, bool orEqual) {
   auto boolTy = withElementType(typeOf(x), ctx.builder().getI1Type());
-  Value s = scalarLike(ctx, x, v);
+  Value s = tosaScalarLike(ctx, x, v);
   if (orEqual)
     return tosa::GreaterEqualOp::create(ctx.builder(), ctx.loc(), boolTy, x, s);
   return tosa::GreaterOp::create(ctx.builder(), ctx.loc(), boolTy, x, s);
@@ -205,7 +196,7 @@ Value absOf(NodeContext &ctx, Value x) {
 Value applyActivation(NodeContext &ctx, const Activation &a, Value x) {
   tessel::TosaBuilder &tb = ctx.tosa();
   OpBuilder &b = ctx.builder();
-  auto s = [&](double v) { return scalarLike(ctx, x, v); };
+  auto s = [&](double v) { return tosaScalarLike(ctx, x, v); };
   switch (a.kind) {
   case ActKind::Sigmoid:
     return tosa::SigmoidOp::create(b, ctx.loc(), x.getType(), x);
@@ -535,7 +526,7 @@ CellState gruStep(NodeContext &ctx, const CellAttrs &a, const DirWeights &w,
   Value rec = a.linearBeforeReset ? tb.mul(r, recurrent(ctx, a, w, s.h, 2, 1))
                                   : recurrent(ctx, a, w, tb.mul(r, s.h), 2, 1);
   Value hh = activate(ctx, a, w.act[1], tb.add(gateCols(ctx, xt, 2, hs), rec));
-  Value oneMinusZ = tb.sub(scalarLike(ctx, z, 1.0), z);
+  Value oneMinusZ = tb.sub(tosaScalarLike(ctx, z, 1.0), z);
   return {tb.add(tb.mul(oneMinusZ, hh), tb.mul(z, s.h)), {}};
 }
 
@@ -551,7 +542,7 @@ CellState lstmStep(NodeContext &ctx, const CellAttrs &a, const DirWeights &w,
     return w.p ? tb.add(pre, tb.mul(gateCols(ctx, w.p, k, hs), c)) : pre;
   };
   Value i = activate(ctx, a, w.act[0], peep(gateCols(ctx, g, 0, hs), 0, s.c));
-  Value f = a.inputForget ? tb.sub(scalarLike(ctx, i, 1.0), i)
+  Value f = a.inputForget ? tb.sub(tosaScalarLike(ctx, i, 1.0), i)
                           : activate(ctx, a, w.act[0],
                                      peep(gateCols(ctx, g, 2, hs), 2, s.c));
   Value cc = activate(ctx, a, w.act[1], gateCols(ctx, g, 3, hs));

@@ -26,16 +26,7 @@ using namespace mlir::tessel::onnx_import;
 
 namespace {
 
-RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
-Type elemOf(Value v) { return typeOf(v).getElementType(); }
 bool isFloat(Value v) { return isa<FloatType>(elemOf(v)); }
-
-/// A constant of `x`'s element type and rank with all dims 1.
-Value scalarLike(NodeContext &ctx, Value x, double v) {
-  auto t = RankedTensorType::get(SmallVector<int64_t>(typeOf(x).getRank(), 1),
-                                 elemOf(x));
-  return splatConstant(ctx, t, v);
-}
 
 /// An order-reversing map that is exact: -x for floats, -1 - x (= ~x) for
 /// integers (no overflow at the minimum). It is its own inverse.

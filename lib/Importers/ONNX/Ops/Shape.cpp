@@ -27,8 +27,6 @@ using namespace mlir::tessel::onnx_import;
 
 namespace {
 
-RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
-Type elemOf(Value v) { return typeOf(v).getElementType(); }
 
 /// Data-movement results of constants are folded up to this many elements;
 /// beyond it, the IR stays small and the pipeline's canonicalizer may fold.
