@@ -37,6 +37,7 @@ cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$debug_flags" \
   -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
   -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
+  -DTESSEL_UNITY_BUILD="${TESSEL_UNITY_BUILD:-8}" \
   -DTESSEL_BUILD_COMPILER=$compiler -DTESSEL_SANITIZE="$sanitize" >/dev/null || exit 1
 ninja -C "$build" || exit 1
 echo "== $sanitize build done [${SECONDS}s]"
