@@ -198,12 +198,13 @@ void emit(linalg::LinalgOp op, const Plan &p) {
   Value mapA = descriptor(a2, kWgmmaTileM, kWgmmaTileK);
   Value mapB = descriptor(b2, kWgmmaTileK, 64);
 
-  int64_t aBytes = kWgmmaTileM * kWgmmaTileK * 2, bBytes = kWgmmaTileK * p.tileN * 2;
+  int64_t aBytes = kWgmmaTileM * kWgmmaTileK * 2,
+          bBytes = kWgmmaTileK * p.tileN * 2;
   int64_t smem = kSwizzleAtom + p.stages * (aBytes + bBytes);
   auto launch = gpu::LaunchOp::create(
       b, loc, e.idx(llvm::divideCeil(p.n, p.tileN)),
-      e.idx(llvm::divideCeil(p.m, kWgmmaTileM)), e.idx(p.batches), e.idx(kWgmmaThreads),
-      e.idx(1), e.idx(1),
+      e.idx(llvm::divideCeil(p.m, kWgmmaTileM)), e.idx(p.batches),
+      e.idx(kWgmmaThreads), e.idx(1), e.idx(1),
       arith::ConstantIntOp::create(b, loc, b.getI32Type(), smem),
       /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{},
       /*workgroupAttributions=*/{});
@@ -286,8 +287,8 @@ void emit(linalg::LinalgOp op, const Plan &p) {
     Value rowB = e.add(e.mul(batch, e.idx(p.k)), kc);
     // Coordinates are innermost first: (column, row).
     nvgpu::TmaAsyncLoadOp::create(
-        b, loc, e.view(dyn, stageA(s), {kWgmmaTileM, kWgmmaTileK}, p.elem), full, mapA,
-        ValueRange{kc, rowA}, s, Value(), Value());
+        b, loc, e.view(dyn, stageA(s), {kWgmmaTileM, kWgmmaTileK}, p.elem),
+        full, mapA, ValueRange{kc, rowA}, s, Value(), Value());
     for (int64_t j = 0; j < p.tileN / 64; ++j)
       nvgpu::TmaAsyncLoadOp::create(
           b, loc,
@@ -308,7 +309,8 @@ void emit(linalg::LinalgOp op, const Plan &p) {
   auto descA = nvgpu::WarpgroupMatrixDescriptorType::get(
       ctx, MemRefType::get({64, kWgmmaTileK}, p.elem, AffineMap(), wgSpace));
   auto descB = nvgpu::WarpgroupMatrixDescriptorType::get(
-      ctx, MemRefType::get({kWgmmaTileK, p.tileN}, p.elem, AffineMap(), wgSpace));
+      ctx,
+      MemRefType::get({kWgmmaTileK, p.tileN}, p.elem, AffineMap(), wgSpace));
   Value acc0 = nvgpu::WarpgroupMmaInitAccumulatorOp::create(b, loc, accType);
   auto loop = scf::ForOp::create(b, loc, zero, steps, one, ValueRange{acc0});
   {
@@ -318,8 +320,9 @@ void emit(linalg::LinalgOp op, const Plan &p) {
     Value s = e.rem(kt, stages);
     nvgpu::MBarrierTryWaitParityOp::create(
         b, loc, full, e.parity(e.div(kt, stages)), ticks, s);
-    Value tileA = e.view(dyn, e.add(stageA(s), e.mul(wg, e.idx(64 * kWgmmaTileK * 2))),
-                         {64, kWgmmaTileK}, p.elem);
+    Value tileA =
+        e.view(dyn, e.add(stageA(s), e.mul(wg, e.idx(64 * kWgmmaTileK * 2))),
+               {64, kWgmmaTileK}, p.elem);
     Value tileB = e.view(dyn, stageB(s), {kWgmmaTileK, p.tileN}, p.elem);
     Value da =
         nvgpu::WarpgroupGenerateDescriptorOp::create(b, loc, descA, tileA, mapA);
@@ -372,7 +375,8 @@ void emit(linalg::LinalgOp op, const Plan &p) {
   Value col = e.mul(e.rem(tid, e.idx(rowThreads)), e.idx(4));
   Value row0 = e.div(tid, e.idx(rowThreads));
   Value cRowBase = e.add(e.mul(batch, e.idx(p.m)), m0);
-  auto out = scf::ForOp::create(b, loc, zero, e.idx(kWgmmaTileM / rowsPerPass), one);
+  auto out =
+      scf::ForOp::create(b, loc, zero, e.idx(kWgmmaTileM / rowsPerPass), one);
   b.setInsertionPointToStart(out.getBody());
   Value r = e.add(e.mul(out.getInductionVar(), e.idx(rowsPerPass)), row0);
   Value gc = e.add(n0, col);

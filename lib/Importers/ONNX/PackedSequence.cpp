@@ -17,7 +17,6 @@ using namespace mlir::tessel::onnx_import;
 
 namespace {
 
-
 RankedTensorType dataType(Type elem) {
   return RankedTensorType::get({ShapedType::kDynamic}, elem);
 }

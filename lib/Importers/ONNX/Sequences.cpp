@@ -28,7 +28,6 @@ using namespace mlir::tessel::onnx_import::detail;
 
 namespace {
 
-
 /// A position operand: a compile-time value normalized into range, or a
 /// run-time one (an i32 scalar tensor, checked and normalized).
 struct Position {

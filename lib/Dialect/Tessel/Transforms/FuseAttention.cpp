@@ -220,8 +220,7 @@ std::optional<Scaling> scaling(Value v) {
       if (!cTy || !llvm::all_of(cTy.getShape(),
                                 [](int64_t d) { return d == 1; }))
         continue;
-      return of(gen.getDpsInputs()[xArg.getArgNumber()], splatFloat(c),
-                divide);
+      return of(gen.getDpsInputs()[xArg.getArgNumber()], splatFloat(c), divide);
     }
   }
   return std::nullopt;

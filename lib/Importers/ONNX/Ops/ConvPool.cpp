@@ -25,7 +25,6 @@ using namespace mlir::tessel::onnx_import;
 
 namespace {
 
-
 bool isConvFloat(Type t) { return t.isF32() || t.isF16() || t.isBF16(); }
 
 /// tosa.reshape unless `v` already has that shape.

@@ -22,7 +22,6 @@ using namespace mlir::tessel::onnx_import;
 
 namespace {
 
-
 enum class Reduction { None, Sum, Mean };
 
 struct LossAttrs {

@@ -16,7 +16,6 @@ using namespace mlir::tessel::onnx_import;
 
 namespace {
 
-
 bool isMatMulFloat(Type t) {
   return t.isF32() || t.isF16() || t.isBF16() || t.isF64();
 }

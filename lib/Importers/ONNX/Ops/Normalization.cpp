@@ -18,7 +18,6 @@ using namespace mlir::tessel::onnx_import;
 
 namespace {
 
-
 LogicalResult requireFloat(NodeContext &ctx, Value x) {
   if (x && isa<FloatType>(elemOf(x)))
     return success();

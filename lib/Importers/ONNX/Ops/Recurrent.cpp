@@ -33,7 +33,6 @@ using namespace mlir::tessel::onnx_import;
 
 namespace {
 
-
 enum class CellKind { RNN, GRU, LSTM };
 
 /// Gate blocks per direction in W, R and B (RNN: i; GRU: z r h; LSTM: i o f c).

@@ -27,7 +27,6 @@ using namespace mlir::tessel::onnx_import;
 
 namespace {
 
-
 /// Data-movement results of constants are folded up to this many elements;
 /// beyond it, the IR stays small and the pipeline's canonicalizer may fold.
 constexpr int64_t kFoldLimit = 1 << 16;
